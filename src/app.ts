@@ -1,0 +1,137 @@
+import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import { Redis } from 'ioredis';
+import type { AppContext } from './context.js';
+import { authPlugin } from './http/auth.js';
+import { AppError, renderError, sendError, toAppError, usesProblemDetails } from './http/errors.js';
+import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema } from './http/schemas.js';
+import { newRequestId } from './lib/ids.js';
+import { accountRoutes } from './modules/accounts/accounts.routes.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { operatorRoutes } from './modules/operator/operator.routes.js';
+import { serviceRoutes } from './modules/service/service.routes.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+/** Bodies are never coerced (a JSON number is not an amount string); query and params are. */
+function makeAjv(coerceTypes: AjvOptions['coerceTypes']): Ajv {
+  const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: true, strict: false, verbose: true });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+  return ajv;
+}
+
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the HTTP application: cross-cutting plugins, then every module's routes, then one error handler. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const { config } = ctx;
+  const app = Fastify({
+    loggerInstance: ctx.log,
+    bodyLimit: config.limits.bodyBytesMax,
+    requestTimeout: config.limits.requestTimeoutMs,
+    keepAliveTimeout: config.limits.keepAliveTimeoutMs,
+    connectionTimeout: config.limits.connectionTimeoutMs,
+    http: { headersTimeout: config.limits.headersTimeoutMs },
+    return503OnClosing: true,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => newRequestId(),
+    trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  // A caller-supplied x-request-id is kept only when it is short and plain.
+  app.addHook('onRequest', async (req, reply) => {
+    if (!REQUEST_ID.test(String(req.id))) (req as { id: string }).id = newRequestId();
+    reply.header('x-request-id', req.id);
+  });
+
+  const ajvBody = makeAjv(false);
+  const ajvQuery = makeAjv('array');
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajvBody : ajvQuery).compile(schema));
+
+  // Keep the raw JSON text: the Idempotency-Key fingerprint is taken over the exact bytes sent.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    req.rawBody = body as string;
+    jsonParser(req, body as string, done);
+  });
+  app.decorateRequest('rawBody', undefined);
+  await app.register(formbody, { bodyLimit: config.limits.bodyBytesMax });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Corridor API',
+        version: '1.0.0',
+        description:
+          'Payments platform API: balances, payouts over bank, mobile-money and crypto rails, FX, trade-desk orders, onboarding, virtual accounts and signed webhooks. Amounts are decimal strings in major units. Three error shapes exist: the legacy envelope, the validation envelope (legacy plus `details`), and RFC 9457 problem details.',
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /oauth/token' },
+          operatorKey: { type: 'http', scheme: 'bearer', description: 'Operator key (operator API only)' },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  await app.register(rateLimit, {
+    global: true,
+    max: config.rateLimitPerSecond,
+    timeWindow: 1000,
+    enableDraftSpec: true,
+    keyGenerator: (req) => req.ip,
+    ...(config.redisUrl ? { redis: new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }), nameSpace: 'corridor-rl:', skipOnError: true } : {}),
+    errorResponseBuilder: (_req, context) =>
+      new AppError({
+        status: 429,
+        code: 'RATE_LIMITED',
+        message: `Rate limit exceeded: retry in ${Math.ceil(context.ttl / 1000)} s`,
+        retryable: true,
+      }),
+  });
+
+  // Document every route's error shapes from the same place that renders them.
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const auth = route.config?.auth ?? 'none';
+    const schema = (route.schema ??= {}) as Record<string, unknown>;
+    if (auth === 'none' && !schema.security) schema.security = [];
+    const response = (schema.response ??= {}) as Record<string, unknown>;
+    const url = route.url;
+    const shape = usesProblemDetails(url)
+      ? { content: { 'application/problem+json': { schema: ProblemSchema } }, description: 'Problem details (RFC 9457)' }
+      : { content: { 'application/json': { schema: LegacyErrorSchema } }, description: 'Legacy or validation envelope' };
+    if (!response['4xx'] && url !== '/oauth/token') response['4xx'] = shape;
+    if (auth !== 'none' && !response[401]) response[401] = { description: 'Missing, invalid or expired token', content: { 'application/json': { schema: UnauthorizedSchema } } };
+    if (!response['5xx']) response['5xx'] = { content: { 'application/problem+json': { schema: ProblemSchema } }, description: 'Problem details' };
+  });
+
+  await app.register(authPlugin, { ctx });
+
+  app.setErrorHandler(async (err, req, reply) => {
+    const appError = toAppError(err);
+    if (appError.status >= 500) req.log.error({ err }, 'request failed');
+    return sendError(reply, renderError(appError, req));
+  });
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (req, reply) =>
+    sendError(reply, renderError(new AppError({ status: 404, code: 'NOT_FOUND', message: `Route ${req.method} ${req.url.split('?')[0]} not found` }), req)),
+  );
+
+  serviceRoutes(app, ctx);
+  authRoutes(app, ctx);
+  accountRoutes(app, ctx);
+  operatorRoutes(app, ctx);
+
+  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,89 @@
+import type { AppContext } from '../context.js';
+import { maybeOne, type Sql } from '../db/db.js';
+import { randomSecret, verifySecret } from '../lib/secrets.js';
+import { createWorkspace } from '../modules/accounts/accounts.service.js';
+import * as accountsRepo from '../modules/accounts/accounts.repository.js';
+import { createCredential, setCredentialSecret } from '../modules/auth/credentials.service.js';
+import { createOperatorKey } from '../modules/operator/operator.service.js';
+
+export interface BootstrapResult {
+  operatorKey: string;
+  demo?: { workspaceId: string; clientId: string; clientSecret: string };
+}
+
+interface StoredOperatorKey {
+  keyId: string;
+  keyEncrypted: string;
+}
+
+interface StoredDemo {
+  workspaceId: string;
+  clientId: string;
+  clientSecretEncrypted: string;
+}
+
+async function readSetting<T>(sql: Sql, key: string): Promise<T | undefined> {
+  return (await maybeOne<{ value: T }>(sql, 'SELECT value FROM settings WHERE key = $1', [key]))?.value;
+}
+
+async function writeSetting(sql: Sql, key: string, value: unknown): Promise<void> {
+  await sql.query(
+    `INSERT INTO settings (key, value) VALUES ($1, $2)
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+    [key, JSON.stringify(value)],
+  );
+}
+
+/** The operator key: the configured one, else the one generated on first start (kept encrypted to print again). */
+async function ensureOperatorKey(ctx: AppContext): Promise<string> {
+  const stored = await readSetting<StoredOperatorKey>(ctx.db, 'bootstrap.operator_key');
+  const storedKey = stored ? ctx.box.decrypt(stored.keyEncrypted) : undefined;
+  const wanted = ctx.config.bootstrap.operatorKey ?? storedKey ?? randomSecret('op_');
+  if (stored && storedKey === wanted) return wanted;
+  if (stored) await ctx.db.query('UPDATE operator_keys SET revoked_at = now() WHERE id = $1', [stored.keyId]);
+  const keyId = await createOperatorKey(ctx.db, wanted, 'bootstrap');
+  await writeSetting(ctx.db, 'bootstrap.operator_key', { keyId, keyEncrypted: ctx.box.encrypt(wanted) });
+  return wanted;
+}
+
+/** The sandbox demo workspace and its all-scopes credential, created once and reused. */
+async function ensureDemoWorkspace(ctx: AppContext): Promise<NonNullable<BootstrapResult['demo']>> {
+  const { bootstrap } = ctx.config;
+  const stored = await readSetting<StoredDemo>(ctx.db, 'bootstrap.demo');
+  const workspaceId =
+    stored?.workspaceId ??
+    (await ctx.db.tx(async (tx) => {
+      const workspace = await createWorkspace(tx, { name: 'Demo workspace', country: 'GB' });
+      // The demo workspace has a business identity on record, so payouts without senderInfo are attributed to it.
+      await accountsRepo.updateWorkspace(tx, workspace.id, {
+        settings: {
+          businessIdentity: { companyName: 'Demo workspace Ltd', registrationNumber: '00000000', country: 'GB', address: '1 Demo Street', city: 'London', postalCode: 'EC1A 1AA' },
+        },
+      });
+      return workspace.id;
+    }));
+  const clientId = bootstrap.clientId ?? stored?.clientId;
+  const clientSecret = bootstrap.clientSecret ?? (stored ? ctx.box.decrypt(stored.clientSecretEncrypted) : randomSecret('cs_'));
+  const existing = clientId
+    ? await maybeOne<{ workspace_id: string; secret_hash: string }>(ctx.db, 'SELECT workspace_id, secret_hash FROM credentials WHERE client_id = $1', [clientId])
+    : undefined;
+  let issuedId: string;
+  if (existing) {
+    if (existing.workspace_id !== workspaceId) throw new Error(`CORRIDOR_BOOTSTRAP_CLIENT_ID ${clientId} belongs to another workspace`);
+    if (!(await verifySecret(clientSecret, existing.secret_hash))) await setCredentialSecret(ctx.db, clientId as string, clientSecret);
+    issuedId = clientId as string;
+  } else {
+    issuedId = (await ctx.db.tx((tx) => createCredential(tx, workspaceId, { clientId, clientSecret, label: 'demo' }))).clientId;
+  }
+  await writeSetting(ctx.db, 'bootstrap.demo', { workspaceId, clientId: issuedId, clientSecretEncrypted: ctx.box.encrypt(clientSecret) });
+  return { workspaceId, clientId: issuedId, clientSecret };
+}
+
+/** First start creates what a new user needs; later starts find and reuse it. Safe with concurrent starts. */
+export async function bootstrap(ctx: AppContext): Promise<BootstrapResult> {
+  return ctx.db.withAdvisoryLock('corridor.bootstrap', async () => {
+    const operatorKey = await ensureOperatorKey(ctx);
+    if (ctx.config.env !== 'sandbox') return { operatorKey };
+    return { operatorKey, demo: await ensureDemoWorkspace(ctx) };
+  });
+}

@@ -1,0 +1,14 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { Db } from './db/db.js';
+import type { CryptoBox } from './lib/crypto-box.js';
+import type { SigningKeys } from './modules/auth/signing-keys.js';
+
+/** What every module's routes and services are built with; passed explicitly, never global. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  box: CryptoBox;
+  keys: SigningKeys;
+  log: FastifyBaseLogger;
+}

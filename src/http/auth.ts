@@ -1,0 +1,132 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { AppContext } from '../context.js';
+import { maybeOne } from '../db/db.js';
+import { isUuid } from '../lib/ids.js';
+import { verifySecret, sha256Hex } from '../lib/secrets.js';
+import { hasScope, type Capability, type Scope } from '../modules/auth/scopes.js';
+import { AppError, forbidden, unauthorized } from './errors.js';
+
+/** Who is calling and which account the call acts on. */
+export interface AuthContext {
+  workspaceId: string;
+  clientId: string;
+  scopes: string[];
+  /** The account acted on: the `Service-Account-Id` sub-account, or the workspace's master account. */
+  accountId: string;
+  /** The `Service-Account-Id` header when present (an owned sub-account). */
+  subAccountId: string | undefined;
+}
+
+export interface OperatorContext {
+  keyId: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call: a workspace credential (default for /v1, /v2), the operator, or anyone. */
+    auth?: 'workspace' | 'operator' | 'none';
+    scope?: Scope;
+    capability?: Capability;
+  }
+  interface FastifyRequest {
+    auth: AuthContext;
+    operator: OperatorContext | undefined;
+  }
+}
+
+interface CredentialRow {
+  scopes: string[];
+  status: string;
+  workspace_id: string;
+  workspace_status: string;
+  disabled_capabilities: string[];
+  sub_account_id: string | null;
+}
+
+function bearerToken(req: FastifyRequest): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
+  return match?.[1];
+}
+
+async function authenticateWorkspace(ctx: AppContext, req: FastifyRequest): Promise<void> {
+  const token = bearerToken(req);
+  if (!token) throw unauthorized(req.headers.authorization ? 'Malformed authorization header' : 'Missing bearer token');
+  const claims = await ctx.keys.verify(token, ctx.config.publicBaseUrl, ctx.config.audience);
+  if (!claims) throw unauthorized('Invalid or expired token');
+
+  const subHeader = req.headers['service-account-id'];
+  const subAccountId = typeof subHeader === 'string' && subHeader !== '' ? subHeader : undefined;
+  // One round trip: the credential's current scopes, its workspace, and the named sub-account if owned.
+  const row = await maybeOne<CredentialRow>(
+    ctx.db,
+    `SELECT c.scopes, c.status, c.workspace_id, w.status AS workspace_status, w.disabled_capabilities,
+            (SELECT a.id FROM accounts a
+              WHERE a.id = $3::uuid AND a.workspace_id = c.workspace_id AND a.account_type = 'sub') AS sub_account_id
+       FROM credentials c JOIN workspaces w ON w.id = c.workspace_id
+      WHERE c.client_id = $1::uuid AND c.workspace_id = $2::uuid`,
+    [claims.sub, claims.wid, subAccountId && isUuid(subAccountId) ? subAccountId : null],
+  );
+  if (!row || row.status !== 'active') throw unauthorized('Invalid or expired token');
+  if (row.workspace_status !== 'active') throw forbidden('WORKSPACE_SUSPENDED', 'The workspace is suspended');
+  if (subAccountId !== undefined && !row.sub_account_id) {
+    throw forbidden('not_account_owner', 'Service-Account-Id names an account this credential does not own');
+  }
+  const config = req.routeOptions.config;
+  if (config.scope && !hasScope(row.scopes, config.scope)) {
+    throw new AppError({ status: 403, code: 'METHOD_NOT_ENTITLED', message: `This credential lacks the scope ${config.scope}` });
+  }
+  if (config.capability && row.disabled_capabilities.includes(config.capability)) {
+    throw new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: `The ${config.capability} capability is not enabled for this workspace` });
+  }
+  req.auth = {
+    workspaceId: row.workspace_id,
+    clientId: claims.sub,
+    scopes: row.scopes,
+    accountId: row.sub_account_id ?? row.workspace_id,
+    subAccountId: row.sub_account_id ?? undefined,
+  };
+}
+
+/** Operator keys are few and high-value: verified with scrypt, remembered briefly by their digest. */
+const operatorCache = new Map<string, { keyId: string; untilMs: number }>();
+const OPERATOR_CACHE_MS = 30_000;
+const OPERATOR_CACHE_MAX = 100;
+
+export async function authenticateOperatorKey(ctx: AppContext, presented: string): Promise<string | undefined> {
+  const digest = sha256Hex(presented);
+  const cached = operatorCache.get(digest);
+  if (cached && cached.untilMs > Date.now()) return cached.keyId;
+  const keys = await ctx.db.query<{ id: string; key_hash: string }>(
+    'SELECT id, key_hash FROM operator_keys WHERE revoked_at IS NULL ORDER BY created_at LIMIT 20',
+  );
+  for (const key of keys) {
+    if (await verifySecret(presented, key.key_hash)) {
+      if (operatorCache.size >= OPERATOR_CACHE_MAX) operatorCache.clear();
+      operatorCache.set(digest, { keyId: key.id, untilMs: Date.now() + OPERATOR_CACHE_MS });
+      return key.id;
+    }
+  }
+  return undefined;
+}
+
+async function authenticateOperator(ctx: AppContext, req: FastifyRequest): Promise<void> {
+  const token = bearerToken(req);
+  if (!token) throw unauthorized('Missing operator key');
+  const keyId = await authenticateOperatorKey(ctx, token);
+  if (!keyId) throw unauthorized('Invalid operator key');
+  req.operator = { keyId };
+}
+
+/** Authenticates every request by its route's `config.auth` before the body is even read. */
+export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContext }) => {
+  app.decorateRequest('auth', undefined as unknown as AuthContext);
+  app.decorateRequest('operator', undefined);
+  app.addHook('onRequest', async (req) => {
+    const mode = req.routeOptions.config.auth ?? 'none';
+    if (mode === 'workspace') await authenticateWorkspace(opts.ctx, req);
+    else if (mode === 'operator') await authenticateOperator(opts.ctx, req);
+  });
+});

@@ -1,0 +1,242 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+
+/** One failing field of a validation error. */
+export interface FieldError {
+  field: string;
+  message: string;
+  code?: string;
+  value?: unknown;
+}
+
+export type ErrorCategory =
+  | 'invalid_request'
+  | 'authentication'
+  | 'permission'
+  | 'not_found'
+  | 'conflict'
+  | 'rate_limit'
+  | 'provider'
+  | 'internal';
+
+export interface AppErrorOptions {
+  status: number;
+  /** Stable machine-readable code; clients branch on it. */
+  code?: string | undefined;
+  /** Human text. Defaults to the code, as the spec's legacy envelope does. */
+  message?: string | undefined;
+  details?: FieldError[] | undefined;
+  retryable?: boolean | undefined;
+  category?: ErrorCategory | undefined;
+  /** Always answer with problem details whatever the route (Idempotency-Key errors). */
+  problem?: boolean | undefined;
+  /** A 401 answered with only `statusCode` and `message`. */
+  bare?: boolean | undefined;
+  headers?: Record<string, string> | undefined;
+}
+
+/** An expected refusal: a value with a stable code, mapped to the spec's shapes in one place. */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string | undefined;
+  readonly details: FieldError[] | undefined;
+  readonly retryable: boolean | undefined;
+  readonly category: ErrorCategory | undefined;
+  readonly problem: boolean;
+  readonly bare: boolean;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(options: AppErrorOptions) {
+    super(options.message ?? options.code ?? STATUS_CODES[options.status] ?? 'Error');
+    this.name = 'AppError';
+    this.status = options.status;
+    this.code = options.code;
+    this.details = options.details;
+    this.retryable = options.retryable;
+    this.category = options.category;
+    this.problem = options.problem ?? false;
+    this.bare = options.bare ?? false;
+    this.headers = options.headers;
+  }
+}
+
+export const validationError = (details: FieldError[]): AppError =>
+  new AppError({ status: 400, message: details.map((d) => d.message).join('; '), details });
+
+export const fieldError = (field: string, message: string, code?: string): AppError =>
+  validationError([{ field, message, ...(code ? { code } : {}) }]);
+
+export const notFound = (what = 'Resource'): AppError =>
+  new AppError({ status: 404, code: 'NOT_FOUND', message: `${what} not found` });
+
+export const forbidden = (code: string, message?: string): AppError => new AppError({ status: 403, code, message });
+
+export const conflict = (code: string, message?: string): AppError => new AppError({ status: 409, code, message });
+
+export const unauthorized = (message = 'Unauthorized'): AppError => new AppError({ status: 401, message, bare: true });
+
+/** Routes that answer with RFC 9457 problem details (DESIGN §4 Error shapes). */
+const PROBLEM_ROUTES =
+  /^\/(v2\/|v1\/(virtual-accounts|webhooks|fx|capabilities|deposits|api-keys|events)(\/|\?|$)|fx(\/|\?|$)|operator\/)/;
+
+export function usesProblemDetails(url: string): boolean {
+  return PROBLEM_ROUTES.test(url);
+}
+
+const CATEGORY_BY_STATUS: Record<number, ErrorCategory> = {
+  400: 'invalid_request',
+  401: 'authentication',
+  403: 'permission',
+  404: 'not_found',
+  405: 'invalid_request',
+  409: 'conflict',
+  413: 'invalid_request',
+  415: 'invalid_request',
+  422: 'invalid_request',
+  429: 'rate_limit',
+  502: 'provider',
+  503: 'provider',
+  504: 'provider',
+};
+
+const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+export interface RenderedError {
+  status: number;
+  contentType: string;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+const phrase = (status: number): string =>
+  (STATUS_CODES[status] ?? 'Error').toUpperCase().replace(/[^A-Z]+/g, '_').replace(/^_|_$/g, '');
+
+const defaultCode = (status: number): string =>
+  ({ 400: 'VALIDATION_ERROR', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 429: 'RATE_LIMITED', 500: 'INTERNAL_ERROR' })[
+    status
+  ] ?? phrase(status);
+
+/** The one place an error becomes one of the spec's three body shapes. */
+export function renderError(err: AppError, req: FastifyRequest): RenderedError {
+  const headers = { ...(err.headers ?? {}) };
+  const path = req.url;
+  if (err.bare) {
+    return { status: err.status, contentType: 'application/json; charset=utf-8', headers, body: { statusCode: err.status, message: err.message } };
+  }
+  if (err.problem || err.status >= 500 || usesProblemDetails(path)) {
+    const code = err.code ?? defaultCode(err.status);
+    let retryable = err.retryable ?? RETRYABLE_STATUSES.has(err.status);
+    if (req.method === 'POST' && !req.headers['idempotency-key']) retryable = false;
+    const body: Record<string, unknown> = {
+      type: `urn:corridor:error:${code.toLowerCase()}`,
+      title: STATUS_CODES[err.status] ?? 'Error',
+      status: err.status,
+      code,
+      detail: err.message,
+      category: err.category ?? CATEGORY_BY_STATUS[err.status] ?? 'internal',
+      retryable,
+      request_id: String(req.id),
+    };
+    if (err.details) body.errors = err.details;
+    return { status: err.status, contentType: 'application/problem+json; charset=utf-8', headers, body };
+  }
+  const body: Record<string, unknown> = {
+    statusCode: err.status,
+    message: err.message,
+    error: phrase(err.status),
+  };
+  if (err.code) body.code = err.code;
+  if (err.details) body.details = err.details;
+  body.timestamp = new Date().toISOString();
+  body.path = path;
+  return { status: err.status, contentType: 'application/json; charset=utf-8', headers, body };
+}
+
+export function sendError(reply: FastifyReply, rendered: RenderedError): FastifyReply {
+  return reply
+    .code(rendered.status)
+    .headers(rendered.headers)
+    .type(rendered.contentType)
+    .serializer((payload: unknown) => JSON.stringify(payload))
+    .send(rendered.body);
+}
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+  parentSchema?: Record<string, unknown>;
+}
+
+/** Ajv errors become one entry per failing field, with dotted paths (`beneficiary.accounts.0.data`). */
+export function fieldErrorsFromValidation(errors: AjvError[], context: string | undefined): FieldError[] {
+  const byField = new Map<string, FieldError>();
+  for (const e of errors) {
+    if (e.keyword === 'if') continue;
+    const base = e.instancePath.replace(/^\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).filter(Boolean);
+    if (e.keyword === 'required') base.push(String(e.params.missingProperty));
+    if (e.keyword === 'additionalProperties') base.push(String(e.params.additionalProperty));
+    const field = base.join('.') || (context === 'body' ? 'body' : context ?? 'request');
+    if (byField.has(field)) continue;
+    byField.set(field, { field, message: `${field} ${describe(e)}` });
+  }
+  return [...byField.values()];
+}
+
+function describe(e: AjvError): string {
+  const custom = e.parentSchema?.['x-message'];
+  if (typeof custom === 'string' && e.keyword !== 'required') return custom;
+  switch (e.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not allowed';
+    case 'enum':
+      return `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    case 'type':
+      return `must be ${e.params.type === 'integer' ? 'an integer' : `a ${String(e.params.type)}`}`;
+    case 'minLength':
+      return `must be at least ${String(e.params.limit)} characters`;
+    case 'maxLength':
+      return `must be at most ${String(e.params.limit)} characters`;
+    case 'minimum':
+      return `must be greater than or equal to ${String(e.params.limit)}`;
+    case 'maximum':
+      return `must be less than or equal to ${String(e.params.limit)}`;
+    case 'minItems':
+      return `must contain at least ${String(e.params.limit)} items`;
+    case 'maxItems':
+      return `must contain at most ${String(e.params.limit)} items`;
+    case 'format':
+      return `must be a valid ${String(e.params.format)}`;
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+/** Maps anything thrown in a request to an AppError; unknown errors become an opaque 500. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
+  if (fe.validation) return validationError(fieldErrorsFromValidation(fe.validation, fe.validationContext));
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError({ status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is larger than 1 MiB' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return fieldError('body', 'body must be a JSON object');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return fieldError('body', 'body is not valid JSON');
+    default:
+      break;
+  }
+  if (fe instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message))) {
+    return fieldError('body', 'body is not valid JSON');
+  }
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new AppError({ status: fe.statusCode, message: STATUS_CODES[fe.statusCode] ?? 'Bad Request' });
+  }
+  return new AppError({ status: 500, code: 'INTERNAL_ERROR', message: 'An unexpected error occurred', problem: true });
+}

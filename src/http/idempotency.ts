@@ -1,0 +1,139 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { advisoryKey, maybeOne, type Tx } from '../db/db.js';
+import { sha256Hex } from '../lib/secrets.js';
+import { AppError, renderError, toAppError } from './errors.js';
+
+/** What a POST's work decides to answer. A refusal that must still commit writes is an outcome too. */
+export interface Outcome {
+  status: number;
+  body: unknown;
+}
+
+interface StoredResponse {
+  fingerprint: string;
+  status_code: number;
+  response_body: string;
+  content_type: string;
+}
+
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    rawBody: string | undefined;
+  }
+}
+
+function fingerprintOf(req: FastifyRequest): string {
+  const path = req.url.split('?')[0] ?? req.url;
+  return sha256Hex([req.method, path, req.auth?.subAccountId ?? '', req.rawBody ?? ''].join('\n'));
+}
+
+function sendText(reply: FastifyReply, status: number, contentType: string, text: string): FastifyReply {
+  return reply.code(status).type(contentType).serializer((p: unknown) => p as string).send(text);
+}
+
+/**
+ * Runs a POST's work in one transaction. With an `Idempotency-Key`, the key is taken with a
+ * transaction-scoped advisory lock (a second request while the first runs gets 409
+ * IDEMPOTENCY_KEY_PROCESSING), and the response is stored in the same transaction as the effect,
+ * so a crash can never leave an effect without its stored answer or the reverse. 2xx and 4xx are
+ * stored and replayed with `Idempotent-Replayed: true`; 5xx and 429 roll back and are not stored.
+ */
+export async function runIdempotent(
+  ctx: AppContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  work: (tx: Tx) => Promise<Outcome>,
+): Promise<FastifyReply> {
+  const header = req.headers['idempotency-key'];
+  if (header === undefined) {
+    const outcome = await ctx.db.tx(work);
+    return reply.code(outcome.status).send(outcome.body);
+  }
+  const key = Array.isArray(header) ? header[0] ?? '' : header;
+  if (!KEY_SHAPE.test(key)) {
+    throw new AppError({
+      status: 400,
+      code: 'IDEMPOTENCY_KEY_INVALID',
+      message: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
+      problem: true,
+    });
+  }
+  const workspaceId = req.auth.workspaceId;
+  const fingerprint = fingerprintOf(req);
+
+  const answer = await ctx.db.tx(async (tx) => {
+    const [lock] = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [
+      advisoryKey(`idempotency:${workspaceId}:${key}`),
+    ]);
+    if (!lock?.locked) {
+      throw new AppError({
+        status: 409,
+        code: 'IDEMPOTENCY_KEY_PROCESSING',
+        message: 'A request with this Idempotency-Key is still being processed; retry shortly',
+        retryable: true,
+        problem: true,
+      });
+    }
+    const prior = await maybeOne<StoredResponse>(
+      tx,
+      `SELECT fingerprint, status_code, response_body, content_type FROM idempotency_keys
+        WHERE workspace_id = $1 AND key = $2 AND expires_at > now()`,
+      [workspaceId, key],
+    );
+    if (prior) {
+      if (prior.fingerprint !== fingerprint) {
+        throw new AppError({
+          status: 422,
+          code: 'IDEMPOTENCY_KEY_REUSED',
+          message: 'This Idempotency-Key was used with a different request',
+          problem: true,
+        });
+      }
+      return { replayed: true, status: prior.status_code, contentType: prior.content_type, text: prior.response_body };
+    }
+
+    let status: number;
+    let contentType: string;
+    let text: string;
+    try {
+      const outcome = await tx.savepoint(work);
+      reply.code(outcome.status);
+      status = outcome.status;
+      contentType = 'application/json; charset=utf-8';
+      text = String(reply.serialize(outcome.body));
+    } catch (err) {
+      const appError = toAppError(err);
+      if (appError.status >= 500 || appError.status === 429) throw err;
+      const rendered = renderError(appError, req);
+      status = rendered.status;
+      contentType = rendered.contentType;
+      text = JSON.stringify(rendered.body);
+    }
+    await tx.query(
+      `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, status_code, response_body, content_type, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp() + make_interval(secs => $7::double precision / 1000))
+       ON CONFLICT (workspace_id, key) DO UPDATE
+         SET fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
+             response_body = EXCLUDED.response_body, content_type = EXCLUDED.content_type,
+             created_at = now(), expires_at = EXCLUDED.expires_at`,
+      [workspaceId, key, fingerprint, status, text, contentType, ctx.config.limits.idempotencyTtlMs],
+    );
+    return { replayed: false, status, contentType, text };
+  });
+
+  if (answer.replayed) reply.header('idempotent-replayed', 'true');
+  return sendText(reply, answer.status, answer.contentType, answer.text);
+}
+
+/** Deletes keys past their expiry; run by the `idempotency.cleanup` job. Bounded per run. */
+export async function deleteExpiredIdempotencyKeys(ctx: AppContext, batchMax = 10_000): Promise<number> {
+  const rows = await ctx.db.query(
+    `DELETE FROM idempotency_keys WHERE (workspace_id, key) IN (
+       SELECT workspace_id, key FROM idempotency_keys WHERE expires_at <= now() LIMIT $1) RETURNING 1`,
+    [batchMax],
+  );
+  return rows.length;
+}

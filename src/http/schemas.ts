@@ -1,0 +1,78 @@
+import { Type, type TSchema } from 'typebox';
+
+/** Shared wire shapes. Every route's schemas are built from these. */
+export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp' });
+export const Country = Type.String({
+  pattern: '^[A-Z]{2}$',
+  minLength: 2,
+  maxLength: 2,
+  description: 'ISO 3166-1 alpha-2 country code',
+  'x-message': 'must be an ISO 3166-1 alpha-2 country code (two capital letters)',
+});
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const IdParams = Type.Object({ id: Uuid });
+
+export const FieldErrorSchema = Type.Object(
+  {
+    field: Type.String(),
+    message: Type.String(),
+    code: Type.Optional(Type.String()),
+    value: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+
+export const LegacyErrorSchema = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    message: Type.String({ description: 'A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; "' }),
+    error: Type.Optional(Type.String({ examples: ['BAD_REQUEST'] })),
+    code: Type.Optional(Type.String()),
+    details: Type.Optional(Type.Array(FieldErrorSchema)),
+    timestamp: Type.Optional(Timestamp),
+    path: Type.Optional(Type.String()),
+  },
+  { title: 'Legacy or validation envelope' },
+);
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ format: 'uri' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    code: Type.String(),
+    detail: Type.String(),
+    category: Type.Union(
+      ['invalid_request', 'authentication', 'permission', 'not_found', 'conflict', 'rate_limit', 'provider', 'internal'].map((c) =>
+        Type.Literal(c),
+      ),
+    ),
+    retryable: Type.Boolean({ description: 'Authoritative. False on a POST sent without Idempotency-Key.' }),
+    request_id: Type.String({ description: 'Equal to the x-request-id response header' }),
+    errors: Type.Optional(Type.Array(FieldErrorSchema)),
+  },
+  { title: 'Problem details (RFC 9457)' },
+);
+
+export const UnauthorizedSchema = Type.Object(
+  { statusCode: Type.Literal(401), message: Type.String() },
+  { title: 'Missing, invalid or expired token' },
+);
+
+/** A page of results: `{object, data, hasMore, nextCursor}`. */
+export const Page = <T extends TSchema>(object: string, item: T) =>
+  Type.Object({
+    object: Type.Literal(object),
+    data: Type.Array(item),
+    hasMore: Type.Boolean(),
+    nextCursor: Nullable(Type.String()),
+  });
+
+export const PageQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: "The previous page's nextCursor" })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' })),
+});
+
+export const MessageSchema = Type.Object({ message: Type.String() });

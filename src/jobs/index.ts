@@ -1,0 +1,19 @@
+import type { AppContext } from '../context.js';
+import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
+import { JobRunner, type JobHandler, type Recurring } from './runner.js';
+
+/** Every job kind and its handler. Modules add theirs here. */
+export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobHandler>([
+  [
+    'idempotency.cleanup',
+    async (ctx) => {
+      await deleteExpiredIdempotencyKeys(ctx);
+    },
+  ],
+]);
+
+export const recurringJobs: readonly Recurring[] = [{ kind: 'idempotency.cleanup', everyMs: 15 * 60_000 }];
+
+export function createRunner(ctx: AppContext): JobRunner {
+  return new JobRunner(ctx, jobHandlers, recurringJobs);
+}

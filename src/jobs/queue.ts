@@ -1,0 +1,72 @@
+import type { Sql } from '../db/db.js';
+
+export interface NewJob {
+  kind: string;
+  payload?: Record<string, unknown>;
+  runAt?: Date;
+  /** At most one queued or running job per unique key. */
+  uniqueKey?: string;
+  maxAttempts?: number;
+}
+
+export interface Job {
+  id: string;
+  kind: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  max_attempts: number;
+}
+
+/** Enqueues a job inside the caller's transaction, so it exists exactly when the change that needs it does. */
+export async function enqueue(sql: Sql, job: NewJob, attemptsMaxDefault = 10): Promise<void> {
+  await sql.query(
+    `INSERT INTO jobs (kind, payload, run_at, unique_key, max_attempts)
+     VALUES ($1, $2, COALESCE($3::timestamptz, now()), $4, $5)
+     ON CONFLICT (unique_key) WHERE status <> 'failed' DO NOTHING`,
+    [job.kind, JSON.stringify(job.payload ?? {}), job.runAt ?? null, job.uniqueKey ?? null, job.maxAttempts ?? attemptsMaxDefault],
+  );
+}
+
+/**
+ * Claims due jobs with FOR UPDATE SKIP LOCKED, so workers never take the same job. A running job
+ * whose lease ran out (its worker died) is due again.
+ */
+export async function claimJobs(sql: Sql, workerId: string, batchMax: number, leaseMs: number, kinds: string[]): Promise<Job[]> {
+  return sql.query<Job>(
+    `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
+            locked_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000), updated_at = now()
+      WHERE id IN (
+        SELECT id FROM jobs
+         WHERE kind = ANY($4::text[])
+           AND ((status = 'queued' AND run_at <= now()) OR (status = 'running' AND locked_until < now()))
+         ORDER BY run_at
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED)
+      RETURNING id::text AS id, kind, payload, attempts, max_attempts`,
+    [workerId, batchMax, leaseMs, kinds],
+  );
+}
+
+export async function completeJob(sql: Sql, id: string): Promise<void> {
+  await sql.query('DELETE FROM jobs WHERE id = $1::bigint', [id]);
+}
+
+/** Reschedules with exponential backoff, or marks failed once its attempts are spent. */
+export async function failJob(sql: Sql, job: Job, error: string, retryDelayMs: number): Promise<void> {
+  const spent = job.attempts >= job.max_attempts;
+  await sql.query(
+    `UPDATE jobs SET status = $2, last_error = $3, locked_by = NULL, locked_until = NULL, updated_at = now(),
+            run_at = clock_timestamp() + make_interval(secs => $4::double precision / 1000)
+      WHERE id = $1::bigint`,
+    [job.id, spent ? 'failed' : 'queued', error.slice(0, 2000), retryDelayMs],
+  );
+}
+
+/** Puts a job back to run later without counting an attempt (work not ready yet). */
+export async function rescheduleJob(sql: Sql, id: string, runAt: Date): Promise<void> {
+  await sql.query(
+    `UPDATE jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), locked_by = NULL, locked_until = NULL,
+            run_at = $2, updated_at = now() WHERE id = $1::bigint`,
+    [id, runAt],
+  );
+}

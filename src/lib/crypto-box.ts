@@ -1,0 +1,44 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Encrypts secrets at rest (signing keys, webhook secrets) with AES-256-GCM. */
+export class CryptoBox {
+  private constructor(private readonly key: Buffer) {}
+
+  static fromKey(key: Buffer): CryptoBox {
+    if (key.length !== 32) throw new Error('the encryption key must be 32 bytes');
+    return new CryptoBox(key);
+  }
+
+  /**
+   * The key from CORRIDOR_ENCRYPTION_KEY (base64 of 32 bytes) or, when unset, from
+   * `<dataDir>/encryption.key`, generated there on first start with mode 0600.
+   */
+  static load(configured: string | undefined, dataDir: string): CryptoBox {
+    if (configured) return CryptoBox.fromKey(Buffer.from(configured, 'base64'));
+    const file = path.join(dataDir, 'encryption.key');
+    fs.mkdirSync(dataDir, { recursive: true });
+    try {
+      fs.writeFileSync(file, randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    return CryptoBox.fromKey(Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64'));
+  }
+
+  encrypt(plaintext: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  }
+
+  decrypt(sealed: string): string {
+    const [version, iv, tag, body] = sealed.split('.');
+    if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('unrecognised sealed value');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}

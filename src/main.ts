@@ -1,0 +1,78 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.js';
+import { start, type Role } from './cli/start.js';
+import { openContext } from './runtime.js';
+import { createWorkspace } from './modules/accounts/accounts.service.js';
+import { createCredential } from './modules/auth/credentials.service.js';
+import { isScope } from './modules/auth/scopes.js';
+import { migrate } from './db/migrate.js';
+import { connect } from './db/db.js';
+
+const USAGE = `Usage: corridor <command>
+
+  start [--role all|api|worker]                     run the API and/or the workers (default all)
+  migrate                                           apply database migrations
+  workspaces create --name NAME --country CC        create a workspace
+  credentials create --workspace ID [--scopes a,b]  issue a credential (secret shown once)
+
+Configuration comes from the environment; see the README.`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, sub, ...rest] = argv;
+  const config = loadConfig();
+  switch (command) {
+    case 'start': {
+      const { values } = parseArgs({ args: argv.slice(1), options: { role: { type: 'string', default: 'all' } } });
+      const role = values.role as Role;
+      if (!['all', 'api', 'worker'].includes(role)) fail(`--role must be all, api or worker`);
+      await start(config, role);
+      return;
+    }
+    case 'migrate': {
+      const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      const applied = await migrate(db);
+      await db.close();
+      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
+      return;
+    }
+    case 'workspaces': {
+      if (sub !== 'create') fail('unknown workspaces command');
+      const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, country: { type: 'string' } } });
+      if (!values.name || !values.country || !/^[A-Z]{2}$/.test(values.country)) fail('--name and --country (ISO alpha-2) are required');
+      const ctx = await openContext(config);
+      const workspace = await ctx.db.tx((tx) => createWorkspace(tx, { name: values.name as string, country: values.country as string }));
+      await ctx.db.close();
+      process.stdout.write(`${JSON.stringify({ id: workspace.id, name: workspace.name, country: workspace.country }, null, 2)}\n`);
+      return;
+    }
+    case 'credentials': {
+      if (sub !== 'create') fail('unknown credentials command');
+      const { values } = parseArgs({ args: rest, options: { workspace: { type: 'string' }, scopes: { type: 'string' } } });
+      if (!values.workspace) fail('--workspace is required');
+      const scopes = values.scopes?.split(',').map((s) => s.trim()).filter(Boolean);
+      const bad = scopes?.filter((s) => !isScope(s)) ?? [];
+      if (bad.length) fail(`unknown scopes: ${bad.join(', ')}`);
+      const ctx = await openContext(config);
+      const issued = await ctx.db.tx(async (tx) => {
+        const [exists] = await tx.query('SELECT 1 FROM workspaces WHERE id = $1::uuid', [values.workspace]);
+        if (!exists) fail(`no workspace ${values.workspace}`);
+        return createCredential(tx, values.workspace as string, { scopes });
+      });
+      await ctx.db.close();
+      process.stdout.write(`${JSON.stringify(issued, null, 2)}\n`);
+      return;
+    }
+    default:
+      fail(command ? `unknown command ${command}` : 'no command');
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`corridor: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,103 @@
+import type { Sql, Tx } from '../../db/db.js';
+import { conflict, notFound } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { DEFAULT_CURRENCIES } from '../../lib/currencies.js';
+import { newId } from '../../lib/ids.js';
+import { recordEvent } from '../events/events.service.js';
+import * as repo from './accounts.repository.js';
+import type { AccountRow, WorkspaceRow } from './accounts.repository.js';
+
+const PRIMARY_CURRENCY_BY_COUNTRY: Record<string, string> = { GB: 'GBP', US: 'USD', NG: 'NGN', GH: 'GHS' };
+const EURO_COUNTRIES = new Set('AT BE CY DE EE ES FI FR GR HR IE IT LT LU LV MT NL PT SI SK'.split(' '));
+
+export function primaryCurrencyFor(country: string): string {
+  return PRIMARY_CURRENCY_BY_COUNTRY[country] ?? (EURO_COUNTRIES.has(country) ? 'EUR' : 'USD');
+}
+
+export interface WorkspaceSettings {
+  primaryCurrency?: string;
+  travelRuleScreening?: boolean;
+  [key: string]: unknown;
+}
+
+/** A workspace and its master account (same id), with the default currencies and every capability. */
+export async function createWorkspace(tx: Tx, input: { name: string; country: string; id?: string }): Promise<WorkspaceRow> {
+  const id = input.id ?? newId();
+  const settings: WorkspaceSettings = { primaryCurrency: primaryCurrencyFor(input.country), travelRuleScreening: true };
+  const workspace = await repo.insertWorkspace(tx, { id, name: input.name, country: input.country, currencies: DEFAULT_CURRENCIES, settings });
+  await repo.insertAccount(tx, {
+    id,
+    workspaceId: id,
+    parentAccountId: null,
+    type: 'master',
+    name: input.name,
+    country: input.country,
+    status: 'active',
+    clientRef: null,
+  });
+  return workspace;
+}
+
+export function accountData(row: AccountRow) {
+  return {
+    id: row.id,
+    parentAccountId: row.parent_account_id ?? undefined,
+    accountType: row.account_type,
+    status: row.status,
+    country: row.country,
+    name: row.name,
+    clientRef: row.client_ref ?? undefined,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+/** A sub-account, `pending` on create, with its `account.created` event in the same transaction. */
+export async function createSubAccount(
+  tx: Tx,
+  workspaceId: string,
+  input: { name: string; country: string; clientRef?: string | undefined },
+): Promise<AccountRow> {
+  if (input.clientRef && (await repo.findAccountByClientRef(tx, workspaceId, input.clientRef))) {
+    throw conflict('DUPLICATE_CLIENT_REF', 'An account with this clientRef already exists');
+  }
+  const row = await repo.insertAccount(tx, {
+    id: newId(),
+    workspaceId,
+    parentAccountId: workspaceId,
+    type: 'sub',
+    name: input.name,
+    country: input.country,
+    status: 'pending',
+    clientRef: input.clientRef ?? null,
+  });
+  const data = accountData(row);
+  await recordEvent(tx, {
+    workspaceId,
+    accountId: row.id,
+    type: 'account.created',
+    data: { id: data.id, parentAccountId: data.parentAccountId, accountType: data.accountType, status: data.status, country: data.country, createdAt: data.createdAt },
+  });
+  return row;
+}
+
+export async function getAccount(sql: Sql, workspaceId: string, id: string): Promise<AccountRow> {
+  const row = await repo.findAccount(sql, workspaceId, id);
+  if (!row) throw notFound('Account');
+  return row;
+}
+
+export async function getWorkspace(sql: Sql, id: string): Promise<WorkspaceRow> {
+  const row = await repo.findWorkspace(sql, id);
+  if (!row) throw notFound('Workspace');
+  return row;
+}
+
+export function listSubAccounts(sql: Sql, workspaceId: string, page: PageRequest) {
+  return paginate(sql, page, {
+    object: 'account.list',
+    from: `SELECT ${repo.accountColumns} FROM accounts`,
+    where: ['workspace_id = $1', "account_type = 'sub'"],
+    params: [workspaceId],
+    map: (row: AccountRow) => accountData(row),
+  });
+}

@@ -1,0 +1,161 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../../context.js';
+import { validationError, type FieldError } from '../../http/errors.js';
+import { Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { newId } from '../../lib/ids.js';
+import { authenticateClient, credentialData, listCredentials, updateScopes } from './credentials.service.js';
+import { ALL_SCOPES, isScope } from './scopes.js';
+
+const TokenBody = Type.Object({
+  client_id: Type.Optional(Type.String({ maxLength: 200 })),
+  client_secret: Type.Optional(Type.String({ maxLength: 500 })),
+  audience: Type.Optional(Type.String({ maxLength: 500 })),
+  grant_type: Type.Optional(Type.String({ maxLength: 100 })),
+});
+
+const TokenResponse = Type.Object({
+  access_token: Type.String({ description: 'JWT signed with Ed25519 (alg EdDSA)' }),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer({ examples: [86400] }),
+});
+
+const OAuthError = Type.Object({
+  error: Type.Union([Type.Literal('access_denied'), Type.Literal('invalid_grant'), Type.Literal('invalid_audience')]),
+  error_description: Type.String(),
+});
+
+const ApiKeySchema = Type.Object(
+  {
+    clientId: Uuid,
+    scopes: Type.Array(Type.String()),
+    status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
+    label: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Timestamp,
+    lastUsedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: 'ApiKey' },
+);
+
+const ScopesBody = Type.Object({
+  scopes: Type.Array(Type.String({ pattern: '^(read|write):[a-z_]+$' }), {
+    maxItems: 100,
+    description: `Each of the form <action>:<resource>; action read or write (write includes read). Known: ${ALL_SCOPES.join(', ')}`,
+  }),
+});
+
+const ScopesUpdated = Type.Object({ message: Type.Literal('Scopes updated'), clientId: Uuid, scopes: Type.Array(Type.String()) });
+
+/** HTTP Basic client authentication (RFC 6749 §2.3.1): form-encoded id and secret. */
+function basicCredentials(req: FastifyRequest): { id: string; secret: string } | undefined {
+  const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(req.headers.authorization ?? '');
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
+      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function oauthError(reply: FastifyReply, status: number, error: Static<typeof OAuthError>['error'], description: string, basic: boolean) {
+  if (basic && status === 401) reply.header('www-authenticate', 'Basic realm="corridor", charset="UTF-8"');
+  return reply.code(status).send({ error, error_description: description });
+}
+
+export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { config } = ctx;
+
+  app.post<{ Body: Static<typeof TokenBody> }>(
+    '/oauth/token',
+    {
+      config: { auth: 'none', rateLimit: { max: config.tokenRateLimitPerMinute, timeWindow: 60_000 } },
+      schema: {
+        tags: ['Authentication'],
+        summary: 'Exchange client credentials for an access token (OAuth 2.0 client credentials)',
+        description:
+          'JSON body with client_id, client_secret, audience and grant_type; or application/x-www-form-urlencoded with HTTP Basic client authentication. The token is valid 86400 s: cache it.',
+        body: TokenBody,
+        response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError },
+      },
+    },
+    async (req, reply) => {
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      const basic = basicCredentials(req);
+      const body = req.body ?? {};
+      const clientId = basic?.id ?? body.client_id ?? '';
+      const clientSecret = basic?.secret ?? body.client_secret ?? '';
+      const credential = clientId && clientSecret ? await authenticateClient(ctx.db, clientId, clientSecret) : undefined;
+      if (!credential) return oauthError(reply, 401, 'access_denied', 'Unauthorized', basic !== undefined);
+      if (body.grant_type !== 'client_credentials') {
+        return oauthError(reply, 400, 'invalid_grant', 'grant_type must be client_credentials', false);
+      }
+      if ((body.audience ?? config.audience) !== config.audience) {
+        return oauthError(reply, 400, 'invalid_audience', `audience must be ${config.audience}`, false);
+      }
+      const accessToken = await ctx.keys.sign(
+        { sub: credential.client_id, wid: credential.workspace_id, jti: newId() },
+        config.publicBaseUrl,
+        config.audience,
+        config.limits.tokenLifetimeSec,
+      );
+      return { access_token: accessToken, token_type: 'Bearer' as const, expires_in: config.limits.tokenLifetimeSec };
+    },
+  );
+
+  app.get('/.well-known/jwks.json', { config: { auth: 'none' }, schema: { tags: ['Authentication'], summary: 'Public keys that sign access tokens' } }, async () =>
+    ctx.keys.jwks(),
+  );
+
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    { config: { auth: 'none' }, schema: { tags: ['Authentication'], summary: 'Authorization server metadata (RFC 8414)' } },
+    async () => ({
+      issuer: config.publicBaseUrl,
+      token_endpoint: `${config.publicBaseUrl}/oauth/token`,
+      jwks_uri: `${config.publicBaseUrl}/.well-known/jwks.json`,
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_signing_alg_values_supported: ['EdDSA'],
+      response_types_supported: ['token'],
+      scopes_supported: ALL_SCOPES,
+    }),
+  );
+
+  app.get<{ Querystring: Static<typeof PageQuery> }>(
+    '/v1/api-keys',
+    {
+      config: { auth: 'workspace', scope: 'read:api_keys' },
+      schema: { tags: ['API keys'], summary: "The workspace's credentials (never their secrets)", querystring: PageQuery, response: { 200: Page('api_key.list', ApiKeySchema) } },
+    },
+    async (req) => listCredentials(ctx.db, req.auth.workspaceId, req.query),
+  );
+
+  app.put<{ Params: { clientId: string }; Body: Static<typeof ScopesBody> }>(
+    '/v1/api-keys/:clientId/scopes',
+    {
+      config: { auth: 'workspace', scope: 'write:api_keys' },
+      schema: {
+        tags: ['API keys'],
+        summary: "Replace a credential's scopes; applies to its next request",
+        params: Type.Object({ clientId: Type.String({ maxLength: 100 }) }),
+        body: ScopesBody,
+        response: { 200: ScopesUpdated },
+      },
+    },
+    async (req) => {
+      const unknown: FieldError[] = req.body.scopes
+        .map((scope, i) => ({ scope, i }))
+        .filter(({ scope }) => !isScope(scope))
+        .map(({ scope, i }) => ({ field: `scopes.${i}`, message: `scopes.${i} "${scope}" is not a known scope` }));
+      if (unknown.length) throw validationError(unknown);
+      const row = await ctx.db.tx((tx) => updateScopes(tx, req.auth.workspaceId, req.params.clientId, req.body.scopes));
+      return { message: 'Scopes updated' as const, clientId: row.client_id, scopes: credentialData(row).scopes };
+    },
+  );
+}

@@ -1,0 +1,98 @@
+import type { Sql, Tx } from '../../db/db.js';
+import { maybeOne } from '../../db/db.js';
+import { notFound } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { isUuid, newId } from '../../lib/ids.js';
+import { DUMMY_SECRET_HASH, hashSecret, randomSecret, verifySecret } from '../../lib/secrets.js';
+import { ALL_SCOPES } from './scopes.js';
+
+export interface CredentialRow {
+  client_id: string;
+  workspace_id: string;
+  scopes: string[];
+  status: string;
+  label: string | null;
+  created_at: Date;
+  updated_at: Date;
+  last_used_at: Date | null;
+}
+
+const COLUMNS = 'client_id, workspace_id, scopes, status, label, created_at, updated_at, last_used_at';
+
+export interface IssuedCredential {
+  clientId: string;
+  clientSecret: string;
+  scopes: string[];
+}
+
+/** Creates a credential; the secret is returned here once and stored only as a scrypt hash. */
+export async function createCredential(
+  tx: Tx,
+  workspaceId: string,
+  options: { scopes?: readonly string[] | undefined; clientId?: string | undefined; clientSecret?: string | undefined; label?: string | undefined } = {},
+): Promise<IssuedCredential> {
+  const clientId = options.clientId ?? newId();
+  const clientSecret = options.clientSecret ?? randomSecret('cs_');
+  const scopes = [...(options.scopes ?? ALL_SCOPES)];
+  await tx.query('INSERT INTO credentials (client_id, workspace_id, secret_hash, scopes, label) VALUES ($1, $2, $3, $4, $5)', [
+    clientId,
+    workspaceId,
+    await hashSecret(clientSecret),
+    scopes,
+    options.label ?? null,
+  ]);
+  return { clientId, clientSecret, scopes };
+}
+
+/** Replaces a credential's secret hash (bootstrap with a configured secret). */
+export async function setCredentialSecret(sql: Sql, clientId: string, clientSecret: string): Promise<void> {
+  await sql.query('UPDATE credentials SET secret_hash = $2, updated_at = now() WHERE client_id = $1', [clientId, await hashSecret(clientSecret)]);
+}
+
+/**
+ * The credential for a client id and secret, or undefined. An unknown id still costs one scrypt,
+ * so the answer time does not tell which of the two was wrong.
+ */
+export async function authenticateClient(sql: Sql, clientId: string, clientSecret: string): Promise<CredentialRow | undefined> {
+  const row = isUuid(clientId)
+    ? await maybeOne<CredentialRow & { secret_hash: string }>(sql, `SELECT ${COLUMNS}, secret_hash FROM credentials WHERE client_id = $1`, [clientId])
+    : undefined;
+  const ok = await verifySecret(clientSecret, row?.secret_hash ?? DUMMY_SECRET_HASH);
+  if (!row || !ok || row.status !== 'active') return undefined;
+  await sql.query('UPDATE credentials SET last_used_at = now() WHERE client_id = $1', [clientId]);
+  return row;
+}
+
+export function credentialData(row: CredentialRow) {
+  return {
+    clientId: row.client_id,
+    scopes: row.scopes,
+    status: row.status,
+    label: row.label,
+    createdAt: row.created_at.toISOString(),
+    lastUsedAt: row.last_used_at ? row.last_used_at.toISOString() : null,
+  };
+}
+
+export function listCredentials(sql: Sql, workspaceId: string, page: PageRequest) {
+  return paginate(sql, page, {
+    object: 'api_key.list',
+    from: `SELECT ${COLUMNS} FROM credentials`,
+    where: ['workspace_id = $1'],
+    params: [workspaceId],
+    idColumn: 'client_id',
+    map: (row: CredentialRow) => credentialData(row),
+  });
+}
+
+export async function updateScopes(tx: Tx, workspaceId: string, clientId: string, scopes: string[]): Promise<CredentialRow> {
+  const row = isUuid(clientId)
+    ? await maybeOne<CredentialRow>(
+        tx,
+        `UPDATE credentials SET scopes = $3, updated_at = now() WHERE workspace_id = $1 AND client_id = $2 RETURNING ${COLUMNS}`,
+        [workspaceId, clientId, [...new Set(scopes)]],
+      )
+    : undefined;
+  if (!row) throw notFound('API key');
+  return row;
+}

@@ -1,0 +1,112 @@
+import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type CryptoKey } from 'jose';
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../db/db.js';
+import { advisoryKey } from '../../db/db.js';
+import type { CryptoBox } from '../../lib/crypto-box.js';
+
+/** The only algorithm tokens are signed and accepted with. */
+export const TOKEN_ALG = 'EdDSA';
+
+interface KeyRow {
+  kid: string;
+  public_jwk: JWK;
+  private_jwk_encrypted: string;
+}
+
+interface LoadedKey {
+  kid: string;
+  publicJwk: JWK;
+  publicKey: CryptoKey;
+  privateKey: CryptoKey;
+}
+
+export interface TokenClaims extends JWTPayload {
+  sub: string;
+  wid: string;
+}
+
+/** Ed25519 signing keys: private halves encrypted at rest, public halves served as the JWKS. */
+export class SigningKeys {
+  private constructor(
+    private readonly db: Db,
+    private readonly box: CryptoBox,
+    private keys: LoadedKey[],
+  ) {}
+
+  private reloadedAtMs = 0;
+  private static readonly RELOAD_INTERVAL_MS = 5000;
+
+  static async init(db: Db, box: CryptoBox): Promise<SigningKeys> {
+    await db.tx(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey('corridor.signing-keys')]);
+      const [existing] = await tx.query('SELECT kid FROM signing_keys WHERE retired_at IS NULL LIMIT 1');
+      if (existing) return;
+      const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+      const kid = randomBytes(12).toString('base64url');
+      const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: TOKEN_ALG, use: 'sig' };
+      const privateJwk = await exportJWK(privateKey);
+      await tx.query('INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk_encrypted) VALUES ($1, $2, $3, $4)', [
+        kid,
+        TOKEN_ALG,
+        JSON.stringify(publicJwk),
+        box.encrypt(JSON.stringify(privateJwk)),
+      ]);
+    });
+    const keys = new SigningKeys(db, box, []);
+    await keys.reload();
+    return keys;
+  }
+
+  private async reload(): Promise<void> {
+    this.reloadedAtMs = Date.now();
+    const rows = await this.db.query<KeyRow>(
+      'SELECT kid, public_jwk, private_jwk_encrypted FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC',
+    );
+    this.keys = await Promise.all(
+      rows.map(async (row) => ({
+        kid: row.kid,
+        publicJwk: row.public_jwk,
+        publicKey: (await importJWK(row.public_jwk, TOKEN_ALG)) as CryptoKey,
+        privateKey: (await importJWK(JSON.parse(this.box.decrypt(row.private_jwk_encrypted)) as JWK, TOKEN_ALG)) as CryptoKey,
+      })),
+    );
+  }
+
+  jwks(): { keys: JWK[] } {
+    return { keys: this.keys.map((k) => k.publicJwk) };
+  }
+
+  async sign(claims: { sub: string; wid: string; jti: string }, issuer: string, audience: string, lifetimeSec: number): Promise<string> {
+    const key = this.keys[0];
+    if (!key) throw new Error('no signing key');
+    return new SignJWT({ wid: claims.wid })
+      .setProtectedHeader({ alg: TOKEN_ALG, kid: key.kid, typ: 'JWT' })
+      .setIssuer(issuer)
+      .setAudience(audience)
+      .setSubject(claims.sub)
+      .setJti(claims.jti)
+      .setIssuedAt()
+      .setExpirationTime(`${lifetimeSec}s`)
+      .sign(key.privateKey);
+  }
+
+  /** Verifies signature (EdDSA only), issuer, audience and expiry; undefined when any fails. */
+  async verify(token: string, issuer: string, audience: string): Promise<TokenClaims | undefined> {
+    const lookup = async (header: { kid?: string | undefined; alg?: string | undefined }) => {
+      let key = this.keys.find((k) => k.kid === header.kid);
+      if (!key && header.kid && Date.now() - this.reloadedAtMs > SigningKeys.RELOAD_INTERVAL_MS) {
+        await this.reload(); // a key created by another process; at most once per interval
+        key = this.keys.find((k) => k.kid === header.kid);
+      }
+      if (!key) throw new Error('unknown kid');
+      return key.publicKey;
+    };
+    try {
+      const { payload } = await jwtVerify(token, lookup, { algorithms: [TOKEN_ALG], issuer, audience });
+      if (typeof payload.sub !== 'string' || typeof payload.wid !== 'string') return undefined;
+      return payload as TokenClaims;
+    } catch {
+      return undefined;
+    }
+  }
+}

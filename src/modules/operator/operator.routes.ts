@@ -1,0 +1,177 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../../context.js';
+import { Country, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { createWorkspace, getWorkspace } from '../accounts/accounts.service.js';
+import { createCredential } from '../auth/credentials.service.js';
+import { ALL_SCOPES, CAPABILITIES, type Capability } from '../auth/scopes.js';
+import { validationError } from '../../http/errors.js';
+import { isScope } from '../auth/scopes.js';
+import * as operator from './operator.service.js';
+
+const tags = ['Operator'];
+const security = [{ operatorKey: [] }];
+const auth = { auth: 'operator' as const };
+
+const WorkspaceSchema = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    country: Country,
+    status: Type.String(),
+    enabledCurrencies: Type.Array(Type.String()),
+    capabilities: Type.Record(Type.String(), Type.Boolean()),
+    settings: Type.Record(Type.String(), Type.Unknown()),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Workspace' },
+);
+
+const WorkspaceParams = Type.Object({ id: Uuid });
+const Enabled = Type.Object({ enabled: Type.Boolean() });
+
+const AuditEntry = Type.Object({
+  id: Uuid,
+  at: Timestamp,
+  operatorKeyId: Type.Union([Uuid, Type.Null()]),
+  method: Type.String(),
+  path: Type.String(),
+  statusCode: Type.Integer(),
+  requestId: Type.String(),
+  workspaceId: Type.Union([Uuid, Type.Null()]),
+  body: Type.Unknown(),
+});
+
+export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.routeOptions.config.auth !== 'operator') return;
+    await operator.writeAudit(ctx.db, req, reply.statusCode).catch((err: unknown) => req.log.error({ err }, 'audit write failed'));
+  });
+
+  app.post<{ Body: { name: string; country: string } }>(
+    '/operator/v1/workspaces',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Create a workspace (its master account, default currencies, every capability on)',
+        body: Type.Object({ name: Type.String({ minLength: 2, maxLength: 100 }), country: Country }),
+        response: { 201: WorkspaceSchema },
+      },
+    },
+    async (req, reply) => {
+      const row = await ctx.db.tx((tx) => createWorkspace(tx, req.body));
+      return reply.code(201).send(operator.workspaceData(row));
+    },
+  );
+
+  app.get<{ Querystring: Static<typeof PageQuery> }>(
+    '/operator/v1/workspaces',
+    { config: auth, schema: { tags, security, summary: 'List workspaces', querystring: PageQuery, response: { 200: Page('workspace.list', WorkspaceSchema) } } },
+    async (req) => operator.listWorkspaces(ctx.db, req.query),
+  );
+
+  app.get<{ Params: Static<typeof WorkspaceParams> }>(
+    '/operator/v1/workspaces/:id',
+    { config: auth, schema: { tags, security, summary: 'One workspace', params: WorkspaceParams, response: { 200: WorkspaceSchema } } },
+    async (req) => operator.workspaceData(await getWorkspace(ctx.db, req.params.id)),
+  );
+
+  app.post<{ Params: Static<typeof WorkspaceParams>; Body: { scopes?: string[]; label?: string } }>(
+    '/operator/v1/workspaces/:id/credentials',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Issue a credential; the secret is shown once',
+        params: WorkspaceParams,
+        body: Type.Object({
+          scopes: Type.Optional(Type.Array(Type.String(), { maxItems: 100, description: `Default: every scope (${ALL_SCOPES.length})` })),
+          label: Type.Optional(Type.String({ maxLength: 100 })),
+        }),
+        response: { 201: Type.Object({ clientId: Uuid, clientSecret: Type.String(), scopes: Type.Array(Type.String()) }) },
+      },
+    },
+    async (req, reply) => {
+      const unknown = (req.body.scopes ?? []).flatMap((s, i) => (isScope(s) ? [] : [{ field: `scopes.${i}`, message: `scopes.${i} "${s}" is not a known scope` }]));
+      if (unknown.length) throw validationError(unknown);
+      const issued = await ctx.db.tx(async (tx) => {
+        await getWorkspace(tx, req.params.id);
+        return createCredential(tx, req.params.id, { scopes: req.body.scopes, label: req.body.label });
+      });
+      return reply.code(201).send(issued);
+    },
+  );
+
+  app.put<{ Params: { id: string; code: string }; Body: { enabled: boolean } }>(
+    '/operator/v1/workspaces/:id/currencies/:code',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Enable or disable a currency for a workspace',
+        params: Type.Object({ id: Uuid, code: Type.String({ pattern: '^[A-Z]{3,10}$' }) }),
+        body: Enabled,
+        response: { 200: WorkspaceSchema },
+      },
+    },
+    async (req) => operator.workspaceData(await ctx.db.tx((tx) => operator.setCurrency(tx, req.params.id, req.params.code, req.body.enabled, ctx.config.env))),
+  );
+
+  app.put<{ Params: { id: string; name: Capability }; Body: { enabled: boolean } }>(
+    '/operator/v1/workspaces/:id/capabilities/:name',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Switch a capability on or off (off answers 403 CAPABILITY_DISABLED)',
+        params: Type.Object({ id: Uuid, name: Type.Union(CAPABILITIES.map((c) => Type.Literal(c))) }),
+        body: Enabled,
+        response: { 200: WorkspaceSchema },
+      },
+    },
+    async (req) => operator.workspaceData(await ctx.db.tx((tx) => operator.setCapability(tx, req.params.id, req.params.name, req.body.enabled))),
+  );
+
+  app.put<{ Params: Static<typeof WorkspaceParams>; Body: { travelRuleScreening?: boolean; primaryCurrency?: string } }>(
+    '/operator/v1/workspaces/:id/settings',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Update workspace settings',
+        params: WorkspaceParams,
+        body: Type.Object(
+          {
+            travelRuleScreening: Type.Optional(Type.Boolean()),
+            primaryCurrency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,10}$' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: WorkspaceSchema },
+      },
+    },
+    async (req) => operator.workspaceData(await ctx.db.tx((tx) => operator.updateSettings(tx, req.params.id, req.body))),
+  );
+
+  app.get<{ Querystring: Static<typeof PageQuery> & { workspaceId?: string } }>(
+    '/operator/v1/audit-log',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Every operator call, newest first',
+        querystring: Type.Object({ ...PageQuery.properties, workspaceId: Type.Optional(Uuid) }),
+        response: { 200: Page('audit_entry.list', AuditEntry) },
+      },
+    },
+    async (req) => operator.listAudit(ctx.db, req.query, req.query.workspaceId),
+  );
+}

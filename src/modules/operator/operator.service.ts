@@ -1,0 +1,125 @@
+import type { FastifyRequest } from 'fastify';
+import type { Sql, Tx } from '../../db/db.js';
+import { fieldError, notFound } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { currencyInfo } from '../../lib/currencies.js';
+import { newId } from '../../lib/ids.js';
+import { hashSecret } from '../../lib/secrets.js';
+import * as repo from '../accounts/accounts.repository.js';
+import type { WorkspaceRow } from '../accounts/accounts.repository.js';
+import { CAPABILITIES, type Capability } from '../auth/scopes.js';
+
+export function workspaceData(row: WorkspaceRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    country: row.country,
+    status: row.status,
+    enabledCurrencies: [...row.enabled_currencies].sort(),
+    capabilities: Object.fromEntries(CAPABILITIES.map((c) => [c, !row.disabled_capabilities.includes(c)])),
+    settings: row.settings,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function listWorkspaces(sql: Sql, page: PageRequest) {
+  return paginate(sql, page, {
+    object: 'workspace.list',
+    from: `SELECT ${repo.workspaceColumns} FROM workspaces`,
+    where: [],
+    params: [],
+    map: (row: WorkspaceRow) => workspaceData(row),
+  });
+}
+
+async function locked(tx: Tx, id: string): Promise<WorkspaceRow> {
+  const row = await repo.lockWorkspace(tx, id);
+  if (!row) throw notFound('Workspace');
+  return row;
+}
+
+/** Enables or disables a currency; sandbox-only currencies are refused in production. */
+export async function setCurrency(tx: Tx, id: string, code: string, enabled: boolean, env: 'sandbox' | 'production'): Promise<WorkspaceRow> {
+  const info = currencyInfo(code);
+  if (!info) throw fieldError('code', `code ${code} is not a supported currency`, 'UNSUPPORTED_CURRENCY');
+  if (enabled && info.availability === 'sandbox_only' && env === 'production') {
+    throw fieldError('code', `code ${code} exists only in the sandbox`, 'CURRENCY_SANDBOX_ONLY');
+  }
+  const row = await locked(tx, id);
+  const set = new Set(row.enabled_currencies);
+  if (enabled) set.add(code);
+  else set.delete(code);
+  return (await repo.updateWorkspace(tx, id, { currencies: [...set] })) as WorkspaceRow;
+}
+
+export async function setCapability(tx: Tx, id: string, name: Capability, enabled: boolean): Promise<WorkspaceRow> {
+  const row = await locked(tx, id);
+  const disabled = new Set(row.disabled_capabilities);
+  if (enabled) disabled.delete(name);
+  else disabled.add(name);
+  return (await repo.updateWorkspace(tx, id, { disabledCapabilities: [...disabled] })) as WorkspaceRow;
+}
+
+export async function updateSettings(tx: Tx, id: string, settings: Record<string, unknown>): Promise<WorkspaceRow> {
+  await locked(tx, id);
+  return (await repo.updateWorkspace(tx, id, { settings })) as WorkspaceRow;
+}
+
+/** Adds an operator key, stored only as a scrypt hash. */
+export async function createOperatorKey(sql: Sql, key: string, label: string): Promise<string> {
+  const id = newId();
+  await sql.query('INSERT INTO operator_keys (id, key_hash, label) VALUES ($1, $2, $3)', [id, await hashSecret(key), label]);
+  return id;
+}
+
+const REDACTED_FIELDS = /secret|password|key|token/i;
+
+function redact(value: unknown, depth = 0): unknown {
+  if (depth > 5 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, REDACTED_FIELDS.test(k) ? '[redacted]' : redact(v, depth + 1)]),
+  );
+}
+
+/** Every operator call is written to the audit log (request body with secrets redacted). */
+export async function writeAudit(sql: Sql, req: FastifyRequest, statusCode: number): Promise<void> {
+  const params = (req.params ?? {}) as Record<string, string>;
+  const workspaceId = params.workspaceId ?? (req.url.startsWith('/operator/v1/workspaces/') ? params.id : undefined);
+  await sql.query(
+    `INSERT INTO operator_audit_log (id, operator_key, method, path, status_code, request_id, workspace_id, body)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      newId(),
+      req.operator?.keyId ?? null,
+      req.method,
+      req.url.slice(0, 2000),
+      statusCode,
+      String(req.id),
+      workspaceId && /^[0-9a-f-]{36}$/i.test(workspaceId) ? workspaceId : null,
+      req.body === undefined ? null : JSON.stringify(redact(req.body)),
+    ],
+  );
+}
+
+export function listAudit(sql: Sql, page: PageRequest, workspaceId?: string) {
+  return paginate(sql, page, {
+    object: 'audit_entry.list',
+    from: 'SELECT id, at, operator_key, method, path, status_code, request_id, workspace_id, body FROM operator_audit_log',
+    where: workspaceId ? ['workspace_id = $1'] : [],
+    params: workspaceId ? [workspaceId] : [],
+    createdColumn: 'at',
+    map: (row: { id: string; at: Date; operator_key: string | null; method: string; path: string; status_code: number; request_id: string; workspace_id: string | null; body: unknown }) => ({
+      id: row.id,
+      at: row.at.toISOString(),
+      operatorKeyId: row.operator_key,
+      method: row.method,
+      path: row.path,
+      statusCode: row.status_code,
+      requestId: row.request_id,
+      workspaceId: row.workspace_id,
+      body: row.body,
+    }),
+  });
+}

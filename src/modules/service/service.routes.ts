@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../http/errors.js';
+
+const Status = Type.Object({ status: Type.Literal('ok') });
+
+export function serviceRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get(
+    '/healthz',
+    { config: { auth: 'none', rateLimit: false }, schema: { tags: ['Service'], summary: 'The process is up', response: { 200: Status } } },
+    async () => ({ status: 'ok' as const }),
+  );
+  app.get(
+    '/readyz',
+    { config: { auth: 'none', rateLimit: false }, schema: { tags: ['Service'], summary: 'The database answers', response: { 200: Status } } },
+    async () => {
+      try {
+        await ctx.db.query('SELECT 1');
+      } catch {
+        throw new AppError({ status: 503, code: 'NOT_READY', message: 'The database does not answer', problem: true });
+      }
+      return { status: 'ok' as const };
+    },
+  );
+}

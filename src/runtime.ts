@@ -1,0 +1,40 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { connect } from './db/db.js';
+import { migrate } from './db/migrate.js';
+import { CryptoBox } from './lib/crypto-box.js';
+import { SigningKeys } from './modules/auth/signing-keys.js';
+
+export function createLogger(level: string): FastifyBaseLogger {
+  return pino({
+    level,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', '*.clientSecret', '*.client_secret', '*.secret', '*.password'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/**
+ * Opens the database (PGlite in the data directory, or PostgreSQL when DATABASE_URL is set),
+ * applies migrations, and loads the keys: everything a process of any role needs.
+ */
+export async function openContext(config: Config, log = createLogger(config.logLevel)): Promise<AppContext> {
+  if (config.env === 'production' && !config.databaseUrl) {
+    throw new Error(
+      'CORRIDOR_ENV=production needs DATABASE_URL: the embedded database does not flush to disk on commit, so it could lose acknowledged payments.',
+    );
+  }
+  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.limits.dbPoolMax });
+  try {
+    await migrate(db);
+    const box = CryptoBox.load(config.encryptionKey, config.dataDir);
+    const keys = await SigningKeys.init(db, box);
+    return { config, db, box, keys, log };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
