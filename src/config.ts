@@ -79,7 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     port,
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
-    dataDir: path.resolve(env.CORRIDOR_DATA_DIR || './.corridor'),
+    dataDir: env.CORRIDOR_DATA_DIR === 'memory://' ? 'memory://' : path.resolve(env.CORRIDOR_DATA_DIR || './.corridor'),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
     audience: env.CORRIDOR_AUDIENCE || 'corridor-api',

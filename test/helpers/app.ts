@@ -1,0 +1,136 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.js';
+import { bootstrap } from '../../src/cli/bootstrap.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { AppContext } from '../../src/context.js';
+import { openContext } from '../../src/runtime.js';
+
+/** The PostgreSQL server tests run against when set; otherwise the embedded database. */
+export const postgresUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
+export const onPostgres = postgresUrl !== undefined;
+
+export const OPERATOR_KEY = 'op_test_key_0123456789';
+
+/** A fresh, empty PostgreSQL database for one test file; dropped by the returned function. */
+export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (!postgresUrl) throw new Error('no PostgreSQL configured');
+  const name = `corridor_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: postgresUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  config: Config;
+  /** The env the app was built from (to build a second process on the same database). */
+  env: Record<string, string>;
+  close: () => Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Register extra routes before the app is ready (to exercise cross-cutting machinery). */
+  beforeReady?: (app: FastifyInstance, ctx: AppContext) => void;
+  /** Reuse the database of another test app. */
+  databaseUrl?: string;
+  logStream?: NodeJS.WritableStream;
+}
+
+/** Builds the whole application on a database of its own (PGlite in memory, or a fresh PostgreSQL database). */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const pgdb = options.databaseUrl ? undefined : onPostgres ? await freshPostgresDatabase() : undefined;
+  const databaseUrl = options.databaseUrl ?? pgdb?.url;
+  const env: Record<string, string> = {
+    CORRIDOR_ENV: 'sandbox',
+    CORRIDOR_DATA_DIR: 'memory://',
+    CORRIDOR_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    CORRIDOR_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
+    RATE_LIMIT_PER_SECOND: '1000000',
+    TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...options.env,
+  };
+  const config = loadConfig(env);
+  const log = pino({ level: config.logLevel }, options.logStream ?? process.stdout);
+  const ctx = await openContext(config, log);
+  await bootstrap(ctx);
+  const app = await buildApp(ctx);
+  options.beforeReady?.(app, ctx);
+  await app.ready();
+  return {
+    app,
+    ctx,
+    config,
+    env,
+    close: async () => {
+      await app.close();
+      await ctx.db.close();
+      await pgdb?.drop();
+    },
+  };
+}
+
+export interface Caller {
+  workspaceId: string;
+  clientId: string;
+  clientSecret: string;
+  token: string;
+  request: (method: InjectOptions['method'], url: string, body?: unknown, headers?: Record<string, string>) => Promise<LightMyRequestResponse>;
+}
+
+export async function operator(app: FastifyInstance, method: InjectOptions['method'], url: string, body?: unknown): Promise<LightMyRequestResponse> {
+  return app.inject({ method, url, headers: { authorization: `Bearer ${OPERATOR_KEY}` }, ...(body === undefined ? {} : { payload: body as object }) });
+}
+
+export async function getToken(app: FastifyInstance, clientId: string, clientSecret: string): Promise<string> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    payload: { client_id: clientId, client_secret: clientSecret, audience: 'corridor-api', grant_type: 'client_credentials' },
+  });
+  if (res.statusCode !== 200) throw new Error(`token exchange failed: ${res.statusCode} ${res.body}`);
+  return res.json<{ access_token: string }>().access_token;
+}
+
+/** A new workspace made through the operator API, with a credential (all scopes unless given) and a token. */
+export async function newWorkspace(app: FastifyInstance, options: { name?: string; country?: string; scopes?: string[] } = {}): Promise<Caller> {
+  const ws = await operator(app, 'POST', '/operator/v1/workspaces', { name: options.name ?? 'Acme Ltd', country: options.country ?? 'GB' });
+  if (ws.statusCode !== 201) throw new Error(`workspace create failed: ${ws.body}`);
+  const workspaceId = ws.json<{ id: string }>().id;
+  const cred = await operator(app, 'POST', `/operator/v1/workspaces/${workspaceId}/credentials`, options.scopes ? { scopes: options.scopes } : {});
+  if (cred.statusCode !== 201) throw new Error(`credential create failed: ${cred.body}`);
+  const { clientId, clientSecret } = cred.json<{ clientId: string; clientSecret: string }>();
+  const token = await getToken(app, clientId, clientSecret);
+  return {
+    workspaceId,
+    clientId,
+    clientSecret,
+    token,
+    request: (method, url, body, headers = {}) =>
+      app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${token}`, ...headers },
+        ...(body === undefined ? {} : { payload: body as object }),
+      }),
+  };
+}
