@@ -13,7 +13,10 @@ import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema } from './http/sch
 import { newRequestId } from './lib/ids.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
+import { operatorLedgerRoutes } from './modules/operator/operator-ledger.routes.js';
 import { operatorRoutes } from './modules/operator/operator.routes.js';
+import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { serviceRoutes } from './modules/service/service.routes.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -38,7 +41,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     requestTimeout: config.limits.requestTimeoutMs,
     keepAliveTimeout: config.limits.keepAliveTimeoutMs,
     connectionTimeout: config.limits.connectionTimeoutMs,
-    http: { headersTimeout: config.limits.headersTimeoutMs },
+    // Node checks the headers and request timeouts only every connectionsCheckingInterval (default 30 s).
+    http: { headersTimeout: config.limits.headersTimeoutMs, connectionsCheckingInterval: 1000 },
     return503OnClosing: true,
     requestIdHeader: 'x-request-id',
     genReqId: () => newRequestId(),
@@ -49,6 +53,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     if (!REQUEST_ID.test(String(req.id))) (req as { id: string }).id = newRequestId();
     reply.header('x-request-id', req.id);
+  });
+  // Form bodies are for the token endpoint only (RFC 6749 client authentication); every other route takes JSON.
+  app.addHook('preValidation', async (req) => {
+    if (req.routeOptions.url !== '/oauth/token' && /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) {
+      throw new AppError({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' });
+    }
   });
 
   const ajvBody = makeAjv(false);
@@ -62,6 +72,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     jsonParser(req, body as string, done);
   });
   app.decorateRequest('rawBody', undefined);
+  // Fastify parses text/plain by default; the API takes JSON (and form bodies at the token endpoint) only.
+  app.removeContentTypeParser('text/plain');
   await app.register(formbody, { bodyLimit: config.limits.bodyBytesMax });
 
   await app.register(swagger, {
@@ -131,6 +143,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   authRoutes(app, ctx);
   accountRoutes(app, ctx);
   operatorRoutes(app, ctx);
+  ledgerRoutes(app, ctx);
+  operatorLedgerRoutes(app, ctx);
+  sandboxRoutes(app, ctx);
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   return app;

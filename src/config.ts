@@ -26,6 +26,10 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   orderFundingWindowMs: number;
   termsVersion: string;
+  /** FX: mid-rate overrides (`USD:0.92,...`, EUR per unit), the spread in basis points, quote lifetime. */
+  fxRates: string | undefined;
+  fxSpreadBps: number;
+  fxQuoteLifetimeMs: number;
   /** Named limits. A loop, list or queue without a bound is a bug. */
   limits: {
     pageLimitDefault: number;
@@ -99,6 +103,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateNetworks: bool(env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, sandbox, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
     orderFundingWindowMs: int(env.ORDER_FUNDING_WINDOW_MS, 86_400_000, 'ORDER_FUNDING_WINDOW_MS'),
     termsVersion: env.CORRIDOR_TERMS_VERSION || '1',
+    fxRates: env.FX_RATES || undefined,
+    fxSpreadBps: int(env.FX_SPREAD_BPS, 50, 'FX_SPREAD_BPS'),
+    fxQuoteLifetimeMs: int(env.FX_QUOTE_LIFETIME_MS, 30_000, 'FX_QUOTE_LIFETIME_MS'),
     limits: {
       pageLimitDefault: 20,
       pageLimitMax: 100,

@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/db.js';
 import type { CryptoBox } from './lib/crypto-box.js';
 import type { SigningKeys } from './modules/auth/signing-keys.js';
+import type { RateSource } from './modules/fx/rates.js';
 
 /** What every module's routes and services are built with; passed explicitly, never global. */
 export interface AppContext {
@@ -11,4 +12,5 @@ export interface AppContext {
   box: CryptoBox;
   keys: SigningKeys;
   log: FastifyBaseLogger;
+  rates: RateSource;
 }

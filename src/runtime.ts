@@ -6,6 +6,7 @@ import { connect } from './db/db.js';
 import { migrate } from './db/migrate.js';
 import { CryptoBox } from './lib/crypto-box.js';
 import { SigningKeys } from './modules/auth/signing-keys.js';
+import { StaticRateSource } from './modules/fx/rates.js';
 
 export function createLogger(level: string): FastifyBaseLogger {
   return pino({
@@ -32,7 +33,7 @@ export async function openContext(config: Config, log = createLogger(config.logL
     await migrate(db);
     const box = CryptoBox.load(config.encryptionKey, config.dataDir);
     const keys = await SigningKeys.init(db, box);
-    return { config, db, box, keys, log };
+    return { config, db, box, keys, log, rates: new StaticRateSource(config.fxRates) };
   } catch (err) {
     await db.close();
     throw err;

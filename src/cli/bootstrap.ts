@@ -5,6 +5,7 @@ import { createWorkspace } from '../modules/accounts/accounts.service.js';
 import * as accountsRepo from '../modules/accounts/accounts.repository.js';
 import { createCredential, setCredentialSecret } from '../modules/auth/credentials.service.js';
 import { createOperatorKey } from '../modules/operator/operator.service.js';
+import { moveFromSystem, parseFundingSpec } from '../modules/ledger/funding.service.js';
 
 export interface BootstrapResult {
   operatorKey: string;
@@ -60,6 +61,18 @@ async function ensureDemoWorkspace(ctx: AppContext): Promise<NonNullable<Bootstr
           businessIdentity: { companyName: 'Demo workspace Ltd', registrationNumber: '00000000', country: 'GB', address: '1 Demo Street', city: 'London', postalCode: 'EC1A 1AA' },
         },
       });
+      // The demo workspace opens with CORRIDOR_SANDBOX_FUNDING, each a balanced transfer from sandbox funding.
+      for (const { currency, amountMinor } of parseFundingSpec(ctx.config.sandboxFunding)) {
+        await moveFromSystem(tx, {
+          workspaceId: workspace.id,
+          accountId: workspace.id,
+          currency,
+          amountMinor,
+          system: 'sandbox_funding',
+          reference: { type: 'funding' },
+          description: 'Opening sandbox balance',
+        });
+      }
       return workspace.id;
     }));
   const clientId = bootstrap.clientId ?? stored?.clientId;

@@ -7,6 +7,7 @@ import { bootstrap } from '../../src/cli/bootstrap.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { openContext } from '../../src/runtime.js';
+import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
 
 /** The PostgreSQL server tests run against when set; otherwise the embedded database. */
 export const postgresUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
@@ -82,6 +83,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     config,
     env,
     close: async () => {
+      // After every test file: the whole ledger still balances.
+      const violations = await ledgerInvariantViolations(ctx.db);
+      if (violations.length) throw new Error(`ledger invariants broken: ${JSON.stringify(violations)}`);
       await app.close();
       await ctx.db.close();
       await pgdb?.drop();

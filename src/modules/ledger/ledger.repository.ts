@@ -1,0 +1,201 @@
+import type { Sql } from '../../db/db.js';
+
+/** All SQL of the ledger. Amounts cross this boundary as decimal strings of minor units. */
+
+export async function ensureSystemAccount(sql: Sql, id: string, kind: string, code: string, currency: string): Promise<void> {
+  await sql.query(
+    `INSERT INTO ledger_accounts (id, kind, code, currency) VALUES ($1, $2, $3, $4)
+     ON CONFLICT DO NOTHING`,
+    [id, kind, code, currency],
+  );
+}
+
+export async function ensureCustomerAccount(sql: Sql, id: string, workspaceId: string, accountId: string, currency: string): Promise<void> {
+  await sql.query(
+    `INSERT INTO ledger_accounts (id, kind, workspace_id, account_id, currency) VALUES ($1, 'customer', $2, $3, $4)
+     ON CONFLICT DO NOTHING`,
+    [id, workspaceId, accountId, currency],
+  );
+}
+
+/** Debits a customer account if its available balance covers it; no row when it does not (or no account). */
+export async function debitCustomer(
+  sql: Sql,
+  accountId: string,
+  currency: string,
+  amountMinor: string,
+  phase: 'posted' | 'pending',
+): Promise<{ id: string } | undefined> {
+  const column = phase === 'posted' ? 'debits_posted' : 'debits_pending';
+  const rows = await sql.query<{ id: string }>(
+    `UPDATE ledger_accounts SET ${column} = ${column} + $3::numeric, last_transfer_at = now()
+      WHERE kind = 'customer' AND account_id = $1 AND currency = $2
+        AND debits_posted + debits_pending + $3::numeric <= credits_posted
+      RETURNING id`,
+    [accountId, currency, amountMinor],
+  );
+  return rows[0];
+}
+
+export async function creditCustomer(
+  sql: Sql,
+  accountId: string,
+  currency: string,
+  amountMinor: string,
+  phase: 'posted' | 'pending',
+): Promise<{ id: string } | undefined> {
+  const column = phase === 'posted' ? 'credits_posted' : 'credits_pending';
+  const rows = await sql.query<{ id: string }>(
+    `UPDATE ledger_accounts SET ${column} = ${column} + $3::numeric, last_transfer_at = now()
+      WHERE kind = 'customer' AND account_id = $1 AND currency = $2
+      RETURNING id`,
+    [accountId, currency, amountMinor],
+  );
+  return rows[0];
+}
+
+export interface TransferRow {
+  id: string;
+  currency: string;
+  debit_account_id: string;
+  credit_account_id: string;
+  amount_minor: string;
+  status: 'posted' | 'pending' | 'voided';
+  reference_type: string;
+  reference_id: string | null;
+}
+
+export async function insertTransfers(
+  sql: Sql,
+  rows: {
+    id: string;
+    currency: string;
+    debitId: string;
+    creditId: string;
+    amountMinor: string;
+    status: 'posted' | 'pending';
+    referenceType: string;
+    referenceId: string | null;
+    description: string | null;
+  }[],
+): Promise<void> {
+  await sql.query(
+    `INSERT INTO ledger_transfers (id, currency, debit_account_id, credit_account_id, amount_minor, status, two_phase,
+                                   reference_type, reference_id, description)
+     SELECT id, currency, debit, credit, amount, status, status = 'pending', rtype, rid, descr
+       FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::numeric[], $6::text[], $7::text[], $8::text[], $9::text[])
+            AS t(id, currency, debit, credit, amount, status, rtype, rid, descr)`,
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => r.currency),
+      rows.map((r) => r.debitId),
+      rows.map((r) => r.creditId),
+      rows.map((r) => r.amountMinor),
+      rows.map((r) => r.status),
+      rows.map((r) => r.referenceType),
+      rows.map((r) => r.referenceId),
+      rows.map((r) => r.description),
+    ],
+  );
+}
+
+/** Resolves a pending transfer exactly once: no row when it is not pending (already resolved or unknown). */
+export async function resolvePending(sql: Sql, transferId: string, to: 'posted' | 'voided'): Promise<TransferRow | undefined> {
+  const rows = await sql.query<TransferRow>(
+    `UPDATE ledger_transfers SET status = $2, resolved_at = now()
+      WHERE id = $1 AND status = 'pending'
+      RETURNING id, currency, debit_account_id, credit_account_id, amount_minor::text AS amount_minor, status, reference_type, reference_id`,
+    [transferId, to],
+  );
+  return rows[0];
+}
+
+/** Moves a resolved pending transfer's amount out of the pending columns of the customer accounts it touches. */
+export async function settlePendingBalances(sql: Sql, t: TransferRow, to: 'posted' | 'voided'): Promise<void> {
+  const posted = to === 'posted';
+  await sql.query(
+    `UPDATE ledger_accounts SET
+        debits_pending  = debits_pending  - CASE WHEN id = $1 THEN $3::numeric ELSE 0 END,
+        debits_posted   = debits_posted   + CASE WHEN id = $1 AND $4 THEN $3::numeric ELSE 0 END,
+        credits_pending = credits_pending - CASE WHEN id = $2 THEN $3::numeric ELSE 0 END,
+        credits_posted  = credits_posted  + CASE WHEN id = $2 AND $4 THEN $3::numeric ELSE 0 END,
+        last_transfer_at = now()
+      WHERE id IN ($1, $2) AND kind = 'customer'`,
+    [t.debit_account_id, t.credit_account_id, t.amount_minor, posted],
+  );
+}
+
+export async function findTransfersByReference(sql: Sql, referenceType: string, referenceId: string): Promise<TransferRow[]> {
+  return sql.query<TransferRow>(
+    `SELECT id, currency, debit_account_id, credit_account_id, amount_minor::text AS amount_minor, status, reference_type, reference_id
+       FROM ledger_transfers WHERE reference_type = $1 AND reference_id = $2 ORDER BY created_at, id`,
+    [referenceType, referenceId],
+  );
+}
+
+export interface BalanceRow {
+  id: string;
+  currency: string;
+  debits_posted: string;
+  credits_posted: string;
+  debits_pending: string;
+  credits_pending: string;
+  last_transfer_at: Date | null;
+}
+
+export async function customerBalances(sql: Sql, accountId: string): Promise<BalanceRow[]> {
+  return sql.query<BalanceRow>(
+    `SELECT id, currency, debits_posted::text AS debits_posted, credits_posted::text AS credits_posted,
+            debits_pending::text AS debits_pending, credits_pending::text AS credits_pending, last_transfer_at
+       FROM ledger_accounts WHERE kind = 'customer' AND account_id = $1 ORDER BY currency`,
+    [accountId],
+  );
+}
+
+/**
+ * Every way the ledger could be wrong, as rows: a customer account whose running balances differ from
+ * its transfers, a transfer whose accounts are of another currency, or a currency whose accounts do
+ * not sum to zero. Empty when the ledger is sound.
+ */
+export async function invariantViolations(sql: Sql): Promise<{ problem: string; subject: string }[]> {
+  return sql.query(
+    `WITH sums AS (
+       SELECT a.id, a.kind, a.currency, a.debits_posted, a.credits_posted, a.debits_pending, a.credits_pending,
+              COALESCE(SUM(t.amount_minor) FILTER (WHERE t.debit_account_id = a.id AND t.status = 'posted'), 0) AS dp,
+              COALESCE(SUM(t.amount_minor) FILTER (WHERE t.credit_account_id = a.id AND t.status = 'posted'), 0) AS cp,
+              COALESCE(SUM(t.amount_minor) FILTER (WHERE t.debit_account_id = a.id AND t.status = 'pending'), 0) AS dpe,
+              COALESCE(SUM(t.amount_minor) FILTER (WHERE t.credit_account_id = a.id AND t.status = 'pending'), 0) AS cpe
+         FROM ledger_accounts a
+         LEFT JOIN ledger_transfers t ON t.debit_account_id = a.id OR t.credit_account_id = a.id
+        GROUP BY a.id)
+     SELECT 'running balance differs from transfers' AS problem, id::text AS subject FROM sums
+      WHERE kind = 'customer' AND (debits_posted <> dp OR credits_posted <> cp OR debits_pending <> dpe OR credits_pending <> cpe)
+     UNION ALL
+     SELECT 'customer available balance below zero', id::text FROM sums
+      WHERE kind = 'customer' AND dp + dpe > cp
+     UNION ALL
+     SELECT 'currency does not sum to zero', currency FROM sums GROUP BY currency
+     HAVING SUM(cp - dp) <> 0 OR SUM(cpe - dpe) <> 0
+     UNION ALL
+     SELECT 'transfer between accounts of another currency', t.id::text FROM ledger_transfers t
+       JOIN ledger_accounts d ON d.id = t.debit_account_id JOIN ledger_accounts c ON c.id = t.credit_account_id
+      WHERE d.currency <> t.currency OR c.currency <> t.currency`,
+  );
+}
+
+/** Locks a customer account for a batch of holds and reads its available balance (minor units). */
+export async function lockCustomerAvailable(sql: Sql, accountId: string, currency: string): Promise<{ id: string; available: string } | undefined> {
+  const rows = await sql.query<{ id: string; available: string }>(
+    `SELECT id, (credits_posted - debits_posted - debits_pending)::text AS available
+       FROM ledger_accounts WHERE kind = 'customer' AND account_id = $1 AND currency = $2 FOR UPDATE`,
+    [accountId, currency],
+  );
+  return rows[0];
+}
+
+export async function addPendingDebit(sql: Sql, ledgerAccountId: string, amountMinor: string): Promise<void> {
+  await sql.query(
+    `UPDATE ledger_accounts SET debits_pending = debits_pending + $2::numeric, last_transfer_at = now() WHERE id = $1`,
+    [ledgerAccountId, amountMinor],
+  );
+}
