@@ -183,19 +183,28 @@ export async function invariantViolations(sql: Sql): Promise<{ problem: string; 
   );
 }
 
-/** Locks a customer account for a batch of holds and reads its available balance (minor units). */
-export async function lockCustomerAvailable(sql: Sql, accountId: string, currency: string): Promise<{ id: string; available: string } | undefined> {
-  const rows = await sql.query<{ id: string; available: string }>(
-    `SELECT id, (credits_posted - debits_posted - debits_pending)::text AS available
-       FROM ledger_accounts WHERE kind = 'customer' AND account_id = $1 AND currency = $2 FOR UPDATE`,
-    [accountId, currency],
+/** Locks customer accounts for a batch of holds (in id order, so batches never deadlock) and reads their available balances. */
+export async function lockCustomersAvailable(
+  sql: Sql,
+  keys: { accountId: string; currency: string }[],
+): Promise<{ id: string; account_id: string; currency: string; available: string }[]> {
+  return sql.query(
+    `SELECT a.id, a.account_id, a.currency, (a.credits_posted - a.debits_posted - a.debits_pending)::text AS available
+       FROM ledger_accounts a
+       JOIN unnest($1::uuid[], $2::text[]) AS k(account_id, currency) ON a.account_id = k.account_id AND a.currency = k.currency
+      WHERE a.kind = 'customer'
+      ORDER BY a.id
+        FOR UPDATE OF a`,
+    [keys.map((k) => k.accountId), keys.map((k) => k.currency)],
   );
-  return rows[0];
 }
 
-export async function addPendingDebit(sql: Sql, ledgerAccountId: string, amountMinor: string): Promise<void> {
+/** Adds each account's batch total to its pending debits, in one statement. */
+export async function addPendingDebits(sql: Sql, totals: { id: string; amountMinor: string }[]): Promise<void> {
   await sql.query(
-    `UPDATE ledger_accounts SET debits_pending = debits_pending + $2::numeric, last_transfer_at = now() WHERE id = $1`,
-    [ledgerAccountId, amountMinor],
+    `UPDATE ledger_accounts a SET debits_pending = a.debits_pending + d.amount, last_transfer_at = now()
+       FROM unnest($1::uuid[], $2::numeric[]) AS d(id, amount)
+      WHERE a.id = d.id`,
+    [totals.map((t) => t.id), totals.map((t) => t.amountMinor)],
   );
 }
