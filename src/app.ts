@@ -13,6 +13,7 @@ import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema } from './http/sch
 import { newRequestId } from './lib/ids.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { fxRoutes } from './modules/fx/fx.routes.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
 import { operatorLedgerRoutes } from './modules/operator/operator-ledger.routes.js';
 import { operatorRoutes } from './modules/operator/operator.routes.js';
@@ -97,13 +98,16 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  // The shared rate-limit store's connection ends with the app (else it keeps the process alive).
+  if (redis) app.addHook('onClose', async () => void redis.disconnect());
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimitPerSecond,
     timeWindow: 1000,
     enableDraftSpec: true,
     keyGenerator: (req) => req.ip,
-    ...(config.redisUrl ? { redis: new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }), nameSpace: 'corridor-rl:', skipOnError: true } : {}),
+    ...(redis ? { redis, nameSpace: 'corridor-rl:', skipOnError: true } : {}),
     errorResponseBuilder: (_req, context) =>
       new AppError({
         status: 429,
@@ -144,6 +148,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   accountRoutes(app, ctx);
   operatorRoutes(app, ctx);
   ledgerRoutes(app, ctx);
+  fxRoutes(app, ctx);
   operatorLedgerRoutes(app, ctx);
   sandboxRoutes(app, ctx);
 

@@ -33,8 +33,6 @@ export async function start(config: Config, role: Role): Promise<void> {
     `  Operator key  ${boot.operatorKey}`,
     '',
   ];
-  process.stdout.write(lines.join('\n') + '\n');
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) {
@@ -57,4 +55,6 @@ export async function start(config: Config, role: Role): Promise<void> {
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+  // Announced only once a signal can stop it gracefully.
+  process.stdout.write(lines.join('\n') + '\n');
 }

@@ -90,13 +90,15 @@ async function authenticateWorkspace(ctx: AppContext, req: FastifyRequest): Prom
   };
 }
 
-/** Operator keys are few and high-value: verified with scrypt, remembered briefly by their digest. */
-const operatorCache = new Map<string, { keyId: string; untilMs: number }>();
+/** Operator keys are few and high-value: verified with scrypt, remembered briefly (per database) by their digest; a revoked key stops working within OPERATOR_CACHE_MS. */
+const operatorCaches = new WeakMap<object, Map<string, { keyId: string; untilMs: number }>>();
 const OPERATOR_CACHE_MS = 30_000;
 const OPERATOR_CACHE_MAX = 100;
 
 export async function authenticateOperatorKey(ctx: AppContext, presented: string): Promise<string | undefined> {
   const digest = sha256Hex(presented);
+  let operatorCache = operatorCaches.get(ctx.db);
+  if (!operatorCache) operatorCaches.set(ctx.db, (operatorCache = new Map()));
   const cached = operatorCache.get(digest);
   if (cached && cached.untilMs > Date.now()) return cached.keyId;
   const keys = await ctx.db.query<{ id: string; key_hash: string }>(

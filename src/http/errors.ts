@@ -142,7 +142,8 @@ export function renderError(err: AppError, req: FastifyRequest): RenderedError {
   }
   const body: Record<string, unknown> = {
     statusCode: err.status,
-    message: err.message,
+    // DESIGN (Pinned details): a legacy 403 puts its code in `message` as well as in `code`.
+    message: err.status === 403 && err.code ? err.code : err.message,
     error: phrase(err.status),
   };
   if (err.code) body.code = err.code;
@@ -195,7 +196,7 @@ function describe(e: AjvError): string {
     case 'enum':
       return `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
     case 'type':
-      return `must be ${e.params.type === 'integer' ? 'an integer' : `a ${String(e.params.type)}`}`;
+      return `must be ${e.params.type === 'integer' ? 'an integer' : `${/^[aeiou]/.test(String(e.params.type)) ? 'an' : 'a'} ${String(e.params.type)}`}`;
     case 'minLength':
       return `must be at least ${String(e.params.limit)} characters`;
     case 'maxLength':

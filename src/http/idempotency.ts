@@ -27,7 +27,9 @@ declare module 'fastify' {
 
 function fingerprintOf(req: FastifyRequest): string {
   const path = req.url.split('?')[0] ?? req.url;
-  return sha256Hex([req.method, path, req.auth?.subAccountId ?? '', req.rawBody ?? ''].join('\n'));
+  // The exact JSON text sent; a body parsed from another media type is fingerprinted by its parsed value.
+  const body = req.rawBody ?? (req.body === undefined ? '' : JSON.stringify(req.body));
+  return sha256Hex([req.method, path, req.auth?.subAccountId ?? '', body].join('\n'));
 }
 
 function sendText(reply: FastifyReply, status: number, contentType: string, text: string): FastifyReply {
@@ -103,7 +105,9 @@ export async function runIdempotent(
       reply.code(outcome.status);
       status = outcome.status;
       contentType = 'application/json; charset=utf-8';
-      text = String(reply.serialize(outcome.body));
+      // A refusal has no response schema of its own (the route's `4xx` entry documents the error shapes
+      // per media type, which reply.serialize cannot pick): it is sent as it is.
+      text = outcome.status >= 400 ? JSON.stringify(outcome.body) : String(reply.serialize(outcome.body));
     } catch (err) {
       const appError = toAppError(err);
       if (appError.status >= 500 || appError.status === 429) throw err;

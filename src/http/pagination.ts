@@ -83,7 +83,11 @@ export async function paginate<Row, Item>(
     /^\s*SELECT\s/i,
     `SELECT to_char(${created} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS __cursor_t, ${id}::text AS __cursor_id, `,
   );
-  const rows = await sql.query<Row & { __cursor_t: string; __cursor_id: string }>(withCursor, params);
+  const rows = await sql.query<Row & { __cursor_t: string; __cursor_id: string }>(withCursor, params).catch((err: unknown) => {
+    // A cursor of the right shape can still hold an impossible time or an id the column's type refuses.
+    if (page.cursor && /^22/.test(String((err as { code?: unknown }).code ?? ''))) throw fieldError('cursor', 'cursor is not a cursor this API issued');
+    throw err;
+  });
   const hasMore = rows.length > limit;
   const pageRows = hasMore ? rows.slice(0, limit) : rows;
   const last = pageRows[pageRows.length - 1];

@@ -25,6 +25,32 @@ const OAuthError = Type.Object({
   error_description: Type.String(),
 });
 
+const Jwks = Type.Object(
+  {
+    keys: Type.Array(
+      Type.Object(
+        { kty: Type.String(), crv: Type.String(), x: Type.String(), kid: Type.String(), alg: Type.String(), use: Type.String() },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  { title: 'JWKS' },
+);
+
+const AuthServerMetadata = Type.Object(
+  {
+    issuer: Type.String(),
+    token_endpoint: Type.String(),
+    jwks_uri: Type.String(),
+    grant_types_supported: Type.Array(Type.String()),
+    token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    token_endpoint_auth_signing_alg_values_supported: Type.Array(Type.String()),
+    response_types_supported: Type.Array(Type.String()),
+    scopes_supported: Type.Array(Type.String()),
+  },
+  { title: 'AuthorizationServerMetadata' },
+);
+
 const ApiKeySchema = Type.Object(
   {
     clientId: Uuid,
@@ -75,6 +101,10 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/oauth/token',
     {
       config: { auth: 'none', rateLimit: { max: config.tokenRateLimitPerMinute, timeWindow: 60_000 } },
+      // Set before the body is parsed, so refusals from parsing and validation carry it too.
+      onRequest: async (_req, reply) => {
+        reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      },
       schema: {
         tags: ['Authentication'],
         summary: 'Exchange client credentials for an access token (OAuth 2.0 client credentials)',
@@ -108,13 +138,13 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   );
 
-  app.get('/.well-known/jwks.json', { config: { auth: 'none' }, schema: { tags: ['Authentication'], summary: 'Public keys that sign access tokens' } }, async () =>
+  app.get('/.well-known/jwks.json', { config: { auth: 'none' }, schema: { tags: ['Authentication'], summary: 'Public keys that sign access tokens', response: { 200: Jwks } } }, async () =>
     ctx.keys.jwks(),
   );
 
   app.get(
     '/.well-known/oauth-authorization-server',
-    { config: { auth: 'none' }, schema: { tags: ['Authentication'], summary: 'Authorization server metadata (RFC 8414)' } },
+    { config: { auth: 'none' }, schema: { tags: ['Authentication'], summary: 'Authorization server metadata (RFC 8414)', response: { 200: AuthServerMetadata } } },
     async () => ({
       issuer: config.publicBaseUrl,
       token_endpoint: `${config.publicBaseUrl}/oauth/token`,

@@ -44,7 +44,9 @@ const AuditEntry = Type.Object({
 });
 
 export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.addHook('onResponse', async (req, reply) => {
+  // Written before the answer leaves (onSend, not onResponse): a call the operator has seen answered
+  // is already in the audit log, and no answered call goes unrecorded.
+  app.addHook('onSend', async (req, reply) => {
     if (req.routeOptions.config.auth !== 'operator') return;
     await operator.writeAudit(ctx.db, req, reply.statusCode).catch((err: unknown) => req.log.error({ err }, 'audit write failed'));
   });

@@ -1,0 +1,159 @@
+import type { Sql } from '../../db/db.js';
+import { maybeOne, one } from '../../db/db.js';
+
+/** All SQL of the FX module. Amounts cross this boundary as decimal strings of minor units. */
+
+export type QuoteIntent = 'payout' | 'conversion';
+
+export interface QuoteRow {
+  id: string;
+  workspace_id: string;
+  account_id: string;
+  intent: QuoteIntent;
+  from_currency: string;
+  to_currency: string;
+  from_amount_minor: string;
+  to_amount_minor: string;
+  fee_minor: string;
+  fixed_side: 'from' | 'to';
+  rate: string;
+  mid_rate: string;
+  spread_bps: number;
+  /** As stored: an open quote past its expiry is still `open` here (see `expired`). */
+  status: 'open' | 'used';
+  /** Computed against the database clock when read. */
+  expired: boolean;
+  expires_at: Date;
+  created_at: Date;
+}
+
+export interface ConversionRow {
+  id: string;
+  workspace_id: string;
+  account_id: string;
+  quote_id: string;
+  client_ref: string | null;
+  from_currency: string;
+  to_currency: string;
+  from_amount_minor: string;
+  to_amount_minor: string;
+  rate: string;
+  status: 'completed';
+  created_at: Date;
+}
+
+const QUOTE_COLUMNS = `id, workspace_id, account_id, intent, from_currency, to_currency,
+  from_amount_minor::text AS from_amount_minor, to_amount_minor::text AS to_amount_minor, fee_minor::text AS fee_minor,
+  fixed_side, rate, mid_rate, spread_bps, status, (status = 'open' AND expires_at <= now()) AS expired, expires_at, created_at`;
+
+const CONVERSION_COLUMNS = `id, workspace_id, account_id, quote_id, client_ref, from_currency, to_currency,
+  from_amount_minor::text AS from_amount_minor, to_amount_minor::text AS to_amount_minor, rate, status, created_at`;
+
+export async function insertQuote(
+  sql: Sql,
+  q: {
+    id: string;
+    workspaceId: string;
+    accountId: string;
+    intent: QuoteIntent;
+    fromCurrency: string;
+    toCurrency: string;
+    fromAmountMinor: string;
+    toAmountMinor: string;
+    feeMinor: string;
+    fixedSide: 'from' | 'to';
+    rate: string;
+    midRate: string;
+    spreadBps: number;
+    lifetimeMs: number;
+  },
+): Promise<QuoteRow> {
+  return one<QuoteRow>(
+    sql,
+    `INSERT INTO fx_quotes (id, workspace_id, account_id, intent, from_currency, to_currency, from_amount_minor,
+                            to_amount_minor, fee_minor, fixed_side, rate, mid_rate, spread_bps, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9::numeric, $10, $11, $12, $13,
+             now() + $14::bigint * interval '1 millisecond')
+     RETURNING ${QUOTE_COLUMNS}`,
+    [
+      q.id,
+      q.workspaceId,
+      q.accountId,
+      q.intent,
+      q.fromCurrency,
+      q.toCurrency,
+      q.fromAmountMinor,
+      q.toAmountMinor,
+      q.feeMinor,
+      q.fixedSide,
+      q.rate,
+      q.midRate,
+      q.spreadBps,
+      q.lifetimeMs,
+    ],
+  );
+}
+
+/** A quote of the account acted on, within its workspace. */
+export async function findQuote(sql: Sql, workspaceId: string, accountId: string, id: string): Promise<QuoteRow | undefined> {
+  return maybeOne<QuoteRow>(sql, `SELECT ${QUOTE_COLUMNS} FROM fx_quotes WHERE workspace_id = $1 AND account_id = $2 AND id = $3`, [
+    workspaceId,
+    accountId,
+    id,
+  ]);
+}
+
+/**
+ * The one consumption of a quote, as a compare-and-set: open, of this intent, not yet expired, to used.
+ * No row when any of these does not hold (the caller reads the quote to say which).
+ */
+export async function markQuoteUsed(
+  sql: Sql,
+  q: { workspaceId: string; accountId: string; id: string; intent: QuoteIntent; usedByType: string; usedById: string | null },
+): Promise<QuoteRow | undefined> {
+  return maybeOne<QuoteRow>(
+    sql,
+    `UPDATE fx_quotes SET status = 'used', used_at = now(), used_by_type = $5, used_by_id = $6
+      WHERE workspace_id = $1 AND account_id = $2 AND id = $3 AND intent = $4
+        AND status = 'open' AND expires_at > now()
+      RETURNING ${QUOTE_COLUMNS}`,
+    [q.workspaceId, q.accountId, q.id, q.intent, q.usedByType, q.usedById],
+  );
+}
+
+export async function insertConversion(
+  sql: Sql,
+  c: {
+    id: string;
+    workspaceId: string;
+    accountId: string;
+    quoteId: string;
+    clientRef: string | null;
+    fromCurrency: string;
+    toCurrency: string;
+    fromAmountMinor: string;
+    toAmountMinor: string;
+    rate: string;
+  },
+): Promise<ConversionRow> {
+  return one<ConversionRow>(
+    sql,
+    `INSERT INTO fx_conversions (id, workspace_id, account_id, quote_id, client_ref, from_currency, to_currency,
+                                 from_amount_minor, to_amount_minor, rate, status)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::numeric, $9::numeric, $10, 'completed')
+     RETURNING ${CONVERSION_COLUMNS}`,
+    [c.id, c.workspaceId, c.accountId, c.quoteId, c.clientRef, c.fromCurrency, c.toCurrency, c.fromAmountMinor, c.toAmountMinor, c.rate],
+  );
+}
+
+export async function findConversion(sql: Sql, workspaceId: string, accountId: string, id: string): Promise<ConversionRow | undefined> {
+  return maybeOne<ConversionRow>(
+    sql,
+    `SELECT ${CONVERSION_COLUMNS} FROM fx_conversions WHERE workspace_id = $1 AND account_id = $2 AND id = $3`,
+    [workspaceId, accountId, id],
+  );
+}
+
+export async function findConversionByClientRef(sql: Sql, workspaceId: string, clientRef: string): Promise<{ id: string } | undefined> {
+  return maybeOne<{ id: string }>(sql, 'SELECT id FROM fx_conversions WHERE workspace_id = $1 AND client_ref = $2', [workspaceId, clientRef]);
+}
