@@ -22,7 +22,7 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (req) => {
       const workspace = await accounts.getWorkspace(ctx.db, req.auth.workspaceId);
       const account = await accounts.getAccount(ctx.db, req.auth.workspaceId, req.auth.accountId);
-      return { ...accounts.accountData(account), primaryCurrency: String(workspace.settings.primaryCurrency ?? accounts.primaryCurrencyFor(workspace.country)) };
+      return { ...accounts.accountData(account), primaryCurrency: accounts.workspacePrimaryCurrency(workspace) };
     },
   );
 

@@ -14,6 +14,12 @@ export function primaryCurrencyFor(country: string): string {
   return PRIMARY_CURRENCY_BY_COUNTRY[country] ?? (EURO_COUNTRIES.has(country) ? 'EUR' : 'USD');
 }
 
+/** The workspace's primary currency: set by the operator, else derived from its country. */
+export function workspacePrimaryCurrency(workspace: WorkspaceRow): string {
+  const set = workspace.settings.primaryCurrency;
+  return typeof set === 'string' ? set : primaryCurrencyFor(workspace.country);
+}
+
 export interface WorkspaceSettings {
   primaryCurrency?: string;
   travelRuleScreening?: boolean;

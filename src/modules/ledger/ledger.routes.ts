@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { routeWithLegacyAlias } from '../../http/legacy.js';
-import { getWorkspace, primaryCurrencyFor } from '../accounts/accounts.service.js';
+import { getWorkspace, workspacePrimaryCurrency } from '../accounts/accounts.service.js';
 import { balancesView, listTransactions } from './balances.service.js';
 import { BalancesResponse, TransactionsPage, TransactionsQuery } from './ledger.schemas.js';
 
@@ -26,7 +26,7 @@ export function ledgerRoutes(app: FastifyInstance, ctx: AppContext): void {
         accountId: req.auth.accountId,
         clientId: req.auth.clientId,
         enabledCurrencies: workspace.enabled_currencies,
-        primaryCurrency: String(workspace.settings.primaryCurrency ?? primaryCurrencyFor(workspace.country)),
+        primaryCurrency: workspacePrimaryCurrency(workspace),
         rates: ctx.rates,
       });
     },
