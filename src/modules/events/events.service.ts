@@ -8,6 +8,8 @@ export interface NewEvent {
   type: string;
   data: Record<string, unknown>;
   test?: boolean;
+  /** False for events that are recorded but not delivered to webhook endpoints (payout.reverted). */
+  deliverable?: boolean;
 }
 
 /**
@@ -16,13 +18,14 @@ export interface NewEvent {
  */
 export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
   const id = newEventId();
-  await tx.query('INSERT INTO events (id, workspace_id, account_id, type, data, test) VALUES ($1, $2, $3, $4, $5, $6)', [
+  await tx.query('INSERT INTO events (id, workspace_id, account_id, type, data, test, deliverable) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
     id,
     event.workspaceId,
     event.accountId ?? null,
     event.type,
     JSON.stringify(event.data),
     event.test ?? false,
+    event.deliverable ?? true,
   ]);
   return id;
 }

@@ -1,0 +1,138 @@
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/db.js';
+import { conflict, notFound } from '../../http/errors.js';
+import { assert } from '../../lib/assert.js';
+import { formatAmount } from '../../lib/money.js';
+import { enqueue } from '../../jobs/queue.js';
+import { payoutProviderFor } from '../../providers/index.js';
+import { recordEvent } from '../events/events.service.js';
+import { ledger } from '../ledger/ledger.service.js';
+import * as repo from './payouts.repository.js';
+import type { PayoutRow } from './payouts.repository.js';
+import { MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type PayoutMove } from './payouts.transitions.js';
+
+export const PAYOUT_STEP_JOB = 'payout.step';
+
+/** The payout fields every payout event carries (spec §Events: payout data). */
+export function payoutEventData(row: PayoutRow) {
+  return {
+    id: row.id,
+    clientRef: row.client_ref,
+    amount: formatAmount(BigInt(row.amount_minor), row.currency),
+    currency: row.currency,
+    status: row.status,
+    completedAt: row.completed_at ? row.completed_at.toISOString() : null,
+  };
+}
+
+/** The system account a payout's hold credits: the FX desk when a quote funds it, else the rail's clearing. */
+function holdCounterparty(row: PayoutRow) {
+  return row.quote_id ? { system: 'fx_desk' as const } : { system: 'provider_clearing' as const, code: row.route };
+}
+
+/** The ledger side of a move, in the transaction of the move itself. */
+async function postForMove(tx: Tx, row: PayoutRow, move: PayoutMove): Promise<void> {
+  const customer = { customer: row.account_id, workspaceId: row.workspace_id };
+  const holds = [row.hold_transfer_id, row.fee_transfer_id].filter((id): id is string => id !== null);
+  switch (move) {
+    case 'process':
+      return;
+    case 'pay':
+      for (const id of holds) await ledger.post(tx, id);
+      if (row.quote_id) {
+        // The FX desk delivers the payout currency to the rail.
+        await ledger.transfer(tx, {
+          debit: { system: 'fx_desk' },
+          credit: { system: 'provider_clearing', code: row.route },
+          currency: row.currency,
+          amountMinor: BigInt(row.amount_minor),
+          reference: { type: 'payout', id: row.id },
+        });
+      }
+      return;
+    case 'fail':
+    case 'cancel':
+      for (const id of holds) await ledger.void(tx, id);
+      return;
+    case 'revert': {
+      // Paid, then rejected downstream: the money comes back to the balance it left.
+      if (row.quote_id) {
+        await ledger.transfer(tx, {
+          debit: { system: 'provider_clearing', code: row.route },
+          credit: { system: 'fx_desk' },
+          currency: row.currency,
+          amountMinor: BigInt(row.amount_minor),
+          reference: { type: 'payout', id: row.id },
+        });
+      }
+      await ledger.transfer(tx, {
+        debit: holdCounterparty(row),
+        credit: customer,
+        currency: row.funding_currency,
+        amountMinor: BigInt(row.funding_minor),
+        reference: { type: 'payout', id: row.id },
+        description: 'Payout reverted',
+      });
+      if (BigInt(row.fee_minor) > 0n) {
+        await ledger.transfer(tx, {
+          debit: { system: 'fee_revenue' },
+          credit: customer,
+          currency: row.funding_currency,
+          amountMinor: BigInt(row.fee_minor),
+          reference: { type: 'payout', id: row.id },
+          description: 'Payout fee returned',
+        });
+      }
+      return;
+    }
+  }
+}
+
+/**
+ * Applies a move to a payout as one compare-and-set with its ledger posting and its event, in the
+ * caller's transaction. Returns undefined when the payout is no longer in a state the move starts
+ * from (someone else moved it first).
+ */
+export async function applyMove(tx: Tx, row: PayoutRow, move: PayoutMove, failureReason?: string): Promise<PayoutRow | undefined> {
+  const to = MOVE_TARGET[move];
+  if (!MOVE_FROM[move].includes(row.status)) return undefined;
+  assert(canMove(row.status, to), `payout transition ${row.status} → ${to} is in the table`);
+  const moved = await repo.moveStatus(tx, row.id, row.status, to, {
+    failureReason: move === 'fail' || move === 'revert' ? (failureReason ?? 'failed') : null,
+    completed: move === 'pay',
+    reverted: move === 'revert',
+  });
+  if (!moved) return undefined;
+  await postForMove(tx, row, move);
+  await recordEvent(tx, {
+    workspaceId: moved.workspace_id,
+    accountId: moved.account_id === moved.workspace_id ? undefined : moved.account_id,
+    type: MOVE_EVENT[move],
+    data: payoutEventData(moved),
+    deliverable: move !== 'revert', // the spec: payout.reverted is recorded but not yet delivered
+  });
+  return moved;
+}
+
+/** A move asked for through the API (cancel, sandbox, operator): 404 unknown, 409 from a state it cannot start from. */
+export async function requestMove(
+  ctx: AppContext,
+  tx: Tx,
+  find: () => Promise<PayoutRow | undefined>,
+  move: PayoutMove,
+  failureReason?: string,
+): Promise<PayoutRow> {
+  const row = await find();
+  if (!row) throw notFound('Payout');
+  if (move === 'cancel' && row.status === 'processing' && !payoutProviderFor(ctx.config, row.provider).canCancelProcessing()) {
+    throw conflict('PAYOUT_NOT_CANCELLABLE', 'The provider can no longer cancel this payout');
+  }
+  const moved = await applyMove(tx, row, move, failureReason);
+  if (!moved) throw conflict('INVALID_PAYOUT_STATE', `A payout in status ${row.status} cannot be moved to ${MOVE_TARGET[move]} this way`);
+  return moved;
+}
+
+/** Schedules the provider's next look at a payout, in the caller's transaction. */
+export async function scheduleStep(tx: Tx, payoutId: string, inMs: number): Promise<void> {
+  await enqueue(tx, { kind: PAYOUT_STEP_JOB, payload: { payoutId }, runAt: new Date(Date.now() + inMs), maxAttempts: 20 });
+}

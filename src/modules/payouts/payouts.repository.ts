@@ -1,0 +1,123 @@
+import type { Sql } from '../../db/db.js';
+import { maybeOne } from '../../db/db.js';
+import type { PayoutStatus } from './payouts.transitions.js';
+
+export interface PayoutRow {
+  id: string;
+  workspace_id: string;
+  account_id: string;
+  client_ref: string;
+  status: PayoutStatus;
+  currency: string;
+  amount_minor: string;
+  fee_minor: string;
+  route: string;
+  provider: string;
+  beneficiary_id: string | null;
+  beneficiary: Record<string, unknown>;
+  sender: Record<string, unknown> | null;
+  quote_id: string | null;
+  funding_currency: string;
+  funding_minor: string;
+  purpose: string | null;
+  reference: string | null;
+  metadata: Record<string, string> | null;
+  hold_transfer_id: string | null;
+  fee_transfer_id: string | null;
+  failure_reason: string | null;
+  reverted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+export const PAYOUT_COLUMNS = `id, workspace_id, account_id, client_ref, status, currency, amount_minor::text AS amount_minor,
+  fee_minor::text AS fee_minor, route, provider, beneficiary_id, beneficiary, sender, quote_id, funding_currency,
+  funding_minor::text AS funding_minor, purpose, reference, metadata, hold_transfer_id, fee_transfer_id, failure_reason,
+  reverted_at, created_at, updated_at, completed_at`;
+
+export interface NewPayout {
+  id: string;
+  workspaceId: string;
+  accountId: string;
+  clientRef: string;
+  status: PayoutStatus;
+  currency: string;
+  amountMinor: bigint;
+  feeMinor: bigint;
+  route: string;
+  provider: string;
+  beneficiaryId: string | null;
+  beneficiary: Record<string, unknown>;
+  sender: Record<string, unknown> | null;
+  quoteId: string | null;
+  fundingCurrency: string;
+  fundingMinor: bigint;
+  purpose: string | null;
+  reference: string | null;
+  metadata: Record<string, string> | null;
+  holdTransferId: string | null;
+  feeTransferId: string | null;
+  failureReason: string | null;
+}
+
+export async function insertPayout(sql: Sql, p: NewPayout): Promise<PayoutRow> {
+  const rows = await sql.query<PayoutRow>(
+    `INSERT INTO payouts (id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, provider,
+                          beneficiary_id, beneficiary, sender, quote_id, funding_currency, funding_minor, purpose, reference,
+                          metadata, hold_transfer_id, fee_transfer_id, failure_reason)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+     RETURNING ${PAYOUT_COLUMNS}`,
+    [
+      p.id, p.workspaceId, p.accountId, p.clientRef, p.status, p.currency, p.amountMinor.toString(), p.feeMinor.toString(),
+      p.route, p.provider, p.beneficiaryId, JSON.stringify(p.beneficiary), p.sender ? JSON.stringify(p.sender) : null,
+      p.quoteId, p.fundingCurrency, p.fundingMinor.toString(), p.purpose, p.reference,
+      p.metadata ? JSON.stringify(p.metadata) : null, p.holdTransferId, p.feeTransferId, p.failureReason,
+    ],
+  );
+  return rows[0] as PayoutRow;
+}
+
+export async function clientRefExists(sql: Sql, workspaceId: string, clientRef: string): Promise<boolean> {
+  return (await maybeOne(sql, 'SELECT 1 FROM payouts WHERE workspace_id = $1 AND client_ref = $2', [workspaceId, clientRef])) !== undefined;
+}
+
+export async function findPayout(sql: Sql, workspaceId: string, id: string): Promise<PayoutRow | undefined> {
+  return maybeOne<PayoutRow>(sql, `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+}
+
+export async function findPayoutById(sql: Sql, id: string): Promise<PayoutRow | undefined> {
+  return maybeOne<PayoutRow>(sql, `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = $1`, [id]);
+}
+
+/** The compare-and-set of every move: only from the status the caller read. */
+export async function moveStatus(
+  sql: Sql,
+  id: string,
+  from: PayoutStatus,
+  to: PayoutStatus,
+  change: { failureReason?: string | null; completed?: boolean; reverted?: boolean } = {},
+): Promise<PayoutRow | undefined> {
+  return maybeOne<PayoutRow>(
+    sql,
+    `UPDATE payouts SET status = $3, updated_at = now(),
+            failure_reason = COALESCE($4, failure_reason),
+            completed_at = CASE WHEN $5 THEN now() ELSE completed_at END,
+            reverted_at = CASE WHEN $6 THEN now() ELSE reverted_at END
+      WHERE id = $1 AND status = $2
+      RETURNING ${PAYOUT_COLUMNS}`,
+    [id, from, to, change.failureReason ?? null, change.completed ?? false, change.reverted ?? false],
+  );
+}
+
+/** What a workspace has paid out (or holds for payouts) today in a currency, for its daily limit. */
+export async function paidTodayMinor(sql: Sql, workspaceId: string, currency: string): Promise<bigint> {
+  const row = await maybeOne<{ total: string }>(
+    sql,
+    `SELECT COALESCE(SUM(amount_minor), 0)::text AS total FROM payouts
+      WHERE workspace_id = $1 AND currency = $2 AND status NOT IN ('failed', 'cancelled')
+        AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+    [workspaceId, currency],
+  );
+  return BigInt(row?.total ?? '0');
+}

@@ -1,0 +1,85 @@
+import { Type } from 'typebox';
+import { Nullable, Page, Timestamp, Uuid } from '../../http/schemas.js';
+import { AMOUNT_PATTERN } from '../../lib/money.js';
+import { PAYOUT_STATUSES } from './payouts.transitions.js';
+
+export const ROUTES = ['sepa_inst', 'sepa_credit', 'bank_transfer', 'ach', 'fedwire', 'swift', 'crypto', 'mobile_money'] as const;
+
+const Amount = Type.String({
+  pattern: AMOUNT_PATTERN,
+  description: 'Positive decimal string in major units, at most 8 decimals (and no more than the currency has)',
+  'x-message': 'must be a positive decimal string such as "100.00"',
+  examples: ['125.50'],
+});
+
+export const SenderInfoSchema = Type.Object(
+  {
+    type: Type.Union([Type.Literal('individual'), Type.Literal('business')]),
+    firstName: Type.Optional(Type.String({ maxLength: 100 })),
+    lastName: Type.Optional(Type.String({ maxLength: 100 })),
+    dateOfBirth: Type.Optional(Type.String({ format: 'date' })),
+    companyName: Type.Optional(Type.String({ maxLength: 200 })),
+    registrationNumber: Type.Optional(Type.String({ maxLength: 100 })),
+    address: Type.Optional(Type.String({ maxLength: 200 })),
+    postalCode: Type.Optional(Type.String({ maxLength: 20 })),
+    city: Type.Optional(Type.String({ maxLength: 100 })),
+    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+    phoneNumber: Type.Optional(Type.String({ maxLength: 20 })),
+    fundOrigin: Type.Optional(Type.String({ maxLength: 50 })),
+    gender: Type.Optional(Type.String({ maxLength: 10 })),
+  },
+  { title: 'SenderInfo', description: 'The originator. Keys outside the corridor lists are dropped from the stored identity.' },
+);
+
+export const PayoutSchema = Type.Object(
+  {
+    id: Uuid,
+    clientRef: Type.String(),
+    amount: Type.String(),
+    currency: Type.String(),
+    status: Type.Union(PAYOUT_STATUSES.map((s) => Type.Literal(s))),
+    route: Type.String({ description: 'The rail; `international` for EUR/GBP auto-routed payouts' }),
+    fee: Type.String(),
+    beneficiaryId: Nullable(Uuid),
+    accountId: Type.Optional(Uuid),
+    quoteId: Type.Optional(Uuid),
+    purpose: Type.Optional(Type.String()),
+    reference: Type.Optional(Type.String()),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+    failureReason: Nullable(Type.String({ description: 'The decline reason; readable only here, never in events' })),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    completedAt: Nullable(Timestamp),
+  },
+  { title: 'Payout' },
+);
+
+export const PayoutRowError = Type.Object({ error: Type.String(), clientRef: Type.String() }, { title: 'PayoutRowError' });
+
+export const PayoutPage = Page('payout.list', PayoutSchema);
+
+export const PayoutListQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  clientRef: Type.Optional(Type.String({ maxLength: 100 })),
+  status: Type.Optional(Type.Union(PAYOUT_STATUSES.map((s) => Type.Literal(s)))),
+  createdFrom: Type.Optional(Type.String({ format: 'date-time' })),
+  createdTo: Type.Optional(Type.String({ format: 'date-time' })),
+});
+
+export const PayoutBodySchema = (beneficiary: ReturnType<typeof Type.Object> | ReturnType<typeof Type.Union>) =>
+  Type.Object(
+    {
+      clientRef: Type.String({ minLength: 1, maxLength: 100, description: 'Unique per payout in the workspace' }),
+      amount: Amount,
+      currency: Type.String({ pattern: '^[A-Z]{3,10}$' }),
+      route: Type.Optional(Type.Union(ROUTES.map((r) => Type.Literal(r)), { description: 'Not needed for EUR and GBP (IBAN, routed automatically)' })),
+      beneficiary,
+      senderInfo: Type.Optional(SenderInfoSchema),
+      quoteId: Type.Optional(Uuid),
+      purpose: Type.Optional(Type.String({ maxLength: 100 })),
+      reference: Type.Optional(Type.String({ maxLength: 140, description: 'Text to the recipient' })),
+      metadata: Type.Optional(Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), { maxProperties: 20 })),
+    },
+    { title: 'PayoutRequest' },
+  );
