@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // A throwaway CA for the HTTPS webhook receiver, trusted by the workers through NODE_EXTRA_CA_CERTS.
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 60_000,

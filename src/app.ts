@@ -13,12 +13,17 @@ import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema } from './http/sch
 import { newRequestId } from './lib/ids.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { beneficiaryRoutes } from './modules/beneficiaries/beneficiaries.routes.js';
+import { corridorRoutes } from './modules/corridors/corridors.routes.js';
+import { eventRoutes } from './modules/events/events.routes.js';
 import { fxRoutes } from './modules/fx/fx.routes.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
 import { operatorLedgerRoutes } from './modules/operator/operator-ledger.routes.js';
 import { operatorRoutes } from './modules/operator/operator.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
+import { payoutRoutes } from './modules/payouts/payouts.routes.js';
 import { serviceRoutes } from './modules/service/service.routes.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -151,6 +156,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   fxRoutes(app, ctx);
   operatorLedgerRoutes(app, ctx);
   sandboxRoutes(app, ctx);
+  payoutRoutes(app, ctx);
+  beneficiaryRoutes(app, ctx);
+  corridorRoutes(app, ctx);
+  webhookRoutes(app, ctx);
+  eventRoutes(app, ctx);
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   return app;

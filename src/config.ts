@@ -24,6 +24,11 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivateNetworks: boolean;
+  /** PEM file of extra CAs trusted for webhook endpoints (beside the system store and NODE_EXTRA_CA_CERTS). */
+  webhookCaFile: string | undefined;
+  /** Concurrent delivery attempts per endpoint, and in total, per worker process. */
+  webhookEndpointConcurrency: number;
+  webhookInFlightMax: number;
   orderFundingWindowMs: number;
   termsVersion: string;
   /** FX: mid-rate overrides (`USD:0.92,...`, EUR per unit), the spread in basis points, quote lifetime. */
@@ -44,10 +49,18 @@ export interface Config {
     connectionTimeoutMs: number;
     shutdownGraceMs: number;
     jobBatchMax: number;
+    /** Rows of one batch POST /v1/payouts. */
+    payoutBatchRowsMax: number;
     jobAttemptsMax: number;
     jobLeaseMs: number;
     jobPollMs: number;
     dbPoolMax: number;
+    webhookAttemptsMax: number;
+    webhookEndpointsMax: number;
+    webhookUrlLengthMax: number;
+    webhookResponseExcerptBytesMax: number;
+    webhookDispatchBatchMax: number;
+    webhookClaimEndpointsMax: number;
   };
 }
 
@@ -101,6 +114,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryDelaysMs: intList(env.WEBHOOK_RETRY_DELAYS_MS, [60000, 120000, 240000, 480000, 960000], 'WEBHOOK_RETRY_DELAYS_MS'),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 30000, 'WEBHOOK_TIMEOUT_MS'),
     webhookAllowPrivateNetworks: bool(env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, sandbox, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
+    webhookCaFile: env.WEBHOOK_CA_FILE || undefined,
+    webhookEndpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 16, 'WEBHOOK_ENDPOINT_CONCURRENCY')),
+    webhookInFlightMax: Math.max(1, int(env.WEBHOOK_IN_FLIGHT_MAX, 256, 'WEBHOOK_IN_FLIGHT_MAX')),
     orderFundingWindowMs: int(env.ORDER_FUNDING_WINDOW_MS, 86_400_000, 'ORDER_FUNDING_WINDOW_MS'),
     termsVersion: env.CORRIDOR_TERMS_VERSION || '1',
     fxRates: env.FX_RATES || undefined,
@@ -119,10 +135,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       connectionTimeoutMs: int(env.CONNECTION_TIMEOUT_MS, 60_000, 'CONNECTION_TIMEOUT_MS'),
       shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS, 10_000, 'SHUTDOWN_GRACE_MS'),
       jobBatchMax: 20,
+      payoutBatchRowsMax: 100,
       jobAttemptsMax: 10,
       jobLeaseMs: int(env.JOB_LEASE_MS, 60_000, 'JOB_LEASE_MS'),
       jobPollMs: int(env.JOB_POLL_MS, 250, 'JOB_POLL_MS'),
       dbPoolMax: int(env.DB_POOL_MAX, 20, 'DB_POOL_MAX'),
+      webhookAttemptsMax: 6,
+      webhookEndpointsMax: 20,
+      webhookUrlLengthMax: 2048,
+      webhookResponseExcerptBytesMax: 4096,
+      webhookDispatchBatchMax: 500,
+      webhookClaimEndpointsMax: 1000,
     },
   };
 }

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { payoutStepJob } from '../modules/payouts/payouts.jobs.js';
 import { PAYOUT_STEP_JOB } from '../modules/payouts/payouts.lifecycle.js';
+import { WebhookEngine } from '../modules/webhooks/delivery-engine.js';
 import { JobRunner, type JobHandler, type Recurring } from './runner.js';
 
 /** Every job kind and its handler. Modules add theirs here. */
@@ -17,6 +18,22 @@ export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobH
 
 export const recurringJobs: readonly Recurring[] = [{ kind: 'idempotency.cleanup', everyMs: 15 * 60_000 }];
 
+/** A worker's jobs, with the webhook delivery engine beside them (its queue is the webhook_deliveries table). */
+class WorkerRunner extends JobRunner {
+  private readonly webhooks: WebhookEngine;
+  constructor(ctx: AppContext) {
+    super(ctx, jobHandlers, recurringJobs);
+    this.webhooks = new WebhookEngine(ctx);
+  }
+  override start(): void {
+    super.start();
+    this.webhooks.start();
+  }
+  override async stop(): Promise<void> {
+    await Promise.all([super.stop(), this.webhooks.stop()]);
+  }
+}
+
 export function createRunner(ctx: AppContext): JobRunner {
-  return new JobRunner(ctx, jobHandlers, recurringJobs);
+  return new WorkerRunner(ctx);
 }

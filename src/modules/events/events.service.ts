@@ -1,5 +1,8 @@
-import type { Tx } from '../../db/db.js';
+import type { Sql, Tx } from '../../db/db.js';
+import { notFound } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newEventId } from '../../lib/ids.js';
+import { eventColumns, findEvent, type EventRow } from './events.repository.js';
 
 export interface NewEvent {
   workspaceId: string;
@@ -28,4 +31,39 @@ export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
     event.deliverable ?? true,
   ]);
   return id;
+}
+
+/** The API view of an event: the webhook envelope, plus the sub-account it concerns (null: the workspace's own). */
+export function eventView(row: EventRow) {
+  return { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), test: row.test, data: row.data, accountId: row.account_id };
+}
+
+export async function getEvent(sql: Sql, workspaceId: string, id: string, accountId?: string): Promise<EventRow> {
+  const row = await findEvent(sql, workspaceId, id, accountId);
+  if (!row) throw notFound('Event');
+  return row;
+}
+
+/**
+ * The workspace's events newest first (with `accountId`, those of that sub-account), by type and by
+ * time: `createdFrom` inclusive, `createdTo` exclusive.
+ */
+export function listEvents(
+  sql: Sql,
+  workspaceId: string,
+  query: PageRequest & { accountId?: string | undefined; type?: string | undefined; createdFrom?: string | undefined; createdTo?: string | undefined },
+) {
+  const where = ['workspace_id = $1'];
+  const params: unknown[] = [workspaceId];
+  if (query.accountId) where.push(`account_id = $${params.push(query.accountId)}::uuid`);
+  if (query.type) where.push(`type = $${params.push(query.type)}`);
+  if (query.createdFrom) where.push(`created_at >= $${params.push(query.createdFrom)}::timestamptz`);
+  if (query.createdTo) where.push(`created_at < $${params.push(query.createdTo)}::timestamptz`);
+  return paginate(sql, query, {
+    object: 'event.list',
+    from: `SELECT ${eventColumns} FROM events`,
+    where,
+    params,
+    map: (row: EventRow) => eventView(row),
+  });
 }

@@ -140,7 +140,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (req) => operator.workspaceData(await ctx.db.tx((tx) => operator.setCapability(tx, req.params.id, req.params.name, req.body.enabled))),
   );
 
-  app.put<{ Params: Static<typeof WorkspaceParams>; Body: { travelRuleScreening?: boolean; primaryCurrency?: string } }>(
+  app.put<{ Params: Static<typeof WorkspaceParams>; Body: { travelRuleScreening?: boolean; primaryCurrency?: string; businessIdentity?: Record<string, string>; payoutsPermitted?: boolean; payoutFees?: Record<string, string>; payoutLimits?: Record<string, { perTransaction?: string; daily?: string }> } }>(
     '/operator/v1/workspaces/:id/settings',
     {
       config: auth,
@@ -153,6 +153,35 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
           {
             travelRuleScreening: Type.Optional(Type.Boolean()),
             primaryCurrency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,10}$' })),
+            businessIdentity: Type.Optional(
+              Type.Object(
+                {
+                  companyName: Type.String({ minLength: 1, maxLength: 200 }),
+                  registrationNumber: Type.Optional(Type.String({ maxLength: 100 })),
+                  country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+                  address: Type.Optional(Type.String({ maxLength: 200 })),
+                  city: Type.Optional(Type.String({ maxLength: 100 })),
+                  postalCode: Type.Optional(Type.String({ maxLength: 20 })),
+                },
+                { description: 'The business identity that originates payouts sent without senderInfo' },
+              ),
+            ),
+            payoutsPermitted: Type.Optional(Type.Boolean({ description: 'false refuses payouts with PAYOUT_NOT_PERMITTED' })),
+            payoutFees: Type.Optional(
+              Type.Record(Type.String({ pattern: '^[A-Z]{3,10}$' }), Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' }), {
+                description: 'Fixed fee per payout by currency, held with the amount and returned with it',
+              }),
+            ),
+            payoutLimits: Type.Optional(
+              Type.Record(
+                Type.String({ pattern: '^[A-Z]{3,10}$' }),
+                Type.Object({
+                  perTransaction: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' })),
+                  daily: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' })),
+                }),
+                { description: 'Per-transaction and daily (UTC) payout limits by currency; beyond them LIMIT_EXCEEDED' },
+              ),
+            ),
           },
           { additionalProperties: false },
         ),

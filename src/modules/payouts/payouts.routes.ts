@@ -6,7 +6,8 @@ import { IdParams } from '../../http/schemas.js';
 import { requestMove } from './payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from './payouts.read.js';
 import { findPayout, findPayoutById } from './payouts.repository.js';
-import { PayoutListQuery, PayoutPage, PayoutSchema } from './payouts.schemas.js';
+import { PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';
+import { submitPayouts } from './payouts.submit.js';
 import type { PayoutMove } from './payouts.transitions.js';
 
 const tags = ['Payouts'];
@@ -14,6 +15,27 @@ const FailBody = Type.Object({ reason: Type.Optional(Type.String({ minLength: 1,
 const SIMULATED_MOVES: PayoutMove[] = ['process', 'pay', 'fail', 'revert'];
 
 export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post(
+    '/v1/payouts',
+    {
+      config: { auth: 'workspace', scope: 'write:payouts', capability: 'payouts' },
+      schema: {
+        tags,
+        summary: 'Create a payout, or a batch of payouts (an array, at most 100)',
+        description: [
+          'Validation runs before anything is queued, in order: corridor-required recipient fields, recipient structure, sender (codes in `details[].code`).',
+          'Refusals with a code in `message`: CORRIDOR_NOT_ENABLED, AMOUNT_OUT_OF_BOUNDS, LIMIT_EXCEEDED, PAYOUT_NOT_PERMITTED, INSUFFICIENT_BALANCE (a fiat payout without a quote is then recorded as `failed` under its clientRef and emits `payout.failed`).',
+          'A duplicate clientRef answers 400 `Payout with this client reference already exists`; find the original with GET /v1/payouts?clientRef=, or resend with the same Idempotency-Key.',
+          'Batch: 201 with an array in request order, each item the payout or `{error, clientRef}`; a field-format refusal on any row (for example `0.beneficiary.accounts.0.data`) refuses the whole array and creates nothing.',
+          'Sandbox outcomes by amount: decimals .13 fail at the provider, .14 stay processing, .15 are paid then reverted (last two integer digits for zero-decimal currencies).',
+        ].join(' '),
+        body: PayoutRequest,
+        response: { 201: Type.Union([PayoutSchema, Type.Array(Type.Union([PayoutSchema, PayoutRowError]))]) },
+      },
+    },
+    async (req, reply) => submitPayouts(ctx, req, reply),
+  );
+
   app.get<{ Querystring: Static<typeof PayoutListQuery> }>(
     '/v1/payouts',
     {
@@ -65,7 +87,7 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
             tags: ['Sandbox'],
             summary: `Simulate the provider: ${move} a payout (sandbox only)`,
             params: IdParams,
-            body: Type.Optional(FailBody),
+            ...(move === 'fail' ? { body: FailBody } : {}),
             response: { 200: PayoutSchema },
           },
         },
@@ -85,7 +107,7 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
           security: [{ operatorKey: [] }],
           summary: `Settle as the provider: ${move} any workspace's payout (audited)`,
           params: IdParams,
-          body: Type.Optional(FailBody),
+          ...(move === 'fail' ? { body: FailBody } : {}),
           response: { 200: PayoutSchema },
         },
       },

@@ -83,3 +83,9 @@ export const PayoutBodySchema = (beneficiary: ReturnType<typeof Type.Object> | R
     },
     { title: 'PayoutRequest' },
   );
+
+import { CreateBeneficiaryBody } from '../beneficiaries/beneficiaries.schemas.js';
+
+/** One payout: `beneficiary` is `{id}` of a saved beneficiary, or a full beneficiary (saved as one). */
+export const PayoutBody = PayoutBodySchema(CreateBeneficiaryBody);
+export const PayoutRequest = Type.Union([PayoutBody, Type.Array(PayoutBody, { minItems: 1, maxItems: 100 })]);

@@ -1,0 +1,314 @@
+import type { Static } from 'typebox';
+import type { Sql, Tx } from '../../db/db.js';
+import { conflict, notFound, validationError, type FieldError } from '../../http/errors.js';
+import type { PageRequest } from '../../http/pagination.js';
+import { assert } from '../../lib/assert.js';
+import { newId } from '../../lib/ids.js';
+import type { RecipientType } from '../corridors/catalog.js';
+import { normaliseIban } from '../corridors/account-formats.js';
+import { checkRecipient, type Recipient } from '../corridors/recipient-validation.js';
+import { isPastDate } from '../corridors/sender-validation.js';
+import * as repo from './beneficiaries.repository.js';
+import type { BeneficiaryAccountRow, BeneficiaryRow, BeneficiaryStatus, OptionalField, Scope } from './beneficiaries.repository.js';
+import { OPTIONAL_COLUMNS } from './beneficiaries.repository.js';
+import type { CreateBeneficiaryBody, UpdateBeneficiaryBody } from './beneficiaries.schemas.js';
+
+export type { BeneficiaryStatus, Scope as BeneficiaryScope } from './beneficiaries.repository.js';
+
+export interface BeneficiaryAccountView {
+  id: string;
+  type: string;
+  currency: string;
+  country?: string;
+  data: Record<string, unknown>;
+}
+
+/** A beneficiary as the API shows it (and as recipient validation reads it). */
+export interface BeneficiaryView {
+  id: string;
+  accountId?: string;
+  type: RecipientType;
+  status: BeneficiaryStatus;
+  name: string;
+  country: string;
+  accounts: BeneficiaryAccountView[];
+  address?: string;
+  addressLine2?: string;
+  city?: string;
+  countrySubdivision?: string;
+  dateOfBirth?: string;
+  email?: string;
+  middleName?: string;
+  notes?: string;
+  postcode?: string;
+  registrationNumber?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type CreateBody = Static<typeof CreateBeneficiaryBody>;
+type UpdateBody = Static<typeof UpdateBeneficiaryBody>;
+
+/** An account item as sent: `id` only matters on update. */
+export interface AccountInput {
+  id?: string | undefined;
+  type: string;
+  currency: string;
+  country?: string | undefined;
+  data: Record<string, unknown>;
+}
+
+/** The full form of a beneficiary (POST /v1/beneficiaries without `id`, or a payout's full beneficiary). */
+export interface BeneficiaryInput {
+  type?: RecipientType | undefined;
+  name: string;
+  country: string;
+  accounts: readonly AccountInput[];
+  address?: string | undefined;
+  addressLine2?: string | undefined;
+  city?: string | undefined;
+  countrySubdivision?: string | undefined;
+  dateOfBirth?: string | undefined;
+  email?: string | undefined;
+  middleName?: string | undefined;
+  notes?: string | undefined;
+  postcode?: string | undefined;
+  registrationNumber?: string | undefined;
+}
+
+export interface ValidationOptions {
+  /** Prefix of every error `field`: '' for a beneficiary body (default), 'beneficiary.' inside a payout body. */
+  fieldPrefix?: string | undefined;
+  today?: string | undefined;
+}
+
+const OPTIONAL_FIELDS = Object.keys(OPTIONAL_COLUMNS) as OptionalField[];
+
+// ---------------------------------------------------------------------------------------------
+// Views
+
+function accountView(row: BeneficiaryAccountRow): BeneficiaryAccountView {
+  return { id: row.id, type: row.type, currency: row.currency, ...(row.country ? { country: row.country } : {}), data: row.data };
+}
+
+export function beneficiaryView(row: BeneficiaryRow, accounts: readonly BeneficiaryAccountRow[]): BeneficiaryView {
+  const optional: Partial<Record<OptionalField, string>> = {};
+  for (const field of OPTIONAL_FIELDS) {
+    const value = row[OPTIONAL_COLUMNS[field]];
+    if (value !== null) optional[field] = value;
+  }
+  return {
+    id: row.id,
+    ...(row.account_id ? { accountId: row.account_id } : {}),
+    type: row.type,
+    status: row.status,
+    name: row.name,
+    country: row.country,
+    accounts: accounts.filter((a) => a.beneficiary_id === row.id).map(accountView),
+    ...optional,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+async function withAccounts(sql: Sql, row: BeneficiaryRow): Promise<BeneficiaryView> {
+  return beneficiaryView(row, await repo.accountsOf(sql, [row.id]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+/** The details as stored: IBANs without spaces and upper-cased, BICs upper-cased. */
+function normaliseData(type: string, data: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...data };
+  if (type === 'iban' && typeof out.iban === 'string') out.iban = normaliseIban(out.iban);
+  for (const key of ['bic', 'swiftCode']) if (typeof out[key] === 'string') out[key] = (out[key] as string).toUpperCase();
+  return out;
+}
+
+/** Field rules that hold on every corridor (generic validation errors, without a code). */
+function fieldRuleErrors(b: BeneficiaryInput, prefix: string, today: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const type = b.type ?? 'individual';
+  if (b.dateOfBirth !== undefined) {
+    if (type === 'business') errors.push({ field: `${prefix}dateOfBirth`, message: `${prefix}dateOfBirth is not accepted for a business beneficiary` });
+    else if (!isPastDate(b.dateOfBirth, today)) errors.push({ field: `${prefix}dateOfBirth`, message: `${prefix}dateOfBirth must be a past date in the form YYYY-MM-DD` });
+  }
+  if (b.registrationNumber !== undefined && type !== 'business') {
+    errors.push({ field: `${prefix}registrationNumber`, message: `${prefix}registrationNumber is accepted for a business beneficiary only` });
+  }
+  return errors;
+}
+
+/**
+ * Every check of a beneficiary as it would be saved, in the spec's order: the field rules, then for
+ * each account its corridor (the provider that would pay it without a route): the corridor-required
+ * recipient fields of all accounts, then the structure of all accounts. Throws the first failing stage
+ * as a 400 validation error.
+ */
+export function assertValidBeneficiary(b: BeneficiaryInput, options: ValidationOptions = {}): void {
+  const prefix = options.fieldPrefix ?? '';
+  const fieldErrors = fieldRuleErrors(b, prefix, options.today ?? new Date().toISOString().slice(0, 10));
+  if (fieldErrors.length) throw validationError(fieldErrors);
+  const recipient: Recipient = { ...b, accounts: b.accounts.map((a) => ({ ...a, data: a.data })) };
+  const required = new Map<string, FieldError>();
+  const structure = new Map<string, FieldError>();
+  b.accounts.forEach((account, index) => {
+    const check = checkRecipient(recipient, { currency: account.currency, accountIndex: index, fieldPrefix: prefix, purpose: 'beneficiary' });
+    for (const e of check.required) if (!required.has(`${e.field}|${e.code}`)) required.set(`${e.field}|${e.code}`, e);
+    for (const e of check.structure) if (!structure.has(`${e.field}|${e.code}`)) structure.set(`${e.field}|${e.code}`, e);
+  });
+  if (required.size) throw validationError([...required.values()]);
+  if (structure.size) throw validationError([...structure.values()]);
+}
+
+function columnsOf(b: BeneficiaryInput, status: BeneficiaryStatus): repo.BeneficiaryColumns {
+  const optional: Partial<Record<OptionalField, string | null>> = {};
+  for (const field of OPTIONAL_FIELDS) optional[field] = b[field] ?? null;
+  return { type: b.type ?? 'individual', status, name: b.name, country: b.country, optional };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+/**
+ * Validates and saves a beneficiary with its accounts (ids assigned here), owned by the scope's
+ * sub-account or by the workspace. Throws a 400 validation error naming the failing fields.
+ */
+export async function createBeneficiary(tx: Tx, scope: Scope, input: BeneficiaryInput, options: ValidationOptions = {}): Promise<BeneficiaryView> {
+  const b: BeneficiaryInput = { ...input, accounts: input.accounts.map((a) => ({ ...a, data: normaliseData(a.type, a.data) })) };
+  assertValidBeneficiary(b, options);
+  const row = await repo.insertBeneficiary(tx, { id: newId(), scope, ...columnsOf(b, 'active') });
+  const accounts: BeneficiaryAccountRow[] = [];
+  for (const [position, a] of b.accounts.entries()) {
+    accounts.push(
+      await repo.insertAccount(tx, {
+        id: newId(),
+        beneficiaryId: row.id,
+        workspaceId: scope.workspaceId,
+        position,
+        type: a.type,
+        currency: a.currency,
+        country: a.country ?? null,
+        data: a.data,
+      }),
+    );
+  }
+  return beneficiaryView(row, accounts);
+}
+
+/** POST /v1/beneficiaries: `id` references an existing beneficiary (200), otherwise one is created (201). */
+export async function createOrReference(tx: Tx, scope: Scope, body: CreateBody): Promise<{ status: 200 | 201; beneficiary: BeneficiaryView }> {
+  if (body.id !== undefined) return { status: 200, beneficiary: await getBeneficiary(tx, scope.workspaceId, body.id, scope) };
+  const { id: _id, accounts, name, country, ...rest } = body;
+  // The schema requires these without `id`; a body reaching here without them is a bug in the schema.
+  assert(accounts !== undefined && name !== undefined && country !== undefined, 'beneficiary body lacks accounts, name or country');
+  return { status: 201, beneficiary: await createBeneficiary(tx, scope, { ...rest, name, country, accounts }) };
+}
+
+function merge(current: BeneficiaryView, patch: UpdateBody): BeneficiaryInput {
+  const merged: BeneficiaryInput = {
+    type: patch.type ?? current.type,
+    name: patch.name ?? current.name,
+    country: patch.country ?? current.country,
+    accounts: patch.accounts ?? current.accounts,
+  };
+  for (const field of OPTIONAL_FIELDS) {
+    const value = field in patch ? patch[field] : current[field];
+    if (value !== null && value !== undefined) merged[field] = value;
+  }
+  return merged;
+}
+
+function accountIdErrors(patch: UpdateBody, current: BeneficiaryView): FieldError[] {
+  const known = new Set(current.accounts.map((a) => a.id));
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  (patch.accounts ?? []).forEach((a, i) => {
+    if (a.id === undefined) return;
+    if (!known.has(a.id)) errors.push({ field: `accounts.${i}.id`, message: `accounts.${i}.id does not name an account of this beneficiary` });
+    else if (seen.has(a.id)) errors.push({ field: `accounts.${i}.id`, message: `accounts.${i}.id appears twice` });
+    seen.add(a.id);
+  });
+  return errors;
+}
+
+/**
+ * PUT /v1/beneficiaries/{id}: a partial update (absent keeps, null clears an optional field). The
+ * result is validated as a whole, as on create. `accounts`, when given, replaces the list: items
+ * carrying an existing `id` keep it, the others get new ids, and the accounts left out are removed.
+ */
+export async function updateBeneficiary(tx: Tx, scope: Scope, id: string, patch: UpdateBody): Promise<BeneficiaryView> {
+  const row = await repo.findBeneficiary(tx, scope, id, { lock: true });
+  if (!row) throw notFound('Beneficiary');
+  const current = await withAccounts(tx, row);
+  if (row.status === 'suspended' && patch.status !== undefined) {
+    throw conflict('BENEFICIARY_SUSPENDED', 'The beneficiary is suspended; its status is changed by the operator only');
+  }
+  const idErrors = accountIdErrors(patch, current);
+  if (idErrors.length) throw validationError(idErrors);
+  const merged = merge(current, patch);
+  const b: BeneficiaryInput = { ...merged, accounts: merged.accounts.map((a) => ({ ...a, data: normaliseData(a.type, a.data) })) };
+  assertValidBeneficiary(b);
+  const updated = await repo.updateBeneficiary(tx, id, columnsOf(b, patch.status ?? row.status));
+  if (patch.accounts) {
+    await repo.removeAccountsExcept(tx, id, b.accounts.flatMap((a) => (a.id ? [a.id] : [])));
+    for (const [position, a] of b.accounts.entries()) {
+      const fields = { position, type: a.type, currency: a.currency, country: a.country ?? null, data: a.data };
+      if (a.id) await repo.updateAccount(tx, { id: a.id, ...fields });
+      else await repo.insertAccount(tx, { id: newId(), beneficiaryId: id, workspaceId: scope.workspaceId, ...fields });
+    }
+  }
+  return withAccounts(tx, updated);
+}
+
+/** DELETE /v1/beneficiaries/{id}: the beneficiary becomes inactive (kept for the payouts that name it). */
+export async function deactivateBeneficiary(tx: Tx, scope: Scope, id: string): Promise<BeneficiaryView> {
+  const row = await repo.findBeneficiary(tx, scope, id, { lock: true });
+  if (!row) throw notFound('Beneficiary');
+  if (row.status === 'suspended') throw conflict('BENEFICIARY_SUSPENDED', 'The beneficiary is suspended; its status is changed by the operator only');
+  return withAccounts(tx, row.status === 'inactive' ? row : await repo.setBeneficiaryStatus(tx, id, 'inactive'));
+}
+
+/** Operator: set any status (e.g. suspend) of any workspace's beneficiary. */
+export async function setStatusAsOperator(tx: Tx, id: string, status: BeneficiaryStatus): Promise<BeneficiaryView> {
+  const row = await repo.findBeneficiaryById(tx, id);
+  if (!row) throw notFound('Beneficiary');
+  return withAccounts(tx, await repo.setBeneficiaryStatus(tx, id, status));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries
+
+/**
+ * One beneficiary of the workspace (404 otherwise, including another workspace's). With
+ * `subAccountId`, only that sub-account's beneficiaries are visible; without, the workspace's own and
+ * its sub-accounts'.
+ */
+export async function getBeneficiary(sql: Sql, workspaceId: string, id: string, options: { subAccountId?: string | undefined } = {}): Promise<BeneficiaryView> {
+  const row = await repo.findBeneficiary(sql, { workspaceId, subAccountId: options.subAccountId }, id);
+  if (!row) throw notFound('Beneficiary');
+  return withAccounts(sql, row);
+}
+
+/** A page of beneficiaries, newest first: a roll-up over the workspace and its sub-accounts, or one sub-account's. */
+export async function listBeneficiaries(sql: Sql, scope: Scope, query: PageRequest & { status?: BeneficiaryStatus | undefined }) {
+  const page = await repo.pageBeneficiaries(sql, scope, query, { status: query.status });
+  const accounts = await repo.accountsOf(sql, page.data.map((r) => r.id));
+  return { ...page, data: page.data.map((row) => beneficiaryView(row, accounts)) };
+}
+
+/** A beneficiary account by its server-assigned id, with its beneficiary and its index in `accounts`. */
+export async function getBeneficiaryAccount(
+  sql: Sql,
+  scope: Scope,
+  accountId: string,
+): Promise<{ beneficiary: BeneficiaryView; account: BeneficiaryAccountView; accountIndex: number }> {
+  const accountRow = await repo.findAccount(sql, scope, accountId);
+  if (!accountRow) throw notFound('Beneficiary account');
+  const beneficiary = await getBeneficiary(sql, scope.workspaceId, accountRow.beneficiary_id, scope);
+  const accountIndex = beneficiary.accounts.findIndex((a) => a.id === accountId);
+  const account = beneficiary.accounts[accountIndex];
+  if (!account) throw notFound('Beneficiary account');
+  return { beneficiary, account, accountIndex };
+}

@@ -1,0 +1,254 @@
+import type { Sql } from '../../db/db.js';
+import { maybeOne, one } from '../../db/db.js';
+
+/** All SQL of the webhooks module: endpoints, deliveries, and turning the event outbox into deliveries. */
+
+export interface EndpointRow {
+  id: string;
+  workspace_id: string;
+  url: string;
+  description: string | null;
+  event_types: string[] | null;
+  status: 'enabled' | 'disabled';
+  secret_encrypted: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AttemptRecord {
+  number: number;
+  at: string;
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+export interface DeliveryRow {
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempt_count: number;
+  attempts: AttemptRecord[];
+  next_attempt_at: Date | null;
+  created_at: Date;
+}
+
+export const endpointColumns = 'id, workspace_id, url, description, event_types, status, secret_encrypted, created_at, updated_at';
+export const deliveryColumns =
+  'id, workspace_id, endpoint_id, event_id, event_type, status, attempt_count, attempts, next_attempt_at, created_at';
+/** The list view leaves each attempt's response excerpt out (up to 4 KiB each); the single read has it. */
+export const deliveryListColumns = `id, workspace_id, endpoint_id, event_id, event_type, status, attempt_count,
+  COALESCE((SELECT jsonb_agg(a - 'responseExcerpt' ORDER BY (a->>'number')::int) FROM jsonb_array_elements(attempts) a), '[]'::jsonb) AS attempts,
+  next_attempt_at, created_at`;
+
+export async function insertEndpoint(
+  sql: Sql,
+  e: { id: string; workspaceId: string; url: string; description: string | null; eventTypes: string[] | null; secretEncrypted: string },
+): Promise<EndpointRow> {
+  return one<EndpointRow>(
+    sql,
+    `INSERT INTO webhook_endpoints (id, workspace_id, url, description, event_types, secret_encrypted)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${endpointColumns}`,
+    [e.id, e.workspaceId, e.url, e.description, e.eventTypes, e.secretEncrypted],
+  );
+}
+
+export async function countEndpoints(sql: Sql, workspaceId: string): Promise<number> {
+  const row = await one<{ n: number }>(sql, 'SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [workspaceId]);
+  return row.n;
+}
+
+/** Serialises endpoint creation per workspace, so the endpoint limit holds under concurrent requests. */
+export async function lockWorkspaceEndpoints(sql: Sql, workspaceId: string): Promise<void> {
+  await sql.query('SELECT id FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
+}
+
+export async function findEndpoint(sql: Sql, workspaceId: string, id: string): Promise<EndpointRow | undefined> {
+  return maybeOne<EndpointRow>(sql, `SELECT ${endpointColumns} FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+}
+
+export async function updateEndpoint(
+  sql: Sql,
+  workspaceId: string,
+  id: string,
+  change: { url?: string; description?: string | null; eventTypes?: string[] | null; status?: 'enabled' | 'disabled'; secretEncrypted?: string },
+): Promise<EndpointRow | undefined> {
+  return maybeOne<EndpointRow>(
+    sql,
+    `UPDATE webhook_endpoints
+        SET url = CASE WHEN $3 THEN $4 ELSE url END,
+            description = CASE WHEN $5 THEN $6 ELSE description END,
+            event_types = CASE WHEN $7 THEN $8::text[] ELSE event_types END,
+            status = CASE WHEN $9 THEN $10 ELSE status END,
+            secret_encrypted = CASE WHEN $11 THEN $12 ELSE secret_encrypted END,
+            updated_at = now()
+      WHERE workspace_id = $1 AND id = $2 RETURNING ${endpointColumns}`,
+    [
+      workspaceId,
+      id,
+      change.url !== undefined,
+      change.url ?? null,
+      change.description !== undefined,
+      change.description ?? null,
+      change.eventTypes !== undefined,
+      change.eventTypes ?? null,
+      change.status !== undefined,
+      change.status ?? null,
+      change.secretEncrypted !== undefined,
+      change.secretEncrypted ?? null,
+    ],
+  );
+}
+
+export async function deleteEndpoint(sql: Sql, workspaceId: string, id: string): Promise<boolean> {
+  const rows = await sql.query('DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2 RETURNING id', [workspaceId, id]);
+  return rows.length === 1;
+}
+
+/** A delivery of one event to one endpoint, due now (the test operation). */
+export async function insertDelivery(
+  sql: Sql,
+  d: { id: string; workspaceId: string; endpointId: string; eventId: string; eventType: string },
+): Promise<DeliveryRow> {
+  return one<DeliveryRow>(
+    sql,
+    `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at, run_at)
+     VALUES ($1, $2, $3, $4, $5, now(), now()) RETURNING ${deliveryColumns}`,
+    [d.id, d.workspaceId, d.endpointId, d.eventId, d.eventType],
+  );
+}
+
+export async function findDelivery(sql: Sql, workspaceId: string, endpointId: string, id: string): Promise<DeliveryRow | undefined> {
+  return maybeOne<DeliveryRow>(
+    sql,
+    `SELECT ${deliveryColumns} FROM webhook_deliveries WHERE workspace_id = $1 AND endpoint_id = $2 AND id = $3`,
+    [workspaceId, endpointId, id],
+  );
+}
+
+/**
+ * Turns up to `batchMax` undispatched events (oldest first) into one delivery per subscribed, enabled
+ * endpoint of the event's workspace that existed when the event happened, and marks them dispatched,
+ * in one statement. Rows are taken FOR UPDATE SKIP LOCKED, so concurrent workers split the outbox;
+ * the unique (endpoint_id, event_id) makes a second creation impossible whatever happens.
+ */
+export async function dispatchEvents(sql: Sql, batchMax: number): Promise<{ events: number; endpointIds: string[] }> {
+  const row = await one<{ events: number; endpoint_ids: string[] | null }>(
+    sql,
+    `WITH batch AS (
+       SELECT id, workspace_id, type, created_at FROM events
+        WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
+     ), marked AS (
+       UPDATE events e SET dispatched_at = now() FROM batch b WHERE e.id = b.id RETURNING e.id
+     ), created AS (
+       INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at, run_at)
+       SELECT gen_random_uuid(), b.workspace_id, w.id, b.id, b.type, now(), now()
+         FROM batch b
+         JOIN webhook_endpoints w ON w.workspace_id = b.workspace_id AND w.status = 'enabled'
+          AND w.created_at <= b.created_at AND (w.event_types IS NULL OR b.type = ANY (w.event_types))
+       ON CONFLICT (endpoint_id, event_id) DO NOTHING
+       RETURNING endpoint_id
+     )
+     SELECT (SELECT count(*) FROM marked)::int AS events, (SELECT array_agg(DISTINCT endpoint_id) FROM created) AS endpoint_ids`,
+    [batchMax],
+  );
+  return { events: row.events, endpointIds: row.endpoint_ids ?? [] };
+}
+
+/**
+ * The enabled endpoints that have pending deliveries, in id order after `afterId`, at most `limit`:
+ * a skip scan of the due index, one probe per endpoint however many deliveries each has.
+ */
+export async function endpointsWithPendingDeliveries(sql: Sql, afterId: string, limit: number): Promise<string[]> {
+  const rows = await sql.query<{ endpoint_id: string }>(
+    `WITH RECURSIVE walk AS (
+       (SELECT endpoint_id, 1 AS n FROM webhook_deliveries
+         WHERE status = 'pending' AND endpoint_id > $1::uuid ORDER BY endpoint_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
+                WHERE d.status = 'pending' AND d.endpoint_id > w.endpoint_id ORDER BY d.endpoint_id LIMIT 1), w.n + 1
+         FROM walk w WHERE w.endpoint_id IS NOT NULL AND w.n < $2
+     )
+     SELECT w.endpoint_id FROM walk w JOIN webhook_endpoints e ON e.id = w.endpoint_id AND e.status = 'enabled'
+      ORDER BY w.endpoint_id`,
+    [afterId, limit],
+  );
+  return rows.map((r) => r.endpoint_id);
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  endpoint_id: string;
+  attempt_count: number;
+  event_id: string;
+  event_type: string;
+  event_created_at: Date;
+  event_test: boolean;
+  /** The event's data as JSON text, put into the envelope as it is. */
+  event_data: string;
+  url: string;
+  secret_encrypted: string;
+}
+
+/**
+ * Takes due deliveries of the given endpoints, at most `free` of each endpoint's and `total` in all,
+ * by pushing their run_at to the end of a lease held by `workerId`. FOR UPDATE SKIP LOCKED keeps
+ * concurrent workers apart; a worker that dies leaves its rows due again when the lease ends.
+ */
+export async function claimDueDeliveries(
+  sql: Sql,
+  workerId: string,
+  allowance: { endpoint_id: string; free: number }[],
+  total: number,
+  leaseMs: number,
+): Promise<ClaimedDelivery[]> {
+  return sql.query<ClaimedDelivery>(
+    `WITH allowance AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS a(endpoint_id uuid, free int)
+     ), picked AS (
+       SELECT c.id FROM allowance a
+       CROSS JOIN LATERAL (
+         SELECT d.id FROM webhook_deliveries d
+          WHERE d.endpoint_id = a.endpoint_id AND d.status = 'pending' AND d.run_at <= now()
+          ORDER BY d.run_at LIMIT a.free FOR UPDATE SKIP LOCKED) c
+       LIMIT $2
+     )
+     UPDATE webhook_deliveries d
+        SET run_at = clock_timestamp() + make_interval(secs => $3::double precision / 1000), locked_by = $4, updated_at = now()
+       FROM picked p, events ev, webhook_endpoints e
+      WHERE d.id = p.id AND ev.id = d.event_id AND e.id = d.endpoint_id AND e.status = 'enabled'
+     RETURNING d.id, d.endpoint_id, d.attempt_count, d.event_id, d.event_type, ev.created_at AS event_created_at,
+               ev.test AS event_test, ev.data::text AS event_data, e.url, e.secret_encrypted`,
+    [JSON.stringify(allowance), total, leaseMs, workerId],
+  );
+}
+
+export interface AttemptWrite {
+  id: string;
+  number: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  next_attempt_at: string | null;
+  attempt: AttemptRecord;
+}
+
+/**
+ * Records finished attempts in one statement. Only the lease holder's write for the attempt it made
+ * counts: a worker whose lease ran out (and whose delivery another worker took) changes nothing.
+ */
+export async function recordAttempts(sql: Sql, workerId: string, writes: AttemptWrite[]): Promise<number> {
+  const rows = await sql.query(
+    `UPDATE webhook_deliveries d
+        SET status = v.status, attempt_count = v.number, attempts = d.attempts || jsonb_build_array(v.attempt),
+            next_attempt_at = v.next_attempt_at, run_at = COALESCE(v.next_attempt_at, d.run_at),
+            locked_by = NULL, updated_at = now()
+       FROM jsonb_to_recordset($2::jsonb) AS v(id uuid, number int, status text, next_attempt_at timestamptz, attempt jsonb)
+      WHERE d.id = v.id AND d.locked_by = $1 AND d.attempt_count = v.number - 1 AND d.status = 'pending'
+     RETURNING d.id`,
+    [workerId, JSON.stringify(writes)],
+  );
+  return rows.length;
+}

@@ -1,0 +1,170 @@
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import type { AppContext } from '../../context.js';
+import { runIdempotent } from '../../http/idempotency.js';
+import { IdParams, PageQuery } from '../../http/schemas.js';
+import {
+  CreatedEndpointSchema,
+  CreateEndpointBody,
+  DeletedSchema,
+  DeliveryPage,
+  DeliveryParams,
+  DeliveryQuery,
+  DeliverySchema,
+  EndpointPage,
+  EndpointSchema,
+  SecretSchema,
+  UpdateEndpointBody,
+} from './webhooks.schemas.js';
+import * as webhooks from './webhooks.service.js';
+
+const tags = ['Webhooks'];
+
+const SIGNING =
+  'Each delivery is a POST of `{id, type, createdAt, test, data}` with `X-Service-Timestamp` (Unix seconds, fresh per attempt) and `X-Service-Signature` = hex(HMAC-SHA256(key = the whsec_ secret as UTF-8, message = `<timestamp>.<raw body>`)). A 2xx within the deadline is success; redirects are not followed; up to 6 attempts, after about 1, 2, 4, 8 and 16 minutes (jitter up to the same again). Receivers deduplicate by event id.';
+
+/** Webhook endpoints (workspace-level: a sub-account's events go to its workspace's endpoints) and their delivery history. */
+export function webhookRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const rules = (): webhooks.EndpointRules => ({
+    allowPrivateNetworks: ctx.config.webhookAllowPrivateNetworks,
+    urlLengthMax: ctx.config.limits.webhookUrlLengthMax,
+    endpointsMax: ctx.config.limits.webhookEndpointsMax,
+  });
+
+  app.post<{ Body: Static<typeof CreateEndpointBody> }>(
+    '/v1/webhooks',
+    {
+      config: { auth: 'workspace', scope: 'write:webhooks' },
+      schema: {
+        tags,
+        summary: 'Register a webhook endpoint; the answer carries its signing secret, shown only this once',
+        description: `HTTPS only (an http:// URL is a 400). ${SIGNING}`,
+        body: CreateEndpointBody,
+        response: { 201: CreatedEndpointSchema },
+      },
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => {
+        const { row, secret } = await webhooks.createEndpoint(tx, ctx.box, rules(), req.auth.workspaceId, req.body);
+        return { status: 201, body: { ...webhooks.endpointView(row), secret } };
+      }),
+  );
+
+  app.get<{ Querystring: Static<typeof PageQuery> }>(
+    '/v1/webhooks',
+    {
+      config: { auth: 'workspace', scope: 'read:webhooks' },
+      schema: { tags, summary: "The workspace's webhook endpoints, newest first", querystring: PageQuery, response: { 200: EndpointPage } },
+    },
+    async (req) => webhooks.listEndpoints(ctx.db, req.auth.workspaceId, req.query),
+  );
+
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/v1/webhooks/:id',
+    {
+      config: { auth: 'workspace', scope: 'read:webhooks' },
+      schema: { tags, summary: 'One webhook endpoint (never its secret)', params: IdParams, response: { 200: EndpointSchema } },
+    },
+    async (req) => webhooks.endpointView(await webhooks.getEndpoint(ctx.db, req.auth.workspaceId, req.params.id)),
+  );
+
+  app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateEndpointBody> }>(
+    '/v1/webhooks/:id',
+    {
+      config: { auth: 'workspace', scope: 'write:webhooks' },
+      schema: {
+        tags,
+        summary: 'Change the URL, the event types, the status (enabled or disabled) or the description',
+        description: 'Absent fields keep their values; `events: null` subscribes to every type, `description: null` clears it.',
+        params: IdParams,
+        body: UpdateEndpointBody,
+        response: { 200: EndpointSchema },
+      },
+    },
+    async (req) => webhooks.endpointView(await webhooks.updateEndpoint(ctx.db, rules(), req.auth.workspaceId, req.params.id, req.body)),
+  );
+
+  app.delete<{ Params: Static<typeof IdParams> }>(
+    '/v1/webhooks/:id',
+    {
+      config: { auth: 'workspace', scope: 'write:webhooks' },
+      schema: {
+        tags,
+        summary: 'Delete an endpoint with its delivery history; its pending deliveries are dropped',
+        params: IdParams,
+        response: { 200: DeletedSchema },
+      },
+    },
+    async (req) => {
+      await webhooks.deleteEndpoint(ctx.db, req.auth.workspaceId, req.params.id);
+      return { id: req.params.id, deleted: true as const };
+    },
+  );
+
+  app.post<{ Params: Static<typeof IdParams> }>(
+    '/v1/webhooks/:id/rotate-secret',
+    {
+      config: { auth: 'workspace', scope: 'write:webhooks' },
+      schema: {
+        tags,
+        summary: 'Replace the signing secret; the new one, shown only here, signs every later attempt (retries included)',
+        params: IdParams,
+        response: { 200: SecretSchema },
+      },
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => ({
+        status: 200,
+        body: { secret: await webhooks.rotateSecret(tx, ctx.box, req.auth.workspaceId, req.params.id) },
+      })),
+  );
+
+  app.post<{ Params: Static<typeof IdParams> }>(
+    '/v1/webhooks/:id/test',
+    {
+      config: { auth: 'workspace', scope: 'write:webhooks' },
+      schema: {
+        tags,
+        summary: 'Send a webhook.test event (test: true) to this endpoint, signed like any event; answers with its delivery',
+        description: 'The delivery is pending when answered; follow it at GET /v1/webhooks/{id}/deliveries/{deliveryId}.',
+        params: IdParams,
+        response: { 201: DeliverySchema },
+      },
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => ({
+        status: 201,
+        body: webhooks.deliveryView(await webhooks.sendTestEvent(tx, req.auth.workspaceId, req.params.id)),
+      })),
+  );
+
+  app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof DeliveryQuery> }>(
+    '/v1/webhooks/:id/deliveries',
+    {
+      config: { auth: 'workspace', scope: 'read:webhooks' },
+      schema: {
+        tags,
+        summary: "An endpoint's deliveries, newest first, by status and event type",
+        description: 'Attempts are listed without their response excerpt; GET one delivery to read it.',
+        params: IdParams,
+        querystring: DeliveryQuery,
+        response: { 200: DeliveryPage },
+      },
+    },
+    async (req) => webhooks.listDeliveries(ctx.db, req.auth.workspaceId, req.params.id, req.query),
+  );
+
+  app.get<{ Params: Static<typeof DeliveryParams> }>(
+    '/v1/webhooks/:id/deliveries/:deliveryId',
+    {
+      config: { auth: 'workspace', scope: 'read:webhooks' },
+      schema: {
+        tags,
+        summary: 'One delivery with every attempt: number, time, response status, duration, error and response excerpt',
+        params: DeliveryParams,
+        response: { 200: DeliverySchema },
+      },
+    },
+    async (req) => webhooks.deliveryView(await webhooks.getDelivery(ctx.db, req.auth.workspaceId, req.params.id, req.params.deliveryId)),
+  );
+}

@@ -1,0 +1,184 @@
+import type { Sql, Tx } from '../../db/db.js';
+import { AppError, conflict, fieldError, notFound } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import type { CryptoBox } from '../../lib/crypto-box.js';
+import { newId } from '../../lib/ids.js';
+import { randomSecret } from '../../lib/secrets.js';
+import { recordEvent } from '../events/events.service.js';
+import { markEventDispatched } from '../events/events.repository.js';
+import { TEST_EVENT_TYPE } from './event-types.js';
+import { blockedHostReason } from './ssrf-guard.js';
+import * as repo from './webhooks.repository.js';
+import type { DeliveryRow, EndpointRow } from './webhooks.repository.js';
+
+export interface EndpointRules {
+  allowPrivateNetworks: boolean;
+  urlLengthMax: number;
+  endpointsMax: number;
+}
+
+/**
+ * An endpoint URL as stored: absolute, HTTPS, no credentials or fragment, at most `urlLengthMax`
+ * characters; with private networks refused, not a literal private address or localhost (host names
+ * are checked again, resolved, at every connection).
+ */
+export function validateEndpointUrl(raw: string, rules: Pick<EndpointRules, 'allowPrivateNetworks' | 'urlLengthMax'>): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw fieldError('url', 'url must be an absolute URL such as https://example.com/webhooks', 'URL_INVALID');
+  }
+  if (url.protocol !== 'https:') throw fieldError('url', 'url must use https', 'URL_NOT_HTTPS');
+  if (!url.hostname) throw fieldError('url', 'url must name a host', 'URL_INVALID');
+  if (url.username || url.password) throw fieldError('url', 'url must not carry credentials', 'URL_INVALID');
+  if (url.hash) throw fieldError('url', 'url must not have a fragment', 'URL_INVALID');
+  if (url.href.length > rules.urlLengthMax) throw fieldError('url', `url must be at most ${rules.urlLengthMax} characters`, 'URL_INVALID');
+  const reason = rules.allowPrivateNetworks ? undefined : blockedHostReason(url.hostname);
+  if (reason) throw fieldError('url', `url must reach a public address, not a ${reason} one`, 'URL_NOT_ALLOWED');
+  return url.href;
+}
+
+export const newWebhookSecret = (): string => randomSecret('whsec_', 32);
+
+export function endpointView(row: EndpointRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    events: row.event_types,
+    status: row.status,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function deliveryView(row: DeliveryRow) {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at ? row.next_attempt_at.toISOString() : null,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+const distinct = (types: string[] | null | undefined) => (types ? [...new Set(types)].sort() : types);
+
+export async function createEndpoint(
+  tx: Tx,
+  box: CryptoBox,
+  rules: EndpointRules,
+  workspaceId: string,
+  input: { url: string; events?: string[] | null | undefined; description?: string | null | undefined },
+): Promise<{ row: EndpointRow; secret: string }> {
+  const url = validateEndpointUrl(input.url, rules);
+  await repo.lockWorkspaceEndpoints(tx, workspaceId);
+  if ((await repo.countEndpoints(tx, workspaceId)) >= rules.endpointsMax) {
+    throw conflict('WEBHOOK_ENDPOINT_LIMIT', `A workspace has at most ${rules.endpointsMax} webhook endpoints`);
+  }
+  const secret = newWebhookSecret();
+  const row = await repo.insertEndpoint(tx, {
+    id: newId(),
+    workspaceId,
+    url,
+    description: input.description ?? null,
+    eventTypes: distinct(input.events) ?? null,
+    secretEncrypted: box.encrypt(secret),
+  });
+  return { row, secret };
+}
+
+export async function getEndpoint(sql: Sql, workspaceId: string, id: string): Promise<EndpointRow> {
+  const row = await repo.findEndpoint(sql, workspaceId, id);
+  if (!row) throw notFound('Webhook endpoint');
+  return row;
+}
+
+export function listEndpoints(sql: Sql, workspaceId: string, page: PageRequest) {
+  return paginate(sql, page, {
+    object: 'webhook_endpoint.list',
+    from: `SELECT ${repo.endpointColumns} FROM webhook_endpoints`,
+    where: ['workspace_id = $1'],
+    params: [workspaceId],
+    map: (row: EndpointRow) => endpointView(row),
+  });
+}
+
+export async function updateEndpoint(
+  sql: Sql,
+  rules: EndpointRules,
+  workspaceId: string,
+  id: string,
+  change: { url?: string; events?: string[] | null; status?: 'enabled' | 'disabled'; description?: string | null },
+): Promise<EndpointRow> {
+  const row = await repo.updateEndpoint(sql, workspaceId, id, {
+    ...(change.url !== undefined ? { url: validateEndpointUrl(change.url, rules) } : {}),
+    ...(change.events !== undefined ? { eventTypes: distinct(change.events) } : {}),
+    ...(change.status !== undefined ? { status: change.status } : {}),
+    ...(change.description !== undefined ? { description: change.description } : {}),
+  });
+  if (!row) throw notFound('Webhook endpoint');
+  return row;
+}
+
+/** Deletes the endpoint and its delivery history; its pending deliveries are never attempted. */
+export async function deleteEndpoint(sql: Sql, workspaceId: string, id: string): Promise<void> {
+  if (!(await repo.deleteEndpoint(sql, workspaceId, id))) throw notFound('Webhook endpoint');
+}
+
+/** A new secret, effective at once: every later attempt, retries included, is signed with it. */
+export async function rotateSecret(tx: Tx, box: CryptoBox, workspaceId: string, id: string): Promise<string> {
+  const secret = newWebhookSecret();
+  const row = await repo.updateEndpoint(tx, workspaceId, id, { secretEncrypted: box.encrypt(secret) });
+  if (!row) throw notFound('Webhook endpoint');
+  return secret;
+}
+
+/**
+ * Records a `webhook.test` event (test: true) and its one delivery, to this endpoint only: the event
+ * is marked dispatched in the same transaction so the outbox never sends it to the others.
+ */
+export async function sendTestEvent(tx: Tx, workspaceId: string, id: string): Promise<DeliveryRow> {
+  const endpoint = await getEndpoint(tx, workspaceId, id);
+  if (endpoint.status !== 'enabled') {
+    throw new AppError({ status: 409, code: 'WEBHOOK_ENDPOINT_DISABLED', message: 'The endpoint is disabled: enable it to send a test event' });
+  }
+  const eventId = await recordEvent(tx, {
+    workspaceId,
+    type: TEST_EVENT_TYPE,
+    test: true,
+    data: { endpointId: endpoint.id, message: 'A test event sent from the webhook endpoint test operation' },
+  });
+  await markEventDispatched(tx, eventId);
+  return repo.insertDelivery(tx, { id: newId(), workspaceId, endpointId: endpoint.id, eventId, eventType: TEST_EVENT_TYPE });
+}
+
+export async function listDeliveries(
+  sql: Sql,
+  workspaceId: string,
+  endpointId: string,
+  query: PageRequest & { status?: string | undefined; eventType?: string | undefined },
+) {
+  await getEndpoint(sql, workspaceId, endpointId);
+  const where = ['workspace_id = $1', 'endpoint_id = $2'];
+  const params: unknown[] = [workspaceId, endpointId];
+  if (query.status) where.push(`status = $${params.push(query.status)}`);
+  if (query.eventType) where.push(`event_type = $${params.push(query.eventType)}`);
+  return paginate(sql, query, {
+    object: 'webhook_delivery.list',
+    from: `SELECT ${repo.deliveryListColumns} FROM webhook_deliveries`,
+    where,
+    params,
+    map: (row: DeliveryRow) => deliveryView(row),
+  });
+}
+
+export async function getDelivery(sql: Sql, workspaceId: string, endpointId: string, id: string): Promise<DeliveryRow> {
+  const row = await repo.findDelivery(sql, workspaceId, endpointId, id);
+  if (!row) throw notFound('Webhook delivery');
+  return row;
+}

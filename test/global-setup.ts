@@ -1,0 +1,25 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { generateTestPki } from './helpers/test-pki.js';
+
+/**
+ * Runs once before the test workers start: makes a throwaway CA for the HTTPS webhook receiver and
+ * has every worker trust it through NODE_EXTRA_CA_CERTS (read by node only at process start, which
+ * is why it is set here, in the parent, before the workers are forked).
+ */
+export default function setup(): () => void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-test-pki-'));
+  const pki = generateTestPki(dir);
+  const bundle = path.join(dir, 'trusted.pem');
+  const existing = process.env.NODE_EXTRA_CA_CERTS;
+  fs.writeFileSync(bundle, (existing && fs.existsSync(existing) ? fs.readFileSync(existing, 'utf8') + '\n' : '') + fs.readFileSync(pki.caFile, 'utf8'));
+  process.env.NODE_EXTRA_CA_CERTS = bundle;
+  process.env.CORRIDOR_TEST_PKI_DIR = dir;
+  // Workers may read the CA file lazily until they exit, so it is removed when this process exits.
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return () => {
+    if (existing === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
+    else process.env.NODE_EXTRA_CA_CERTS = existing;
+  };
+}
