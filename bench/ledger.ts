@@ -23,7 +23,7 @@ async function run(batcher: HoldBatcher, accounts: string[]): Promise<{ perSecon
       while (Date.now() < until) {
         const accountId = accounts[i++ % accounts.length] as string;
         const t0 = performance.now();
-        const result = await batcher.submit({ accountId, currency: 'EUR', amountMinor: 1n, credit: { system: 'provider_clearing', code: 'sepa_inst' }, reference: { type: 'bench' } });
+        const result = await batcher.submit({ accountId, currency: 'EUR', legs: [{ amountMinor: 1n, credit: { system: 'provider_clearing', code: 'sepa_inst' } }], reference: { type: 'bench' } });
         latencies.push(performance.now() - t0);
         if (!result.ok) refused++;
       }

@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
 import { ledgerBench } from './ledger.js';
+import { payoutsBench } from './payouts.js';
+import { webhooksBench } from './webhooks.js';
 
 export interface BenchDb {
   url: string;
@@ -39,7 +41,7 @@ export function percentile(sortedMs: number[], p: number): number {
   return sortedMs[Math.max(0, i)] as number;
 }
 
-const benches: Record<string, () => Promise<void>> = { ledger: ledgerBench };
+const benches: Record<string, () => Promise<void>> = { ledger: ledgerBench, payouts: payoutsBench, webhooks: webhooksBench };
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

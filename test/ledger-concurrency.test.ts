@@ -65,7 +65,7 @@ describe('concurrent holds against one balance', () => {
     const batcher = new HoldBatcher(t.ctx.db);
     const results = await Promise.all(
       AMOUNTS.map((amountMinor) =>
-        batcher.submit({ accountId: workspaceId, currency: 'EUR', amountMinor, credit: { system: 'provider_clearing', code: 'sepa_inst' }, reference: { type: 'test-hold', id: workspaceId } }),
+        batcher.submit({ accountId: workspaceId, currency: 'EUR', legs: [{ amountMinor, credit: { system: 'provider_clearing', code: 'sepa_inst' } }], reference: { type: 'test-hold', id: workspaceId } }),
       ),
     );
     const accepted = AMOUNTS.filter((_, i) => results[i]?.ok);
@@ -78,25 +78,23 @@ describe('concurrent holds against one balance', () => {
     await expectSound(workspaceId, accepted);
   });
 
-  it('a batched hold whose follow-up write fails is not held, and its neighbours are', async () => {
-    const workspaceId = await fundedWorkspace(BALANCE);
+  it('a batched hold of several legs is accepted whole or not at all', async () => {
+    const workspaceId = await fundedWorkspace(1000n);
     const batcher = new HoldBatcher(t.ctx.db);
-    const results = await Promise.all(
-      [100n, 200n, 300n].map((amountMinor) =>
-        batcher.submit({
-          accountId: workspaceId,
-          currency: 'EUR',
-          amountMinor,
-          credit: { system: 'provider_clearing', code: 'sepa_inst' },
-          reference: { type: 'test-hold', id: workspaceId },
-          then: async (tx) => {
-            if (amountMinor === 200n) await tx.query('SELECT * FROM no_such_table');
-            return amountMinor;
-          },
-        }),
-      ),
-    );
+    const legs = (a: bigint, b: bigint) => [
+      { amountMinor: a, credit: { system: 'provider_clearing' as const, code: 'sepa_inst' } },
+      { amountMinor: b, credit: { system: 'fee_revenue' as const } },
+    ];
+    const results = await Promise.all([
+      batcher.submit({ accountId: workspaceId, currency: 'EUR', legs: legs(600n, 100n), reference: { type: 'test-hold', id: workspaceId } }),
+      batcher.submit({ accountId: workspaceId, currency: 'EUR', legs: legs(250n, 100n), reference: { type: 'test-hold', id: workspaceId } }),
+      batcher.submit({ accountId: workspaceId, currency: 'EUR', legs: legs(200n, 100n), reference: { type: 'test-hold', id: workspaceId } }),
+    ]);
     expect(results.map((r) => r.ok)).toEqual([true, false, true]);
-    await expectSound(workspaceId, [100n, 300n]);
-  });
+    const [eur] = await balancesOf(t.ctx.db, workspaceId);
+    expect(eur?.pendingOutMinor).toBe(1000n);
+    const [{ n }] = (await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM ledger_transfers WHERE reference_id = $1", [workspaceId])) as [{ n: number }];
+    expect(n).toBe(4);
+    expect(await ledgerInvariantViolations(t.ctx.db)).toEqual([]);
+});
 });

@@ -141,3 +141,85 @@ export async function deleteExpiredIdempotencyKeys(ctx: AppContext, batchMax = 1
   );
   return rows.length;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The same rules for requests answered in batches (group commit): one statement per step.
+
+export interface KeyedRequest {
+  workspaceId: string;
+  key: string;
+  fingerprint: string;
+}
+
+export interface StoredAnswer {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+/** The fingerprint and key of a request carrying an Idempotency-Key, or undefined; 400 for a malformed key. */
+export function idempotencyOf(req: FastifyRequest): KeyedRequest | undefined {
+  const header = req.headers['idempotency-key'];
+  if (header === undefined) return undefined;
+  const key = Array.isArray(header) ? header[0] ?? '' : header;
+  if (!KEY_SHAPE.test(key)) {
+    throw new AppError({ status: 400, code: 'IDEMPOTENCY_KEY_INVALID', message: 'Idempotency-Key must be 1 to 255 printable ASCII characters', problem: true });
+  }
+  return { workspaceId: req.auth.workspaceId, key, fingerprint: fingerprintOf(req) };
+}
+
+export const keyProcessing = (): AppError =>
+  new AppError({ status: 409, code: 'IDEMPOTENCY_KEY_PROCESSING', message: 'A request with this Idempotency-Key is still being processed; retry shortly', retryable: true, problem: true });
+
+export const keyReused = (): AppError =>
+  new AppError({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED', message: 'This Idempotency-Key was used with a different request', problem: true });
+
+/**
+ * Takes the keys of a batch (each with the transaction-scoped advisory lock runIdempotent takes)
+ * and reads what was stored for them: per request, 'processing' (another transaction holds it),
+ * the stored answer, or 'new'.
+ */
+export async function claimKeys(tx: Tx, requests: readonly KeyedRequest[]): Promise<(StoredResponse | 'processing' | 'new')[]> {
+  if (requests.length === 0) return [];
+  const locks = await tx.query<{ locked: boolean }>(
+    'SELECT pg_try_advisory_xact_lock(k) AS locked FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, ord) ORDER BY ord',
+    [requests.map((r) => advisoryKey(`idempotency:${r.workspaceId}:${r.key}`))],
+  );
+  const stored = await tx.query<StoredResponse & { workspace_id: string; key: string }>(
+    `SELECT i.workspace_id, i.key, i.fingerprint, i.status_code, i.response_body, i.content_type
+       FROM idempotency_keys i JOIN unnest($1::uuid[], $2::text[]) AS r(workspace_id, key) ON i.workspace_id = r.workspace_id AND i.key = r.key
+      WHERE i.expires_at > now()`,
+    [requests.map((r) => r.workspaceId), requests.map((r) => r.key)],
+  );
+  const byKey = new Map(stored.map((s) => [`${s.workspace_id}:${s.key}`, s]));
+  return requests.map((r, i) => (locks[i]?.locked ? byKey.get(`${r.workspaceId}:${r.key}`) ?? 'new' : 'processing'));
+}
+
+/** Stores the answers of a batch's keyed requests (2xx and 4xx only), in the batch's transaction. */
+export async function storeAnswers(tx: Tx, entries: readonly { request: KeyedRequest; answer: StoredAnswer }[], ttlMs: number): Promise<void> {
+  const kept = entries.filter((e) => e.answer.status < 500 && e.answer.status !== 429);
+  if (kept.length === 0) return;
+  await tx.query(
+    `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, status_code, response_body, content_type, expires_at)
+     SELECT w, k, f, s, b, c, clock_timestamp() + make_interval(secs => $7::double precision / 1000)
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[]) AS e(w, k, f, s, b, c)
+     ON CONFLICT (workspace_id, key) DO UPDATE
+       SET fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code, response_body = EXCLUDED.response_body,
+           content_type = EXCLUDED.content_type, created_at = now(), expires_at = EXCLUDED.expires_at`,
+    [
+      kept.map((e) => e.request.workspaceId),
+      kept.map((e) => e.request.key),
+      kept.map((e) => e.request.fingerprint),
+      kept.map((e) => e.answer.status),
+      kept.map((e) => e.answer.text),
+      kept.map((e) => e.answer.contentType),
+      ttlMs,
+    ],
+  );
+}
+
+/** Sends an answer decided elsewhere (replayed or fresh) exactly as stored. */
+export function sendAnswer(reply: FastifyReply, answer: StoredAnswer, replayed: boolean): FastifyReply {
+  if (replayed) reply.header('idempotent-replayed', 'true');
+  return sendText(reply, answer.status, answer.contentType, answer.text);
+}

@@ -70,3 +70,21 @@ export async function rescheduleJob(sql: Sql, id: string, runAt: Date): Promise<
     [id, runAt],
   );
 }
+
+/** Enqueues many jobs with one statement, in the caller's transaction. */
+export async function enqueueMany(sql: Sql, jobs: NewJob[], attemptsMaxDefault = 10): Promise<void> {
+  if (jobs.length === 0) return;
+  await sql.query(
+    `INSERT INTO jobs (kind, payload, run_at, unique_key, max_attempts)
+     SELECT kind, payload::jsonb, COALESCE(run_at, now()), unique_key, max_attempts
+       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::int[]) AS j(kind, payload, run_at, unique_key, max_attempts)
+     ON CONFLICT (unique_key) WHERE status <> 'failed' DO NOTHING`,
+    [
+      jobs.map((j) => j.kind),
+      jobs.map((j) => JSON.stringify(j.payload ?? {})),
+      jobs.map((j) => j.runAt ?? null),
+      jobs.map((j) => j.uniqueKey ?? null),
+      jobs.map((j) => j.maxAttempts ?? attemptsMaxDefault),
+    ],
+  );
+}

@@ -129,7 +129,61 @@ class Ledger {
   void(tx: Tx, transferId: string): Promise<repo.TransferRow> {
     return this.resolve(tx, transferId, 'voided');
   }
+
+  /**
+   * Many holds in one go, in the caller's transaction: the customer rows are locked once (in id
+   * order, so concurrent batches never deadlock), each hold is accepted in order while its balance
+   * still covers all its legs (all or none), then every transfer is written with one statement and
+   * each row updated once. A refused hold writes nothing.
+   */
+  async holdBatch(tx: Tx, holds: readonly BatchHold[]): Promise<BatchHoldResult[]> {
+    const keyOf = (accountId: string, currency: string) => `${accountId}:${currency}`;
+    const keys = new Map(holds.map((h) => [keyOf(h.accountId, h.currency), { accountId: h.accountId, currency: h.currency }]));
+    const locked = await repo.lockCustomersAvailable(tx, [...keys.values()]);
+    const accounts = new Map(locked.map((a) => [keyOf(a.account_id, a.currency), { id: a.id, available: BigInt(a.available), held: 0n }]));
+    const transfers: Parameters<typeof repo.insertTransfers>[1] = [];
+    const results = holds.map((h): BatchHoldResult => {
+      const account = accounts.get(keyOf(h.accountId, h.currency));
+      const total = h.legs.reduce((sum, leg) => sum + leg.amountMinor, 0n);
+      assert(h.legs.every((leg) => leg.amountMinor > 0n), 'a hold amount is > 0');
+      if (!account || total > account.available) return { ok: false };
+      account.available -= total;
+      account.held += total;
+      const transferIds = h.legs.map((leg) => {
+        const id = newId();
+        transfers.push({
+          id,
+          currency: h.currency,
+          debitId: account.id,
+          creditId: systemAccountId(leg.credit.system, leg.credit.code ?? '', h.currency),
+          amountMinor: leg.amountMinor.toString(),
+          status: 'pending',
+          referenceType: h.reference.type,
+          referenceId: h.reference.id ?? null,
+          description: leg.description ?? null,
+        });
+        return id;
+      });
+      return { ok: true, transferIds };
+    });
+    if (transfers.length > 0) {
+      const totals = [...accounts.values()].filter((a) => a.held > 0n).map((a) => ({ id: a.id, amountMinor: a.held.toString() }));
+      await repo.addPendingDebits(tx, totals);
+      await repo.insertTransfers(tx, transfers);
+    }
+    return results;
+  }
 }
+
+/** One hold of a batch: one or more legs from one customer balance, accepted all together or not at all. */
+export interface BatchHold {
+  accountId: string;
+  currency: string;
+  legs: { amountMinor: bigint; credit: { system: SystemKind; code?: string }; description?: string }[];
+  reference: { type: string; id?: string | undefined };
+}
+
+export type BatchHoldResult = { ok: true; transferIds: string[] } | { ok: false };
 
 export interface Balance {
   currency: string;

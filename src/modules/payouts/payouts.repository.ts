@@ -121,3 +121,44 @@ export async function paidTodayMinor(sql: Sql, workspaceId: string, currency: st
   );
   return BigInt(row?.total ?? '0');
 }
+
+/** Which of these (workspace, clientRef) pairs already have a payout. */
+export async function existingClientRefs(sql: Sql, pairs: readonly { workspaceId: string; clientRef: string }[]): Promise<Set<string>> {
+  if (pairs.length === 0) return new Set();
+  const rows = await sql.query<{ workspace_id: string; client_ref: string }>(
+    `SELECT p.workspace_id, p.client_ref FROM payouts p
+       JOIN unnest($1::uuid[], $2::text[]) AS r(workspace_id, client_ref) ON p.workspace_id = r.workspace_id AND p.client_ref = r.client_ref`,
+    [pairs.map((p) => p.workspaceId), pairs.map((p) => p.clientRef)],
+  );
+  return new Set(rows.map((r) => `${r.workspace_id}:${r.client_ref}`));
+}
+
+/** Inserts many payouts with one statement. */
+export async function insertPayouts(sql: Sql, ps: readonly NewPayout[]): Promise<PayoutRow[]> {
+  if (ps.length === 0) return [];
+  const col = <T>(f: (p: NewPayout) => T) => ps.map(f);
+  const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+  return sql.query<PayoutRow>(
+    `INSERT INTO payouts (id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, provider,
+                          beneficiary_id, beneficiary, sender, quote_id, funding_currency, funding_minor, purpose, reference,
+                          metadata, hold_transfer_id, fee_transfer_id, failure_reason)
+     SELECT id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, provider,
+            beneficiary_id, beneficiary::jsonb, sender::jsonb, quote_id, funding_currency, funding_minor, purpose, reference,
+            metadata::jsonb, hold_transfer_id, fee_transfer_id, failure_reason
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::numeric[], $9::text[],
+                   $10::text[], $11::uuid[], $12::text[], $13::text[], $14::uuid[], $15::text[], $16::numeric[], $17::text[],
+                   $18::text[], $19::text[], $20::uuid[], $21::uuid[], $22::text[])
+         AS p(id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, provider,
+              beneficiary_id, beneficiary, sender, quote_id, funding_currency, funding_minor, purpose, reference,
+              metadata, hold_transfer_id, fee_transfer_id, failure_reason)
+     RETURNING ${PAYOUT_COLUMNS}`,
+    [
+      col((p) => p.id), col((p) => p.workspaceId), col((p) => p.accountId), col((p) => p.clientRef), col((p) => p.status),
+      col((p) => p.currency), col((p) => p.amountMinor.toString()), col((p) => p.feeMinor.toString()), col((p) => p.route),
+      col((p) => p.provider), col((p) => p.beneficiaryId), col((p) => json(p.beneficiary)), col((p) => json(p.sender)),
+      col((p) => p.quoteId), col((p) => p.fundingCurrency), col((p) => p.fundingMinor.toString()), col((p) => p.purpose),
+      col((p) => p.reference), col((p) => json(p.metadata)), col((p) => p.holdTransferId), col((p) => p.feeTransferId),
+      col((p) => p.failureReason),
+    ],
+  );
+}

@@ -8,6 +8,7 @@ import { getPayout, listPayouts, payoutData } from './payouts.read.js';
 import { findPayout, findPayoutById } from './payouts.repository.js';
 import { PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';
 import { submitPayouts } from './payouts.submit.js';
+import { PayoutBatcher } from './payout-batcher.js';
 import type { PayoutMove } from './payouts.transitions.js';
 
 const tags = ['Payouts'];
@@ -15,6 +16,7 @@ const FailBody = Type.Object({ reason: Type.Optional(Type.String({ minLength: 1,
 const SIMULATED_MOVES: PayoutMove[] = ['process', 'pay', 'fail', 'revert'];
 
 export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const batcher = new PayoutBatcher(ctx);
   app.post(
     '/v1/payouts',
     {
@@ -33,7 +35,7 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 201: Type.Union([PayoutSchema, Type.Array(Type.Union([PayoutSchema, PayoutRowError]))]) },
       },
     },
-    async (req, reply) => submitPayouts(ctx, req, reply),
+    async (req, reply) => submitPayouts(ctx, req, reply, batcher),
   );
 
   app.get<{ Querystring: Static<typeof PayoutListQuery> }>(

@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
 import { advisoryKey } from '../../db/db.js';
 import { AppError, fieldError, renderError, validationError, type FieldError } from '../../http/errors.js';
-import { runIdempotent } from '../../http/idempotency.js';
+import { idempotencyOf, runIdempotent, sendAnswer } from '../../http/idempotency.js';
+import type { PayoutBatcher } from './payout-batcher.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { parseAmount } from '../../lib/money.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
@@ -154,7 +155,7 @@ const folded = (err: AppError): string => err.message;
  * in a batch, a field-format refusal on any row refuses the whole array and creates nothing, while
  * recipient and sender refusals are reported per row and the valid rows are created.
  */
-export async function submitPayouts(ctx: AppContext, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+export async function submitPayouts(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, batcher?: PayoutBatcher): Promise<FastifyReply> {
   const batch = Array.isArray(req.body);
   const bodies = (batch ? req.body : [req.body]) as Body[];
   if (batch && bodies.length === 0) throw fieldError('body', 'body must contain at least one payout');
@@ -168,6 +169,22 @@ export async function submitPayouts(ctx: AppContext, req: FastifyRequest, reply:
   if (!batch) {
     const [only] = checked as [Checked];
     if (!only.ok) throw only.error;
+    if (batcher && !only.newBeneficiary && !only.prepared.quoteId && only.dailyLimitMinor === undefined) {
+      // The common case needs only a hold: it is written with group commit (see PayoutBatcher).
+      const { answer, replayed } = await batcher.submit({
+        prepared: only.prepared,
+        idempotency: idempotencyOf(req),
+        renderCreated: (body) => {
+          reply.code(201);
+          return { status: 201, contentType: 'application/json; charset=utf-8', text: String(reply.serialize(body)) };
+        },
+        renderError: (error) => {
+          const rendered = renderError(error, req);
+          return { status: rendered.status, contentType: rendered.contentType, text: JSON.stringify(rendered.body) };
+        },
+      });
+      return sendAnswer(reply, answer, replayed);
+    }
     return runIdempotent(ctx, req, reply, async (tx) => {
       const result = await storeRow(ctx, tx, req, only);
       if ('failedForBalance' in result) {

@@ -1,0 +1,147 @@
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/db.js';
+import type { AppError } from '../../http/errors.js';
+import { claimKeys, keyProcessing, keyReused, storeAnswers, type KeyedRequest, type StoredAnswer } from '../../http/idempotency.js';
+import { newId } from '../../lib/ids.js';
+import { LaneBatcher } from '../../lib/lane-batcher.js';
+import { enqueueMany } from '../../jobs/queue.js';
+import { payoutProviderFor } from '../../providers/index.js';
+import { recordEvent } from '../events/events.service.js';
+import { ledger } from '../ledger/ledger.service.js';
+import { duplicateClientRef, insufficientBalanceError, type PreparedPayout } from './payouts.create.js';
+import { PAYOUT_STEP_JOB, payoutEventData } from './payouts.lifecycle.js';
+import { payoutData } from './payouts.read.js';
+import * as repo from './payouts.repository.js';
+
+/** A checked payout waiting for its batch, with how to render its answer for its own request. */
+export interface BatchedPayout {
+  prepared: PreparedPayout;
+  idempotency: KeyedRequest | undefined;
+  renderCreated: (body: unknown) => StoredAnswer;
+  renderError: (error: AppError) => StoredAnswer;
+}
+
+export interface BatchedAnswer {
+  answer: StoredAnswer;
+  replayed: boolean;
+}
+
+/** An answer decided about the key itself (in flight, replayed, reused), which is never stored over the original. */
+interface Decided extends BatchedAnswer {
+  aboutKey: boolean;
+}
+
+/**
+ * Payout creation with group commit: the single-payout requests that need nothing beyond a hold
+ * (a saved beneficiary, no quote, no daily limit) are written in batches, one transaction per
+ * batch and lane (lanes by workspace). Per batch, one statement each: take the Idempotency-Keys,
+ * find duplicate clientRefs, lock and hold the balances, insert the payouts, their step jobs and
+ * the stored answers. Each request gets exactly the answer it would get alone.
+ */
+export class PayoutBatcher {
+  private readonly batcher: LaneBatcher<BatchedPayout, BatchedAnswer>;
+
+  constructor(private readonly ctx: AppContext) {
+    this.batcher = new LaneBatcher((items) => ctx.db.tx((tx) => this.run(tx, items)), (item) => item.prepared.workspaceId, {
+      lanes: 4,
+      batchMax: 200,
+    });
+  }
+
+  submit(item: BatchedPayout): Promise<BatchedAnswer> {
+    return this.batcher.submit(item);
+  }
+
+  private async run(tx: Tx, items: BatchedPayout[]): Promise<BatchedAnswer[]> {
+    const answers: (Decided | undefined)[] = items.map(() => undefined);
+
+    // 1. Idempotency-Keys: in flight elsewhere (or twice in this batch), replayed, reused, or new.
+    const keyed = items.flatMap((item, i) => (item.idempotency ? [{ i, request: item.idempotency }] : []));
+    const claims = await claimKeys(tx, keyed.map((k) => k.request));
+    const seenKeys = new Set<string>();
+    keyed.forEach(({ i, request }, n) => {
+      const item = items[i] as BatchedPayout;
+      const claim = claims[n];
+      const id = `${request.workspaceId}:${request.key}`;
+      if (claim === 'processing' || seenKeys.has(id)) answers[i] = { answer: item.renderError(keyProcessing()), replayed: false, aboutKey: true };
+      else if (claim !== 'new' && claim !== undefined) {
+        answers[i] =
+          claim.fingerprint === request.fingerprint
+            ? { answer: { status: claim.status_code, contentType: claim.content_type, text: claim.response_body }, replayed: true, aboutKey: true }
+            : { answer: item.renderError(keyReused()), replayed: false, aboutKey: true };
+      }
+      seenKeys.add(id);
+    });
+
+    // 2. Duplicate clientRefs: stored already, or earlier in this batch.
+    const live = items.flatMap((item, i) => (answers[i] ? [] : [i]));
+    const existing = await repo.existingClientRefs(tx, live.map((i) => (items[i] as BatchedPayout).prepared));
+    const fresh: number[] = [];
+    for (const i of live) {
+      const p = (items[i] as BatchedPayout).prepared;
+      const ref = `${p.workspaceId}:${p.clientRef}`;
+      if (existing.has(ref)) answers[i] = { answer: (items[i] as BatchedPayout).renderError(duplicateClientRef()), replayed: false, aboutKey: false };
+      else fresh.push(i);
+      existing.add(ref);
+    }
+
+    // 3. Holds, all balances of the batch locked once.
+    const ids = fresh.map(() => newId());
+    const holds = await ledger.holdBatch(
+      tx,
+      fresh.map((i, n) => {
+        const p = (items[i] as BatchedPayout).prepared;
+        return {
+          accountId: p.accountId,
+          currency: p.currency,
+          legs: [
+            { amountMinor: p.amountMinor, credit: { system: 'provider_clearing' as const, code: p.route } },
+            ...(p.feeMinor > 0n ? [{ amountMinor: p.feeMinor, credit: { system: 'fee_revenue' as const }, description: 'Payout fee' }] : []),
+          ],
+          reference: { type: 'payout', id: ids[n] },
+        };
+      }),
+    );
+
+    // 4. The payouts: queued with their holds, or failed for balance (fiat) or refused (crypto).
+    const provider = payoutProviderFor(this.ctx.config);
+    const rows: repo.NewPayout[] = [];
+    fresh.forEach((i, n) => {
+      const item = items[i] as BatchedPayout;
+      const p = item.prepared;
+      const hold = holds[n];
+      const base = { ...p, id: ids[n] as string, provider: provider.name, fundingCurrency: p.currency, fundingMinor: p.amountMinor };
+      if (hold?.ok) rows.push({ ...base, status: 'queued', holdTransferId: hold.transferIds[0] ?? null, feeTransferId: hold.transferIds[1] ?? null, failureReason: null });
+      else if (p.crypto) answers[i] = { answer: item.renderError(insufficientBalanceError()), replayed: false, aboutKey: false };
+      else rows.push({ ...base, status: 'failed', holdTransferId: null, feeTransferId: null, failureReason: 'insufficient_balance' });
+    });
+    const stored = new Map((await repo.insertPayouts(tx, rows)).map((r) => [r.id, r]));
+    const firstStepAt = new Date(Date.now() + provider.firstStepMs());
+    await enqueueMany(
+      tx,
+      rows.filter((r) => r.status === 'queued').map((r) => ({ kind: PAYOUT_STEP_JOB, payload: { payoutId: r.id }, runAt: firstStepAt, maxAttempts: 20 })),
+    );
+    for (const [n, i] of fresh.entries()) {
+      const item = items[i] as BatchedPayout;
+      const row = stored.get(ids[n] as string);
+      if (!row) continue;
+      if (row.status === 'failed') {
+        await recordEvent(tx, { workspaceId: row.workspace_id, accountId: row.account_id === row.workspace_id ? undefined : row.account_id, type: 'payout.failed', data: payoutEventData(row) });
+        answers[i] = { answer: item.renderError(insufficientBalanceError()), replayed: false, aboutKey: false };
+      } else {
+        answers[i] = { answer: item.renderCreated(payoutData(row)), replayed: false, aboutKey: false };
+      }
+    }
+
+    // 5. The answers of keyed requests, stored with the effects they describe.
+    await storeAnswers(
+      tx,
+      keyed.flatMap(({ i, request }) => {
+        const a = answers[i];
+        return a && !a.aboutKey ? [{ request, answer: a.answer }] : [];
+      }),
+      this.ctx.config.limits.idempotencyTtlMs,
+    );
+    return answers.map((a) => ({ answer: (a as Decided).answer, replayed: (a as Decided).replayed }));
+  }
+}
