@@ -13,7 +13,15 @@ import {
 } from '../src/modules/corridors/account-formats.js';
 import {
   CATALOG,
+  FUND_ORIGINS,
+  SENDER_GENDERS,
+  SENDER_TYPES,
+  catalogCurrencies,
   checkRecipient,
+  findProviders,
+  hasBusinessIdentity,
+  payoutRequirements,
+  validateSender,
   recipientErrorKind,
   validateRecipient,
   type AccountType,
@@ -361,5 +369,93 @@ describe('recipient validation', () => {
     expect(check.provider?.id).toBe('sim-ach');
     const bad = withData({ ...both, accounts: [...(usd.accounts ?? []).map((a) => ({ ...a, data: { ...a.data, routingNumber: '021000022' } })), ...(sepaPerson.accounts ?? [])] }, {});
     expect(validateRecipient(bad, { currency: 'USD', route: 'ach' })[0]?.field).toBe('beneficiary.accounts.0.data.routingNumber');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('sender validation', () => {
+  const sepa = provider('sim-sepa-instant');
+  const cameroon = provider('sim-momo-cameroon');
+  const person = { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', country: 'GB' };
+  const today = '2026-01-15';
+
+  it('attributes a payout without senderInfo to the workspace when it has a business identity on record', () => {
+    expect(validateSender(undefined, sepa, true)).toEqual({ errors: [], senderInfo: undefined, originator: 'workspace' });
+    expect(validateSender(undefined, sepa, false).errors).toEqual([
+      {
+        field: 'senderInfo',
+        message: 'senderInfo is required: the workspace has no business identity on record to originate the payout',
+        code: 'ORIGINATOR_NOT_ON_RECORD',
+      },
+    ]);
+    expect(hasBusinessIdentity({ businessIdentity: { companyName: 'Demo Ltd' } })).toBe(true);
+    expect(hasBusinessIdentity({ travelRuleScreening: true })).toBe(false);
+  });
+
+  it('requires senderInfo with the sender phone on mobile money into Cameroon', () => {
+    expect(validateSender(undefined, cameroon, true).errors[0]).toMatchObject({ field: 'senderInfo', code: 'SENDER_INFO_INCOMPLETE' });
+    expect(validateSender(person, cameroon, true).errors).toEqual([
+      { field: 'senderInfo.phoneNumber', message: 'senderInfo.phoneNumber is required for an individual sender on this corridor', code: 'SENDER_INFO_INCOMPLETE' },
+    ]);
+    const ok = validateSender({ ...person, phoneNumber: '+237671234567' }, cameroon, false);
+    expect(ok).toEqual({ errors: [], originator: 'sender_info', senderInfo: { ...person, phoneNumber: '+237671234567' } });
+  });
+
+  it('keeps only the allowed keys of the sender type and drops the rest', () => {
+    const check = validateSender({ ...person, gender: 'female', passportNumber: 'X123', companyName: 'Ignored Ltd', iban: 'DE89' }, sepa, true);
+    expect(check.errors).toEqual([]);
+    expect(check.senderInfo).toEqual({ ...person, gender: 'female' });
+    const business = validateSender({ type: 'business', companyName: 'Acme Ltd', country: 'GB', gender: 'other', firstName: 'Ada' }, sepa, true);
+    expect(business.senderInfo).toEqual({ type: 'business', companyName: 'Acme Ltd', country: 'GB' });
+  });
+
+  it('refuses dateOfBirth on a business sender outright', () => {
+    const check = validateSender({ type: 'business', companyName: 'Acme Ltd', country: 'GB', dateOfBirth: '1990-01-01' }, sepa, true);
+    expect(check.errors).toEqual([
+      { field: 'senderInfo.dateOfBirth', message: 'senderInfo.dateOfBirth is not accepted for a business sender', code: 'SENDER_INFO_INVALID' },
+    ]);
+  });
+
+  it('refuses malformed values with SENDER_INFO_INVALID naming each field', () => {
+    const check = validateSender(
+      { ...person, country: 'gb', gender: 'unknown', fundOrigin: 'lottery', phoneNumber: '0123', dateOfBirth: '2030-01-01', postalCode: 'x'.repeat(21) },
+      sepa,
+      true,
+      { today },
+    );
+    expect(check.errors.map((e) => [e.field, e.code])).toEqual([
+      ['senderInfo.dateOfBirth', 'SENDER_INFO_INVALID'],
+      ['senderInfo.postalCode', 'SENDER_INFO_INVALID'],
+      ['senderInfo.country', 'SENDER_INFO_INVALID'],
+      ['senderInfo.phoneNumber', 'SENDER_INFO_INVALID'],
+      ['senderInfo.fundOrigin', 'SENDER_INFO_INVALID'],
+      ['senderInfo.gender', 'SENDER_INFO_INVALID'],
+    ]);
+    expect(validateSender({ ...person, type: 'trust' }, sepa, true).errors[0]).toMatchObject({ field: 'senderInfo.type', code: 'SENDER_INFO_INVALID' });
+    expect(validateSender('Ada', sepa, true).errors[0]).toMatchObject({ field: 'senderInfo', code: 'SENDER_INFO_INVALID' });
+    expect(validateSender({ ...person, gender: FUND_ORIGINS[0], fundOrigin: SENDER_GENDERS[0] }, sepa, true).errors).toHaveLength(2);
+  });
+
+  it('infers the sender type from companyName when type is absent', () => {
+    expect(validateSender({ companyName: 'Acme Ltd', country: 'GB' }, sepa, true).senderInfo).toEqual({ type: 'business', companyName: 'Acme Ltd', country: 'GB' });
+    expect(validateSender({ firstName: 'Ada', lastName: 'Lovelace', country: 'GB' }, sepa, true).senderInfo?.type).toBe('individual');
+  });
+
+  it('never refuses as incomplete a senderInfo carrying the keys the requirements list, on any provider of the currency', () => {
+    const sample: Record<string, string> = {
+      firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1985-12-10', companyName: 'Acme Ltd', registrationNumber: '0123', address: '1 High St',
+      postalCode: 'EC1A 1AA', city: 'London', country: 'GB', phoneNumber: '+447400123456', fundOrigin: 'salary', gender: 'female',
+    };
+    for (const currency of catalogCurrencies(CATALOG)) {
+      const answer = payoutRequirements({ currency, travelRuleScreening: true });
+      for (const type of SENDER_TYPES) {
+        const info = { type, ...Object.fromEntries(answer.sender[type].required.map((k) => [k, sample[k]])) };
+        for (const p of findProviders({ currency })) {
+          if (!p.defaultRouting) continue;
+          expect(validateSender(info, p, false).errors, `${currency} ${type} ${p.id}`).toEqual([]);
+        }
+      }
+    }
   });
 });

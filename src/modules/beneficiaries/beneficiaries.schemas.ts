@@ -39,7 +39,7 @@ export const AccountData = Type.Object(
 
 export const AccountItem = Type.Object(
   {
-    id: Type.Optional(Uuid),
+    id: Type.String({ format: 'uuid', description: 'Server-assigned; names this account in GET /v1/payouts/available-rails' }),
     type: literals(ACCOUNT_TYPES),
     currency: Type.String({ pattern: '^[A-Z]{3,10}$', description: 'Currency paid to this account', 'x-message': 'must be a currency code such as "EUR"' }),
     country: Type.Optional(Country),

@@ -138,7 +138,7 @@ export function validateSender(
   }
   for (const key of spec.required) {
     if (kept[key] === undefined && !invalid.some((e) => e.field === `${base}.${key}`)) {
-      incomplete.push({ field: `${base}.${key}`, message: `${base}.${key} is required for a ${type} sender on this corridor`, code: 'SENDER_INFO_INCOMPLETE' });
+      incomplete.push({ field: `${base}.${key}`, message: `${base}.${key} is required for ${type === 'individual' ? 'an individual' : 'a business'} sender on this corridor`, code: 'SENDER_INFO_INCOMPLETE' });
     }
   }
   const errors = [...invalid, ...incomplete];

@@ -11,6 +11,7 @@ import { parseAmount } from '../../lib/money.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
 import type { WorkspaceRow } from '../accounts/accounts.repository.js';
 import {
+  assertValidBeneficiary,
   checkRecipient,
   createBeneficiary,
   getBeneficiary,
@@ -84,6 +85,13 @@ async function checkRow(ctx: AppContext, sql: Sql, req: FastifyRequest, workspac
   } else {
     const { id: _id, ...full } = b;
     newBeneficiary = full as unknown as BeneficiaryInput;
+    try {
+      // Every account of a beneficiary sent in full must be valid for its own corridor, as on POST /v1/beneficiaries.
+      assertValidBeneficiary(newBeneficiary, { fieldPrefix: 'beneficiary.' });
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return fail(err, (err.details ?? []).some(isFieldFormatError));
+    }
     recipient = newBeneficiary;
   }
 
