@@ -16,6 +16,8 @@ export interface AuthContext {
   accountId: string;
   /** The `Service-Account-Id` header when present (an owned sub-account). */
   subAccountId: string | undefined;
+  /** The workspace's configuration as read with the credential, for this request. */
+  workspace: { settings: Record<string, unknown>; enabledCurrencies: string[]; disabledCapabilities: string[] };
 }
 
 export interface OperatorContext {
@@ -41,6 +43,8 @@ interface CredentialRow {
   workspace_id: string;
   workspace_status: string;
   disabled_capabilities: string[];
+  enabled_currencies: string[];
+  settings: Record<string, unknown>;
   sub_account_id: string | null;
 }
 
@@ -62,7 +66,7 @@ async function authenticateWorkspace(ctx: AppContext, req: FastifyRequest): Prom
   // One round trip: the credential's current scopes, its workspace, and the named sub-account if owned.
   const row = await maybeOne<CredentialRow>(
     ctx.db,
-    `SELECT c.scopes, c.status, c.workspace_id, w.status AS workspace_status, w.disabled_capabilities,
+    `SELECT c.scopes, c.status, c.workspace_id, w.status AS workspace_status, w.disabled_capabilities, w.enabled_currencies, w.settings,
             (SELECT a.id FROM accounts a
               WHERE a.id = $3::uuid AND a.workspace_id = c.workspace_id AND a.account_type = 'sub') AS sub_account_id
        FROM credentials c JOIN workspaces w ON w.id = c.workspace_id
@@ -87,6 +91,7 @@ async function authenticateWorkspace(ctx: AppContext, req: FastifyRequest): Prom
     scopes: row.scopes,
     accountId: row.sub_account_id ?? row.workspace_id,
     subAccountId: row.sub_account_id ?? undefined,
+    workspace: { settings: row.settings, enabledCurrencies: row.enabled_currencies, disabledCapabilities: row.disabled_capabilities },
   };
 }
 

@@ -8,8 +8,6 @@ import { idempotencyOf, runIdempotent, sendAnswer } from '../../http/idempotency
 import type { PayoutBatcher } from './payout-batcher.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { parseAmount } from '../../lib/money.js';
-import { getWorkspace } from '../accounts/accounts.service.js';
-import type { WorkspaceRow } from '../accounts/accounts.repository.js';
 import {
   assertValidBeneficiary,
   checkRecipient,
@@ -54,14 +52,15 @@ const prefixed = (errors: FieldError[], prefix: string): FieldError[] =>
  * corridor, the amount is well formed, then the recipient's corridor-required fields, then its
  * structure, then the sender; then the corridor's amount bounds and the workspace's limits.
  */
-async function checkRow(ctx: AppContext, sql: Sql, req: FastifyRequest, workspace: WorkspaceRow, body: Body): Promise<Checked> {
+async function checkRow(ctx: AppContext, sql: Sql, req: FastifyRequest, body: Body): Promise<Checked> {
+  const { workspace } = req.auth;
   const settings = workspace.settings as PayoutSettings;
   const fail = (error: AppError, fieldFormat = false): Checked => ({ ok: false, error, fieldFormat });
   if (settings.payoutsPermitted === false) return fail(refusal('PAYOUT_NOT_PERMITTED'));
   const info = currencyInfo(body.currency);
   if (!info) return fail(fieldError('currency', `currency ${body.currency} is not a supported currency`), true);
   const sandboxOnlyInProduction = info.availability === 'sandbox_only' && ctx.config.env === 'production';
-  if (!workspace.enabled_currencies.includes(body.currency) || sandboxOnlyInProduction) return fail(refusal('CORRIDOR_NOT_ENABLED'));
+  if (!workspace.enabledCurrencies.includes(body.currency) || sandboxOnlyInProduction) return fail(refusal('CORRIDOR_NOT_ENABLED'));
   let amountMinor: bigint;
   try {
     amountMinor = parseAmount(body.amount, body.currency, 'amount');
@@ -102,7 +101,7 @@ async function checkRow(ctx: AppContext, sql: Sql, req: FastifyRequest, workspac
     return fail(validationError(check.errors.length ? check.errors : [{ field: 'beneficiary.accounts', message: 'beneficiary.accounts has no account this corridor can pay', code: 'UNSUPPORTED_CORRIDOR' }]), fieldFormat);
   }
   const provider = check.provider;
-  if (provider.route === 'crypto' && workspace.disabled_capabilities.includes('crypto_payouts')) {
+  if (provider.route === 'crypto' && workspace.disabledCapabilities.includes('crypto_payouts')) {
     return fail(new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: 'The crypto_payouts capability is not enabled for this workspace' }));
   }
   const sender = validateSender(body.senderInfo, provider, hasBusinessIdentity(workspace.settings));
@@ -170,9 +169,8 @@ export async function submitPayouts(ctx: AppContext, req: FastifyRequest, reply:
   if (bodies.length > ctx.config.limits.payoutBatchRowsMax) {
     throw fieldError('body', `body must contain at most ${ctx.config.limits.payoutBatchRowsMax} payouts`);
   }
-  const workspace = await getWorkspace(ctx.db, req.auth.workspaceId);
   const checked: Checked[] = [];
-  for (const body of bodies) checked.push(await checkRow(ctx, ctx.db, req, workspace, body));
+  for (const body of bodies) checked.push(await checkRow(ctx, ctx.db, req, body));
 
   if (!batch) {
     const [only] = checked as [Checked];
