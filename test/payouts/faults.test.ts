@@ -57,6 +57,26 @@ describe.skipIf(!onPostgres)('payouts under concurrency and faults (PostgreSQL)'
     expect(await ledgerInvariantViolations(t.ctx.db)).toEqual([]);
   });
 
+  it('the same clientRef sent at once through the batched and the single-transaction paths makes one payout and one refusal', async () => {
+    const t = await createTestApp({ env: { SANDBOX_STEP_MS: '600000' } });
+    cleanups.push(t.close);
+    const c = await payingWorkspace(t);
+    await fund(c, 'EUR', '100');
+    const beneficiaryId = await saveBeneficiary(c);
+    const base = await listen(t);
+    for (let round = 0; round < 10; round++) {
+      const clientRef = ref('race');
+      const send = (beneficiary: unknown) =>
+        fetch(`${base}/v1/payouts`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ clientRef, amount: '1.00', currency: 'EUR', beneficiary }),
+        }).then((r) => r.status);
+      const statuses = await Promise.all([send({ id: beneficiaryId }), send(ADA), send({ id: beneficiaryId })]);
+      expect(statuses.sort()).toEqual([201, 400, 400]);
+    }
+  });
+
   it('two workers on one queue never move a payout twice', async () => {
     const t = await createTestApp({ env: { SANDBOX_STEP_MS: '30', JOB_POLL_MS: '10' } });
     cleanups.push(t.close);

@@ -75,6 +75,7 @@ export class PayoutBatcher {
 
     // 2. Duplicate clientRefs: stored already, or earlier in this batch.
     const live = items.flatMap((item, i) => (answers[i] ? [] : [i]));
+    await repo.lockClientRefs(tx, live.map((i) => (items[i] as BatchedPayout).prepared));
     const existing = await repo.existingClientRefs(tx, live.map((i) => (items[i] as BatchedPayout).prepared));
     const fresh: number[] = [];
     for (const i of live) {

@@ -44,6 +44,7 @@ export type CreateResult = { created: PayoutRow } | { failedForBalance: PayoutRo
  * the balance cannot cover throws, so nothing is written.
  */
 export async function fundAndStore(ctx: AppContext, tx: Tx, p: PreparedPayout): Promise<CreateResult> {
+  await repo.lockClientRefs(tx, [p]);
   if (await repo.clientRefExists(tx, p.workspaceId, p.clientRef)) throw duplicateClientRef();
   const id = newId();
   let fundingCurrency = p.currency;

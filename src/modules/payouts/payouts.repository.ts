@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/db.js';
-import { maybeOne } from '../../db/db.js';
+import { advisoryKey, maybeOne } from '../../db/db.js';
 import type { PayoutStatus } from './payouts.transitions.js';
 
 export interface PayoutRow {
@@ -161,4 +161,14 @@ export async function insertPayouts(sql: Sql, ps: readonly NewPayout[]): Promise
       col((p) => p.failureReason),
     ],
   );
+}
+
+/**
+ * Serialises payouts of the same (workspace, clientRef) across transactions, so the check for a
+ * duplicate and the insert act as one. Keys are taken in sorted order: batches never deadlock.
+ */
+export async function lockClientRefs(sql: Sql, pairs: readonly { workspaceId: string; clientRef: string }[]): Promise<void> {
+  if (pairs.length === 0) return;
+  const keys = [...new Set(pairs.map((p) => advisoryKey(`payout-client-ref:${p.workspaceId}:${p.clientRef}`)))].sort();
+  await sql.query('SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT unnest($1::bigint[]) AS k ORDER BY 1) s', [keys]);
 }
