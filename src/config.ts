@@ -60,6 +60,8 @@ export interface Config {
     webhookUrlLengthMax: number;
     webhookResponseExcerptBytesMax: number;
     webhookDispatchBatchMax: number;
+    /** The outbox is polled at least this often (an empty poll reads an empty partial index). */
+    webhookDispatchPollMs: number;
     webhookClaimEndpointsMax: number;
   };
 }
@@ -145,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       webhookUrlLengthMax: 2048,
       webhookResponseExcerptBytesMax: 4096,
       webhookDispatchBatchMax: 500,
+      webhookDispatchPollMs: 50,
       webhookClaimEndpointsMax: 1000,
     },
   };

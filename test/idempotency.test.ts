@@ -90,6 +90,18 @@ function expectProblem(res: { statusCode: number; headers: Record<string, unknow
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('replay', () => {
+  it('keeps stored answers encrypted at rest (an answer may carry a secret shown once)', async () => {
+    const caller = await newWorkspace(t.app);
+    const res = await caller.request('POST', '/v1/webhooks', { url: 'https://hooks.example.com/corridor' }, { 'idempotency-key': 'secret-once' });
+    expect(res.statusCode, res.body).toBe(201);
+    const secret = res.json<{ secret: string }>().secret;
+    const [row] = await t.ctx.db.query<{ response_body: string }>('SELECT response_body FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [caller.workspaceId, 'secret-once']);
+    expect(row?.response_body).not.toContain(secret);
+    expect(row?.response_body).not.toContain('whsec_');
+    const replay = await caller.request('POST', '/v1/webhooks', { url: 'https://hooks.example.com/corridor' }, { 'idempotency-key': 'secret-once' });
+    expect(replay.body).toBe(res.body);
+  });
+
   it('same key and same body replays the stored status and body byte for byte and creates nothing', async () => {
     const caller = await newWorkspace(t.app);
     const body = { name: 'Replay Ltd', country: 'GB', clientRef: 'replay-1' };

@@ -5,10 +5,11 @@ import { EVENT_TYPES } from '../src/modules/webhooks/event-types.js';
 import { verifyWebhook } from '../src/webhooks-verify.js';
 import { createTestApp, newWorkspace, type Caller, type TestApp } from './helpers/app.js';
 import { HttpsReceiver, type Received } from './helpers/https-receiver.js';
+import { fund, payingWorkspace, ref, saveBeneficiary } from './payouts/helpers.js';
 
 /** Short retry delays and deadline so a whole retry schedule fits in a few seconds. */
 const DELAYS_MS = [50, 100, 200, 400, 800];
-const TIMEOUT_MS = 300;
+const TIMEOUT_MS = 1000;
 
 let t: TestApp;
 let runner: JobRunner;
@@ -16,7 +17,9 @@ let receiver: HttpsReceiver;
 let caller: Caller;
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { WEBHOOK_RETRY_DELAYS_MS: DELAYS_MS.join(','), WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), JOB_POLL_MS: '20' } });
+  t = await createTestApp({
+    env: { WEBHOOK_RETRY_DELAYS_MS: DELAYS_MS.join(','), WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), JOB_POLL_MS: '20', SANDBOX_STEP_MS: '40' },
+  });
   receiver = await HttpsReceiver.start();
   runner = createRunner(t.ctx);
   runner.start();
@@ -293,7 +296,7 @@ describe('delivery', () => {
     const c = await newWorkspace(t.app);
     const paths = { error: uniquePath('500'), timeout: uniquePath('slow'), redirect: uniquePath('302') };
     receiver.on(paths.error, () => ({ status: 500, body: 'boom' }));
-    receiver.on(paths.timeout, () => ({ status: 200, body: 'late', delayMs: TIMEOUT_MS + 500 }));
+    receiver.on(paths.timeout, () => ({ status: 200, body: 'late', delayMs: TIMEOUT_MS + 1000 }));
     receiver.on(paths.redirect, () => ({ status: 302, headers: { location: receiver.url(uniquePath('elsewhere')) } }));
     const endpoints = {
       error: await createEndpoint(c, { url: receiver.url(paths.error) }),
@@ -303,13 +306,13 @@ describe('delivery', () => {
     await createSubAccount(c);
 
     for (const [kind, path] of Object.entries(paths) as [keyof typeof paths, string][]) {
-      const got = await receiver.waitFor(path, 6, 20_000);
+      const got = await receiver.waitFor(path, 6, 40_000);
       expect(new Set(got.map((r) => envelopeOf(r).id)).size, kind).toBe(1);
       for (const r of got) expect(verifyWebhook(r.body, r.headers, endpoints[kind].secret), kind).toBe(true);
       const stamps = got.map((r) => Number(r.headers['x-service-timestamp']));
       expect([...stamps].sort((a, b) => a - b), kind).toEqual(stamps);
 
-      const d = await waitForDelivery(c, endpoints[kind].id, (x) => x.status === 'failed');
+      const d = await waitForDelivery(c, endpoints[kind].id, (x) => x.status === 'failed', 20_000);
       expect(d.nextAttemptAt).toBeNull();
       expect(d.attempts.map((a) => a.number)).toEqual([1, 2, 3, 4, 5, 6]);
       const starts = d.attempts.map((a) => Date.parse(a.at));
@@ -318,7 +321,7 @@ describe('delivery', () => {
         // Each delay counts from the end of the failed attempt: at least its base, under twice it (plus polling).
         const gap = starts[i]! - (starts[i - 1]! + previous.durationMs);
         expect(gap, `${kind}: gap before attempt ${i + 1}`).toBeGreaterThanOrEqual(DELAYS_MS[i - 1]! - 5);
-        expect(gap, `${kind}: gap before attempt ${i + 1}`).toBeLessThan(2 * DELAYS_MS[i - 1]! + 250);
+        expect(gap, `${kind}: gap before attempt ${i + 1}`).toBeLessThan(2 * DELAYS_MS[i - 1]! + 2000);
       }
       const first = d.attempts[0]!;
       if (kind === 'error') expect(first).toMatchObject({ responseStatus: 500, error: null, responseExcerpt: 'boom' });
@@ -455,19 +458,26 @@ describe('GET /v1/events', () => {
 
 describe('event types', () => {
   /**
-   * Which of the spec's event types fire today. A module wires its events in its own issue and moves
-   * them from `pending` to `covered` here, with the call that makes one fire.
+   * Which of the spec's event types fire today, each with the calls that make it fire. A module wires
+   * its events in its own issue and moves them from `pending` to a scenario here.
    */
-  const covered: Record<string, (c: Caller, endpointId: string) => Promise<unknown>> = {
-    'account.created': (c) => createSubAccount(c),
-    'webhook.test': (c, endpointId) => c.request('POST', `/v1/webhooks/${endpointId}/test`),
-  };
+  const scenarios: { types: string[]; run: (c: Caller, endpointId: string) => Promise<unknown> }[] = [
+    { types: ['account.created'], run: (c) => createSubAccount(c) },
+    { types: ['webhook.test'], run: (c, endpointId) => c.request('POST', `/v1/webhooks/${endpointId}/test`) },
+    { types: ['payout.processing', 'payout.paid'], run: (c) => payout(c, '10.00') },
+    { types: ['payout.processing', 'payout.failed'], run: (c) => payout(c, '20.13') },
+    {
+      types: ['payout.processing', 'payout.cancelled'],
+      run: async (c) => {
+        const p = await payout(c, '30.14'); // stays in processing until moved
+        await waitForPayout(c, p.id, 'processing');
+        expect((await c.request('POST', `/v1/payouts/${p.id}/cancel`)).statusCode).toBe(200);
+      },
+    },
+  ];
+  /** Recorded, but the spec says not (yet) delivered. */
+  const notDelivered = ['payout.reverted'];
   const pending = [
-    'payout.processing',
-    'payout.paid',
-    'payout.failed',
-    'payout.reverted',
-    'payout.cancelled',
     'order.created',
     'order.awaiting_funds',
     'order.funds_received',
@@ -483,15 +493,50 @@ describe('event types', () => {
     'deposit.completed',
     'deposit.failed',
   ];
+  const covered = [...new Set(scenarios.flatMap((x) => x.types))];
 
-  it('lists every type of the spec as covered or pending, and delivers each covered one', async () => {
-    expect([...Object.keys(covered), ...pending].sort()).toEqual([...EVENT_TYPES].sort());
-    const c = await newWorkspace(t.app);
+  async function payout(c: Caller, amount: string): Promise<{ id: string; clientRef: string }> {
+    const res = await c.request('POST', '/v1/payouts', { clientRef: ref('wh'), amount, currency: 'EUR', beneficiary: { id: beneficiaries.get(c)! } });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json();
+  }
+  async function waitForPayout(c: Caller, id: string, status: string): Promise<void> {
+    for (const deadline = Date.now() + 15_000; (await c.request('GET', `/v1/payouts/${id}`)).json<{ status: string }>().status !== status; ) {
+      if (Date.now() > deadline) throw new Error(`payout ${id} never reached ${status}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  const beneficiaries = new Map<Caller, string>();
+
+  it('lists every type of the spec as covered, not delivered or pending, and delivers each covered one with its data', async () => {
+    expect([...covered, ...notDelivered, ...pending].sort()).toEqual([...EVENT_TYPES].sort());
+    const c = await payingWorkspace(t);
+    await fund(c, 'EUR', '1000');
+    beneficiaries.set(c, await saveBeneficiary(c));
     const path = uniquePath('types');
     const e = await createEndpoint(c, { url: receiver.url(path) });
-    for (const fire of Object.values(covered)) await fire(c, e.id);
-    const got = await receiver.waitFor(path, Object.keys(covered).length);
-    expect(got.map((r) => envelopeOf(r).type).sort()).toEqual(Object.keys(covered).sort());
+    for (const scenario of scenarios) await scenario.run(c, e.id);
+    const reverted = await payout(c, '40.15'); // paid, then reverted downstream
+
+    const expected = scenarios.reduce((n, x) => n + x.types.length, 0);
+    const got = await receiver.waitFor(path, expected, 30_000);
+    expect([...new Set(got.map((r) => envelopeOf(r).type))].sort()).toEqual([...covered].sort());
     for (const r of got) expect(verifyWebhook(r.body, r.headers, e.secret)).toBe(true);
+    for (const r of got.filter((x) => envelopeOf(x).type.startsWith('payout.'))) {
+      // Payout data: the spec's fields and nothing else (no failureReason, nothing secret).
+      expect(Object.keys(envelopeOf(r).data).sort()).toEqual(['amount', 'clientRef', 'completedAt', 'currency', 'id', 'status']);
+    }
+
+    // payout.reverted is recorded with the payout, but neither sent nor listed.
+    await waitForPayout(c, reverted.id, 'failed');
+    for (const deadline = Date.now() + 15_000; ; ) {
+      const [row] = await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE type = 'payout.reverted' AND data->>'id' = $1", [reverted.id]);
+      if (row?.n === 1) break;
+      if (Date.now() > deadline) throw new Error('payout.reverted was not recorded');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.requests(path).map((r) => envelopeOf(r).type)).not.toContain('payout.reverted');
+    expect((await c.request('GET', '/v1/events?type=payout.reverted')).json<{ data: unknown[] }>().data).toHaveLength(0);
   });
 });

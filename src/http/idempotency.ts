@@ -40,7 +40,8 @@ function sendText(reply: FastifyReply, status: number, contentType: string, text
  * Runs a POST's work in one transaction. With an `Idempotency-Key`, the key is taken with a
  * transaction-scoped advisory lock (a second request while the first runs gets 409
  * IDEMPOTENCY_KEY_PROCESSING), and the response is stored in the same transaction as the effect,
- * so a crash can never leave an effect without its stored answer or the reverse. 2xx and 4xx are
+ * so a crash can never leave an effect without its stored answer or the reverse. Stored answers are
+ * encrypted at rest (they may hold a secret shown once, such as a webhook signing secret). 2xx and 4xx are
  * stored and replayed with `Idempotent-Replayed: true`; 5xx and 429 roll back and are not stored.
  */
 export async function runIdempotent(
@@ -94,7 +95,7 @@ export async function runIdempotent(
           problem: true,
         });
       }
-      return { replayed: true, status: prior.status_code, contentType: prior.content_type, text: prior.response_body };
+      return { replayed: true, status: prior.status_code, contentType: prior.content_type, text: ctx.box.decrypt(prior.response_body) };
     }
 
     let status: number;
@@ -123,7 +124,7 @@ export async function runIdempotent(
          SET fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
              response_body = EXCLUDED.response_body, content_type = EXCLUDED.content_type,
              created_at = now(), expires_at = EXCLUDED.expires_at`,
-      [workspaceId, key, fingerprint, status, text, contentType, ctx.config.limits.idempotencyTtlMs],
+      [workspaceId, key, fingerprint, status, ctx.box.encrypt(text), contentType, ctx.config.limits.idempotencyTtlMs],
     );
     return { replayed: false, status, contentType, text };
   });
@@ -179,7 +180,7 @@ export const keyReused = (): AppError =>
  * and reads what was stored for them: per request, 'processing' (another transaction holds it),
  * the stored answer, or 'new'.
  */
-export async function claimKeys(tx: Tx, requests: readonly KeyedRequest[]): Promise<(StoredResponse | 'processing' | 'new')[]> {
+export async function claimKeys(ctx: AppContext, tx: Tx, requests: readonly KeyedRequest[]): Promise<(StoredResponse | 'processing' | 'new')[]> {
   if (requests.length === 0) return [];
   const locks = await tx.query<{ locked: boolean }>(
     'SELECT pg_try_advisory_xact_lock(k) AS locked FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, ord) ORDER BY ord',
@@ -191,12 +192,12 @@ export async function claimKeys(tx: Tx, requests: readonly KeyedRequest[]): Prom
       WHERE i.expires_at > now()`,
     [requests.map((r) => r.workspaceId), requests.map((r) => r.key)],
   );
-  const byKey = new Map(stored.map((s) => [`${s.workspace_id}:${s.key}`, s]));
+  const byKey = new Map(stored.map((s) => [`${s.workspace_id}:${s.key}`, { ...s, response_body: ctx.box.decrypt(s.response_body) }]));
   return requests.map((r, i) => (locks[i]?.locked ? byKey.get(`${r.workspaceId}:${r.key}`) ?? 'new' : 'processing'));
 }
 
 /** Stores the answers of a batch's keyed requests (2xx and 4xx only), in the batch's transaction. */
-export async function storeAnswers(tx: Tx, entries: readonly { request: KeyedRequest; answer: StoredAnswer }[], ttlMs: number): Promise<void> {
+export async function storeAnswers(ctx: AppContext, tx: Tx, entries: readonly { request: KeyedRequest; answer: StoredAnswer }[]): Promise<void> {
   const kept = entries.filter((e) => e.answer.status < 500 && e.answer.status !== 429);
   if (kept.length === 0) return;
   await tx.query(
@@ -211,9 +212,9 @@ export async function storeAnswers(tx: Tx, entries: readonly { request: KeyedReq
       kept.map((e) => e.request.key),
       kept.map((e) => e.request.fingerprint),
       kept.map((e) => e.answer.status),
-      kept.map((e) => e.answer.text),
+      kept.map((e) => ctx.box.encrypt(e.answer.text)),
       kept.map((e) => e.answer.contentType),
-      ttlMs,
+      ctx.config.limits.idempotencyTtlMs,
     ],
   );
 }

@@ -55,7 +55,7 @@ export class HttpsReceiver {
         receiver.received.push(received);
         const n = (receiver.counts.get(received.path) ?? 0) + 1;
         receiver.counts.set(received.path, n);
-        const reply = (receiver.responders.get(received.path) ?? (() => ({ status: 200, body: 'ok' })))(received, n);
+        const reply: Reply = (receiver.responders.get(received.path) ?? (() => ({ status: 200, body: 'ok' })))(received, n);
         const send = () => {
           if (!res.destroyed) res.writeHead(reply.status, reply.headers ?? { 'content-type': 'text/plain' }).end(reply.body ?? '');
         };

@@ -15,11 +15,11 @@ export interface EventRow {
 
 export const eventColumns = 'id, workspace_id, account_id, type, data, test, created_at';
 
-/** An event of the workspace; with `accountId`, only one concerning that sub-account. */
+/** A deliverable event of the workspace; with `accountId`, only one concerning that sub-account. */
 export async function findEvent(sql: Sql, workspaceId: string, id: string, accountId?: string): Promise<EventRow | undefined> {
   return maybeOne<EventRow>(
     sql,
-    `SELECT ${eventColumns} FROM events WHERE workspace_id = $1 AND id = $2 AND ($3::uuid IS NULL OR account_id = $3::uuid)`,
+    `SELECT ${eventColumns} FROM events WHERE workspace_id = $1 AND id = $2 AND deliverable AND ($3::uuid IS NULL OR account_id = $3::uuid)`,
     [workspaceId, id, accountId ?? null],
   );
 }

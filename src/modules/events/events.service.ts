@@ -46,14 +46,15 @@ export async function getEvent(sql: Sql, workspaceId: string, id: string, accoun
 
 /**
  * The workspace's events newest first (with `accountId`, those of that sub-account), by type and by
- * time: `createdFrom` inclusive, `createdTo` exclusive.
+ * time: `createdFrom` inclusive, `createdTo` exclusive. Only deliverable events: this is the feed the
+ * webhooks carry, to catch up from.
  */
 export function listEvents(
   sql: Sql,
   workspaceId: string,
   query: PageRequest & { accountId?: string | undefined; type?: string | undefined; createdFrom?: string | undefined; createdTo?: string | undefined },
 ) {
-  const where = ['workspace_id = $1'];
+  const where = ['workspace_id = $1', 'deliverable'];
   const params: unknown[] = [workspaceId];
   if (query.accountId) where.push(`account_id = $${params.push(query.accountId)}::uuid`);
   if (query.type) where.push(`type = $${params.push(query.type)}`);

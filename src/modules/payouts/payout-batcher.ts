@@ -57,7 +57,7 @@ export class PayoutBatcher {
 
     // 1. Idempotency-Keys: in flight elsewhere (or twice in this batch), replayed, reused, or new.
     const keyed = items.flatMap((item, i) => (item.idempotency ? [{ i, request: item.idempotency }] : []));
-    const claims = await claimKeys(tx, keyed.map((k) => k.request));
+    const claims = await claimKeys(this.ctx, tx, keyed.map((k) => k.request));
     const seenKeys = new Set<string>();
     keyed.forEach(({ i, request }, n) => {
       const item = items[i] as BatchedPayout;
@@ -136,12 +136,12 @@ export class PayoutBatcher {
 
     // 5. The answers of keyed requests, stored with the effects they describe.
     await storeAnswers(
+      this.ctx,
       tx,
       keyed.flatMap(({ i, request }) => {
         const a = answers[i];
         return a && !a.aboutKey ? [{ request, answer: a.answer }] : [];
       }),
-      this.ctx.config.limits.idempotencyTtlMs,
     );
     return answers.map((a) => ({ answer: (a as Decided).answer, replayed: (a as Decided).replayed }));
   }

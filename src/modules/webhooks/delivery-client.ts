@@ -34,10 +34,15 @@ export interface AttemptResult {
 
 const USER_AGENT = 'Corridor-Webhooks/1.0';
 
-/** `ca` replaces the default trust store, so it must carry the system roots and NODE_EXTRA_CA_CERTS too. */
-function trustedCas(caFile: string): string[] {
+/**
+ * A TLS context trusting the system roots, NODE_EXTRA_CA_CERTS and `caFile` (a `ca` replaces the
+ * default store, so it carries all three). Built once: a `ca` option on each connection would
+ * parse every root certificate again per handshake.
+ */
+function secureContextWith(caFile: string): tls.SecureContext {
   const extra = process.env.NODE_EXTRA_CA_CERTS;
-  return [...tls.rootCertificates, ...(extra ? [fs.readFileSync(extra, 'utf8')] : []), fs.readFileSync(caFile, 'utf8')];
+  const ca = [...tls.rootCertificates, ...(extra ? [fs.readFileSync(extra, 'utf8')] : []), fs.readFileSync(caFile, 'utf8')];
+  return tls.createSecureContext({ ca });
 }
 
 /**
@@ -50,7 +55,7 @@ function connector(options: DeliveryClientOptions): buildConnector.connector {
   const base = buildConnector({
     timeout: options.timeoutMs,
     ...(lookup ? { lookup } : {}),
-    ...(options.caFile ? { ca: trustedCas(options.caFile) } : {}),
+    ...(options.caFile ? { secureContext: secureContextWith(options.caFile) } : {}),
   } as buildConnector.BuildOptions);
   if (!guard) return base;
   return (opts, callback) => {

@@ -2,14 +2,17 @@ import type { FastifyBaseLogger } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { DeliveryClient, type AttemptResult } from './delivery-client.js';
-import * as repo from './webhooks.repository.js';
 import { decideOutcome } from './schedule.js';
+import * as repo from './webhooks.repository.js';
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const RECORD_BATCH_MAX = 500;
 const SECRET_CACHE_MAX = 1000;
 
-/** How long a taken delivery stays with its worker: the attempt's deadline, twice, and a second. */
+/**
+ * How long a taken delivery stays with its worker: a queued delivery waits for at most one attempt
+ * of its endpoint, then makes its own, each within the deadline; plus a second.
+ */
 export const leaseMsFor = (timeoutMs: number): number => 2 * timeoutMs + 1000;
 
 /** The JSON envelope of the spec (§Events): `{id, type, createdAt, test, data}`, data as stored. */
@@ -19,27 +22,62 @@ export function envelope(d: Pick<repo.ClaimedDelivery, 'event_id' | 'event_type'
   )},"test":${d.event_test ? 'true' : 'false'},"data":${d.event_data}}`;
 }
 
+/** A sleep that a signal ends early; a signal given while awake makes the next sleep return at once. */
+class Wakeup {
+  private signalled = false;
+  private wake: (() => void) | undefined;
+
+  signal(): void {
+    this.signalled = true;
+    this.wake?.();
+  }
+
+  /** Forgets signals given before now (the caller is about to look for work anyway). */
+  reset(): void {
+    this.signalled = false;
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.signalled) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+}
+
 /**
- * Delivers webhooks, in any number of worker processes sharing one database. Each pass turns new
- * outbox events into deliveries, takes due deliveries (per endpoint at most WEBHOOK_ENDPOINT_CONCURRENCY
- * at once, in total at most WEBHOOK_IN_FLIGHT_MAX), sends them, and records the outcomes in batches.
- * Idle, it polls every JOB_POLL_MS. Nothing lives only in memory: a delivery in flight when a process
- * dies is leased in the database and is attempted again once its lease ends.
+ * Delivers webhooks, in any number of worker processes sharing one database. Two loops:
+ * - the dispatcher turns new outbox events into deliveries (in batches, at once while there are
+ *   more, else polling every 50 ms, or JOB_POLL_MS if shorter);
+ * - the claimer takes due deliveries, leased in the database, for each endpoint up to twice
+ *   WEBHOOK_ENDPOINT_CONCURRENCY (sending at most that many at once, the rest queued here so the
+ *   next starts the moment one ends), and at most WEBHOOK_IN_FLIGHT_MAX in all.
+ * Outcomes are recorded in batches. Nothing lives only in memory: a delivery taken by a process that
+ * dies is due again when its lease ends.
  */
 export class WebhookEngine {
   readonly workerId = `wh_${randomBytes(6).toString('hex')}`;
   private readonly client: DeliveryClient;
   private readonly log: FastifyBaseLogger;
   private running = false;
-  private loopDone: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
-  /** Set when an attempt ended since the last pass began: the next sleep returns at once. */
-  private woken = false;
+  private loops: Promise<void>[] = [];
+  private readonly dispatchWakeup = new Wakeup();
+  private readonly claimWakeup = new Wakeup();
+  /** Attempts being sent, and how many per endpoint. */
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly busyByEndpoint = new Map<string, number>();
+  private readonly sendingByEndpoint = new Map<string, number>();
+  /** Leased deliveries waiting for a free slot of their endpoint. */
+  private readonly queuedByEndpoint = new Map<string, repo.ClaimedDelivery[]>();
+  private queuedCount = 0;
   private readonly toRecord: repo.AttemptWrite[] = [];
   private recording: Promise<void> | undefined;
-  /** Endpoints with pending deliveries, as of the last walk and the last dispatches. */
+  /** Endpoints with pending deliveries, as of the last walk and the dispatches since. */
   private endpoints: string[] = [];
   private walkedAt = 0;
   private walkAfter = NIL_UUID;
@@ -65,73 +103,68 @@ export class WebhookEngine {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loopDone = this.loop();
+    this.loops = [this.dispatchLoop(), this.claimLoop()];
   }
 
-  /** Stops taking deliveries, waits for the attempts in flight and records them. */
+  /** Stops taking work, hands queued deliveries back, waits for the attempts in flight and records them. */
   async stop(): Promise<void> {
+    if (!this.running) return;
     this.running = false;
-    this.notify();
-    await this.loopDone;
+    this.dispatchWakeup.signal();
+    this.claimWakeup.signal();
+    await Promise.all(this.loops);
+    const queued = [...this.queuedByEndpoint.values()].flat().map((d) => d.id);
+    this.queuedByEndpoint.clear();
+    this.queuedCount = 0;
+    if (queued.length) await repo.releaseDeliveries(this.ctx.db, this.workerId, queued).catch((err: unknown) => this.log.warn({ err }, 'could not release queued webhook deliveries'));
     await Promise.allSettled([...this.inFlight]);
     await this.recording;
     await this.flushRecords();
     await this.client.close();
   }
 
-  private async loop(): Promise<void> {
-    const { jobPollMs } = this.ctx.config.limits;
+  private async dispatchLoop(): Promise<void> {
+    const { limits } = this.ctx.config;
     while (this.running) {
-      let again = false;
-      this.woken = false;
+      this.dispatchWakeup.reset();
+      let found = 0;
       try {
-        again = await this.pass();
+        const dispatched = await repo.dispatchEvents(this.ctx.db, limits.webhookDispatchBatchMax);
+        found = dispatched.events;
+        for (const id of dispatched.endpointIds) if (!this.endpoints.includes(id)) this.endpoints.push(id);
+        if (dispatched.endpointIds.length) this.claimWakeup.signal();
       } catch (err) {
-        this.log.error({ err }, 'webhook pass failed');
+        this.log.error({ err }, 'webhook dispatch failed');
       }
-      if (!this.running) break;
-      // More work is waiting: go again at once, unless every slot is taken (an attempt ending wakes the loop).
-      const full = this.inFlight.size >= this.ctx.config.webhookInFlightMax;
-      if (!again || full) await this.sleep(full ? 60_000 : jobPollMs);
+      if (found === 0 && this.running) await this.dispatchWakeup.sleep(Math.min(limits.jobPollMs, limits.webhookDispatchPollMs));
     }
   }
 
-  private notify(): void {
-    this.woken = true;
-    this.wake?.();
+  private async claimLoop(): Promise<void> {
+    const { limits } = this.ctx.config;
+    while (this.running) {
+      this.claimWakeup.reset();
+      let claimed = 0;
+      try {
+        claimed = await this.claim();
+      } catch (err) {
+        this.log.error({ err }, 'webhook claim failed');
+      }
+      // Idle until an attempt ends, a dispatch brings deliveries, or the poll interval passes (retries falling due).
+      if (claimed === 0 && this.running) await this.claimWakeup.sleep(limits.jobPollMs);
+    }
   }
 
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
-  }
-
-  /** One pass: dispatch, then claim and start attempts. True when there may be more to do at once. */
-  async pass(): Promise<boolean> {
+  /** Takes due deliveries within the limits; returns how many. */
+  private async claim(): Promise<number> {
     const { config } = this.ctx;
-    const dispatched = await repo.dispatchEvents(this.ctx.db, config.limits.webhookDispatchBatchMax);
-    for (const id of dispatched.endpointIds) if (!this.endpoints.includes(id)) this.endpoints.push(id);
     if (Date.now() - this.walkedAt >= config.limits.jobPollMs) await this.walk();
-
-    const free = config.webhookInFlightMax - this.inFlight.size;
-    let claimed = 0;
-    if (free > 0) {
-      const allowance = this.allowance();
-      if (allowance.length > 0) {
-        const rows = await repo.claimDueDeliveries(this.ctx.db, this.workerId, allowance, free, leaseMsFor(config.webhookTimeoutMs));
-        claimed = rows.length;
-        for (const row of rows) this.launch(row);
-      }
-    }
-    return dispatched.events > 0 || (claimed > 0 && claimed >= free);
+    const room = config.webhookInFlightMax - this.inFlight.size - this.queuedCount;
+    const allowance = room > 0 ? this.allowance() : [];
+    if (allowance.length === 0) return 0;
+    const rows = await repo.claimDueDeliveries(this.ctx.db, this.workerId, allowance, room, leaseMsFor(config.webhookTimeoutMs));
+    for (const row of rows) this.take(row);
+    return rows.length;
   }
 
   /** Refreshes the endpoints with pending deliveries, a bounded number at a time, rotating through them. */
@@ -143,18 +176,48 @@ export class WebhookEngine {
     this.walkedAt = Date.now();
   }
 
-  /** What each endpoint may still take, starting from a rotating position so no endpoint is always last. */
+  /** What each endpoint may still take (sending plus queued up to twice its concurrency), from a rotating start. */
   private allowance(): { endpoint_id: string; free: number }[] {
-    const cap = this.ctx.config.webhookEndpointConcurrency;
+    const depth = 2 * this.ctx.config.webhookEndpointConcurrency;
     const n = this.endpoints.length;
     const start = n ? this.rotation++ % n : 0;
     const out: { endpoint_id: string; free: number }[] = [];
     for (let i = 0; i < n; i++) {
       const id = this.endpoints[(start + i) % n] as string;
-      const free = cap - (this.busyByEndpoint.get(id) ?? 0);
+      const free = depth - (this.sendingByEndpoint.get(id) ?? 0) - (this.queuedByEndpoint.get(id)?.length ?? 0);
       if (free > 0) out.push({ endpoint_id: id, free });
     }
     return out;
+  }
+
+  /** Sends a taken delivery now if its endpoint has a free slot, else queues it for the next one. */
+  private take(row: repo.ClaimedDelivery): void {
+    if ((this.sendingByEndpoint.get(row.endpoint_id) ?? 0) < this.ctx.config.webhookEndpointConcurrency) return this.launch(row);
+    const queue = this.queuedByEndpoint.get(row.endpoint_id);
+    if (queue) queue.push(row);
+    else this.queuedByEndpoint.set(row.endpoint_id, [row]);
+    this.queuedCount++;
+  }
+
+  private launch(row: repo.ClaimedDelivery): void {
+    const endpointId = row.endpoint_id;
+    this.sendingByEndpoint.set(endpointId, (this.sendingByEndpoint.get(endpointId) ?? 0) + 1);
+    const p = this.attempt(row).finally(() => {
+      this.inFlight.delete(p);
+      const sending = (this.sendingByEndpoint.get(endpointId) ?? 1) - 1;
+      if (sending > 0) this.sendingByEndpoint.set(endpointId, sending);
+      else this.sendingByEndpoint.delete(endpointId);
+      // Stopping, the queue stays as it is: stop() hands it back to the database.
+      const queue = this.running ? this.queuedByEndpoint.get(endpointId) : undefined;
+      const next = queue?.shift();
+      if (queue && queue.length === 0) this.queuedByEndpoint.delete(endpointId);
+      if (next) {
+        this.queuedCount--;
+        this.launch(next);
+      }
+      this.claimWakeup.signal();
+    });
+    this.inFlight.add(p);
   }
 
   private secretOf(row: repo.ClaimedDelivery): string {
@@ -165,18 +228,6 @@ export class WebhookEngine {
       this.secrets.set(row.secret_encrypted, secret);
     }
     return secret;
-  }
-
-  private launch(row: repo.ClaimedDelivery): void {
-    this.busyByEndpoint.set(row.endpoint_id, (this.busyByEndpoint.get(row.endpoint_id) ?? 0) + 1);
-    const p = this.attempt(row).finally(() => {
-      this.inFlight.delete(p);
-      const busy = (this.busyByEndpoint.get(row.endpoint_id) ?? 1) - 1;
-      if (busy > 0) this.busyByEndpoint.set(row.endpoint_id, busy);
-      else this.busyByEndpoint.delete(row.endpoint_id);
-      this.notify();
-    });
-    this.inFlight.add(p);
   }
 
   private async attempt(row: repo.ClaimedDelivery): Promise<void> {

@@ -116,8 +116,8 @@ export async function insertDelivery(
 ): Promise<DeliveryRow> {
   return one<DeliveryRow>(
     sql,
-    `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at, run_at)
-     VALUES ($1, $2, $3, $4, $5, now(), now()) RETURNING ${deliveryColumns}`,
+    `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
+     VALUES ($1, $2, $3, $4, $5, now()) RETURNING ${deliveryColumns}`,
     [d.id, d.workspaceId, d.endpointId, d.eventId, d.eventType],
   );
 }
@@ -133,22 +133,23 @@ export async function findDelivery(sql: Sql, workspaceId: string, endpointId: st
 /**
  * Turns up to `batchMax` undispatched events (oldest first) into one delivery per subscribed, enabled
  * endpoint of the event's workspace that existed when the event happened, and marks them dispatched,
- * in one statement. Rows are taken FOR UPDATE SKIP LOCKED, so concurrent workers split the outbox;
+ * in one statement. An event recorded as not deliverable (payout.reverted, per the spec) is marked
+ * and sent nowhere. Rows are taken FOR UPDATE SKIP LOCKED, so concurrent workers split the outbox;
  * the unique (endpoint_id, event_id) makes a second creation impossible whatever happens.
  */
 export async function dispatchEvents(sql: Sql, batchMax: number): Promise<{ events: number; endpointIds: string[] }> {
   const row = await one<{ events: number; endpoint_ids: string[] | null }>(
     sql,
     `WITH batch AS (
-       SELECT id, workspace_id, type, created_at FROM events
+       SELECT id, workspace_id, type, created_at, deliverable FROM events
         WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
      ), marked AS (
        UPDATE events e SET dispatched_at = now() FROM batch b WHERE e.id = b.id RETURNING e.id
      ), created AS (
-       INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at, run_at)
-       SELECT gen_random_uuid(), b.workspace_id, w.id, b.id, b.type, now(), now()
+       INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
+       SELECT gen_random_uuid(), b.workspace_id, w.id, b.id, b.type, now()
          FROM batch b
-         JOIN webhook_endpoints w ON w.workspace_id = b.workspace_id AND w.status = 'enabled'
+         JOIN webhook_endpoints w ON b.deliverable AND w.workspace_id = b.workspace_id AND w.status = 'enabled'
           AND w.created_at <= b.created_at AND (w.event_types IS NULL OR b.type = ANY (w.event_types))
        ON CONFLICT (endpoint_id, event_id) DO NOTHING
        RETURNING endpoint_id
@@ -196,8 +197,8 @@ export interface ClaimedDelivery {
 
 /**
  * Takes due deliveries of the given endpoints, at most `free` of each endpoint's and `total` in all,
- * by pushing their run_at to the end of a lease held by `workerId`. FOR UPDATE SKIP LOCKED keeps
- * concurrent workers apart; a worker that dies leaves its rows due again when the lease ends.
+ * by leasing them to `workerId` until `leaseMs` from now. FOR UPDATE SKIP LOCKED keeps concurrent
+ * workers apart; a worker that dies leaves its rows due again when the lease ends.
  */
 export async function claimDueDeliveries(
   sql: Sql,
@@ -213,12 +214,13 @@ export async function claimDueDeliveries(
        SELECT c.id FROM allowance a
        CROSS JOIN LATERAL (
          SELECT d.id FROM webhook_deliveries d
-          WHERE d.endpoint_id = a.endpoint_id AND d.status = 'pending' AND d.run_at <= now()
-          ORDER BY d.run_at LIMIT a.free FOR UPDATE SKIP LOCKED) c
+          WHERE d.endpoint_id = a.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+            AND (d.locked_until IS NULL OR d.locked_until <= now())
+          ORDER BY d.next_attempt_at LIMIT a.free FOR UPDATE SKIP LOCKED) c
        LIMIT $2
      )
      UPDATE webhook_deliveries d
-        SET run_at = clock_timestamp() + make_interval(secs => $3::double precision / 1000), locked_by = $4, updated_at = now()
+        SET locked_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000), locked_by = $4
        FROM picked p, events ev, webhook_endpoints e
       WHERE d.id = p.id AND ev.id = d.event_id AND e.id = d.endpoint_id AND e.status = 'enabled'
      RETURNING d.id, d.endpoint_id, d.attempt_count, d.event_id, d.event_type, ev.created_at AS event_created_at,
@@ -243,12 +245,21 @@ export async function recordAttempts(sql: Sql, workerId: string, writes: Attempt
   const rows = await sql.query(
     `UPDATE webhook_deliveries d
         SET status = v.status, attempt_count = v.number, attempts = d.attempts || jsonb_build_array(v.attempt),
-            next_attempt_at = v.next_attempt_at, run_at = COALESCE(v.next_attempt_at, d.run_at),
-            locked_by = NULL, updated_at = now()
+            next_attempt_at = v.next_attempt_at, locked_by = NULL, locked_until = NULL, updated_at = now()
        FROM jsonb_to_recordset($2::jsonb) AS v(id uuid, number int, status text, next_attempt_at timestamptz, attempt jsonb)
-      WHERE d.id = v.id AND d.locked_by = $1 AND d.attempt_count = v.number - 1 AND d.status = 'pending'
+      WHERE d.id = ANY ($3::uuid[]) -- the ids again, as an array: the primary key drives the update, however many are pending
+        AND d.id = v.id AND d.locked_by = $1 AND d.attempt_count = v.number - 1 AND d.status = 'pending'
      RETURNING d.id`,
-    [workerId, JSON.stringify(writes)],
+    [workerId, JSON.stringify(writes), writes.map((w) => w.id)],
   );
   return rows.length;
+}
+
+/** Hands back deliveries a stopping worker took but never attempted: due again at once, for any worker. */
+export async function releaseDeliveries(sql: Sql, workerId: string, ids: string[]): Promise<void> {
+  await sql.query(
+    `UPDATE webhook_deliveries SET locked_by = NULL, locked_until = NULL
+      WHERE id = ANY($2::uuid[]) AND locked_by = $1 AND status = 'pending'`,
+    [workerId, ids],
+  );
 }
