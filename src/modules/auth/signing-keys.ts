@@ -90,8 +90,30 @@ export class SigningKeys {
       .sign(key.privateKey);
   }
 
+  /**
+   * Tokens already verified, until they expire: a token is reused for 24 h, and a signature check
+   * per request would cost more than the rest of authentication. Bounded; cleared when full.
+   */
+  private readonly verified = new Map<string, { claims: TokenClaims; expMs: number; issuer: string; audience: string }>();
+  private static readonly VERIFIED_MAX = 10_000;
+
   /** Verifies signature (EdDSA only), issuer, audience and expiry; undefined when any fails. */
   async verify(token: string, issuer: string, audience: string): Promise<TokenClaims | undefined> {
+    const known = this.verified.get(token);
+    if (known && known.issuer === issuer && known.audience === audience) {
+      if (known.expMs > Date.now()) return known.claims;
+      this.verified.delete(token);
+      return undefined;
+    }
+    const claims = await this.verifySignature(token, issuer, audience);
+    if (claims && typeof claims.exp === 'number') {
+      if (this.verified.size >= SigningKeys.VERIFIED_MAX) this.verified.clear();
+      this.verified.set(token, { claims, expMs: claims.exp * 1000, issuer, audience });
+    }
+    return claims;
+  }
+
+  private async verifySignature(token: string, issuer: string, audience: string): Promise<TokenClaims | undefined> {
     const lookup = async (header: { kid?: string | undefined; alg?: string | undefined }) => {
       let key = this.keys.find((k) => k.kid === header.kid);
       if (!key && header.kid && Date.now() - this.reloadedAtMs > SigningKeys.RELOAD_INTERVAL_MS) {

@@ -173,6 +173,22 @@ export async function removeAccountsExcept(sql: Sql, beneficiaryId: string, keep
 }
 
 /** The current accounts of each beneficiary, in position order. */
+/** A beneficiary and its live accounts in one round trip (the payout path reads this per request). */
+export async function findBeneficiaryWithAccounts(sql: Sql, scope: Scope, id: string): Promise<{ row: BeneficiaryRow; accounts: BeneficiaryAccountRow[] } | undefined> {
+  const found = await maybeOne<BeneficiaryRow & { accounts_json: BeneficiaryAccountRow[] }>(
+    sql,
+    `SELECT ${BENEFICIARY_COLUMNS},
+            COALESCE((SELECT json_agg(json_build_object('id', a.id, 'beneficiary_id', a.beneficiary_id, 'position', a.position, 'type', a.type,
+                                                        'currency', a.currency, 'country', a.country, 'data', a.data) ORDER BY a.position)
+                        FROM beneficiary_accounts a WHERE a.beneficiary_id = beneficiaries.id AND a.removed_at IS NULL), '[]') AS accounts_json
+       FROM beneficiaries WHERE ${SCOPE} AND id = $3`,
+    [scope.workspaceId, scope.subAccountId ?? null, id],
+  );
+  if (!found) return undefined;
+  const { accounts_json: accounts, ...row } = found;
+  return { row: row as BeneficiaryRow, accounts };
+}
+
 export async function accountsOf(sql: Sql, beneficiaryIds: readonly string[]): Promise<BeneficiaryAccountRow[]> {
   if (beneficiaryIds.length === 0) return [];
   return sql.query<BeneficiaryAccountRow>(

@@ -286,9 +286,9 @@ export async function setStatusAsOperator(tx: Tx, id: string, status: Beneficiar
  * its sub-accounts'.
  */
 export async function getBeneficiary(sql: Sql, workspaceId: string, id: string, options: { subAccountId?: string | undefined } = {}): Promise<BeneficiaryView> {
-  const row = await repo.findBeneficiary(sql, { workspaceId, subAccountId: options.subAccountId }, id);
-  if (!row) throw notFound('Beneficiary');
-  return withAccounts(sql, row);
+  const found = await repo.findBeneficiaryWithAccounts(sql, { workspaceId, subAccountId: options.subAccountId }, id);
+  if (!found) throw notFound('Beneficiary');
+  return beneficiaryView(found.row, found.accounts);
 }
 
 /** A page of beneficiaries, newest first: a roll-up over the workspace and its sub-accounts, or one sub-account's. */
