@@ -18,36 +18,23 @@ export async function ensureCustomerAccount(sql: Sql, id: string, workspaceId: s
   );
 }
 
-/** Debits a customer account if its available balance covers it; no row when it does not (or no account). */
-export async function debitCustomer(
+/**
+ * Adds an amount to one side of a customer account's running totals. A debit only happens if the
+ * available balance covers it: no row when it does not (or when there is no such account).
+ */
+export async function moveCustomer(
   sql: Sql,
+  side: 'debit' | 'credit',
   accountId: string,
   currency: string,
   amountMinor: string,
   phase: 'posted' | 'pending',
 ): Promise<{ id: string } | undefined> {
-  const column = phase === 'posted' ? 'debits_posted' : 'debits_pending';
+  const column = `${side}s_${phase}`;
+  const covered = side === 'debit' ? 'AND debits_posted + debits_pending + $3::numeric <= credits_posted' : '';
   const rows = await sql.query<{ id: string }>(
     `UPDATE ledger_accounts SET ${column} = ${column} + $3::numeric, last_transfer_at = now()
-      WHERE kind = 'customer' AND account_id = $1 AND currency = $2
-        AND debits_posted + debits_pending + $3::numeric <= credits_posted
-      RETURNING id`,
-    [accountId, currency, amountMinor],
-  );
-  return rows[0];
-}
-
-export async function creditCustomer(
-  sql: Sql,
-  accountId: string,
-  currency: string,
-  amountMinor: string,
-  phase: 'posted' | 'pending',
-): Promise<{ id: string } | undefined> {
-  const column = phase === 'posted' ? 'credits_posted' : 'credits_pending';
-  const rows = await sql.query<{ id: string }>(
-    `UPDATE ledger_accounts SET ${column} = ${column} + $3::numeric, last_transfer_at = now()
-      WHERE kind = 'customer' AND account_id = $1 AND currency = $2
+      WHERE kind = 'customer' AND account_id = $1 AND currency = $2 ${covered}
       RETURNING id`,
     [accountId, currency, amountMinor],
   );

@@ -64,7 +64,7 @@ class Ledger {
 
   private async debitSide(tx: Tx, party: LedgerParty, input: TransferInput, phase: 'posted' | 'pending'): Promise<string> {
     if ('system' in party) return this.systemId(tx, party.system, party.code ?? '', input.currency);
-    const row = await repo.debitCustomer(tx, party.customer, input.currency, input.amountMinor.toString(), phase);
+    const row = await repo.moveCustomer(tx, 'debit', party.customer, input.currency, input.amountMinor.toString(), phase);
     if (!row) throw insufficientBalance();
     return row.id;
   }
@@ -72,11 +72,11 @@ class Ledger {
   private async creditSide(tx: Tx, party: LedgerParty, input: TransferInput, phase: 'posted' | 'pending'): Promise<string> {
     if ('system' in party) return this.systemId(tx, party.system, party.code ?? '', input.currency);
     const amount = input.amountMinor.toString();
-    let row = await repo.creditCustomer(tx, party.customer, input.currency, amount, phase);
+    let row = await repo.moveCustomer(tx, 'credit', party.customer, input.currency, amount, phase);
     if (!row) {
       // A customer's balance in a currency opens on its first movement.
       await repo.ensureCustomerAccount(tx, newId(), party.workspaceId, party.customer, input.currency);
-      row = await repo.creditCustomer(tx, party.customer, input.currency, amount, phase);
+      row = await repo.moveCustomer(tx, 'credit', party.customer, input.currency, amount, phase);
     }
     assert(row, 'the credited customer account exists');
     return row.id;
