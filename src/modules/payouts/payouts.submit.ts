@@ -180,10 +180,9 @@ export async function submitPayouts(ctx: AppContext, req: FastifyRequest, reply:
       const { answer, replayed } = await batcher.submit({
         prepared: only.prepared,
         idempotency: idempotencyOf(req),
-        renderCreated: (body) => {
-          reply.code(201);
-          return { status: 201, contentType: 'application/json; charset=utf-8', text: String(reply.serialize(body)) };
-        },
+        // payoutData is exactly the documented Payout; the route's 201 schema is a union (one payout or a
+        // batch), which its serializer would resolve by validating each answer.
+        renderCreated: (body) => ({ status: 201, contentType: 'application/json; charset=utf-8', text: JSON.stringify(body) }),
         renderError: (error) => {
           const rendered = renderError(error, req);
           return { status: rendered.status, contentType: rendered.contentType, text: JSON.stringify(rendered.body) };
