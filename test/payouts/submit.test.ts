@@ -206,6 +206,27 @@ describe('batch', () => {
   });
 });
 
+describe('sub-accounts', () => {
+  it('a payout with Service-Account-Id debits that sub-account and is listed only with its header, or in the roll-up', async () => {
+    const sub = (await c.request('POST', '/v1/accounts', { name: 'Payouts desk', country: 'DE' })).json<{ id: string }>().id;
+    const h = { 'service-account-id': sub };
+    await c.request('POST', '/v1/sandbox/balances/fund', { currency: 'EUR', amount: '40' }, h);
+    const master = await balance(c, 'EUR');
+    const res = await c.request('POST', '/v1/payouts', { ...eur('15.00'), beneficiary: ADA }, h);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ accountId: sub });
+    const subBalance = (await c.request('GET', '/v1/ledger/balances', undefined, h)).json<{ balances: { balance: string; pendingOut: string }[] }>().balances[0];
+    expect(subBalance).toMatchObject({ balance: '25.00', pendingOut: '15.00' });
+    expect(await balance(c, 'EUR')).toEqual(master);
+    const mine = (await c.request('GET', '/v1/payouts?limit=100', undefined, h)).json<{ data: { id: string }[] }>().data;
+    expect(mine.map((p) => p.id)).toEqual([res.json().id]);
+    const rollUp = (await c.request('GET', '/v1/payouts?limit=100')).json<{ data: { id: string }[] }>().data;
+    expect(rollUp.map((p) => p.id)).toContain(res.json().id);
+    const tooMuch = await c.request('POST', '/v1/payouts', { ...eur('25.01'), beneficiary: ADA }, h);
+    expect(tooMuch.json().code).toBe('INSUFFICIENT_BALANCE');
+  });
+});
+
 describe('GET /v1/payouts', () => {
   it('filters by status and creation time, newest first, and hides other workspaces', async () => {
     const other = await payingWorkspace(t);
