@@ -102,6 +102,18 @@ describe('POST /v1/payouts refusals', () => {
     for (const key of Object.keys(row?.sender ?? {})) expect(['type', 'firstName', 'lastName', 'dateOfBirth', 'address', 'postalCode', 'city', 'country', 'phoneNumber', 'fundOrigin', 'gender', 'companyName', 'registrationNumber']).toContain(key);
   });
 
+  it('refuses a beneficiary id that is unknown, another workspace\'s, or inactive, naming beneficiary.id', async () => {
+    const other = await payingWorkspace(t);
+    const theirs = await saveBeneficiary(other);
+    const retired = await saveBeneficiary(c);
+    expect((await c.request('DELETE', `/v1/beneficiaries/${retired}`)).statusCode).toBe(200);
+    for (const id of ['00000000-0000-4000-8000-000000000000', theirs, retired]) {
+      const res = await c.request('POST', '/v1/payouts', { ...eur('1.00'), beneficiary: { id } });
+      expect(res.statusCode, id).toBe(400);
+      expect(res.json().details[0].field).toBe('beneficiary.id');
+    }
+  });
+
   it('answers a duplicate clientRef with 400 and the spec message, without the original', async () => {
     const body = eur('2.00');
     expect((await c.request('POST', '/v1/payouts', body)).statusCode).toBe(201);

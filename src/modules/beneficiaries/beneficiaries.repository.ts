@@ -53,9 +53,14 @@ export const OPTIONAL_COLUMNS = {
 } as const;
 export type OptionalField = keyof typeof OPTIONAL_COLUMNS;
 
-const BENEFICIARY_COLUMNS = `id, workspace_id, account_id, type, status, name, country, address, address_line2, city,
-  country_subdivision, to_char(date_of_birth, 'YYYY-MM-DD') AS date_of_birth, email, middle_name, notes, postcode,
-  registration_number, created_at, updated_at`;
+/** The columns of a beneficiary row, optionally qualified by a table alias. */
+const beneficiaryColumns = (alias = ''): string => {
+  const q = alias ? `${alias}.` : '';
+  return `${q}id, ${q}workspace_id, ${q}account_id, ${q}type, ${q}status, ${q}name, ${q}country, ${q}address, ${q}address_line2, ${q}city,
+  ${q}country_subdivision, to_char(${q}date_of_birth, 'YYYY-MM-DD') AS date_of_birth, ${q}email, ${q}middle_name, ${q}notes, ${q}postcode,
+  ${q}registration_number, ${q}created_at, ${q}updated_at`;
+};
+const BENEFICIARY_COLUMNS = beneficiaryColumns();
 const ACCOUNT_COLUMNS = 'id, beneficiary_id, position, type, currency, country, data';
 
 /** Rows visible to a caller: the workspace's and its sub-accounts' (roll-up), or one sub-account's only. */
@@ -173,20 +178,26 @@ export async function removeAccountsExcept(sql: Sql, beneficiaryId: string, keep
 }
 
 /** The current accounts of each beneficiary, in position order. */
-/** A beneficiary and its live accounts in one round trip (the payout path reads this per request). */
-export async function findBeneficiaryWithAccounts(sql: Sql, scope: Scope, id: string): Promise<{ row: BeneficiaryRow; accounts: BeneficiaryAccountRow[] } | undefined> {
-  const found = await maybeOne<BeneficiaryRow & { accounts_json: BeneficiaryAccountRow[] }>(
-    sql,
-    `SELECT ${BENEFICIARY_COLUMNS},
+/**
+ * Beneficiaries and their live accounts in one round trip, each looked up in its own scope; the
+ * answer is in request order, undefined where none is visible (the payout path reads this).
+ */
+export async function findBeneficiariesWithAccounts(
+  sql: Sql,
+  keys: readonly (Scope & { id: string })[],
+): Promise<({ row: BeneficiaryRow; accounts: BeneficiaryAccountRow[] } | undefined)[]> {
+  if (keys.length === 0) return [];
+  const rows = await sql.query<BeneficiaryRow & { ord: string; accounts_json: BeneficiaryAccountRow[] }>(
+    `SELECT k.ord::text AS ord, ${beneficiaryColumns('b')},
             COALESCE((SELECT json_agg(json_build_object('id', a.id, 'beneficiary_id', a.beneficiary_id, 'position', a.position, 'type', a.type,
                                                         'currency', a.currency, 'country', a.country, 'data', a.data) ORDER BY a.position)
-                        FROM beneficiary_accounts a WHERE a.beneficiary_id = beneficiaries.id AND a.removed_at IS NULL), '[]') AS accounts_json
-       FROM beneficiaries WHERE ${SCOPE} AND id = $3`,
-    [scope.workspaceId, scope.subAccountId ?? null, id],
+                        FROM beneficiary_accounts a WHERE a.beneficiary_id = b.id AND a.removed_at IS NULL), '[]') AS accounts_json
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS k(workspace_id, sub_account_id, id, ord)
+       JOIN beneficiaries b ON b.id = k.id AND b.workspace_id = k.workspace_id AND (k.sub_account_id IS NULL OR b.account_id = k.sub_account_id)`,
+    [keys.map((k) => k.workspaceId), keys.map((k) => k.subAccountId ?? null), keys.map((k) => k.id)],
   );
-  if (!found) return undefined;
-  const { accounts_json: accounts, ...row } = found;
-  return { row: row as BeneficiaryRow, accounts };
+  const byOrd = new Map(rows.map(({ ord, accounts_json: accounts, ...row }) => [Number(ord), { row: row as BeneficiaryRow, accounts }]));
+  return keys.map((_, i) => byOrd.get(i + 1));
 }
 
 export async function accountsOf(sql: Sql, beneficiaryIds: readonly string[]): Promise<BeneficiaryAccountRow[]> {

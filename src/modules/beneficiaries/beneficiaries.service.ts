@@ -1,3 +1,4 @@
+import { isUuid } from '../../lib/ids.js';
 import type { Static } from 'typebox';
 import type { Sql, Tx } from '../../db/db.js';
 import { conflict, notFound, validationError, type FieldError } from '../../http/errors.js';
@@ -286,9 +287,21 @@ export async function setStatusAsOperator(tx: Tx, id: string, status: Beneficiar
  * its sub-accounts'.
  */
 export async function getBeneficiary(sql: Sql, workspaceId: string, id: string, options: { subAccountId?: string | undefined } = {}): Promise<BeneficiaryView> {
-  const found = await repo.findBeneficiaryWithAccounts(sql, { workspaceId, subAccountId: options.subAccountId }, id);
+  const [found] = await findBeneficiaries(sql, [{ workspaceId, subAccountId: options.subAccountId, id }]);
   if (!found) throw notFound('Beneficiary');
-  return beneficiaryView(found.row, found.accounts);
+  return found;
+}
+
+/** Many beneficiaries in one round trip, each in its own scope; undefined where none is visible. */
+export async function findBeneficiaries(sql: Sql, keys: readonly (Scope & { id: string })[]): Promise<(BeneficiaryView | undefined)[]> {
+  const valid = keys.map((k) => isUuid(k.id));
+  const found = await repo.findBeneficiariesWithAccounts(sql, keys.filter((_, i) => valid[i]));
+  let next = 0;
+  return keys.map((_, i) => {
+    if (!valid[i]) return undefined;
+    const f = found[next++];
+    return f && beneficiaryView(f.row, f.accounts);
+  });
 }
 
 /** A page of beneficiaries, newest first: a roll-up over the workspace and its sub-accounts, or one sub-account's. */

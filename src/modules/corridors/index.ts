@@ -97,6 +97,7 @@ export { corridorRows, corridorTableHtml, corridorTableMarkdown } from './corrid
 export {
   assertValidBeneficiary,
   createBeneficiary,
+  findBeneficiaries,
   getBeneficiary,
   getBeneficiaryAccount,
   type BeneficiaryAccountView,

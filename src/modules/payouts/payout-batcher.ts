@@ -4,6 +4,8 @@ import type { AppError } from '../../http/errors.js';
 import { claimKeys, keyProcessing, keyReused, storeAnswers, type KeyedRequest, type StoredAnswer } from '../../http/idempotency.js';
 import { newId } from '../../lib/ids.js';
 import { LaneBatcher } from '../../lib/lane-batcher.js';
+import { findBeneficiaries, type BeneficiaryScope, type BeneficiaryView } from '../corridors/index.js';
+import type { Checked } from './payouts.submit.js';
 import { enqueueMany } from '../../jobs/queue.js';
 import { payoutProviderFor } from '../../providers/index.js';
 import { recordEvent } from '../events/events.service.js';
@@ -13,9 +15,13 @@ import { PAYOUT_STEP_JOB, payoutEventData } from './payouts.lifecycle.js';
 import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
 
-/** A checked payout waiting for its batch, with how to render its answer for its own request. */
+/**
+ * A payout waiting for its batch: its saved beneficiary (read with the others of the batch), the
+ * checks that need it, and how to render its answer for its own request.
+ */
 export interface BatchedPayout {
-  prepared: PreparedPayout;
+  beneficiary: BeneficiaryScope & { id: string };
+  prepare: (found: BeneficiaryView | undefined) => Checked;
   idempotency: KeyedRequest | undefined;
   renderCreated: (body: unknown) => StoredAnswer;
   renderError: (error: AppError) => StoredAnswer;
@@ -33,16 +39,16 @@ interface Decided extends BatchedAnswer {
 
 /**
  * Payout creation with group commit: the single-payout requests that need nothing beyond a hold
- * (a saved beneficiary, no quote, no daily limit) are written in batches, one transaction per
- * batch and lane (lanes by workspace). Per batch, one statement each: take the Idempotency-Keys,
- * find duplicate clientRefs, lock and hold the balances, insert the payouts, their step jobs and
+ * (a saved beneficiary, no quote, no daily limit) are checked and written in batches, one
+ * transaction per batch and lane (lanes by workspace). Per batch, one statement each: take the
+ * Idempotency-Keys, read the beneficiaries (then run the checks that need them), find duplicate clientRefs, lock and hold the balances, insert the payouts, their step jobs and
  * the stored answers. Each request gets exactly the answer it would get alone.
  */
 export class PayoutBatcher {
   private readonly batcher: LaneBatcher<BatchedPayout, BatchedAnswer>;
 
   constructor(private readonly ctx: AppContext) {
-    this.batcher = new LaneBatcher((items) => ctx.db.tx((tx) => this.run(tx, items)), (item) => item.prepared.workspaceId, {
+    this.batcher = new LaneBatcher((items) => ctx.db.tx((tx) => this.run(tx, items)), (item) => item.beneficiary.workspaceId, {
       lanes: 4,
       batchMax: 200,
     });
@@ -73,47 +79,58 @@ export class PayoutBatcher {
       seenKeys.add(id);
     });
 
-    // 2. Duplicate clientRefs: stored already, or earlier in this batch.
-    const live = items.flatMap((item, i) => (answers[i] ? [] : [i]));
-    await repo.lockClientRefs(tx, live.map((i) => (items[i] as BatchedPayout).prepared));
-    const existing = await repo.existingClientRefs(tx, live.map((i) => (items[i] as BatchedPayout).prepared));
+    // 2. The saved beneficiaries, all in one statement, and the checks that need them.
+    const unanswered = items.flatMap((item, i) => (answers[i] ? [] : [i]));
+    const found = await findBeneficiaries(tx, unanswered.map((i) => (items[i] as BatchedPayout).beneficiary));
+    const prepared = new Map<number, PreparedPayout>();
+    unanswered.forEach((i, n) => {
+      const item = items[i] as BatchedPayout;
+      const checked = item.prepare(found[n]);
+      if (checked.ok) prepared.set(i, checked.prepared);
+      else answers[i] = { answer: item.renderError(checked.error), replayed: false, aboutKey: false };
+    });
+    const p = (i: number) => prepared.get(i) as PreparedPayout;
+
+    // 3. Duplicate clientRefs: stored already, or earlier in this batch.
+    const live = [...prepared.keys()];
+    await repo.lockClientRefs(tx, live.map(p));
+    const existing = await repo.existingClientRefs(tx, live.map(p));
     const fresh: number[] = [];
     for (const i of live) {
-      const p = (items[i] as BatchedPayout).prepared;
-      const ref = `${p.workspaceId}:${p.clientRef}`;
+      const ref = `${p(i).workspaceId}:${p(i).clientRef}`;
       if (existing.has(ref)) answers[i] = { answer: (items[i] as BatchedPayout).renderError(duplicateClientRef()), replayed: false, aboutKey: false };
       else fresh.push(i);
       existing.add(ref);
     }
 
-    // 3. Holds, all balances of the batch locked once.
+    // 4. Holds, all balances of the batch locked once.
     const ids = fresh.map(() => newId());
     const holds = await ledger.holdBatch(
       tx,
       fresh.map((i, n) => {
-        const p = (items[i] as BatchedPayout).prepared;
+        const payout = p(i);
         return {
-          accountId: p.accountId,
-          currency: p.currency,
+          accountId: payout.accountId,
+          currency: payout.currency,
           legs: [
-            { amountMinor: p.amountMinor, credit: { system: 'provider_clearing' as const, code: p.route } },
-            ...(p.feeMinor > 0n ? [{ amountMinor: p.feeMinor, credit: { system: 'fee_revenue' as const }, description: 'Payout fee' }] : []),
+            { amountMinor: payout.amountMinor, credit: { system: 'provider_clearing' as const, code: payout.route } },
+            ...(payout.feeMinor > 0n ? [{ amountMinor: payout.feeMinor, credit: { system: 'fee_revenue' as const }, description: 'Payout fee' }] : []),
           ],
           reference: { type: 'payout', id: ids[n] },
         };
       }),
     );
 
-    // 4. The payouts: queued with their holds, or failed for balance (fiat) or refused (crypto).
+    // 5. The payouts: queued with their holds, or failed for balance (fiat) or refused (crypto).
     const provider = payoutProviderFor(this.ctx.config);
     const rows: repo.NewPayout[] = [];
     fresh.forEach((i, n) => {
       const item = items[i] as BatchedPayout;
-      const p = item.prepared;
+      const payout = p(i);
       const hold = holds[n];
-      const base = { ...p, id: ids[n] as string, provider: provider.name, fundingCurrency: p.currency, fundingMinor: p.amountMinor };
+      const base = { ...payout, id: ids[n] as string, provider: provider.name, fundingCurrency: payout.currency, fundingMinor: payout.amountMinor };
       if (hold?.ok) rows.push({ ...base, status: 'queued', holdTransferId: hold.transferIds[0] ?? null, feeTransferId: hold.transferIds[1] ?? null, failureReason: null });
-      else if (p.crypto) answers[i] = { answer: item.renderError(insufficientBalanceError()), replayed: false, aboutKey: false };
+      else if (payout.crypto) answers[i] = { answer: item.renderError(insufficientBalanceError()), replayed: false, aboutKey: false };
       else rows.push({ ...base, status: 'failed', holdTransferId: null, feeTransferId: null, failureReason: 'insufficient_balance' });
     });
     const stored = new Map((await repo.insertPayouts(tx, rows)).map((r) => [r.id, r]));
@@ -134,7 +151,7 @@ export class PayoutBatcher {
       }
     }
 
-    // 5. The answers of keyed requests, stored with the effects they describe.
+    // 6. The answers of keyed requests, stored with the effects they describe.
     await storeAnswers(
       this.ctx,
       tx,

@@ -12,13 +12,14 @@ import {
   assertValidBeneficiary,
   checkRecipient,
   createBeneficiary,
-  getBeneficiary,
+  findBeneficiaries,
   hasBusinessIdentity,
   isFieldFormatError,
   reportedRoute,
   validateSender,
   withinBounds,
   type BeneficiaryInput,
+  type BeneficiaryView,
   type Recipient,
   type Route,
 } from '../corridors/index.js';
@@ -40,82 +41,88 @@ interface PayoutSettings {
 }
 
 /** A row after the checks that need no write: ready to fund, or refused (per row, or for the whole request). */
-type Checked =
+export type Checked =
   | { ok: true; prepared: PreparedPayout; newBeneficiary: BeneficiaryInput | undefined; dailyLimitMinor: bigint | undefined }
   | { ok: false; error: AppError; fieldFormat: boolean };
 
 const prefixed = (errors: FieldError[], prefix: string): FieldError[] =>
   prefix ? errors.map((e) => ({ ...e, field: `${prefix}${e.field}`, message: `${prefix}${e.message}` })) : errors;
 
-/**
- * The submit-time checks of one payout, in the spec's order: the workspace may pay out and has the
- * corridor, the amount is well formed, then the recipient's corridor-required fields, then its
- * structure, then the sender; then the corridor's amount bounds and the workspace's limits.
- */
-async function checkRow(ctx: AppContext, sql: Sql, req: FastifyRequest, body: Body): Promise<Checked> {
+type Failed = Extract<Checked, { ok: false }>;
+const failed = (error: AppError, fieldFormat = false): Failed => ({ ok: false, error, fieldFormat });
+
+/** The first checks: the workspace may pay out and has the corridor's currency, the amount is well formed. */
+function checkBasics(ctx: AppContext, req: FastifyRequest, body: Body): Failed | { ok: true; amountMinor: bigint } {
   const { workspace } = req.auth;
   const settings = workspace.settings as PayoutSettings;
-  const fail = (error: AppError, fieldFormat = false): Checked => ({ ok: false, error, fieldFormat });
-  if (settings.payoutsPermitted === false) return fail(refusal('PAYOUT_NOT_PERMITTED'));
+  if (settings.payoutsPermitted === false) return failed(refusal('PAYOUT_NOT_PERMITTED'));
   const info = currencyInfo(body.currency);
-  if (!info) return fail(fieldError('currency', `currency ${body.currency} is not a supported currency`), true);
+  if (!info) return failed(fieldError('currency', `currency ${body.currency} is not a supported currency`), true);
   const sandboxOnlyInProduction = info.availability === 'sandbox_only' && ctx.config.env === 'production';
-  if (!workspace.enabledCurrencies.includes(body.currency) || sandboxOnlyInProduction) return fail(refusal('CORRIDOR_NOT_ENABLED'));
-  let amountMinor: bigint;
+  if (!workspace.enabledCurrencies.includes(body.currency) || sandboxOnlyInProduction) return failed(refusal('CORRIDOR_NOT_ENABLED'));
   try {
-    amountMinor = parseAmount(body.amount, body.currency, 'amount');
+    return { ok: true, amountMinor: parseAmount(body.amount, body.currency, 'amount') };
   } catch (err) {
-    return fail(err as AppError, true);
+    return failed(err as AppError, true);
   }
+}
 
-  let recipient: Recipient;
-  let beneficiaryId: string | null = null;
-  let newBeneficiary: BeneficiaryInput | undefined;
-  const b = body.beneficiary as { id?: string } & Record<string, unknown>;
-  if (b.id !== undefined) {
-    try {
-      const found = await getBeneficiary(sql, req.auth.workspaceId, b.id, { subAccountId: req.auth.subAccountId });
-      if (found.status !== 'active') return fail(fieldError('beneficiary.id', `beneficiary.id names a beneficiary that is ${found.status}`));
-      recipient = found;
-      beneficiaryId = found.id;
-    } catch {
-      return fail(fieldError('beneficiary.id', 'beneficiary.id does not name a beneficiary of this account'));
-    }
-  } else {
-    const { id: _id, ...full } = b;
-    newBeneficiary = full as unknown as BeneficiaryInput;
-    try {
-      // Every account of a beneficiary sent in full must be valid for its own corridor, as on POST /v1/beneficiaries.
-      assertValidBeneficiary(newBeneficiary, { fieldPrefix: 'beneficiary.' });
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      return fail(err, (err.details ?? []).some(isFieldFormatError));
-    }
-    recipient = newBeneficiary;
+/** A saved beneficiary named by `beneficiary.id`, as looked up (undefined: none visible to the caller). */
+function savedRecipient(found: BeneficiaryView | undefined): Failed | { ok: true; recipient: BeneficiaryView } {
+  if (!found) return failed(fieldError('beneficiary.id', 'beneficiary.id does not name a beneficiary of this account'));
+  if (found.status !== 'active') return failed(fieldError('beneficiary.id', `beneficiary.id names a beneficiary that is ${found.status}`));
+  return { ok: true, recipient: found };
+}
+
+/** A beneficiary sent in full: every account must be valid for its own corridor, as on POST /v1/beneficiaries. */
+function fullRecipient(b: Record<string, unknown>): Failed | { ok: true; recipient: BeneficiaryInput } {
+  const { id: _id, ...full } = b;
+  const input = full as unknown as BeneficiaryInput;
+  try {
+    assertValidBeneficiary(input, { fieldPrefix: 'beneficiary.' });
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return failed(err, (err.details ?? []).some(isFieldFormatError));
   }
+  return { ok: true, recipient: input };
+}
 
+/**
+ * The checks that need the recipient, in the spec's order: its corridor-required fields, then its
+ * structure, then the sender; then the corridor's amount bounds and the workspace's limits.
+ */
+function checkWithRecipient(
+  ctx: AppContext,
+  req: FastifyRequest,
+  body: Body,
+  amountMinor: bigint,
+  recipient: Recipient,
+  saved: { beneficiaryId: string } | { newBeneficiary: BeneficiaryInput },
+): Checked {
+  const { workspace } = req.auth;
+  const settings = workspace.settings as PayoutSettings;
   const travelRule = settings.travelRuleScreening !== false && ctx.config.env !== 'sandbox';
   const check = checkRecipient(recipient, { currency: body.currency, route: body.route as Route | undefined, amountMinor, travelRule });
   if (check.errors.length || !check.provider) {
     const fieldFormat = check.errors.some(isFieldFormatError);
-    return fail(validationError(check.errors.length ? check.errors : [{ field: 'beneficiary.accounts', message: 'beneficiary.accounts has no account this corridor can pay', code: 'UNSUPPORTED_CORRIDOR' }]), fieldFormat);
+    return failed(validationError(check.errors.length ? check.errors : [{ field: 'beneficiary.accounts', message: 'beneficiary.accounts has no account this corridor can pay', code: 'UNSUPPORTED_CORRIDOR' }]), fieldFormat);
   }
   const provider = check.provider;
   if (provider.route === 'crypto' && workspace.disabledCapabilities.includes('crypto_payouts')) {
-    return fail(new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: 'The crypto_payouts capability is not enabled for this workspace' }));
+    return failed(new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: 'The crypto_payouts capability is not enabled for this workspace' }));
   }
   const sender = validateSender(body.senderInfo, provider, hasBusinessIdentity(workspace.settings));
-  if (sender.errors.length) return fail(validationError(sender.errors));
-  if (!withinBounds(provider, body.currency, amountMinor)) return fail(refusal('AMOUNT_OUT_OF_BOUNDS'));
+  if (sender.errors.length) return failed(validationError(sender.errors));
+  if (!withinBounds(provider, body.currency, amountMinor)) return failed(refusal('AMOUNT_OUT_OF_BOUNDS'));
 
   const limits = settings.payoutLimits?.[body.currency];
   if (limits?.perTransaction !== undefined && amountMinor > parseAmount(limits.perTransaction, body.currency, 'perTransaction')) {
-    return fail(refusal('LIMIT_EXCEEDED'));
+    return failed(refusal('LIMIT_EXCEEDED'));
   }
   const fee = settings.payoutFees?.[body.currency];
   return {
     ok: true,
-    newBeneficiary,
+    newBeneficiary: 'newBeneficiary' in saved ? saved.newBeneficiary : undefined,
     dailyLimitMinor: limits?.daily !== undefined ? parseAmount(limits.daily, body.currency, 'daily') : undefined,
     prepared: {
       workspaceId: req.auth.workspaceId,
@@ -126,7 +133,7 @@ async function checkRow(ctx: AppContext, sql: Sql, req: FastifyRequest, body: Bo
       feeMinor: fee !== undefined ? parseAmount(fee, body.currency, 'fee', { allowZero: true }) : 0n,
       route: reportedRoute(provider, body.route as Route | undefined),
       crypto: provider.route === 'crypto',
-      beneficiaryId,
+      beneficiaryId: 'beneficiaryId' in saved ? saved.beneficiaryId : null,
       beneficiary: { ...recipient, provider: provider.id } as unknown as Record<string, unknown>,
       sender: sender.senderInfo ? { ...sender.senderInfo } : null,
       quoteId: body.quoteId ?? null,
@@ -135,6 +142,20 @@ async function checkRow(ctx: AppContext, sql: Sql, req: FastifyRequest, body: Bo
       metadata: body.metadata ?? null,
     },
   };
+}
+
+/** Every submit-time check of one payout, reading its saved beneficiary itself. */
+async function checkRow(ctx: AppContext, sql: Sql, req: FastifyRequest, body: Body): Promise<Checked> {
+  const basics = checkBasics(ctx, req, body);
+  if (!basics.ok) return basics;
+  const b = body.beneficiary as { id?: string } & Record<string, unknown>;
+  if (b.id === undefined) {
+    const full = fullRecipient(b);
+    return full.ok ? checkWithRecipient(ctx, req, body, basics.amountMinor, full.recipient, { newBeneficiary: full.recipient }) : full;
+  }
+  const [found] = await findBeneficiaries(sql, [{ workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId, id: b.id }]);
+  const saved = savedRecipient(found);
+  return saved.ok ? checkWithRecipient(ctx, req, body, basics.amountMinor, saved.recipient, { beneficiaryId: saved.recipient.id }) : saved;
 }
 
 /** Writes one checked row: its beneficiary (when sent in full), its daily limit, then funding and storage. */
@@ -169,20 +190,25 @@ export async function submitPayouts(ctx: AppContext, req: FastifyRequest, reply:
   if (bodies.length > ctx.config.limits.payoutBatchRowsMax) {
     throw fieldError('body', `body must contain at most ${ctx.config.limits.payoutBatchRowsMax} payouts`);
   }
-  const checked: Checked[] = [];
-  for (const body of bodies) checked.push(await checkRow(ctx, ctx.db, req, body));
-
   if (!batch) {
-    const [only] = checked as [Checked];
-    if (!only.ok) throw only.error;
-    if (batcher && !only.newBeneficiary && !only.prepared.quoteId && only.dailyLimitMinor === undefined) {
-      // The common case needs only a hold: it is written with group commit (see PayoutBatcher).
+    const body = bodies[0] as Body;
+    const b = body.beneficiary as { id?: string };
+    const settings = req.auth.workspace.settings as PayoutSettings;
+    if (batcher && b.id !== undefined && !body.quoteId && settings.payoutLimits?.[body.currency]?.daily === undefined) {
+      // The common case needs a saved beneficiary and a hold: it is checked and written with group
+      // commit, the beneficiary read with the others of its batch (see PayoutBatcher).
+      const basics = checkBasics(ctx, req, body);
+      if (!basics.ok) throw basics.error;
       const { answer, replayed } = await batcher.submit({
-        prepared: only.prepared,
+        beneficiary: { workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId, id: b.id },
+        prepare: (found) => {
+          const saved = savedRecipient(found);
+          return saved.ok ? checkWithRecipient(ctx, req, body, basics.amountMinor, saved.recipient, { beneficiaryId: saved.recipient.id }) : saved;
+        },
         idempotency: idempotencyOf(req),
         // payoutData is exactly the documented Payout; the route's 201 schema is a union (one payout or a
         // batch), which its serializer would resolve by validating each answer.
-        renderCreated: (body) => ({ status: 201, contentType: 'application/json; charset=utf-8', text: JSON.stringify(body) }),
+        renderCreated: (payout) => ({ status: 201, contentType: 'application/json; charset=utf-8', text: JSON.stringify(payout) }),
         renderError: (error) => {
           const rendered = renderError(error, req);
           return { status: rendered.status, contentType: rendered.contentType, text: JSON.stringify(rendered.body) };
@@ -190,6 +216,8 @@ export async function submitPayouts(ctx: AppContext, req: FastifyRequest, reply:
       });
       return sendAnswer(reply, answer, replayed);
     }
+    const only = await checkRow(ctx, ctx.db, req, body);
+    if (!only.ok) throw only.error;
     return runIdempotent(ctx, req, reply, async (tx) => {
       const result = await storeRow(ctx, tx, req, only);
       if ('failedForBalance' in result) {
@@ -200,6 +228,8 @@ export async function submitPayouts(ctx: AppContext, req: FastifyRequest, reply:
     });
   }
 
+  const checked: Checked[] = [];
+  for (const body of bodies) checked.push(await checkRow(ctx, ctx.db, req, body));
   const formatErrors = checked.flatMap((c, i) => (!c.ok && c.fieldFormat ? prefixed(c.error.details ?? [{ field: 'body', message: c.error.message }], `${i}.`) : []));
   if (formatErrors.length) throw validationError(formatErrors);
   return runIdempotent(ctx, req, reply, async (tx) => {
