@@ -102,6 +102,14 @@ describe('the sandbox walks a payout to each terminal state through the public A
     expect(res.statusCode).toBe(409);
   });
 
+  it('fails a payout through the sandbox move without a body, with a default reason', async () => {
+    const created = await pay('14.14');
+    await waitFor(c, created.id, (p) => p.status === 'processing');
+    const res = await c.request('POST', `/v1/sandbox/payouts/${created.id}/fail`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'failed', failureReason: 'failed' });
+  });
+
   it('lets the operator settle any payout and records it in the audit log', async () => {
     const created = await pay('12.14');
     await waitFor(c, created.id, (p) => p.status === 'processing');

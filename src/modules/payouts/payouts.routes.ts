@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
@@ -14,6 +14,11 @@ import type { PayoutMove } from './payouts.transitions.js';
 const tags = ['Payouts'];
 const FailBody = Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) });
 const SIMULATED_MOVES: PayoutMove[] = ['process', 'pay', 'fail', 'revert'];
+
+/** A move's body is optional: a POST without one is validated as an empty object. */
+const emptyBodyIsObject = async (req: FastifyRequest) => {
+  req.body ??= {};
+};
 
 export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
   const batcher = new PayoutBatcher(ctx);
@@ -85,6 +90,7 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
         `/v1/sandbox/payouts/:id/${move}`,
         {
           config: { auth: 'workspace', scope: 'write:payouts' },
+          preValidation: emptyBodyIsObject,
           schema: {
             tags: ['Sandbox'],
             summary: `Simulate the provider: ${move} a payout (sandbox only)`,
@@ -104,6 +110,7 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
       `/operator/v1/payouts/:id/${move}`,
       {
         config: { auth: 'operator' },
+        preValidation: emptyBodyIsObject,
         schema: {
           tags: ['Operator'],
           security: [{ operatorKey: [] }],
