@@ -52,37 +52,53 @@ export interface TransferRow {
   reference_id: string | null;
 }
 
-export async function insertTransfers(
-  sql: Sql,
-  rows: {
-    id: string;
-    currency: string;
-    debitId: string;
-    creditId: string;
-    amountMinor: string;
-    status: 'posted' | 'pending';
-    referenceType: string;
-    referenceId: string | null;
-    description: string | null;
-  }[],
-): Promise<void> {
-  await sql.query(
-    `INSERT INTO ledger_transfers (id, currency, debit_account_id, credit_account_id, amount_minor, status, two_phase,
+export interface NewTransfer {
+  id: string;
+  currency: string;
+  debitId: string;
+  creditId: string;
+  amountMinor: string;
+  status: 'posted' | 'pending';
+  referenceType: string;
+  referenceId: string | null;
+  description: string | null;
+}
+
+const INSERT_TRANSFERS = `INSERT INTO ledger_transfers (id, currency, debit_account_id, credit_account_id, amount_minor, status, two_phase,
                                    reference_type, reference_id, description)
      SELECT id, currency, debit, credit, amount, status, status = 'pending', rtype, rid, descr
        FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::numeric[], $6::text[], $7::text[], $8::text[], $9::text[])
-            AS t(id, currency, debit, credit, amount, status, rtype, rid, descr)`,
-    [
-      rows.map((r) => r.id),
-      rows.map((r) => r.currency),
-      rows.map((r) => r.debitId),
-      rows.map((r) => r.creditId),
-      rows.map((r) => r.amountMinor),
-      rows.map((r) => r.status),
-      rows.map((r) => r.referenceType),
-      rows.map((r) => r.referenceId),
-      rows.map((r) => r.description),
-    ],
+            AS t(id, currency, debit, credit, amount, status, rtype, rid, descr)`;
+
+const transferParams = (rows: readonly NewTransfer[]): unknown[] => [
+  rows.map((r) => r.id),
+  rows.map((r) => r.currency),
+  rows.map((r) => r.debitId),
+  rows.map((r) => r.creditId),
+  rows.map((r) => r.amountMinor),
+  rows.map((r) => r.status),
+  rows.map((r) => r.referenceType),
+  rows.map((r) => r.referenceId),
+  rows.map((r) => r.description),
+];
+
+export async function insertTransfers(sql: Sql, rows: readonly NewTransfer[]): Promise<void> {
+  await sql.query(INSERT_TRANSFERS, transferParams(rows));
+}
+
+/**
+ * A batch of holds in one statement: each customer account's batch total added to its pending
+ * debits (rows locked by the caller) and every pending transfer inserted.
+ */
+export async function insertHolds(sql: Sql, totals: readonly { id: string; amountMinor: string }[], rows: readonly NewTransfer[]): Promise<void> {
+  await sql.query(
+    `WITH debited AS (
+       UPDATE ledger_accounts a SET debits_pending = a.debits_pending + d.amount, last_transfer_at = now()
+         FROM unnest($10::uuid[], $11::numeric[]) AS d(id, amount)
+        WHERE a.id = d.id
+       RETURNING a.id)
+     ${INSERT_TRANSFERS}`,
+    [...transferParams(rows), totals.map((t) => t.id), totals.map((t) => t.amountMinor)],
   );
 }
 
@@ -186,12 +202,3 @@ export async function lockCustomersAvailable(
   );
 }
 
-/** Adds each account's batch total to its pending debits, in one statement. */
-export async function addPendingDebits(sql: Sql, totals: { id: string; amountMinor: string }[]): Promise<void> {
-  await sql.query(
-    `UPDATE ledger_accounts a SET debits_pending = a.debits_pending + d.amount, last_transfer_at = now()
-       FROM unnest($1::uuid[], $2::numeric[]) AS d(id, amount)
-      WHERE a.id = d.id`,
-    [totals.map((t) => t.id), totals.map((t) => t.amountMinor)],
-  );
-}

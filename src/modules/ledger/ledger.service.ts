@@ -141,7 +141,7 @@ class Ledger {
     const keys = new Map(holds.map((h) => [keyOf(h.accountId, h.currency), { accountId: h.accountId, currency: h.currency }]));
     const locked = await repo.lockCustomersAvailable(tx, [...keys.values()]);
     const accounts = new Map(locked.map((a) => [keyOf(a.account_id, a.currency), { id: a.id, available: BigInt(a.available), held: 0n }]));
-    const transfers: Parameters<typeof repo.insertTransfers>[1] = [];
+    const transfers: repo.NewTransfer[] = [];
     const results = holds.map((h): BatchHoldResult => {
       const account = accounts.get(keyOf(h.accountId, h.currency));
       const total = h.legs.reduce((sum, leg) => sum + leg.amountMinor, 0n);
@@ -168,8 +168,7 @@ class Ledger {
     });
     if (transfers.length > 0) {
       const totals = [...accounts.values()].filter((a) => a.held > 0n).map((a) => ({ id: a.id, amountMinor: a.held.toString() }));
-      await repo.addPendingDebits(tx, totals);
-      await repo.insertTransfers(tx, transfers);
+      await repo.insertHolds(tx, totals, transfers);
     }
     return results;
   }
