@@ -254,7 +254,9 @@ describe.runIf(onPostgres)('transaction retries on PostgreSQL', () => {
         await tx.query('UPDATE retry_probe SET n = n + 1 WHERE id = $1', [second]);
       });
     await Promise.all([cross('a', 'b'), cross('b', 'a')]);
-    expect(attempts).toBe(3); // the deadlock victim ran twice
+    // The deadlock victim ran again (a retry can meet the same deadlock once more, and is retried too).
+    expect(attempts).toBeGreaterThanOrEqual(3);
+    expect(attempts).toBeLessThanOrEqual(6);
     expect(await n('a')).toBe(2);
     expect(await n('b')).toBe(2);
   }, 20_000);
