@@ -2,27 +2,21 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { assert } from '../../lib/assert.js';
-import { formatAmount } from '../../lib/money.js';
 import { enqueue } from '../../jobs/queue.js';
 import { payoutProviderFor } from '../../providers/index.js';
 import { recordEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
+import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
 import type { PayoutRow } from './payouts.repository.js';
 import { MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type PayoutMove } from './payouts.transitions.js';
 
 export const PAYOUT_STEP_JOB = 'payout.step';
 
-/** The payout fields every payout event carries (spec §Events: payout data). */
+/** The payout fields every payout event carries (spec §Events: payout data): a subset of the payout as read. */
 export function payoutEventData(row: PayoutRow) {
-  return {
-    id: row.id,
-    clientRef: row.client_ref,
-    amount: formatAmount(BigInt(row.amount_minor), row.currency),
-    currency: row.currency,
-    status: row.status,
-    completedAt: row.completed_at ? row.completed_at.toISOString() : null,
-  };
+  const { id, clientRef, amount, currency, status, completedAt } = payoutData(row);
+  return { id, clientRef, amount, currency, status, completedAt };
 }
 
 /** The system account a payout's hold credits: the FX desk when a quote funds it, else the rail's clearing. */
