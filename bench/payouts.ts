@@ -1,7 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createWorkspace } from '../src/modules/accounts/accounts.service.js';
@@ -11,40 +8,21 @@ import { createBeneficiary } from '../src/modules/beneficiaries/beneficiaries.se
 import { moveFromSystem } from '../src/modules/ledger/funding.service.js';
 import { openContext } from '../src/runtime.js';
 import { Pool } from 'undici';
+import { freePort, startCorridor } from '../test/helpers/processes.js';
 import { freshBenchDatabase, percentile } from './run.js';
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 20);
 const WORKSPACES = 100;
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 interface Payer {
   token: string;
   beneficiaryId: string;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer(env: NodeJS.ProcessEnv, base: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), path.join(ROOT, "bin/corridor.js"), "start", "--role", "api"], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) return child;
-    } catch {
-      // starting
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not start');
+function startServer(env: NodeJS.ProcessEnv, base: string): Promise<ChildProcess> {
+  const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return startCorridor(['start', '--role', 'api'], env, base, { nodeArgs });
 }
 
 /**

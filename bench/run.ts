@@ -3,9 +3,8 @@
  * Uses BENCH_DATABASE_URL, else DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres as the
  * admin connection, and makes a fresh database for the run.
  */
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import pg from 'pg';
+import { freshPostgresDatabase } from '../test/helpers/app.js';
 import { ledgerBench } from './ledger.js';
 import { payoutsBench } from './payouts.js';
 import { webhooksBench } from './webhooks.js';
@@ -15,24 +14,10 @@ export interface BenchDb {
   drop: () => Promise<void>;
 }
 
-export async function freshBenchDatabase(): Promise<BenchDb> {
+/** A fresh database on the benchmark's PostgreSQL server, dropped after the run. */
+export function freshBenchDatabase(): Promise<BenchDb> {
   const admin = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `corridor_bench_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+  return freshPostgresDatabase(admin, 'corridor_bench');
 }
 
 export function percentile(sortedMs: number[], p: number): number {

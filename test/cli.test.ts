@@ -1,17 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresDatabase, onPostgres } from './helpers/app.js';
+import { CORRIDOR_BIN, corridorFreeEnv, freePort } from './helpers/processes.js';
 
 /** End-to-end: the real `corridor` command in child processes, talking real HTTP. */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = path.join(ROOT, 'bin', 'corridor.js');
 /** A first start creates a database and keys; on a busy machine that takes a while. */
 const START_TEST_MS = 120_000;
 
@@ -29,16 +28,6 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
 
-/** The environment of the test process without anything that would configure Corridor. */
-function baseEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (/^(CORRIDOR_|DATABASE_URL$|TEST_DATABASE_URL$|REDIS_URL$|PORT$|HOST$|PUBLIC_BASE_URL$|LOG_LEVEL$)/.test(key)) continue;
-    env[key] = value;
-  }
-  return env;
-}
-
 /** A data directory (and, on PostgreSQL, a fresh database) removed after the file. */
 async function newInstance(): Promise<Record<string, string>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-cli-'));
@@ -52,16 +41,6 @@ async function newInstance(): Promise<Record<string, string>> {
   return env;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Printed {
   baseUrl?: string;
@@ -89,7 +68,7 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
 /** Runs `corridor start ...` and waits for the printed block (it ends with the operator key). */
 async function startServer(env: Record<string, string>, args: string[] = []): Promise<Server> {
   if (!env.CORRIDOR_DATA_DIR) throw new Error('no data directory: refusing to start on the default ./.corridor');
-  const child = spawn(process.execPath, [BIN, 'start', ...args], { cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CORRIDOR_BIN, 'start', ...args], { cwd: ROOT, env: { ...corridorFreeEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let stdout = '';
   let stderr = '';
@@ -137,7 +116,7 @@ async function startServer(env: Record<string, string>, args: string[] = []): Pr
 /** Runs a one-shot `corridor ...` command to completion. */
 async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (!env.CORRIDOR_DATA_DIR) throw new Error('no data directory: refusing to run on the default ./.corridor');
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CORRIDOR_BIN, ...args], { cwd: ROOT, env: { ...corridorFreeEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let stdout = '';
   let stderr = '';

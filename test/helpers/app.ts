@@ -15,20 +15,23 @@ export const onPostgres = postgresUrl !== undefined;
 
 export const OPERATOR_KEY = 'op_test_key_0123456789';
 
-/** A fresh, empty PostgreSQL database for one test file; dropped by the returned function. */
-export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (!postgresUrl) throw new Error('no PostgreSQL configured');
-  const name = `corridor_t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
+/**
+ * A fresh, empty PostgreSQL database beside the one `adminUrl` names (default: the test server),
+ * for one test file or one benchmark run; dropped by the returned function.
+ */
+export async function freshPostgresDatabase(adminUrl = postgresUrl, prefix = 'corridor_t'): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (!adminUrl) throw new Error('no PostgreSQL configured');
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = new URL(postgresUrl);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     drop: async () => {
-      const c = new pg.Client({ connectionString: postgresUrl });
+      const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();

@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import type net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +9,7 @@ import pg from 'pg';
 import { createRunner } from '../../src/jobs/index.js';
 import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
 import { createTestApp, freshPostgresDatabase, onPostgres, type TestApp } from '../helpers/app.js';
+import { corridorFreeEnv, freePort, startCorridor } from '../helpers/processes.js';
 import { ADA, balance, fund, payingWorkspace, ref, saveBeneficiary } from './helpers.js';
 
 /** Proofs under concurrency and faults. They need a real server: PostgreSQL only. */
@@ -121,7 +121,7 @@ describe.skipIf(!onPostgres)('payouts under concurrency and faults (PostgreSQL)'
     const port = await freePort();
     const clientId = randomUUID();
     const env = {
-      ...cleanEnv(),
+      ...corridorFreeEnv(),
       DATABASE_URL: pgdb.url,
       CORRIDOR_DATA_DIR: dir,
       PORT: String(port),
@@ -200,40 +200,12 @@ describe.skipIf(!onPostgres)('payouts under concurrency and faults (PostgreSQL)'
   }, 180_000);
 });
 
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(CORRIDOR_|DATABASE_URL$|TEST_DATABASE_URL$|REDIS_URL$|PORT$|HOST$|LOG_LEVEL$)/.test(k)) env[k] = v;
-  return env;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const BIN = path.join(fileURLToPath(new URL('../..', import.meta.url)), 'bin', 'corridor.js');
-
 async function startServer(env: NodeJS.ProcessEnv, base: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'start'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = await startCorridor(['start'], env, base);
   cleanups.push(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) return child;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error('server did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return child;
 }
 
 async function tokenFor(base: string, clientId: string, secret: string): Promise<string> {
