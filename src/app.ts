@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import type { AppContext } from './context.js';
 import { authPlugin } from './http/auth.js';
 import { AppError, renderError, sendError, toAppError, usesProblemDetails } from './http/errors.js';
+import { sendAnswer, storeRefusal } from './http/idempotency.js';
 import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema } from './http/schemas.js';
 import { newRequestId } from './lib/ids.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
@@ -142,6 +143,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.setErrorHandler(async (err, req, reply) => {
     const appError = toAppError(err);
     if (appError.status >= 500) req.log.error({ err }, 'request failed');
+    // A refusal of a keyed POST is an answer to its key too (DESIGN: completed 4xx answers are stored and replayed).
+    const stored = await storeRefusal(ctx, req, appError).catch((storeErr: unknown) => {
+      req.log.warn({ err: storeErr }, 'refusal not stored under its Idempotency-Key');
+      return undefined;
+    });
+    if (stored) return sendAnswer(reply, stored.answer, stored.replayed);
     return sendError(reply, renderError(appError, req));
   });
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (req, reply) =>

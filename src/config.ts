@@ -51,6 +51,10 @@ export interface Config {
     jobBatchMax: number;
     /** Rows of one batch POST /v1/payouts. */
     payoutBatchRowsMax: number;
+    /** Payout requests waiting for a group commit, in all lanes; past it 503 with Retry-After. */
+    payoutQueueMax: number;
+    /** Payout rows one group commit takes at most (a batch request counts its rows). */
+    payoutCommitRowsMax: number;
     jobAttemptsMax: number;
     jobLeaseMs: number;
     jobPollMs: number;
@@ -138,6 +142,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS, 10_000, 'SHUTDOWN_GRACE_MS'),
       jobBatchMax: 20,
       payoutBatchRowsMax: 100,
+      payoutQueueMax: int(env.PAYOUT_QUEUE_MAX, 5_000, 'PAYOUT_QUEUE_MAX'),
+      payoutCommitRowsMax: 400,
       jobAttemptsMax: 10,
       jobLeaseMs: int(env.JOB_LEASE_MS, 60_000, 'JOB_LEASE_MS'),
       jobPollMs: int(env.JOB_POLL_MS, 250, 'JOB_POLL_MS'),

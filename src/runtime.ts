@@ -7,6 +7,8 @@ import { migrate } from './db/migrate.js';
 import { CryptoBox } from './lib/crypto-box.js';
 import { SigningKeys } from './modules/auth/signing-keys.js';
 import { StaticRateSource } from './modules/fx/rates.js';
+import { payoutRails } from './modules/corridors/index.js';
+import { ensureSystemAccounts } from './modules/ledger/ledger.service.js';
 
 export function createLogger(level: string): FastifyBaseLogger {
   return pino({
@@ -31,6 +33,7 @@ export async function openContext(config: Config, log = createLogger(config.logL
   const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.limits.dbPoolMax });
   try {
     await migrate(db);
+    await ensureSystemAccounts(db, payoutRails());
     const box = CryptoBox.load(config.encryptionKey, config.dataDir);
     const keys = await SigningKeys.init(db, box);
     return { config, db, box, keys, log, rates: new StaticRateSource(config.fxRates) };

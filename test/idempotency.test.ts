@@ -298,13 +298,35 @@ describe('what is stored', () => {
     expect(await createdEvents(t, caller.workspaceId)).toBe(1);
   });
 
-  it('a request refused by schema validation never reaches the key (a corrected body can use it)', async () => {
+  it('stores a request refused by schema validation under its key and replays it (DESIGN: completed 4xx answers are stored)', async () => {
     const caller = await newWorkspace(t.app);
     const bad = await caller.request('POST', '/v1/accounts', { name: 'X', country: 'GB' }, { 'idempotency-key': 'k-fix' });
     expect(bad.statusCode).toBe(400);
-    const good = await caller.request('POST', '/v1/accounts', { name: 'Fixed Ltd', country: 'GB' }, { 'idempotency-key': 'k-fix' });
-    expect(good.statusCode).toBe(201);
-    expect(good.headers['idempotent-replayed']).toBeUndefined();
+    const again = await caller.request('POST', '/v1/accounts', { name: 'X', country: 'GB' }, { 'idempotency-key': 'k-fix' });
+    expect(again.statusCode).toBe(400);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(bad.body);
+    const corrected = await caller.request('POST', '/v1/accounts', { name: 'Fixed Ltd', country: 'GB' }, { 'idempotency-key': 'k-fix' });
+    expect(corrected.statusCode).toBe(422);
+    expect(corrected.json()).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    const fresh = await caller.request('POST', '/v1/accounts', { name: 'Fixed Ltd', country: 'GB' }, { 'idempotency-key': 'k-fix-2' });
+    expect(fresh.statusCode).toBe(201);
+  });
+
+  it('stores a payout refused by schema validation (single and batch) and replays it with its first timestamp', async () => {
+    const caller = await newWorkspace(t.app);
+    for (const [key, body] of [
+      ['k-schema-one', { clientRef: 'schema-1', amount: 10, currency: 'EUR', beneficiary: { id: '00000000-0000-4000-8000-000000000000' } }],
+      ['k-schema-many', [{ clientRef: 'schema-2', amount: '10.00', currency: 'EUR' }]],
+    ] as const) {
+      const first = await caller.request('POST', '/v1/payouts', body, { 'idempotency-key': key });
+      expect(first.statusCode).toBe(400);
+      const second = await caller.request('POST', '/v1/payouts', body, { 'idempotency-key': key });
+      expect(second.statusCode).toBe(400);
+      expect(second.headers['idempotent-replayed']).toBe('true');
+      expect(second.json().timestamp).toBe(first.json().timestamp);
+      expect(second.body).toBe(first.body);
+    }
   });
 });
 

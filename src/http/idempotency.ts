@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { advisoryKey, maybeOne, type Tx } from '../db/db.js';
+import { advisoryKey, type Tx } from '../db/db.js';
 import { sha256Hex } from '../lib/secrets.js';
 import { AppError, renderError, toAppError } from './errors.js';
 
@@ -37,12 +37,12 @@ function sendText(reply: FastifyReply, status: number, contentType: string, text
 }
 
 /**
- * Runs a POST's work in one transaction. With an `Idempotency-Key`, the key is taken with a
- * transaction-scoped advisory lock (a second request while the first runs gets 409
- * IDEMPOTENCY_KEY_PROCESSING), and the response is stored in the same transaction as the effect,
- * so a crash can never leave an effect without its stored answer or the reverse. Stored answers are
- * encrypted at rest (they may hold a secret shown once, such as a webhook signing secret). 2xx and 4xx are
- * stored and replayed with `Idempotent-Replayed: true`; 5xx and 429 roll back and are not stored.
+ * Runs a POST's work in one transaction. With an `Idempotency-Key`, the key is claimed (claimKeys:
+ * a second request while the first runs gets 409 IDEMPOTENCY_KEY_PROCESSING) and the answer is stored
+ * in the same transaction as the effect (storeAnswers), so a crash can never leave an effect without
+ * its stored answer or the reverse. Stored answers are encrypted at rest (they may hold a secret shown
+ * once, such as a webhook signing secret). 2xx and 4xx are stored and replayed with
+ * `Idempotent-Replayed: true`; 5xx and 429 roll back and are not stored.
  */
 export async function runIdempotent(
   ctx: AppContext,
@@ -50,88 +50,69 @@ export async function runIdempotent(
   reply: FastifyReply,
   work: (tx: Tx) => Promise<Outcome>,
 ): Promise<FastifyReply> {
-  const header = req.headers['idempotency-key'];
-  if (header === undefined) {
+  const keyed = idempotencyOf(req);
+  if (!keyed) {
     const outcome = await ctx.db.tx(work);
     return reply.code(outcome.status).send(outcome.body);
   }
-  const key = Array.isArray(header) ? header[0] ?? '' : header;
-  if (!KEY_SHAPE.test(key)) {
-    throw new AppError({
-      status: 400,
-      code: 'IDEMPOTENCY_KEY_INVALID',
-      message: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
-      problem: true,
-    });
-  }
-  const workspaceId = req.auth.workspaceId;
-  const fingerprint = fingerprintOf(req);
-
-  const answer = await ctx.db.tx(async (tx) => {
-    const [lock] = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [
-      advisoryKey(`idempotency:${workspaceId}:${key}`),
-    ]);
-    if (!lock?.locked) {
-      throw new AppError({
-        status: 409,
-        code: 'IDEMPOTENCY_KEY_PROCESSING',
-        message: 'A request with this Idempotency-Key is still being processed; retry shortly',
-        retryable: true,
-        problem: true,
-      });
-    }
-    const prior = await maybeOne<StoredResponse>(
-      tx,
-      `SELECT fingerprint, status_code, response_body, content_type FROM idempotency_keys
-        WHERE workspace_id = $1 AND key = $2 AND expires_at > now()`,
-      [workspaceId, key],
-    );
-    if (prior) {
-      if (prior.fingerprint !== fingerprint) {
-        throw new AppError({
-          status: 422,
-          code: 'IDEMPOTENCY_KEY_REUSED',
-          message: 'This Idempotency-Key was used with a different request',
-          problem: true,
-        });
-      }
-      return { replayed: true, status: prior.status_code, contentType: prior.content_type, text: ctx.box.decrypt(prior.response_body) };
-    }
-
-    let status: number;
-    let contentType: string;
-    let text: string;
+  const { answer, replayed } = await ctx.db.tx(async (tx) => {
+    const [claim] = await claimKeys(ctx, tx, [keyed]);
+    const decided = decideClaim(claim as KeyClaim, keyed);
+    if (decided instanceof AppError) throw decided;
+    if (decided) return { answer: decided, replayed: true };
+    let fresh: StoredAnswer;
     try {
       const outcome = await tx.savepoint(work);
       reply.code(outcome.status);
-      status = outcome.status;
-      contentType = 'application/json; charset=utf-8';
       // A refusal has no response schema of its own (the route's `4xx` entry documents the error shapes
       // per media type, which reply.serialize cannot pick): it is sent as it is.
-      text = outcome.status >= 400 ? JSON.stringify(outcome.body) : String(reply.serialize(outcome.body));
+      const text = outcome.status >= 400 ? JSON.stringify(outcome.body) : String(reply.serialize(outcome.body));
+      fresh = { status: outcome.status, contentType: 'application/json; charset=utf-8', text };
     } catch (err) {
       const appError = toAppError(err);
       if (appError.status >= 500 || appError.status === 429) throw err;
-      const rendered = renderError(appError, req);
-      status = rendered.status;
-      contentType = rendered.contentType;
-      text = JSON.stringify(rendered.body);
+      fresh = renderedAnswer(renderError(appError, req));
     }
-    await tx.query(
-      `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, status_code, response_body, content_type, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp() + make_interval(secs => $7::double precision / 1000))
-       ON CONFLICT (workspace_id, key) DO UPDATE
-         SET fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
-             response_body = EXCLUDED.response_body, content_type = EXCLUDED.content_type,
-             created_at = now(), expires_at = EXCLUDED.expires_at`,
-      [workspaceId, key, fingerprint, status, ctx.box.encrypt(text), contentType, ctx.config.limits.idempotencyTtlMs],
-    );
-    return { replayed: false, status, contentType, text };
+    await storeAnswers(ctx, tx, [{ request: keyed, answer: fresh }]);
+    return { answer: fresh, replayed: false };
   });
-
-  if (answer.replayed) reply.header('idempotent-replayed', 'true');
-  return sendText(reply, answer.status, answer.contentType, answer.text);
+  return sendAnswer(reply, answer, replayed);
 }
+
+/**
+ * A refusal decided before a POST's work ran (its body failed the schema, or its route refused it
+ * before any write) is still an answer to its Idempotency-Key: stored like any other 4xx, so a repeat
+ * is replayed with the same body. Returns the answer to send: the stored one when the key already has
+ * one, else this refusal (now stored). Undefined when the request carries no key or is not a POST of a
+ * workspace; key errors themselves, 429 and 5xx are never stored.
+ */
+export async function storeRefusal(ctx: AppContext, req: FastifyRequest, error: AppError): Promise<{ answer: StoredAnswer; replayed: boolean } | undefined> {
+  if (req.method !== 'POST' || !req.auth || req.headers['idempotency-key'] === undefined) return undefined;
+  if (error.status < 400 || error.status >= 500 || error.status === 429 || error.code?.startsWith('IDEMPOTENCY_KEY_')) return undefined;
+  let keyed: KeyedRequest | undefined;
+  try {
+    keyed = idempotencyOf(req);
+  } catch {
+    return undefined; // a malformed key: the refusal is answered as it is
+  }
+  if (!keyed) return undefined;
+  const request = keyed;
+  return ctx.db.tx(async (tx) => {
+    const [claim] = await claimKeys(ctx, tx, [request]);
+    const decided = decideClaim(claim as KeyClaim, request);
+    if (decided instanceof AppError) return { answer: renderedAnswer(renderError(decided, req)), replayed: false };
+    if (decided) return { answer: decided, replayed: true };
+    const answer = renderedAnswer(renderError(error, req));
+    await storeAnswers(ctx, tx, [{ request, answer }]);
+    return { answer, replayed: false };
+  });
+}
+
+const renderedAnswer = (rendered: { status: number; contentType: string; body: unknown }): StoredAnswer => ({
+  status: rendered.status,
+  contentType: rendered.contentType,
+  text: JSON.stringify(rendered.body),
+});
 
 /** Deletes keys past their expiry; run by the `idempotency.cleanup` job. Bounded per run. */
 export async function deleteExpiredIdempotencyKeys(ctx: AppContext, batchMax = 10_000): Promise<number> {
@@ -144,7 +125,7 @@ export async function deleteExpiredIdempotencyKeys(ctx: AppContext, batchMax = 1
 }
 
 // ---------------------------------------------------------------------------------------------
-// The same rules for requests answered in batches (group commit): one statement per step.
+// Claiming keys and storing answers: for one request or a batch of them (group commit), the same statements.
 
 export interface KeyedRequest {
   workspaceId: string;
@@ -175,12 +156,14 @@ export const keyProcessing = (): AppError =>
 export const keyReused = (): AppError =>
   new AppError({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED', message: 'This Idempotency-Key was used with a different request', problem: true });
 
+export type KeyClaim = StoredResponse | 'processing' | 'new';
+
 /**
- * Takes the keys of a batch (each with the transaction-scoped advisory lock runIdempotent takes)
- * and reads what was stored for them: per request, 'processing' (another transaction holds it),
- * the stored answer, or 'new'.
+ * Takes the keys of one or many requests (each with a transaction-scoped advisory lock) and reads
+ * what was stored for them: per request, 'processing' (another transaction holds it), the stored
+ * answer, or 'new'.
  */
-export async function claimKeys(ctx: AppContext, tx: Tx, requests: readonly KeyedRequest[]): Promise<(StoredResponse | 'processing' | 'new')[]> {
+export async function claimKeys(ctx: AppContext, tx: Tx, requests: readonly KeyedRequest[]): Promise<KeyClaim[]> {
   if (requests.length === 0) return [];
   const locks = await tx.query<{ locked: boolean }>(
     'SELECT pg_try_advisory_xact_lock(k) AS locked FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, ord) ORDER BY ord',
@@ -196,7 +179,18 @@ export async function claimKeys(ctx: AppContext, tx: Tx, requests: readonly Keye
   return requests.map((r, i) => (locks[i]?.locked ? byKey.get(`${r.workspaceId}:${r.key}`) ?? 'new' : 'processing'));
 }
 
-/** Stores the answers of a batch's keyed requests (2xx and 4xx only), in the batch's transaction. */
+/**
+ * What a claim means for its request: an error about the key (in flight elsewhere, or used with
+ * another request), the stored answer to replay, or undefined when the key is new.
+ */
+export function decideClaim(claim: KeyClaim, request: KeyedRequest): AppError | StoredAnswer | undefined {
+  if (claim === 'processing') return keyProcessing();
+  if (claim === 'new') return undefined;
+  if (claim.fingerprint !== request.fingerprint) return keyReused();
+  return { status: claim.status_code, contentType: claim.content_type, text: claim.response_body };
+}
+
+/** Stores the answers of keyed requests (2xx and 4xx only), in the batch's transaction. */
 export async function storeAnswers(ctx: AppContext, tx: Tx, entries: readonly { request: KeyedRequest; answer: StoredAnswer }[]): Promise<void> {
   const kept = entries.filter((e) => e.answer.status < 500 && e.answer.status !== 429);
   if (kept.length === 0) return;

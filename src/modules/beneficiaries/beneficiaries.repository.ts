@@ -185,6 +185,7 @@ export async function removeAccountsExcept(sql: Sql, beneficiaryId: string, keep
 export async function findBeneficiariesWithAccounts(
   sql: Sql,
   keys: readonly (Scope & { id: string })[],
+  options: { lock?: boolean } = {},
 ): Promise<({ row: BeneficiaryRow; accounts: BeneficiaryAccountRow[] } | undefined)[]> {
   if (keys.length === 0) return [];
   const rows = await sql.query<BeneficiaryRow & { ord: string; accounts_json: BeneficiaryAccountRow[] }>(
@@ -193,7 +194,8 @@ export async function findBeneficiariesWithAccounts(
                                                         'currency', a.currency, 'country', a.country, 'data', a.data) ORDER BY a.position)
                         FROM beneficiary_accounts a WHERE a.beneficiary_id = b.id AND a.removed_at IS NULL), '[]') AS accounts_json
        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS k(workspace_id, sub_account_id, id, ord)
-       JOIN beneficiaries b ON b.id = k.id AND b.workspace_id = k.workspace_id AND (k.sub_account_id IS NULL OR b.account_id = k.sub_account_id)`,
+       JOIN beneficiaries b ON b.id = k.id AND b.workspace_id = k.workspace_id AND (k.sub_account_id IS NULL OR b.account_id = k.sub_account_id)
+       ${options.lock ? 'FOR SHARE OF b' : ''}`,
     [keys.map((k) => k.workspaceId), keys.map((k) => k.subAccountId ?? null), keys.map((k) => k.id)],
   );
   const byOrd = new Map(rows.map(({ ord, accounts_json: accounts, ...row }) => [Number(ord), { row: row as BeneficiaryRow, accounts }]));

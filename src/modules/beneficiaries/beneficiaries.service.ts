@@ -292,10 +292,18 @@ export async function getBeneficiary(sql: Sql, workspaceId: string, id: string, 
   return found;
 }
 
-/** Many beneficiaries in one round trip, each in its own scope; undefined where none is visible. */
-export async function findBeneficiaries(sql: Sql, keys: readonly (Scope & { id: string })[]): Promise<(BeneficiaryView | undefined)[]> {
+/**
+ * Many beneficiaries in one round trip, each in its own scope; undefined where none is visible. With
+ * `lock`, the rows are share-locked until the caller's transaction ends, so none is deactivated or
+ * changed before a payout to it commits.
+ */
+export async function findBeneficiaries(
+  sql: Sql,
+  keys: readonly (Scope & { id: string })[],
+  options: { lock?: boolean } = {},
+): Promise<(BeneficiaryView | undefined)[]> {
   const valid = keys.map((k) => isUuid(k.id));
-  const found = await repo.findBeneficiariesWithAccounts(sql, keys.filter((_, i) => valid[i]));
+  const found = await repo.findBeneficiariesWithAccounts(sql, keys.filter((_, i) => valid[i]), options);
   let next = 0;
   return keys.map((_, i) => {
     if (!valid[i]) return undefined;

@@ -69,6 +69,7 @@ export {
   findProviders,
   isAutoRouted,
   providerAccepts,
+  payoutRails,
   reportedRoute,
   selectProvider,
   servesCountry,

@@ -5,7 +5,7 @@
 import { assert } from '../../lib/assert.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { parseAmount } from '../../lib/money.js';
-import { CATALOG, type AccountType, type AmountBounds, type Provider, type Route } from './catalog.js';
+import { AUTO_ROUTE_NAME, CATALOG, type AccountType, type AmountBounds, type Provider, type Route } from './catalog.js';
 import { checkIban } from './account-formats.js';
 
 export interface ProviderQuery {
@@ -126,8 +126,13 @@ export function selectProvider(query: SelectionQuery, catalog: readonly Provider
 }
 
 /** The route a payout reports: `international` when auto-routed (sent without route), else the provider's rail. */
+/** Every rail a payout can report (and so every provider clearing account the ledger needs): the catalog's routes and the auto-route name. */
+export function payoutRails(catalog: readonly Provider[] = CATALOG): string[] {
+  return [...new Set([...catalog.map((p) => p.route), AUTO_ROUTE_NAME])];
+}
+
 export function reportedRoute(provider: Provider, requestedRoute: Route | undefined): string {
-  return requestedRoute === undefined && provider.autoRoute ? 'international' : provider.route;
+  return requestedRoute === undefined && provider.autoRoute ? AUTO_ROUTE_NAME : provider.route;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -222,6 +222,12 @@ export interface ConsumedQuote {
   rate: string;
 }
 
+/** The currency a quote debits, when the caller's account can see it: to lock that balance before consuming the quote. */
+export async function quoteFromCurrency(sql: Sql, scope: { workspaceId: string; accountId: string }, quoteId: string): Promise<string | undefined> {
+  if (!isUuid(quoteId)) return undefined;
+  return (await repo.findQuote(sql, scope.workspaceId, scope.accountId, quoteId))?.from_currency;
+}
+
 /**
  * Consumes a quote once, inside the executor's transaction: a compare-and-set open → used, so two
  * executors racing for one quote cannot both have it, and a rollback of the executor's work leaves the

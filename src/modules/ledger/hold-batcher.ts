@@ -13,14 +13,19 @@ export type HoldResult = { ok: true; transferId: string } | { ok: false; error: 
 export class HoldBatcher {
   private readonly batcher: LaneBatcher<BatchHold, HoldResult>;
 
-  constructor(db: Db, options: { lanes?: number; batchMax?: number } = {}) {
+  constructor(db: Db, options: { lanes?: number; batchMax?: number; queueMax?: number } = {}) {
     this.batcher = new LaneBatcher<BatchHold, HoldResult>(
       (holds) =>
         db.tx(async (tx) =>
           (await ledger.holdBatch(tx, holds)).map((r) => (r.ok ? { ok: true as const, transferId: r.transferIds[0] as string } : { ok: false as const, error: insufficientBalance() })),
         ),
       (hold) => hold.accountId,
-      { lanes: options.lanes ?? 4, batchMax: options.batchMax ?? 500 },
+      {
+        lanes: options.lanes ?? 4,
+        batchWeightMax: options.batchMax ?? 500,
+        queueMax: options.queueMax ?? 100_000,
+        onFull: () => new Error('hold queue is full'),
+      },
     );
   }
 

@@ -2,11 +2,12 @@ import type { Sql } from '../../db/db.js';
 
 /** All SQL of the ledger. Amounts cross this boundary as decimal strings of minor units. */
 
-export async function ensureSystemAccount(sql: Sql, id: string, kind: string, code: string, currency: string): Promise<void> {
+export async function ensureSystemAccounts(sql: Sql, rows: readonly { id: string; kind: string; code: string; currency: string }[]): Promise<void> {
   await sql.query(
-    `INSERT INTO ledger_accounts (id, kind, code, currency) VALUES ($1, $2, $3, $4)
+    `INSERT INTO ledger_accounts (id, kind, code, currency)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[])
      ON CONFLICT DO NOTHING`,
-    [id, kind, code, currency],
+    [rows.map((r) => r.id), rows.map((r) => r.kind), rows.map((r) => r.code), rows.map((r) => r.currency)],
   );
 }
 

@@ -32,15 +32,24 @@ export function systemAccountId(kind: SystemKind, code: string, currency: string
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-const SEEDED_RAILS = ['sepa_inst', 'sepa_credit', 'bank_transfer', 'ach', 'fedwire', 'swift', 'crypto', 'mobile_money', 'international'];
-const SEEDED_SYSTEM_ACCOUNTS: ReadonlySet<string> = new Set(
-  CURRENCY_CODES.flatMap((currency) => [
-    ...SEEDED_RAILS.map((rail) => systemAccountId('provider_clearing', rail, currency)),
-    ...(['fee_revenue', 'fx_desk', 'deposit_suspense', 'operator_adjustments', 'sandbox_funding'] as const).map((kind) =>
-      systemAccountId(kind, '', currency),
-    ),
-  ]),
-);
+const SYSTEM_KINDS_BY_CURRENCY = ['fee_revenue', 'fx_desk', 'deposit_suspense', 'operator_adjustments', 'sandbox_funding'] as const;
+
+/**
+ * Every system account the ledger may touch, from one source: the rails of the corridor catalog
+ * (passed in by the caller, so the ledger knows nothing of corridors) for each currency, and the
+ * per-currency system accounts. Ensured at every start (idempotent), so a rail or currency added to
+ * the catalog needs no migration.
+ */
+export async function ensureSystemAccounts(sql: Sql, rails: readonly string[]): Promise<void> {
+  const rows = CURRENCY_CODES.flatMap((currency) => [
+    ...[...new Set(rails)].map((rail) => ({ kind: 'provider_clearing', code: rail, currency })),
+    ...SYSTEM_KINDS_BY_CURRENCY.map((kind) => ({ kind, code: '', currency })),
+  ]);
+  await repo.ensureSystemAccounts(
+    sql,
+    rows.map((r) => ({ id: systemAccountId(r.kind as SystemKind, r.code, r.currency), ...r })),
+  );
+}
 
 function check(input: TransferInput): void {
   assert(input.amountMinor > 0n, 'a transfer amount is > 0');
@@ -55,22 +64,20 @@ function check(input: TransferInput): void {
  * Running balances live on customer accounts only, so the one row a payout locks is the payer's.
  */
 class Ledger {
-  private async systemId(tx: Sql, kind: SystemKind, code: string, currency: string): Promise<string> {
-    const id = systemAccountId(kind, code, currency);
-    // Migration 0002 seeds the system accounts of every rail and currency; anything else is made here.
-    if (!SEEDED_SYSTEM_ACCOUNTS.has(id)) await repo.ensureSystemAccount(tx, id, kind, code, currency);
-    return id;
+  /** System accounts exist from the start (ensureSystemAccounts), so their ids are derived, never looked up. */
+  private systemId(kind: SystemKind, code: string, currency: string): string {
+    return systemAccountId(kind, code, currency);
   }
 
   private async debitSide(tx: Tx, party: LedgerParty, input: TransferInput, phase: 'posted' | 'pending'): Promise<string> {
-    if ('system' in party) return this.systemId(tx, party.system, party.code ?? '', input.currency);
+    if ('system' in party) return this.systemId(party.system, party.code ?? '', input.currency);
     const row = await repo.moveCustomer(tx, 'debit', party.customer, input.currency, input.amountMinor.toString(), phase);
     if (!row) throw insufficientBalance();
     return row.id;
   }
 
   private async creditSide(tx: Tx, party: LedgerParty, input: TransferInput, phase: 'posted' | 'pending'): Promise<string> {
-    if ('system' in party) return this.systemId(tx, party.system, party.code ?? '', input.currency);
+    if ('system' in party) return this.systemId(party.system, party.code ?? '', input.currency);
     const amount = input.amountMinor.toString();
     let row = await repo.moveCustomer(tx, 'credit', party.customer, input.currency, amount, phase);
     if (!row) {
@@ -82,7 +89,7 @@ class Ledger {
     return row.id;
   }
 
-  private async move(tx: Tx, input: TransferInput, phase: 'posted' | 'pending'): Promise<string> {
+  private async move(tx: Tx, input: TransferInput, phase: 'posted'): Promise<string> {
     check(input);
     const debitId = await this.debitSide(tx, input.debit, input, phase);
     const creditId = await this.creditSide(tx, input.credit, input, phase);
@@ -108,11 +115,6 @@ class Ledger {
     return this.move(tx, input, 'posted');
   }
 
-  /** A pending transfer (a hold): the debit leaves the available balance now and settles on post or void. */
-  hold(tx: Tx, input: TransferInput): Promise<string> {
-    return this.move(tx, input, 'pending');
-  }
-
   private async resolve(tx: Tx, transferId: string, to: 'posted' | 'voided'): Promise<repo.TransferRow> {
     const row = await repo.resolvePending(tx, transferId, to);
     assert(row, `pending transfer ${transferId} resolves exactly once`);
@@ -131,46 +133,90 @@ class Ledger {
   }
 
   /**
-   * Many holds in one go, in the caller's transaction: the customer rows are locked once (in id
-   * order, so concurrent batches never deadlock), each hold is accepted in order while its balance
-   * still covers all its legs (all or none), then every transfer is written with one statement and
-   * each row updated once. A refused hold writes nothing.
+   * Locks the customer balances a set of holds will draw on (in id order, so concurrent batches never
+   * deadlock) and reads what is available: the holds are then decided in memory, in order, and
+   * written together by HoldSet.commit. The one way to place a hold; a single hold is a set of one.
    */
+  async openHolds(tx: Tx, balances: readonly { accountId: string; currency: string }[]): Promise<HoldSet> {
+    const unique = new Map(balances.map((b) => [balanceKey(b.accountId, b.currency), b]));
+    const locked = unique.size ? await repo.lockCustomersAvailable(tx, [...unique.values()]) : [];
+    return new HoldSet(locked.map((a) => ({ key: balanceKey(a.account_id, a.currency), id: a.id, available: BigInt(a.available) })));
+  }
+
+  /**
+   * One hold from a customer balance to a system account: a set of one (openHolds). A hold beyond
+   * the available balance throws INSUFFICIENT_BALANCE and writes nothing.
+   */
+  async hold(tx: Tx, input: TransferInput): Promise<string> {
+    const { debit, credit } = input;
+    assert('customer' in debit && 'system' in credit, 'a hold moves from a customer balance to a system account');
+    const [result] = await this.holdBatch(tx, [
+      { accountId: debit.customer, currency: input.currency, legs: [{ amountMinor: input.amountMinor, credit, description: input.description }], reference: input.reference },
+    ]);
+    if (!result?.ok) throw insufficientBalance();
+    return result.transferIds[0] as string;
+  }
+
+  /** Many holds at once, each accepted in order while its balance still covers all its legs (all or none). */
   async holdBatch(tx: Tx, holds: readonly BatchHold[]): Promise<BatchHoldResult[]> {
-    const keyOf = (accountId: string, currency: string) => `${accountId}:${currency}`;
-    const keys = new Map(holds.map((h) => [keyOf(h.accountId, h.currency), { accountId: h.accountId, currency: h.currency }]));
-    const locked = await repo.lockCustomersAvailable(tx, [...keys.values()]);
-    const accounts = new Map(locked.map((a) => [keyOf(a.account_id, a.currency), { id: a.id, available: BigInt(a.available), held: 0n }]));
-    const transfers: repo.NewTransfer[] = [];
-    const results = holds.map((h): BatchHoldResult => {
-      const account = accounts.get(keyOf(h.accountId, h.currency));
-      const total = h.legs.reduce((sum, leg) => sum + leg.amountMinor, 0n);
-      assert(h.legs.every((leg) => leg.amountMinor > 0n), 'a hold amount is > 0');
-      if (!account || total > account.available) return { ok: false };
-      account.available -= total;
-      account.held += total;
-      const transferIds = h.legs.map((leg) => {
-        const id = newId();
-        transfers.push({
-          id,
-          currency: h.currency,
-          debitId: account.id,
-          creditId: systemAccountId(leg.credit.system, leg.credit.code ?? '', h.currency),
-          amountMinor: leg.amountMinor.toString(),
-          status: 'pending',
-          referenceType: h.reference.type,
-          referenceId: h.reference.id ?? null,
-          description: leg.description ?? null,
-        });
-        return id;
-      });
-      return { ok: true, transferIds };
-    });
-    if (transfers.length > 0) {
-      const totals = [...accounts.values()].filter((a) => a.held > 0n).map((a) => ({ id: a.id, amountMinor: a.held.toString() }));
-      await repo.insertHolds(tx, totals, transfers);
-    }
+    const set = await this.openHolds(tx, holds);
+    const results = holds.map((h) => set.tryHold(h));
+    await set.commit(tx);
     return results;
+  }
+}
+
+const balanceKey = (accountId: string, currency: string) => `${accountId}:${currency}`;
+
+/** Locked balances and the holds decided on them, not yet written. */
+export class HoldSet {
+  private readonly accounts: Map<string, { id: string; available: bigint; held: bigint }>;
+  private readonly transfers: repo.NewTransfer[] = [];
+
+  constructor(locked: { key: string; id: string; available: bigint }[]) {
+    this.accounts = new Map(locked.map((a) => [a.key, { id: a.id, available: a.available, held: 0n }]));
+  }
+
+  /** Whether the balance covers this much more now (false when the account holds no balance in the currency). */
+  covers(accountId: string, currency: string, amountMinor: bigint): boolean {
+    const account = this.accounts.get(balanceKey(accountId, currency));
+    return account !== undefined && amountMinor <= account.available;
+  }
+
+  /** Takes a hold if its balance covers the sum of its legs; nothing is taken otherwise. */
+  tryHold(h: BatchHold): BatchHoldResult {
+    assert(h.legs.length > 0 && h.legs.every((leg) => leg.amountMinor > 0n), 'a hold has legs, each > 0');
+    assert(currencyInfo(h.currency) !== undefined, `a hold currency is known: ${h.currency}`);
+    const total = h.legs.reduce((sum, leg) => sum + leg.amountMinor, 0n);
+    if (!this.covers(h.accountId, h.currency, total)) return { ok: false };
+    const account = this.accounts.get(balanceKey(h.accountId, h.currency)) as { id: string; available: bigint; held: bigint };
+    account.available -= total;
+    account.held += total;
+    const transferIds = h.legs.map((leg) => {
+      const id = newId();
+      this.transfers.push({
+        id,
+        currency: h.currency,
+        debitId: account.id,
+        creditId: systemAccountId(leg.credit.system, leg.credit.code ?? '', h.currency),
+        amountMinor: leg.amountMinor.toString(),
+        status: 'pending',
+        referenceType: h.reference.type,
+        referenceId: h.reference.id ?? null,
+        description: leg.description ?? null,
+      });
+      return id;
+    });
+    return { ok: true, transferIds };
+  }
+
+  /** Writes every hold taken: one statement for the balances and the pending transfers. */
+  async commit(tx: Tx): Promise<void> {
+    if (this.transfers.length === 0) return;
+    const totals = [...this.accounts.values()].filter((a) => a.held > 0n).map((a) => ({ id: a.id, amountMinor: a.held.toString() }));
+    await repo.insertHolds(tx, totals, this.transfers);
+    this.transfers.length = 0;
+    for (const a of this.accounts.values()) a.held = 0n;
   }
 }
 
@@ -178,7 +224,7 @@ class Ledger {
 export interface BatchHold {
   accountId: string;
   currency: string;
-  legs: { amountMinor: bigint; credit: { system: SystemKind; code?: string }; description?: string }[];
+  legs: { amountMinor: bigint; credit: { system: SystemKind; code?: string | undefined }; description?: string | undefined }[];
   reference: { type: string; id?: string | undefined };
 }
 

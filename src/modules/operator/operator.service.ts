@@ -1,3 +1,4 @@
+import { assertValidPayoutSettings } from '../accounts/payout-settings.js';
 import type { FastifyRequest } from 'fastify';
 import type { Sql, Tx } from '../../db/db.js';
 import { fieldError, notFound } from '../../http/errors.js';
@@ -62,6 +63,7 @@ export async function setCapability(tx: Tx, id: string, name: Capability, enable
 }
 
 export async function updateSettings(tx: Tx, id: string, settings: Record<string, unknown>): Promise<WorkspaceRow> {
+  assertValidPayoutSettings(settings);
   await locked(tx, id);
   return (await repo.updateWorkspace(tx, id, { settings })) as WorkspaceRow;
 }

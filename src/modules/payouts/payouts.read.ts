@@ -15,6 +15,7 @@ export function payoutData(row: PayoutRow) {
     status: row.status,
     route: row.route,
     fee: formatAmount(BigInt(row.fee_minor), row.funding_currency),
+    feeCurrency: row.funding_currency,
     beneficiaryId: row.beneficiary_id,
     ...(row.account_id !== row.workspace_id ? { accountId: row.account_id } : {}),
     ...(row.quote_id ? { quoteId: row.quote_id } : {}),

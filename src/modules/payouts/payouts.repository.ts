@@ -61,27 +61,6 @@ export interface NewPayout {
   failureReason: string | null;
 }
 
-export async function insertPayout(sql: Sql, p: NewPayout): Promise<PayoutRow> {
-  const rows = await sql.query<PayoutRow>(
-    `INSERT INTO payouts (id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, provider,
-                          beneficiary_id, beneficiary, sender, quote_id, funding_currency, funding_minor, purpose, reference,
-                          metadata, hold_transfer_id, fee_transfer_id, failure_reason)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
-     RETURNING ${PAYOUT_COLUMNS}`,
-    [
-      p.id, p.workspaceId, p.accountId, p.clientRef, p.status, p.currency, p.amountMinor.toString(), p.feeMinor.toString(),
-      p.route, p.provider, p.beneficiaryId, JSON.stringify(p.beneficiary), p.sender ? JSON.stringify(p.sender) : null,
-      p.quoteId, p.fundingCurrency, p.fundingMinor.toString(), p.purpose, p.reference,
-      p.metadata ? JSON.stringify(p.metadata) : null, p.holdTransferId, p.feeTransferId, p.failureReason,
-    ],
-  );
-  return rows[0] as PayoutRow;
-}
-
-export async function clientRefExists(sql: Sql, workspaceId: string, clientRef: string): Promise<boolean> {
-  return (await maybeOne(sql, 'SELECT 1 FROM payouts WHERE workspace_id = $1 AND client_ref = $2', [workspaceId, clientRef])) !== undefined;
-}
-
 export async function findPayout(sql: Sql, workspaceId: string, id: string): Promise<PayoutRow | undefined> {
   return maybeOne<PayoutRow>(sql, `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
 }
@@ -110,16 +89,26 @@ export async function moveStatus(
   );
 }
 
-/** What a workspace has paid out (or holds for payouts) today in a currency, for its daily limit. */
-export async function paidTodayMinor(sql: Sql, workspaceId: string, currency: string): Promise<bigint> {
-  const row = await maybeOne<{ total: string }>(
-    sql,
-    `SELECT COALESCE(SUM(amount_minor), 0)::text AS total FROM payouts
-      WHERE workspace_id = $1 AND currency = $2 AND status NOT IN ('failed', 'cancelled')
-        AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
-    [workspaceId, currency],
+/**
+ * What each (workspace, currency) has paid out (or holds for payouts) today, for its daily limit,
+ * after taking a transaction-scoped lock per pair (sorted, so batches never deadlock): two
+ * transactions cannot pass one limit together. Keyed `workspaceId:currency`.
+ */
+export async function lockPaidToday(sql: Sql, pairs: readonly { workspaceId: string; currency: string }[]): Promise<Map<string, bigint>> {
+  if (pairs.length === 0) return new Map();
+  const unique = [...new Map(pairs.map((p) => [`${p.workspaceId}:${p.currency}`, p])).values()];
+  const keys = [...new Set(unique.map((p) => advisoryKey(`payout-daily:${p.workspaceId}:${p.currency}`)))].sort();
+  await sql.query('SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT unnest($1::bigint[]) AS k ORDER BY 1) s', [keys]);
+  const rows = await sql.query<{ workspace_id: string; currency: string; total: string }>(
+    `SELECT r.workspace_id, r.currency, COALESCE(SUM(p.amount_minor), 0)::text AS total
+       FROM unnest($1::uuid[], $2::text[]) AS r(workspace_id, currency)
+       LEFT JOIN payouts p ON p.workspace_id = r.workspace_id AND p.currency = r.currency
+        AND p.status NOT IN ('failed', 'cancelled')
+        AND p.created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+      GROUP BY r.workspace_id, r.currency`,
+    [unique.map((p) => p.workspaceId), unique.map((p) => p.currency)],
   );
-  return BigInt(row?.total ?? '0');
+  return new Map(rows.map((r) => [`${r.workspace_id}:${r.currency}`, BigInt(r.total)]));
 }
 
 /** Which of these (workspace, clientRef) pairs already have a payout. */

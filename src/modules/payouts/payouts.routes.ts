@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
-import { runIdempotent } from '../../http/idempotency.js';
+import { renderError } from '../../http/errors.js';
+import { idempotencyOf, runIdempotent, sendAnswer, type StoredAnswer } from '../../http/idempotency.js';
 import { IdParams } from '../../http/schemas.js';
 import { requestMove } from './payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from './payouts.read.js';
 import { findPayout, findPayoutById } from './payouts.repository.js';
 import { PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';
-import { submitPayouts } from './payouts.submit.js';
-import { PayoutBatcher } from './payout-batcher.js';
+import { PayoutService, type SubmissionResult } from './payouts.service.js';
 import type { PayoutMove } from './payouts.transitions.js';
 
 const tags = ['Payouts'];
@@ -20,8 +20,28 @@ const emptyBodyIsObject = async (req: FastifyRequest) => {
   req.body ??= {};
 };
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * A creation's answer as sent (and stored under its Idempotency-Key). Payouts are exactly the
+ * documented Payout (the route's 201 schema is a union, which its serializer would resolve by
+ * validating each answer), so they are written as they are.
+ */
+function renderSubmission(req: FastifyRequest, result: SubmissionResult): StoredAnswer {
+  switch (result.kind) {
+    case 'created':
+      return { status: 201, contentType: JSON_TYPE, text: JSON.stringify(result.payout) };
+    case 'batch':
+      return { status: 201, contentType: JSON_TYPE, text: JSON.stringify(result.rows) };
+    case 'refused': {
+      const rendered = renderError(result.error, req);
+      return { status: rendered.status, contentType: rendered.contentType, text: JSON.stringify(rendered.body) };
+    }
+  }
+}
+
 export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const batcher = new PayoutBatcher(ctx);
+  const payouts = new PayoutService(ctx);
   app.post(
     '/v1/payouts',
     {
@@ -40,7 +60,15 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 201: Type.Union([PayoutSchema, Type.Array(Type.Union([PayoutSchema, PayoutRowError]))]) },
       },
     },
-    async (req, reply) => submitPayouts(ctx, req, reply, batcher),
+    async (req, reply) => {
+      const { answer, replayed } = await payouts.submit({
+        caller: req.auth,
+        body: req.body as Static<typeof PayoutRequest>,
+        idempotency: idempotencyOf(req),
+        render: (result) => renderSubmission(req, result),
+      });
+      return sendAnswer(reply, answer, replayed);
+    },
   );
 
   app.get<{ Querystring: Static<typeof PayoutListQuery> }>(
