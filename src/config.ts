@@ -55,6 +55,8 @@ export interface Config {
     payoutQueueMax: number;
     /** Payout rows one group commit takes at most (a batch request counts its rows). */
     payoutCommitRowsMax: number;
+    /** Group-commit lanes of payout creation per API process (requests of one workspace share a lane). */
+    payoutLanes: number;
     jobAttemptsMax: number;
     jobLeaseMs: number;
     jobPollMs: number;
@@ -144,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       payoutBatchRowsMax: 100,
       payoutQueueMax: int(env.PAYOUT_QUEUE_MAX, 5_000, 'PAYOUT_QUEUE_MAX'),
       payoutCommitRowsMax: 400,
+      payoutLanes: Math.max(1, int(env.PAYOUT_LANES, 4, 'PAYOUT_LANES')),
       jobAttemptsMax: 10,
       jobLeaseMs: int(env.JOB_LEASE_MS, 60_000, 'JOB_LEASE_MS'),
       jobPollMs: int(env.JOB_POLL_MS, 250, 'JOB_POLL_MS'),

@@ -498,7 +498,7 @@ export class PayoutService {
   constructor(private readonly ctx: AppContext) {
     const limits = ctx.config.limits;
     this.batcher = new LaneBatcher((works) => ctx.db.tx((tx) => runBatch(ctx, tx, works)), (w) => w.sub.caller.workspaceId, {
-      lanes: 4,
+      lanes: limits.payoutLanes,
       batchWeightMax: limits.payoutCommitRowsMax,
       queueMax: limits.payoutQueueMax,
       weightOf: (w) => Math.max(1, w.rows.length),
