@@ -48,7 +48,17 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
   // is already in the audit log, and no answered call goes unrecorded.
   app.addHook('onSend', async (req, reply) => {
     if (req.routeOptions.config.auth !== 'operator') return;
-    await operator.writeAudit(ctx.db, req, reply.statusCode).catch((err: unknown) => req.log.error({ err }, 'audit write failed'));
+    const params = (req.params ?? {}) as Record<string, string>;
+    const entry = {
+      operatorKeyId: req.operator?.keyId ?? null,
+      method: req.method,
+      path: req.url,
+      statusCode: reply.statusCode,
+      requestId: String(req.id),
+      workspaceId: params.workspaceId ?? (req.url.startsWith('/operator/v1/workspaces/') ? params.id : undefined),
+      body: req.body,
+    };
+    await operator.writeAudit(ctx.db, entry).catch((err: unknown) => req.log.error({ err }, 'audit write failed'));
   });
 
   app.post<{ Body: { name: string; country: string } }>(
@@ -169,7 +179,8 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
             payoutsPermitted: Type.Optional(Type.Boolean({ description: 'false refuses payouts with PAYOUT_NOT_PERMITTED' })),
             payoutFees: Type.Optional(
               Type.Record(Type.String({ pattern: '^[A-Z]{3,10}$' }), Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' }), {
-                description: 'Fixed fee per payout by currency, held with the amount and returned with it',
+                description:
+                  'Fixed fee per payout by the currency the payout is funded from (its own currency, or the quote\'s fromCurrency), held with the amount and returned with it. Each amount must fit its currency\'s scale (400 naming `payoutFees.<CODE>` otherwise).',
               }),
             ),
             payoutLimits: Type.Optional(
@@ -179,7 +190,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
                   perTransaction: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' })),
                   daily: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' })),
                 }),
-                { description: 'Per-transaction and daily (UTC) payout limits by currency; beyond them LIMIT_EXCEEDED' },
+                { description: 'Per-transaction and daily (UTC) payout limits by payout currency; beyond them LIMIT_EXCEEDED. Each amount must fit its currency\'s scale and be above 0 (400 naming the field otherwise).' },
               ),
             ),
           },

@@ -1,5 +1,3 @@
-import { assertValidPayoutSettings } from '../accounts/payout-settings.js';
-import type { FastifyRequest } from 'fastify';
 import type { Sql, Tx } from '../../db/db.js';
 import { fieldError, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
@@ -7,6 +5,7 @@ import { currencyInfo } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
 import { hashSecret } from '../../lib/secrets.js';
 import * as repo from '../accounts/accounts.repository.js';
+import { assertValidPayoutSettings } from '../accounts/payout-settings.js';
 import type { WorkspaceRow } from '../accounts/accounts.repository.js';
 import { CAPABILITIES, type Capability } from '../auth/scopes.js';
 
@@ -85,22 +84,32 @@ function redact(value: unknown, depth = 0): unknown {
   );
 }
 
+/** One operator call as the audit log keeps it. */
+export interface AuditEntry {
+  operatorKeyId: string | null;
+  method: string;
+  path: string;
+  statusCode: number;
+  requestId: string;
+  workspaceId: string | undefined;
+  body: unknown;
+}
+
 /** Every operator call is written to the audit log (request body with secrets redacted). */
-export async function writeAudit(sql: Sql, req: FastifyRequest, statusCode: number): Promise<void> {
-  const params = (req.params ?? {}) as Record<string, string>;
-  const workspaceId = params.workspaceId ?? (req.url.startsWith('/operator/v1/workspaces/') ? params.id : undefined);
+export async function writeAudit(sql: Sql, entry: AuditEntry): Promise<void> {
+  const { workspaceId } = entry;
   await sql.query(
     `INSERT INTO operator_audit_log (id, operator_key, method, path, status_code, request_id, workspace_id, body)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [
       newId(),
-      req.operator?.keyId ?? null,
-      req.method,
-      req.url.slice(0, 2000),
-      statusCode,
-      String(req.id),
+      entry.operatorKeyId,
+      entry.method,
+      entry.path.slice(0, 2000),
+      entry.statusCode,
+      entry.requestId,
       workspaceId && /^[0-9a-f-]{36}$/i.test(workspaceId) ? workspaceId : null,
-      req.body === undefined ? null : JSON.stringify(redact(req.body)),
+      entry.body === undefined ? null : JSON.stringify(redact(entry.body)),
     ],
   );
 }

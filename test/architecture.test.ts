@@ -1,0 +1,54 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** Rules of the code's shape that a reviewer would otherwise have to check by hand. */
+
+const SRC = path.resolve(import.meta.dirname, '../src');
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(full);
+    return e.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** The files a file imports (static imports and re-exports of relative paths; type-only imports included). */
+function importsOf(file: string): string[] {
+  const text = fs.readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/g)].map((m) => m[1] as string);
+  return specifiers.map((s) => path.resolve(path.dirname(file), s.replace(/\.js$/, '.ts')));
+}
+
+describe('the shape of src/', () => {
+  const files = sourceFiles(SRC);
+
+  it('has no import cycle', () => {
+    const graph = new Map(files.map((f) => [f, importsOf(f).filter((i) => fs.existsSync(i))]));
+    const cycles: string[] = [];
+    const state = new Map<string, 'visiting' | 'done'>();
+    const stack: string[] = [];
+    const visit = (f: string) => {
+      state.set(f, 'visiting');
+      stack.push(f);
+      for (const next of graph.get(f) ?? []) {
+        if (state.get(next) === 'visiting') cycles.push([...stack.slice(stack.indexOf(next)), next].map((p) => path.relative(SRC, p)).join(' → '));
+        else if (!state.has(next)) visit(next);
+      }
+      stack.pop();
+      state.set(f, 'done');
+    };
+    for (const f of files) if (!state.has(f)) visit(f);
+    expect(cycles).toEqual([]);
+  });
+
+  it('keeps requests and replies in routes and the HTTP layer: no service or repository takes them', () => {
+    const offenders = files.filter((f) => {
+      const rel = path.relative(SRC, f);
+      if (rel.startsWith(`http${path.sep}`) || rel.endsWith('.routes.ts') || rel === 'app.ts') return false;
+      return /\bFastify(Request|Reply)\b/.test(fs.readFileSync(f, 'utf8'));
+    });
+    expect(offenders.map((f) => path.relative(SRC, f))).toEqual([]);
+  });
+});
