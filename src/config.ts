@@ -63,8 +63,20 @@ export interface Config {
     /** The outbox is polled at least this often (an empty poll reads an empty partial index). */
     webhookDispatchPollMs: number;
     webhookClaimEndpointsMax: number;
+    /** Field errors listed in one error body (`details` / `errors`); the rest are counted, not listed. */
+    errorDetailsMax: number;
+    /** JSON bodies nested deeper than this are refused before validation. */
+    jsonDepthMax: number;
+    /**
+     * An invalid body is validated again to list every failing field only when it holds at most
+     * this many values; a larger one is answered with the first failure (validation stops early).
+     */
+    validationReportValuesMax: number;
   };
 }
+
+/** Field errors listed in one error body; the rest are counted (`detailsOmitted` / `errorsOmitted`). */
+export const ERROR_DETAILS_MAX = 50;
 
 function int(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
@@ -149,6 +161,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       webhookDispatchBatchMax: 500,
       webhookDispatchPollMs: 50,
       webhookClaimEndpointsMax: 1000,
+      errorDetailsMax: ERROR_DETAILS_MAX,
+      jsonDepthMax: 32,
+      validationReportValuesMax: 10_000,
     },
   };
 }
