@@ -226,6 +226,16 @@ describe('duplicate JSON keys (issue 14.5)', () => {
     expect(String(webhook.headers['content-type'])).toMatch(/^application\/problem\+json/);
   });
 
+  it('refuses a body nested deeper than 32 levels, and one of 500,000 levels, with a 400', async () => {
+    const deep = JSON.stringify(payout({ metadata: { a: JSON.parse(`${'['.repeat(40)}${']'.repeat(40)}`) as unknown } }));
+    const res = await postRaw(payer, '/v1/payouts', deep);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json<{ details: { field: string; message: string }[] }>().details[0]!.message).toMatch(/^metadata\.a(\.0)+ is nested deeper than 32 levels$/);
+    const abyss = await postRaw(payer, '/v1/payouts', `${'['.repeat(500_000)}${']'.repeat(500_000)}`);
+    expect(abyss.statusCode).toBe(400);
+    expect(abyss.body.length).toBeLessThan(4096);
+  });
+
   it('accepts the same key in different objects and keys that only look alike', async () => {
     const text = JSON.stringify({ name: 'Twins Ltd', country: 'DE', clientRef: 'name:"name"' });
     const res = await postRaw(caller, '/v1/accounts', text);
