@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, newWorkspace, type Caller, type TestApp } from './helpers/app.js';
+import { createTestApp, newWorkspace, operator, OPERATOR_KEY, type Caller, type TestApp } from './helpers/app.js';
 import { ADA, payingWorkspace, ref } from './payouts/helpers.js';
 
 /** Issue 14, points 1, 5 and 7 (third item): what the API refuses before any rule of a module runs. */
@@ -162,6 +162,20 @@ describe('strings PostgreSQL cannot store, or would change (issue 14.5)', () => 
     const events = await caller.request('GET', '/v1/events?type=a%00');
     expect(events.statusCode).toBe(400);
     expect(String(events.headers['content-type'])).toMatch(/^application\/problem\+json/);
+  });
+
+  it('refuses a NUL in an operator call with problem details, and still records the call in the audit log', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/operator/v1/workspaces',
+      headers: { authorization: `Bearer ${OPERATOR_KEY}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: `Evil${NUL}${LONE} Ltd`, country: 'GB' }),
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json<{ errors: { field: string }[] }>().errors[0]!.field).toBe('name');
+    const audit = await operator(t.app, 'GET', '/operator/v1/audit-log?limit=5');
+    const entry = audit.json<{ data: { requestId: string; statusCode: number; body: { name: string } }[] }>().data.find((e) => e.requestId === res.headers['x-request-id']);
+    expect(entry).toMatchObject({ statusCode: 400, body: { name: 'Evil\ufffd\ufffd Ltd' } });
   });
 
   it('refuses a NUL in a key', async () => {

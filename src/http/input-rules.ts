@@ -86,6 +86,14 @@ function unstorable(s: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Text as it can be stored: NULs and unpaired surrogates replaced by U+FFFD. Only for records of
+ * what was refused (the audit log of a refused call); input itself is refused, never changed.
+ */
+export function storableText(s: string): string {
+  return unstorable(s) ? (s.replace(/\u0000/g, '\ufffd') as unknown as { toWellFormed(): string }).toWellFormed() : s;
+}
+
 /** A key as it can be shown in a field name (its NULs and unpaired surrogates escaped). */
 const printable = (key: string): string => (unstorable(key) ? JSON.stringify(key).slice(1, -1) : key);
 

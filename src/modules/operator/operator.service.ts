@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Sql, Tx } from '../../db/db.js';
 import { fieldError, notFound } from '../../http/errors.js';
+import { storableText } from '../../http/input-rules.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
@@ -75,11 +76,13 @@ export async function createOperatorKey(sql: Sql, key: string, label: string): P
 
 const REDACTED_FIELDS = /secret|password|key|token/i;
 
+/** The body as audited: secrets redacted, and text a refused call carried made storable (src/http/input-rules.ts). */
 function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return storableText(value);
   if (depth > 5 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
   return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, REDACTED_FIELDS.test(k) ? '[redacted]' : redact(v, depth + 1)]),
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), REDACTED_FIELDS.test(k) ? '[redacted]' : redact(v, depth + 1)]),
   );
 }
 
