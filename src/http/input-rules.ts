@@ -91,7 +91,7 @@ function unstorable(s: string): string | undefined {
  * what was refused (the audit log of a refused call); input itself is refused, never changed.
  */
 export function storableText(s: string): string {
-  return unstorable(s) ? (s.replace(/\u0000/g, '\ufffd') as unknown as { toWellFormed(): string }).toWellFormed() : s;
+  return unstorable(s) ? (s.replaceAll('\u0000', '\ufffd') as unknown as { toWellFormed(): string }).toWellFormed() : s;
 }
 
 /** A key as it can be shown in a field name (its NULs and unpaired surrogates escaped). */
