@@ -42,7 +42,7 @@ export function assertJsonShape(text: string, depthMax: number): void {
     if (c === 0x22) {
       const start = i;
       let escaped = false;
-      for (i++; ; i++) {
+      for (i++; i < n; i++) {
         const d = text.charCodeAt(i);
         if (d === 0x5c) {
           escaped = true;
@@ -97,6 +97,10 @@ export function storableText(s: string): string {
 /** A key as it can be shown in a field name (its NULs and unpaired surrogates escaped). */
 const printable = (key: string): string => (unstorable(key) ? JSON.stringify(key).slice(1, -1) : key);
 
+/** Parsed JSON, form or query objects; not bytes or a stream a route may take as its body. */
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !ArrayBuffer.isView(value) && typeof (value as { pipe?: unknown }).pipe !== 'function';
+
 /** Depth-first over a parsed value (its depth is bounded by assertJsonShape); throws at the first bad string. */
 function assertStorable(value: unknown, path: string[], root: string): void {
   if (typeof value === 'string') {
@@ -111,7 +115,7 @@ function assertStorable(value: unknown, path: string[], root: string): void {
       assertStorable(value[i], path, root);
       path.pop();
     }
-  } else if (value !== null && typeof value === 'object') {
+  } else if (isPlainObject(value)) {
     for (const [key, v] of Object.entries(value)) {
       path.push(key);
       const why = unstorable(key);
