@@ -35,11 +35,11 @@ export async function markEventDispatched(sql: Sql, id: string): Promise<void> {
  */
 export async function deleteEventsBefore(sql: Sql, before: Date, limit: number): Promise<number> {
   const rows = await sql.query(
-    `DELETE FROM events WHERE id IN (
+    `DELETE FROM events WHERE id = ANY(ARRAY(
        SELECT e.id FROM events e
         WHERE e.created_at < $1 AND e.dispatched_at IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
-        LIMIT $2 FOR UPDATE SKIP LOCKED)
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id OFFSET 0)
+        LIMIT $2 FOR UPDATE SKIP LOCKED))
      RETURNING 1`,
     [before, limit],
   );

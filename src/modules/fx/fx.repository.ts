@@ -164,11 +164,11 @@ export async function findConversionByClientRef(sql: Sql, workspaceId: string, c
  */
 export async function deleteSpentQuotesBefore(sql: Sql, before: Date, limit: number): Promise<number> {
   const rows = await sql.query(
-    `DELETE FROM fx_quotes WHERE id IN (
+    `DELETE FROM fx_quotes WHERE id = ANY(ARRAY(
        SELECT q.id FROM fx_quotes q
         WHERE q.created_at < $1 AND (q.status = 'used' OR q.expires_at < now())
-          AND NOT EXISTS (SELECT 1 FROM fx_conversions c WHERE c.quote_id = q.id)
-        LIMIT $2 FOR UPDATE SKIP LOCKED)
+          AND NOT EXISTS (SELECT 1 FROM fx_conversions c WHERE c.quote_id = q.id OFFSET 0)
+        LIMIT $2 FOR UPDATE SKIP LOCKED))
      RETURNING 1`,
     [before, limit],
   );

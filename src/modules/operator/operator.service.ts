@@ -109,8 +109,8 @@ export async function writeAudit(sql: Sql, req: FastifyRequest, statusCode: numb
 /** Retention: deletes at most `limit` audit entries written before `before` (only when RETENTION_AUDIT_LOG_DAYS is set). */
 export async function deleteAuditBefore(sql: Sql, before: Date, limit: number): Promise<number> {
   const rows = await sql.query(
-    `DELETE FROM operator_audit_log WHERE id IN (
-       SELECT id FROM operator_audit_log WHERE at < $1 ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED)
+    `DELETE FROM operator_audit_log WHERE id = ANY(ARRAY(
+       SELECT id FROM operator_audit_log WHERE at < $1 ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED))
      RETURNING 1`,
     [before, limit],
   );
