@@ -140,7 +140,7 @@ function undecodableParameter(query: string): string | undefined {
     } catch {
       const name = part.split('=')[0] ?? '';
       try {
-        return decodeURIComponent(name) || 'query';
+        return printable(decodeURIComponent(name)) || 'query';
       } catch {
         return 'query';
       }
