@@ -5,6 +5,7 @@
  */
 import os from 'node:os';
 import { freshPostgresDatabase } from '../test/helpers/app.js';
+import { growthBench } from './growth.js';
 import { ledgerBench } from './ledger.js';
 import { payoutsBench } from './payouts.js';
 import { webhooksBench } from './webhooks.js';
@@ -26,7 +27,7 @@ export function percentile(sortedMs: number[], p: number): number {
   return sortedMs[Math.max(0, i)] as number;
 }
 
-const benches: Record<string, () => Promise<void>> = { ledger: ledgerBench, payouts: payoutsBench, webhooks: webhooksBench };
+const benches: Record<string, () => Promise<void>> = { ledger: ledgerBench, payouts: payoutsBench, webhooks: webhooksBench, growth: growthBench };
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

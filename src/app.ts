@@ -10,6 +10,8 @@ import type { AppContext } from './context.js';
 import { authPlugin } from './http/auth.js';
 import { AppError, renderError, sendError, toAppError, usesProblemDetails } from './http/errors.js';
 import { sendAnswer, storeRefusal } from './http/idempotency.js';
+import { assertJsonShape, assertStorableInput, assertUtf8Charset, utf8Text } from './http/input-rules.js';
+import { compileRequestValidator } from './http/validation.js';
 import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema } from './http/schemas.js';
 import { newRequestId } from './lib/ids.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
@@ -29,8 +31,8 @@ import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /** Bodies are never coerced (a JSON number is not an amount string); query and params are. */
-function makeAjv(coerceTypes: AjvOptions['coerceTypes']): Ajv {
-  const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: true, strict: false, verbose: true });
+function makeAjv(coerceTypes: AjvOptions['coerceTypes'], allErrors: boolean): Ajv {
+  const ajv = new Ajv({ allErrors, coerceTypes, useDefaults: true, removeAdditional: true, strict: false, verbose: true });
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
   return ajv;
@@ -68,16 +70,38 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
   });
 
-  const ajvBody = makeAjv(false);
-  const ajvQuery = makeAjv('array');
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajvBody : ajvQuery).compile(schema));
+  // Validation stops at the first failure; a small invalid input is validated again to list every failing field.
+  const ajvBody = { fast: makeAjv(false, false), full: makeAjv(false, true) };
+  const ajvQuery = { fast: makeAjv('array', false), full: makeAjv('array', true) };
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? ajvBody : ajvQuery;
+    return compileRequestValidator(ajv.fast, ajv.full, schema as Record<string, unknown>, config.limits.validationReportValuesMax);
+  });
 
   // Keep the raw JSON text: the Idempotency-Key fingerprint is taken over the exact bytes sent.
+  // UTF-8 only, no key twice in one object, bounded depth (src/http/input-rules.ts).
   const jsonParser = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    req.rawBody = body as string;
-    jsonParser(req, body as string, done);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    let text: string;
+    try {
+      assertUtf8Charset(req.headers['content-type']);
+      text = utf8Text(body as Buffer);
+    } catch (err) {
+      return done(err as Error, undefined);
+    }
+    req.rawBody = text;
+    jsonParser(req, text, (err, parsed) => {
+      if (err) return done(err, undefined);
+      try {
+        assertJsonShape(text, config.limits.jsonDepthMax);
+      } catch (shapeErr) {
+        return done(shapeErr as Error, undefined);
+      }
+      done(null, parsed);
+    });
   });
+  // No string a request carries (body, query, path) may hold a NUL or an unpaired surrogate.
+  app.addHook('preValidation', assertStorableInput);
   app.decorateRequest('rawBody', undefined);
   // Fastify parses text/plain by default; the API takes JSON (and form bodies at the token endpoint) only.
   app.removeContentTypeParser('text/plain');

@@ -35,6 +35,25 @@ export interface Config {
   fxRates: string | undefined;
   fxSpreadBps: number;
   fxQuoteLifetimeMs: number;
+  /**
+   * How long rows of the append-only tables are kept, in days (0: for ever), and how the recurring
+   * `retention.sweep` job deletes older ones: at most `batchRows` rows per statement and
+   * `statementsPerRunMax` statements per table per run (src/jobs/retention.ts).
+   */
+  retention: {
+    /** Events (GET /v1/events, the webhook outbox); at least 30. An event is kept while a delivery of it is. */
+    eventsDays: number;
+    /** Finished webhook deliveries and their attempts; a pending one is never deleted. */
+    webhookDeliveriesDays: number;
+    /** FX quotes used or expired that no conversion references (a conversion keeps its quote). */
+    fxQuotesDays: number;
+    /** Jobs that failed for good (finished jobs are deleted when they finish). */
+    failedJobsDays: number;
+    /** The operator audit log: kept unless set. */
+    auditLogDays: number;
+    batchRows: number;
+    statementsPerRunMax: number;
+  };
   /** Named limits. A loop, list or queue without a bound is a bug. */
   limits: {
     pageLimitDefault: number;
@@ -69,8 +88,20 @@ export interface Config {
     /** The outbox is polled at least this often (an empty poll reads an empty partial index). */
     webhookDispatchPollMs: number;
     webhookClaimEndpointsMax: number;
+    /** Field errors listed in one error body (`details` / `errors`); the rest are counted, not listed. */
+    errorDetailsMax: number;
+    /** JSON bodies nested deeper than this are refused before validation. */
+    jsonDepthMax: number;
+    /**
+     * An invalid body is validated again to list every failing field only when it holds at most
+     * this many values; a larger one is answered with the first failure (validation stops early).
+     */
+    validationReportValuesMax: number;
   };
 }
+
+/** Field errors listed in one error body; the rest are counted (`detailsOmitted` / `errorsOmitted`). */
+export const ERROR_DETAILS_MAX = 50;
 
 function int(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
@@ -89,6 +120,15 @@ function bool(value: string | undefined, fallback: boolean, name: string): boole
 function intList(value: string | undefined, fallback: number[], name: string): number[] {
   if (value === undefined || value === '') return fallback;
   return value.split(',').map((part) => int(part.trim(), 0, name));
+}
+
+/** Events are kept at least this long (0, for ever, is allowed): clients catch up from GET /v1/events. */
+const EVENTS_RETENTION_DAYS_MIN = 30;
+
+function retentionDays(value: string | undefined, fallback: number, name: string, min = 1): number {
+  const days = int(value, fallback, name);
+  if (days !== 0 && days < min) throw new Error(`${name} must be 0 (keep for ever) or at least ${min} days, got "${value}"`);
+  return days;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -130,6 +170,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fxRates: env.FX_RATES || undefined,
     fxSpreadBps: int(env.FX_SPREAD_BPS, 50, 'FX_SPREAD_BPS'),
     fxQuoteLifetimeMs: int(env.FX_QUOTE_LIFETIME_MS, 30_000, 'FX_QUOTE_LIFETIME_MS'),
+    retention: {
+      eventsDays: retentionDays(env.RETENTION_EVENTS_DAYS, 90, 'RETENTION_EVENTS_DAYS', EVENTS_RETENTION_DAYS_MIN),
+      webhookDeliveriesDays: retentionDays(env.RETENTION_WEBHOOK_DELIVERIES_DAYS, 30, 'RETENTION_WEBHOOK_DELIVERIES_DAYS'),
+      fxQuotesDays: retentionDays(env.RETENTION_FX_QUOTES_DAYS, 7, 'RETENTION_FX_QUOTES_DAYS'),
+      failedJobsDays: retentionDays(env.RETENTION_FAILED_JOBS_DAYS, 30, 'RETENTION_FAILED_JOBS_DAYS'),
+      auditLogDays: retentionDays(env.RETENTION_AUDIT_LOG_DAYS, 0, 'RETENTION_AUDIT_LOG_DAYS'),
+      batchRows: Math.max(1, int(env.RETENTION_BATCH_ROWS, 1000, 'RETENTION_BATCH_ROWS')),
+      statementsPerRunMax: 20,
+    },
     limits: {
       pageLimitDefault: 20,
       pageLimitMax: 100,
@@ -158,6 +207,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       webhookDispatchBatchMax: 500,
       webhookDispatchPollMs: 50,
       webhookClaimEndpointsMax: 1000,
+      errorDetailsMax: ERROR_DETAILS_MAX,
+      jsonDepthMax: 32,
+      validationReportValuesMax: 10_000,
     },
   };
 }

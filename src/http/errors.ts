@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
+import { ERROR_DETAILS_MAX } from '../config.js';
 
 /** One failing field of a validation error. */
 export interface FieldError {
@@ -116,12 +117,31 @@ const defaultCode = (status: number): string =>
     status
   ] ?? phrase(status);
 
+/** Longest field name and message text an error body carries (a field name can echo a caller's key). */
+const ERROR_TEXT_CHARS_MAX = 1000;
+
+const clip = (text: string): string => (text.length > ERROR_TEXT_CHARS_MAX ? `${text.slice(0, ERROR_TEXT_CHARS_MAX)}…` : text);
+
+/**
+ * An error body's size is bounded whatever was sent: at most ERROR_DETAILS_MAX field errors are
+ * listed, each clipped, and the message (the listed ones joined with "; ") says how many more there were.
+ */
+function boundedDetails(err: AppError): { message: string; details: FieldError[] | undefined; omitted: number } {
+  if (!err.details) return { message: clip(err.message), details: undefined, omitted: 0 };
+  const listed = err.details.slice(0, ERROR_DETAILS_MAX).map((d) => ({ ...d, field: clip(d.field), message: clip(d.message) }));
+  const omitted = err.details.length - listed.length;
+  const joined = listed.map((d) => d.message).join('; ');
+  if (omitted > 0) return { message: `${joined}; and ${omitted} more`, details: listed, omitted };
+  return { message: err.message.length <= ERROR_TEXT_CHARS_MAX ? err.message : joined, details: listed, omitted };
+}
+
 /** The one place an error becomes one of the spec's three body shapes. */
 export function renderError(err: AppError, req: FastifyRequest): RenderedError {
   const headers = { ...(err.headers ?? {}) };
-  const path = req.url;
+  const path = clip(req.url);
+  const { message, details, omitted } = boundedDetails(err);
   if (err.bare) {
-    return { status: err.status, contentType: 'application/json; charset=utf-8', headers, body: { statusCode: err.status, message: err.message } };
+    return { status: err.status, contentType: 'application/json; charset=utf-8', headers, body: { statusCode: err.status, message } };
   }
   if (err.problem || err.status >= 500 || usesProblemDetails(path)) {
     const code = err.code ?? defaultCode(err.status);
@@ -132,22 +152,24 @@ export function renderError(err: AppError, req: FastifyRequest): RenderedError {
       title: STATUS_CODES[err.status] ?? 'Error',
       status: err.status,
       code,
-      detail: err.message,
+      detail: message,
       category: err.category ?? CATEGORY_BY_STATUS[err.status] ?? 'internal',
       retryable,
       request_id: String(req.id),
     };
-    if (err.details) body.errors = err.details;
+    if (details) body.errors = details;
+    if (omitted) body.errorsOmitted = omitted;
     return { status: err.status, contentType: 'application/problem+json; charset=utf-8', headers, body };
   }
   const body: Record<string, unknown> = {
     statusCode: err.status,
     // DESIGN (Pinned details): a legacy 403 puts its code in `message` as well as in `code`.
-    message: err.status === 403 && err.code ? err.code : err.message,
+    message: err.status === 403 && err.code ? err.code : message,
     error: phrase(err.status),
   };
   if (err.code) body.code = err.code;
-  if (err.details) body.details = err.details;
+  if (details) body.details = details;
+  if (omitted) body.detailsOmitted = omitted;
   body.timestamp = new Date().toISOString();
   body.path = path;
   return { status: err.status, contentType: 'application/json; charset=utf-8', headers, body };

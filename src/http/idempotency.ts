@@ -82,13 +82,15 @@ export async function runIdempotent(
 /**
  * A refusal decided before a POST's work ran (its body failed the schema, or its route refused it
  * before any write) is still an answer to its Idempotency-Key: stored like any other 4xx, so a repeat
- * is replayed with the same body. Returns the answer to send: the stored one when the key already has
+ * is replayed with the same body (a body refused unread, 413 or 415, is not). Returns the answer to send: the stored one when the key already has
  * one, else this refusal (now stored). Undefined when the request carries no key or is not a POST of a
  * workspace; key errors themselves, 429 and 5xx are never stored.
  */
 export async function storeRefusal(ctx: AppContext, req: FastifyRequest, error: AppError): Promise<{ answer: StoredAnswer; replayed: boolean } | undefined> {
   if (req.method !== 'POST' || !req.auth || req.headers['idempotency-key'] === undefined) return undefined;
   if (error.status < 400 || error.status >= 500 || error.status === 429 || error.code?.startsWith('IDEMPOTENCY_KEY_')) return undefined;
+  // A body refused before it was read (too large, another media type) cannot be fingerprinted: answered, not stored.
+  if (error.status === 413 || error.status === 415) return undefined;
   let keyed: KeyedRequest | undefined;
   try {
     keyed = idempotencyOf(req);

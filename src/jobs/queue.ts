@@ -88,3 +88,14 @@ export async function enqueueMany(sql: Sql, jobs: NewJob[], attemptsMaxDefault =
     ],
   );
 }
+
+/** Retention: deletes at most `limit` jobs that failed for good before `before` (finished jobs are deleted at once). */
+export async function deleteFailedJobsBefore(sql: Sql, before: Date, limit: number): Promise<number> {
+  const rows = await sql.query(
+    `DELETE FROM jobs WHERE id = ANY(ARRAY(
+       SELECT id FROM jobs WHERE status = 'failed' AND updated_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED))
+     RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}

@@ -28,3 +28,20 @@ export async function findEvent(sql: Sql, workspaceId: string, id: string, accou
 export async function markEventDispatched(sql: Sql, id: string): Promise<void> {
   await sql.query('UPDATE events SET dispatched_at = now() WHERE id = $1', [id]);
 }
+
+/**
+ * Retention: deletes at most `limit` events created before `before` that are dispatched and that no
+ * webhook delivery references any more (deliveries are deleted first; their foreign key needs it).
+ */
+export async function deleteEventsBefore(sql: Sql, before: Date, limit: number): Promise<number> {
+  const rows = await sql.query(
+    `DELETE FROM events WHERE id = ANY(ARRAY(
+       SELECT e.id FROM events e
+        WHERE e.created_at < $1 AND e.dispatched_at IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id OFFSET 0)
+        LIMIT $2 FOR UPDATE SKIP LOCKED))
+     RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}

@@ -157,3 +157,20 @@ export async function findConversion(sql: Sql, workspaceId: string, accountId: s
 export async function findConversionByClientRef(sql: Sql, workspaceId: string, clientRef: string): Promise<{ id: string } | undefined> {
   return maybeOne<{ id: string }>(sql, 'SELECT id FROM fx_conversions WHERE workspace_id = $1 AND client_ref = $2', [workspaceId, clientRef]);
 }
+
+/**
+ * Retention: deletes at most `limit` quotes created before `before` that are used or expired and that
+ * no conversion references (a conversion keeps its quote; a payout keeps its own figures).
+ */
+export async function deleteSpentQuotesBefore(sql: Sql, before: Date, limit: number): Promise<number> {
+  const rows = await sql.query(
+    `DELETE FROM fx_quotes WHERE id = ANY(ARRAY(
+       SELECT q.id FROM fx_quotes q
+        WHERE q.created_at < $1 AND (q.status = 'used' OR q.expires_at < now())
+          AND NOT EXISTS (SELECT 1 FROM fx_conversions c WHERE c.quote_id = q.id OFFSET 0)
+        LIMIT $2 FOR UPDATE SKIP LOCKED))
+     RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}

@@ -1,5 +1,6 @@
 import type { Sql, Tx } from '../../db/db.js';
 import { fieldError, notFound } from '../../http/errors.js';
+import { storableText } from '../../http/input-rules.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
@@ -76,11 +77,13 @@ export async function createOperatorKey(sql: Sql, key: string, label: string): P
 
 const REDACTED_FIELDS = /secret|password|key|token/i;
 
+/** The body as audited: secrets redacted, and text a refused call carried made storable (src/http/input-rules.ts). */
 function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return storableText(value);
   if (depth > 5 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
   return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, REDACTED_FIELDS.test(k) ? '[redacted]' : redact(v, depth + 1)]),
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), REDACTED_FIELDS.test(k) ? '[redacted]' : redact(v, depth + 1)]),
   );
 }
 
@@ -112,6 +115,17 @@ export async function writeAudit(sql: Sql, entry: AuditEntry): Promise<void> {
       entry.body === undefined ? null : JSON.stringify(redact(entry.body)),
     ],
   );
+}
+
+/** Retention: deletes at most `limit` audit entries written before `before` (only when RETENTION_AUDIT_LOG_DAYS is set). */
+export async function deleteAuditBefore(sql: Sql, before: Date, limit: number): Promise<number> {
+  const rows = await sql.query(
+    `DELETE FROM operator_audit_log WHERE id = ANY(ARRAY(
+       SELECT id FROM operator_audit_log WHERE at < $1 ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED))
+     RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
 }
 
 export function listAudit(sql: Sql, page: PageRequest, workspaceId?: string) {

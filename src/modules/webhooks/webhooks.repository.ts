@@ -263,3 +263,14 @@ export async function releaseDeliveries(sql: Sql, workerId: string, ids: string[
     [workerId, ids],
   );
 }
+
+/** Retention: deletes at most `limit` finished deliveries (succeeded or failed) created before `before`. */
+export async function deleteFinishedDeliveriesBefore(sql: Sql, before: Date, limit: number): Promise<number> {
+  const rows = await sql.query(
+    `DELETE FROM webhook_deliveries WHERE id = ANY(ARRAY(
+       SELECT id FROM webhook_deliveries WHERE created_at < $1 AND status <> 'pending' LIMIT $2 FOR UPDATE SKIP LOCKED))
+     RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}
