@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, getToken, newWorkspace, operator, type Caller, type TestApp } from './helpers/app.js';
+import { createTestApp, getToken, newWorkspace, OPERATOR_KEY, operator, type Caller, type TestApp } from './helpers/app.js';
 
 let t: TestApp;
 let caller: Caller;
@@ -264,6 +264,31 @@ describe('bearer token check', () => {
 
   it('answers 401 with the bare body on problem-details routes too', async () => {
     expectBare401(await t.app.inject({ method: 'GET', url: '/v1/api-keys' }));
+  });
+
+  it('refuses a token signed with the real key that lacks exp, iat, aud or iss', async () => {
+    const [row] = await t.ctx.db.query<{ kid: string; private_jwk_encrypted: string }>(
+      'SELECT kid, private_jwk_encrypted FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1',
+    );
+    const privateKey = await importJWK(JSON.parse(t.ctx.box.decrypt(row!.private_jwk_encrypted)) as JWK, 'EdDSA');
+    const now = Math.floor(Date.now() / 1000);
+    const full: Record<string, unknown> = { sub: caller.clientId, wid: caller.workspaceId, jti: randomUUID(), iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + 3600 };
+    const sign = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid: row!.kid, typ: 'JWT' }).sign(privateKey);
+    // The same key and the full set of claims pass: only the missing claim differs.
+    expect((await bearer(await sign(full))).statusCode).toBe(200);
+    for (const missing of ['exp', 'iat', 'aud', 'iss']) {
+      const { [missing]: _dropped, ...claims } = full;
+      expectBare401(await bearer(await sign({ ...claims, jti: randomUUID() })));
+    }
+  });
+
+  it('accepts the bearer scheme in any case (RFC 7235)', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
+      const res = await t.app.inject({ method: 'GET', url: '/v1/account', headers: { authorization: `${scheme} ${caller.token}` } });
+      expect(res.statusCode).toBe(200);
+    }
+    const op = await t.app.inject({ method: 'GET', url: '/operator/v1/workspaces', headers: { authorization: `bearer ${OPERATOR_KEY}` } });
+    expect(op.statusCode).toBe(200);
   });
 });
 

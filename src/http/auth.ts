@@ -48,10 +48,11 @@ interface CredentialRow {
   sub_account_id: string | null;
 }
 
+/** The credentials of `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 7235 §2.1). */
 function bearerToken(req: FastifyRequest): string | undefined {
   const header = req.headers.authorization;
   if (!header) return undefined;
-  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
+  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header);
   return match?.[1];
 }
 
