@@ -334,6 +334,38 @@ describe('scopes', () => {
     expect(res.json()).toMatchObject({ status: 403, code: 'METHOD_NOT_ENTITLED' });
   });
 
+  it('lets a credential grant or remove only scopes it holds itself: write:api_keys alone cannot reach write:payouts', async () => {
+    const keyAdmin = await newWorkspace(t.app, { name: 'KeyAdmin Ltd', scopes: ['write:api_keys', 'write:accounts'] });
+    const peer = await operator(t.app, 'POST', `/operator/v1/workspaces/${keyAdmin.workspaceId}/credentials`, { scopes: ['read:accounts'] });
+    const peerId = peer.json<{ clientId: string }>().clientId;
+    const scopesOf = async (clientId: string) =>
+      (await keyAdmin.request('GET', '/v1/api-keys')).json<{ data: Array<{ clientId: string; scopes: string[] }> }>().data.find((k) => k.clientId === clientId)?.scopes;
+
+    for (const target of [keyAdmin.clientId, peerId]) {
+      const before = await scopesOf(target);
+      const res = await keyAdmin.request('PUT', `/v1/api-keys/${target}/scopes`, { scopes: [...(before ?? []), 'write:payouts'] });
+      expect(res.statusCode).toBe(403);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.json()).toMatchObject({ status: 403, code: 'METHOD_NOT_ENTITLED', category: 'permission' });
+      expect(res.json<{ detail: string }>().detail).toContain('write:payouts');
+      expect(await scopesOf(target)).toEqual(before);
+    }
+    // The self-granted scope does not work either.
+    expect((await keyAdmin.request('GET', '/v1/payouts')).statusCode).toBe(403);
+
+    // Within its own scopes it may grant (write:accounts includes read:accounts) and remove.
+    const granted = await keyAdmin.request('PUT', `/v1/api-keys/${peerId}/scopes`, { scopes: ['write:accounts', 'read:api_keys'] });
+    expect(granted.statusCode).toBe(200);
+    expect((await keyAdmin.request('PUT', `/v1/api-keys/${peerId}/scopes`, { scopes: ['read:accounts'] })).statusCode).toBe(200);
+
+    // A scope the target holds and the caller does not can be kept, but not removed.
+    await t.ctx.db.query('UPDATE credentials SET scopes = $2 WHERE client_id = $1', [peerId, ['read:accounts', 'write:payouts']]);
+    expect((await keyAdmin.request('PUT', `/v1/api-keys/${peerId}/scopes`, { scopes: ['write:accounts', 'write:payouts'] })).statusCode).toBe(200);
+    const removal = await keyAdmin.request('PUT', `/v1/api-keys/${peerId}/scopes`, { scopes: ['write:accounts'] });
+    expect(removal.statusCode).toBe(403);
+    expect(await scopesOf(peerId)).toEqual(['write:accounts', 'write:payouts']);
+  });
+
   it('refuses an unknown scope with 400 problem details listing each one', async () => {
     const res = await caller.request('PUT', `/v1/api-keys/${caller.clientId}/scopes`, { scopes: ['read:accounts', 'write:nothing', 'read:teleport'] });
     expect(res.statusCode).toBe(400);

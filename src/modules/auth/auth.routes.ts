@@ -173,6 +173,7 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags: ['API keys'],
         summary: "Replace a credential's scopes; applies to its next request",
+        description: 'The caller may add or remove only scopes it holds itself (write:x covers read:x); anything else is 403 METHOD_NOT_ENTITLED naming the scope.',
         params: Type.Object({ clientId: Type.String({ maxLength: 100 }) }),
         body: ScopesBody,
         response: { 200: ScopesUpdated },
@@ -184,7 +185,7 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
         .filter(({ scope }) => !isScope(scope))
         .map(({ scope, i }) => ({ field: `scopes.${i}`, message: `scopes.${i} "${scope}" is not a known scope` }));
       if (unknown.length) throw validationError(unknown);
-      const row = await ctx.db.tx((tx) => updateScopes(tx, req.auth.workspaceId, req.params.clientId, req.body.scopes));
+      const row = await ctx.db.tx((tx) => updateScopes(tx, req.auth.workspaceId, req.params.clientId, req.body.scopes, req.auth.scopes));
       return { message: 'Scopes updated' as const, clientId: row.client_id, scopes: credentialData(row).scopes };
     },
   );

@@ -1,10 +1,10 @@
 import type { Sql, Tx } from '../../db/db.js';
-import { maybeOne } from '../../db/db.js';
-import { notFound } from '../../http/errors.js';
+import { maybeOne, one } from '../../db/db.js';
+import { forbidden, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { DUMMY_SECRET_HASH, hashSecret, randomSecret, verifySecret } from '../../lib/secrets.js';
-import { ALL_SCOPES } from './scopes.js';
+import { ALL_SCOPES, hasScope, isScope } from './scopes.js';
 
 export interface CredentialRow {
   client_id: string;
@@ -85,14 +85,30 @@ export function listCredentials(sql: Sql, workspaceId: string, page: PageRequest
   });
 }
 
-export async function updateScopes(tx: Tx, workspaceId: string, clientId: string, scopes: string[]): Promise<CredentialRow> {
-  const row = isUuid(clientId)
-    ? await maybeOne<CredentialRow>(
-        tx,
-        `UPDATE credentials SET scopes = $3, updated_at = now() WHERE workspace_id = $1 AND client_id = $2 RETURNING ${COLUMNS}`,
-        [workspaceId, clientId, [...new Set(scopes)]],
-      )
+/**
+ * Replaces a credential's scopes on behalf of a caller holding `callerScopes`. The caller may add
+ * or remove only scopes it holds itself (`write:x` covers `read:x`); a scope it lacks stays as the
+ * target has it. So `write:api_keys` is not a way to any other scope.
+ */
+export async function updateScopes(tx: Tx, workspaceId: string, clientId: string, scopes: string[], callerScopes: readonly string[]): Promise<CredentialRow> {
+  const current = isUuid(clientId)
+    ? await maybeOne<{ scopes: string[] }>(tx, 'SELECT scopes FROM credentials WHERE workspace_id = $1 AND client_id = $2 FOR UPDATE', [workspaceId, clientId])
     : undefined;
-  if (!row) throw notFound('API key');
-  return row;
+  if (!current) throw notFound('API key');
+  const wanted = [...new Set(scopes)];
+  const beyondCaller = scopesChangedBeyond(current.scopes, wanted, callerScopes);
+  if (beyondCaller.length) {
+    throw forbidden('METHOD_NOT_ENTITLED', `This credential lacks the scope ${beyondCaller.join(', ')}, so it cannot grant or remove it`);
+  }
+  return one<CredentialRow>(
+    tx,
+    `UPDATE credentials SET scopes = $3, updated_at = now() WHERE workspace_id = $1 AND client_id = $2 RETURNING ${COLUMNS}`,
+    [workspaceId, clientId, wanted],
+  );
+}
+
+/** The scopes a change from `before` to `after` adds or removes that `held` does not cover. Pure. */
+export function scopesChangedBeyond(before: readonly string[], after: readonly string[], held: readonly string[]): string[] {
+  const changed = [...after.filter((s) => !before.includes(s)), ...before.filter((s) => !after.includes(s))];
+  return [...new Set(changed)].filter((s) => !isScope(s) || !hasScope(held, s));
 }
