@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { pino } from 'pino';
+import { pino, type DestinationStream } from 'pino';
+import { logSerializers, REDACTED } from './lib/log-safety.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { connect } from './db/db.js';
@@ -8,14 +9,17 @@ import { CryptoBox } from './lib/crypto-box.js';
 import { SigningKeys } from './modules/auth/signing-keys.js';
 import { StaticRateSource } from './modules/fx/rates.js';
 
-export function createLogger(level: string): FastifyBaseLogger {
-  return pino({
+/** The process's logger: errors without SQL parameters, URLs without credentials (src/lib/log-safety.ts). */
+export function createLogger(level: string, destination?: NodeJS.WritableStream): FastifyBaseLogger {
+  const options = {
     level,
+    serializers: logSerializers,
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', '*.clientSecret', '*.client_secret', '*.secret', '*.password'],
-      censor: '[redacted]',
+      censor: REDACTED,
     },
-  });
+  };
+  return destination ? pino(options, destination as DestinationStream) : pino(options);
 }
 
 /**
