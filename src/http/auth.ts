@@ -3,8 +3,10 @@ import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import { maybeOne } from '../db/db.js';
 import { isUuid } from '../lib/ids.js';
-import { verifySecret, sha256Hex } from '../lib/secrets.js';
+import { hashSecret } from '../lib/secrets.js';
 import { hasScope, type Capability, type Scope } from '../modules/auth/scopes.js';
+import { findOperatorKey } from '../modules/operator/operator.service.js';
+import { AuthFailureLimiter } from './auth-failures.js';
 import { AppError, forbidden, unauthorized } from './errors.js';
 
 /** Who is calling and which account the call acts on. */
@@ -30,6 +32,10 @@ declare module 'fastify' {
     auth?: 'workspace' | 'operator' | 'none';
     scope?: Scope;
     capability?: Capability;
+  }
+  interface FastifyInstance {
+    /** Failed operator and token-endpoint authentication per client address (AUTH_FAILURE_LIMIT_PER_MINUTE). */
+    authFailures: AuthFailureLimiter;
   }
   interface FastifyRequest {
     auth: AuthContext;
@@ -96,45 +102,46 @@ async function authenticateWorkspace(ctx: AppContext, req: FastifyRequest): Prom
   };
 }
 
-/** Operator keys are few and high-value: verified with scrypt, remembered briefly (per database) by their digest; a revoked key stops working within OPERATOR_CACHE_MS. */
+/** Verified operator keys are remembered briefly (per database) by their digest; a revoked key stops working within OPERATOR_CACHE_MS. */
 const operatorCaches = new WeakMap<object, Map<string, { keyId: string; untilMs: number }>>();
 const OPERATOR_CACHE_MS = 30_000;
 const OPERATOR_CACHE_MAX = 100;
 
 export async function authenticateOperatorKey(ctx: AppContext, presented: string): Promise<string | undefined> {
-  const digest = sha256Hex(presented);
+  const digest = hashSecret(presented, ctx.box);
   let operatorCache = operatorCaches.get(ctx.db);
   if (!operatorCache) operatorCaches.set(ctx.db, (operatorCache = new Map()));
   const cached = operatorCache.get(digest);
   if (cached && cached.untilMs > Date.now()) return cached.keyId;
-  const keys = await ctx.db.query<{ id: string; key_hash: string }>(
-    'SELECT id, key_hash FROM operator_keys WHERE revoked_at IS NULL ORDER BY created_at LIMIT 20',
-  );
-  for (const key of keys) {
-    if (await verifySecret(presented, key.key_hash)) {
-      if (operatorCache.size >= OPERATOR_CACHE_MAX) operatorCache.clear();
-      operatorCache.set(digest, { keyId: key.id, untilMs: Date.now() + OPERATOR_CACHE_MS });
-      return key.id;
-    }
-  }
-  return undefined;
+  const keyId = await findOperatorKey(ctx.db, ctx.box, presented, ctx.config.limits.legacyOperatorKeysMax);
+  if (!keyId) return undefined;
+  if (operatorCache.size >= OPERATOR_CACHE_MAX) operatorCache.clear();
+  operatorCache.set(digest, { keyId, untilMs: Date.now() + OPERATOR_CACHE_MS });
+  return keyId;
 }
 
-async function authenticateOperator(ctx: AppContext, req: FastifyRequest): Promise<void> {
+/** An address that has failed too often is refused (429) before its key is even looked at. */
+async function authenticateOperator(ctx: AppContext, failures: AuthFailureLimiter, req: FastifyRequest): Promise<void> {
+  failures.check(req.ip);
   const token = bearerToken(req);
-  if (!token) throw unauthorized('Missing operator key');
-  const keyId = await authenticateOperatorKey(ctx, token);
-  if (!keyId) throw unauthorized('Invalid operator key');
+  const keyId = token ? await authenticateOperatorKey(ctx, token) : undefined;
+  if (!keyId) {
+    failures.recordFailure(req.ip);
+    throw unauthorized(token ? 'Invalid operator key' : 'Missing operator key');
+  }
   req.operator = { keyId };
 }
 
 /** Authenticates every request by its route's `config.auth` before the body is even read. */
 export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContext }) => {
+  const { config } = opts.ctx;
+  const failures = new AuthFailureLimiter(config.authFailureLimitPerMinute, 60_000, config.limits.authFailureAddressesMax);
+  app.decorate('authFailures', failures);
   app.decorateRequest('auth', undefined as unknown as AuthContext);
   app.decorateRequest('operator', undefined);
   app.addHook('onRequest', async (req) => {
     const mode = req.routeOptions.config.auth ?? 'none';
     if (mode === 'workspace') await authenticateWorkspace(opts.ctx, req);
-    else if (mode === 'operator') await authenticateOperator(opts.ctx, req);
+    else if (mode === 'operator') await authenticateOperator(opts.ctx, failures, req);
   });
 });

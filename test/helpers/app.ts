@@ -67,6 +67,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     CORRIDOR_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
     RATE_LIMIT_PER_SECOND: '1000000',
     TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),

@@ -120,8 +120,13 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
       const body = req.body ?? {};
       const clientId = basic?.id ?? body.client_id ?? '';
       const clientSecret = basic?.secret ?? body.client_secret ?? '';
-      const credential = clientId && clientSecret ? await authenticateClient(ctx.db, clientId, clientSecret) : undefined;
-      if (!credential) return oauthError(reply, 401, 'access_denied', 'Unauthorized', basic !== undefined);
+      // An address that has failed too often is refused (429) before any secret is checked.
+      app.authFailures.check(req.ip);
+      const credential = clientId && clientSecret ? await authenticateClient(ctx.db, ctx.box, clientId, clientSecret) : undefined;
+      if (!credential) {
+        app.authFailures.recordFailure(req.ip);
+        return oauthError(reply, 401, 'access_denied', 'Unauthorized', basic !== undefined);
+      }
       if (body.grant_type !== 'client_credentials') {
         return oauthError(reply, 400, 'invalid_grant', 'grant_type must be client_credentials', false);
       }
