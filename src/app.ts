@@ -140,8 +140,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(authPlugin, { ctx });
 
   app.setErrorHandler(async (err, req, reply) => {
-    const appError = toAppError(err);
-    if (appError.status >= 500) req.log.error({ err }, 'request failed');
+    const appError = toAppError(err, config.limits);
+    if (appError.status === 503) req.log.warn({ err }, 'database unavailable');
+    else if (appError.status >= 500) req.log.error({ err }, 'request failed');
     return sendError(reply, renderError(appError, req));
   });
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (req, reply) =>

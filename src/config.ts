@@ -61,6 +61,10 @@ export interface Config {
     jobLeaseMs: number;
     jobPollMs: number;
     dbPoolMax: number;
+    /** How long a request waits for a PostgreSQL connection before it is answered 503. */
+    dbConnectTimeoutMs: number;
+    /** Retry-After of a 503 answered while the database cannot be reached. */
+    unavailableRetryAfterSec: number;
     webhookAttemptsMax: number;
     webhookEndpointsMax: number;
     webhookUrlLengthMax: number;
@@ -151,6 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jobLeaseMs: int(env.JOB_LEASE_MS, 60_000, 'JOB_LEASE_MS'),
       jobPollMs: int(env.JOB_POLL_MS, 250, 'JOB_POLL_MS'),
       dbPoolMax: int(env.DB_POOL_MAX, 20, 'DB_POOL_MAX'),
+      dbConnectTimeoutMs: int(env.DB_CONNECT_TIMEOUT_MS, 5000, 'DB_CONNECT_TIMEOUT_MS'),
+      unavailableRetryAfterSec: 2,
       webhookAttemptsMax: 6,
       webhookEndpointsMax: 20,
       webhookUrlLengthMax: 2048,

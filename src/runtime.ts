@@ -32,7 +32,7 @@ export async function openContext(config: Config, log = createLogger(config.logL
       'CORRIDOR_ENV=production needs DATABASE_URL: the embedded database does not flush to disk on commit, so it could lose acknowledged payments.',
     );
   }
-  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.limits.dbPoolMax });
+  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.limits.dbPoolMax, connectTimeoutMs: config.limits.dbConnectTimeoutMs });
   try {
     await migrate(db);
     const box = CryptoBox.load(config.encryptionKey, config.dataDir);
