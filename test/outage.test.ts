@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerInvariantViolations } from '../src/modules/ledger/ledger.service.js';
-import { createTestApp, onPostgres } from './helpers/app.js';
+import { createTestApp, newWorkspace, onPostgres, type TestApp } from './helpers/app.js';
 import { canRunOwnPostgres, startOwnPostgres } from './helpers/postgres-server.js';
 import { fund, payingWorkspace, saveBeneficiary } from './payouts/helpers.js';
 
@@ -113,4 +113,49 @@ describe.skipIf(!onPostgres || !canRunOwnPostgres)('a PostgreSQL outage (a serve
     closed = true;
     await t.close();
   }, 120_000);
+});
+
+describe('which failures are an outage', () => {
+  /** Errors as the drivers throw them when the server cannot be reached, and ones that are bugs. */
+  const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+  const outages: Record<string, () => Error> = {
+    refused: () => withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+    'refused on every address': () => new AggregateError([withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED'), withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')]),
+    'admin shutdown (57P01)': () => withCode('terminating connection due to administrator command', '57P01'),
+    'starting up (57P03)': () => withCode('the database system is starting up', '57P03'),
+    'connection failure (08006)': () => withCode('connection failure', '08006'),
+    'connection lost mid-query': () => new Error('Connection terminated unexpectedly'),
+    'no pooled connection in time': () => new Error('timeout exceeded when trying to connect'),
+  };
+  const bugs: Record<string, () => Error> = {
+    'undefined table (42P01)': () => withCode('relation "nope" does not exist', '42P01'),
+    'unique violation (23505)': () => withCode('duplicate key value violates unique constraint "x"', '23505'),
+    'a plain Error': () => new Error('boom'),
+  };
+  let app: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    app = await createTestApp({
+      beforeReady: (a) => {
+        a.get<{ Querystring: { kind: string } }>('/v1/test-fail', { config: { auth: 'workspace' } }, async (req) => {
+          throw (outages[req.query.kind] ?? bugs[req.query.kind])!();
+        });
+      },
+    });
+    token = (await newWorkspace(app.app)).token;
+  });
+  afterAll(async () => app.close());
+  const fail = (kind: string) => app.app.inject({ method: 'GET', url: `/v1/test-fail?kind=${encodeURIComponent(kind)}`, headers: { authorization: `Bearer ${token}` } });
+
+  for (const kind of Object.keys(outages)) {
+    it(`${kind}: 503 SERVICE_UNAVAILABLE with Retry-After`, async () => expectUnavailable(await fail(kind), true));
+  }
+  for (const kind of Object.keys(bugs)) {
+    it(`${kind}: an opaque 500, no Retry-After`, async () => {
+      const res = await fail(kind);
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toMatchObject({ code: 'INTERNAL_ERROR' });
+      expect(res.headers['retry-after']).toBeUndefined();
+    });
+  }
 });
