@@ -137,7 +137,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     if (!response['5xx']) response['5xx'] = { content: { 'application/problem+json': { schema: ProblemSchema } }, description: 'Problem details' };
   });
 
-  await app.register(authPlugin, { ctx });
+  await app.register(authPlugin, { ctx, redis });
 
   app.setErrorHandler(async (err, req, reply) => {
     const appError = toAppError(err, config.limits);

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID, scryptSync } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../src/cli/bootstrap.js';
 import { createTestApp, newWorkspace, OPERATOR_KEY, type Caller, type TestApp } from './helpers/app.js';
@@ -135,5 +136,57 @@ describe('failed authentication per client address (AUTH_FAILURE_LIMIT_PER_MINUT
       expect((await asOperator(OPERATOR_KEY, ip)).statusCode).toBe(200);
       expect((await tokenFor(caller.clientId, caller.clientSecret, ip)).statusCode).toBe(200);
     }
+  });
+});
+
+describe('failed authentication counted in Redis (REDIS_URL)', () => {
+  const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  let redis: Redis | undefined;
+  const apps: TestApp[] = [];
+  beforeAll(async () => {
+    const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 1000, retryStrategy: () => null });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      redis = client;
+    } catch {
+      client.disconnect();
+      return;
+    }
+    const first = await createTestApp({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '3', REDIS_URL } });
+    apps.push(first);
+    apps.push(await createTestApp({ env: first.env, databaseUrl: first.config.databaseUrl }));
+  });
+  afterAll(async () => {
+    for (const app of apps.reverse()) await app.close();
+    redis?.disconnect();
+  });
+
+  it('two API processes share one count per client address', async (testCtx) => {
+    if (!redis) {
+      testCtx.skip(`Redis is not reachable at ${REDIS_URL}`);
+      return;
+    }
+    const [a, b] = apps as [TestApp, TestApp];
+    const wrongToken = (app: TestApp, ip: string) =>
+      app.app.inject({ method: 'POST', url: '/oauth/token', remoteAddress: ip, payload: { client_id: randomUUID(), client_secret: 'cs_wrong', grant_type: 'client_credentials' } });
+    // Each app's connection to Redis opens in the background (meanwhile it counts in memory): wait until it writes there.
+    for (const app of [a, b]) {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const warmIp = freshIp();
+        await wrongToken(app, warmIp);
+        if (await redis.exists(`corridor-auth-failures:${warmIp}`)) break;
+        if (Date.now() > deadline) throw new Error('the app never counted in Redis');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    const ip = freshIp();
+    const statuses: number[] = [];
+    for (const app of [a, b, a, b, a]) statuses.push((await wrongToken(app, ip)).statusCode);
+    // The 4th failure overall is refused although neither process saw 3 of its own.
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    const operatorFromThere = await b.app.inject({ method: 'GET', url: '/operator/v1/workspaces', remoteAddress: ip, headers: { authorization: `Bearer ${OPERATOR_KEY}` } });
+    expect(operatorFromThere.statusCode).toBe(429);
   });
 });

@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { maybeOne } from '../db/db.js';
 import { isUuid } from '../lib/ids.js';
 import { hashSecret } from '../lib/secrets.js';
 import { hasScope, type Capability, type Scope } from '../modules/auth/scopes.js';
 import { findOperatorKey } from '../modules/operator/operator.service.js';
-import { AuthFailureLimiter } from './auth-failures.js';
+import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore } from './auth-failures.js';
 import { AppError, forbidden, unauthorized } from './errors.js';
 
 /** Who is calling and which account the call acts on. */
@@ -122,20 +123,21 @@ export async function authenticateOperatorKey(ctx: AppContext, presented: string
 
 /** An address that has failed too often is refused (429) before its key is even looked at. */
 async function authenticateOperator(ctx: AppContext, failures: AuthFailureLimiter, req: FastifyRequest): Promise<void> {
-  failures.check(req.ip);
+  await failures.check(req.ip);
   const token = bearerToken(req);
   const keyId = token ? await authenticateOperatorKey(ctx, token) : undefined;
   if (!keyId) {
-    failures.recordFailure(req.ip);
+    await failures.recordFailure(req.ip);
     throw unauthorized(token ? 'Invalid operator key' : 'Missing operator key');
   }
   req.operator = { keyId };
 }
 
 /** Authenticates every request by its route's `config.auth` before the body is even read. */
-export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContext }) => {
+export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContext; redis?: Redis | undefined }) => {
   const { config } = opts.ctx;
-  const failures = new AuthFailureLimiter(config.authFailureLimitPerMinute, 60_000, config.limits.authFailureAddressesMax);
+  const memory = new MemoryFailureStore(config.limits.authFailureAddressesMax);
+  const failures = new AuthFailureLimiter(config.authFailureLimitPerMinute, 60_000, opts.redis ? new RedisFailureStore(opts.redis, memory) : memory);
   app.decorate('authFailures', failures);
   app.decorateRequest('auth', undefined as unknown as AuthContext);
   app.decorateRequest('operator', undefined);

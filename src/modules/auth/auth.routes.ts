@@ -121,10 +121,10 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
       const clientId = basic?.id ?? body.client_id ?? '';
       const clientSecret = basic?.secret ?? body.client_secret ?? '';
       // An address that has failed too often is refused (429) before any secret is checked.
-      app.authFailures.check(req.ip);
+      await app.authFailures.check(req.ip);
       const credential = clientId && clientSecret ? await authenticateClient(ctx.db, ctx.box, clientId, clientSecret) : undefined;
       if (!credential) {
-        app.authFailures.recordFailure(req.ip);
+        await app.authFailures.recordFailure(req.ip);
         return oauthError(reply, 401, 'access_denied', 'Unauthorized', basic !== undefined);
       }
       if (body.grant_type !== 'client_credentials') {

@@ -116,5 +116,5 @@ export async function updateScopes(tx: Tx, workspaceId: string, clientId: string
 /** The scopes a change from `before` to `after` adds or removes that `held` does not cover. Pure. */
 export function scopesChangedBeyond(before: readonly string[], after: readonly string[], held: readonly string[]): string[] {
   const changed = [...after.filter((s) => !before.includes(s)), ...before.filter((s) => !after.includes(s))];
-  return [...new Set(changed)].filter((s) => !isScope(s) || !hasScope(held, s));
+  return [...new Set(changed)].filter((s) => !held.includes(s) && !(isScope(s) && hasScope(held, s)));
 }
