@@ -59,7 +59,11 @@ describe.skipIf(!onPostgres || !canRunOwnPostgres)('a PostgreSQL outage (a serve
       while (!stopping && sent < 2000) statuses.push((await send(`load-${sent++}`)).statusCode);
     };
     const load = Promise.all(Array.from({ length: 8 }, client));
-    while (statuses.filter((s) => s === 201).length < 20) await new Promise((r) => setTimeout(r, 5));
+    const loadDeadline = Date.now() + 30_000;
+    while (statuses.filter((s) => s === 201).length < 20) {
+      if (Date.now() > loadDeadline) throw new Error(`no load got through: ${statuses.join(',')}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
     await server.stop('immediate');
     await new Promise((r) => setTimeout(r, 200));
     stopping = true;
