@@ -33,8 +33,9 @@ function systemUser(name: string): { uid: number; gid: number } | undefined {
 }
 
 const asRoot = process.getuid?.() === 0;
+const runuser = ['/usr/sbin/runuser', '/sbin/runuser', '/usr/bin/runuser'].find((p) => fs.existsSync(p));
 /** Whether this machine can run a server of the test's own: the binaries, and a user to run them as. */
-export const canRunOwnPostgres = postgresBinDir() !== undefined && (!asRoot || systemUser('postgres') !== undefined);
+export const canRunOwnPostgres = postgresBinDir() !== undefined && (!asRoot || (runuser !== undefined && systemUser('postgres') !== undefined));
 
 export interface OwnPostgres {
   url: string;
@@ -54,7 +55,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const pgdata = path.join(dir, 'data');
   const port = await freePort();
   const cmd = (tool: string, args: string[]) =>
-    owner ? run('runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]) : run(path.join(bin, tool), args);
+    owner && runuser ? run(runuser, ['-u', 'postgres', '--', path.join(bin, tool), ...args]) : run(path.join(bin, tool), args);
 
   await cmd('initdb', ['-D', pgdata, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   // fsync=off only risks data when the machine itself crashes; a stopped or killed server loses no
