@@ -102,7 +102,7 @@ export async function payoutsBench(): Promise<void> {
           await updateWorkspace(tx, ws.id, { settings: { businessIdentity: { companyName: `Bench ${i} Ltd`, country: 'GB' } } });
           await moveFromSystem(tx, { workspaceId: ws.id, accountId: ws.id, currency: 'EUR', amountMinor: 10n ** 12n, system: 'sandbox_funding', reference: { type: 'funding' } });
           const b = await createBeneficiary(tx, { workspaceId: ws.id, subAccountId: undefined }, { type: 'individual', name: 'Ada Lovelace', country: 'DE', accounts: [{ type: 'iban', currency: 'EUR', data: { iban: 'DE89370400440532013000' } }] });
-          const cred = await createCredential(tx, ws.id, { scopes: ['write:payouts'] });
+          const cred = await createCredential(tx, ctx.box, ws.id, { scopes: ['write:payouts'] });
           return { ...cred, beneficiaryId: b.id };
         }),
       );

@@ -162,11 +162,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     if (!response['5xx']) response['5xx'] = { content: { 'application/problem+json': { schema: ProblemSchema } }, description: 'Problem details' };
   });
 
-  await app.register(authPlugin, { ctx });
+  await app.register(authPlugin, { ctx, redis });
 
   app.setErrorHandler(async (err, req, reply) => {
-    const appError = toAppError(err);
-    if (appError.status >= 500) req.log.error({ err }, 'request failed');
+    const appError = toAppError(err, config.limits);
+    if (appError.status === 503) req.log.warn({ err }, 'database unavailable');
+    else if (appError.status >= 500) req.log.error({ err }, 'request failed');
     // A refusal of a keyed POST is an answer to its key too (DESIGN: completed 4xx answers are stored and replayed).
     const stored = await storeRefusal(ctx, req, appError).catch((storeErr: unknown) => {
       req.log.warn({ err: storeErr }, 'refusal not stored under its Idempotency-Key');

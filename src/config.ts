@@ -20,6 +20,8 @@ export interface Config {
   logLevel: string;
   rateLimitPerSecond: number;
   tokenRateLimitPerMinute: number;
+  /** Failed operator-key and token-endpoint authentications per client IP per minute, before 429. */
+  authFailureLimitPerMinute: number;
   sandboxStepMs: number;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
@@ -62,6 +64,10 @@ export interface Config {
     idempotencyKeyLengthMax: number;
     idempotencyTtlMs: number;
     tokenLifetimeSec: number;
+    /** Client addresses whose failed authentications are remembered at once (oldest forgotten first). */
+    authFailureAddressesMax: number;
+    /** Operator keys still stored as scrypt (earlier releases) tried per presented key. */
+    legacyOperatorKeysMax: number;
     requestTimeoutMs: number;
     headersTimeoutMs: number;
     keepAliveTimeoutMs: number;
@@ -80,6 +86,10 @@ export interface Config {
     jobLeaseMs: number;
     jobPollMs: number;
     dbPoolMax: number;
+    /** How long a request waits for a PostgreSQL connection before it is answered 503. */
+    dbConnectTimeoutMs: number;
+    /** Retry-After of a 503 answered while the database cannot be reached. */
+    unavailableRetryAfterSec: number;
     webhookAttemptsMax: number;
     webhookEndpointsMax: number;
     webhookUrlLengthMax: number;
@@ -158,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     rateLimitPerSecond: int(env.RATE_LIMIT_PER_SECOND, 100, 'RATE_LIMIT_PER_SECOND'),
     tokenRateLimitPerMinute: int(env.TOKEN_RATE_LIMIT_PER_MINUTE, 60, 'TOKEN_RATE_LIMIT_PER_MINUTE'),
+    authFailureLimitPerMinute: int(env.AUTH_FAILURE_LIMIT_PER_MINUTE, 10, 'AUTH_FAILURE_LIMIT_PER_MINUTE'),
     sandboxStepMs: int(env.SANDBOX_STEP_MS, 1000, 'SANDBOX_STEP_MS'),
     webhookRetryDelaysMs: intList(env.WEBHOOK_RETRY_DELAYS_MS, [60000, 120000, 240000, 480000, 960000], 'WEBHOOK_RETRY_DELAYS_MS'),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 30000, 'WEBHOOK_TIMEOUT_MS'),
@@ -186,6 +197,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       idempotencyKeyLengthMax: 255,
       idempotencyTtlMs: int(env.IDEMPOTENCY_TTL_MS, 24 * 3600 * 1000, 'IDEMPOTENCY_TTL_MS'),
       tokenLifetimeSec: 86400,
+      authFailureAddressesMax: 100_000,
+      legacyOperatorKeysMax: 20,
       requestTimeoutMs: int(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),
       headersTimeoutMs: int(env.HEADERS_TIMEOUT_MS, 10_000, 'HEADERS_TIMEOUT_MS'),
       keepAliveTimeoutMs: int(env.KEEP_ALIVE_TIMEOUT_MS, 5_000, 'KEEP_ALIVE_TIMEOUT_MS'),
@@ -200,6 +213,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jobLeaseMs: int(env.JOB_LEASE_MS, 60_000, 'JOB_LEASE_MS'),
       jobPollMs: int(env.JOB_POLL_MS, 250, 'JOB_POLL_MS'),
       dbPoolMax: int(env.DB_POOL_MAX, 20, 'DB_POOL_MAX'),
+      dbConnectTimeoutMs: int(env.DB_CONNECT_TIMEOUT_MS, 5000, 'DB_CONNECT_TIMEOUT_MS'),
+      unavailableRetryAfterSec: 2,
       webhookAttemptsMax: 6,
       webhookEndpointsMax: 20,
       webhookUrlLengthMax: 2048,

@@ -61,7 +61,7 @@ async function main(argv: string[]): Promise<void> {
       const issued = await ctx.db.tx(async (tx) => {
         const [exists] = await tx.query('SELECT 1 FROM workspaces WHERE id = $1::uuid', [values.workspace]);
         if (!exists) fail(`no workspace ${values.workspace}`);
-        return createCredential(tx, values.workspace as string, { scopes });
+        return createCredential(tx, ctx.box, values.workspace as string, { scopes });
       });
       await ctx.db.close();
       process.stdout.write(`${JSON.stringify(issued, null, 2)}\n`);

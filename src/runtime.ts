@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { pino } from 'pino';
+import { pino, type DestinationStream } from 'pino';
+import { logSerializers, REDACTED } from './lib/log-safety.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { connect } from './db/db.js';
@@ -10,14 +11,17 @@ import { StaticRateSource } from './modules/fx/rates.js';
 import { payoutRails } from './modules/corridors/index.js';
 import { ensureSystemAccounts } from './modules/ledger/ledger.service.js';
 
-export function createLogger(level: string): FastifyBaseLogger {
-  return pino({
+/** The process's logger: errors without SQL parameters, URLs without credentials (src/lib/log-safety.ts). */
+export function createLogger(level: string, destination?: NodeJS.WritableStream): FastifyBaseLogger {
+  const options = {
     level,
+    serializers: logSerializers,
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', '*.clientSecret', '*.client_secret', '*.secret', '*.password'],
-      censor: '[redacted]',
+      censor: REDACTED,
     },
-  });
+  };
+  return destination ? pino(options, destination as DestinationStream) : pino(options);
 }
 
 /**
@@ -30,7 +34,7 @@ export async function openContext(config: Config, log = createLogger(config.logL
       'CORRIDOR_ENV=production needs DATABASE_URL: the embedded database does not flush to disk on commit, so it could lose acknowledged payments.',
     );
   }
-  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.limits.dbPoolMax });
+  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.limits.dbPoolMax, connectTimeoutMs: config.limits.dbConnectTimeoutMs });
   try {
     await migrate(db);
     await ensureSystemAccounts(db, payoutRails());

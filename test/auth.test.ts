@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, getToken, newWorkspace, operator, type Caller, type TestApp } from './helpers/app.js';
+import { createTestApp, getToken, newWorkspace, OPERATOR_KEY, operator, type Caller, type TestApp } from './helpers/app.js';
 
 let t: TestApp;
 let caller: Caller;
@@ -265,6 +265,31 @@ describe('bearer token check', () => {
   it('answers 401 with the bare body on problem-details routes too', async () => {
     expectBare401(await t.app.inject({ method: 'GET', url: '/v1/api-keys' }));
   });
+
+  it('refuses a token signed with the real key that lacks exp, iat, aud or iss', async () => {
+    const [row] = await t.ctx.db.query<{ kid: string; private_jwk_encrypted: string }>(
+      'SELECT kid, private_jwk_encrypted FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1',
+    );
+    const privateKey = await importJWK(JSON.parse(t.ctx.box.decrypt(row!.private_jwk_encrypted)) as JWK, 'EdDSA');
+    const now = Math.floor(Date.now() / 1000);
+    const full: Record<string, unknown> = { sub: caller.clientId, wid: caller.workspaceId, jti: randomUUID(), iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + 3600 };
+    const sign = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid: row!.kid, typ: 'JWT' }).sign(privateKey);
+    // The same key and the full set of claims pass: only the missing claim differs.
+    expect((await bearer(await sign(full))).statusCode).toBe(200);
+    for (const missing of ['exp', 'iat', 'aud', 'iss']) {
+      const { [missing]: _dropped, ...claims } = full;
+      expectBare401(await bearer(await sign({ ...claims, jti: randomUUID() })));
+    }
+  });
+
+  it('accepts the bearer scheme in any case (RFC 7235)', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
+      const res = await t.app.inject({ method: 'GET', url: '/v1/account', headers: { authorization: `${scheme} ${caller.token}` } });
+      expect(res.statusCode).toBe(200);
+    }
+    const op = await t.app.inject({ method: 'GET', url: '/operator/v1/workspaces', headers: { authorization: `bearer ${OPERATOR_KEY}` } });
+    expect(op.statusCode).toBe(200);
+  });
 });
 
 describe('scopes', () => {
@@ -307,6 +332,38 @@ describe('scopes', () => {
     const res = await reader.request('PUT', `/v1/api-keys/${reader.clientId}/scopes`, { scopes: ['write:accounts'] });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ status: 403, code: 'METHOD_NOT_ENTITLED' });
+  });
+
+  it('lets a credential grant or remove only scopes it holds itself: write:api_keys alone cannot reach write:payouts', async () => {
+    const keyAdmin = await newWorkspace(t.app, { name: 'KeyAdmin Ltd', scopes: ['write:api_keys', 'write:accounts'] });
+    const peer = await operator(t.app, 'POST', `/operator/v1/workspaces/${keyAdmin.workspaceId}/credentials`, { scopes: ['read:accounts'] });
+    const peerId = peer.json<{ clientId: string }>().clientId;
+    const scopesOf = async (clientId: string) =>
+      (await keyAdmin.request('GET', '/v1/api-keys')).json<{ data: Array<{ clientId: string; scopes: string[] }> }>().data.find((k) => k.clientId === clientId)?.scopes;
+
+    for (const target of [keyAdmin.clientId, peerId]) {
+      const before = await scopesOf(target);
+      const res = await keyAdmin.request('PUT', `/v1/api-keys/${target}/scopes`, { scopes: [...(before ?? []), 'write:payouts'] });
+      expect(res.statusCode).toBe(403);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.json()).toMatchObject({ status: 403, code: 'METHOD_NOT_ENTITLED', category: 'permission' });
+      expect(res.json<{ detail: string }>().detail).toContain('write:payouts');
+      expect(await scopesOf(target)).toEqual(before);
+    }
+    // The self-granted scope does not work either.
+    expect((await keyAdmin.request('GET', '/v1/payouts')).statusCode).toBe(403);
+
+    // Within its own scopes it may grant (write:accounts includes read:accounts) and remove.
+    const granted = await keyAdmin.request('PUT', `/v1/api-keys/${peerId}/scopes`, { scopes: ['write:accounts', 'read:api_keys'] });
+    expect(granted.statusCode).toBe(200);
+    expect((await keyAdmin.request('PUT', `/v1/api-keys/${peerId}/scopes`, { scopes: ['read:accounts'] })).statusCode).toBe(200);
+
+    // A scope the target holds and the caller does not can be kept, but not removed.
+    await t.ctx.db.query('UPDATE credentials SET scopes = $2 WHERE client_id = $1', [peerId, ['read:accounts', 'write:payouts']]);
+    expect((await keyAdmin.request('PUT', `/v1/api-keys/${peerId}/scopes`, { scopes: ['write:accounts', 'write:payouts'] })).statusCode).toBe(200);
+    const removal = await keyAdmin.request('PUT', `/v1/api-keys/${peerId}/scopes`, { scopes: ['write:accounts'] });
+    expect(removal.statusCode).toBe(403);
+    expect(await scopesOf(peerId)).toEqual(['write:accounts', 'write:payouts']);
   });
 
   it('refuses an unknown scope with 400 problem details listing each one', async () => {

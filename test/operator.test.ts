@@ -169,7 +169,7 @@ describe('credentials', () => {
     expect(keys.body).not.toContain(cred.clientSecret);
     expect((await operator(t.app, 'GET', `/operator/v1/workspaces/${ws.id}`)).body).not.toContain(cred.clientSecret);
     const [stored] = await t.ctx.db.query<{ secret_hash: string }>('SELECT secret_hash FROM credentials WHERE client_id = $1', [cred.clientId]);
-    expect(stored?.secret_hash).toMatch(/^scrypt\$/);
+    expect(stored?.secret_hash).toMatch(/^hmac-sha256\$/);
     expect(stored?.secret_hash).not.toContain(cred.clientSecret);
   });
 

@@ -1,10 +1,10 @@
 import type { AppContext } from '../context.js';
 import { maybeOne, type Sql } from '../db/db.js';
-import { randomSecret, verifySecret } from '../lib/secrets.js';
+import { isCurrentHash, randomSecret, verifySecret } from '../lib/secrets.js';
 import { createWorkspace } from '../modules/accounts/accounts.service.js';
 import * as accountsRepo from '../modules/accounts/accounts.repository.js';
 import { createCredential, setCredentialSecret } from '../modules/auth/credentials.service.js';
-import { createOperatorKey } from '../modules/operator/operator.service.js';
+import { createOperatorKey, rehashOperatorKey } from '../modules/operator/operator.service.js';
 import { moveFromSystem, parseFundingSpec } from '../modules/ledger/funding.service.js';
 
 export interface BootstrapResult {
@@ -40,9 +40,13 @@ async function ensureOperatorKey(ctx: AppContext): Promise<string> {
   const stored = await readSetting<StoredOperatorKey>(ctx.db, 'bootstrap.operator_key');
   const storedKey = stored ? ctx.box.decrypt(stored.keyEncrypted) : undefined;
   const wanted = ctx.config.bootstrap.operatorKey ?? storedKey ?? randomSecret('op_');
-  if (stored && storedKey === wanted) return wanted;
+  if (stored && storedKey === wanted) {
+    // A key stored as scrypt by an earlier release becomes a digest, so wrong keys stay cheap to refuse.
+    await rehashOperatorKey(ctx.db, ctx.box, stored.keyId, wanted);
+    return wanted;
+  }
   if (stored) await ctx.db.query('UPDATE operator_keys SET revoked_at = now() WHERE id = $1', [stored.keyId]);
-  const keyId = await createOperatorKey(ctx.db, wanted, 'bootstrap');
+  const keyId = await createOperatorKey(ctx.db, ctx.box, wanted, 'bootstrap');
   await writeSetting(ctx.db, 'bootstrap.operator_key', { keyId, keyEncrypted: ctx.box.encrypt(wanted) });
   return wanted;
 }
@@ -83,10 +87,12 @@ async function ensureDemoWorkspace(ctx: AppContext): Promise<NonNullable<Bootstr
   let issuedId: string;
   if (existing) {
     if (existing.workspace_id !== workspaceId) throw new Error(`CORRIDOR_BOOTSTRAP_CLIENT_ID ${clientId} belongs to another workspace`);
-    if (!(await verifySecret(clientSecret, existing.secret_hash))) await setCredentialSecret(ctx.db, clientId as string, clientSecret);
+    if (!isCurrentHash(existing.secret_hash) || !(await verifySecret(clientSecret, existing.secret_hash, ctx.box))) {
+      await setCredentialSecret(ctx.db, ctx.box, clientId as string, clientSecret);
+    }
     issuedId = clientId as string;
   } else {
-    issuedId = (await ctx.db.tx((tx) => createCredential(tx, workspaceId, { clientId, clientSecret, label: 'demo' }))).clientId;
+    issuedId = (await ctx.db.tx((tx) => createCredential(tx, ctx.box, workspaceId, { clientId, clientSecret, label: 'demo' }))).clientId;
   }
   await writeSetting(ctx.db, 'bootstrap.demo', { workspaceId, clientId: issuedId, clientSecretEncrypted: ctx.box.encrypt(clientSecret) });
   return { workspaceId, clientId: issuedId, clientSecret };

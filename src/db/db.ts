@@ -45,6 +45,29 @@ export function advisoryKey(name: string): string {
 }
 
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']); // serialization failure, deadlock
+
+/** Socket errors of a connection to the server that is refused, lost or unreachable. */
+const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+/** SQLSTATEs of a server that is shutting down, starting up or out of connections (class 08 is matched apart). */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/** What node-postgres throws, without a code, when a connection ends or cannot be had in time. */
+const CONNECTION_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+const CAUSES_FOLLOWED_MAX = 3;
+
+/**
+ * Whether an error means the database cannot be reached now (refused, lost, shutting down,
+ * starting up, connection class 08, no pooled connection in time), as opposed to a statement that
+ * failed. Such a request may succeed when retried later: it is answered 503 with Retry-After.
+ */
+export function isConnectionError(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > CAUSES_FOLLOWED_MAX) return false;
+  const e = err as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
+  if (typeof e.code === 'string' && (CONNECTION_ERRNOS.has(e.code) || UNAVAILABLE_SQLSTATES.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code))) return true;
+  if (typeof e.message === 'string' && CONNECTION_MESSAGES.test(e.message)) return true;
+  // Connecting to a name with several addresses fails with an AggregateError of each attempt.
+  if (Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every((inner) => isConnectionError(inner, depth + 1))) return true;
+  return e.cause !== undefined && isConnectionError(e.cause, depth + 1);
+}
 const TX_ATTEMPTS_MAX = 5;
 
 function makeTx(
@@ -83,9 +106,28 @@ class PostgresDb implements Db {
     return result.rows as T[];
   }
 
+  /**
+   * A pooled client, listened to while it is checked out: a connection lost between two queries
+   * (the server stopped) is emitted as an 'error' event, which without a listener would be an
+   * uncaught exception and end the process. The next query on it fails instead, and it is
+   * discarded on release.
+   */
+  private async checkout(): Promise<{ client: pg.PoolClient; release: (destroy?: boolean) => void }> {
+    const client = await this.pool.connect();
+    const onError = (): void => undefined;
+    client.on('error', onError);
+    return {
+      client,
+      release: (destroy = false) => {
+        client.off('error', onError);
+        client.release(destroy);
+      },
+    };
+  }
+
   async tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const client = await this.pool.connect();
+      const { client, release } = await this.checkout();
       let released = false;
       try {
         await client.query('BEGIN');
@@ -103,20 +145,20 @@ class PostgresDb implements Db {
         try {
           await client.query('ROLLBACK');
         } catch {
-          client.release(true);
+          release(true);
           released = true;
         }
         const code = (err as { code?: string }).code;
         if (code && RETRYABLE_SQLSTATES.has(code) && attempt < TX_ATTEMPTS_MAX) continue;
         throw err;
       } finally {
-        if (!released) client.release();
+        if (!released) release();
       }
     }
   }
 
   async withAdvisoryLock<T>(name: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const { client, release } = await this.checkout();
     const key = advisoryKey(name);
     try {
       await client.query('SELECT pg_advisory_lock($1::bigint)', [key]);
@@ -131,7 +173,7 @@ class PostgresDb implements Db {
         await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
       }
     } finally {
-      client.release();
+      release();
     }
   }
 
@@ -186,11 +228,17 @@ export interface ConnectOptions {
   /** Directory of the embedded database; `memory://` keeps it in memory. */
   dataDir: string;
   poolMax?: number;
+  /** How long a request waits for a pooled PostgreSQL connection before it fails (then answered 503). */
+  connectTimeoutMs?: number;
 }
 
 export async function connect(options: ConnectOptions): Promise<Db> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolMax ?? 20 });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolMax ?? 20,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    });
     pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it. Queries report their own errors.
     });

@@ -1,10 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { maybeOne } from '../db/db.js';
 import { isUuid } from '../lib/ids.js';
-import { verifySecret, sha256Hex } from '../lib/secrets.js';
+import { hashSecret } from '../lib/secrets.js';
 import { hasScope, type Capability, type Scope } from '../modules/auth/scopes.js';
+import { findOperatorKey } from '../modules/operator/operator.service.js';
+import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore } from './auth-failures.js';
 import { AppError, forbidden, unauthorized } from './errors.js';
 
 /** Who is calling and which account the call acts on. */
@@ -31,6 +34,10 @@ declare module 'fastify' {
     scope?: Scope;
     capability?: Capability;
   }
+  interface FastifyInstance {
+    /** Failed operator and token-endpoint authentication per client address (AUTH_FAILURE_LIMIT_PER_MINUTE). */
+    authFailures: AuthFailureLimiter;
+  }
   interface FastifyRequest {
     auth: AuthContext;
     operator: OperatorContext | undefined;
@@ -48,10 +55,11 @@ interface CredentialRow {
   sub_account_id: string | null;
 }
 
+/** The credentials of `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 7235 §2.1). */
 function bearerToken(req: FastifyRequest): string | undefined {
   const header = req.headers.authorization;
   if (!header) return undefined;
-  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
+  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header);
   return match?.[1];
 }
 
@@ -95,45 +103,47 @@ async function authenticateWorkspace(ctx: AppContext, req: FastifyRequest): Prom
   };
 }
 
-/** Operator keys are few and high-value: verified with scrypt, remembered briefly (per database) by their digest; a revoked key stops working within OPERATOR_CACHE_MS. */
+/** Verified operator keys are remembered briefly (per database) by their digest; a revoked key stops working within OPERATOR_CACHE_MS. */
 const operatorCaches = new WeakMap<object, Map<string, { keyId: string; untilMs: number }>>();
 const OPERATOR_CACHE_MS = 30_000;
 const OPERATOR_CACHE_MAX = 100;
 
 export async function authenticateOperatorKey(ctx: AppContext, presented: string): Promise<string | undefined> {
-  const digest = sha256Hex(presented);
+  const digest = hashSecret(presented, ctx.box);
   let operatorCache = operatorCaches.get(ctx.db);
   if (!operatorCache) operatorCaches.set(ctx.db, (operatorCache = new Map()));
   const cached = operatorCache.get(digest);
   if (cached && cached.untilMs > Date.now()) return cached.keyId;
-  const keys = await ctx.db.query<{ id: string; key_hash: string }>(
-    'SELECT id, key_hash FROM operator_keys WHERE revoked_at IS NULL ORDER BY created_at LIMIT 20',
-  );
-  for (const key of keys) {
-    if (await verifySecret(presented, key.key_hash)) {
-      if (operatorCache.size >= OPERATOR_CACHE_MAX) operatorCache.clear();
-      operatorCache.set(digest, { keyId: key.id, untilMs: Date.now() + OPERATOR_CACHE_MS });
-      return key.id;
-    }
-  }
-  return undefined;
+  const keyId = await findOperatorKey(ctx.db, ctx.box, presented, ctx.config.limits.legacyOperatorKeysMax);
+  if (!keyId) return undefined;
+  if (operatorCache.size >= OPERATOR_CACHE_MAX) operatorCache.clear();
+  operatorCache.set(digest, { keyId, untilMs: Date.now() + OPERATOR_CACHE_MS });
+  return keyId;
 }
 
-async function authenticateOperator(ctx: AppContext, req: FastifyRequest): Promise<void> {
+/** An address that has failed too often is refused (429) before its key is even looked at. */
+async function authenticateOperator(ctx: AppContext, failures: AuthFailureLimiter, req: FastifyRequest): Promise<void> {
+  await failures.check(req.ip);
   const token = bearerToken(req);
-  if (!token) throw unauthorized('Missing operator key');
-  const keyId = await authenticateOperatorKey(ctx, token);
-  if (!keyId) throw unauthorized('Invalid operator key');
+  const keyId = token ? await authenticateOperatorKey(ctx, token) : undefined;
+  if (!keyId) {
+    await failures.recordFailure(req.ip);
+    throw unauthorized(token ? 'Invalid operator key' : 'Missing operator key');
+  }
   req.operator = { keyId };
 }
 
 /** Authenticates every request by its route's `config.auth` before the body is even read. */
-export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContext }) => {
+export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContext; redis?: Redis | undefined }) => {
+  const { config } = opts.ctx;
+  const memory = new MemoryFailureStore(config.limits.authFailureAddressesMax);
+  const failures = new AuthFailureLimiter(config.authFailureLimitPerMinute, 60_000, opts.redis ? new RedisFailureStore(opts.redis, memory) : memory);
+  app.decorate('authFailures', failures);
   app.decorateRequest('auth', undefined as unknown as AuthContext);
   app.decorateRequest('operator', undefined);
   app.addHook('onRequest', async (req) => {
     const mode = req.routeOptions.config.auth ?? 'none';
     if (mode === 'workspace') await authenticateWorkspace(opts.ctx, req);
-    else if (mode === 'operator') await authenticateOperator(opts.ctx, req);
+    else if (mode === 'operator') await authenticateOperator(opts.ctx, failures, req);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { ERROR_DETAILS_MAX } from '../config.js';
+import { isConnectionError } from '../db/db.js';
 
 /** One failing field of a validation error. */
 export interface FieldError {
@@ -238,9 +239,24 @@ function describe(e: AjvError): string {
   }
 }
 
-/** Maps anything thrown in a request to an AppError; unknown errors become an opaque 500. */
-export function toAppError(err: unknown): AppError {
+/** The database cannot be reached now: an outage, answered as one (503, retryable, Retry-After). */
+export const serviceUnavailable = (retryAfterSec: number): AppError =>
+  new AppError({
+    status: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'The service is temporarily unavailable; retry later',
+    retryable: true,
+    problem: true,
+    headers: { 'retry-after': String(retryAfterSec) },
+  });
+
+/**
+ * Maps anything thrown in a request to an AppError: a lost or refused database connection becomes
+ * a 503 outage, other unknown errors an opaque 500.
+ */
+export function toAppError(err: unknown, options: { unavailableRetryAfterSec?: number } = {}): AppError {
   if (err instanceof AppError) return err;
+  if (isConnectionError(err)) return serviceUnavailable(options.unavailableRetryAfterSec ?? 1);
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe.validation) return validationError(fieldErrorsFromValidation(fe.validation, fe.validationContext));
   switch (fe.code) {

@@ -1,10 +1,15 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
 /** Encrypts secrets at rest (signing keys, webhook secrets) with AES-256-GCM. */
 export class CryptoBox {
-  private constructor(private readonly key: Buffer) {}
+  /** The HMAC key of stored client-secret and operator-key digests (src/lib/secrets.ts), derived from the same key. */
+  readonly secretDigestKey: Buffer;
+
+  private constructor(private readonly key: Buffer) {
+    this.secretDigestKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'corridor secret digest v1', 32));
+  }
 
   static fromKey(key: Buffer): CryptoBox {
     if (key.length !== 32) throw new Error('the encryption key must be 32 bytes');

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
@@ -6,17 +6,41 @@ function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptO
   );
 }
 
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 } as const;
-
-/** `scrypt$N$r$p$salt$hash`, base64url parts. */
-export async function hashSecret(secret: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scrypt(secret, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+/**
+ * Client secrets and operator keys are random, 256-bit values: a memory-hard hash protects a
+ * guessable password, not those, and costs the server ~50 ms per wrong guess. They are stored as an
+ * HMAC-SHA256 under a server key derived from the encryption key (so a copy of the database alone
+ * allows no offline guessing, even of a weak configured bootstrap secret), looked up or compared
+ * in constant time for microseconds. `scrypt$...` hashes written by earlier releases still verify
+ * and are replaced by the caller on their first successful use.
+ */
+export interface SecretDigestKey {
+  readonly secretDigestKey: Buffer;
 }
 
-/** Constant-time comparison of a presented secret with its stored hash. */
-export async function verifySecret(secret: string, stored: string): Promise<boolean> {
+const DIGEST_PREFIX = 'hmac-sha256$';
+
+/** `hmac-sha256$<base64url digest>`: the stored form of a new secret. Deterministic, so it can be looked up. */
+export function hashSecret(secret: string, key: SecretDigestKey): string {
+  return DIGEST_PREFIX + createHmac('sha256', key.secretDigestKey).update(secret, 'utf8').digest('base64url');
+}
+
+/** Whether a stored hash is in the current form (else it is rehashed on its next successful use). */
+export function isCurrentHash(stored: string): boolean {
+  return stored.startsWith(DIGEST_PREFIX);
+}
+
+/** Constant-time check of a presented secret against its stored hash, either form. */
+export async function verifySecret(secret: string, stored: string, key: SecretDigestKey): Promise<boolean> {
+  if (isCurrentHash(stored)) return safeEqual(hashSecret(secret, key), stored);
+  return verifyLegacyScrypt(secret, stored);
+}
+
+/** A hash to verify against when the presented id does not exist, so both paths cost the same. */
+export const DUMMY_SECRET_HASH = `${DIGEST_PREFIX}${'A'.repeat(43)}`;
+
+/** `scrypt$N$r$p$salt$hash` (base64url parts), as stored by earlier releases. */
+async function verifyLegacyScrypt(secret: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];
@@ -25,12 +49,10 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
     N: Number(n),
     r: Number(r),
     p: Number(p),
+    maxmem: 64 * 1024 * 1024,
   });
   return timingSafeEqual(key, expected);
 }
-
-/** A hash to verify against when the presented id does not exist, so both paths cost the same. */
-export const DUMMY_SECRET_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 export function randomSecret(prefix = '', bytes = 32): string {
   return prefix + randomBytes(bytes).toString('base64url');

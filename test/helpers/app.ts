@@ -1,12 +1,11 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { bootstrap } from '../../src/cli/bootstrap.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
-import { openContext } from '../../src/runtime.js';
+import { createLogger, openContext } from '../../src/runtime.js';
 import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
 
 /** The PostgreSQL server tests run against when set; otherwise the embedded database. */
@@ -68,13 +67,15 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     CORRIDOR_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
     RATE_LIMIT_PER_SECOND: '1000000',
     TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   };
   const config = loadConfig(env);
-  const log = pino({ level: config.logLevel }, options.logStream ?? process.stdout);
+  // The process's own logger (its serializers and redaction), written where the test wants it.
+  const log = createLogger(config.logLevel, options.logStream ?? process.stdout);
   const ctx = await openContext(config, log);
   await bootstrap(ctx);
   const app = await buildApp(ctx);

@@ -120,8 +120,13 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
       const body = req.body ?? {};
       const clientId = basic?.id ?? body.client_id ?? '';
       const clientSecret = basic?.secret ?? body.client_secret ?? '';
-      const credential = clientId && clientSecret ? await authenticateClient(ctx.db, clientId, clientSecret) : undefined;
-      if (!credential) return oauthError(reply, 401, 'access_denied', 'Unauthorized', basic !== undefined);
+      // An address that has failed too often is refused (429) before any secret is checked.
+      await app.authFailures.check(req.ip);
+      const credential = clientId && clientSecret ? await authenticateClient(ctx.db, ctx.box, clientId, clientSecret) : undefined;
+      if (!credential) {
+        await app.authFailures.recordFailure(req.ip);
+        return oauthError(reply, 401, 'access_denied', 'Unauthorized', basic !== undefined);
+      }
       if (body.grant_type !== 'client_credentials') {
         return oauthError(reply, 400, 'invalid_grant', 'grant_type must be client_credentials', false);
       }
@@ -173,6 +178,7 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags: ['API keys'],
         summary: "Replace a credential's scopes; applies to its next request",
+        description: 'The caller may add or remove only scopes it holds itself (write:x covers read:x); anything else is 403 METHOD_NOT_ENTITLED naming the scope.',
         params: Type.Object({ clientId: Type.String({ maxLength: 100 }) }),
         body: ScopesBody,
         response: { 200: ScopesUpdated },
@@ -184,7 +190,7 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
         .filter(({ scope }) => !isScope(scope))
         .map(({ scope, i }) => ({ field: `scopes.${i}`, message: `scopes.${i} "${scope}" is not a known scope` }));
       if (unknown.length) throw validationError(unknown);
-      const row = await ctx.db.tx((tx) => updateScopes(tx, req.auth.workspaceId, req.params.clientId, req.body.scopes));
+      const row = await ctx.db.tx((tx) => updateScopes(tx, req.auth.workspaceId, req.params.clientId, req.body.scopes, req.auth.scopes));
       return { message: 'Scopes updated' as const, clientId: row.client_id, scopes: credentialData(row).scopes };
     },
   );

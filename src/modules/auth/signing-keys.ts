@@ -6,6 +6,8 @@ import type { CryptoBox } from '../../lib/crypto-box.js';
 
 /** The only algorithm tokens are signed and accepted with. */
 export const TOKEN_ALG = 'EdDSA';
+/** A token without any of these is refused: without `exp` it would be valid forever. */
+const REQUIRED_CLAIMS = ['exp', 'iat', 'aud', 'iss', 'sub'];
 
 interface KeyRow {
   kid: string;
@@ -97,7 +99,7 @@ export class SigningKeys {
   private readonly verified = new Map<string, { claims: TokenClaims; expMs: number; issuer: string; audience: string }>();
   private static readonly VERIFIED_MAX = 10_000;
 
-  /** Verifies signature (EdDSA only), issuer, audience and expiry; undefined when any fails. */
+  /** Verifies signature (EdDSA only), issuer, audience, expiry and that exp, iat, aud, iss and sub are present; undefined when any fails. */
   async verify(token: string, issuer: string, audience: string): Promise<TokenClaims | undefined> {
     const known = this.verified.get(token);
     if (known && known.issuer === issuer && known.audience === audience) {
@@ -124,7 +126,7 @@ export class SigningKeys {
       return key.publicKey;
     };
     try {
-      const { payload } = await jwtVerify(token, lookup, { algorithms: [TOKEN_ALG], issuer, audience });
+      const { payload } = await jwtVerify(token, lookup, { algorithms: [TOKEN_ALG], issuer, audience, requiredClaims: REQUIRED_CLAIMS });
       if (typeof payload.sub !== 'string' || typeof payload.wid !== 'string') return undefined;
       return payload as TokenClaims;
     } catch {

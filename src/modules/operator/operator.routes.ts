@@ -112,7 +112,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
       if (unknown.length) throw validationError(unknown);
       const issued = await ctx.db.tx(async (tx) => {
         await getWorkspace(tx, req.params.id);
-        return createCredential(tx, req.params.id, { scopes: req.body.scopes, label: req.body.label });
+        return createCredential(tx, ctx.box, req.params.id, { scopes: req.body.scopes, label: req.body.label });
       });
       return reply.code(201).send(issued);
     },

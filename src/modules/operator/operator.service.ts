@@ -4,7 +4,7 @@ import { storableText } from '../../http/input-rules.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
-import { hashSecret } from '../../lib/secrets.js';
+import { hashSecret, verifySecret, type SecretDigestKey } from '../../lib/secrets.js';
 import * as repo from '../accounts/accounts.repository.js';
 import { assertValidPayoutSettings } from '../accounts/payout-settings.js';
 import type { WorkspaceRow } from '../accounts/accounts.repository.js';
@@ -68,11 +68,38 @@ export async function updateSettings(tx: Tx, id: string, settings: Record<string
   return (await repo.updateWorkspace(tx, id, { settings })) as WorkspaceRow;
 }
 
-/** Adds an operator key, stored only as a scrypt hash. */
-export async function createOperatorKey(sql: Sql, key: string, label: string): Promise<string> {
+/** Adds an operator key, stored only as a keyed digest (src/lib/secrets.ts). */
+export async function createOperatorKey(sql: Sql, digestKey: SecretDigestKey, key: string, label: string): Promise<string> {
   const id = newId();
-  await sql.query('INSERT INTO operator_keys (id, key_hash, label) VALUES ($1, $2, $3)', [id, await hashSecret(key), label]);
+  await sql.query('INSERT INTO operator_keys (id, key_hash, label) VALUES ($1, $2, $3)', [id, hashSecret(key, digestKey), label]);
   return id;
+}
+
+/** Replaces an operator key's hash from an earlier release (scrypt) with its digest; the key must be the right one. */
+export async function rehashOperatorKey(sql: Sql, digestKey: SecretDigestKey, id: string, key: string): Promise<void> {
+  await sql.query("UPDATE operator_keys SET key_hash = $2 WHERE id = $1 AND key_hash NOT LIKE 'hmac-sha256$%'", [id, hashSecret(key, digestKey)]);
+}
+
+/**
+ * The active operator key a presented key is, or undefined. One digest and one lookup: a wrong key
+ * costs microseconds. Keys still stored as scrypt (earlier releases, other than the bootstrap key,
+ * which is rehashed at start) are tried after that and rehashed when one matches.
+ */
+export async function findOperatorKey(sql: Sql, digestKey: SecretDigestKey, presented: string, legacyKeysMax: number): Promise<string | undefined> {
+  const digest = hashSecret(presented, digestKey);
+  const [current] = await sql.query<{ id: string }>('SELECT id FROM operator_keys WHERE key_hash = $1 AND revoked_at IS NULL', [digest]);
+  if (current) return current.id;
+  const legacy = await sql.query<{ id: string; key_hash: string }>(
+    "SELECT id, key_hash FROM operator_keys WHERE revoked_at IS NULL AND key_hash LIKE 'scrypt$%' ORDER BY created_at LIMIT $1",
+    [legacyKeysMax],
+  );
+  for (const row of legacy) {
+    if (await verifySecret(presented, row.key_hash, digestKey)) {
+      await rehashOperatorKey(sql, digestKey, row.id, presented);
+      return row.id;
+    }
+  }
+  return undefined;
 }
 
 const REDACTED_FIELDS = /secret|password|key|token/i;

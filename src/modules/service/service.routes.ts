@@ -18,7 +18,14 @@ export function serviceRoutes(app: FastifyInstance, ctx: AppContext): void {
       try {
         await ctx.db.query('SELECT 1');
       } catch {
-        throw new AppError({ status: 503, code: 'NOT_READY', message: 'The database does not answer', problem: true });
+        throw new AppError({
+          status: 503,
+          code: 'NOT_READY',
+          message: 'The database does not answer',
+          problem: true,
+          retryable: true,
+          headers: { 'retry-after': String(ctx.config.limits.unavailableRetryAfterSec) },
+        });
       }
       return { status: 'ok' as const };
     },
