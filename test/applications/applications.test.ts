@@ -61,6 +61,18 @@ describe('POST /v2/applications', () => {
     expect((await acme.request('GET', '/v2/applications?limit=100')).json().data.length).toBe(before);
   });
 
+  it('replays the first answer for a repeated Idempotency-Key, creating one application', async () => {
+    const key = `kyb-${Date.now()}`;
+    const first = await acme.request('POST', '/v2/applications', BUSINESS, { 'idempotency-key': key });
+    const again = await acme.request('POST', '/v2/applications', BUSINESS, { 'idempotency-key': key });
+    expect(first.statusCode).toBe(201);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().id).toBe(first.json().id);
+    const reused = await acme.request('POST', '/v2/applications', { ...BUSINESS, companySize: 'large_corp' }, { 'idempotency-key': key });
+    expect(reused.json().code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
   it('makes the application the sub-account’s with Service-Account-Id, and hides it from other accounts', async () => {
     const sub = await subAccount(acme);
     const a = await createApplication(acme, BUSINESS, { 'service-account-id': sub });

@@ -118,6 +118,15 @@ describe('document upload through a signed URL', () => {
     }
   });
 
+  it('takes files larger than the 1 MiB JSON body limit, up to UPLOAD_BYTES_MAX', async () => {
+    const a = await createApplication(acme);
+    const big = Buffer.concat([PNG, Buffer.alloc(3 * 1024 * 1024)]);
+    const issued = await issue(acme, a.id, 'image/png', big.length);
+    expect(await put(issued.uploadUrl, big, 'image/png')).toMatchObject({ status: 200, body: { contentLength: big.length } });
+    const over = await acme.request('POST', `/v2/applications/${a.id}/documents/upload-url`, { contentType: 'image/png', contentLength: 10 * 1024 * 1024 + 1 });
+    expect(over.json().errors[0]).toMatchObject({ field: 'contentLength', code: 'UPLOAD_TOO_LARGE' });
+  });
+
   it('takes one file per URL: a second PUT is 409 UPLOAD_URL_USED', async () => {
     const a = await createApplication(acme);
     const issued = await issue(acme, a.id, 'application/pdf', PDF.length);

@@ -268,9 +268,3 @@ export async function setScreening(ctx: AppContext, tx: Tx, id: string, s: { scr
   return view(ctx.box, await repo.setScreening(tx, id, s));
 }
 
-/** Any approved application of the account (for virtual accounts: KYB_INCOMPLETE without one). */
-export async function hasApprovedApplication(sql: Sql, scope: Scope): Promise<boolean> {
-  const page = await repo.pageApplications(sql, scope, { limit: 1 }, { status: 'approved' });
-  return page.data.length > 0;
-}
-
