@@ -85,7 +85,7 @@ describe('POST /v2/applications', () => {
     expect(list.json().data.map((x: ApplicationView) => x.id)).toEqual([a.id]);
   });
 
-  it('refuses business sections on an individual application and unknown fields', async () => {
+  it('refuses business sections on an individual application, and a future date of birth', async () => {
     const res = await acme.request('POST', '/v2/applications', { applicationType: 'individual', businessInfo: { registeredName: 'X' } });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual(['businessInfo']);
@@ -328,6 +328,7 @@ describe('review', () => {
       const { application: a } = await completeBusiness(t.app, acme, { ...BUSINESS, businessInfo: { ...BUSINESS.businessInfo, registeredName: name } });
       const res = await acme.request('POST', `/v2/applications/${a.id}/submit`);
       expect(res.json(), name).toMatchObject({ screeningStatus, riskLevel });
+      expect((await eventsOf(acme, a.id))[0]?.data, name).toMatchObject({ status: 'under_review', screeningStatus, riskLevel });
     }
     const a = await createApplication(acme);
     const set = await operator(t.app, 'PUT', `/operator/v1/applications/${a.id}/screening`, { screeningStatus: 'in_progress', riskLevel: 'medium' });

@@ -200,9 +200,9 @@ export async function submitApplication(ctx: AppContext, tx: Tx, scope: Scope, i
   if (missing.length) {
     throw new AppError({ status: 422, code: 'APPLICATION_INCOMPLETE', message: `The application cannot be submitted: ${missing.length} item(s) missing`, details: missing });
   }
-  let moved = await move(tx, ctx.box, row, 'under_review');
-  if (ctx.config.env === 'sandbox') moved = await repo.setScreening(tx, row.id, simulatedScreening(screenedName(row.application_type, data)));
-  return applicationView(moved, data);
+  // Sandbox screening lands before the move, so the application.under_review event carries its outcome.
+  const screened = ctx.config.env === 'sandbox' ? await repo.setScreening(tx, row.id, simulatedScreening(screenedName(row.application_type, data))) : row;
+  return applicationView(await move(tx, ctx.box, screened, 'under_review'), data);
 }
 
 export interface Review {
