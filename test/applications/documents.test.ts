@@ -3,6 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobHandlers } from '../../src/jobs/index.js';
 import { createStorage } from '../../src/modules/storage/storage.js';
 import { createTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
 import { addPerson, createApplication, JPEG, PDF, PNG } from './helpers.js';
@@ -188,6 +189,11 @@ describe('document upload through a signed URL', () => {
     const tooLarge = await put(fits.uploadUrl, Buffer.concat([PDF, Buffer.alloc(2000)]));
     expect(tooLarge).toMatchObject({ status: 413, body: { code: 'UPLOAD_TOO_LARGE' } });
     expect(filesUnder(shortDir)).toEqual([]);
+    // The uploads.cleanup job forgets the slots that expired unfilled.
+    await new Promise((r) => setTimeout(r, 400));
+    await jobHandlers.get('uploads.cleanup')?.(short.ctx, undefined as never);
+    const left = await short.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM uploads WHERE uploaded_at IS NULL');
+    expect(left[0]?.n).toBe(0);
   });
 });
 

@@ -16,6 +16,7 @@ CREATE TABLE uploads (
   created_at     timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX uploads_owner ON uploads (owner_id);
+CREATE INDEX uploads_unfilled ON uploads (expires_at) WHERE uploaded_at IS NULL;
 
 CREATE TABLE applications (
   id                uuid PRIMARY KEY,

@@ -42,3 +42,12 @@ export async function claimUpload(sql: Sql, key: string): Promise<UploadRow | un
     [key],
   );
 }
+
+/** Deletes slots that expired unfilled (they can never be filled); bounded per call. */
+export async function deleteExpiredUnfilled(sql: Sql, batchMax: number): Promise<number> {
+  const rows = await sql.query(
+    `DELETE FROM uploads WHERE key IN (SELECT key FROM uploads WHERE uploaded_at IS NULL AND expires_at <= now() LIMIT $1) RETURNING 1`,
+    [batchMax],
+  );
+  return rows.length;
+}

@@ -99,3 +99,8 @@ export async function findUpload(sql: Sql, workspaceId: string, key: string): Pr
   const row = await repo.findUpload(sql, key);
   return row && row.workspace_id === workspaceId ? row : undefined;
 }
+
+/** The `uploads.cleanup` job: forgets upload slots that expired unfilled. */
+export async function deleteExpiredUploads(sql: Sql, batchMax = 10_000): Promise<number> {
+  return repo.deleteExpiredUnfilled(sql, batchMax);
+}
