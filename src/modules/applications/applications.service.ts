@@ -89,17 +89,19 @@ export type ApplicationView = ReturnType<typeof applicationView>;
 const view = (box: CryptoBox, row: ApplicationRow) => applicationView(row, openData(box, row));
 
 // ---------------------------------------------------------------------------------------------
-// Access and editability
+// Validation
 
-function assertValidData(type: ApplicationRow['application_type'], data: ApplicationData): ApplicationData {
+/** The fields the application type does not take (400), from the keys a body sets. */
+function assertFieldsOfType(type: ApplicationRow['application_type'], body: Fields): void {
+  const errors = typeFieldErrors(type, Object.keys(body).filter((k) => body[k] !== undefined && body[k] !== null));
+  if (errors.length) throw validationError(errors);
+}
+
+/** The rules on the application as it stands after the write: dates, and the indirect-control answer. */
+function assertValidData(data: ApplicationData): ApplicationData {
   const checked = applyIndirectControl(data);
   const errors = [...dateErrors(checked.data), ...checked.errors];
   if (errors.length) throw validationError(errors);
-  if (type === 'individual') {
-    const given = Object.entries(checked.data).flatMap(([k, v]) => (v === undefined ? [] : [k]));
-    const typeErrors = typeFieldErrors(type, given);
-    if (typeErrors.length) throw validationError(typeErrors);
-  }
   return checked.data;
 }
 
@@ -109,9 +111,8 @@ function assertValidData(type: ApplicationRow['application_type'], data: Applica
 /** POST /v2/applications: a draft owned by the scope's account; `persons` become persons, `documents` are ignored. */
 export async function createApplication(ctx: AppContext, tx: Tx, scope: Scope, body: Fields & { applicationType: 'business' | 'individual' }): Promise<ApplicationView> {
   const type = body.applicationType;
-  const typeErrors = typeFieldErrors(type, Object.keys(body).filter((k) => body[k] !== undefined && body[k] !== null));
-  if (typeErrors.length) throw validationError(typeErrors);
-  const data = assertValidData(type, createData(body));
+  assertFieldsOfType(type, body);
+  const data = assertValidData(createData(body));
   const row = await repo.insertApplication(tx, { id: newId(), scope, type, data: sealData(ctx.box, data) });
   const persons = (body.persons as Fields[] | undefined) ?? [];
   if (persons.length) await addPersons(ctx, tx, row, persons, 'persons.');
@@ -131,9 +132,8 @@ export async function listApplications(ctx: AppContext, sql: Sql, scope: Scope |
 export async function patchApplication(ctx: AppContext, tx: Tx, scope: Scope, id: string, body: Fields): Promise<ApplicationView> {
   const row = await requireApplication(tx, scope, id, { lock: true });
   assertEditable(row, sectionsTouched(body));
-  const typeErrors = typeFieldErrors(row.application_type, Object.keys(body).filter((k) => body[k] !== undefined && body[k] !== null));
-  if (typeErrors.length) throw validationError(typeErrors);
-  const data = assertValidData(row.application_type, patchData(openData(ctx.box, row), body));
+  assertFieldsOfType(row.application_type, body);
+  const data = assertValidData(patchData(openData(ctx.box, row), body));
   return applicationView(await repo.updateData(tx, id, sealData(ctx.box, data)), data);
 }
 
