@@ -15,6 +15,7 @@ import { compileRequestValidator } from './http/validation.js';
 import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema } from './http/schemas.js';
 import { newRequestId } from './lib/ids.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
+import { applicationRoutes } from './modules/applications/applications.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { beneficiaryRoutes } from './modules/beneficiaries/beneficiaries.routes.js';
 import { corridorRoutes } from './modules/corridors/corridors.routes.js';
@@ -27,6 +28,8 @@ import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { payoutRoutes } from './modules/payouts/payouts.routes.js';
 import { serviceRoutes } from './modules/service/service.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { createStorage } from './modules/storage/storage.js';
+import { uploadRoutes } from './modules/storage/uploads.routes.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -193,6 +196,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   corridorRoutes(app, ctx);
   webhookRoutes(app, ctx);
   eventRoutes(app, ctx);
+  const storage = createStorage(ctx.config, ctx.box);
+  uploadRoutes(app, ctx, storage);
+  applicationRoutes(app, ctx, storage);
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   return app;

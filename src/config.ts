@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /** Every setting and every named limit, typed, read once from the environment. */
@@ -33,6 +34,14 @@ export interface Config {
   webhookInFlightMax: number;
   orderFundingWindowMs: number;
   termsVersion: string;
+  /** Where the current terms are published (GET /v2/terms). */
+  termsUrl: string;
+  /** Local uploads (encrypted at rest): `<CORRIDOR_DATA_DIR>/uploads`, or UPLOAD_DIR. */
+  uploadDir: string;
+  /** Lifetime of a signed upload URL. */
+  uploadUrlTtlMs: number;
+  /** S3-compatible storage for uploads when S3_BUCKET is set; local files otherwise. */
+  s3: { endpoint: string | undefined; bucket: string; region: string; accessKeyId: string | undefined; secretAccessKey: string | undefined; forcePathStyle: boolean } | undefined;
   /** FX: mid-rate overrides (`USD:0.92,...`, EUR per unit), the spread in basis points, quote lifetime. */
   fxRates: string | undefined;
   fxSpreadBps: number;
@@ -107,6 +116,8 @@ export interface Config {
      * this many values; a larger one is answered with the first failure (validation stops early).
      */
     validationReportValuesMax: number;
+    /** The largest upload (KYB documents, proofs of payment). */
+    uploadBytesMax: number;
   };
 }
 
@@ -149,11 +160,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const port = int(env.PORT, 8080, 'PORT');
   const sandbox = corridorEnv === 'sandbox';
+  const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const termsVersion = env.CORRIDOR_TERMS_VERSION || '1';
   return {
     env: corridorEnv,
     host,
     port,
-    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    publicBaseUrl,
     dataDir: env.CORRIDOR_DATA_DIR === 'memory://' ? 'memory://' : path.resolve(env.CORRIDOR_DATA_DIR || './.corridor'),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
@@ -177,7 +190,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookEndpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 16, 'WEBHOOK_ENDPOINT_CONCURRENCY')),
     webhookInFlightMax: Math.max(1, int(env.WEBHOOK_IN_FLIGHT_MAX, 256, 'WEBHOOK_IN_FLIGHT_MAX')),
     orderFundingWindowMs: int(env.ORDER_FUNDING_WINDOW_MS, 86_400_000, 'ORDER_FUNDING_WINDOW_MS'),
-    termsVersion: env.CORRIDOR_TERMS_VERSION || '1',
+    termsVersion,
+    termsUrl: env.CORRIDOR_TERMS_URL || `${publicBaseUrl}/terms/${termsVersion}`,
+    uploadDir: path.resolve(env.UPLOAD_DIR || path.join(env.CORRIDOR_DATA_DIR === 'memory://' ? path.join(os.tmpdir(), 'corridor-memory') : env.CORRIDOR_DATA_DIR || './.corridor', 'uploads')),
+    uploadUrlTtlMs: int(env.UPLOAD_URL_TTL_MS, 900_000, 'UPLOAD_URL_TTL_MS'),
+    s3: env.S3_BUCKET
+      ? {
+          endpoint: env.S3_ENDPOINT || undefined,
+          bucket: env.S3_BUCKET,
+          region: env.S3_REGION || 'us-east-1',
+          accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+          secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+          forcePathStyle: bool(env.S3_FORCE_PATH_STYLE, false, 'S3_FORCE_PATH_STYLE'),
+        }
+      : undefined,
     fxRates: env.FX_RATES || undefined,
     fxSpreadBps: int(env.FX_SPREAD_BPS, 50, 'FX_SPREAD_BPS'),
     fxQuoteLifetimeMs: int(env.FX_QUOTE_LIFETIME_MS, 30_000, 'FX_QUOTE_LIFETIME_MS'),
@@ -225,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       errorDetailsMax: ERROR_DETAILS_MAX,
       jsonDepthMax: 32,
       validationReportValuesMax: 10_000,
+      uploadBytesMax: int(env.UPLOAD_BYTES_MAX, 10 * 1024 * 1024, 'UPLOAD_BYTES_MAX'),
     },
   };
 }

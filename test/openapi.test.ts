@@ -16,7 +16,8 @@ interface OpenApiDoc {
 }
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']);
-const PUBLIC_PATHS = /^\/(oauth\/token|\.well-known\/.*|healthz|readyz)$/;
+// Public: no credential, or (signed upload URLs) the URL itself is the credential.
+const PUBLIC_PATHS = /^\/(oauth\/token|\.well-known\/.*|healthz|readyz|v2\/uploads\/\{key\})$/;
 
 let t: TestApp;
 let doc: OpenApiDoc;

@@ -5,6 +5,7 @@ import { EVENT_TYPES } from '../src/modules/webhooks/event-types.js';
 import { verifyWebhook } from '../src/webhooks-verify.js';
 import { createTestApp, newWorkspace, type Caller, type TestApp } from './helpers/app.js';
 import { HttpsReceiver, type Received } from './helpers/https-receiver.js';
+import { completeBusiness } from './applications/helpers.js';
 import { fund, payingWorkspace, ref, saveBeneficiary } from './payouts/helpers.js';
 
 /** Short retry delays and deadline so a whole retry schedule fits in a few seconds. */
@@ -463,6 +464,24 @@ describe('event types', () => {
    */
   const scenarios: { types: string[]; run: (c: Caller, endpointId: string) => Promise<unknown> }[] = [
     { types: ['account.created'], run: (c) => createSubAccount(c) },
+    {
+      types: ['application.under_review', 'application.more_info_requested', 'application.under_review', 'application.approved'],
+      run: async (c) => {
+        const { application } = await completeBusiness(t.app, c);
+        await c.request('POST', `/v2/applications/${application.id}/submit`);
+        await c.request('POST', `/v1/sandbox/applications/${application.id}/review`, { decision: 'request_info', reason: 'Need more', editableSections: ['persons'] });
+        await c.request('POST', `/v2/applications/${application.id}/submit`);
+        expect((await c.request('POST', `/v1/sandbox/applications/${application.id}/review`, { decision: 'approve' })).json().status).toBe('approved');
+      },
+    },
+    {
+      types: ['application.under_review', 'application.rejected'],
+      run: async (c) => {
+        const { application } = await completeBusiness(t.app, c);
+        await c.request('POST', `/v2/applications/${application.id}/submit`);
+        expect((await c.request('POST', `/v1/sandbox/applications/${application.id}/review`, { decision: 'reject' })).json().status).toBe('rejected');
+      },
+    },
     { types: ['webhook.test'], run: (c, endpointId) => c.request('POST', `/v1/webhooks/${endpointId}/test`) },
     { types: ['payout.processing', 'payout.paid'], run: (c) => payout(c, '10.00') },
     { types: ['payout.processing', 'payout.failed'], run: (c) => payout(c, '20.13') },
@@ -484,10 +503,6 @@ describe('event types', () => {
     'order.completed',
     'order.failed',
     'order.expired',
-    'application.under_review',
-    'application.more_info_requested',
-    'application.approved',
-    'application.rejected',
     'virtual_account.active',
     'virtual_account.failed',
     'deposit.completed',
@@ -526,6 +541,12 @@ describe('event types', () => {
     for (const r of got.filter((x) => envelopeOf(x).type.startsWith('payout.'))) {
       // Payout data: the spec's fields and nothing else (no failureReason, nothing secret).
       expect(Object.keys(envelopeOf(r).data).sort()).toEqual(['amount', 'clientRef', 'completedAt', 'currency', 'id', 'status']);
+    }
+    for (const r of got.filter((x) => envelopeOf(x).type.startsWith('application.'))) {
+      // Application data: the spec's application object (nothing personal).
+      expect(Object.keys(envelopeOf(r).data).sort()).toEqual(
+        ['accountId', 'applicationType', 'createdAt', 'editableSections', 'id', 'moreInfoReason', 'registeredName', 'riskLevel', 'screeningStatus', 'status'],
+      );
     }
 
     // payout.reverted is recorded with the payout, but neither sent nor listed.

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { payoutStepJob } from '../modules/payouts/payouts.jobs.js';
 import { PAYOUT_STEP_JOB } from '../modules/payouts/payouts.lifecycle.js';
+import { deleteExpiredUploads } from '../modules/storage/uploads.service.js';
 import { WebhookEngine } from '../modules/webhooks/delivery-engine.js';
 import { RETENTION_JOB, retentionSweep } from './retention.js';
 import { JobRunner, type JobHandler, type Recurring } from './runner.js';
@@ -16,12 +17,19 @@ export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobH
   ],
   [PAYOUT_STEP_JOB, payoutStepJob],
   [RETENTION_JOB, retentionSweep],
+  [
+    'uploads.cleanup',
+    async (ctx) => {
+      await deleteExpiredUploads(ctx.db);
+    },
+  ],
 ]);
 
 export const recurringJobs: readonly Recurring[] = [
   { kind: 'idempotency.cleanup', everyMs: 15 * 60_000 },
   // Deletes rows past their retention (config.retention); runs again at once while a backlog is left.
   { kind: RETENTION_JOB, everyMs: 10 * 60_000 },
+  { kind: 'uploads.cleanup', everyMs: 15 * 60_000 },
 ];
 
 /** A worker's jobs, with the webhook delivery engine beside them (its queue is the webhook_deliveries table). */

@@ -1,8 +1,8 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Encrypts secrets at rest (signing keys, webhook secrets) with AES-256-GCM. */
+/** Encrypts secrets and personal data at rest (signing keys, webhook secrets, KYB data and files) with AES-256-GCM. */
 export class CryptoBox {
   /** The HMAC key of stored client-secret and operator-key digests (src/lib/secrets.ts), derived from the same key. */
   readonly secretDigestKey: Buffer;
@@ -37,6 +37,27 @@ export class CryptoBox {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  }
+
+  /** Bytes sealed as `iv (12) | tag (16) | ciphertext` (uploaded files at rest). */
+  encryptBytes(plain: Buffer): Buffer {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]);
+  }
+
+  decryptBytes(sealed: Buffer): Buffer {
+    if (sealed.length < 28) throw new Error('unrecognised sealed bytes');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, sealed.subarray(0, 12));
+    decipher.setAuthTag(sealed.subarray(12, 28));
+    return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]);
+  }
+
+  /** HMAC-SHA256 under a key derived from the box's key for one purpose (e.g. signed upload URLs). */
+  hmac(purpose: string, message: string): Buffer {
+    const key = Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `corridor:${purpose}`, 32));
+    return createHmac('sha256', key).update(message).digest();
   }
 
   decrypt(sealed: string): string {

@@ -107,3 +107,17 @@ export function listSubAccounts(sql: Sql, workspaceId: string, page: PageRequest
     map: (row: AccountRow) => accountData(row),
   });
 }
+
+/**
+ * Puts a business identity on record for the workspace (settings.businessIdentity: the originator of
+ * payouts sent without senderInfo), unless the operator already set one. Used when a business
+ * application of the workspace itself is approved. Answers whether it was recorded.
+ */
+export async function recordBusinessIdentity(tx: Tx, workspaceId: string, identity: Record<string, string>): Promise<boolean> {
+  const row = await repo.lockWorkspace(tx, workspaceId);
+  if (!row) throw notFound('Workspace');
+  const current = row.settings.businessIdentity;
+  if (typeof current === 'object' && current !== null) return false;
+  await repo.updateWorkspace(tx, workspaceId, { settings: { businessIdentity: identity } });
+  return true;
+}

@@ -1,0 +1,273 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
+import type { AppContext } from '../../context.js';
+import { runIdempotent } from '../../http/idempotency.js';
+import type { Storage } from '../storage/storage.js';
+import {
+  ApplicationPage,
+  ApplicationParams,
+  ApplicationSchema,
+  CreateApplicationBody,
+  DocumentPage,
+  DocumentParams,
+  DocumentSchema,
+  ListApplicationsQuery,
+  OperatorListApplicationsQuery,
+  PatchApplicationBody,
+  PersonBody,
+  PersonPage,
+  PersonParams,
+  PersonPatch,
+  PersonSchema,
+  RegisterDocumentBody,
+  ReviewBody,
+  ScreeningBody,
+  TermsAcceptanceBody,
+  TermsSchema,
+  UploadUrlBody,
+  UploadUrlSchema,
+} from './applications.schemas.js';
+import * as applications from './applications.service.js';
+import * as documents from './documents.service.js';
+import * as persons from './persons.service.js';
+
+const tags = ['Applications'];
+const read = { auth: 'workspace' as const, scope: 'read:applications' as const, capability: 'applications' as const };
+const write = { auth: 'workspace' as const, scope: 'write:applications' as const, capability: 'applications' as const };
+
+const scopeOf = (req: FastifyRequest): applications.ApplicationScope => ({ workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId });
+
+type Fields = Record<string, unknown>;
+
+const SUBMIT_DOC =
+  'From draft or more_info_requested. An incomplete application answers 422 APPLICATION_INCOMPLETE with one `errors` entry per missing item and is left as it was. A business needs businessInfo.registeredName, .registrationNumber and .country; at least one person, each with firstName, lastName, dateOfBirth, nationality and a photo_id document; a company-level certificate_of_incorporation; hasIndirectControl answered (details when true); the current terms accepted. An individual needs the applicant first and last name, date of birth and nationality, a photo_id document, individualActivity.applicantSourceOfFunds and the current terms accepted. A complete application moves to under_review and emits application.under_review (again on each resubmission). In the sandbox screening runs at submit, deterministically on the registered company name (individual: the applicant\'s full name), case-insensitive: containing "flagged" → screeningStatus flagged, riskLevel high; "prohibited" → clear, prohibited; "high risk" → clear, high; "medium risk" → clear, medium; otherwise clear, low. In production screeningStatus stays pending and riskLevel null until the operator sets them.';
+
+/** Onboarding: KYB (business) and KYC (individual) applications, their persons, documents, terms, submit and review. */
+export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage: Storage): void {
+  app.post<{ Body: Static<typeof CreateApplicationBody> }>(
+    '/v2/applications',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Create an application (201, draft)',
+        description:
+          'Owned by the Service-Account-Id sub-account when the header is sent, else by the workspace (`accountId`). `persons` become one person each under /persons; `documents` are accepted and ignored (upload through /documents). hasIndirectControl / indirectControlDetails: details required when true, cleared when false, null clears them under any answer.',
+        body: CreateApplicationBody,
+        response: { 201: ApplicationSchema },
+      },
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await applications.createApplication(ctx, tx, scopeOf(req), req.body as Fields & { applicationType: 'business' | 'individual' }) })),
+  );
+
+  app.get<{ Querystring: Static<typeof ListApplicationsQuery> }>(
+    '/v2/applications',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List applications, newest first',
+        description: "Without Service-Account-Id: the workspace's and its sub-accounts' (`accountId` tells them apart). With it: that sub-account's only.",
+        querystring: ListApplicationsQuery,
+        response: { 200: ApplicationPage },
+      },
+    },
+    async (req) => applications.listApplications(ctx, ctx.db, scopeOf(req), req.query),
+  );
+
+  app.get<{ Params: Static<typeof ApplicationParams> }>(
+    '/v2/applications/:id',
+    { config: read, schema: { tags, summary: 'One application', params: ApplicationParams, response: { 200: ApplicationSchema } } },
+    async (req) => applications.getApplication(ctx, ctx.db, scopeOf(req), req.params.id),
+  );
+
+  app.patch<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof PatchApplicationBody> }>(
+    '/v2/applications/:id',
+    {
+      config: write,
+      schema: { tags, summary: 'Edit sections of an application', params: ApplicationParams, body: PatchApplicationBody, response: { 200: ApplicationSchema } },
+    },
+    async (req) => ctx.db.tx((tx) => applications.patchApplication(ctx, tx, scopeOf(req), req.params.id, req.body as Fields)),
+  );
+
+  // Persons ----------------------------------------------------------------------------------
+
+  app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof PersonBody> }>(
+    '/v2/applications/:id/persons',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Add a person (director, owner) to a business application',
+        description: 'Writable in draft, or in more_info_requested when `persons` is reopened. bvn, nationalId and taxId are stored encrypted and shown back only as *Provided flags. The sum of ownershipPercentage over the persons is at most 100.',
+        params: ApplicationParams,
+        body: PersonBody,
+        response: { 201: PersonSchema },
+      },
+    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await persons.createPerson(ctx, tx, scopeOf(req), req.params.id, req.body as Fields) })),
+  );
+
+  app.get<{ Params: Static<typeof ApplicationParams> }>(
+    '/v2/applications/:id/persons',
+    { config: read, schema: { tags, summary: 'The persons of an application (all of them, at most 25)', params: ApplicationParams, response: { 200: PersonPage } } },
+    async (req) => persons.listPersons(ctx, ctx.db, scopeOf(req), req.params.id),
+  );
+
+  app.get<{ Params: Static<typeof PersonParams> }>(
+    '/v2/applications/:id/persons/:personId',
+    { config: read, schema: { tags, summary: 'One person', params: PersonParams, response: { 200: PersonSchema } } },
+    async (req) => persons.getPerson(ctx, ctx.db, scopeOf(req), req.params.id, req.params.personId),
+  );
+
+  app.patch<{ Params: Static<typeof PersonParams>; Body: Static<typeof PersonPatch> }>(
+    '/v2/applications/:id/persons/:personId',
+    { config: write, schema: { tags, summary: 'Edit a person (absent keeps, null clears)', params: PersonParams, body: PersonPatch, response: { 200: PersonSchema } } },
+    async (req) => ctx.db.tx((tx) => persons.patchPerson(ctx, tx, scopeOf(req), req.params.id, req.params.personId, req.body as Fields)),
+  );
+
+  app.delete<{ Params: Static<typeof PersonParams> }>(
+    '/v2/applications/:id/persons/:personId',
+    { config: write, schema: { tags, summary: 'Remove a person and the documents registered for them (204)', params: PersonParams, response: { 204: { type: 'null', description: 'Removed' } } } },
+    async (req, reply) => {
+      await ctx.db.tx((tx) => persons.deletePerson(ctx, tx, scopeOf(req), req.params.id, req.params.personId));
+      return reply.code(204).send();
+    },
+  );
+
+  // Documents --------------------------------------------------------------------------------
+
+  app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof UploadUrlBody> }>(
+    '/v2/applications/:id/documents/upload-url',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Get a signed URL to upload one document file to (201)',
+        description: `PUT the raw bytes to \`uploadUrl\` (no Authorization header) before \`expiresAt\` (UPLOAD_URL_TTL_MS, default 15 minutes): PDF, JPEG or PNG as declared in contentType, recognised from the bytes, exactly contentLength bytes, at most ${ctx.config.limits.uploadBytesMax} bytes. The URL takes one file. Then register it with POST /v2/applications/{id}/documents {documentKey, type, personId?}.`,
+        params: ApplicationParams,
+        body: UploadUrlBody,
+        response: { 201: UploadUrlSchema },
+      },
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await documents.issueDocumentUpload(ctx, tx, storage, scopeOf(req), req.params.id, req.body) })),
+  );
+
+  app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof RegisterDocumentBody> }>(
+    '/v2/applications/:id/documents',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Register an uploaded file as a document (201)',
+        description:
+          'With personId the document is that person\'s (photo_id, proof_of_address or other; section `persons`), else the company\'s or, on an individual application, the applicant\'s (section `documents`). 409 DOCUMENT_NOT_UPLOADED before the PUT; 409 DOCUMENT_KEY_USED for a key registered already.',
+        params: ApplicationParams,
+        body: RegisterDocumentBody,
+        response: { 201: DocumentSchema },
+      },
+    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await documents.registerDocument(tx, scopeOf(req), req.params.id, req.body) })),
+  );
+
+  app.get<{ Params: Static<typeof ApplicationParams> }>(
+    '/v2/applications/:id/documents',
+    { config: read, schema: { tags, summary: 'The documents of an application (all of them, at most 50)', params: ApplicationParams, response: { 200: DocumentPage } } },
+    async (req) => documents.listDocuments(ctx.db, scopeOf(req), req.params.id),
+  );
+
+  app.get<{ Params: Static<typeof DocumentParams> }>(
+    '/v2/applications/:id/documents/:documentId',
+    { config: read, schema: { tags, summary: 'One document', params: DocumentParams, response: { 200: DocumentSchema } } },
+    async (req) => documents.getDocument(ctx.db, scopeOf(req), req.params.id, req.params.documentId),
+  );
+
+  app.delete<{ Params: Static<typeof DocumentParams> }>(
+    '/v2/applications/:id/documents/:documentId',
+    { config: write, schema: { tags, summary: 'Remove a document from the application (204)', params: DocumentParams, response: { 204: { type: 'null', description: 'Removed' } } } },
+    async (req, reply) => {
+      await ctx.db.tx((tx) => documents.deleteDocument(tx, scopeOf(req), req.params.id, req.params.documentId));
+      return reply.code(204).send();
+    },
+  );
+
+  // Terms, submit, review --------------------------------------------------------------------
+
+  app.get(
+    '/v2/terms',
+    {
+      config: read,
+      schema: { tags, summary: 'The current terms', description: 'Accept them on an application with POST /v2/applications/{id}/terms-acceptance; only the current version counts at submit.', response: { 200: TermsSchema } },
+    },
+    async () => ({ version: ctx.config.termsVersion, url: ctx.config.termsUrl }),
+  );
+
+  app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof TermsAcceptanceBody> }>(
+    '/v2/applications/:id/terms-acceptance',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Accept the current terms for an application',
+        description: 'A version other than the current one is 400 TERMS_VERSION_NOT_CURRENT. In draft or more_info_requested.',
+        params: ApplicationParams,
+        body: TermsAcceptanceBody,
+        response: { 200: ApplicationSchema },
+      },
+    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.acceptTerms(ctx, tx, scopeOf(req), req.params.id, req.body.version) })),
+  );
+
+  app.post<{ Params: Static<typeof ApplicationParams> }>(
+    '/v2/applications/:id/submit',
+    { config: write, schema: { tags, summary: 'Submit an application for review', description: SUBMIT_DOC, params: ApplicationParams, response: { 200: ApplicationSchema } } },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.submitApplication(ctx, tx, scopeOf(req), req.params.id) })),
+  );
+
+  const REVIEW_DOC =
+    'From under_review only (409 otherwise): approve → approved (application.approved), reject → rejected (application.rejected), request_info → more_info_requested (application.more_info_requested, with moreInfoReason = reason, required, and editableSections, default every section of the type). Approving a business application of the workspace itself puts that business on record as the originator of payouts sent without senderInfo, unless the operator set one.';
+
+  if (ctx.config.env === 'sandbox') {
+    app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof ReviewBody> }>(
+      '/v1/sandbox/applications/:id/review',
+      {
+        config: write,
+        schema: { tags: ['Sandbox'], summary: 'Simulate the review of an application (sandbox only)', description: REVIEW_DOC, params: ApplicationParams, body: ReviewBody, response: { 200: ApplicationSchema } },
+      },
+      async (req, reply) =>
+        runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.reviewOwnApplication(ctx, tx, scopeOf(req), req.params.id, req.body) })),
+    );
+  }
+
+  const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
+
+  app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof ReviewBody> }>(
+    '/operator/v1/applications/:id/review',
+    {
+      config: { auth: 'operator' },
+      schema: { ...operator, summary: "Review any workspace's application (audited)", description: REVIEW_DOC, params: ApplicationParams, body: ReviewBody, response: { 200: ApplicationSchema } },
+    },
+    async (req) => ctx.db.tx(async (tx) => applications.reviewApplication(ctx, tx, await applications.requireAnyApplication(tx, req.params.id), req.body)),
+  );
+
+  app.put<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof ScreeningBody> }>(
+    '/operator/v1/applications/:id/screening',
+    {
+      config: { auth: 'operator' },
+      schema: { ...operator, summary: 'Set the screening outcome and risk level of an application (audited)', params: ApplicationParams, body: ScreeningBody, response: { 200: ApplicationSchema } },
+    },
+    async (req) => ctx.db.tx((tx) => applications.setScreening(ctx, tx, req.params.id, req.body)),
+  );
+
+  app.get<{ Querystring: Static<typeof OperatorListApplicationsQuery> }>(
+    '/operator/v1/applications',
+    {
+      config: { auth: 'operator' },
+      schema: { ...operator, summary: 'Applications of every workspace, newest first (filter by status, workspaceId)', querystring: OperatorListApplicationsQuery, response: { 200: ApplicationPage } },
+    },
+    async (req) => applications.listApplications(ctx, ctx.db, undefined, req.query),
+  );
+
+}

@@ -1,0 +1,270 @@
+import type { AppContext } from '../../context.js';
+import type { Sql, Tx } from '../../db/db.js';
+import { AppError, conflict, fieldError, notFound, validationError } from '../../http/errors.js';
+import type { PageRequest } from '../../http/pagination.js';
+import type { CryptoBox } from '../../lib/crypto-box.js';
+import { newId } from '../../lib/ids.js';
+import { recordBusinessIdentity } from '../accounts/accounts.service.js';
+import { recordEvent } from '../events/events.service.js';
+import * as repo from './applications.repository.js';
+import type { ApplicationRow, Scope } from './applications.repository.js';
+import {
+  applyIndirectControl,
+  createData,
+  dateErrors,
+  missingItems,
+  patchData,
+  screenedName,
+  sectionsTouched,
+  simulatedScreening,
+  typeFieldErrors,
+  type ApplicationData,
+  type Fields,
+} from './applications.rules.js';
+import {
+  canMove,
+  DECISION_TARGET,
+  SECTIONS_OF,
+  STATUS_EVENT,
+  type ApplicationStatus,
+  type ReviewDecision,
+  type RiskLevel,
+  type ScreeningStatus,
+  type Section,
+} from './applications.transitions.js';
+import { assertEditable, requireApplication } from './applications.access.js';
+import { addPersons, personFacts } from './persons.service.js';
+import { documentFacts } from './documents.service.js';
+
+export type { Scope as ApplicationScope } from './applications.repository.js';
+
+// ---------------------------------------------------------------------------------------------
+// Views
+
+export const sealData = (box: CryptoBox, data: ApplicationData): string => box.encrypt(JSON.stringify(data));
+export const openData = (box: CryptoBox, row: Pick<ApplicationRow, 'data'>): ApplicationData => JSON.parse(box.decrypt(row.data)) as ApplicationData;
+
+/** The fields of the spec's application object (§Application, response body): also the data of application.* events. */
+export function applicationSummary(row: ApplicationRow, data: ApplicationData) {
+  return {
+    id: row.id,
+    accountId: row.account_id ?? row.workspace_id,
+    applicationType: row.application_type,
+    createdAt: row.created_at.toISOString(),
+    status: row.status,
+    editableSections: row.status === 'more_info_requested' ? row.editable_sections : [],
+    moreInfoReason: row.status === 'more_info_requested' ? row.more_info_reason : null,
+    registeredName: typeof data.businessInfo?.registeredName === 'string' ? data.businessInfo.registeredName : null,
+    riskLevel: row.risk_level,
+    screeningStatus: row.screening_status,
+  };
+}
+
+function maskedApplicant(applicant: Fields | undefined) {
+  if (!applicant) return null;
+  const { applicantNationalId, ...rest } = applicant;
+  return { ...rest, applicantNationalIdProvided: typeof applicantNationalId === 'string' };
+}
+
+/** The application as the API shows it: the spec's fields, then the sections (government ids masked). */
+export function applicationView(row: ApplicationRow, data: ApplicationData) {
+  return {
+    ...applicationSummary(row, data),
+    updatedAt: row.updated_at.toISOString(),
+    companySize: data.companySize ?? null,
+    applicant: maskedApplicant(data.applicant),
+    businessInfo: data.businessInfo ?? null,
+    businessActivity: data.businessActivity ?? null,
+    individualActivity: data.individualActivity ?? null,
+    hasIndirectControl: data.hasIndirectControl ?? null,
+    indirectControlDetails: data.indirectControlDetails ?? null,
+    termsAcceptedVersion: row.terms_version,
+    termsAcceptedAt: row.terms_accepted_at?.toISOString() ?? null,
+    submittedAt: row.submitted_at?.toISOString() ?? null,
+    decidedAt: row.decided_at?.toISOString() ?? null,
+  };
+}
+export type ApplicationView = ReturnType<typeof applicationView>;
+
+const view = (box: CryptoBox, row: ApplicationRow) => applicationView(row, openData(box, row));
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+/** The fields the application type does not take (400), from the keys a body sets. */
+function assertFieldsOfType(type: ApplicationRow['application_type'], body: Fields): void {
+  const errors = typeFieldErrors(type, Object.keys(body).filter((k) => body[k] !== undefined && body[k] !== null));
+  if (errors.length) throw validationError(errors);
+}
+
+/** The rules on the application as it stands after the write: dates, and the indirect-control answer. */
+function assertValidData(data: ApplicationData): ApplicationData {
+  const checked = applyIndirectControl(data);
+  const errors = [...dateErrors(checked.data), ...checked.errors];
+  if (errors.length) throw validationError(errors);
+  return checked.data;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+/** POST /v2/applications: a draft owned by the scope's account; `persons` become persons, `documents` are ignored. */
+export async function createApplication(ctx: AppContext, tx: Tx, scope: Scope, body: Fields & { applicationType: 'business' | 'individual' }): Promise<ApplicationView> {
+  const type = body.applicationType;
+  assertFieldsOfType(type, body);
+  const data = assertValidData(createData(body));
+  const row = await repo.insertApplication(tx, { id: newId(), scope, type, data: sealData(ctx.box, data) });
+  const persons = (body.persons as Fields[] | undefined) ?? [];
+  if (persons.length) await addPersons(ctx, tx, row, persons, 'persons.');
+  return applicationView(row, data);
+}
+
+export async function getApplication(ctx: AppContext, sql: Sql, scope: Scope, id: string): Promise<ApplicationView> {
+  return view(ctx.box, await requireApplication(sql, scope, id));
+}
+
+export async function listApplications(ctx: AppContext, sql: Sql, scope: Scope | undefined, query: PageRequest & { status?: ApplicationStatus | undefined; workspaceId?: string | undefined }) {
+  const page = await repo.pageApplications(sql, scope, query, query);
+  return { ...page, data: page.data.map((row) => view(ctx.box, row)) };
+}
+
+/** PATCH /v2/applications/{id}: by section, on the application as it stands after the write. */
+export async function patchApplication(ctx: AppContext, tx: Tx, scope: Scope, id: string, body: Fields): Promise<ApplicationView> {
+  const row = await requireApplication(tx, scope, id, { lock: true });
+  assertEditable(row, sectionsTouched(body));
+  assertFieldsOfType(row.application_type, body);
+  const data = assertValidData(patchData(openData(ctx.box, row), body));
+  return applicationView(await repo.updateData(tx, id, sealData(ctx.box, data)), data);
+}
+
+/** POST /v2/applications/{id}/terms-acceptance: only the current version counts. */
+export async function acceptTerms(ctx: AppContext, tx: Tx, scope: Scope, id: string, version: string): Promise<ApplicationView> {
+  const row = await requireApplication(tx, scope, id, { lock: true });
+  if (row.status !== 'draft' && row.status !== 'more_info_requested') throw conflict('APPLICATION_NOT_EDITABLE', `The application is ${row.status}`);
+  if (version !== ctx.config.termsVersion) {
+    throw fieldError('version', `version must be the current terms version "${ctx.config.termsVersion}" (GET /v2/terms)`, 'TERMS_VERSION_NOT_CURRENT');
+  }
+  return view(ctx.box, await repo.setTerms(tx, id, version));
+}
+
+/** Moves an application by compare-and-set and records its event in the same transaction. */
+async function move(
+  tx: Tx,
+  box: CryptoBox,
+  row: ApplicationRow,
+  to: ApplicationStatus,
+  extra: { moreInfoReason?: string; editableSections?: readonly Section[] } = {},
+): Promise<ApplicationRow> {
+  if (!canMove(row.status, to)) {
+    throw conflict('APPLICATION_STATE_CONFLICT', `The application is ${row.status}; it cannot move to ${to}`);
+  }
+  const moved = await repo.moveStatus(tx, {
+    id: row.id,
+    from: row.status,
+    to,
+    moreInfoReason: extra.moreInfoReason ?? null,
+    editableSections: extra.editableSections ?? [],
+  });
+  if (!moved) throw conflict('APPLICATION_STATE_CONFLICT', 'The application changed meanwhile; read it again');
+  const type = STATUS_EVENT[to];
+  if (type) {
+    await recordEvent(tx, {
+      workspaceId: moved.workspace_id,
+      accountId: moved.account_id ?? undefined,
+      type,
+      data: applicationSummary(moved, openData(box, moved)),
+    });
+  }
+  return moved;
+}
+
+/**
+ * POST /v2/applications/{id}/submit: from draft or more_info_requested. An incomplete application is
+ * 422 listing every missing item and stays as it was; a complete one moves to under_review (event
+ * application.under_review, again on each resubmission). In the sandbox, screening runs at once
+ * (applications.rules simulatedScreening); in production it stays pending until the operator sets it.
+ */
+export async function submitApplication(ctx: AppContext, tx: Tx, scope: Scope, id: string): Promise<ApplicationView> {
+  const row = await requireApplication(tx, scope, id, { lock: true });
+  if (row.status !== 'draft' && row.status !== 'more_info_requested') {
+    throw conflict('APPLICATION_STATE_CONFLICT', `The application is ${row.status}; only a draft or more_info_requested application is submitted`);
+  }
+  const data = openData(ctx.box, row);
+  const missing = missingItems({
+    type: row.application_type,
+    data,
+    persons: await personFacts(ctx, tx, row.id),
+    documents: await documentFacts(tx, row.id),
+    termsAccepted: row.terms_version === ctx.config.termsVersion,
+  });
+  if (missing.length) {
+    throw new AppError({ status: 422, code: 'APPLICATION_INCOMPLETE', message: `The application cannot be submitted: ${missing.length} item(s) missing`, details: missing });
+  }
+  // Sandbox screening lands before the move, so the application.under_review event carries its outcome.
+  const screened = ctx.config.env === 'sandbox' ? await repo.setScreening(tx, row.id, simulatedScreening(screenedName(row.application_type, data))) : row;
+  return applicationView(await move(tx, ctx.box, screened, 'under_review'), data);
+}
+
+export interface Review {
+  decision: ReviewDecision;
+  reason?: string | undefined;
+  editableSections?: readonly Section[] | undefined;
+}
+
+/**
+ * A review decision on an under_review application (sandbox simulation or operator). request_info
+ * needs a reason and reopens `editableSections` (default: every section of the type). Approving a
+ * business application of the workspace itself puts its business on record as the originator of
+ * payouts sent without senderInfo (unless the operator set one).
+ */
+export async function reviewApplication(ctx: AppContext, tx: Tx, row: ApplicationRow, review: Review): Promise<ApplicationView> {
+  const to = DECISION_TARGET[review.decision];
+  let extra: { moreInfoReason?: string; editableSections?: readonly Section[] } = {};
+  if (review.decision === 'request_info') {
+    if (!review.reason) throw fieldError('reason', 'reason is required with request_info (it becomes moreInfoReason)');
+    const allowed = SECTIONS_OF[row.application_type];
+    const sections = review.editableSections ?? allowed;
+    const foreign = sections.filter((s) => !allowed.includes(s));
+    if (foreign.length) throw fieldError('editableSections', `editableSections of a ${row.application_type} application are among: ${allowed.join(', ')}`);
+    extra = { moreInfoReason: review.reason, editableSections: [...new Set(sections)] };
+  }
+  const moved = await move(tx, ctx.box, row, to, extra);
+  const data = openData(ctx.box, moved);
+  if (to === 'approved' && moved.application_type === 'business' && moved.account_id === null) {
+    await recordBusinessIdentity(tx, moved.workspace_id, businessIdentityOf(data));
+  }
+  return applicationView(moved, data);
+}
+
+function businessIdentityOf(data: ApplicationData): Record<string, string> {
+  const info = data.businessInfo ?? {};
+  const address = (info.address ?? {}) as Fields;
+  const identity: Record<string, unknown> = {
+    companyName: info.registeredName,
+    registrationNumber: info.registrationNumber,
+    country: info.country,
+    address: address.street,
+    city: address.city,
+    postalCode: address.postalCode,
+  };
+  return Object.fromEntries(Object.entries(identity).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+/** Review in the sandbox: the caller's own application. */
+export async function reviewOwnApplication(ctx: AppContext, tx: Tx, scope: Scope, id: string, review: Review): Promise<ApplicationView> {
+  return reviewApplication(ctx, tx, await requireApplication(tx, scope, id, { lock: true }), review);
+}
+
+/** Operator: any workspace's application. */
+export async function requireAnyApplication(tx: Tx, id: string): Promise<ApplicationRow> {
+  const row = await repo.findApplicationById(tx, id);
+  if (!row) throw notFound('Application');
+  return row;
+}
+
+/** Operator: set the screening outcome and risk level (production screening is the operator's). */
+export async function setScreening(ctx: AppContext, tx: Tx, id: string, s: { screeningStatus?: ScreeningStatus | undefined; riskLevel?: RiskLevel | undefined }): Promise<ApplicationView> {
+  await requireAnyApplication(tx, id);
+  return view(ctx.box, await repo.setScreening(tx, id, s));
+}
+

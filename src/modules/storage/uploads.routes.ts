@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../http/errors.js';
+import type { Storage } from './storage.js';
+import { receiveUpload } from './uploads.service.js';
+
+const UploadParams = Type.Object({ key: Type.String({ pattern: '^upl_[A-Za-z0-9_-]{24}$', 'x-message': 'is not an upload key this service issued' }) });
+const UploadQuery = Type.Object({
+  expires: Type.String({ pattern: '^[0-9]{1,16}$', description: 'Expiry of the URL (Unix milliseconds), as issued' }),
+  signature: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'HMAC-SHA256 of the key and expiry, as issued' }),
+});
+const Uploaded = Type.Object(
+  { key: Type.String(), contentType: Type.String(), contentLength: Type.Integer() },
+  { title: 'Upload', description: 'The stored file: register it with the resource that asked for it (e.g. POST /v2/applications/{id}/documents)' },
+);
+
+/**
+ * The PUT side of signed upload URLs: the URL is the credential (no bearer token). Takes the raw bytes
+ * of any Content-Type, up to UPLOAD_BYTES_MAX; a larger Content-Length is refused before the body is read.
+ */
+export function uploadRoutes(app: FastifyInstance, ctx: AppContext, storage: Storage): void {
+  const bytesMax = ctx.config.limits.uploadBytesMax;
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: bytesMax }, (_req, body, done) => done(null, body));
+    scope.put<{ Params: Static<typeof UploadParams>; Querystring: Static<typeof UploadQuery> }>(
+      '/v2/uploads/:key',
+      {
+        config: { auth: 'none' },
+        bodyLimit: bytesMax,
+        onRequest: async (req) => {
+          const length = Number(req.headers['content-length'] ?? 0);
+          if (length > bytesMax) {
+            throw new AppError({ status: 413, code: 'UPLOAD_TOO_LARGE', message: `The file is larger than ${bytesMax} bytes (UPLOAD_BYTES_MAX)` });
+          }
+        },
+        schema: {
+          tags: ['Uploads'],
+          summary: 'Upload a file to a signed upload URL (single use, valid 15 minutes)',
+          description: `The URL comes from an upload-url operation (e.g. POST /v2/applications/{id}/documents/upload-url) and is the only credential. The body is the file's raw bytes: PDF, JPEG or PNG, recognised from its content, at most ${bytesMax} bytes, exactly the contentLength declared. Refusals store nothing: 403 UPLOAD_URL_INVALID (not issued here) or UPLOAD_URL_EXPIRED, 409 UPLOAD_URL_USED (a URL takes one file), 400 UPLOAD_SIZE_MISMATCH, 413 UPLOAD_TOO_LARGE, 415 UPLOAD_TYPE_NOT_ALLOWED or UPLOAD_TYPE_MISMATCH (not the declared contentType).`,
+          params: UploadParams,
+          querystring: UploadQuery,
+          consumes: ['application/pdf', 'image/jpeg', 'image/png', 'application/octet-stream'],
+          response: { 200: Uploaded },
+        },
+      },
+      async (req) => {
+        const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        return receiveUpload(ctx.db, storage, ctx.config, {
+          key: req.params.key,
+          expiresAtMs: Number(req.query.expires),
+          signature: req.query.signature,
+          bytes,
+        });
+      },
+    );
+  });
+}
