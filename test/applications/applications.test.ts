@@ -352,6 +352,25 @@ describe('what approval changes', () => {
     const ws = await operator(t.app, 'GET', `/operator/v1/workspaces/${w.workspaceId}`);
     expect(ws.json().settings.businessIdentity).toMatchObject({ companyName: 'Acme Trading Ltd', registrationNumber: '12345678', country: 'GB', city: 'London' });
   });
+
+  it("makes a sub-account's approved business its own originator on record, not its siblings'", async () => {
+    const w = await newWorkspace(t.app, { name: 'Parent Ltd' });
+    const sub = await subAccount(w);
+    const sibling = await subAccount(w);
+    const as = (id: string): Caller => ({ ...w, request: (method, url, body, headers = {}) => w.request(method, url, body, { ...headers, 'service-account-id': id }) });
+    const [asSub, asSibling] = [as(sub), as(sibling)];
+    const payout = (c: Caller) => c.request('POST', '/v1/payouts', { clientRef: ref(), amount: '1.00', currency: 'EUR', beneficiary: ADA });
+    expect((await payout(asSub)).json().details[0].code).toBe('ORIGINATOR_NOT_ON_RECORD');
+    const { application: a } = await completeBusiness(t.app, asSub);
+    expect((await asSub.request('POST', `/v2/applications/${a.id}/submit`)).statusCode).toBe(200);
+    expect((await asSub.request('POST', `/v1/sandbox/applications/${a.id}/review`, { decision: 'approve' })).statusCode).toBe(200);
+    // Past the originator check: the sub-account's balance is what refuses it now.
+    const after = await payout(asSub);
+    expect(after.json().details?.[0]?.code).not.toBe('ORIGINATOR_NOT_ON_RECORD');
+    expect(after.json().message).toBe('INSUFFICIENT_BALANCE');
+    expect((await payout(asSibling)).json().details[0].code).toBe('ORIGINATOR_NOT_ON_RECORD');
+    expect((await payout(w)).json().details[0].code).toBe('ORIGINATOR_NOT_ON_RECORD');
+  });
 });
 
 describe('access and privacy', () => {

@@ -89,3 +89,18 @@ export async function updateWorkspace(
 export async function lockWorkspace(sql: Sql, id: string): Promise<WorkspaceRow | undefined> {
   return maybeOne<WorkspaceRow>(sql, `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE id = $1 FOR UPDATE`, [id]);
 }
+
+/** Records a sub-account's business identity unless it has one; true when this call set it. */
+export async function setAccountBusinessIdentity(sql: Sql, workspaceId: string, accountId: string, identity: Record<string, string>): Promise<boolean> {
+  const rows = await sql.query(
+    `UPDATE accounts SET business_identity = $3 WHERE workspace_id = $1 AND id = $2 AND account_type = 'sub' AND business_identity IS NULL RETURNING id`,
+    [workspaceId, accountId, JSON.stringify(identity)],
+  );
+  return rows.length > 0;
+}
+
+/** Whether a sub-account has a business identity on record. */
+export async function accountHasBusinessIdentity(sql: Sql, workspaceId: string, accountId: string): Promise<boolean> {
+  const rows = await sql.query(`SELECT 1 FROM accounts WHERE workspace_id = $1 AND id = $2 AND business_identity IS NOT NULL`, [workspaceId, accountId]);
+  return rows.length > 0;
+}

@@ -3,6 +3,7 @@ import { conflict, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { DEFAULT_CURRENCIES } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
+import { hasBusinessIdentity } from '../corridors/index.js';
 import { recordEvent } from '../events/events.service.js';
 import * as repo from './accounts.repository.js';
 import type { AccountRow, WorkspaceRow } from './accounts.repository.js';
@@ -110,14 +111,22 @@ export function listSubAccounts(sql: Sql, workspaceId: string, page: PageRequest
 
 /**
  * Puts a business identity on record for the workspace (settings.businessIdentity: the originator of
- * payouts sent without senderInfo), unless the operator already set one. Used when a business
- * application of the workspace itself is approved. Answers whether it was recorded.
+ * payouts sent without senderInfo), unless the operator already set one; or, with `subAccountId`, on
+ * that sub-account, unless it has one. Used when a business application is approved. Answers whether
+ * it was recorded.
  */
-export async function recordBusinessIdentity(tx: Tx, workspaceId: string, identity: Record<string, string>): Promise<boolean> {
+export async function recordBusinessIdentity(tx: Tx, workspaceId: string, identity: Record<string, string>, subAccountId?: string): Promise<boolean> {
+  if (subAccountId !== undefined) return repo.setAccountBusinessIdentity(tx, workspaceId, subAccountId, identity);
   const row = await repo.lockWorkspace(tx, workspaceId);
   if (!row) throw notFound('Workspace');
   const current = row.settings.businessIdentity;
   if (typeof current === 'object' && current !== null) return false;
   await repo.updateWorkspace(tx, workspaceId, { settings: { businessIdentity: identity } });
   return true;
+}
+
+/** Whether the account acted on has a business identity on record: the workspace's, or a sub-account's own. */
+export async function hasOriginatorOnRecord(sql: Sql, workspace: { id: string; settings: Record<string, unknown> }, subAccountId: string | undefined): Promise<boolean> {
+  if (hasBusinessIdentity(workspace.settings)) return true;
+  return subAccountId !== undefined && repo.accountHasBusinessIdentity(sql, workspace.id, subAccountId);
 }

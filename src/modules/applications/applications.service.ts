@@ -230,8 +230,8 @@ export async function reviewApplication(ctx: AppContext, tx: Tx, row: Applicatio
   }
   const moved = await move(tx, ctx.box, row, to, extra);
   const data = openData(ctx.box, moved);
-  if (to === 'approved' && moved.application_type === 'business' && moved.account_id === null) {
-    await recordBusinessIdentity(tx, moved.workspace_id, businessIdentityOf(data));
+  if (to === 'approved' && moved.application_type === 'business') {
+    await recordBusinessIdentity(tx, moved.workspace_id, businessIdentityOf(data), moved.account_id ?? undefined);
   }
   return applicationView(moved, data);
 }

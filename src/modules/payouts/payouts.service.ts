@@ -9,13 +9,13 @@ import { newId } from '../../lib/ids.js';
 import { LaneBatcher } from '../../lib/lane-batcher.js';
 import { parseAmount } from '../../lib/money.js';
 import { payoutProviderFor } from '../../providers/index.js';
+import { hasOriginatorOnRecord } from '../accounts/accounts.service.js';
 import { payoutTerms, type PayoutTerms } from '../accounts/payout-settings.js';
 import {
   assertValidBeneficiary,
   checkRecipient,
   createBeneficiary,
   findBeneficiaries,
-  hasBusinessIdentity,
   isFieldFormatError,
   reportedRoute,
   validateSender,
@@ -108,6 +108,8 @@ interface RowContext {
   ctx: AppContext;
   caller: PayoutCaller;
   terms: PayoutTerms;
+  /** The account acted on has a business identity on record (the originator when senderInfo is omitted). */
+  originatorOnRecord: boolean;
 }
 
 /** The first checks: the workspace may pay out and has the corridor's currency, the amount is well formed. */
@@ -173,7 +175,7 @@ function checkWithRecipient(
   if (provider.route === 'crypto' && workspace.disabledCapabilities.includes('crypto_payouts')) {
     return refused(new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: 'The crypto_payouts capability is not enabled for this workspace' }));
   }
-  const sender = validateSender(body.senderInfo, provider, hasBusinessIdentity(workspace.settings));
+  const sender = validateSender(body.senderInfo, provider, rc.originatorOnRecord);
   if (sender.errors.length) return refused(validationError(sender.errors));
   if (!withinBounds(provider, body.currency, amountMinor)) return refused(refusal('AMOUNT_OUT_OF_BOUNDS'));
   const perTransaction = rc.terms.perTransactionMinor(body.currency);
@@ -233,7 +235,7 @@ interface Work {
 }
 
 /** The request-level checks and each row's checks that need no I/O. Throws (a 500 for this request only) when the workspace's stored settings do not parse. */
-function checkRequest(ctx: AppContext, sub: PayoutSubmission): Work {
+function checkRequest(ctx: AppContext, sub: PayoutSubmission, originatorOnRecord: boolean): Work {
   const batch = Array.isArray(sub.body);
   const bodies = Array.isArray(sub.body) ? sub.body : [sub.body];
   const work: Work = { sub, batch, bodies, rows: [], early: undefined };
@@ -241,7 +243,7 @@ function checkRequest(ctx: AppContext, sub: PayoutSubmission): Work {
   else if (bodies.length > ctx.config.limits.payoutBatchRowsMax) {
     work.early = fieldError('body', `body must contain at most ${ctx.config.limits.payoutBatchRowsMax} payouts`);
   } else {
-    const rc: RowContext = { ctx, caller: sub.caller, terms: payoutTerms(sub.caller.workspace.settings) };
+    const rc: RowContext = { ctx, caller: sub.caller, terms: payoutTerms(sub.caller.workspace.settings), originatorOnRecord };
     work.rows = bodies.map((body) => checkRow(rc, body));
   }
   return work;
@@ -515,7 +517,14 @@ export class PayoutService {
   }
 
   /** Creates the payouts of one request (one payout or a batch) and answers it, as rendered by `sub.render`. */
-  submit(sub: PayoutSubmission): Promise<SubmissionAnswer> {
-    return this.batcher.submit(checkRequest(this.ctx, sub));
+  async submit(sub: PayoutSubmission): Promise<SubmissionAnswer> {
+    const { caller } = sub;
+    const bodies = Array.isArray(sub.body) ? sub.body : [sub.body];
+    // A sub-account's own identity is read only when a payout needs an originator and the workspace has none.
+    const needsOriginator = bodies.some((b) => b.senderInfo === undefined);
+    const originatorOnRecord = needsOriginator
+      ? await hasOriginatorOnRecord(this.ctx.db, { id: caller.workspaceId, settings: caller.workspace.settings }, caller.subAccountId)
+      : false;
+    return this.batcher.submit(checkRequest(this.ctx, sub, originatorOnRecord));
   }
 }
