@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { assert } from '../../lib/assert.js';
-import { enqueue } from '../../jobs/queue.js';
+import { enqueue, type NewJob } from '../../jobs/queue.js';
 import { payoutProviderFor } from '../../providers/index.js';
 import { recordEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
@@ -126,7 +126,12 @@ export async function requestMove(
   return moved;
 }
 
+/** The job of the provider's next look at a payout, in `inMs`. */
+export function stepJob(payoutId: string, inMs: number): NewJob {
+  return { kind: PAYOUT_STEP_JOB, payload: { payoutId }, runAt: new Date(Date.now() + inMs), maxAttempts: 20 };
+}
+
 /** Schedules the provider's next look at a payout, in the caller's transaction. */
 export async function scheduleStep(tx: Tx, payoutId: string, inMs: number): Promise<void> {
-  await enqueue(tx, { kind: PAYOUT_STEP_JOB, payload: { payoutId }, runAt: new Date(Date.now() + inMs), maxAttempts: 20 });
+  await enqueue(tx, stepJob(payoutId, inMs));
 }
