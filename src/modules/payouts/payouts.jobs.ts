@@ -4,6 +4,7 @@ import type { JobBatchHandler } from '../../jobs/runner.js';
 import { completeJobs, enqueueMany, type Job, type NewJob } from '../../jobs/queue.js';
 import { formatAmount } from '../../lib/money.js';
 import { payoutProviderFor } from '../../providers/index.js';
+import { lockCustomersAvailable } from '../ledger/ledger.repository.js';
 import { PAYOUT_COLUMNS, type PayoutRow } from './payouts.repository.js';
 import { applyMove, stepJob } from './payouts.lifecycle.js';
 
@@ -24,6 +25,12 @@ async function findPayoutsForStep(sql: Sql, ids: string[]): Promise<PayoutRow[]>
  */
 async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> {
   const rows = await findPayoutsForStep(tx, [...new Set(jobs.map((job) => String(job.payload.payoutId)))]);
+  // The balances these moves settle, locked up front in the order payout creation locks them (by
+  // ledger account id), so a batch of steps and a batch of new payouts never deadlock.
+  await lockCustomersAvailable(
+    tx,
+    rows.map((row) => ({ accountId: row.account_id, currency: row.funding_currency })),
+  );
   await completeJobs(
     tx,
     jobs.map((job) => job.id),
