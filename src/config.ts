@@ -49,6 +49,8 @@ export interface Config {
     connectionTimeoutMs: number;
     shutdownGraceMs: number;
     jobBatchMax: number;
+    /** Credentials and sub-accounts each API process remembers between announced changes. */
+    authCacheEntriesMax: number;
     /** Rows of one batch POST /v1/payouts. */
     payoutBatchRowsMax: number;
     jobAttemptsMax: number;
@@ -137,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       connectionTimeoutMs: int(env.CONNECTION_TIMEOUT_MS, 60_000, 'CONNECTION_TIMEOUT_MS'),
       shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS, 10_000, 'SHUTDOWN_GRACE_MS'),
       jobBatchMax: 20,
+      authCacheEntriesMax: 10_000,
       payoutBatchRowsMax: 100,
       jobAttemptsMax: 10,
       jobLeaseMs: int(env.JOB_LEASE_MS, 60_000, 'JOB_LEASE_MS'),
