@@ -69,8 +69,8 @@ export class JobRunner {
   }
 
   /**
-   * Claims and runs one batch: the jobs of a batch kind go to its handler together, the others one
-   * by one. Polls again at once when the claim was full, and again as soon as jobs in hand finish
+   * Claims and runs one batch: the jobs of a batch kind go to its handler together (in parts of at
+   * most jobHandlerBatchMax, side by side), the others one by one. Polls again at once when the claim was full, and again as soon as jobs in hand finish
    * while backlogged.
    */
   async tick(): Promise<number> {
@@ -90,7 +90,12 @@ export class JobRunner {
           if (handler && 'batch' in handler) batches.set(handler, [...(batches.get(handler) ?? []), job]);
           else this.hold([job], this.run(job));
         }
-        for (const [handler, batch] of batches) this.hold(batch, this.runBatch(handler, batch));
+        for (const [handler, batch] of batches) {
+          for (let i = 0; i < batch.length; i += limits.jobHandlerBatchMax) {
+            const part = batch.slice(i, i + limits.jobHandlerBatchMax);
+            this.hold(part, this.runBatch(handler, part));
+          }
+        }
       }
     } catch (err) {
       this.log.error({ err }, 'job claim failed');

@@ -1,30 +1,23 @@
 import type { AppContext } from '../../context.js';
-import type { Sql, Tx } from '../../db/db.js';
+import type { Tx } from '../../db/db.js';
 import type { JobBatchHandler } from '../../jobs/runner.js';
-import { completeJobs, enqueueMany, type Job, type NewJob } from '../../jobs/queue.js';
+import { completeJobs, enqueueMany, type Job } from '../../jobs/queue.js';
 import { formatAmount } from '../../lib/money.js';
 import { payoutProviderFor } from '../../providers/index.js';
 import { lockCustomersAvailable } from '../ledger/ledger.repository.js';
-import { PAYOUT_COLUMNS, type PayoutRow } from './payouts.repository.js';
-import { applyMove, stepJob } from './payouts.lifecycle.js';
+import { applyMoves, stepJob, type MoveRequest } from './payouts.lifecycle.js';
+import { findPayoutsByIds } from './payouts.steps.repository.js';
 
 /**
- * The payouts of a batch of step jobs, in one statement, in id order (the order their rows are then
- * locked in). Kept beside its only caller while payouts.repository.ts is being rebuilt.
- */
-async function findPayoutsForStep(sql: Sql, ids: string[]): Promise<PayoutRow[]> {
-  return sql.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = ANY($1::uuid[]) ORDER BY id`, [ids]);
-}
-
-/**
- * Provider steps of many payouts in one transaction: read them with one statement, retire their
- * jobs with one, then for each ask its provider what comes next and apply that move (compare-and-set,
- * ledger and event, through `applyMove`), and schedule the next looks with one statement. A crash
+ * Provider steps of many payouts in one transaction: read them with one statement, lock their
+ * balances and retire their jobs with one each, ask each provider what comes next, apply those moves
+ * (`applyMoves`: the compare-and-sets in one statement, each ledger posting, the events in one) and
+ * schedule the next looks with one statement. A crash
  * before commit leaves every job to run again; after commit, the work and the jobs' end are one fact.
  * Two jobs for one payout in a batch step it once.
  */
 async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> {
-  const rows = await findPayoutsForStep(tx, [...new Set(jobs.map((job) => String(job.payload.payoutId)))]);
+  const rows = await findPayoutsByIds(tx, [...new Set(jobs.map((job) => String(job.payload.payoutId)))]);
   // The balances these moves settle, locked up front in the order payout creation locks them (by
   // ledger account id), so a batch of steps and a batch of new payouts never deadlock.
   await lockCustomersAvailable(
@@ -35,22 +28,23 @@ async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> 
     tx,
     jobs.map((job) => job.id),
   );
-  const next: NewJob[] = [];
-  for (const row of rows) {
-    const provider = payoutProviderFor(ctx.config, row.provider);
-    const step = provider.nextStep({
+  const planned = rows.map((row) => ({
+    row,
+    step: payoutProviderFor(ctx.config, row.provider).nextStep({
       status: row.status,
       amount: formatAmount(BigInt(row.amount_minor), row.currency),
       currency: row.currency,
       reverted: row.reverted_at !== null,
-    });
-    if (step.move !== 'none') {
-      const moved = await applyMove(tx, row, step.move, step.failureReason);
-      if (!moved) continue; // moved by someone else meanwhile; their move decides what follows
-    }
-    if (step.nextInMs !== null) next.push(stepJob(row.id, step.nextInMs));
-  }
-  await enqueueMany(tx, next);
+    }),
+  }));
+  const moving = planned.flatMap(({ row, step }): MoveRequest[] => (step.move === 'none' ? [] : [{ row, move: step.move, failureReason: step.failureReason }]));
+  const moved = await applyMoves(tx, moving);
+  // A payout moved by someone else meanwhile: their move decides what follows.
+  const lost = new Set(moving.filter((_, i) => !moved[i]).map(({ row }) => row.id));
+  await enqueueMany(
+    tx,
+    planned.flatMap(({ row, step }) => (step.nextInMs === null || lost.has(row.id) ? [] : [stepJob(row.id, step.nextInMs)])),
+  );
 }
 
 /**
