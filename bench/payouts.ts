@@ -21,11 +21,11 @@ import { Receiver } from './webhooks.js';
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 20);
 /** Sustained case: load before the measured window, so the pipeline is full when it starts. */
-const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 5);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 10);
 /** Sustained case: the sandbox provider's step, so payouts reach `paid` within the run. */
 const SANDBOX_STEP_MS = Number(process.env.BENCH_SANDBOX_STEP_MS || 100);
 /** Sustained case: payouts created but not yet seen paid at the receiver, past which the load generator waits. */
-const UNPAID_MAX = Number(process.env.BENCH_UNPAID_MAX || 3000);
+const UNPAID_MAX = Number(process.env.BENCH_UNPAID_MAX || 1000);
 const WORKSPACES = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -220,7 +220,8 @@ async function sustained(ctx: AppContext, cpuNow: () => Promise<Cpu>, base: stri
   for (const [why, count] of r.refused) console.log(`    refused ${count}× ${why}`);
   const show = (b: Backlog) => `${b.unpaid} unpaid payouts, ${b.dueJobs} due step jobs (${b.pendingJobs} pending), ${b.undispatched} undispatched events`;
   console.log(`    backlog at window start: ${show(startBacklog)}`);
-  console.log(`    backlog at window end:   ${show(endBacklog)}`);
+  const growing = endBacklog.unpaid - startBacklog.unpaid > UNPAID_MAX / 10;
+  console.log(`    backlog at window end:   ${show(endBacklog)}${growing ? ' (GROWING: not a steady state, lengthen BENCH_WARMUP_S)' : ' (steady)'}`);
   printCpu('', cpu, true);
   return { perSecond, p99: r.p99 };
 }
