@@ -83,6 +83,9 @@ export class CredentialCache {
     const subId = subAccountId !== undefined && isUuid(subAccountId) ? subAccountId : undefined;
     const key = `${clientId}:${workspaceId}`;
     const subKey = `${workspaceId}:${subId}`;
+    // One turn of the event loop first, so a notification already received is handled before
+    // what was remembered is trusted.
+    if (this.listening) await new Promise((resolve) => setImmediate(resolve));
     const generation = this.generation;
     const cached = this.listening ? this.grants.get(key) : undefined;
     if (cached) {
