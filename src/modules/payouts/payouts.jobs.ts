@@ -5,25 +5,19 @@ import { completeJobs, enqueueMany, type Job } from '../../jobs/queue.js';
 import { formatAmount } from '../../lib/money.js';
 import { payoutProviderFor } from '../../providers/index.js';
 import { lockCustomersAvailable } from '../ledger/ledger.repository.js';
-import { applyMoves, stepJob, type MoveRequest } from './payouts.lifecycle.js';
+import { applyMoves, movePostsToLedger, stepJob, type MoveRequest } from './payouts.lifecycle.js';
 import { findPayoutsByIds } from './payouts.steps.repository.js';
 
 /**
- * Provider steps of many payouts in one transaction: read them with one statement, lock their
- * balances and retire their jobs with one each, ask each provider what comes next, apply those moves
- * (`applyMoves`: the compare-and-sets in one statement, each ledger posting, the events in one) and
- * schedule the next looks with one statement. A crash
- * before commit leaves every job to run again; after commit, the work and the jobs' end are one fact.
- * Two jobs for one payout in a batch step it once.
+ * Provider steps of many payouts in one transaction: read them and retire their jobs with one
+ * statement each, ask each provider what comes next, lock the balances those moves post to with one,
+ * apply the moves (`applyMoves`: the compare-and-sets in one statement, each ledger posting, the
+ * events in one) and schedule the next looks with one. A crash before commit leaves every job to run
+ * again; after commit, the work and the jobs' end are one fact. Two jobs for one payout in a batch
+ * step it once.
  */
 async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> {
   const rows = await findPayoutsByIds(tx, [...new Set(jobs.map((job) => String(job.payload.payoutId)))]);
-  // The balances these moves settle, locked up front in the order payout creation locks them (by
-  // ledger account id), so a batch of steps and a batch of new payouts never deadlock.
-  await lockCustomersAvailable(
-    tx,
-    rows.map((row) => ({ accountId: row.account_id, currency: row.funding_currency })),
-  );
   await completeJobs(
     tx,
     jobs.map((job) => job.id),
@@ -38,6 +32,10 @@ async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> 
     }),
   }));
   const moving = planned.flatMap(({ row, step }): MoveRequest[] => (step.move === 'none' ? [] : [{ row, move: step.move, failureReason: step.failureReason }]));
+  // The balances these moves post to, locked up front in the order payout creation locks them (by
+  // ledger account id), so a batch of steps and a batch of new payouts never deadlock.
+  const balances = moving.filter(({ move }) => movePostsToLedger(move)).map(({ row }) => ({ accountId: row.account_id, currency: row.funding_currency }));
+  if (balances.length > 0) await lockCustomersAvailable(tx, balances);
   const moved = await applyMoves(tx, moving);
   // A payout moved by someone else meanwhile: their move decides what follows.
   const lost = new Set(moving.filter((_, i) => !moved[i]).map(({ row }) => row.id));

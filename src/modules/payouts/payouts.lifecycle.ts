@@ -25,8 +25,14 @@ function holdCounterparty(row: PayoutRow) {
   return row.quote_id ? { system: 'fx_desk' as const } : { system: 'provider_clearing' as const, code: row.route };
 }
 
+/** Whether a move posts to the ledger (and so locks the payout's balance); `process` does not. */
+export function movePostsToLedger(move: PayoutMove): boolean {
+  return move !== 'process';
+}
+
 /** The ledger side of a move, in the transaction of the move itself. */
 async function postForMove(tx: Tx, row: PayoutRow, move: PayoutMove): Promise<void> {
+  if (!movePostsToLedger(move)) return;
   const customer = { customer: row.account_id, workspaceId: row.workspace_id };
   const holds = [row.hold_transfer_id, row.fee_transfer_id].filter((id): id is string => id !== null);
   switch (move) {
