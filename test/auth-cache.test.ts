@@ -57,6 +57,9 @@ describe('one process', () => {
       const own = await acme.request('GET', '/v1/account', undefined, { 'service-account-id': mine });
       expect(own.statusCode).toBe(200);
       expect(own.json()).toMatchObject({ id: mine });
+      const shouted = await acme.request('GET', '/v1/account', undefined, { 'service-account-id': mine.toUpperCase() });
+      expect(shouted.statusCode).toBe(200);
+      expect(shouted.json()).toMatchObject({ id: mine });
       const foreign = await acme.request('GET', '/v1/account', undefined, { 'service-account-id': theirs });
       expect(foreign.statusCode).toBe(403);
       expect(foreign.json()).toMatchObject({ code: 'not_account_owner' });
