@@ -27,10 +27,20 @@ export interface Db extends Sql {
    * LISTENs on `channel`: `onMessage` gets each notification's payload once the notifying
    * transaction commits. On PostgreSQL a connection of its own listens; when it is lost,
    * `onListening(false)` is called and it listens again (`onListening(true)`) as soon as it can.
-   * Resolves once listening, with the function that stops.
+   * Resolves once listening, with `heardAll` and `stop`.
    */
-  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
+  listen(channel: string, handlers: ListenHandlers): Promise<Listening>;
   close(): Promise<void>;
+}
+
+export interface Listening {
+  /**
+   * Resolves once every notification committed before the call has reached `onMessage` (one
+   * round trip on the listening connection, shared by the calls that wait for the same one);
+   * rejects when that connection is lost.
+   */
+  heardAll: () => Promise<void>;
+  stop: () => Promise<void>;
 }
 
 export interface ListenHandlers {
@@ -206,7 +216,7 @@ class PostgresDb implements Db {
     await this.query(script);
   }
 
-  async listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+  async listen(channel: string, handlers: ListenHandlers): Promise<Listening> {
     const statement = `LISTEN ${channelIdentifier(channel)}`;
     const forChannel = this.channels.get(channel) ?? new Set();
     this.channels.set(channel, forChannel.add(handlers));
@@ -222,6 +232,7 @@ class PostgresDb implements Db {
       const onLost = () => {
         if (lost) return;
         lost = true;
+        if (client === c) client = undefined;
         handlers.onListening(false);
         void c.end().catch(() => undefined);
         if (!stopped) retry = setTimeout(() => void relisten(), delayMs);
@@ -245,11 +256,36 @@ class PostgresDb implements Db {
       await connect().catch(() => undefined); // a failure schedules the next attempt
     };
     await relisten();
-    return async () => {
-      stopped = true;
-      forChannel.delete(handlers);
-      if (retry) clearTimeout(retry);
-      await client?.end().catch(() => undefined);
+    // A query on the listening connection is answered after the notifications committed before it
+    // was sent: callers that arrive while one is out wait for the next one.
+    let sent: Promise<void> | undefined;
+    let next: Promise<void> | undefined;
+    const heardAll = (): Promise<void> => {
+      if (next) return next;
+      if (!sent) {
+        if (!client) return Promise.reject(new Error('not listening'));
+        sent = client
+          .query('SELECT 1')
+          .then(() => undefined)
+          .finally(() => (sent = undefined));
+        return sent;
+      }
+      next = sent
+        .catch(() => undefined)
+        .then(() => {
+          next = undefined;
+          return heardAll();
+        });
+      return next;
+    };
+    return {
+      heardAll,
+      stop: async () => {
+        stopped = true;
+        forChannel.delete(handlers);
+        if (retry) clearTimeout(retry);
+        await client?.end().catch(() => undefined);
+      },
     };
   }
 
@@ -290,12 +326,15 @@ class PgliteDb implements Db {
     await this.pglite.exec(script);
   }
 
-  async listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+  async listen(channel: string, handlers: ListenHandlers): Promise<Listening> {
     // One connection in this process: notifications arrive as the notifying transaction commits.
     const unlisten = await this.pglite.listen(channelIdentifier(channel), handlers.onMessage);
     handlers.onListening(true);
-    return async () => {
-      if (!this.pglite.closed) await unlisten();
+    return {
+      heardAll: async () => undefined,
+      stop: async () => {
+        if (!this.pglite.closed) await unlisten();
+      },
     };
   }
 

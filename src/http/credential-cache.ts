@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../db/db.js';
+import type { Db, Listening, Sql } from '../db/db.js';
 import { maybeOne } from '../db/db.js';
 import { isUuid } from '../lib/ids.js';
 
@@ -40,10 +40,12 @@ async function ownsSubAccount(sql: Sql, workspaceId: string, subAccountId: strin
 
 /**
  * Credentials (with their workspaces) and owned sub-accounts as last read, so a request needs no
- * query for them. It is used only while this process LISTENs for changes: a notification drops the
- * workspace's entries at the changing transaction's commit, in every process; while the listening
- * connection is lost, everything is forgotten and every request reads. Only what exists is
- * remembered (an unknown credential or sub-account is read again each time).
+ * query of its own for them. It is used only while this process LISTENs for changes: a
+ * notification drops the workspace's entries at the changing transaction's commit, in every
+ * process, and before a remembered entry is used the listening connection confirms every earlier
+ * notification has arrived (one trivial round trip shared by the requests waiting at that moment).
+ * While the listening connection is lost, everything is forgotten and every request reads. Only
+ * what exists is remembered (an unknown credential or sub-account is read again each time).
  */
 export class CredentialCache {
   private readonly grants = new Map<string, CredentialGrant>();
@@ -52,7 +54,7 @@ export class CredentialCache {
   private listening = false;
   /** Counts forgets: a read that saw one happen while it ran is not remembered (it may be stale). */
   private generation = 0;
-  private unlisten: (() => Promise<void>) | undefined;
+  private listener: Listening | undefined;
 
   constructor(
     private readonly db: Db,
@@ -60,7 +62,7 @@ export class CredentialCache {
   ) {}
 
   async start(): Promise<void> {
-    this.unlisten = await this.db.listen(AUTH_CHANGES_CHANNEL, {
+    this.listener = await this.db.listen(AUTH_CHANGES_CHANNEL, {
       onMessage: (workspaceId) => this.forgetWorkspace(workspaceId),
       onListening: (listening) => {
         this.forgetAll();
@@ -72,7 +74,7 @@ export class CredentialCache {
   async stop(): Promise<void> {
     this.listening = false;
     this.forgetAll();
-    await this.unlisten?.();
+    await this.listener?.stop();
   }
 
   /**
@@ -83,11 +85,17 @@ export class CredentialCache {
     const subId = subAccountId !== undefined && isUuid(subAccountId) ? subAccountId : undefined;
     const key = `${clientId}:${workspaceId}`;
     const subKey = `${workspaceId}:${subId}`;
-    // One turn of the event loop first, so a notification already received is handled before
-    // what was remembered is trusted.
-    if (this.listening) await new Promise((resolve) => setImmediate(resolve));
     const generation = this.generation;
-    const cached = this.listening ? this.grants.get(key) : undefined;
+    let cached = this.listening ? this.grants.get(key) : undefined;
+    if (cached) {
+      // What was remembered is trusted only once every change committed before this request is
+      // heard (in another process, the request may arrive before the notification).
+      const heard = await this.listener?.heardAll().then(
+        () => true,
+        () => false,
+      );
+      cached = heard ? this.grants.get(key) : undefined;
+    }
     if (cached) {
       if (subId === undefined) return { grant: cached, ownsSubAccount: false };
       if (this.subAccounts.has(subKey)) return { grant: cached, ownsSubAccount: true };
