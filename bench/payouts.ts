@@ -1,23 +1,45 @@
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { pino } from 'pino';
+import { Pool } from 'undici';
 import { loadConfig } from '../src/config.js';
+import type { AppContext } from '../src/context.js';
 import { createWorkspace } from '../src/modules/accounts/accounts.service.js';
 import { updateWorkspace } from '../src/modules/accounts/accounts.repository.js';
 import { createCredential } from '../src/modules/auth/credentials.service.js';
 import { createBeneficiary } from '../src/modules/beneficiaries/beneficiaries.service.js';
 import { moveFromSystem } from '../src/modules/ledger/funding.service.js';
+import { createEndpoint } from '../src/modules/webhooks/webhooks.service.js';
 import { openContext } from '../src/runtime.js';
-import { Pool } from 'undici';
-import { freePort, startCorridor } from '../test/helpers/processes.js';
-import { freshBenchDatabase, percentile } from './run.js';
+import { CORRIDOR_BIN, freePort, startCorridor } from '../test/helpers/processes.js';
+import { generateTestPki } from '../test/helpers/test-pki.js';
+import { databaseCpuMs, freshBenchDatabase, ownCpuMs, percentile, processCpuMs, sustainableOnCores } from './run.js';
+import { Receiver } from './webhooks.js';
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 20);
+/** Sustained case: load before the measured window, so the pipeline is full when it starts. */
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 10);
+/** Sustained case: the sandbox provider's step, so payouts reach `paid` within the run. */
+const SANDBOX_STEP_MS = Number(process.env.BENCH_SANDBOX_STEP_MS || 100);
+/** Sustained case: payouts created but not yet seen paid at the receiver, past which the load generator waits. */
+const UNPAID_MAX = Number(process.env.BENCH_UNPAID_MAX || 1000);
 const WORKSPACES = 100;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Payer {
   token: string;
   beneficiaryId: string;
+}
+
+interface LoadResult {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  created: number;
+  refused: Map<string, number>;
 }
 
 function startServer(env: NodeJS.ProcessEnv, base: string): Promise<ChildProcess> {
@@ -25,34 +47,53 @@ function startServer(env: NodeJS.ProcessEnv, base: string): Promise<ChildProcess
   return startCorridor(['start', '--role', 'api'], env, base, { nodeArgs });
 }
 
+/** `corridor start --role worker` (job runner and webhook engine), resolved once it says it is running. */
+function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [CORRIDOR_BIN, 'start', '--role', 'worker'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('is running')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+  });
+}
+
 /**
- * The load generator: CONNECTIONS keep-alive connections, each sending one payout (a new clientRef,
- * the next payer in turn) and waiting for its answer before the next, for DURATION_S. Every request
- * sent is answered before the count is taken, so the 201s can be compared with the rows written.
+ * The load generator: CONNECTIONS keep-alive connections, each sending one payout (a new clientRef
+ * and its own Idempotency-Key, the next payer in turn) and waiting for its answer before the next,
+ * for durationS. Before each request it waits while `gate` says no. `live.created` counts the 201s
+ * as they come. Every request sent is answered before the count is taken, so the 201s can be
+ * compared with the rows written.
  */
-async function load(base: string, payers: Payer[], label: string): Promise<{ perSecond: number; p50: number; p99: number; created: number; refused: Map<string, number> }> {
+async function load(base: string, payers: Payer[], label: string, durationS: number, gate?: () => boolean, live = { created: 0 }): Promise<LoadResult> {
   const pool = new Pool(base, { connections: CONNECTIONS, pipelining: 1 });
   const latencies: number[] = [];
   const refused = new Map<string, number>();
-  let created = 0;
+  const result = live;
   let n = 0;
   const started = performance.now();
-  const until = started + DURATION_S * 1000;
+  const until = started + durationS * 1000;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (performance.now() < until) {
+        if (gate && !gate()) {
+          await sleep(2);
+          continue;
+        }
         const i = n++;
         const payer = payers[i % payers.length] as Payer;
         const t0 = performance.now();
         const res = await pool.request({
           path: '/v1/payouts',
           method: 'POST',
-          headers: { authorization: `Bearer ${payer.token}`, 'content-type': 'application/json' },
+          headers: { authorization: `Bearer ${payer.token}`, 'content-type': 'application/json', 'idempotency-key': `${label}-${i}` },
           body: JSON.stringify({ clientRef: `${label}-${i}`, amount: '1.00', currency: 'EUR', beneficiary: { id: payer.beneficiaryId } }),
         });
         const text = await res.body.text();
         latencies.push(performance.now() - t0);
-        if (res.statusCode === 201) created++;
+        if (res.statusCode === 201) result.created++;
         else {
           const key = `${res.statusCode} ${text.slice(0, 120)}`;
           refused.set(key, (refused.get(key) ?? 0) + 1);
@@ -63,7 +104,7 @@ async function load(base: string, payers: Payer[], label: string): Promise<{ per
   const elapsedS = (performance.now() - started) / 1000;
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { perSecond: Math.round(created / elapsedS), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), created, refused };
+  return { perSecond: Math.round(result.created / elapsedS), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), created: result.created, refused };
 }
 
 function pgbenchTps(url: string): number {
@@ -75,13 +116,127 @@ function pgbenchTps(url: string): number {
   return Math.round(Number(match[1]));
 }
 
+/** The same database through the Unix socket in BENCH_DATABASE_SOCKET (a directory), when set. */
+function transportUrl(tcpUrl: string): string {
+  const socketDir = process.env.BENCH_DATABASE_SOCKET;
+  if (!socketDir) return tcpUrl;
+  const url = new URL(tcpUrl);
+  return `postgres://${url.username}@${url.pathname}?host=${socketDir}`;
+}
+
+type Cpu = Record<'api' | 'workers' | 'database' | 'receiver' | 'client', number>;
+
+const cpuPer = (after: Cpu, before: Cpu, units: number): Cpu => ({
+  api: (after.api - before.api) / units,
+  workers: (after.workers - before.workers) / units,
+  database: (after.database - before.database) / units,
+  receiver: (after.receiver - before.receiver) / units,
+  client: (after.client - before.client) / units,
+});
+
+function printCpu(label: string, cpu: Cpu, withWorkers: boolean): void {
+  const serving = cpu.api + (withWorkers ? cpu.workers : 0) + cpu.database;
+  console.log(
+    `    CPU per payout${label}: API ${cpu.api.toFixed(3)} ms, ` +
+      (withWorkers ? `workers ${cpu.workers.toFixed(3)} ms, ` : '') +
+      `PostgreSQL ${cpu.database.toFixed(3)} ms (load generator ${cpu.client.toFixed(3)} ms` +
+      (withWorkers ? `, webhook receiver ${cpu.receiver.toFixed(3)} ms` : '') +
+      `); ${withWorkers ? 'API, workers and PostgreSQL' : 'API and PostgreSQL'} on ${os.cpus().length} idle cores could sustain about ${sustainableOnCores(serving)} payouts/s`,
+  );
+}
+
+/** Creation: the API process alone (no worker runs), HTTP load for DURATION_S. */
+async function creation(cpuNow: () => Promise<Cpu>, base: string, payers: Payer[], label: string, title: string): Promise<LoadResult> {
+  const before = await cpuNow();
+  const r = await load(base, payers, label, DURATION_S);
+  const cpu = cpuPer(await cpuNow(), before, r.created);
+  console.log(`  ${title} ${r.perSecond} payouts/s  p50 ${r.p50} ms  p99 ${r.p99} ms  (${r.created} created)`);
+  for (const [why, count] of r.refused) console.log(`    refused ${count}× ${why}`);
+  printCpu('', cpu, false);
+  return r;
+}
+
+interface Backlog {
+  unpaid: number;
+  dueJobs: number;
+  pendingJobs: number;
+  undispatched: number;
+}
+
+/** Payouts of the sustained case not yet paid (or failed), step jobs due now and pending, events not yet dispatched. */
+async function backlogOf(ctx: AppContext, since: Date): Promise<Backlog> {
+  const [row] = await ctx.db.query<Backlog>(
+    `SELECT (SELECT count(*)::int FROM payouts WHERE status IN ('created', 'queued', 'processing') AND created_at >= $1) AS unpaid,
+            (SELECT count(*)::int FROM jobs WHERE kind = 'payout.step' AND run_at <= now()) AS "dueJobs",
+            (SELECT count(*)::int FROM jobs WHERE kind = 'payout.step') AS "pendingJobs",
+            (SELECT count(*)::int FROM events WHERE dispatched_at IS NULL) AS undispatched`,
+    [since],
+  );
+  return row as Backlog;
+}
+
+/**
+ * Sustained: the API and a worker process together over 100 workspaces, each with a webhook
+ * endpoint at the local HTTPS receiver. The load generator keeps at most UNPAID_MAX payouts between
+ * its 201 and the receiver's `payout.paid`, so the backlog is bounded by construction; the figure is
+ * `payout.paid` events received per second over DURATION_S after WARMUP_S, with the backlog at the
+ * window's start and end printed to show it is not growing.
+ */
+async function sustained(ctx: AppContext, cpuNow: () => Promise<Cpu>, base: string, payers: Payer[], receiver: Receiver): Promise<{ perSecond: number; p99: number }> {
+  const since = new Date();
+  const paidSeen = async () => (await receiver.ask<{ byType: Record<string, number> }>({ type: 'count' })).byType['payout.paid'] ?? 0;
+  const paidAtStart = await paidSeen();
+  let paid = 0;
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      paid = (await paidSeen()) - paidAtStart;
+      await sleep(50);
+    }
+  })();
+  const live = { created: 0 };
+  const loading = load(base, payers, 'sustained', WARMUP_S + DURATION_S, () => live.created - paid < UNPAID_MAX, live);
+  await sleep(WARMUP_S * 1000);
+  const startBacklog = await backlogOf(ctx, since);
+  const startPaid = paid;
+  const startCreated = live.created;
+  const cpuStart = await cpuNow();
+  const t0 = performance.now();
+  await sleep(DURATION_S * 1000);
+  const windowS = (performance.now() - t0) / 1000;
+  const paidInWindow = paid - startPaid;
+  const cpu = cpuPer(await cpuNow(), cpuStart, paidInWindow);
+  const endBacklog = await backlogOf(ctx, since);
+  const endCreated = live.created;
+  const r = await loading;
+  polling = false;
+  await poller;
+  const perSecond = Math.round(paidInWindow / windowS);
+  console.log(
+    `  sustained, API + worker over ${WORKSPACES} workspaces (SANDBOX_STEP_MS=${SANDBOX_STEP_MS}, webhooks to a local HTTPS receiver): ` +
+      `${perSecond} payouts/s reaching paid (payout.paid received) over ${windowS.toFixed(1)} s after ${WARMUP_S} s warm-up; ` +
+      `${Math.round((endCreated - startCreated) / windowS)} created/s in the window; creation p99 ${r.p99} ms`,
+  );
+  for (const [why, count] of r.refused) console.log(`    refused ${count}× ${why}`);
+  const show = (b: Backlog) => `${b.unpaid} unpaid payouts, ${b.dueJobs} due step jobs (${b.pendingJobs} pending), ${b.undispatched} undispatched events`;
+  console.log(`    backlog at window start: ${show(startBacklog)}`);
+  const growing = endBacklog.unpaid - startBacklog.unpaid > UNPAID_MAX / 10;
+  console.log(`    backlog at window end:   ${show(endBacklog)}${growing ? ' (GROWING: not a steady state, lengthen BENCH_WARMUP_S)' : ' (steady)'}`);
+  printCpu('', cpu, true);
+  return { perSecond, p99: r.p99 };
+}
+
 export async function payoutsBench(): Promise<void> {
   const db = await freshBenchDatabase();
+  const databaseUrl = transportUrl(db.url);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const pkiDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bench-pki-'));
+  const pki = generateTestPki(pkiDir);
+  const receiver = await Receiver.start(pki.certFile, pki.keyFile);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    DATABASE_URL: db.url,
+    DATABASE_URL: databaseUrl,
     CORRIDOR_DATA_DIR: 'memory://',
     CORRIDOR_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
     CORRIDOR_ENV: 'sandbox',
@@ -90,9 +245,14 @@ export async function payoutsBench(): Promise<void> {
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_SECOND: '100000000',
     TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
+    SANDBOX_STEP_MS: String(SANDBOX_STEP_MS),
+    JOB_POLL_MS: '50',
+    WEBHOOK_CA_FILE: pki.caFile,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   };
   const ctx = await openContext(loadConfig(env), pino({ level: 'warn' }));
   let server: ChildProcess | undefined;
+  let worker: ChildProcess | undefined;
   try {
     const credentials: { clientId: string; clientSecret: string; beneficiaryId: string }[] = [];
     for (let i = 0; i <= WORKSPACES; i++) {
@@ -102,6 +262,7 @@ export async function payoutsBench(): Promise<void> {
           await updateWorkspace(tx, ws.id, { settings: { businessIdentity: { companyName: `Bench ${i} Ltd`, country: 'GB' } } });
           await moveFromSystem(tx, { workspaceId: ws.id, accountId: ws.id, currency: 'EUR', amountMinor: 10n ** 12n, system: 'sandbox_funding', reference: { type: 'funding' } });
           const b = await createBeneficiary(tx, { workspaceId: ws.id, subAccountId: undefined }, { type: 'individual', name: 'Ada Lovelace', country: 'DE', accounts: [{ type: 'iban', currency: 'EUR', data: { iban: 'DE89370400440532013000' } }] });
+          await createEndpoint(tx, ctx.box, { allowPrivateNetworks: true, urlLengthMax: 2048, endpointsMax: 20 }, ws.id, { url: `https://localhost:${receiver.port}/webhooks` });
           const cred = await createCredential(tx, ctx.box, ws.id, { scopes: ['write:payouts'] });
           return { ...cred, beneficiaryId: b.id };
         }),
@@ -117,13 +278,19 @@ export async function payoutsBench(): Promise<void> {
       });
       payers.push({ token: ((await res.json()) as { access_token: string }).access_token, beneficiaryId: c.beneficiaryId });
     }
-    console.log(`payouts: ${CONNECTIONS} connections, ${DURATION_S} s per case, HTTP to one API process, PostgreSQL on this machine`);
-    const hot = await load(base, payers.slice(0, 1), 'hot');
-    console.log(`  one workspace:  ${hot.perSecond} payouts/s  p50 ${hot.p50} ms  p99 ${hot.p99} ms  (${hot.created} created)`);
-    for (const [why, count] of hot.refused) console.log(`    refused ${count}× ${why}`);
-    const many = await load(base, payers.slice(1), 'many');
-    console.log(`  100 workspaces: ${many.perSecond} payouts/s  p50 ${many.p50} ms  p99 ${many.p99} ms  (${many.created} created)`);
-    for (const [why, count] of many.refused) console.log(`    refused ${count}× ${why}`);
+    const cpuNow = async (): Promise<Cpu> => ({
+      api: processCpuMs(server?.pid ?? 0),
+      workers: processCpuMs(worker?.pid ?? 0),
+      database: await databaseCpuMs(ctx.db),
+      receiver: (await receiver.ask<{ ms: number }>({ type: 'cpu' })).ms,
+      client: ownCpuMs(),
+    });
+    const transport = process.env.BENCH_DATABASE_SOCKET ? `Unix socket in ${process.env.BENCH_DATABASE_SOCKET}` : 'TCP';
+    console.log(
+      `payouts: ${CONNECTIONS} connections, each request with its own Idempotency-Key, ${DURATION_S} s per case, HTTP to one API process, PostgreSQL on this machine over ${transport}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    );
+    const hot = await creation(cpuNow, base, payers.slice(0, 1), 'hot', 'creation, one workspace: ');
+    const many = await creation(cpuNow, base, payers.slice(1), 'many', 'creation, 100 workspaces:');
     const [counts] = await ctx.db.query<{ payouts: number; holds: number }>(
       `SELECT (SELECT count(*)::int FROM payouts) AS payouts,
               (SELECT count(*)::int FROM ledger_transfers WHERE reference_type = 'payout' AND two_phase) AS holds`,
@@ -131,14 +298,26 @@ export async function payoutsBench(): Promise<void> {
     const created = hot.created + many.created;
     console.log(`  afterwards: ${counts?.payouts} payouts, ${counts?.holds} holds, ${created} answered 201`);
     if (counts?.payouts !== created || counts.holds !== created) throw new Error('payouts and holds must equal the 201 answers');
+    // The creation cases' payouts stay where they are: the sustained case measures only its own.
+    await ctx.db.query("DELETE FROM jobs WHERE kind = 'payout.step'");
+    worker = await startWorker(env);
+    const steady = await sustained(ctx, cpuNow, base, payers.slice(1), receiver);
     server.kill('SIGTERM');
     server = undefined;
-    const tps = pgbenchTps(db.url);
-    console.log(`  pgbench TPC-B (scale 10, 8 clients, 20 s) on the same PostgreSQL: ${tps} tps`);
-    console.log(`payouts hot_per_s=${hot.perSecond} many_per_s=${many.perSecond} p99_ms=${hot.p99} tpcb_tps=${tps} ratio=${(hot.perSecond / tps).toFixed(2)}`);
+    worker.kill('SIGTERM');
+    worker = undefined;
+    const tps = pgbenchTps(databaseUrl);
+    console.log(`  pgbench TPC-B (scale 10, 8 clients, 20 s) on the same PostgreSQL over ${transport}: ${tps} tps; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(
+      `payouts hot_per_s=${hot.perSecond} many_per_s=${many.perSecond} sustained_per_s=${steady.perSecond} p99_ms=${hot.p99} tpcb_tps=${tps} ` +
+        `ratio=${(hot.perSecond / tps).toFixed(2)} sustained_ratio=${(steady.perSecond / tps).toFixed(2)}`,
+    );
   } finally {
     server?.kill('SIGKILL');
+    worker?.kill('SIGKILL');
+    receiver.stop();
     await ctx.db.close();
     await db.drop();
+    fs.rmSync(pkiDir, { recursive: true, force: true });
   }
 }

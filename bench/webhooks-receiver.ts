@@ -7,6 +7,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 const firstArrival = new Map<string, number>();
+/** Distinct events received, by type. */
+const uniqueByType = new Map<string, number>();
 let requests = 0;
 const now = () => performance.timeOrigin + performance.now();
 
@@ -18,15 +20,18 @@ const server = https.createServer(
     req.on('end', () => {
       const at = now();
       requests++;
-      const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id;
-      if (!firstArrival.has(id)) firstArrival.set(id, at);
+      const { id, type } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; type: string };
+      if (!firstArrival.has(id)) {
+        firstArrival.set(id, at);
+        uniqueByType.set(type, (uniqueByType.get(type) ?? 0) + 1);
+      }
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   },
 );
 
 process.on('message', (message: { type: string; ids?: string[] }) => {
-  if (message.type === 'count') process.send?.({ type: 'count', requests, unique: firstArrival.size });
+  if (message.type === 'count') process.send?.({ type: 'count', requests, unique: firstArrival.size, byType: Object.fromEntries(uniqueByType) });
   if (message.type === 'cpu') {
     const cpu = process.cpuUsage();
     process.send?.({ type: 'cpu', ms: (cpu.user + cpu.system) / 1000 });

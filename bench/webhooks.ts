@@ -12,7 +12,7 @@ import { WebhookEngine } from '../src/modules/webhooks/delivery-engine.js';
 import { createEndpoint } from '../src/modules/webhooks/webhooks.service.js';
 import { openContext } from '../src/runtime.js';
 import { generateTestPki } from '../test/helpers/test-pki.js';
-import { freshBenchDatabase, percentile } from './run.js';
+import { databaseCpuMs, freshBenchDatabase, ownCpuMs, percentile, sustainableOnCores } from './run.js';
 
 const BACKLOG = Number(process.env.BENCH_WEBHOOK_BACKLOG || 20_000);
 const LOAD_DURATION_MS = Number(process.env.BENCH_DURATION_MS || 10_000);
@@ -22,7 +22,7 @@ const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The receiver process and a request/answer over IPC. */
-class Receiver {
+export class Receiver {
   private constructor(
     private readonly child: ChildProcess,
     readonly port: number,
@@ -38,11 +38,19 @@ class Receiver {
     return new Receiver(child, port);
   }
 
+  private asking: Promise<unknown> = Promise.resolve();
+
+  /** One question at a time: each answer is the next message. */
   ask<T>(message: Record<string, unknown>): Promise<T> {
-    return new Promise((resolve) => {
-      this.child.once('message', (m: T) => resolve(m));
-      this.child.send(message);
-    });
+    const answer = this.asking.then(
+      () =>
+        new Promise<T>((resolve) => {
+          this.child.once('message', (m: T) => resolve(m));
+          this.child.send(message);
+        }),
+    );
+    this.asking = answer;
+    return answer;
   }
 
   stop(): void {
@@ -54,22 +62,7 @@ const payoutData = (i: number) => ({ id: `00000000-0000-4000-8000-${String(i).pa
 
 /** CPU milliseconds used so far by this process, the receiver and the database's server processes. */
 async function cpuMs(ctx: AppContext, receiver: Receiver): Promise<{ engine: number; receiver: number; database: number }> {
-  const own = process.cpuUsage();
-  const pids = await ctx.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
-  let ticks = 0;
-  for (const { pid } of pids) {
-    try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of the line)
-    } catch {
-      // Not on this machine (a remote server) or gone: counted as nothing.
-    }
-  }
-  return {
-    engine: (own.user + own.system) / 1000,
-    receiver: (await receiver.ask<{ ms: number }>({ type: 'cpu' })).ms,
-    database: ticks * 10, // 100 clock ticks per second
-  };
+  return { engine: ownCpuMs(), receiver: (await receiver.ask<{ ms: number }>({ type: 'cpu' })).ms, database: await databaseCpuMs(ctx.db) };
 }
 
 /** True once every event is dispatched and no delivery is pending (both read from partial indexes, cheap). */
@@ -171,7 +164,7 @@ export async function webhooksBench(): Promise<void> {
     const cpuTotal = cpu.engine + cpu.receiver + cpu.database;
     console.log(
       `  CPU per delivery: engine ${cpu.engine.toFixed(3)} ms, receiver ${cpu.receiver.toFixed(3)} ms, PostgreSQL ${cpu.database.toFixed(3)} ms; ` +
-        `all three on ${os.cpus().length} idle cores could sustain about ${Math.round((1000 * os.cpus().length) / cpuTotal)} deliveries/s`,
+        `all three on ${os.cpus().length} idle cores could sustain about ${sustainableOnCores(cpuTotal)} deliveries/s`,
     );
     const load = await lag(ctx, workspaceId, receiver);
     console.log(

@@ -82,7 +82,12 @@ export interface Config {
     keepAliveTimeoutMs: number;
     connectionTimeoutMs: number;
     shutdownGraceMs: number;
+    /** Jobs one worker claims at once and holds at most. */
     jobBatchMax: number;
+    /** Jobs of one kind a batch handler gets in one call (one transaction); a claim's worth is split into calls of this size, run side by side. */
+    jobHandlerBatchMax: number;
+    /** Credentials and sub-accounts each API process remembers between announced changes. */
+    authCacheEntriesMax: number;
     /** Rows of one batch POST /v1/payouts. */
     payoutBatchRowsMax: number;
     /** Payout requests waiting for a group commit, in all lanes; past it 503 with Retry-After. */
@@ -230,7 +235,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: int(env.KEEP_ALIVE_TIMEOUT_MS, 5_000, 'KEEP_ALIVE_TIMEOUT_MS'),
       connectionTimeoutMs: int(env.CONNECTION_TIMEOUT_MS, 60_000, 'CONNECTION_TIMEOUT_MS'),
       shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS, 10_000, 'SHUTDOWN_GRACE_MS'),
-      jobBatchMax: 20,
+      jobBatchMax: int(env.JOB_BATCH_MAX, 100, 'JOB_BATCH_MAX'),
+      jobHandlerBatchMax: int(env.JOB_HANDLER_BATCH_MAX, 25, 'JOB_HANDLER_BATCH_MAX'),
+      authCacheEntriesMax: 10_000,
       payoutBatchRowsMax: 100,
       payoutQueueMax: int(env.PAYOUT_QUEUE_MAX, 5_000, 'PAYOUT_QUEUE_MAX'),
       payoutCommitRowsMax: 400,

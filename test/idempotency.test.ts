@@ -6,6 +6,7 @@ import { fieldError } from '../src/http/errors.js';
 import { deleteExpiredIdempotencyKeys, runIdempotent } from '../src/http/idempotency.js';
 import { jobHandlers } from '../src/jobs/index.js';
 import type { Job } from '../src/jobs/queue.js';
+import type { JobHandler } from '../src/jobs/runner.js';
 import { accountData, createSubAccount } from '../src/modules/accounts/accounts.service.js';
 import { createTestApp, newWorkspace, onPostgres, type Caller, type TestApp } from './helpers/app.js';
 
@@ -376,7 +377,7 @@ describe('expiry and cleanup', () => {
     expect(await deleteExpiredIdempotencyKeys(short.ctx, 2)).toBe(2);
     expect(await countAll()).toBe((before ?? 0) - 2);
     // The job handler finishes the rest.
-    const handler = jobHandlers.get('idempotency.cleanup');
+    const handler = jobHandlers.get('idempotency.cleanup') as JobHandler | undefined;
     expect(handler).toBeDefined();
     await handler?.(short.ctx, { id: '1', kind: 'idempotency.cleanup', payload: {}, attempts: 0, max_attempts: 3 } satisfies Job);
     expect((await storedKeys(short, caller.workspaceId)).map((k) => k.key)).toEqual(['live']);

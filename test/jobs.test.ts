@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../src/db/db.js';
-import { claimJobs, completeJob, enqueue, failJob, rescheduleJob, type Job } from '../src/jobs/queue.js';
-import { JobRunner, type JobHandler } from '../src/jobs/runner.js';
+import { claimJobs, completeJob, completeJobs, enqueue, failJob, rescheduleJob, type Job } from '../src/jobs/queue.js';
+import { JobRunner, type AnyJobHandler, type JobBatchHandler, type JobHandler } from '../src/jobs/runner.js';
 import { createTestApp, onPostgres, type TestApp } from './helpers/app.js';
 
 let t: TestApp;
@@ -238,7 +238,7 @@ describe('JobRunner', () => {
   afterAll(async () => {
     await Promise.all(runners.map((r) => r.stop()));
   });
-  const runner = (handlers: Map<string, JobHandler>) => {
+  const runner = (handlers: Map<string, AnyJobHandler>) => {
     const r = new JobRunner(t.ctx, handlers);
     runners.push(r);
     return r;
@@ -393,5 +393,30 @@ describe('JobRunner', () => {
     await Promise.all([a.stop(), b.stop()]);
     expect(counts.size).toBe(60);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('hands the jobs of a batch kind to its handler together and retries only those it reports failed', async () => {
+    const k = kind();
+    const batches: number[][] = [];
+    const handler: JobBatchHandler = {
+      batch: async (ctx, jobs) => {
+        batches.push(jobs.map((job) => Number(job.payload.i)));
+        const bad = jobs.filter((job) => job.payload.i === 2);
+        await completeJobs(
+          ctx.db,
+          jobs.filter((job) => !bad.includes(job)).map((job) => job.id),
+        );
+        return new Map(bad.map((job) => [job.id, new Error('payout 2 is broken')]));
+      },
+    };
+    await t.ctx.db.tx(async (tx) => {
+      for (let i = 0; i < 5; i++) await enqueue(tx, { kind: k, payload: { i } });
+    });
+    const r = runner(new Map([[k, handler]]));
+    r.start();
+    await waitFor(async () => (await jobsOf(k)).length === 1 && (await jobsOf(k))[0]?.last_error === 'payout 2 is broken');
+    await r.stop();
+    expect(batches[0]?.sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(await jobsOf(k)).toMatchObject([{ status: 'queued', attempts: 1 }]);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../src/context.js';
 import { jobHandlers } from '../src/jobs/index.js';
 import type { Job } from '../src/jobs/queue.js';
+import type { JobHandler } from '../src/jobs/runner.js';
 import { recordEvent } from '../src/modules/events/events.service.js';
 import { dispatchEvents } from '../src/modules/webhooks/webhooks.repository.js';
 import { createTestApp, newWorkspace, type Caller, type TestApp } from './helpers/app.js';
@@ -21,7 +22,7 @@ const JOB: Job = { id: '0', kind: 'retention.sweep', payload: {}, attempts: 1, m
 
 /** One run of the retention job, as a worker would run it; its answer is when to run again (a backlog is left). */
 async function sweep(ctx: AppContext = t.ctx): Promise<Date | void> {
-  const handler = jobHandlers.get('retention.sweep');
+  const handler = jobHandlers.get('retention.sweep') as JobHandler | undefined;
   if (!handler) throw new Error('no retention.sweep job');
   return handler(ctx, JOB);
 }

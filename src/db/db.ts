@@ -23,7 +23,42 @@ export interface Db extends Sql {
   tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Runs `fn` holding a session-level advisory lock (used by migrations). */
   withAdvisoryLock<T>(name: string, fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * LISTENs on `channel`: `onMessage` gets each notification's payload once the notifying
+   * transaction commits. On PostgreSQL a connection of its own listens; when it is lost,
+   * `onListening(false)` is called and it listens again (`onListening(true)`) as soon as it can.
+   * Resolves once listening, with `heardAll` and `stop`.
+   */
+  listen(channel: string, handlers: ListenHandlers): Promise<Listening>;
   close(): Promise<void>;
+}
+
+export interface Listening {
+  /**
+   * Resolves once every notification committed before the call has reached `onMessage` (one
+   * round trip on the listening connection, shared by the calls that wait for the same one);
+   * rejects when that connection is lost.
+   */
+  heardAll: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+export interface ListenHandlers {
+  onMessage: (payload: string) => void;
+  onListening: (listening: boolean) => void;
+}
+
+/** Waits between attempts to listen again after the listening connection is lost: doubling, bounded. */
+const RELISTEN_DELAY_MS_MIN = 50;
+const RELISTEN_DELAY_MS_MAX = 5_000;
+
+/** How the connection that LISTENs shows in pg_stat_activity. */
+export const LISTENER_APPLICATION_NAME = 'corridor-listen';
+
+/** A channel name as an SQL identifier (LISTEN takes no parameter). */
+function channelIdentifier(channel: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
+  return channel;
 }
 
 /** First row or undefined. */
@@ -99,11 +134,53 @@ function makeTx(
 
 class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
+  /** The handlers of each channel this process LISTENs on. */
+  private readonly channels = new Map<string, Set<ListenHandlers>>();
+  /** The channels each pooled connection LISTENs on. */
+  private readonly heardBy = new WeakMap<pg.PoolClient, Set<string>>();
   constructor(private readonly pool: pg.Pool) {}
 
+  /**
+   * A pooled connection that LISTENs on every channel of this process, so that a change this
+   * process commits is heard (on the committing connection itself, before its COMMIT returns)
+   * before anything else runs here.
+   */
+  private async connection(): Promise<pg.PoolClient> {
+    const client = await this.pool.connect();
+    if (this.channels.size === 0) return client;
+    let heard = this.heardBy.get(client);
+    if (!heard) {
+      this.heardBy.set(client, (heard = new Set()));
+      client.on('notification', (n) => this.dispatch(n));
+    }
+    try {
+      for (const channel of this.channels.keys()) {
+        if (heard.has(channel)) continue;
+        await client.query(`LISTEN ${channel}`);
+        heard.add(channel);
+      }
+    } catch (err) {
+      client.release(true);
+      throw err;
+    }
+    return client;
+  }
+
+  private dispatch(n: pg.Notification): void {
+    for (const handlers of this.channels.get(n.channel) ?? []) handlers.onMessage(n.payload ?? '');
+  }
+
   async query<T>(text: string, params?: readonly unknown[]): Promise<T[]> {
-    const result = await this.pool.query(text, params as unknown[]);
-    return result.rows as T[];
+    const client = await this.connection();
+    try {
+      const result = await client.query(text, params as unknown[]);
+      client.release();
+      return result.rows as T[];
+    } catch (err) {
+      // An SQL error leaves the connection usable; anything else (a lost connection) does not.
+      client.release((err as { code?: string }).code === undefined);
+      throw err;
+    }
   }
 
   /**
@@ -113,7 +190,7 @@ class PostgresDb implements Db {
    * discarded on release.
    */
   private async checkout(): Promise<{ client: pg.PoolClient; release: (destroy?: boolean) => void }> {
-    const client = await this.pool.connect();
+    const client = await this.connection();
     const onError = (): void => undefined;
     client.on('error', onError);
     return {
@@ -178,7 +255,80 @@ class PostgresDb implements Db {
   }
 
   async exec(script: string): Promise<void> {
-    await this.pool.query(script);
+    await this.query(script);
+  }
+
+  async listen(channel: string, handlers: ListenHandlers): Promise<Listening> {
+    const statement = `LISTEN ${channelIdentifier(channel)}`;
+    const forChannel = this.channels.get(channel) ?? new Set();
+    this.channels.set(channel, forChannel.add(handlers));
+    let stopped = false;
+    let client: pg.Client | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    let delayMs = RELISTEN_DELAY_MS_MIN;
+    const connect = async (): Promise<void> => {
+      const c = new pg.Client({ ...this.pool.options, application_name: LISTENER_APPLICATION_NAME });
+      // Changes committed by other processes (this process's own are heard on the committing connection too).
+      c.on('notification', (n) => handlers.onMessage(n.payload ?? ''));
+      let lost = false;
+      const onLost = () => {
+        if (lost) return;
+        lost = true;
+        if (client === c) client = undefined;
+        handlers.onListening(false);
+        void c.end().catch(() => undefined);
+        if (!stopped) retry = setTimeout(() => void relisten(), delayMs);
+        delayMs = Math.min(delayMs * 2, RELISTEN_DELAY_MS_MAX);
+      };
+      c.on('error', onLost);
+      c.on('end', onLost);
+      try {
+        await c.connect();
+        await c.query(statement);
+      } catch (err) {
+        onLost();
+        throw err;
+      }
+      client = c;
+      delayMs = RELISTEN_DELAY_MS_MIN;
+      handlers.onListening(true);
+    };
+    const relisten = async () => {
+      if (stopped) return;
+      await connect().catch(() => undefined); // a failure schedules the next attempt
+    };
+    await relisten();
+    // A query on the listening connection is answered after the notifications committed before it
+    // was sent: callers that arrive while one is out wait for the next one.
+    let sent: Promise<void> | undefined;
+    let next: Promise<void> | undefined;
+    const heardAll = (): Promise<void> => {
+      if (next) return next;
+      if (!sent) {
+        if (!client) return Promise.reject(new Error('not listening'));
+        sent = client
+          .query('SELECT 1')
+          .then(() => undefined)
+          .finally(() => (sent = undefined));
+        return sent;
+      }
+      next = sent
+        .catch(() => undefined)
+        .then(() => {
+          next = undefined;
+          return heardAll();
+        });
+      return next;
+    };
+    return {
+      heardAll,
+      stop: async () => {
+        stopped = true;
+        forChannel.delete(handlers);
+        if (retry) clearTimeout(retry);
+        await client?.end().catch(() => undefined);
+      },
+    };
   }
 
   async close(): Promise<void> {
@@ -216,6 +366,18 @@ class PgliteDb implements Db {
 
   async exec(script: string): Promise<void> {
     await this.pglite.exec(script);
+  }
+
+  async listen(channel: string, handlers: ListenHandlers): Promise<Listening> {
+    // One connection in this process: notifications arrive as the notifying transaction commits.
+    const unlisten = await this.pglite.listen(channelIdentifier(channel), handlers.onMessage);
+    handlers.onListening(true);
+    return {
+      heardAll: async () => undefined,
+      stop: async () => {
+        if (!this.pglite.closed) await unlisten();
+      },
+    };
   }
 
   async close(): Promise<void> {

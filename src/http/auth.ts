@@ -2,12 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
-import { maybeOne } from '../db/db.js';
-import { isUuid } from '../lib/ids.js';
 import { hashSecret } from '../lib/secrets.js';
 import { hasScope, type Capability, type Scope } from '../modules/auth/scopes.js';
 import { findOperatorKey } from '../modules/operator/operator.service.js';
 import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore } from './auth-failures.js';
+import { CredentialCache } from './credential-cache.js';
 import { AppError, forbidden, unauthorized } from './errors.js';
 
 /** Who is calling and which account the call acts on. */
@@ -44,18 +43,6 @@ declare module 'fastify' {
   }
 }
 
-interface CredentialRow {
-  scopes: string[];
-  status: string;
-  workspace_id: string;
-  workspace_status: string;
-  disabled_capabilities: string[];
-  enabled_currencies: string[];
-  settings: Record<string, unknown>;
-  sub_account_id: string | null;
-}
-
-/** The credentials of `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 7235 §2.1). */
 function bearerToken(req: FastifyRequest): string | undefined {
   const header = req.headers.authorization;
   if (!header) return undefined;
@@ -63,7 +50,7 @@ function bearerToken(req: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-async function authenticateWorkspace(ctx: AppContext, req: FastifyRequest): Promise<void> {
+async function authenticateWorkspace(ctx: AppContext, credentials: CredentialCache, req: FastifyRequest): Promise<void> {
   const token = bearerToken(req);
   if (!token) throw unauthorized(req.headers.authorization ? 'Malformed authorization header' : 'Missing bearer token');
   const claims = await ctx.keys.verify(token, ctx.config.publicBaseUrl, ctx.config.audience);
@@ -71,19 +58,12 @@ async function authenticateWorkspace(ctx: AppContext, req: FastifyRequest): Prom
 
   const subHeader = req.headers['service-account-id'];
   const subAccountId = typeof subHeader === 'string' && subHeader !== '' ? subHeader : undefined;
-  // One round trip: the credential's current scopes, its workspace, and the named sub-account if owned.
-  const row = await maybeOne<CredentialRow>(
-    ctx.db,
-    `SELECT c.scopes, c.status, c.workspace_id, w.status AS workspace_status, w.disabled_capabilities, w.enabled_currencies, w.settings,
-            (SELECT a.id FROM accounts a
-              WHERE a.id = $3::uuid AND a.workspace_id = c.workspace_id AND a.account_type = 'sub') AS sub_account_id
-       FROM credentials c JOIN workspaces w ON w.id = c.workspace_id
-      WHERE c.client_id = $1::uuid AND c.workspace_id = $2::uuid`,
-    [claims.sub, claims.wid, subAccountId && isUuid(subAccountId) ? subAccountId : null],
-  );
+  // The credential's current scopes and its workspace, and whether the named sub-account is owned:
+  // remembered until a change to any of them is announced (no query on most requests).
+  const { grant: row, ownsSubAccount } = await credentials.read(claims.sub, claims.wid, subAccountId);
   if (!row || row.status !== 'active') throw unauthorized('Invalid or expired token');
   if (row.workspace_status !== 'active') throw forbidden('WORKSPACE_SUSPENDED', 'The workspace is suspended');
-  if (subAccountId !== undefined && !row.sub_account_id) {
+  if (subAccountId !== undefined && !ownsSubAccount) {
     throw forbidden('not_account_owner', 'Service-Account-Id names an account this credential does not own');
   }
   const config = req.routeOptions.config;
@@ -97,8 +77,8 @@ async function authenticateWorkspace(ctx: AppContext, req: FastifyRequest): Prom
     workspaceId: row.workspace_id,
     clientId: claims.sub,
     scopes: row.scopes,
-    accountId: row.sub_account_id ?? row.workspace_id,
-    subAccountId: row.sub_account_id ?? undefined,
+    accountId: ownsSubAccount && subAccountId !== undefined ? subAccountId : row.workspace_id,
+    subAccountId: ownsSubAccount ? subAccountId : undefined,
     workspace: { settings: row.settings, enabledCurrencies: row.enabled_currencies, disabledCapabilities: row.disabled_capabilities },
   };
 }
@@ -141,9 +121,12 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContex
   app.decorate('authFailures', failures);
   app.decorateRequest('auth', undefined as unknown as AuthContext);
   app.decorateRequest('operator', undefined);
+  const credentials = new CredentialCache(opts.ctx.db, opts.ctx.config.limits.authCacheEntriesMax);
+  await credentials.start();
+  app.addHook('onClose', async () => credentials.stop());
   app.addHook('onRequest', async (req) => {
     const mode = req.routeOptions.config.auth ?? 'none';
-    if (mode === 'workspace') await authenticateWorkspace(opts.ctx, req);
+    if (mode === 'workspace') await authenticateWorkspace(opts.ctx, credentials, req);
     else if (mode === 'operator') await authenticateOperator(opts.ctx, failures, req);
   });
 });

@@ -1,21 +1,21 @@
 import type { AppContext } from '../context.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
-import { payoutStepJob } from '../modules/payouts/payouts.jobs.js';
+import { payoutStepJobs } from '../modules/payouts/payouts.jobs.js';
 import { PAYOUT_STEP_JOB } from '../modules/payouts/payouts.lifecycle.js';
 import { deleteExpiredUploads } from '../modules/storage/uploads.service.js';
 import { WebhookEngine } from '../modules/webhooks/delivery-engine.js';
 import { RETENTION_JOB, retentionSweep } from './retention.js';
-import { JobRunner, type JobHandler, type Recurring } from './runner.js';
+import { JobRunner, type AnyJobHandler, type Recurring } from './runner.js';
 
 /** Every job kind and its handler. Modules add theirs here. */
-export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobHandler>([
+export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, AnyJobHandler>([
   [
     'idempotency.cleanup',
     async (ctx) => {
       await deleteExpiredIdempotencyKeys(ctx);
     },
   ],
-  [PAYOUT_STEP_JOB, payoutStepJob],
+  [PAYOUT_STEP_JOB, payoutStepJobs],
   [RETENTION_JOB, retentionSweep],
   [
     'uploads.cleanup',

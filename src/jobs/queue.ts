@@ -48,7 +48,13 @@ export async function claimJobs(sql: Sql, workerId: string, batchMax: number, le
 }
 
 export async function completeJob(sql: Sql, id: string): Promise<void> {
-  await sql.query('DELETE FROM jobs WHERE id = $1::bigint', [id]);
+  await completeJobs(sql, [id]);
+}
+
+/** Retires many jobs with one statement. */
+export async function completeJobs(sql: Sql, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql.query('DELETE FROM jobs WHERE id = ANY($1::bigint[])', [ids]);
 }
 
 /** Reschedules with exponential backoff, or marks failed once its attempts are spent. */

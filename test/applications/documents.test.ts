@@ -3,6 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobHandler } from '../../src/jobs/runner.js';
 import { jobHandlers } from '../../src/jobs/index.js';
 import { createStorage } from '../../src/modules/storage/storage.js';
 import { createTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
@@ -191,7 +192,7 @@ describe('document upload through a signed URL', () => {
     expect(filesUnder(shortDir)).toEqual([]);
     // The uploads.cleanup job forgets the slots that expired unfilled.
     await new Promise((r) => setTimeout(r, 400));
-    await jobHandlers.get('uploads.cleanup')?.(short.ctx, undefined as never);
+    await (jobHandlers.get('uploads.cleanup') as JobHandler | undefined)?.(short.ctx, undefined as never);
     const left = await short.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM uploads WHERE uploaded_at IS NULL');
     expect(left[0]?.n).toBe(0);
   });

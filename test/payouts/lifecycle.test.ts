@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunner } from '../../src/jobs/index.js';
+import { enqueue } from '../../src/jobs/queue.js';
 import type { JobRunner } from '../../src/jobs/runner.js';
+import { PAYOUT_STEP_JOB } from '../../src/modules/payouts/payouts.lifecycle.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { ADA, balance, payingWorkspace, eventTypesOf, fund, ref, saveBeneficiary, waitFor, type PayoutView } from './helpers.js';
 
@@ -123,5 +125,19 @@ describe('the sandbox walks a payout to each terminal state through the public A
     expect(created.beneficiaryId).toMatch(/^[0-9a-f-]{36}$/);
     const b = await c.request('GET', `/v1/beneficiaries/${created.beneficiaryId}`);
     expect(b.statusCode).toBe(200);
+  });
+
+  it('steps payouts in batches where one bad step job fails alone and the others still move', async () => {
+    const created = await Promise.all(['21.00', '22.00', '23.00'].map((amount) => pay(amount)));
+    // A step job whose payout cannot even be read, due with the others so one claim takes them together.
+    await enqueue(t.ctx.db, { kind: PAYOUT_STEP_JOB, payload: { payoutId: 'not-a-payout-id' }, maxAttempts: 20 });
+    for (const p of created) await waitFor(c, p.id, (v) => v.status === 'paid');
+    const [bad] = await t.ctx.db.query<{ status: string; last_error: string | null }>(
+      "SELECT status, last_error FROM jobs WHERE kind = $1 AND payload->>'payoutId' = 'not-a-payout-id'",
+      [PAYOUT_STEP_JOB],
+    );
+    expect(bad?.status).toBe('queued');
+    expect(bad?.last_error).toBeTruthy();
+    await t.ctx.db.query("DELETE FROM jobs WHERE payload->>'payoutId' = 'not-a-payout-id'");
   });
 });

@@ -20,17 +20,27 @@ export interface NewEvent {
  * change it describes does. Delivery to webhook endpoints reads the outbox afterwards.
  */
 export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
-  const id = newEventId();
-  await tx.query('INSERT INTO events (id, workspace_id, account_id, type, data, test, deliverable) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-    id,
-    event.workspaceId,
-    event.accountId ?? null,
-    event.type,
-    JSON.stringify(event.data),
-    event.test ?? false,
-    event.deliverable ?? true,
-  ]);
-  return id;
+  return (await recordEvents(tx, [event]))[0] as string;
+}
+
+/** Writes many events to the outbox with one statement, in the caller's transaction, in order. */
+export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const ids = events.map(() => newEventId());
+  await tx.query(
+    `INSERT INTO events (id, workspace_id, account_id, type, data, test, deliverable)
+     SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::boolean[], $7::boolean[])`,
+    [
+      ids,
+      events.map((e) => e.workspaceId),
+      events.map((e) => e.accountId ?? null),
+      events.map((e) => e.type),
+      events.map((e) => JSON.stringify(e.data)),
+      events.map((e) => e.test ?? false),
+      events.map((e) => e.deliverable ?? true),
+    ],
+  );
+  return ids;
 }
 
 /** The API view of an event: the webhook envelope, plus the sub-account it concerns (null: the workspace's own). */

@@ -1,32 +1,70 @@
-import type { JobHandler } from '../../jobs/runner.js';
-import { completeJob } from '../../jobs/queue.js';
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/db.js';
+import type { JobBatchHandler } from '../../jobs/runner.js';
+import { completeJobs, enqueueMany, type Job } from '../../jobs/queue.js';
 import { formatAmount } from '../../lib/money.js';
 import { payoutProviderFor } from '../../providers/index.js';
-import { findPayoutById } from './payouts.repository.js';
-import { applyMove, scheduleStep } from './payouts.lifecycle.js';
+import { lockCustomersAvailable } from '../ledger/ledger.repository.js';
+import { applyMoves, movePostsToLedger, stepJob, type MoveRequest } from './payouts.lifecycle.js';
+import { findPayoutsByIds } from './payouts.steps.repository.js';
 
 /**
- * One provider step of a payout: read it, ask its provider what comes next, apply that move and
- * schedule the next look, and retire this job, all in one transaction. A crash before commit
- * leaves the job to run again; after commit, the work and the job's end are one fact.
+ * Provider steps of many payouts in one transaction: read them and retire their jobs with one
+ * statement each, ask each provider what comes next, lock the balances those moves post to with one,
+ * apply the moves (`applyMoves`: the compare-and-sets in one statement, each ledger posting, the
+ * events in one) and schedule the next looks with one. A crash before commit leaves every job to run
+ * again; after commit, the work and the jobs' end are one fact. Two jobs for one payout in a batch
+ * step it once.
  */
-export const payoutStepJob: JobHandler = async (ctx, job) => {
-  const payoutId = String(job.payload.payoutId);
-  await ctx.db.tx(async (tx) => {
-    const row = await findPayoutById(tx, payoutId);
-    await completeJob(tx, job.id);
-    if (!row) return;
-    const provider = payoutProviderFor(ctx.config, row.provider);
-    const step = provider.nextStep({
+async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> {
+  const rows = await findPayoutsByIds(tx, [...new Set(jobs.map((job) => String(job.payload.payoutId)))]);
+  await completeJobs(
+    tx,
+    jobs.map((job) => job.id),
+  );
+  const planned = rows.map((row) => ({
+    row,
+    step: payoutProviderFor(ctx.config, row.provider).nextStep({
       status: row.status,
       amount: formatAmount(BigInt(row.amount_minor), row.currency),
       currency: row.currency,
       reverted: row.reverted_at !== null,
-    });
-    if (step.move !== 'none') {
-      const moved = await applyMove(tx, row, step.move, step.failureReason);
-      if (!moved) return; // moved by someone else meanwhile; their move decides what follows
+    }),
+  }));
+  const moving = planned.flatMap(({ row, step }): MoveRequest[] => (step.move === 'none' ? [] : [{ row, move: step.move, failureReason: step.failureReason }]));
+  // The balances these moves post to, locked up front in the order payout creation locks them (by
+  // ledger account id), so a batch of steps and a batch of new payouts never deadlock.
+  const balances = moving.filter(({ move }) => movePostsToLedger(move)).map(({ row }) => ({ accountId: row.account_id, currency: row.funding_currency }));
+  if (balances.length > 0) await lockCustomersAvailable(tx, balances);
+  const moved = await applyMoves(tx, moving);
+  // A payout moved by someone else meanwhile: their move decides what follows.
+  const lost = new Set(moving.filter((_, i) => !moved[i]).map(({ row }) => row.id));
+  await enqueueMany(
+    tx,
+    planned.flatMap(({ row, step }) => (step.nextInMs === null || lost.has(row.id) ? [] : [stepJob(row.id, step.nextInMs)])),
+  );
+}
+
+/**
+ * `payout.step` jobs, a claim's worth at once. When the batch's transaction fails, each job runs
+ * again in a transaction of its own, so one bad payout fails only its own job.
+ */
+export const payoutStepJobs: JobBatchHandler = {
+  batch: async (ctx, jobs) => {
+    const failures = new Map<string, unknown>();
+    try {
+      await ctx.db.tx((tx) => stepPayouts(ctx, tx, jobs));
+      return failures;
+    } catch (err) {
+      if (jobs.length === 1) return failures.set((jobs[0] as Job).id, err);
     }
-    if (step.nextInMs !== null) await scheduleStep(tx, payoutId, step.nextInMs);
-  });
+    for (const job of jobs) {
+      try {
+        await ctx.db.tx((tx) => stepPayouts(ctx, tx, [job]));
+      } catch (err) {
+        failures.set(job.id, err);
+      }
+    }
+    return failures;
+  },
 };

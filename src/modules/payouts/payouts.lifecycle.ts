@@ -2,12 +2,13 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { assert } from '../../lib/assert.js';
-import { enqueue } from '../../jobs/queue.js';
+import { enqueue, type NewJob } from '../../jobs/queue.js';
 import { payoutProviderFor } from '../../providers/index.js';
-import { recordEvent } from '../events/events.service.js';
+import { recordEvents, type NewEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
 import { payoutData } from './payouts.read.js';
-import * as repo from './payouts.repository.js';
+import * as stepsRepo from './payouts.steps.repository.js';
+import type { StatusChange } from './payouts.steps.repository.js';
 import type { PayoutRow } from './payouts.repository.js';
 import { MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type PayoutMove } from './payouts.transitions.js';
 
@@ -24,8 +25,14 @@ function holdCounterparty(row: PayoutRow) {
   return row.quote_id ? { system: 'fx_desk' as const } : { system: 'provider_clearing' as const, code: row.route };
 }
 
+/** Whether a move posts to the ledger (and so locks the payout's balance); `process` does not. */
+export function movePostsToLedger(move: PayoutMove): boolean {
+  return move !== 'process';
+}
+
 /** The ledger side of a move, in the transaction of the move itself. */
 async function postForMove(tx: Tx, row: PayoutRow, move: PayoutMove): Promise<void> {
+  if (!movePostsToLedger(move)) return;
   const customer = { customer: row.account_id, workspaceId: row.workspace_id };
   const holds = [row.hold_transfer_id, row.fee_transfer_id].filter((id): id is string => id !== null);
   switch (move) {
@@ -82,30 +89,61 @@ async function postForMove(tx: Tx, row: PayoutRow, move: PayoutMove): Promise<vo
   }
 }
 
+/** A move asked of one payout, as its caller read it. */
+export interface MoveRequest {
+  row: PayoutRow;
+  move: PayoutMove;
+  failureReason?: string | undefined;
+}
+
 /**
  * Applies a move to a payout as one compare-and-set with its ledger posting and its event, in the
  * caller's transaction. Returns undefined when the payout is no longer in a state the move starts
  * from (someone else moved it first).
  */
 export async function applyMove(tx: Tx, row: PayoutRow, move: PayoutMove, failureReason?: string): Promise<PayoutRow | undefined> {
-  const to = MOVE_TARGET[move];
-  if (!MOVE_FROM[move].includes(row.status)) return undefined;
-  assert(canMove(row.status, to), `payout transition ${row.status} → ${to} is in the table`);
-  const moved = await repo.moveStatus(tx, row.id, row.status, to, {
-    failureReason: move === 'fail' || move === 'revert' ? (failureReason ?? 'failed') : null,
-    completed: move === 'pay',
-    reverted: move === 'revert',
-  });
-  if (!moved) return undefined;
-  await postForMove(tx, row, move);
-  await recordEvent(tx, {
-    workspaceId: moved.workspace_id,
-    accountId: moved.account_id === moved.workspace_id ? undefined : moved.account_id,
-    type: MOVE_EVENT[move],
-    data: payoutEventData(moved),
-    deliverable: move !== 'revert', // the spec: payout.reverted is recorded but not yet delivered
-  });
-  return moved;
+  return (await applyMoves(tx, [{ row, move, failureReason }]))[0];
+}
+
+/**
+ * Applies moves to many payouts (one each) in the caller's transaction: the compare-and-sets in one
+ * statement, then each moved payout's ledger posting, then their events in one statement. Returns,
+ * for each request in order, the payout as moved, or undefined where it was no longer in a state the
+ * move starts from. A single move is a batch of one (`applyMove`).
+ */
+export async function applyMoves(tx: Tx, requests: readonly MoveRequest[]): Promise<(PayoutRow | undefined)[]> {
+  assert(new Set(requests.map((r) => r.row.id)).size === requests.length, 'one move per payout in a batch');
+  const changes: StatusChange[] = [];
+  for (const { row, move, failureReason } of requests) {
+    if (!MOVE_FROM[move].includes(row.status)) continue;
+    const to = MOVE_TARGET[move];
+    assert(canMove(row.status, to), `payout transition ${row.status} → ${to} is in the table`);
+    changes.push({
+      id: row.id,
+      from: row.status,
+      to,
+      failureReason: move === 'fail' || move === 'revert' ? (failureReason ?? 'failed') : null,
+      completed: move === 'pay',
+      reverted: move === 'revert',
+    });
+  }
+  const movedById = new Map((await stepsRepo.moveStatuses(tx, changes)).map((moved) => [moved.id, moved]));
+  const results = requests.map(({ row }) => movedById.get(row.id));
+  const events: NewEvent[] = [];
+  for (const [i, { row, move }] of requests.entries()) {
+    const moved = results[i];
+    if (!moved) continue;
+    await postForMove(tx, row, move);
+    events.push({
+      workspaceId: moved.workspace_id,
+      accountId: moved.account_id === moved.workspace_id ? undefined : moved.account_id,
+      type: MOVE_EVENT[move],
+      data: payoutEventData(moved),
+      deliverable: move !== 'revert', // the spec: payout.reverted is recorded but not yet delivered
+    });
+  }
+  await recordEvents(tx, events);
+  return results;
 }
 
 /** A move asked for through the API (cancel, sandbox, operator): 404 unknown, 409 from a state it cannot start from. */
@@ -126,7 +164,12 @@ export async function requestMove(
   return moved;
 }
 
+/** The job of the provider's next look at a payout, in `inMs`. */
+export function stepJob(payoutId: string, inMs: number): NewJob {
+  return { kind: PAYOUT_STEP_JOB, payload: { payoutId }, runAt: new Date(Date.now() + inMs), maxAttempts: 20 };
+}
+
 /** Schedules the provider's next look at a payout, in the caller's transaction. */
 export async function scheduleStep(tx: Tx, payoutId: string, inMs: number): Promise<void> {
-  await enqueue(tx, { kind: PAYOUT_STEP_JOB, payload: { payoutId }, runAt: new Date(Date.now() + inMs), maxAttempts: 20 });
+  await enqueue(tx, stepJob(payoutId, inMs));
 }

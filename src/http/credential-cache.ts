@@ -1,0 +1,133 @@
+import type { Db, Listening, Sql } from '../db/db.js';
+import { maybeOne } from '../db/db.js';
+import { isUuid } from '../lib/ids.js';
+
+/**
+ * The channel on which every change to what authentication reads (a credential's scopes or status,
+ * a workspace's status, settings, currencies or capabilities, a sub-account's owner) is announced,
+ * by triggers (migration 0008), in the changing transaction; the payload is the workspace id.
+ */
+export const AUTH_CHANGES_CHANNEL = 'corridor_auth_changes';
+
+/** A credential as authentication uses it, with its workspace. */
+export interface CredentialGrant {
+  scopes: string[];
+  status: string;
+  workspace_id: string;
+  workspace_status: string;
+  disabled_capabilities: string[];
+  enabled_currencies: string[];
+  settings: Record<string, unknown>;
+}
+
+/** One round trip: the credential's current scopes, its workspace, and the named sub-account if that workspace owns it. */
+async function readGrant(sql: Sql, clientId: string, workspaceId: string, subAccountId: string | null): Promise<(CredentialGrant & { sub_account_id: string | null }) | undefined> {
+  return maybeOne(
+    sql,
+    `SELECT c.scopes, c.status, c.workspace_id, w.status AS workspace_status, w.disabled_capabilities, w.enabled_currencies, w.settings,
+            (SELECT a.id FROM accounts a
+              WHERE a.id = $3::uuid AND a.workspace_id = c.workspace_id AND a.account_type = 'sub') AS sub_account_id
+       FROM credentials c JOIN workspaces w ON w.id = c.workspace_id
+      WHERE c.client_id = $1::uuid AND c.workspace_id = $2::uuid`,
+    [clientId, workspaceId, subAccountId],
+  );
+}
+
+async function ownsSubAccount(sql: Sql, workspaceId: string, subAccountId: string): Promise<boolean> {
+  const row = await maybeOne(sql, `SELECT 1 FROM accounts WHERE id = $1::uuid AND workspace_id = $2::uuid AND account_type = 'sub'`, [subAccountId, workspaceId]);
+  return row !== undefined;
+}
+
+/**
+ * Credentials (with their workspaces) and owned sub-accounts as last read, so a request needs no
+ * query of its own for them. It is used only while this process LISTENs for changes: a
+ * notification drops the workspace's entries at the changing transaction's commit, in every
+ * process, and before a remembered entry is used the listening connection confirms every earlier
+ * notification has arrived (one trivial round trip shared by the requests waiting at that moment).
+ * While the listening connection is lost, everything is forgotten and every request reads. Only
+ * what exists is remembered (an unknown credential or sub-account is read again each time).
+ */
+export class CredentialCache {
+  private readonly grants = new Map<string, CredentialGrant>();
+  /** `workspaceId:accountId` of sub-accounts known to belong to that workspace. */
+  private readonly subAccounts = new Set<string>();
+  private listening = false;
+  /** Counts forgets: a read that saw one happen while it ran is not remembered (it may be stale). */
+  private generation = 0;
+  private listener: Listening | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly entriesMax: number,
+  ) {}
+
+  async start(): Promise<void> {
+    this.listener = await this.db.listen(AUTH_CHANGES_CHANNEL, {
+      onMessage: (workspaceId) => this.forgetWorkspace(workspaceId),
+      onListening: (listening) => {
+        this.forgetAll();
+        this.listening = listening;
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.listening = false;
+    this.forgetAll();
+    await this.listener?.stop();
+  }
+
+  /**
+   * The credential `clientId` of `workspaceId` (undefined when there is none), and whether the
+   * workspace owns the sub-account `subAccountId` (false when none is named).
+   */
+  async read(clientId: string, workspaceId: string, subAccountId: string | undefined): Promise<{ grant: CredentialGrant | undefined; ownsSubAccount: boolean }> {
+    const subId = subAccountId !== undefined && isUuid(subAccountId) ? subAccountId : undefined;
+    const key = `${clientId}:${workspaceId}`;
+    const subKey = `${workspaceId}:${subId}`;
+    const generation = this.generation;
+    let cached = this.listening ? this.grants.get(key) : undefined;
+    if (cached) {
+      // What was remembered is trusted only once every change committed before this request is
+      // heard (in another process, the request may arrive before the notification).
+      const heard = await this.listener?.heardAll().then(
+        () => true,
+        () => false,
+      );
+      cached = heard ? this.grants.get(key) : undefined;
+    }
+    if (cached) {
+      if (subId === undefined) return { grant: cached, ownsSubAccount: false };
+      if (this.subAccounts.has(subKey)) return { grant: cached, ownsSubAccount: true };
+      const owned = await ownsSubAccount(this.db, workspaceId, subId);
+      if (owned) this.remember(generation, () => this.subAccounts.add(subKey));
+      return { grant: cached, ownsSubAccount: owned };
+    }
+    const row = await readGrant(this.db, clientId, workspaceId, subId ?? null);
+    if (!row) return { grant: undefined, ownsSubAccount: false };
+    const { sub_account_id: owned, ...grant } = row;
+    this.remember(generation, () => {
+      this.grants.set(key, grant);
+      if (owned) this.subAccounts.add(subKey);
+    });
+    return { grant, ownsSubAccount: owned !== null };
+  }
+
+  private remember(generation: number, store: () => void): void {
+    if (!this.listening || generation !== this.generation) return;
+    if (this.grants.size + this.subAccounts.size >= this.entriesMax) this.forgetAll();
+    store();
+  }
+
+  private forgetWorkspace(workspaceId: string): void {
+    this.generation++;
+    for (const [key, grant] of this.grants) if (grant.workspace_id === workspaceId) this.grants.delete(key);
+    for (const key of this.subAccounts) if (key.startsWith(`${workspaceId}:`)) this.subAccounts.delete(key);
+  }
+
+  private forgetAll(): void {
+    this.generation++;
+    this.grants.clear();
+    this.subAccounts.clear();
+  }
+}
