@@ -30,6 +30,7 @@ import { serviceRoutes } from './modules/service/service.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createStorage } from './modules/storage/storage.js';
 import { uploadRoutes } from './modules/storage/uploads.routes.js';
+import { virtualAccountRoutes } from './modules/virtual-accounts/virtual-accounts.routes.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -199,6 +200,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const storage = createStorage(ctx.config, ctx.box);
   uploadRoutes(app, ctx, storage);
   applicationRoutes(app, ctx, storage);
+  virtualAccountRoutes(app, ctx);
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   return app;
