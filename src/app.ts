@@ -31,6 +31,7 @@ import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createStorage } from './modules/storage/storage.js';
 import { uploadRoutes } from './modules/storage/uploads.routes.js';
 import { virtualAccountRoutes } from './modules/virtual-accounts/virtual-accounts.routes.js';
+import { depositRoutes } from './modules/deposits/deposits.routes.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -201,6 +202,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   uploadRoutes(app, ctx, storage);
   applicationRoutes(app, ctx, storage);
   virtualAccountRoutes(app, ctx);
+  depositRoutes(app, ctx);
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   return app;
