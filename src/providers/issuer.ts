@@ -31,6 +31,8 @@ export interface IssueRequest {
   /** The owner's name as on record: the account holder name. */
   holderName: string;
   country: string;
+  /** The document types on record with the owner's approved application. */
+  documents: readonly string[];
 }
 
 /** What an issuer answers to a request. */

@@ -60,8 +60,8 @@ export function simulatedDetails(input: IssueRequest): BankDetails {
 
 /**
  * The sandbox issuer of one currency family. Outcomes follow the owner's name (the account holder),
- * so they can be asked for: a name containing "verify" needs more verification (and keeps needing
- * it); for EUR, GBP and NGN one containing "refuse" is refused on the request. Otherwise EUR, GBP and
+ * so they can be asked for: a name containing "verify" needs more verification until the owner's
+ * approved application carries a `proof_of_address` (verification passes); for EUR, GBP and NGN one containing "refuse" is refused on the request. Otherwise EUR, GBP and
  * NGN are issued at once, and XOF, XAF, GHS and USD are pending until approved or refused out of band
  * (POST /v1/sandbox/virtual-accounts/{id}/approve or /fail). Counts the calls it receives.
  */
@@ -75,7 +75,7 @@ export class SimulatedIssuer implements Issuer {
     const name = input.holderName.toLowerCase();
     const mode = VIRTUAL_ACCOUNT_APPROVAL[input.currency];
     if (name.includes('refuse') && mode !== 'after_creation') return { kind: 'refused', code: 'VIRTUAL_ACCOUNT_REFUSED', detail: 'The issuing bank refused to open the account' };
-    if (name.includes('verify')) {
+    if (name.includes('verify') && !input.documents.includes('proof_of_address')) {
       return { kind: 'refused', code: 'VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED', detail: 'The issuing bank needs verification beyond the application; contact support' };
     }
     return mode === 'after_creation' ? { kind: 'pending' } : { kind: 'issued', details: simulatedDetails(input) };

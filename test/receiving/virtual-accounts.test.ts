@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuersFor } from '../../src/providers/issuers.js';
 import { createTestApp, newWorkspace, onPostgres, operator, type Caller, type TestApp } from '../helpers/app.js';
-import { completeBusiness } from '../applications/helpers.js';
+import { addDocument, completeBusiness } from '../applications/helpers.js';
 import {
   approveOnboarding,
   asSub,
@@ -207,6 +207,25 @@ describe('VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED', () => {
     expect(issuerCalls()).toBe(before + 3);
     expect(await list(c)).toEqual([]);
     expect(await eventsOfType(c, 'virtual_account.')).toEqual([]);
+  });
+
+  it('issues once verification passes (sandbox: a proof of address on record), asking the issuer only after the memo', async () => {
+    const c = await receivingWorkspace(t.app, { name: 'Verify Later SARL' });
+    expectProblem(await c.request('POST', '/v1/virtual-accounts', { currency: 'XOF' }), 409, 'VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED');
+    // A new application, approved with a proof of address.
+    const { application, personId } = await completeBusiness(t.app, c);
+    await addDocument(t.app, c, application.id, 'proof_of_address', personId);
+    await c.request('POST', `/v2/applications/${application.id}/submit`);
+    expect((await c.request('POST', `/v1/sandbox/applications/${application.id}/review`, { decision: 'approve' })).statusCode).toBe(200);
+    const before = issuerCalls();
+    // Within ten minutes of the refusal, the answer is still the refusal, without asking.
+    expectProblem(await c.request('POST', '/v1/virtual-accounts', { currency: 'XOF' }), 409, 'VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED');
+    expect(issuerCalls()).toBe(before);
+    await t.ctx.db.query("UPDATE virtual_account_refusals SET refused_at = refused_at - interval '10 minutes 1 second' WHERE workspace_id = $1", [c.workspaceId]);
+    expect((await requestAccount(c, 'XOF')).status).toBe('pending');
+    expect(issuerCalls()).toBe(before + 1);
+    expect((await requestAccount(c, 'XOF', 200)).status).toBe('pending');
+    expect(issuerCalls()).toBe(before + 1);
   });
 
   it('replays a keyed refusal and stores it as problem details', async () => {

@@ -281,6 +281,8 @@ export interface OnboardingStanding {
   missingDocuments: string[];
   /** Whether terms are accepted at `termsVersion` on the approved application. */
   termsAccepted: boolean;
+  /** The document types on record with the approved application (what an issuer may verify against). */
+  documentTypes: string[];
 }
 
 const DOCUMENTS_FOR_RECEIVING: Record<'business' | 'individual', readonly string[]> = {
@@ -290,11 +292,12 @@ const DOCUMENTS_FOR_RECEIVING: Record<'business' | 'individual', readonly string
 
 export async function onboardingStanding(sql: Sql, owner: Scope, termsVersion: string): Promise<OnboardingStanding> {
   const approved = await repo.latestApproved(sql, owner.workspaceId, owner.subAccountId);
-  if (!approved) return { approved: false, missingDocuments: [...DOCUMENTS_FOR_RECEIVING.business], termsAccepted: false };
+  if (!approved) return { approved: false, missingDocuments: [...DOCUMENTS_FOR_RECEIVING.business], termsAccepted: false, documentTypes: [] };
   const present = new Set<string>(approved.document_types);
   return {
     approved: true,
     missingDocuments: DOCUMENTS_FOR_RECEIVING[approved.application_type].filter((type) => !present.has(type)),
     termsAccepted: approved.terms_version === termsVersion,
+    documentTypes: [...present],
   };
 }

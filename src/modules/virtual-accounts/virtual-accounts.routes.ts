@@ -56,7 +56,7 @@ export function virtualAccountRoutes(app: FastifyInstance, ctx: AppContext): voi
           'EUR, GBP: approved before creation, so `active` at once (`virtual_account.active`); the issuer\'s refusal is a 422 `VIRTUAL_ACCOUNT_REFUSED` on this request.',
           'NGN: no event; 422 `VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED` in production.',
           'Refusals: 409 `KYB_INCOMPLETE` (no approved application with its documents and terms at the current version; nothing reaches the issuer), 409 `VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED` (repeated until verification passes; a repeat within 10 minutes of the last refusal is answered from it without asking the issuer), 409 `VIRTUAL_ACCOUNT_DEACTIVATED`.',
-          'Sandbox: an account holder name (the workspace or sub-account name) containing "verify" gets VERIFICATION_REQUIRED, and for EUR, GBP, NGN one containing "refuse" gets VIRTUAL_ACCOUNT_REFUSED.',
+          'Sandbox: an account holder name (the workspace or sub-account name) containing "verify" gets VERIFICATION_REQUIRED until an approved application of the account carries a proof_of_address, and for EUR, GBP, NGN one containing "refuse" gets VIRTUAL_ACCOUNT_REFUSED.',
           'Bank details are never in this answer or in events: read them from GET /v1/virtual-accounts once active.',
         ].join(' '),
         body: VirtualAccountRequest,

@@ -65,9 +65,9 @@ export function assertVirtualAccountCurrency(currency: string, enabledCurrencies
   if (!enabledCurrencies.includes(currency)) throw fieldError('currency', `currency ${currency} is not enabled for this workspace`, 'CURRENCY_NOT_ENABLED');
 }
 
-async function issueRequest(sql: Sql, workspaceId: string, accountId: string, currency: string): Promise<IssueRequest> {
+async function issueRequest(sql: Sql, workspaceId: string, accountId: string, currency: string, documents: readonly string[] = []): Promise<IssueRequest> {
   const account = await getAccount(sql, workspaceId, accountId);
-  return { accountId, currency, holderName: account.name, country: account.country };
+  return { accountId, currency, holderName: account.name, country: account.country, documents };
 }
 
 /** The documents and terms the owner must still provide before asking (GET /v1/virtual-accounts/requirements). */
@@ -104,7 +104,7 @@ export async function requestVirtualAccount(ctx: AppContext, tx: Tx, owner: Owne
   if (memo) return { kind: 'refused', error: refusalError(memo.code, memo.detail) };
 
   const issuer = issuersFor(ctx.config).forCurrency(currency);
-  const input = await issueRequest(tx, owner.workspaceId, owner.accountId, currency);
+  const input = await issueRequest(tx, owner.workspaceId, owner.accountId, currency, standing.documentTypes);
   const answer = await issuer.request(input);
   if (answer.kind === 'refused') {
     await repo.recordRefusal(tx, { accountId: owner.accountId, currency, workspaceId: owner.workspaceId, code: answer.code, detail: answer.detail });
