@@ -33,6 +33,11 @@ async function balance(c: Caller, currency: string): Promise<string | undefined>
   return res.json<{ balances: { currency: string; balance: string }[] }>().balances.find((b) => b.currency === currency)?.balance;
 }
 
+async function pendingIn(c: Caller, currency: string): Promise<string | undefined> {
+  const res = await c.request('GET', '/v1/ledger/balances');
+  return res.json<{ balances: { currency: string; pendingIn: string }[] }>().balances.find((b) => b.currency === currency)?.pendingIn;
+}
+
 async function setDepositFee(c: Caller, currency: string, fee: string): Promise<void> {
   const res = await operator(t.app, 'PUT', `/operator/v1/workspaces/${c.workspaceId}/settings`, { depositFees: { [currency]: fee } });
   expect(res.statusCode, res.body).toBe(200);
@@ -64,7 +69,8 @@ describe('sandbox deposits', () => {
     const xof = await activeAccount(c, 'XOF');
     const d = await deposit(c, { virtualAccountId: xof.id, amount: '5000', rail: 'mobile_money', outcome: 'failed' });
     expect(d).toMatchObject({ status: 'failed', serviceFee: null, creditedAmount: null, amount: '5000', rail: 'mobile_money', failureReason: 'payer_declined' });
-    expect(await balance(c, 'XOF')).toBeUndefined();
+    expect(await balance(c, 'XOF')).toBe('0');
+    expect(await pendingIn(c, 'XOF')).toBe('0');
     const events = await eventsOfType(c, 'deposit.');
     expect(events.map((e) => e.type)).toEqual(['deposit.failed']);
     expect(events[0]!.data).toMatchObject({ id: d.id, serviceFee: null, creditedAmount: null, status: 'failed' });
@@ -76,14 +82,18 @@ describe('sandbox deposits', () => {
     const gbp = await activeAccount(c, 'GBP');
     const cleared = await deposit(c, { virtualAccountId: gbp.id, amount: '40.00', outcome: 'in_review' });
     expect(cleared).toMatchObject({ status: 'in_review', creditedAmount: '40.00' });
-    expect(await balance(c, 'GBP')).toBeUndefined();
+    // On its way in: pending in the balance, not available.
+    expect(await balance(c, 'GBP')).toBe('0.00');
+    expect(await pendingIn(c, 'GBP')).toBe('40.00');
     expect(await eventsOfType(c, 'deposit.')).toEqual([]);
     expect((await c.request('POST', `/v1/sandbox/deposits/${cleared.id}/complete`)).json().status).toBe('completed');
     expect(await balance(c, 'GBP')).toBe('40.00');
+    expect(await pendingIn(c, 'GBP')).toBe('0.00');
     const rejected = await deposit(c, { virtualAccountId: gbp.id, amount: '7.00', outcome: 'in_review' });
     const failed = await c.request('POST', `/v1/sandbox/deposits/${rejected.id}/fail`, { reason: 'compliance_rejected' });
     expect(failed.json()).toMatchObject({ status: 'failed', serviceFee: null, creditedAmount: null, failureReason: 'compliance_rejected' });
     expect(await balance(c, 'GBP')).toBe('40.00');
+    expect(await pendingIn(c, 'GBP')).toBe('0.00');
     expect((await eventsOfType(c, 'deposit.')).map((e) => e.type)).toEqual(['deposit.completed', 'deposit.failed']);
   });
 

@@ -42,7 +42,11 @@ CREATE TABLE deposits (
   status              text NOT NULL CHECK (status IN ('pending', 'processing', 'completed', 'failed', 'in_review', 'refunding', 'refunded')),
   amount_minor        numeric(38, 0) NOT NULL CHECK (amount_minor > 0),
   fee_minor           numeric(38, 0) NOT NULL DEFAULT 0 CHECK (fee_minor >= 0),
-  -- Set while the credit has landed on the balance (and kept on a deposit that took it back).
+  -- The pending transfers from the deposit suspense (to the balance, to fee revenue), posted when the
+  -- deposit completes and voided when it fails first; null when the amount is 0.
+  credit_transfer_id  uuid,
+  fee_transfer_id     uuid,
+  -- Set when the credit landed on the balance (and kept on a deposit that took it back).
   credited_at         timestamptz,
   credit_reversed_at  timestamptz,
   failure_reason      text,

@@ -13,6 +13,8 @@ export interface DepositRow {
   status: DepositStatus;
   amount_minor: string;
   fee_minor: string;
+  credit_transfer_id: string | null;
+  fee_transfer_id: string | null;
   credited_at: Date | null;
   credit_reversed_at: Date | null;
   failure_reason: string | null;
@@ -22,7 +24,7 @@ export interface DepositRow {
 }
 
 export const DEPOSIT_COLUMNS = `id, workspace_id, account_id, virtual_account_id, client_ref, rail, currency, status,
-  amount_minor::text AS amount_minor, fee_minor::text AS fee_minor, credited_at, credit_reversed_at, failure_reason,
+  amount_minor::text AS amount_minor, fee_minor::text AS fee_minor, credit_transfer_id, fee_transfer_id, credited_at, credit_reversed_at, failure_reason,
   created_at, updated_at, completed_at`;
 
 export async function insertDeposit(
@@ -44,6 +46,11 @@ export async function findDeposit(sql: Sql, workspaceId: string, id: string, opt
     `SELECT ${DEPOSIT_COLUMNS} FROM deposits WHERE workspace_id = $1 AND id = $2 AND ($3::uuid IS NULL OR account_id = $3::uuid)${options.lock ? ' FOR UPDATE' : ''}`,
     [workspaceId, id, options.accountId ?? null],
   );
+}
+
+/** Records the pending transfers of a new deposit. */
+export async function setTransfers(sql: Sql, id: string, creditTransferId: string | null, feeTransferId: string | null): Promise<DepositRow> {
+  return one(sql, `UPDATE deposits SET credit_transfer_id = $2, fee_transfer_id = $3 WHERE id = $1 RETURNING ${DEPOSIT_COLUMNS}`, [id, creditTransferId, feeTransferId]);
 }
 
 export async function findDepositById(sql: Sql, id: string, lock = false): Promise<DepositRow | undefined> {

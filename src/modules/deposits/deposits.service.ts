@@ -89,7 +89,7 @@ export async function receiveDeposit(
     throw conflict('VIRTUAL_ACCOUNT_REQUIRED', `A ${rail} deposit lands in an active virtual account: the account has none in ${currency}`);
   }
   const amountMinor = parseAmount(input.amount, currency, 'amount');
-  const row = await repo.insertDeposit(tx, {
+  const inserted = await repo.insertDeposit(tx, {
     id: newId(),
     workspaceId: owner.workspaceId,
     accountId: owner.accountId,
@@ -100,6 +100,7 @@ export async function receiveDeposit(
     amountMinor,
     feeMinor: minAmount(depositFeeMinor(workspace.settings, currency), amountMinor),
   });
+  const row = await expectCredit(tx, inserted);
   const outcome = input.outcome ?? 'completed';
   if (outcome === 'pending') return row;
   if (outcome === 'processing') return (await repo.moveStatus(tx, row.id, 'pending', 'processing', {})) as DepositRow;
@@ -109,16 +110,36 @@ export async function receiveDeposit(
 
 const customerOf = (row: DepositRow) => ({ customer: row.account_id, workspaceId: row.workspace_id });
 
-/** The credit: the deposit suspense pays the balance creditedAmount and the fee revenue serviceFee. */
-async function credit(tx: Tx, row: DepositRow): Promise<void> {
+/**
+ * Money on its way in: pending transfers from the deposit suspense, creditedAmount to the balance
+ * (its pendingIn) and serviceFee to fee revenue. Posted when the deposit completes, voided when it fails first.
+ */
+async function expectCredit(tx: Tx, row: DepositRow): Promise<DepositRow> {
   const fee = BigInt(row.fee_minor);
   const credited = BigInt(row.amount_minor) - fee;
   const reference = { type: 'deposit', id: row.id };
-  if (credited > 0n) await ledger.transfer(tx, { debit: { system: 'deposit_suspense' }, credit: customerOf(row), currency: row.currency, amountMinor: credited, reference, description: 'Deposit credited' });
-  if (fee > 0n) await ledger.transfer(tx, { debit: { system: 'deposit_suspense' }, credit: { system: 'fee_revenue' }, currency: row.currency, amountMinor: fee, reference, description: 'Deposit service fee' });
+  const creditId = credited > 0n
+    ? await ledger.pendingFromSystem(tx, { debit: { system: 'deposit_suspense' }, credit: customerOf(row), currency: row.currency, amountMinor: credited, reference, description: 'Deposit' })
+    : null;
+  const feeId = fee > 0n
+    ? await ledger.pendingFromSystem(tx, { debit: { system: 'deposit_suspense' }, credit: { system: 'fee_revenue' }, currency: row.currency, amountMinor: fee, reference, description: 'Deposit service fee' })
+    : null;
+  return repo.setTransfers(tx, row.id, creditId, feeId);
 }
 
-/** The credit taken back to the deposit suspense (review rejection, reversal, refund); INSUFFICIENT_BALANCE if it was spent. */
+const pendingTransfers = (row: DepositRow) => [row.credit_transfer_id, row.fee_transfer_id].filter((id): id is string => id !== null);
+
+/** The credit lands: the pending transfers are posted. */
+async function credit(tx: Tx, row: DepositRow): Promise<void> {
+  for (const id of pendingTransfers(row)) await ledger.post(tx, id);
+}
+
+/** A deposit that fails before its credit landed: the pending transfers are voided. */
+async function voidCredit(tx: Tx, row: DepositRow): Promise<void> {
+  for (const id of pendingTransfers(row)) await ledger.void(tx, id);
+}
+
+/** A landed credit taken back to the deposit suspense (review rejection, reversal, refund): posted transfers; INSUFFICIENT_BALANCE if it was spent. */
 async function takeBack(tx: Tx, row: DepositRow): Promise<void> {
   const fee = BigInt(row.fee_minor);
   const credited = BigInt(row.amount_minor) - fee;
@@ -143,6 +164,7 @@ export async function applyMove(tx: Tx, row: DepositRow, move: DepositMove, fail
   const landed = row.credited_at !== null && row.credit_reversed_at === null;
   const credits = move === 'complete' && row.credited_at === null;
   const takesBack = landed && (move === 'fail' || move === 'reverse' || move === 'refund');
+  const voids = move === 'fail' && row.credited_at === null;
   const moved = await repo.moveStatus(tx, row.id, row.status, to, {
     credited: credits,
     creditReversed: takesBack,
@@ -151,6 +173,7 @@ export async function applyMove(tx: Tx, row: DepositRow, move: DepositMove, fail
   if (!moved) throw conflict('INVALID_DEPOSIT_STATE', 'The deposit was moved by another request; read it again');
   if (credits) await credit(tx, moved);
   if (takesBack) await takeBack(tx, moved);
+  if (voids) await voidCredit(tx, moved);
   const event = credits ? 'deposit.completed' : move === 'fail' ? 'deposit.failed' : undefined;
   if (event) {
     await recordEvent(tx, {
