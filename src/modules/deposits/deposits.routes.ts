@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
+import type { Sql } from '../../db/db.js';
 import { fieldError, notFound } from '../../http/errors.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../http/schemas.js';
@@ -115,7 +116,7 @@ export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
 }
 
 /** The account an operator credit lands on: the virtual account's owner, or the named workspace (and sub-account). */
-async function operatorOwner(tx: Parameters<typeof getWorkspace>[0], body: Static<typeof OperatorDepositBody>): Promise<Owner> {
+async function operatorOwner(tx: Sql, body: Static<typeof OperatorDepositBody>): Promise<Owner> {
   if (body.virtualAccountId) {
     const account = await findVirtualAccountById(tx, body.virtualAccountId);
     if (!account) throw notFound('Virtual account');
