@@ -108,6 +108,26 @@ describe('POST /v1/virtual-accounts', () => {
     expect(await eventsOfType(c, 'virtual_account.')).toEqual([]);
   });
 
+  it('replays a keyed request with Idempotent-Replayed, and answers a repeat without the key from the account', async () => {
+    const c = await receivingWorkspace(t.app);
+    const headers = { 'idempotency-key': 'va-gbp-1' };
+    const first = await c.request('POST', '/v1/virtual-accounts', { currency: 'GBP' }, headers);
+    expect(first.statusCode, first.body).toBe(201);
+    const replayed = await c.request('POST', '/v1/virtual-accounts', { currency: 'GBP' }, headers);
+    expect(replayed.statusCode).toBe(201);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.json()).toEqual(first.json());
+    expectProblem(await c.request('POST', '/v1/virtual-accounts', { currency: 'EUR' }, headers), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expect((await requestAccount(c, 'GBP', 200)).id).toBe(first.json().id);
+    expect((await eventsOfType(c, 'virtual_account.')).map((e) => e.type)).toEqual(['virtual_account.active']);
+  });
+
+  it('answers an NGN refusal on the request in the sandbox, with no event', async () => {
+    const c = await receivingWorkspace(t.app, { name: 'Refuse Naira Ltd' });
+    expectProblem(await c.request('POST', '/v1/virtual-accounts', { currency: 'NGN' }), 422, 'VIRTUAL_ACCOUNT_REFUSED');
+    expect(await eventsOfType(c, 'virtual_account.')).toEqual([]);
+  });
+
   it('refuses a currency without virtual accounts or not enabled for the workspace', async () => {
     const c = await receivingWorkspace(t.app);
     const usdc = await c.request('POST', '/v1/virtual-accounts', { currency: 'USDC' });
