@@ -30,6 +30,9 @@ import { serviceRoutes } from './modules/service/service.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createStorage } from './modules/storage/storage.js';
 import { uploadRoutes } from './modules/storage/uploads.routes.js';
+import { virtualAccountRoutes } from './modules/virtual-accounts/virtual-accounts.routes.js';
+import { depositRoutes } from './modules/deposits/deposits.routes.js';
+import { capabilityRoutes } from './modules/capabilities/capabilities.routes.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -199,6 +202,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const storage = createStorage(ctx.config, ctx.box);
   uploadRoutes(app, ctx, storage);
   applicationRoutes(app, ctx, storage);
+  virtualAccountRoutes(app, ctx);
+  depositRoutes(app, ctx);
+  capabilityRoutes(app, ctx);
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   return app;

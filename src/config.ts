@@ -123,6 +123,8 @@ export interface Config {
     validationReportValuesMax: number;
     /** The largest upload (KYB documents, proofs of payment). */
     uploadBytesMax: number;
+    /** A repeat virtual account request within this long of the issuer's last refusal is answered from it (spec §Limits: 10 minutes). */
+    virtualAccountRefusalMemoMs: number;
   };
 }
 
@@ -259,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jsonDepthMax: 32,
       validationReportValuesMax: 10_000,
       uploadBytesMax: int(env.UPLOAD_BYTES_MAX, 10 * 1024 * 1024, 'UPLOAD_BYTES_MAX'),
+      virtualAccountRefusalMemoMs: 600_000,
     },
   };
 }

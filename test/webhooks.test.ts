@@ -483,6 +483,18 @@ describe('event types', () => {
       },
     },
     { types: ['webhook.test'], run: (c, endpointId) => c.request('POST', `/v1/webhooks/${endpointId}/test`) },
+    {
+      // After the approval above: EUR is active at once; USD is pending, then refused after issuance.
+      types: ['virtual_account.active', 'virtual_account.failed', 'deposit.completed', 'deposit.failed'],
+      run: async (c) => {
+        const eur = await c.request('POST', '/v1/virtual-accounts', { currency: 'EUR' });
+        expect(eur.json().status).toBe('active');
+        const usd = await c.request('POST', '/v1/virtual-accounts', { currency: 'USD' });
+        expect((await c.request('POST', `/v1/sandbox/virtual-accounts/${usd.json().id}/fail`)).json().status).toBe('failed');
+        expect((await c.request('POST', '/v1/sandbox/deposits', { virtualAccountId: eur.json().id, amount: '5.00' })).json().status).toBe('completed');
+        expect((await c.request('POST', '/v1/sandbox/deposits', { virtualAccountId: eur.json().id, amount: '6.00', outcome: 'failed' })).json().status).toBe('failed');
+      },
+    },
     { types: ['payout.processing', 'payout.paid'], run: (c) => payout(c, '10.00') },
     { types: ['payout.processing', 'payout.failed'], run: (c) => payout(c, '20.13') },
     {
@@ -503,10 +515,6 @@ describe('event types', () => {
     'order.completed',
     'order.failed',
     'order.expired',
-    'virtual_account.active',
-    'virtual_account.failed',
-    'deposit.completed',
-    'deposit.failed',
   ];
   const covered = [...new Set(scenarios.flatMap((x) => x.types))];
 
@@ -541,6 +549,13 @@ describe('event types', () => {
     for (const r of got.filter((x) => envelopeOf(x).type.startsWith('payout.'))) {
       // Payout data: the spec's fields and nothing else (no failureReason, nothing secret).
       expect(Object.keys(envelopeOf(r).data).sort()).toEqual(['amount', 'clientRef', 'completedAt', 'currency', 'id', 'status']);
+    }
+    for (const r of got.filter((x) => envelopeOf(x).type.startsWith('virtual_account.'))) {
+      // Virtual account events identify the account and never carry bank details.
+      expect(Object.keys(envelopeOf(r).data).sort()).toEqual(['accountId', 'currency', 'id', 'status']);
+    }
+    for (const r of got.filter((x) => envelopeOf(x).type.startsWith('deposit.'))) {
+      expect(Object.keys(envelopeOf(r).data).sort()).toEqual(['amount', 'clientRef', 'creditedAmount', 'currency', 'id', 'serviceFee', 'status']);
     }
     for (const r of got.filter((x) => envelopeOf(x).type.startsWith('application.'))) {
       // Application data: the spec's application object (nothing personal).

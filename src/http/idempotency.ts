@@ -8,6 +8,8 @@ import { AppError, renderError, toAppError } from './errors.js';
 export interface Outcome {
   status: number;
   body: unknown;
+  /** A refusal rendered as problem details carries its media type; default JSON. */
+  contentType?: string;
 }
 
 interface StoredResponse {
@@ -53,6 +55,7 @@ export async function runIdempotent(
   const keyed = idempotencyOf(req);
   if (!keyed) {
     const outcome = await ctx.db.tx(work);
+    if (outcome.contentType) reply.type(outcome.contentType);
     return reply.code(outcome.status).send(outcome.body);
   }
   const { answer, replayed } = await ctx.db.tx(async (tx) => {
@@ -67,7 +70,7 @@ export async function runIdempotent(
       // A refusal has no response schema of its own (the route's `4xx` entry documents the error shapes
       // per media type, which reply.serialize cannot pick): it is sent as it is.
       const text = outcome.status >= 400 ? JSON.stringify(outcome.body) : String(reply.serialize(outcome.body));
-      fresh = { status: outcome.status, contentType: 'application/json; charset=utf-8', text };
+      fresh = { status: outcome.status, contentType: outcome.contentType ?? 'application/json; charset=utf-8', text };
     } catch (err) {
       const appError = toAppError(err);
       if (appError.status >= 500 || appError.status === 429) throw err;

@@ -199,3 +199,22 @@ export async function deleteDocument(sql: Sql, applicationId: string, id: string
   ]);
   return rows.length === 1;
 }
+
+/** The owner's latest approved application (its own: a master account's excludes its sub-accounts'), with its live document types. */
+export async function latestApproved(
+  sql: Sql,
+  workspaceId: string,
+  subAccountId: string | undefined,
+): Promise<{ id: string; application_type: ApplicationType; terms_version: string | null; document_types: DocumentType[] } | undefined> {
+  return maybeOne(
+    sql,
+    `SELECT a.id, a.application_type, a.terms_version,
+            COALESCE((SELECT array_agg(DISTINCT d.type ORDER BY d.type) FROM application_documents d
+                       WHERE d.application_id = a.id AND d.deleted_at IS NULL), '{}'::text[]) AS document_types
+       FROM applications a
+      WHERE a.workspace_id = $1 AND a.account_id IS NOT DISTINCT FROM $2::uuid AND a.status = 'approved'
+      ORDER BY a.decided_at DESC NULLS LAST, a.created_at DESC, a.id DESC
+      LIMIT 1`,
+    [workspaceId, subAccountId ?? null],
+  );
+}

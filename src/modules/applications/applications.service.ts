@@ -268,3 +268,36 @@ export async function setScreening(ctx: AppContext, tx: Tx, id: string, s: { scr
   return view(ctx.box, await repo.setScreening(tx, id, s));
 }
 
+
+/**
+ * What receiving money needs of an owner's onboarding (virtual accounts: KYB_INCOMPLETE and the
+ * requirements endpoint): its latest approved application, the documents that application still
+ * lacks, and whether its terms acceptance is at the current version. Other modules ask this rather
+ * than reading the application tables.
+ */
+export interface OnboardingStanding {
+  approved: boolean;
+  /** Document types the owner still has to provide (on an approved application, or to get one approved). */
+  missingDocuments: string[];
+  /** Whether terms are accepted at `termsVersion` on the approved application. */
+  termsAccepted: boolean;
+  /** The document types on record with the approved application (what an issuer may verify against). */
+  documentTypes: string[];
+}
+
+const DOCUMENTS_FOR_RECEIVING: Record<'business' | 'individual', readonly string[]> = {
+  business: ['certificate_of_incorporation', 'photo_id'],
+  individual: ['photo_id'],
+};
+
+export async function onboardingStanding(sql: Sql, owner: Scope, termsVersion: string): Promise<OnboardingStanding> {
+  const approved = await repo.latestApproved(sql, owner.workspaceId, owner.subAccountId);
+  if (!approved) return { approved: false, missingDocuments: [...DOCUMENTS_FOR_RECEIVING.business], termsAccepted: false, documentTypes: [] };
+  const present = new Set<string>(approved.document_types);
+  return {
+    approved: true,
+    missingDocuments: DOCUMENTS_FOR_RECEIVING[approved.application_type].filter((type) => !present.has(type)),
+    termsAccepted: approved.terms_version === termsVersion,
+    documentTypes: [...present],
+  };
+}

@@ -89,7 +89,7 @@ class Ledger {
     return row.id;
   }
 
-  private async move(tx: Tx, input: TransferInput, phase: 'posted'): Promise<string> {
+  private async move(tx: Tx, input: TransferInput, phase: 'posted' | 'pending'): Promise<string> {
     check(input);
     const debitId = await this.debitSide(tx, input.debit, input, phase);
     const creditId = await this.creditSide(tx, input.credit, input, phase);
@@ -113,6 +113,15 @@ class Ledger {
   /** A posted transfer. A customer debit beyond the available balance throws INSUFFICIENT_BALANCE. */
   transfer(tx: Tx, input: TransferInput): Promise<string> {
     return this.move(tx, input, 'posted');
+  }
+
+  /**
+   * A pending transfer from a system account, later posted or voided exactly once: money on its way in
+   * (a customer's `pendingIn` until posted). Holds on a customer balance go through `hold`.
+   */
+  pendingFromSystem(tx: Tx, input: TransferInput): Promise<string> {
+    assert('system' in input.debit, 'a pending transfer from a system account debits a system account');
+    return this.move(tx, input, 'pending');
   }
 
   private async resolve(tx: Tx, transferId: string, to: 'posted' | 'voided'): Promise<repo.TransferRow> {

@@ -150,7 +150,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (req) => operator.workspaceData(await ctx.db.tx((tx) => operator.setCapability(tx, req.params.id, req.params.name, req.body.enabled))),
   );
 
-  app.put<{ Params: Static<typeof WorkspaceParams>; Body: { travelRuleScreening?: boolean; primaryCurrency?: string; businessIdentity?: Record<string, string>; payoutsPermitted?: boolean; payoutFees?: Record<string, string>; payoutLimits?: Record<string, { perTransaction?: string; daily?: string }> } }>(
+  app.put<{ Params: Static<typeof WorkspaceParams>; Body: { travelRuleScreening?: boolean; primaryCurrency?: string; businessIdentity?: Record<string, string>; payoutsPermitted?: boolean; payoutFees?: Record<string, string>; payoutLimits?: Record<string, { perTransaction?: string; daily?: string }>; depositFees?: Record<string, string> } }>(
     '/operator/v1/workspaces/:id/settings',
     {
       config: auth,
@@ -192,6 +192,11 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
                 }),
                 { description: 'Per-transaction and daily (UTC) payout limits by payout currency; beyond them LIMIT_EXCEEDED. Each amount must fit its currency\'s scale and be above 0 (400 naming the field otherwise).' },
               ),
+            ),
+            depositFees: Type.Optional(
+              Type.Record(Type.String({ pattern: '^[A-Z]{3,10}$' }), Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' }), {
+                description: 'Fixed service fee per deposit by currency (default 0): a deposit credits `amount - serviceFee`. Each amount must fit its currency\'s scale (400 naming `depositFees.<CODE>` otherwise).',
+              }),
             ),
           },
           { additionalProperties: false },

@@ -6,6 +6,7 @@ import { currencyInfo } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
 import { hashSecret, verifySecret, type SecretDigestKey } from '../../lib/secrets.js';
 import * as repo from '../accounts/accounts.repository.js';
+import { assertValidDepositSettings } from '../accounts/deposit-settings.js';
 import { assertValidPayoutSettings } from '../accounts/payout-settings.js';
 import type { WorkspaceRow } from '../accounts/accounts.repository.js';
 import { CAPABILITIES, type Capability } from '../auth/scopes.js';
@@ -64,6 +65,7 @@ export async function setCapability(tx: Tx, id: string, name: Capability, enable
 
 export async function updateSettings(tx: Tx, id: string, settings: Record<string, unknown>): Promise<WorkspaceRow> {
   assertValidPayoutSettings(settings);
+  assertValidDepositSettings(settings);
   await locked(tx, id);
   return (await repo.updateWorkspace(tx, id, { settings })) as WorkspaceRow;
 }

@@ -1,0 +1,130 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
+import type { AppContext } from '../../context.js';
+import type { Sql } from '../../db/db.js';
+import { fieldError, notFound } from '../../http/errors.js';
+import { runIdempotent } from '../../http/idempotency.js';
+import { IdParams } from '../../http/schemas.js';
+import { getAccount, getWorkspace } from '../accounts/accounts.service.js';
+import { findVirtualAccountById, type Owner } from '../virtual-accounts/virtual-accounts.service.js';
+import { DepositListQuery, DepositMoveBody, DepositPage, DepositSchema, OperatorDepositBody, SandboxDepositBody } from './deposits.schemas.js';
+import { depositData, findDeposit, findDepositById, getDeposit, listDeposits, receiveDeposit, requestMove } from './deposits.service.js';
+import { DEPOSIT_MOVES, type DepositMove } from './deposits.transitions.js';
+
+const tags = ['Deposits'];
+const SANDBOX_MOVES: DepositMove[] = ['complete', 'fail'];
+
+const ownerOf = (req: FastifyRequest): Owner => ({ workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId, accountId: req.auth.accountId });
+
+const emptyBodyIsObject = async (req: FastifyRequest) => {
+  req.body ??= {};
+};
+
+const RECEIVE_DESCRIPTION = [
+  'Lands only in a currency the workspace has enabled; on a virtual account rail (bank_transfer, mobile_money, paybill, account_credit) only into an active virtual account of the owner (409 VIRTUAL_ACCOUNT_REQUIRED / VIRTUAL_ACCOUNT_NOT_ACTIVE / VIRTUAL_ACCOUNT_DEACTIVATED otherwise); crypto and mpesa_stk_push credit the balance directly.',
+  '`outcome` (default completed): completed credits the balance by creditedAmount and fires deposit.completed once; failed fires deposit.failed and credits nothing; in_review waits for complete or fail; pending and processing wait.',
+].join(' ');
+
+const MOVE_SUMMARY: Record<DepositMove, string> = {
+  complete: 'Funds credited (from pending, processing or in_review): completed, deposit.completed once',
+  fail: 'Payer declined, returned before credit, or rejected in review: failed, deposit.failed (a credit that landed is taken back)',
+  review: 'Hold for compliance review (also after the credit landed): in_review, no event',
+  reverse: 'A completed deposit reversed: failed, the credit taken back, no deposit.failed',
+  refund: 'Refund a completed deposit: refunding, the credit taken back, no event',
+  refunded: 'The refund went out: refunded, no event',
+};
+
+export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get<{ Querystring: Static<typeof DepositListQuery> }>(
+    '/v1/deposits',
+    {
+      config: { auth: 'workspace', scope: 'read:deposits' },
+      schema: {
+        tags,
+        summary: 'Deposits newest first; filter by status and virtual account',
+        description: 'Without Service-Account-Id, the whole workspace\'s deposits; with it, that sub-account\'s.',
+        querystring: DepositListQuery,
+        response: { 200: DepositPage },
+      },
+    },
+    async (req) => listDeposits(ctx.db, ownerOf(req), req.query),
+  );
+
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/v1/deposits/:id',
+    { config: { auth: 'workspace', scope: 'read:deposits' }, schema: { tags, summary: 'One deposit', params: IdParams, response: { 200: DepositSchema } } },
+    async (req) => depositData(await getDeposit(ctx.db, ownerOf(req), req.params.id)),
+  );
+
+  if (ctx.config.env === 'sandbox') {
+    app.post<{ Body: Static<typeof SandboxDepositBody> }>(
+      '/v1/sandbox/deposits',
+      {
+        config: { auth: 'workspace', scope: 'write:deposits', capability: 'deposits' },
+        schema: { tags: ['Sandbox'], summary: 'Simulate an inbound payment to the account acted on (sandbox only)', description: RECEIVE_DESCRIPTION, body: SandboxDepositBody, response: { 201: DepositSchema } },
+      },
+      async (req, reply) =>
+        runIdempotent(ctx, req, reply, async (tx) => {
+          const row = await receiveDeposit(tx, ownerOf(req), req.auth.workspace, req.body);
+          return { status: 201, body: depositData(row) };
+        }),
+    );
+    for (const move of SANDBOX_MOVES) {
+      app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof DepositMoveBody> }>(
+        `/v1/sandbox/deposits/:id/${move}`,
+        {
+          config: { auth: 'workspace', scope: 'write:deposits', capability: 'deposits' },
+          preValidation: emptyBodyIsObject,
+          schema: { tags: ['Sandbox'], summary: `${MOVE_SUMMARY[move]} (sandbox only)`, params: IdParams, body: DepositMoveBody, response: { 200: DepositSchema } },
+        },
+        async (req, reply) =>
+          runIdempotent(ctx, req, reply, async (tx) => {
+            const row = await requestMove(tx, () => findDeposit(tx, req.auth.workspaceId, req.params.id, { lock: true }), move, req.body?.reason);
+            return { status: 200, body: depositData(row) };
+          }),
+      );
+    }
+  }
+
+  app.post<{ Body: Static<typeof OperatorDepositBody> }>(
+    '/operator/v1/deposits',
+    {
+      config: { auth: 'operator' },
+      schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: 'Credit an inbound payment to an account (audited)', description: RECEIVE_DESCRIPTION, body: OperatorDepositBody, response: { 201: DepositSchema } },
+    },
+    async (req, reply) => {
+      const row = await ctx.db.tx(async (tx) => {
+        const owner = await operatorOwner(tx, req.body);
+        const workspace = await getWorkspace(tx, owner.workspaceId);
+        return receiveDeposit(tx, owner, { enabledCurrencies: workspace.enabled_currencies, settings: workspace.settings }, req.body);
+      });
+      return reply.code(201).send(depositData(row));
+    },
+  );
+
+  for (const move of DEPOSIT_MOVES) {
+    app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof DepositMoveBody> }>(
+      `/operator/v1/deposits/:id/${move}`,
+      {
+        config: { auth: 'operator' },
+        preValidation: emptyBodyIsObject,
+        schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: `${MOVE_SUMMARY[move]} (any workspace's deposit, audited)`, params: IdParams, body: DepositMoveBody, response: { 200: DepositSchema } },
+      },
+      async (req) => depositData(await ctx.db.tx((tx) => requestMove(tx, () => findDepositById(tx, req.params.id, true), move, req.body?.reason))),
+    );
+  }
+}
+
+/** The account an operator credit lands on: the virtual account's owner, or the named workspace (and sub-account). */
+async function operatorOwner(tx: Sql, body: Static<typeof OperatorDepositBody>): Promise<Owner> {
+  if (body.virtualAccountId) {
+    const account = await findVirtualAccountById(tx, body.virtualAccountId);
+    if (!account) throw notFound('Virtual account');
+    return { workspaceId: account.workspace_id, accountId: account.account_id, subAccountId: account.account_id === account.workspace_id ? undefined : account.account_id };
+  }
+  if (!body.workspaceId) throw fieldError('workspaceId', 'virtualAccountId or workspaceId is required');
+  const workspace = await getWorkspace(tx, body.workspaceId);
+  if (!body.accountId || body.accountId === workspace.id) return { workspaceId: workspace.id, accountId: workspace.id, subAccountId: undefined };
+  const account = await getAccount(tx, workspace.id, body.accountId);
+  return { workspaceId: workspace.id, accountId: account.id, subAccountId: account.id };
+}

@@ -1,0 +1,56 @@
+import { Type } from 'typebox';
+import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { AMOUNT_PATTERN } from '../../lib/money.js';
+import { DEPOSIT_RAILS, DEPOSIT_STATUSES } from './deposits.transitions.js';
+
+const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
+
+export const DepositSchema = Type.Object(
+  {
+    id: Uuid,
+    clientRef: Type.String({ description: 'The payment\'s reference' }),
+    amount: Type.String({ description: 'What the payer sent' }),
+    serviceFee: Nullable(Type.String({ description: 'The operator-configured fee for the currency; null on a deposit that failed without a credit' })),
+    creditedAmount: Nullable(Type.String({ description: 'amount - serviceFee: what the balance moves by; null on a deposit that failed without a credit' })),
+    currency: Type.String(),
+    status: literals(DEPOSIT_STATUSES),
+    rail: literals(DEPOSIT_RAILS),
+    virtualAccountId: Nullable(Uuid),
+    accountId: Nullable(Uuid),
+    failureReason: Nullable(Type.String()),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    completedAt: Nullable(Timestamp),
+  },
+  { title: 'Deposit', description: '`accountId` is the sub-account credited (null: the master account).' },
+);
+
+export const DepositPage = Page('deposit.list', DepositSchema);
+
+export const DepositListQuery = Type.Object({
+  ...PageQuery.properties,
+  status: Type.Optional(literals(DEPOSIT_STATUSES)),
+  virtualAccountId: Type.Optional(Uuid),
+});
+
+const depositFields = {
+  virtualAccountId: Type.Optional(Uuid),
+  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,10}$', description: 'Without virtualAccountId: the owner\'s active account in this currency, or a rail without one (crypto, mpesa_stk_push)' })),
+  amount: Type.String({ pattern: AMOUNT_PATTERN, description: 'Decimal string in major units', 'x-message': 'must be a positive decimal string such as "100.00"' }),
+  rail: Type.Optional(literals(DEPOSIT_RAILS)),
+  clientRef: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  outcome: Type.Optional(literals(['completed', 'failed', 'in_review', 'pending', 'processing'] as const)),
+};
+
+export const SandboxDepositBody = Type.Object(depositFields, { title: 'SandboxDeposit', additionalProperties: false });
+
+export const OperatorDepositBody = Type.Object(
+  {
+    ...depositFields,
+    workspaceId: Type.Optional(Uuid),
+    accountId: Type.Optional(Uuid),
+  },
+  { title: 'OperatorDeposit', additionalProperties: false, description: 'virtualAccountId, or workspaceId (and accountId for a sub-account) with currency' },
+);
+
+export const DepositMoveBody = Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false });

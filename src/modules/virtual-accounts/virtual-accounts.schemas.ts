@@ -1,0 +1,68 @@
+import { Type } from 'typebox';
+import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { VIRTUAL_ACCOUNT_CURRENCIES } from '../../providers/issuers.js';
+import { VIRTUAL_ACCOUNT_STATUSES } from './virtual-accounts.transitions.js';
+
+const Currency = Type.String({ pattern: '^[A-Z]{3,10}$', description: `One of ${VIRTUAL_ACCOUNT_CURRENCIES.join(', ')}, enabled for the workspace` });
+
+export const VirtualAccountRequest = Type.Object({ currency: Currency }, { title: 'VirtualAccountRequest', additionalProperties: false });
+
+const accountFields = {
+  id: Uuid,
+  accountId: Nullable(Uuid),
+  currency: Type.String(),
+  status: Type.Union(VIRTUAL_ACCOUNT_STATUSES.map((s) => Type.Literal(s))),
+  deactivated: Type.Boolean({ description: 'Deactivated accounts take no deposits and leave the list; only support can issue the currency again' }),
+  failureReason: Nullable(Type.String({ description: 'Why the issuer refused a pending account (status failed)' })),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+};
+
+export const VirtualAccountSchema = Type.Object(
+  accountFields,
+  {
+    title: 'VirtualAccount',
+    description: '`accountId` is the sub-account that owns it (null: the master account). Bank details are never here: read them from GET /v1/virtual-accounts.',
+  },
+);
+
+export const BankDetailsFields = {
+  iban: Type.Optional(Type.String({ maxLength: 34 })),
+  bic: Type.Optional(Type.String({ maxLength: 11 })),
+  accountNumber: Type.Optional(Type.String({ maxLength: 34 })),
+  bankName: Type.Optional(Type.String({ maxLength: 140 })),
+  bankCode: Type.Optional(Type.String({ maxLength: 20 })),
+  accountHolderName: Type.String({ minLength: 1, maxLength: 140 }),
+};
+
+export const VirtualAccountWithDetails = Type.Object(
+  { ...accountFields, ...BankDetailsFields },
+  { title: 'VirtualAccountWithDetails', description: 'An active account with its bank details: IBAN and BIC (EUR, GBP), or account number, bank name and bank code, and the holder name.' },
+);
+
+export const VirtualAccountPage = Page('virtual_account.list', VirtualAccountWithDetails);
+
+export const VirtualAccountListQuery = Type.Object({ ...PageQuery.properties, currency: Type.Optional(Currency) });
+
+export const RequirementsQuery = Type.Object({ currency: Currency });
+
+export const RequirementsSchema = Type.Object(
+  {
+    currency: Type.String(),
+    termsVersion: Type.String({ description: 'The current terms version (GET /v2/terms)' }),
+    applicationApproved: Type.Boolean({ description: 'Whether the account acted on has an approved application' }),
+    outstanding: Type.Array(
+      Type.Object({ type: Type.Union([Type.Literal('document'), Type.Literal('terms')]), name: Type.String({ description: 'A document type, or `terms_of_service`' }) }),
+      { description: 'Empty when a request can reach the issuer' },
+    ),
+  },
+  { title: 'VirtualAccountRequirements' },
+);
+
+export const MoveBody = Type.Object(
+  {
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'fail: the refusal reason (failureReason)' })),
+    details: Type.Optional(Type.Object(BankDetailsFields, { additionalProperties: false, description: 'approve: the details the bank issued (generated when absent)' })),
+  },
+  { additionalProperties: false },
+);

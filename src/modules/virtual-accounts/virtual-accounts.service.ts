@@ -1,0 +1,198 @@
+import type { AppContext } from '../../context.js';
+import type { Sql, Tx } from '../../db/db.js';
+import { AppError, conflict, fieldError, notFound } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { assert } from '../../lib/assert.js';
+import { newId } from '../../lib/ids.js';
+import type { BankDetails, IssueRequest } from '../../providers/issuer.js';
+import { issuersFor, VIRTUAL_ACCOUNT_APPROVAL, VIRTUAL_ACCOUNT_CURRENCIES } from '../../providers/issuers.js';
+import { getAccount } from '../accounts/accounts.service.js';
+import { onboardingStanding } from '../applications/applications.service.js';
+import { recordEvent } from '../events/events.service.js';
+import * as repo from './virtual-accounts.repository.js';
+import type { VirtualAccountRow } from './virtual-accounts.repository.js';
+import { canMove, type VirtualAccountMove } from './virtual-accounts.transitions.js';
+
+/** Who a request acts for: the workspace, and the `Service-Account-Id` sub-account if any. */
+export interface Owner {
+  workspaceId: string;
+  subAccountId: string | undefined;
+  /** The sub-account, or the workspace's master account. */
+  accountId: string;
+}
+
+/** A virtual account as its owner reads it, without bank details. */
+export function virtualAccountData(row: VirtualAccountRow) {
+  return {
+    id: row.id,
+    accountId: row.account_id === row.workspace_id ? null : row.account_id,
+    currency: row.currency,
+    status: row.status,
+    deactivated: row.deactivated_at !== null,
+    failureReason: row.failure_reason,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** The list item: the account with its bank details (GET /v1/virtual-accounts is the only place they are read). */
+export function virtualAccountWithDetails(ctx: AppContext, row: VirtualAccountRow) {
+  assert(row.bank_details !== null, 'an active virtual account has bank details');
+  const details = JSON.parse(ctx.box.decrypt(row.bank_details)) as BankDetails;
+  return { ...virtualAccountData(row), ...details };
+}
+
+/** What a virtual account event carries: the account, never its bank details (spec §Events). */
+function eventData(row: VirtualAccountRow) {
+  const { id, accountId, currency, status } = virtualAccountData(row);
+  return { id, accountId, currency, status };
+}
+
+async function emit(tx: Tx, row: VirtualAccountRow, type: 'virtual_account.active' | 'virtual_account.failed'): Promise<void> {
+  await recordEvent(tx, { workspaceId: row.workspace_id, accountId: row.account_id === row.workspace_id ? undefined : row.account_id, type, data: eventData(row) });
+}
+
+export const kybIncomplete = (): AppError =>
+  conflict('KYB_INCOMPLETE', 'The account has no approved application with its documents and a terms acceptance at the current version (see GET /v1/virtual-accounts/requirements)');
+export const deactivatedError = (): AppError =>
+  conflict('VIRTUAL_ACCOUNT_DEACTIVATED', 'The virtual account in this currency was deactivated; only support can issue it again');
+
+/** The currency must be one virtual accounts are offered in, and enabled for the workspace. */
+export function assertVirtualAccountCurrency(currency: string, enabledCurrencies: readonly string[]): void {
+  if (!VIRTUAL_ACCOUNT_CURRENCIES.includes(currency)) {
+    throw fieldError('currency', `virtual accounts are offered in ${VIRTUAL_ACCOUNT_CURRENCIES.join(', ')}`, 'UNSUPPORTED_CURRENCY');
+  }
+  if (!enabledCurrencies.includes(currency)) throw fieldError('currency', `currency ${currency} is not enabled for this workspace`, 'CURRENCY_NOT_ENABLED');
+}
+
+async function issueRequest(sql: Sql, workspaceId: string, accountId: string, currency: string, documents: readonly string[] = []): Promise<IssueRequest> {
+  const account = await getAccount(sql, workspaceId, accountId);
+  return { accountId, currency, holderName: account.name, country: account.country, documents };
+}
+
+/** The documents and terms the owner must still provide before asking (GET /v1/virtual-accounts/requirements). */
+export async function requirements(ctx: AppContext, sql: Sql, owner: Owner, currency: string) {
+  const standing = await onboardingStanding(sql, owner, ctx.config.termsVersion);
+  const outstanding = [
+    ...standing.missingDocuments.map((name) => ({ type: 'document' as const, name })),
+    ...(standing.termsAccepted ? [] : [{ type: 'terms' as const, name: 'terms_of_service' }]),
+  ];
+  return { currency, termsVersion: ctx.config.termsVersion, applicationApproved: standing.approved, outstanding };
+}
+
+export type RequestResult = { kind: 'account'; row: VirtualAccountRow; created: boolean } | { kind: 'refused'; error: AppError };
+
+/**
+ * POST /v1/virtual-accounts: idempotent per owner and currency. Answers the owner's account in the
+ * currency when there is one; otherwise checks onboarding (nothing reaches the issuer without it),
+ * answers a refusal younger than the memo from it, and else asks the issuer. A refusal by the issuer
+ * is remembered (so it is a result to commit, not a throw).
+ */
+export async function requestVirtualAccount(ctx: AppContext, tx: Tx, owner: Owner, currency: string): Promise<RequestResult> {
+  if (currency === 'NGN' && ctx.config.env === 'production') {
+    throw new AppError({ status: 422, code: 'VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED', message: 'NGN virtual accounts are issued by support, not self-serve' });
+  }
+  await repo.lockOwnerCurrency(tx, owner.accountId, currency);
+  const existing = await repo.findForOwner(tx, owner.accountId, currency);
+  if (existing?.deactivated_at) throw deactivatedError();
+  if (existing) return { kind: 'account', row: existing, created: false };
+
+  const standing = await onboardingStanding(tx, owner, ctx.config.termsVersion);
+  if (!standing.approved || standing.missingDocuments.length > 0 || !standing.termsAccepted) throw kybIncomplete();
+
+  const memo = await repo.recentRefusal(tx, owner.accountId, currency, ctx.config.limits.virtualAccountRefusalMemoMs);
+  if (memo) return { kind: 'refused', error: refusalError(memo.code, memo.detail) };
+
+  const issuer = issuersFor(ctx.config).forCurrency(currency);
+  const input = await issueRequest(tx, owner.workspaceId, owner.accountId, currency, standing.documentTypes);
+  const answer = await issuer.request(input);
+  if (answer.kind === 'refused') {
+    await repo.recordRefusal(tx, { accountId: owner.accountId, currency, workspaceId: owner.workspaceId, code: answer.code, detail: answer.detail });
+    return { kind: 'refused', error: refusalError(answer.code, answer.detail) };
+  }
+  await repo.clearRefusal(tx, owner.accountId, currency);
+  const row = await repo.insertVirtualAccount(tx, {
+    id: newId(),
+    workspaceId: owner.workspaceId,
+    accountId: owner.accountId,
+    currency,
+    status: answer.kind === 'issued' ? 'active' : 'pending',
+    issuer: issuer.name,
+    bankDetails: answer.kind === 'issued' ? ctx.box.encrypt(JSON.stringify(answer.details)) : null,
+  });
+  // EUR and GBP are approved before creation: pending, then active at once. NGN emits no event.
+  if (row.status === 'active' && VIRTUAL_ACCOUNT_APPROVAL[currency] !== 'silent') await emit(tx, row, 'virtual_account.active');
+  return { kind: 'account', row, created: true };
+}
+
+function refusalError(code: string, detail: string): AppError {
+  return code === 'VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED'
+    ? conflict(code, detail)
+    : new AppError({ status: 422, code, message: detail });
+}
+
+/** The owner's active accounts (not deactivated), newest first, with their bank details. */
+export function listVirtualAccounts(ctx: AppContext, sql: Sql, owner: Owner, page: PageRequest & { currency?: string | undefined }) {
+  const where = [...repo.ACTIVE_LIST_WHERE];
+  const params: unknown[] = [owner.workspaceId, owner.accountId];
+  if (page.currency) where.push(`currency = $${params.push(page.currency)}`);
+  return paginate(sql, page, {
+    object: 'virtual_account.list',
+    from: repo.ACTIVE_LIST_FROM,
+    where,
+    params,
+    map: (row: VirtualAccountRow) => virtualAccountWithDetails(ctx, row),
+  });
+}
+
+/**
+ * An out-of-band move (sandbox simulation or operator): approve (pending → active, with the issued
+ * details), fail (pending → failed) or deactivate (pending or active, out of the list for good).
+ * Events as the spec: `virtual_account.active` except NGN; `virtual_account.failed` for XOF, XAF,
+ * GHS and USD only.
+ */
+export async function moveVirtualAccount(
+  ctx: AppContext,
+  tx: Tx,
+  find: () => Promise<VirtualAccountRow | undefined>,
+  move: VirtualAccountMove,
+  input: { reason?: string | undefined; details?: BankDetails | undefined } = {},
+): Promise<VirtualAccountRow> {
+  const row = await find();
+  if (!row) throw notFound('Virtual account');
+  const invalid = () => conflict('INVALID_VIRTUAL_ACCOUNT_STATE', `A virtual account in status ${row.status}${row.deactivated_at ? ' (deactivated)' : ''} cannot be moved this way`);
+  if (move === 'deactivate') {
+    const deactivated = await repo.deactivate(tx, row.id);
+    if (!deactivated) throw invalid();
+    return deactivated;
+  }
+  const to = move === 'approve' ? 'active' : 'failed';
+  if (row.deactivated_at || !canMove(row.status, to)) throw invalid();
+  const mode = VIRTUAL_ACCOUNT_APPROVAL[row.currency];
+  let bankDetails: string | null = null;
+  if (to === 'active') {
+    const issuer = issuersFor(ctx.config).forCurrency(row.currency);
+    const details = issuer.detailsOnApproval(await issueRequest(tx, row.workspace_id, row.account_id, row.currency), input.details);
+    bankDetails = ctx.box.encrypt(JSON.stringify(details));
+  }
+  const moved = await repo.moveStatus(tx, row.id, row.status, to, { bankDetails, failureReason: to === 'failed' ? (input.reason ?? 'refused_by_issuer') : null });
+  if (!moved) throw invalid();
+  if (to === 'active' && mode !== 'silent') await emit(tx, moved, 'virtual_account.active');
+  if (to === 'failed' && mode === 'after_creation') await emit(tx, moved, 'virtual_account.failed');
+  return moved;
+}
+
+/** Where a deposit lands: the owner's active account by id (404 when not the owner's, 409 when not active) or by currency. */
+export async function depositTarget(sql: Sql, owner: Owner, by: { virtualAccountId?: string | undefined; currency?: string | undefined }): Promise<VirtualAccountRow | undefined> {
+  if (by.virtualAccountId) {
+    const row = await repo.findInWorkspace(sql, owner.workspaceId, by.virtualAccountId);
+    if (!row || row.account_id !== owner.accountId) throw notFound('Virtual account');
+    if (row.deactivated_at) throw deactivatedError();
+    if (row.status !== 'active') throw conflict('VIRTUAL_ACCOUNT_NOT_ACTIVE', `The virtual account is ${row.status}; deposits land only in an active account`);
+    return row;
+  }
+  return by.currency ? repo.findActiveForOwner(sql, owner.accountId, by.currency) : undefined;
+}
+
+export const findVirtualAccountInWorkspace = repo.findInWorkspace;
+export const findVirtualAccountById = repo.findById;
