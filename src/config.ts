@@ -33,6 +33,8 @@ export interface Config {
   webhookEndpointConcurrency: number;
   webhookInFlightMax: number;
   orderFundingWindowMs: number;
+  /** How long the desk has to execute a funded order before it fails with `review_expired`. */
+  orderExecutionWindowMs: number;
   termsVersion: string;
   /** Where the current terms are published (GET /v2/terms). */
   termsUrl: string;
@@ -190,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookEndpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 16, 'WEBHOOK_ENDPOINT_CONCURRENCY')),
     webhookInFlightMax: Math.max(1, int(env.WEBHOOK_IN_FLIGHT_MAX, 256, 'WEBHOOK_IN_FLIGHT_MAX')),
     orderFundingWindowMs: int(env.ORDER_FUNDING_WINDOW_MS, 86_400_000, 'ORDER_FUNDING_WINDOW_MS'),
+    orderExecutionWindowMs: int(env.ORDER_EXECUTION_WINDOW_MS, 3 * 86_400_000, 'ORDER_EXECUTION_WINDOW_MS'),
     termsVersion,
     termsUrl: env.CORRIDOR_TERMS_URL || `${publicBaseUrl}/terms/${termsVersion}`,
     uploadDir: path.resolve(env.UPLOAD_DIR || path.join(env.CORRIDOR_DATA_DIR === 'memory://' ? path.join(os.tmpdir(), 'corridor-memory') : env.CORRIDOR_DATA_DIR || './.corridor', 'uploads')),

@@ -1,5 +1,7 @@
 import type { AppContext } from '../context.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
+import { orderDeadlineJob } from '../modules/orders/orders.jobs.js';
+import { ORDER_DEADLINE_JOB } from '../modules/orders/orders.lifecycle.js';
 import { payoutStepJob } from '../modules/payouts/payouts.jobs.js';
 import { PAYOUT_STEP_JOB } from '../modules/payouts/payouts.lifecycle.js';
 import { deleteExpiredUploads } from '../modules/storage/uploads.service.js';
@@ -16,6 +18,7 @@ export const jobHandlers: ReadonlyMap<string, JobHandler> = new Map<string, JobH
     },
   ],
   [PAYOUT_STEP_JOB, payoutStepJob],
+  [ORDER_DEADLINE_JOB, orderDeadlineJob],
   [RETENTION_JOB, retentionSweep],
   [
     'uploads.cleanup',
