@@ -139,8 +139,24 @@ describe('desk moves through the operator API (any workspace, audited)', () => {
     expect(await balance(w, 'EUR')).toMatchObject({ totalBalance: '0.00', pendingOut: '0.00' });
     await expectBalanced();
 
+    const feed = (await w.request('GET', '/v1/ledger/transactions')).json<{ data: { objectType: string; objectId: string }[] }>();
+    expect(feed.data.filter((x) => x.objectId === order.id).every((x) => x.objectType === 'order')).toBe(true);
     const audit = (await operator(t.app, 'GET', '/operator/v1/audit-log')).json<{ data: { path: string; statusCode: number }[] }>();
     expect(audit.data.map((e) => e.path)).toEqual(expect.arrayContaining([`/operator/v1/orders/${order.id}/confirm-funds`, `/operator/v1/orders/${order.id}/complete`]));
+  });
+
+  it('lists every workspace\'s orders for the desk, filtered by status and workspace', async () => {
+    const a = await newWorkspace(t.app);
+    const b = await newWorkspace(t.app);
+    const oa = await placeOrder(a, { fromAmount: '12.00' });
+    const ob = await placeOrder(b, { fromAmount: '13.00' });
+    const queue = (await operator(t.app, 'GET', '/operator/v1/orders?status=awaiting_funds&limit=100')).json<{ object: string; data: OrderView[] }>();
+    expect(queue.object).toBe('order.list');
+    expect(queue.data.map((o) => o.id)).toEqual(expect.arrayContaining([oa.id, ob.id]));
+    expect(queue.data.every((o) => o.status === 'awaiting_funds')).toBe(true);
+    const onlyB = (await operator(t.app, 'GET', `/operator/v1/orders?workspaceId=${b.workspaceId}`)).json<{ data: OrderView[] }>();
+    expect(onlyB.data.map((o) => o.id)).toEqual([ob.id]);
+    expect((await b.request('GET', '/operator/v1/orders')).statusCode).toBe(401);
   });
 
   it('generates a uetr for a wire delivery the desk completes without one; refuses a uetr on an own-balance delivery', async () => {
