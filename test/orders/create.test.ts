@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
+import { createTestApp, newWorkspace, onPostgres, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { balance, eventsOf, fund, ORDER_EVENT_FIELDS, placeOrder, ref, transfersOf, US_BENEFICIARY, type OrderView } from './helpers.js';
 
 let t: TestApp;
@@ -268,5 +268,55 @@ describe('reads, clientRef, Idempotency-Key, isolation', () => {
     expect((await w.request('GET', '/v1/orders')).json().data.map((o: OrderView) => o.accountId)).toEqual([subId]);
     const stranger = await newWorkspace(t.app);
     expect((await stranger.request('GET', '/v1/orders', undefined, as)).json()).toMatchObject({ statusCode: 403, code: 'not_account_owner' });
+  });
+});
+
+describe('settlement funding availability (ORDER_SETTLEMENT_INSTRUCTIONS)', () => {
+  let configured: TestApp;
+  const eur = { accountHolderName: 'Desk Ltd', iban: 'GB33BUKB20201555555555', bic: 'BUKBGB22' };
+  beforeAll(async () => {
+    configured = await createTestApp({ env: { ORDER_SETTLEMENT_INSTRUCTIONS: JSON.stringify({ EUR: eur }) } });
+  });
+  afterAll(async () => configured.close());
+
+  it('settles with the configured details; a currency without them cannot settle: 422 INSUFFICIENT_BALANCE or SETTLEMENT_UNAVAILABLE', async () => {
+    const w = await newWorkspace(configured.app);
+    const order = await placeOrder(w, { fromAmount: '100.00' });
+    expect(order.settlement).toMatchObject({ method: 'bank_transfer', instructions: eur });
+    const uncovered = await w.request('POST', '/v1/orders', { fromCurrency: 'GBP', toCurrency: 'USD', fromAmount: '100.00' });
+    expect(uncovered.statusCode).toBe(422);
+    expect(uncovered.json()).toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
+    const asked = await w.request('POST', '/v1/orders', { fromCurrency: 'GBP', toCurrency: 'USD', fromAmount: '100.00', funding: 'settlement' });
+    expect(asked.statusCode).toBe(422);
+    expect(asked.json()).toMatchObject({ code: 'SETTLEMENT_UNAVAILABLE' });
+    await fund(w, 'GBP', '100.00');
+    expect((await placeOrder(w, { fromCurrency: 'GBP', fromAmount: '100.00' })).status).toBe('funds_received');
+    expect((await w.request('GET', '/v1/orders')).json().data).toHaveLength(2);
+  });
+
+  it('refuses a malformed setting at start', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    expect(() => loadConfig({ ORDER_SETTLEMENT_INSTRUCTIONS: '{"EUR": "DE89"}' })).toThrow(/ORDER_SETTLEMENT_INSTRUCTIONS/);
+    expect(() => loadConfig({ ORDER_SETTLEMENT_INSTRUCTIONS: 'nope' })).toThrow(/ORDER_SETTLEMENT_INSTRUCTIONS/);
+  });
+});
+
+describe.skipIf(!onPostgres)('orders in production (PostgreSQL)', () => {
+  let prod: TestApp;
+  beforeAll(async () => {
+    prod = await createTestApp({ env: { CORRIDOR_ENV: 'production' } });
+  });
+  afterAll(async () => prod?.close());
+
+  it('has no settlement funding without configured details, and no sandbox moves', async () => {
+    const w = await newWorkspace(prod.app);
+    const res = await w.request('POST', '/v1/orders', { fromCurrency: 'EUR', toCurrency: 'USD', fromAmount: '100.00' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
+    expect((await operator(prod.app, 'POST', `/operator/v1/workspaces/${w.workspaceId}/balances/adjust`, { currency: 'EUR', amount: '100.00', reason: 'prefunding' })).statusCode).toBe(201);
+    const order = await placeOrder(w, { fromAmount: '100.00' });
+    expect(order.status).toBe('funds_received');
+    expect((await w.request('POST', `/v1/sandbox/orders/${order.id}/complete`)).statusCode).toBe(404);
+    expect((await operator(prod.app, 'POST', `/operator/v1/orders/${order.id}/complete`)).json()).toMatchObject({ status: 'completed' });
   });
 });

@@ -12,7 +12,7 @@ import { formatRate, invertRate } from '../../lib/money.js';
 import { recordOrderEvent, scheduleDeadline } from './orders.lifecycle.js';
 import * as repo from './orders.repository.js';
 import type { OrderRow } from './orders.repository.js';
-import { newSettlement } from './orders.settlement.js';
+import { newSettlement, settlementInstructions } from './orders.settlement.js';
 
 /** Order creation and the settlement's proof of payment (spec §Order; DESIGN §4 Orders). */
 
@@ -35,8 +35,10 @@ export interface CreateOrderInput {
   funding?: 'balance' | 'settlement' | undefined;
 }
 
-/** The 422 of an order funded from a balance that cannot cover it (spec §Errors: Insufficient balance). */
+/** The 422 of an order the balance cannot cover when settlement funding is unavailable (asked for the balance, or none configured): spec §Errors. */
 const insufficientBalance = (): AppError => new AppError({ status: 422, code: 'INSUFFICIENT_BALANCE', message: 'INSUFFICIENT_BALANCE' });
+const settlementUnavailable = (currency: string): AppError =>
+  new AppError({ status: 422, code: 'SETTLEMENT_UNAVAILABLE', message: `Settlement funding is not available for ${currency}: fund the order from the balance` });
 export const duplicateClientRef = (): AppError =>
   new AppError({ status: 400, code: 'DUPLICATE_CLIENT_REF', message: 'Order with this client reference already exists' });
 
@@ -56,8 +58,10 @@ async function deliveryOf(tx: Tx, caller: OrderCaller, beneficiaryId: string, to
  * serves amounts above corridor caps), then funded. From the balance (asked for, or by default when
  * the available balance covers fromAmount): held now, `funds_received`, events order.created and
  * order.funds_received. Otherwise by settlement: `awaiting_funds` with instructions until the funding
- * deadline, events order.created and order.awaiting_funds. `funding: "balance"` the balance cannot
- * cover is 422 INSUFFICIENT_BALANCE and writes nothing.
+ * deadline, events order.created and order.awaiting_funds. An order the balance cannot cover when
+ * settlement funding is unavailable (`funding: "balance"`, or no collection details for the currency)
+ * is 422 INSUFFICIENT_BALANCE and writes nothing; `funding: "settlement"` without them is 422
+ * SETTLEMENT_UNAVAILABLE.
  */
 export async function createOrder(ctx: AppContext, tx: Tx, caller: OrderCaller, input: CreateOrderInput): Promise<OrderRow> {
   const pair = checkPair({ rates: ctx.rates, spreadBps: ctx.config.fxSpreadBps }, { enabledCurrencies: caller.workspace.enabledCurrencies, fromCurrency: input.fromCurrency, toCurrency: input.toCurrency });
@@ -68,6 +72,8 @@ export async function createOrder(ctx: AppContext, tx: Tx, caller: OrderCaller, 
   if (input.clientRef !== undefined && (await repo.lockAndFindClientRef(tx, caller.workspaceId, input.clientRef))) throw duplicateClientRef();
 
   const id = newId();
+  const instructions = settlementInstructions(ctx.config, input.fromCurrency);
+  if (input.funding === 'settlement' && !instructions) throw settlementUnavailable(input.fromCurrency);
   let holdTransferId: string | null = null;
   if (input.funding !== 'settlement') {
     const holds = await ledger.openHolds(tx, [{ accountId: caller.accountId, currency: input.fromCurrency }]);
@@ -80,7 +86,7 @@ export async function createOrder(ctx: AppContext, tx: Tx, caller: OrderCaller, 
     if (held.ok) {
       await holds.commit(tx);
       holdTransferId = held.transferIds[0] as string;
-    } else if (input.funding === 'balance') throw insufficientBalance();
+    } else if (input.funding === 'balance' || !instructions) throw insufficientBalance();
   }
   const funding = holdTransferId ? 'balance' : 'settlement';
   const row = await repo.insertOrder(tx, {
@@ -99,7 +105,7 @@ export async function createOrder(ctx: AppContext, tx: Tx, caller: OrderCaller, 
     beneficiaryId: input.beneficiary?.id ?? null,
     deliveryRail,
     holdTransferId,
-    settlement: funding === 'settlement' ? newSettlement(newId(), input.fromCurrency) : null,
+    settlement: funding === 'settlement' && instructions ? newSettlement(newId(), input.fromCurrency, instructions) : null,
     fundingWindowMs: ctx.config.orderFundingWindowMs,
     executionWindowMs: funding === 'balance' ? ctx.config.orderExecutionWindowMs : null,
   });
