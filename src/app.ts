@@ -24,6 +24,7 @@ import { fxRoutes } from './modules/fx/fx.routes.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
 import { operatorLedgerRoutes } from './modules/operator/operator-ledger.routes.js';
 import { operatorRoutes } from './modules/operator/operator.routes.js';
+import { orderRoutes } from './modules/orders/orders.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { payoutRoutes } from './modules/payouts/payouts.routes.js';
 import { serviceRoutes } from './modules/service/service.routes.js';
@@ -205,6 +206,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   virtualAccountRoutes(app, ctx);
   depositRoutes(app, ctx);
   capabilityRoutes(app, ctx);
+  orderRoutes(app, ctx, storage);
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   return app;

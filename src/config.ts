@@ -33,6 +33,14 @@ export interface Config {
   webhookEndpointConcurrency: number;
   webhookInFlightMax: number;
   orderFundingWindowMs: number;
+  /** How long the desk has to execute a funded order before it fails with `review_expired`. */
+  orderExecutionWindowMs: number;
+  /**
+   * The desk's collection details per source currency (bank details or a deposit address), from
+   * ORDER_SETTLEMENT_INSTRUCTIONS (JSON). Unset: the sandbox's built-in details; none in production,
+   * where settlement funding is then unavailable.
+   */
+  orderSettlementInstructions: Record<string, Record<string, string>> | undefined;
   termsVersion: string;
   /** Where the current terms are published (GET /v2/terms). */
   termsUrl: string;
@@ -159,6 +167,27 @@ function retentionDays(value: string | undefined, fallback: number, name: string
   return days;
 }
 
+/** ORDER_SETTLEMENT_INSTRUCTIONS: `{"EUR": {"iban": "...", "bic": "..."}, "USDC": {"network": "...", "address": "..."}}`. */
+function settlementInstructions(value: string | undefined): Record<string, Record<string, string>> | undefined {
+  if (value === undefined || value === '') return undefined;
+  const fail = (why: string): never => {
+    throw new Error(`ORDER_SETTLEMENT_INSTRUCTIONS must be a JSON object of currency codes to objects of strings: ${why}`);
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return fail('not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail('not an object');
+  for (const [currency, details] of Object.entries(parsed)) {
+    if (!/^[A-Z]{3,10}$/.test(currency)) fail(`"${currency}" is not a currency code`);
+    if (typeof details !== 'object' || details === null || Array.isArray(details) || Object.keys(details).length === 0) fail(`${currency} has no details`);
+    for (const [key, text] of Object.entries(details as object)) if (typeof text !== 'string') fail(`${currency}.${key} is not a string`);
+  }
+  return parsed as Record<string, Record<string, string>>;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const corridorEnv = env.CORRIDOR_ENV ?? 'sandbox';
   if (corridorEnv !== 'sandbox' && corridorEnv !== 'production') {
@@ -197,6 +226,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookEndpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 16, 'WEBHOOK_ENDPOINT_CONCURRENCY')),
     webhookInFlightMax: Math.max(1, int(env.WEBHOOK_IN_FLIGHT_MAX, 256, 'WEBHOOK_IN_FLIGHT_MAX')),
     orderFundingWindowMs: int(env.ORDER_FUNDING_WINDOW_MS, 86_400_000, 'ORDER_FUNDING_WINDOW_MS'),
+    orderExecutionWindowMs: int(env.ORDER_EXECUTION_WINDOW_MS, 3 * 86_400_000, 'ORDER_EXECUTION_WINDOW_MS'),
+    orderSettlementInstructions: settlementInstructions(env.ORDER_SETTLEMENT_INSTRUCTIONS),
     termsVersion,
     termsUrl: env.CORRIDOR_TERMS_URL || `${publicBaseUrl}/terms/${termsVersion}`,
     uploadDir: path.resolve(env.UPLOAD_DIR || path.join(env.CORRIDOR_DATA_DIR === 'memory://' ? path.join(os.tmpdir(), 'corridor-memory') : env.CORRIDOR_DATA_DIR || './.corridor', 'uploads')),

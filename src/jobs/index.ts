@@ -1,6 +1,8 @@
 import type { AppContext } from '../context.js';
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { payoutStepJobs } from '../modules/payouts/payouts.jobs.js';
+import { orderDeadlineJob } from '../modules/orders/orders.jobs.js';
+import { ORDER_DEADLINE_JOB } from '../modules/orders/orders.lifecycle.js';
 import { PAYOUT_STEP_JOB } from '../modules/payouts/payouts.lifecycle.js';
 import { deleteExpiredUploads } from '../modules/storage/uploads.service.js';
 import { WebhookEngine } from '../modules/webhooks/delivery-engine.js';
@@ -16,6 +18,7 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
     },
   ],
   [PAYOUT_STEP_JOB, payoutStepJobs],
+  [ORDER_DEADLINE_JOB, orderDeadlineJob],
   [RETENTION_JOB, retentionSweep],
   [
     'uploads.cleanup',

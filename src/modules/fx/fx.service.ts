@@ -101,7 +101,7 @@ export interface QuoteRequest {
 }
 
 /** Both currencies supported, enabled for the workspace, different, and priced. */
-function checkPair(pricing: FxPricing, input: QuoteRequest): PairRate {
+export function checkPair(pricing: FxPricing, input: Pick<QuoteRequest, 'enabledCurrencies' | 'fromCurrency' | 'toCurrency'>): PairRate {
   for (const field of ['fromCurrency', 'toCurrency'] as const) {
     const code = input[field];
     knownCurrency(code, field);

@@ -1,0 +1,193 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../../context.js';
+import { runIdempotent } from '../../http/idempotency.js';
+import { IdParams } from '../../http/schemas.js';
+import type { Storage } from '../storage/storage.js';
+import { requestMove } from './orders.lifecycle.js';
+import { getOrder, listOrders, orderData } from './orders.read.js';
+import { findOrder, findOrderById } from './orders.repository.js';
+import { CompleteBody, CreateOrderBody, OperatorOrderListQuery, OrderListQuery, OrderPage, OrderSchema, ProofBody, ProofUploadBody, ProofUploadSchema } from './orders.schemas.js';
+import { createOrder, issueProofUpload, readProof, submitProof, type OrderCaller } from './orders.service.js';
+import type { OrderMove } from './orders.transitions.js';
+
+const tags = ['Orders'];
+const write = { auth: 'workspace' as const, scope: 'write:orders' as const, capability: 'orders' as const };
+const read = { auth: 'workspace' as const, scope: 'read:orders' as const };
+
+/** A move's body is optional: a POST without one is validated as an empty object. */
+const emptyBodyIsObject = async (req: FastifyRequest) => {
+  req.body ??= {};
+};
+
+const MOVE_DOC: Record<Exclude<OrderMove, 'cancel' | 'review-expire'>, string> = {
+  'confirm-funds':
+    'The settlement arrived: awaiting_funds → funds_received, `fundedAt` and `executionDeadlineAt` set, the amount credited to the balance and held for the desk, order.funds_received. On an order that expired or was cancelled unfunded, the funds are credited to the balance instead (the order keeps its status, no event). 409 from other states and on balance-funded orders.',
+  execute: 'The desk starts execution: funds_received → executing (no event).',
+  complete:
+    'funds_received or executing → completed with the final `toAmount` and `rate` (both, or neither for the amounts priced at creation) and, on a wire delivery to a beneficiary, `uetr` (generated when absent). The held fromAmount is posted to the desk, which credits toAmount to the own balance or pays it out to the beneficiary; order.completed.',
+  fail: 'funds_received or executing → failed with failureReason execution_failed; held funds return to the balance; order.failed.',
+  expire: 'Ends the funding window now: awaiting_funds → expired, order.expired (sandbox only; in production the deadline job does this at fundingDeadlineAt).',
+};
+
+const SANDBOX_MOVES = ['confirm-funds', 'execute', 'complete', 'fail', 'expire'] as const;
+const OPERATOR_MOVES = ['confirm-funds', 'execute', 'complete', 'fail'] as const;
+
+const callerOf = (req: FastifyRequest): OrderCaller => ({
+  workspaceId: req.auth.workspaceId,
+  accountId: req.auth.accountId,
+  subAccountId: req.auth.subAccountId,
+  workspace: req.auth.workspace,
+});
+
+export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Storage): void {
+  app.post<{ Body: Static<typeof CreateOrderBody> }>(
+    '/v1/orders',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Place a trade-desk order (201), funded from the balance or by a settlement',
+        description: [
+          'Give exactly one of fromAmount and toAmount, as decimal strings at the currency\'s scale (a JSON number is a 400). Priced from the FX rate source: `rate` is fromCurrency per 1 toCurrency, all-in; the desk\'s final rate and toAmount may differ at completion.',
+          'No corridor maximum applies (orders serve amounts above corridor caps); a per-transaction limit the operator set for fromCurrency does (400 LIMIT_EXCEEDED).',
+          'Funding: from the balance when `funding` is "balance", or by default when the available balance covers fromAmount: held now, status funds_received, events order.created and order.funds_received, `settlement` null. Otherwise by settlement: status awaiting_funds with `settlement` (instructions, reference, requiredAmount, requirements.proofOfPayment), events order.created and order.awaiting_funds; unfunded at fundingDeadlineAt (ORDER_FUNDING_WINDOW_MS, default 24 h) it expires (order.expired).',
+          '`funding: "balance"` the balance cannot cover is 422 INSUFFICIENT_BALANCE and creates nothing; so is any uncovered order when settlement funding is unavailable for fromCurrency (no collection details configured, ORDER_SETTLEMENT_INSTRUCTIONS), where `funding: "settlement"` is 422 SETTLEMENT_UNAVAILABLE. A duplicate clientRef is 400 DUPLICATE_CLIENT_REF; find the original with GET /v1/orders?clientRef= or resend with the same Idempotency-Key.',
+          'A funded order the desk has not completed by executionDeadlineAt (ORDER_EXECUTION_WINDOW_MS after funding, default 72 h) fails with failureReason review_expired.',
+        ].join(' '),
+        body: CreateOrderBody,
+        response: { 201: OrderSchema },
+      },
+    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: orderData(await createOrder(ctx, tx, callerOf(req), req.body)) })),
+  );
+
+  app.get<{ Querystring: Static<typeof OrderListQuery> }>(
+    '/v1/orders',
+    { config: read, schema: { tags, summary: 'Orders newest first; filter by status and clientRef (with Service-Account-Id: that sub-account\'s only)', querystring: OrderListQuery, response: { 200: OrderPage } } },
+    async (req) => listOrders(ctx.db, { workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId }, req.query),
+  );
+
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/v1/orders/:id',
+    { config: read, schema: { tags, summary: 'One order', params: IdParams, response: { 200: OrderSchema } } },
+    async (req) => orderData(await getOrder(ctx.db, req.auth.workspaceId, req.params.id)),
+  );
+
+  app.post<{ Params: Static<typeof IdParams> }>(
+    '/v1/orders/:id/cancel',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Cancel an order awaiting funds or funded and not yet executing; answered synchronously',
+        description: 'awaiting_funds or funds_received → cancelled; held funds return to the balance. No event is emitted (the spec has no order.cancelled). 409 once executing or in a final status.',
+        params: IdParams,
+        response: { 200: OrderSchema },
+      },
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: orderData(await requestMove(ctx, tx, () => findOrder(tx, req.auth.workspaceId, req.params.id), 'cancel')) })),
+  );
+
+  app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof ProofUploadBody> }>(
+    '/v1/orders/:id/settlement/proof-upload-url',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Get a signed URL to upload the proof of payment of a bank-transfer settlement (201)',
+        description: `For an order awaiting funds whose settlement has requirements.proofOfPayment true (else 409 PROOF_NOT_REQUIRED or ORDER_NOT_AWAITING_FUNDS). PUT the raw bytes to \`uploadUrl\` (no Authorization header) before \`expiresAt\` (UPLOAD_URL_TTL_MS, default 15 minutes): PDF, JPEG or PNG as declared, recognised from the bytes, exactly contentLength bytes, at most ${ctx.config.limits.uploadBytesMax} bytes (400 UPLOAD_TOO_LARGE). The URL takes one file. Then POST /v1/orders/{id}/settlement/proof {proofKey}.`,
+        params: IdParams,
+        body: ProofUploadBody,
+        response: { 201: ProofUploadSchema },
+      },
+    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await issueProofUpload(ctx, tx, storage, req.auth.workspaceId, req.params.id, req.body) })),
+  );
+
+  app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof ProofBody> }>(
+    '/v1/orders/:id/settlement/proof',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Submit the uploaded proof of payment of the settlement',
+        description: 'The settlement moves to proof_submitted (a later proof replaces it while the order awaits funds). 400 for a proofKey not issued for this order; 409 PROOF_NOT_UPLOADED before the PUT; 409 ORDER_NOT_AWAITING_FUNDS or PROOF_NOT_REQUIRED as for the upload URL.',
+        params: IdParams,
+        body: ProofBody,
+        response: { 200: OrderSchema },
+      },
+    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: orderData(await submitProof(tx, req.auth.workspaceId, req.params.id, req.body.proofKey)) })),
+  );
+
+  if (ctx.config.env === 'sandbox') {
+    for (const move of SANDBOX_MOVES) {
+      app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof CompleteBody> }>(
+        `/v1/sandbox/orders/:id/${move}`,
+        {
+          config: { auth: 'workspace', scope: 'write:orders' },
+          preValidation: emptyBodyIsObject,
+          schema: {
+            tags: ['Sandbox'],
+            summary: `Simulate the desk: ${move} an order of your own (sandbox only)`,
+            description: MOVE_DOC[move],
+            params: IdParams,
+            ...(move === 'complete' ? { body: CompleteBody } : {}),
+            response: { 200: OrderSchema },
+          },
+        },
+        async (req, reply) =>
+          runIdempotent(ctx, req, reply, async (tx) => ({
+            status: 200,
+            body: orderData(await requestMove(ctx, tx, () => findOrder(tx, req.auth.workspaceId, req.params.id), move, move === 'complete' ? req.body : {})),
+          })),
+      );
+    }
+  }
+
+  const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
+  for (const move of OPERATOR_MOVES) {
+    app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof CompleteBody> }>(
+      `/operator/v1/orders/:id/${move}`,
+      {
+        config: { auth: 'operator' },
+        preValidation: emptyBodyIsObject,
+        schema: {
+          ...operator,
+          summary: `Desk move: ${move} any workspace's order (audited)`,
+          description: MOVE_DOC[move],
+          params: IdParams,
+          ...(move === 'complete' ? { body: CompleteBody } : {}),
+          response: { 200: OrderSchema },
+        },
+      },
+      async (req) => orderData(await ctx.db.tx((tx) => requestMove(ctx, tx, () => findOrderById(tx, req.params.id), move, move === 'complete' ? req.body : {}))),
+    );
+  }
+
+  app.get<{ Querystring: Static<typeof OperatorOrderListQuery> }>(
+    '/operator/v1/orders',
+    { config: { auth: 'operator' }, schema: { ...operator, summary: 'Orders of every workspace, newest first (filter by status, workspaceId): the desk\'s queue', querystring: OperatorOrderListQuery, response: { 200: OrderPage } } },
+    async (req) => listOrders(ctx.db, { workspaceId: req.query.workspaceId }, req.query),
+  );
+
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/operator/v1/orders/:id/settlement/proof',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        ...operator,
+        summary: 'Read the proof of payment submitted for an order (audited)',
+        description: 'The file as uploaded, with its Content-Type (application/pdf, image/jpeg or image/png). 404 when no proof was submitted.',
+        params: IdParams,
+        response: { 200: Type.String({ description: 'The file', contentEncoding: 'binary' }) },
+      },
+    },
+    async (req, reply) => {
+      const proof = await readProof(ctx.db, storage, req.params.id);
+      return reply.type(proof.contentType).send(proof.bytes);
+    },
+  );
+}
