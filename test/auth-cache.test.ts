@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTENER_APPLICATION_NAME } from '../src/db/db.js';
-import { createTestApp, newWorkspace, onPostgres, operator, type Caller, type TestApp } from './helpers/app.js';
+import { createTestApp, getToken, newWorkspace, onPostgres, operator, type Caller, type TestApp } from './helpers/app.js';
 import { corridorFreeEnv, freePort, startCorridor } from './helpers/processes.js';
 
 /**
@@ -31,9 +31,22 @@ async function viaOther(c: Caller, method: string, url: string, headers: Record<
   return { statusCode: res.status, body: (await res.json()) as { code?: string } };
 }
 
-/** The credential changes its own scopes (keeping write:api_keys, to change them back). */
+/** A second credential of the caller's workspace, with every scope: a credential may grant only scopes it holds. */
+const admins = new Map<string, string>();
+async function adminToken(c: Caller): Promise<string> {
+  const known = admins.get(c.workspaceId);
+  if (known) return known;
+  const created = await operator(t.app, 'POST', `/operator/v1/workspaces/${c.workspaceId}/credentials`, {});
+  expect(created.statusCode, created.body).toBe(201);
+  const { clientId, clientSecret } = created.json<{ clientId: string; clientSecret: string }>();
+  const token = await getToken(t.app, clientId, clientSecret);
+  admins.set(c.workspaceId, token);
+  return token;
+}
+
+/** The workspace's admin credential changes the caller's scopes. */
 async function setScopes(c: Caller, scopes: string[]): Promise<void> {
-  const res = await c.request('PUT', `/v1/api-keys/${c.clientId}/scopes`, { scopes });
+  const res = await t.app.inject({ method: 'PUT', url: `/v1/api-keys/${c.clientId}/scopes`, headers: { authorization: `Bearer ${await adminToken(c)}` }, payload: { scopes } });
   expect(res.statusCode, res.body).toBe(200);
 }
 

@@ -138,6 +138,8 @@ class PostgresDb implements Db {
   private readonly channels = new Map<string, Set<ListenHandlers>>();
   /** The channels each pooled connection LISTENs on. */
   private readonly heardBy = new WeakMap<pg.PoolClient, Set<string>>();
+  /** Pooled connections given an 'error' listener of their own. */
+  private readonly guarded = new WeakSet<pg.PoolClient>();
   constructor(private readonly pool: pg.Pool) {}
 
   /**
@@ -147,6 +149,13 @@ class PostgresDb implements Db {
    */
   private async connection(): Promise<pg.PoolClient> {
     const client = await this.pool.connect();
+    if (!this.guarded.has(client)) {
+      // A connection lost while checked out (the server stopped) is emitted as an 'error' event, which
+      // without a listener would be an uncaught exception ending the process: the query in flight
+      // fails instead, and the client is discarded on release.
+      this.guarded.add(client);
+      client.on('error', () => undefined);
+    }
     if (this.channels.size === 0) return client;
     let heard = this.heardBy.get(client);
     if (!heard) {
