@@ -103,29 +103,39 @@ export async function insertHolds(sql: Sql, totals: readonly { id: string; amoun
   );
 }
 
-/** Resolves a pending transfer exactly once: no row when it is not pending (already resolved or unknown). */
-export async function resolvePending(sql: Sql, transferId: string, to: 'posted' | 'voided'): Promise<TransferRow | undefined> {
-  const rows = await sql.query<TransferRow>(
-    `UPDATE ledger_transfers SET status = $2, resolved_at = now()
-      WHERE id = $1 AND status = 'pending'
-      RETURNING id, currency, debit_account_id, credit_account_id, amount_minor::text AS amount_minor, status, reference_type, reference_id`,
-    [transferId, to],
+/** Resolves pending transfers exactly once: rows only for those that were pending (already resolved or unknown ones are missing). */
+export async function resolvePendingMany(sql: Sql, resolutions: readonly { transferId: string; to: 'posted' | 'voided' }[]): Promise<TransferRow[]> {
+  return sql.query<TransferRow>(
+    `UPDATE ledger_transfers t SET status = r.to_status, resolved_at = now()
+       FROM unnest($1::uuid[], $2::text[]) AS r(id, to_status)
+      WHERE t.id = r.id AND t.status = 'pending'
+      RETURNING t.id, t.currency, t.debit_account_id, t.credit_account_id, t.amount_minor::text AS amount_minor, t.status, t.reference_type, t.reference_id`,
+    [resolutions.map((r) => r.transferId), resolutions.map((r) => r.to)],
   );
-  return rows[0];
 }
 
-/** Moves a resolved pending transfer's amount out of the pending columns of the customer accounts it touches. */
-export async function settlePendingBalances(sql: Sql, t: TransferRow, to: 'posted' | 'voided'): Promise<void> {
-  const posted = to === 'posted';
+/** Moves resolved amounts out of the pending columns of customer accounts (system accounts keep no running totals): one statement for all. */
+export async function settlePendingBalancesMany(
+  sql: Sql,
+  deltas: readonly { id: string; debitsPending: bigint; debitsPosted: bigint; creditsPending: bigint; creditsPosted: bigint }[],
+): Promise<void> {
+  if (deltas.length === 0) return;
   await sql.query(
-    `UPDATE ledger_accounts SET
-        debits_pending  = debits_pending  - CASE WHEN id = $1 THEN $3::numeric ELSE 0 END,
-        debits_posted   = debits_posted   + CASE WHEN id = $1 AND $4 THEN $3::numeric ELSE 0 END,
-        credits_pending = credits_pending - CASE WHEN id = $2 THEN $3::numeric ELSE 0 END,
-        credits_posted  = credits_posted  + CASE WHEN id = $2 AND $4 THEN $3::numeric ELSE 0 END,
+    `UPDATE ledger_accounts a SET
+        debits_pending  = a.debits_pending  + d.dpe,
+        debits_posted   = a.debits_posted   + d.dp,
+        credits_pending = a.credits_pending + d.cpe,
+        credits_posted  = a.credits_posted  + d.cp,
         last_transfer_at = now()
-      WHERE id IN ($1, $2) AND kind = 'customer'`,
-    [t.debit_account_id, t.credit_account_id, t.amount_minor, posted],
+       FROM unnest($1::uuid[], $2::numeric[], $3::numeric[], $4::numeric[], $5::numeric[]) AS d(id, dpe, dp, cpe, cp)
+      WHERE a.id = d.id AND a.kind = 'customer'`,
+    [
+      deltas.map((d) => d.id),
+      deltas.map((d) => d.debitsPending.toString()),
+      deltas.map((d) => d.debitsPosted.toString()),
+      deltas.map((d) => d.creditsPending.toString()),
+      deltas.map((d) => d.creditsPosted.toString()),
+    ],
   );
 }
 

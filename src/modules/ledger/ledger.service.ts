@@ -124,21 +124,46 @@ class Ledger {
     return this.move(tx, input, 'pending');
   }
 
-  private async resolve(tx: Tx, transferId: string, to: 'posted' | 'voided'): Promise<repo.TransferRow> {
-    const row = await repo.resolvePending(tx, transferId, to);
-    assert(row, `pending transfer ${transferId} resolves exactly once`);
-    await repo.settlePendingBalances(tx, row, to);
-    return row;
+  /**
+   * Posts or voids many pending transfers, each exactly once: one statement resolves them all (a
+   * compare-and-set from pending; a transfer resolved before, or twice in the list, is a bug and
+   * rolls back), one statement moves their amounts out of the pending columns of the customer
+   * accounts they touch. A single post or void is a list of one.
+   */
+  async resolveMany(tx: Tx, resolutions: readonly { transferId: string; to: 'posted' | 'voided' }[]): Promise<repo.TransferRow[]> {
+    if (resolutions.length === 0) return [];
+    assert(new Set(resolutions.map((r) => r.transferId)).size === resolutions.length, 'a transfer is resolved once per call');
+    const rows = await repo.resolvePendingMany(tx, resolutions);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const r of resolutions) assert(byId.has(r.transferId), `pending transfer ${r.transferId} resolves exactly once`);
+    const deltas = new Map<string, { debitsPending: bigint; debitsPosted: bigint; creditsPending: bigint; creditsPosted: bigint }>();
+    const delta = (id: string) => {
+      let d = deltas.get(id);
+      if (!d) deltas.set(id, (d = { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n }));
+      return d;
+    };
+    for (const row of rows) {
+      const amount = BigInt(row.amount_minor);
+      const posted = row.status === 'posted';
+      const debit = delta(row.debit_account_id);
+      debit.debitsPending -= amount;
+      if (posted) debit.debitsPosted += amount;
+      const credit = delta(row.credit_account_id);
+      credit.creditsPending -= amount;
+      if (posted) credit.creditsPosted += amount;
+    }
+    await repo.settlePendingBalancesMany(tx, [...deltas.entries()].map(([id, d]) => ({ id, ...d })));
+    return resolutions.map((r) => byId.get(r.transferId) as repo.TransferRow);
   }
 
   /** Posts a pending transfer; a second resolution of the same transfer is a bug and rolls back. */
-  post(tx: Tx, transferId: string): Promise<repo.TransferRow> {
-    return this.resolve(tx, transferId, 'posted');
+  async post(tx: Tx, transferId: string): Promise<repo.TransferRow> {
+    return (await this.resolveMany(tx, [{ transferId, to: 'posted' }]))[0] as repo.TransferRow;
   }
 
   /** Voids a pending transfer: the held amount returns to the available balance. */
-  void(tx: Tx, transferId: string): Promise<repo.TransferRow> {
-    return this.resolve(tx, transferId, 'voided');
+  async void(tx: Tx, transferId: string): Promise<repo.TransferRow> {
+    return (await this.resolveMany(tx, [{ transferId, to: 'voided' }]))[0] as repo.TransferRow;
   }
 
   /**

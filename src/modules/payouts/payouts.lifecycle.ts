@@ -30,16 +30,24 @@ export function movePostsToLedger(move: PayoutMove): boolean {
   return move !== 'process';
 }
 
-/** The ledger side of a move, in the transaction of the move itself. */
-async function postForMove(tx: Tx, row: PayoutRow, move: PayoutMove): Promise<void> {
+type Resolution = { transferId: string; to: 'posted' | 'voided' };
+
+/** The pending transfers (amount and fee holds) a move posts or voids; resolved for a whole batch of moves at once. */
+function resolutionsForMove(row: PayoutRow, move: PayoutMove): Resolution[] {
+  const holds = [row.hold_transfer_id, row.fee_transfer_id].filter((id): id is string => id !== null);
+  if (move === 'pay') return holds.map((transferId) => ({ transferId, to: 'posted' }));
+  if (move === 'fail' || move === 'cancel') return holds.map((transferId) => ({ transferId, to: 'voided' }));
+  return [];
+}
+
+/** The posted transfers of a move beyond its holds (the FX desk's delivery, a revert's credits back), in the transaction of the move. */
+async function transfersForMove(tx: Tx, row: PayoutRow, move: PayoutMove): Promise<void> {
   if (!movePostsToLedger(move)) return;
   const customer = { customer: row.account_id, workspaceId: row.workspace_id };
-  const holds = [row.hold_transfer_id, row.fee_transfer_id].filter((id): id is string => id !== null);
   switch (move) {
     case 'process':
       return;
     case 'pay':
-      for (const id of holds) await ledger.post(tx, id);
       if (row.quote_id) {
         // The FX desk delivers the payout currency to the rail.
         await ledger.transfer(tx, {
@@ -53,7 +61,6 @@ async function postForMove(tx: Tx, row: PayoutRow, move: PayoutMove): Promise<vo
       return;
     case 'fail':
     case 'cancel':
-      for (const id of holds) await ledger.void(tx, id);
       return;
     case 'revert': {
       // Paid, then rejected downstream: the money comes back to the balance it left.
@@ -107,7 +114,8 @@ export async function applyMove(tx: Tx, row: PayoutRow, move: PayoutMove, failur
 
 /**
  * Applies moves to many payouts (one each) in the caller's transaction: the compare-and-sets in one
- * statement, then each moved payout's ledger posting, then their events in one statement. Returns,
+ * statement, the holds they post or void in one call of the ledger (two statements), any other
+ * ledger posting of a move (quote-funded or reverted payouts), then their events in one statement. Returns,
  * for each request in order, the payout as moved, or undefined where it was no longer in a state the
  * move starts from. A single move is a batch of one (`applyMove`).
  */
@@ -130,10 +138,14 @@ export async function applyMoves(tx: Tx, requests: readonly MoveRequest[]): Prom
   const movedById = new Map((await stepsRepo.moveStatuses(tx, changes)).map((moved) => [moved.id, moved]));
   const results = requests.map(({ row }) => movedById.get(row.id));
   const events: NewEvent[] = [];
+  await ledger.resolveMany(
+    tx,
+    requests.flatMap(({ row, move }, i) => (results[i] ? resolutionsForMove(row, move) : [])),
+  );
   for (const [i, { row, move }] of requests.entries()) {
     const moved = results[i];
     if (!moved) continue;
-    await postForMove(tx, row, move);
+    await transfersForMove(tx, row, move);
     events.push({
       workspaceId: moved.workspace_id,
       accountId: moved.account_id === moved.workspace_id ? undefined : moved.account_id,
