@@ -1,10 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
+import { AppError } from '../../http/errors.js';
+import { currentStreamCursor, findStreamCursor, type StreamEventRow } from './events.repository.js';
 import { EventPage, EventParams, EventQuery, EventSchema, EventStreamHeaders, EventStreamQuery } from './events.schemas.js';
 import * as events from './events.service.js';
-import { EventStreams } from './events.stream.js';
-import { openEventStream } from './events.sse.js';
+import { EventStreams, type StreamFilter } from './events.stream.js';
 
 const tags = ['Events'];
 
@@ -68,4 +70,67 @@ export function eventRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => events.eventView(await events.getEvent(ctx.db, req.auth.workspaceId, req.params.id, req.auth.subAccountId)),
   );
+}
+
+/** How long a client waits before reconnecting after the connection drops (the SSE `retry` field). */
+const RECONNECT_MS = 2000;
+
+/** One SSE message: the event id as the SSE id (so Last-Event-ID resumes after it), its type, the event as JSON. */
+export function sseFrame(row: StreamEventRow): string {
+  return `id: ${row.id}\nevent: ${row.type}\ndata: ${JSON.stringify(events.eventView(row))}\n\n`;
+}
+
+/** Resolves once the response can take more (or has closed): a slow client holds back only its own stream. */
+function drained(raw: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      raw.off('drain', done);
+      raw.off('close', done);
+      resolve();
+    };
+    raw.on('drain', done);
+    raw.on('close', done);
+  });
+}
+
+/**
+ * Answers GET /v1/events/stream: finds where to start (after Last-Event-ID, else now), takes one of
+ * the workspace's stream slots (429 when none is left), then hands the connection to the stream.
+ */
+export async function openEventStream(
+  ctx: AppContext,
+  streams: EventStreams,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  filter: StreamFilter,
+  lastEventId: string | undefined,
+): Promise<void> {
+  const workspaceId = req.auth.workspaceId;
+  const cursor = lastEventId ? await findStreamCursor(ctx.db, workspaceId, lastEventId) : await currentStreamCursor(ctx.db);
+  if (!cursor) {
+    throw new AppError({ status: 400, code: 'LAST_EVENT_ID_UNKNOWN', message: `No event ${lastEventId} in this workspace to resume after` });
+  }
+  const raw = reply.raw;
+  const sink = {
+    send: async (row: StreamEventRow) => {
+      if (raw.destroyed) return;
+      if (!raw.write(sseFrame(row))) await drained(raw);
+    },
+    heartbeat: () => {
+      if (!raw.destroyed) raw.write(': heartbeat\n\n');
+    },
+    end: () => raw.end(),
+  };
+  const close = streams.open(workspaceId, cursor, filter, sink); // throws 429 before anything is sent
+  reply.hijack();
+  req.raw.socket.setTimeout(0); // the heartbeats keep it alive; the idle-connection timeout is for requests
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-request-id': String(req.id),
+  });
+  raw.write(`retry: ${RECONNECT_MS}\n: connected\n\n`);
+  raw.on('close', close);
 }
