@@ -161,6 +161,16 @@ function bindGroup<T extends GroupTable>(transport: Transport, accountId: string
   return out as Group<T>;
 }
 
+type CreatePayoutAnswer = ResponseOf<Operation<'/v1/payouts', 'post'>>;
+
+/** The payouts group, with the create endpoint's two forms apart: one payout, or a batch (an array). */
+export type PayoutsGroup = Omit<Group<typeof RESOURCES.payouts>, 'create'> & {
+  /** One payout (201 with the payout). */
+  create: (body: PayoutRequest, options?: RequestOptions) => Promise<Exclude<CreatePayoutAnswer, readonly unknown[]>>;
+  /** Up to 100 payouts in one request; the answer lists each one's outcome in order. */
+  createBatch: (body: PayoutRequest[], options?: RequestOptions) => Promise<Extract<CreatePayoutAnswer, readonly unknown[]>>;
+};
+
 export interface QuoteAndPayInput {
   /** The quote to request (intent `payout`). */
   quote: QuoteRequest;
@@ -175,7 +185,7 @@ export interface QuoteAndPayInput {
  * every resource is a method group (`payouts.create`, `fx.quotes.create`, `applications.persons.list`…).
  */
 export class Corridor {
-  readonly payouts: Group<typeof RESOURCES.payouts>;
+  readonly payouts: PayoutsGroup;
   readonly beneficiaries: Group<typeof RESOURCES.beneficiaries>;
   readonly fx: Group<typeof RESOURCES.fx>;
   readonly applications: Group<typeof RESOURCES.applications>;
@@ -203,7 +213,8 @@ export class Corridor {
     this.transport = options instanceof Transport ? options : new Transport(options);
     this.accountId = accountId;
     const t = this.transport;
-    this.payouts = bindGroup(t, accountId, RESOURCES.payouts);
+    const payouts = bindGroup(t, accountId, RESOURCES.payouts);
+    this.payouts = { ...payouts, create: payouts.create as PayoutsGroup['create'], createBatch: payouts.create as unknown as PayoutsGroup['createBatch'] };
     this.beneficiaries = bindGroup(t, accountId, RESOURCES.beneficiaries);
     this.fx = bindGroup(t, accountId, RESOURCES.fx);
     this.applications = bindGroup(t, accountId, RESOURCES.applications);
@@ -258,12 +269,12 @@ export class Corridor {
    * (QUOTE_EXPIRED), a fresh quote is requested and the payout sent again with it, instead of
    * retrying the expired one (spec, rule 5). Each attempt is a new call with its own Idempotency-Key.
    */
-  async quoteAndPay(input: QuoteAndPayInput): Promise<{ quote: Quote; payout: Payout }> {
+  async quoteAndPay(input: QuoteAndPayInput): Promise<{ quote: Quote; payout: Awaited<ReturnType<PayoutsGroup['create']>> }> {
     const attemptsMax = input.attemptsMax ?? 3;
     for (let attempt = 1; ; attempt++) {
       const quote = (await this.fx.quotes.create(input.quote)) as Quote;
       try {
-        const payout = (await this.payouts.create({ ...input.payout, quoteId: quote.id } as PayoutRequest, { idempotencyKey: newIdempotencyKey() })) as Payout;
+        const payout = await this.payouts.create({ ...input.payout, quoteId: quote.id } as PayoutRequest, { idempotencyKey: newIdempotencyKey() });
         return { quote, payout };
       } catch (err) {
         if (err instanceof CorridorError && err.code === 'QUOTE_EXPIRED' && attempt < attemptsMax) continue;

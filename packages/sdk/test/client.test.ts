@@ -142,6 +142,14 @@ describe('the SDK against a running Corridor: retries', () => {
     expect(new Set(keys).size).toBe(2);
   });
 
+  it('createBatch sends an array and answers each payout in order', async () => {
+    const { corridor } = client();
+    const bodies = [payoutBody(), payoutBody({ amount: '12.00' })];
+    const answers = await corridor.payouts.createBatch(bodies);
+    expect(answers).toHaveLength(2);
+    expect(answers.map((a) => (a as { clientRef?: string }).clientRef)).toEqual(bodies.map((b) => b.clientRef));
+  });
+
   it('honours Retry-After on a 429', async () => {
     const { corridor } = client();
     const started = Date.now();
