@@ -171,4 +171,26 @@ describe.runIf(onPostgres)('GET /v1/events/stream over several processes on one 
       await second.ctx.db.close();
     }
   });
+
+  it('keeps streaming by polling while its LISTEN connection is down, and listens again', async () => {
+    const w = await newWorkspace(t.app);
+    const s = await stream(w);
+    const listeners = async () =>
+      t.ctx.db.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN corridor_events'",
+      );
+    for (let i = 0; i < 100 && (await listeners()).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const [listener] = await listeners();
+    expect(listener).toBeDefined();
+    await t.ctx.db.query('SELECT pg_terminate_backend($1)', [listener?.pid]);
+    const id = await record(w.workspaceId, 'payout.paid', { while: 'listener down' });
+    expect((await s.events(1, 5000))[0]?.id).toBe(id);
+    let back = false;
+    for (let i = 0; i < 200 && !back; i++) {
+      back = (await listeners()).some((l) => l.pid !== listener?.pid);
+      if (!back) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(back).toBe(true);
+    s.close();
+  });
 });

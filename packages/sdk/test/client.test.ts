@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../../src/http/errors.js';
 import { createRunner } from '../../../src/jobs/index.js';
 import type { JobRunner } from '../../../src/jobs/runner.js';
 import { recordEvent } from '../../../src/modules/events/events.service.js';
@@ -32,6 +33,11 @@ beforeAll(async () => {
       app.get<{ Querystring: { key: string } }>('/v1/test/legacy-500', { config: { auth: 'workspace' } }, async (req, reply) => {
         bump(req.query.key);
         return reply.code(500).send({ statusCode: 500, message: 'Internal Server Error', error: 'INTERNAL_SERVER_ERROR' });
+      });
+      // Problem details (a /v1/webhooks path): a retryable 503 the first time per key.
+      app.post<{ Querystring: { key: string } }>('/v1/webhooks/sdk-unavailable', { config: { auth: 'workspace' } }, async (req) => {
+        if (bump(req.query.key) === 1) throw new AppError({ status: 503, code: 'PAYOUT_PROVIDER_UNAVAILABLE', retryable: true });
+        return { ok: true, key: req.headers['idempotency-key'] };
       });
       // A killed connection after the answer is decided: the first keyed request's answer never arrives.
       app.addHook('onSend', async (req, reply, payload) => {
@@ -148,6 +154,16 @@ describe('the SDK against a running Corridor: retries', () => {
     const answers = await corridor.payouts.createBatch(bodies);
     expect(answers).toHaveLength(2);
     expect(answers.map((a) => (a as { clientRef?: string }).clientRef)).toEqual(bodies.map((b) => b.clientRef));
+  });
+
+  it('retries a problem-details 503 that says retryable: true, with the same Idempotency-Key', async () => {
+    const { corridor, counts } = client();
+    const answer = await corridor.request<{ ok: boolean; key: string }>('post', '/v1/webhooks/sdk-unavailable', { query: { key: 'p503' }, body: {} });
+    expect(calls.get('p503')).toBe(2);
+    const keys = counts.requests.filter((r) => r.url.includes('sdk-unavailable')).map((r) => r.headers.get('idempotency-key'));
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    expect(answer).toEqual({ ok: true, key: keys[0] });
   });
 
   it('honours Retry-After on a 429', async () => {
