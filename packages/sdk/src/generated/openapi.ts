@@ -3841,7 +3841,7 @@ export interface paths {
         };
         /**
          * The events as they commit, as Server-Sent Events
-         * @description A `text/event-stream` of the workspace's events (with Service-Account-Id, that sub-account's) as they commit, in any API process. Each event is one SSE message: `id` is the event id, `event` its type, `data` the event as GET /v1/events/{id} returns it. Reconnect with `Last-Event-ID` set to the last id received to get every later event, none twice (an unknown id answers 400). Without it, the stream starts now. A `: heartbeat` comment is sent on idle streams every 15 seconds. Open streams per workspace are limited (10 per API process by default): past it, 429 `EVENT_STREAMS_EXCEEDED`.
+         * @description A `text/event-stream` of the workspace's events (with Service-Account-Id, that sub-account's) as they commit, in any API process. Each event is one SSE message: `id` is the event id, `event` its type, `data` the event as GET /v1/events/{id} returns it. Reconnect with `Last-Event-ID` set to the last id received to get every later event, none twice (an unknown id answers 400). Without it, the stream starts now. A `: heartbeat` comment is sent on idle streams (every 15 seconds by default). Open streams per workspace are limited (10 per API process by default): past it, 429 `EVENT_STREAMS_EXCEEDED`, retryable, with Retry-After.
          */
         get: {
             parameters: {
