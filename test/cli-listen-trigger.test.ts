@@ -101,6 +101,7 @@ describe('corridor listen and corridor trigger', () => {
     await new Promise((r) => setTimeout(r, 300)); // nothing more arrives
     expect(typesOf(received)).toEqual(['payout.paid', 'payout.cancelled', 'application.approved']);
     expect(streamSockets.size).toBeGreaterThan(0); // it reconnected
+    expect(lines.find((l) => l.startsWith('Stream dropped'))).toMatch(/reconnecting in [\d.]+ s after evt_/);
 
     for (const got of received) {
       expect(got.headers['content-type']).toBe('application/json');

@@ -40,6 +40,10 @@ export async function listen(options: ListenOptions): Promise<void> {
     ...(options.lastEventId ? { lastEventId: options.lastEventId } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     reconnectsMax: 1000,
+    onReconnect: (reason, delayMs, lastEventId) =>
+      write(
+        `Stream dropped${reason instanceof Error ? ` (${reason.message})` : ''}; reconnecting in ${Math.round(delayMs / 100) / 10} s${lastEventId ? ` after ${lastEventId}` : ''}`,
+      ),
   });
   for await (const event of stream) {
     write(await forward(options.forwardTo, secret, event));

@@ -50,6 +50,8 @@ export interface StreamOptions {
   reconnectsMax?: number;
   /** Delay before reconnecting after a dropped connection (default 1 s, doubled per failure up to 30 s). */
   reconnectDelayMs?: number;
+  /** Told before each reconnection: why the connection ended (undefined: the server closed it) and the wait. */
+  onReconnect?: (reason: unknown, delayMs: number, lastEventId: string | undefined) => void;
 }
 
 /**
@@ -65,6 +67,7 @@ export async function* followEvents<E extends { id: string }>(
   const baseDelayMs = options.reconnectDelayMs ?? 1000;
   let failures = 0;
   for (;;) {
+    let reason: unknown;
     try {
       const body = await open(lastEventId, options.signal);
       for await (const msg of readSse(body)) {
@@ -78,9 +81,11 @@ export async function* followEvents<E extends { id: string }>(
       // A refusal that sending again cannot fix (bad token scope, unknown Last-Event-ID) ends the stream.
       if (err instanceof CorridorError && err.status !== 0 && !err.retryable) throw err;
       if (++failures > reconnectsMax) throw err;
+      reason = err;
     }
     if (options.signal?.aborted) return;
     const delayMs = Math.min(30_000, baseDelayMs * 2 ** Math.max(0, failures - 1));
+    options.onReconnect?.(reason, delayMs, lastEventId);
     await new Promise((resolve) => setTimeout(resolve, delayMs));
   }
 }
