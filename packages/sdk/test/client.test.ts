@@ -22,7 +22,7 @@ const bump = (key: string): number => {
 
 beforeAll(async () => {
   t = await createTestApp({
-    env: { JOB_POLL_MS: '20', SANDBOX_STEP_MS: '40', FX_QUOTE_LIFETIME_MS: '1500', EVENT_STREAM_POLL_MS: '50' },
+    env: { JOB_POLL_MS: '20', SANDBOX_STEP_MS: '40', FX_QUOTE_LIFETIME_MS: '3000', EVENT_STREAM_POLL_MS: '50' },
     beforeReady: (app) => {
       // Test routes: a legacy 429 with Retry-After, a problem 503 retryable, each the first time per key.
       app.get<{ Querystring: { key: string } }>('/v1/test/limited', { config: { auth: 'workspace' } }, async (req, reply) =>
@@ -234,10 +234,10 @@ describe('the SDK against a running Corridor: errors, lists, quotes, webhooks', 
     let delayed = false;
     const { corridor, counts } = client({
       fetch: async (input, init) => {
-        // The first payout waits past the quote's lifetime (FX_QUOTE_LIFETIME_MS 1500).
+        // The first payout waits past the quote's lifetime (FX_QUOTE_LIFETIME_MS 3000).
         if (String(input).endsWith('/v1/payouts') && !delayed) {
           delayed = true;
-          await new Promise((r) => setTimeout(r, 1700));
+          await new Promise((r) => setTimeout(r, 3200));
         }
         return fetch(input, init);
       },
@@ -261,7 +261,10 @@ describe('the SDK against a running Corridor: errors, lists, quotes, webhooks', 
       const [delivery] = await receiver.waitFor('/hook', 1);
       if (!delivery) throw new Error('no delivery');
       expect(await corridor.webhooks.verify(delivery.body, delivery.headers, secret)).toBe(true);
-      expect(await corridor.webhooks.verify(delivery.body.replace('"test":true', '"test":false'), delivery.headers, secret)).toBe(false);
+      // Any delivery (a payout.paid of an earlier test may come before the webhook.test): the type altered by one letter.
+      const tampered = delivery.body.replace('"type":"', '"type":"x');
+      expect(tampered).not.toBe(delivery.body);
+      expect(await corridor.webhooks.verify(tampered, delivery.headers, secret)).toBe(false);
       expect(await corridor.webhooks.verify(delivery.body, delivery.headers, `${secret}x`)).toBe(false);
       const old = { ...delivery.headers, 'x-service-timestamp': String(Math.floor(Date.now() / 1000) - 301) };
       expect(await corridor.webhooks.verify(delivery.body, old, secret)).toBe(false);
@@ -278,8 +281,10 @@ describe('the SDK against a running Corridor: the event stream', () => {
   it('yields events as an async iterator and resumes after the last one with lastEventId', async () => {
     const w = await payingWorkspace(t);
     const { corridor } = client({}, w);
+    // Started after an event recorded first, so what follows is streamed however long the connection takes.
+    const start = await recordOn(w.workspaceId);
     const controller = new AbortController();
-    const stream = corridor.events.stream({ signal: controller.signal });
+    const stream = corridor.events.stream({ signal: controller.signal, lastEventId: start });
     const firstTwo = (async () => {
       const got: string[] = [];
       for await (const e of stream) {
@@ -288,7 +293,6 @@ describe('the SDK against a running Corridor: the event stream', () => {
       }
       return got;
     })();
-    await new Promise((r) => setTimeout(r, 300));
     const ids = [await recordOn(w.workspaceId), await recordOn(w.workspaceId), await recordOn(w.workspaceId)];
     expect(await firstTwo).toEqual(ids.slice(0, 2));
     const resumed: string[] = [];
