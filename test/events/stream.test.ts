@@ -112,7 +112,7 @@ describe('GET /v1/events/stream', () => {
     expect(JSON.parse(await fourth.text())).toMatchObject({ code: 'EVENT_STREAMS_EXCEEDED', retryable: true });
     streams[0]?.close();
     let again: SseConnection | undefined;
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 250; i++) {
       again = await stream(w);
       if (again.status === 200) break;
       await new Promise((r) => setTimeout(r, 20));
