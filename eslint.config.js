@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.corridor/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', '.corridor/**', 'coverage/**', 'packages/*/dist/**', 'packages/*/src/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // A throwaway CA for the HTTPS webhook receiver, trusted by the workers through NODE_EXTRA_CA_CERTS.
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',

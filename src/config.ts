@@ -133,6 +133,14 @@ export interface Config {
     uploadBytesMax: number;
     /** A repeat virtual account request within this long of the issuer's last refusal is answered from it (spec §Limits: 10 minutes). */
     virtualAccountRefusalMemoMs: number;
+    /** Open GET /v1/events/stream connections per workspace in one API process; 429 past it. */
+    eventStreamsPerWorkspaceMax: number;
+    /** A comment line on every idle event stream this often, so proxies and clients see it alive. */
+    eventStreamHeartbeatMs: number;
+    /** Streams catch up by query this often: the only wake-up on PGlite or while LISTEN is down, a safety net beside it. */
+    eventStreamPollMs: number;
+    /** Events read per catch-up query of one stream. */
+    eventStreamBatchMax: number;
   };
 }
 
@@ -293,6 +301,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       validationReportValuesMax: 10_000,
       uploadBytesMax: int(env.UPLOAD_BYTES_MAX, 10 * 1024 * 1024, 'UPLOAD_BYTES_MAX'),
       virtualAccountRefusalMemoMs: 600_000,
+      eventStreamsPerWorkspaceMax: int(env.EVENT_STREAMS_PER_WORKSPACE_MAX, 10, 'EVENT_STREAMS_PER_WORKSPACE_MAX'),
+      eventStreamHeartbeatMs: Math.max(100, int(env.EVENT_STREAM_HEARTBEAT_MS, 15_000, 'EVENT_STREAM_HEARTBEAT_MS')),
+      eventStreamPollMs: Math.max(10, int(env.EVENT_STREAM_POLL_MS, 500, 'EVENT_STREAM_POLL_MS')),
+      eventStreamBatchMax: 100,
     },
   };
 }

@@ -7,6 +7,9 @@ import { createCredential } from './modules/auth/credentials.service.js';
 import { isScope } from './modules/auth/scopes.js';
 import { migrate } from './db/migrate.js';
 import { connect } from './db/db.js';
+import { clientFromFlags, CLIENT_FLAGS } from './cli/client.js';
+import { listen } from './cli/listen.js';
+import { trigger } from './cli/trigger.js';
 
 const USAGE = `Usage: corridor <command>
 
@@ -14,6 +17,10 @@ const USAGE = `Usage: corridor <command>
   migrate                                           apply database migrations
   workspaces create --name NAME --country CC        create a workspace
   credentials create --workspace ID [--scopes a,b]  issue a credential (secret shown once)
+  listen --forward-to URL [--events a,b]            forward live events to a local URL, signed (prints the secret)
+  trigger <event-type>                              cause an event in the sandbox (payout.paid, application.approved, ...)
+                                                    listen and trigger take --base-url, --client-id, --client-secret
+                                                    or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET
 
 Configuration comes from the environment; see the README.`;
 
@@ -65,6 +72,27 @@ async function main(argv: string[]): Promise<void> {
       });
       await ctx.db.close();
       process.stdout.write(`${JSON.stringify(issued, null, 2)}\n`);
+      return;
+    }
+    case 'listen': {
+      const { values } = parseArgs({ args: argv.slice(1), options: { ...CLIENT_FLAGS, 'forward-to': { type: 'string' }, events: { type: 'string' }, secret: { type: 'string' } } });
+      if (!values['forward-to']) fail('--forward-to URL is required');
+      const controller = new AbortController();
+      process.once('SIGINT', () => controller.abort());
+      process.once('SIGTERM', () => controller.abort());
+      await listen({
+        corridor: clientFromFlags(values, fail),
+        forwardTo: values['forward-to'],
+        types: values.events?.split(',').map((s) => s.trim()).filter(Boolean),
+        secret: values.secret,
+        signal: controller.signal,
+      });
+      return;
+    }
+    case 'trigger': {
+      const { values, positionals } = parseArgs({ args: argv.slice(1), options: CLIENT_FLAGS, allowPositionals: true });
+      if (positionals.length !== 1) fail('trigger takes one event type');
+      await trigger(clientFromFlags(values, fail), positionals[0] as string);
       return;
     }
     default:

@@ -45,3 +45,48 @@ export async function deleteEventsBefore(sql: Sql, before: Date, limit: number):
   );
   return rows.length;
 }
+
+/** A place in the event stream: after the event of transaction `txId` numbered `seq` (see 0012_events_stream.sql). */
+export interface StreamCursor {
+  txId: string;
+  seq: string;
+}
+
+/** The stream place of one event of the workspace, to resume after it (Last-Event-ID). */
+export async function findStreamCursor(sql: Sql, workspaceId: string, id: string): Promise<StreamCursor | undefined> {
+  return maybeOne<StreamCursor>(sql, `SELECT tx_id::text AS "txId", seq::text AS seq FROM events WHERE workspace_id = $1 AND id = $2`, [
+    workspaceId,
+    id,
+  ]);
+}
+
+/** Now: before every event whose transaction may still be running or has not started. */
+export async function currentStreamCursor(sql: Sql): Promise<StreamCursor> {
+  const rows = await sql.query<{ txId: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS "txId"');
+  return { txId: rows[0]?.txId ?? '0', seq: '0' };
+}
+
+export type StreamEventRow = EventRow & StreamCursor;
+
+/**
+ * The deliverable events after `cursor` in stream order, only from transactions older than every one
+ * still running: an event that commits later always sorts after these, so none is ever skipped.
+ */
+export async function eventsAfter(
+  sql: Sql,
+  workspaceId: string,
+  cursor: StreamCursor,
+  filter: { accountId?: string | undefined; types?: string[] | undefined },
+  limit: number,
+): Promise<StreamEventRow[]> {
+  return sql.query<StreamEventRow>(
+    `SELECT ${eventColumns}, tx_id::text AS "txId", seq::text AS seq FROM events
+      WHERE workspace_id = $1 AND deliverable
+        AND (tx_id, seq) > ($2::xid8, $3::bigint)
+        AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        AND ($4::uuid IS NULL OR account_id = $4::uuid)
+        AND ($5::text[] IS NULL OR type = ANY($5::text[]))
+      ORDER BY tx_id, seq LIMIT $6`,
+    [workspaceId, cursor.txId, cursor.seq, filter.accountId ?? null, filter.types ?? null, limit],
+  );
+}

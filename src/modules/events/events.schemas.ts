@@ -25,3 +25,19 @@ export const EventQuery = Type.Object({
 });
 
 export const EventPage = Page('event.list', EventSchema);
+
+export const EventStreamQuery = Type.Object({
+  types: Type.Optional(
+    Type.String({
+      pattern: '^[a-z_]+\\.[a-z_]+(,[a-z_]+\\.[a-z_]+)*$',
+      maxLength: 2000,
+      description: 'Only events of these types, comma-separated (payout.paid,payout.failed)',
+    }),
+  ),
+});
+
+export const EventStreamHeaders = Type.Object({
+  'last-event-id': Type.Optional(
+    Type.String({ pattern: '^evt_[A-Za-z0-9_-]{1,64}$', description: 'Resume after this event: every later event, none twice' }),
+  ),
+});

@@ -1,0 +1,91 @@
+import { CorridorError } from './errors.js';
+
+/** One message of a Server-Sent Events stream. */
+export interface SseMessage {
+  id: string | undefined;
+  event: string | undefined;
+  data: string;
+}
+
+/** Splits a text/event-stream body into messages (comments and heartbeats are skipped). */
+export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage, void, undefined> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) return;
+      buffer += decoder.decode(chunk.value, { stream: true }).replace(/\r\n?/g, '\n');
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let id: string | undefined;
+        let event: string | undefined;
+        const data: string[] = [];
+        for (const line of block.split('\n')) {
+          if (line === '' || line.startsWith(':')) continue;
+          const colon = line.indexOf(':');
+          const field = colon < 0 ? line : line.slice(0, colon);
+          const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+          if (field === 'id') id = value;
+          else if (field === 'event') event = value;
+          else if (field === 'data') data.push(value);
+        }
+        if (data.length) yield { id, event, data: data.join('\n') };
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+export interface StreamOptions {
+  /** Resume after this event id (every later event, none twice). Default: from now. */
+  lastEventId?: string;
+  /** Only events of these types. */
+  types?: string[];
+  signal?: AbortSignal;
+  /** Reconnections in a row without receiving anything before giving up (default 10). */
+  reconnectsMax?: number;
+  /** Delay before reconnecting after a dropped connection (default 1 s, doubled per failure up to 30 s). */
+  reconnectDelayMs?: number;
+  /** Told before each reconnection: why the connection ended (undefined: the server closed it) and the wait. */
+  onReconnect?: (reason: unknown, delayMs: number, lastEventId: string | undefined) => void;
+}
+
+/**
+ * Follows a stream of events, reconnecting after a dropped connection with `Last-Event-ID` set to
+ * the last event received: no event is missed or received twice. `open` opens one connection.
+ */
+export async function* followEvents<E extends { id: string }>(
+  open: (lastEventId: string | undefined, signal: AbortSignal | undefined) => Promise<ReadableStream<Uint8Array>>,
+  options: StreamOptions = {},
+): AsyncGenerator<E, void, undefined> {
+  let lastEventId = options.lastEventId;
+  const reconnectsMax = options.reconnectsMax ?? 10;
+  const baseDelayMs = options.reconnectDelayMs ?? 1000;
+  let failures = 0;
+  for (;;) {
+    let reason: unknown;
+    try {
+      const body = await open(lastEventId, options.signal);
+      for await (const msg of readSse(body)) {
+        const event = JSON.parse(msg.data) as E;
+        failures = 0;
+        lastEventId = msg.id ?? event.id;
+        yield event;
+      }
+    } catch (err) {
+      if (options.signal?.aborted) return;
+      // A refusal that sending again cannot fix (bad token scope, unknown Last-Event-ID) ends the stream.
+      if (err instanceof CorridorError && err.status !== 0 && !err.retryable) throw err;
+      if (++failures > reconnectsMax) throw err;
+      reason = err;
+    }
+    if (options.signal?.aborted) return;
+    const delayMs = Math.min(30_000, baseDelayMs * 2 ** Math.max(0, failures - 1));
+    options.onReconnect?.(reason, delayMs, lastEventId);
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+  }
+}

@@ -1,0 +1,52 @@
+/** Headers as Node gives them (`req.headers`), as a plain object of any case, or a Fetch `Headers`. */
+export type WebhookHeaders = Record<string, string | string[] | undefined> | { get(name: string): string | null };
+
+function headerValue(headers: WebhookHeaders, name: string): string | undefined {
+  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  const record = headers as Record<string, string | string[] | undefined>;
+  const key = Object.keys(record).find((k) => k.toLowerCase() === name);
+  const value = key === undefined ? undefined : record[key];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+const encoder = new TextEncoder();
+
+/** Equal in time that depends only on the length (both are 32-byte HMACs here). */
+function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
+  return diff === 0;
+}
+
+function hexBytes(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+/** hex(HMAC-SHA256(key = the whole `whsec_…` secret, message = `<timestamp>.<raw body>`)), as Corridor signs deliveries. */
+export async function signWebhook(secret: string, timestampS: number | string, rawBody: string | Uint8Array): Promise<string> {
+  const key = await globalThis.crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const body = typeof rawBody === 'string' ? encoder.encode(rawBody) : rawBody;
+  const message = new Uint8Array(encoder.encode(`${timestampS}.`).length + body.length);
+  message.set(encoder.encode(`${timestampS}.`));
+  message.set(body, message.length - body.length);
+  const mac = new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key, message));
+  return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Verifies a Corridor webhook delivery before trusting it (Web Crypto: Node 20+ and browsers).
+ * True when `X-Service-Signature` is the HMAC of `<X-Service-Timestamp>.<rawBody>` under `secret`,
+ * compared in constant time, and the timestamp is within `toleranceS` of this clock.
+ * `rawBody` is the body exactly as received, before any JSON parsing. Deduplicate by event `id`.
+ */
+export async function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, toleranceS = 300): Promise<boolean> {
+  const signature = headerValue(headers, 'x-service-signature');
+  const timestamp = headerValue(headers, 'x-service-timestamp');
+  if (!signature || !timestamp || !/^[0-9a-f]{64}$/i.test(signature) || !/^\d{1,12}$/.test(timestamp)) return false;
+  if (Math.abs(Math.floor(Date.now() / 1000) - Number(timestamp)) > toleranceS) return false;
+  const expected = await signWebhook(secret, timestamp, rawBody);
+  return constantTimeEqual(hexBytes(expected), hexBytes(signature.toLowerCase()));
+}

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import { Corridor, type CorridorEvent } from '../../packages/sdk/src/index.js';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signPayload } from '../modules/webhooks/signature.js';
+
+/** How long the local receiver may take to answer one forwarded event (as real deliveries: 30 s). */
+const FORWARD_TIMEOUT_MS = 30_000;
+
+export interface ListenOptions {
+  corridor: Corridor;
+  /** The local receiver; plain http://localhost is allowed here. */
+  forwardTo: string;
+  /** Only these event types (default: all). */
+  types?: string[] | undefined;
+  /** The signing secret to sign with (default: a new `whsec_…`, printed). */
+  secret?: string | undefined;
+  /** Resume after this event id. */
+  lastEventId?: string | undefined;
+  signal?: AbortSignal;
+  /** Where the lines go (default stdout). */
+  write?: (line: string) => void;
+}
+
+/** The envelope real deliveries carry: `{id, type, createdAt, test, data}`. */
+export function deliveryBody(event: CorridorEvent): string {
+  return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, test: event.test, data: event.data });
+}
+
+/**
+ * `corridor listen`: follows the event stream (reconnecting with Last-Event-ID after a dropped
+ * connection) and POSTs each event to the local URL signed as real deliveries are
+ * (X-Service-Signature over `<timestamp>.<body>` with the printed secret), one line per event.
+ */
+export async function listen(options: ListenOptions): Promise<void> {
+  const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const secret = options.secret ?? `whsec_${randomBytes(24).toString('base64url')}`;
+  write(`Forwarding events to ${options.forwardTo}${options.types?.length ? ` (${options.types.join(', ')})` : ''}`);
+  write(`Signing secret: ${secret}`);
+  const stream = options.corridor.events.stream({
+    ...(options.types?.length ? { types: options.types } : {}),
+    ...(options.lastEventId ? { lastEventId: options.lastEventId } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    reconnectsMax: 1000,
+    onReconnect: (reason, delayMs, lastEventId) =>
+      write(
+        `Stream dropped${reason instanceof Error ? ` (${reason.message})` : ''}; reconnecting in ${Math.round(delayMs / 100) / 10} s${lastEventId ? ` after ${lastEventId}` : ''}`,
+      ),
+  });
+  for await (const event of stream) {
+    write(await forward(options.forwardTo, secret, event));
+  }
+}
+
+async function forward(url: string, secret: string, event: CorridorEvent): Promise<string> {
+  const body = deliveryBody(event);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const started = Date.now();
+  let outcome: string;
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'Corridor-CLI-Listen/1', [SIGNATURE_HEADER]: signPayload(secret, timestamp, body), [TIMESTAMP_HEADER]: String(timestamp) },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    outcome = String(res.status);
+  } catch (err) {
+    outcome = `error (${err instanceof Error ? err.message : String(err)})`;
+  }
+  return `${new Date().toISOString()}  ${event.type.padEnd(28)} ${event.id}  -> ${outcome} in ${Date.now() - started} ms`;
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { Corridor, CorridorError, type PayoutRequest } from '../../packages/sdk/src/index.js';
+
+/** A recipient every EUR rail of the sandbox pays. */
+const BENEFICIARY = {
+  type: 'individual',
+  name: 'Ada Lovelace',
+  country: 'DE',
+  address: '1 Hauptstrasse',
+  city: 'Berlin',
+  postcode: '10115',
+  accounts: [{ type: 'iban', currency: 'EUR', data: { iban: 'DE89370400440532013000' } }],
+} as const;
+
+const SENDER = { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE' } as const;
+
+/** The sandbox simulator leaves an amount ending in .14 processing: the trigger makes the next move itself. */
+const HELD_AMOUNT = '10.14';
+
+const BUSINESS_APPLICATION = {
+  applicationType: 'business',
+  companySize: 'sme',
+  businessInfo: { registeredName: 'Trigger Trading Ltd', registrationNumber: '12345678', country: 'GB', address: { street: '1 High Street', city: 'London', postalCode: 'EC1A 1AA', country: 'GB' } },
+  hasIndirectControl: false,
+} as const;
+const DIRECTOR = { firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1985-12-10', nationality: 'GB', title: 'Director', ownershipPercentage: 60, nationalId: 'AB123456C' } as const;
+/** The smallest PDF the document checks accept. */
+const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n');
+
+export type Created = { object: string; id: string; [key: string]: unknown };
+type Scenario = (corridor: Corridor, created: (object: string, value: unknown) => void) => Promise<void>;
+
+/** Every event `corridor trigger` can cause, and how: through the public API and the sandbox moves only. */
+export const TRIGGERS: Record<string, Scenario> = {
+  'payout.processing': (c, created) => heldPayout(c, created, async () => undefined),
+  'payout.paid': (c, created) => heldPayout(c, created, async (id) => created('payout', await c.sandbox.payouts.pay({ id }))),
+  'payout.failed': (c, created) => heldPayout(c, created, async (id) => created('payout', await c.sandbox.payouts.fail({ id }, {}))),
+  'payout.cancelled': (c, created) => heldPayout(c, created, async (id) => created('payout', await c.payouts.cancel({ id }))),
+  'account.created': async (c, created) => {
+    created('account', await c.accounts.create({ name: `Trigger ${randomBytes(3).toString('hex')}`, country: 'GB' }));
+  },
+  'application.under_review': (c, created) => submittedApplication(c, created, undefined),
+  'application.approved': (c, created) => submittedApplication(c, created, 'approve'),
+  'application.rejected': (c, created) => submittedApplication(c, created, 'reject'),
+  'application.more_info_requested': (c, created) => submittedApplication(c, created, 'request_info'),
+};
+
+/** Funds the balance, saves a beneficiary and sends a payout the simulator holds at processing; `then` makes the last move. */
+async function heldPayout(c: Corridor, created: (object: string, value: unknown) => void, then: (id: string) => Promise<void>): Promise<void> {
+  await c.sandbox.fundBalance({ currency: 'EUR', amount: '100.00' });
+  const beneficiary = await c.beneficiaries.create(BENEFICIARY as never);
+  created('beneficiary', beneficiary);
+  const payout = await c.payouts.create({
+    clientRef: `trigger-${randomBytes(6).toString('hex')}`,
+    amount: HELD_AMOUNT,
+    currency: 'EUR',
+    beneficiary: { id: (beneficiary as { id: string }).id },
+    senderInfo: SENDER,
+  } as PayoutRequest);
+  created('payout', payout);
+  // Without a worker running, nothing moves it: the sandbox's own move does (a worker may have done it already).
+  await ignoreStateConflict(c.sandbox.payouts.process({ id: (payout as { id: string }).id }));
+  await then((payout as { id: string }).id);
+}
+
+async function ignoreStateConflict(call: Promise<unknown>): Promise<void> {
+  try {
+    await call;
+  } catch (err) {
+    if (!(err instanceof CorridorError && err.status === 409)) throw err;
+  }
+}
+
+/** A complete business application of a new sub-account, submitted, then reviewed with `decision`. */
+async function submittedApplication(
+  corridor: Corridor,
+  created: (object: string, value: unknown) => void,
+  decision: 'approve' | 'reject' | 'request_info' | undefined,
+): Promise<void> {
+  const account = await corridor.accounts.create({ name: `Trigger ${randomBytes(3).toString('hex')}`, country: 'GB' });
+  created('account', account);
+  const c = corridor.withAccount(account.id);
+  const application = await c.applications.create(BUSINESS_APPLICATION as never);
+  created('application', application);
+  const id = (application as { id: string }).id;
+  const person = (await c.applications.persons.create({ id }, DIRECTOR as never)) as { id: string };
+  await addDocument(c, id, 'photo_id', person.id);
+  await addDocument(c, id, 'certificate_of_incorporation');
+  const terms = (await c.applications.terms.get()) as { version: string };
+  await c.applications.terms.accept({ id }, { version: terms.version });
+  const submitted = await c.applications.submit({ id });
+  if (!decision) return created('application', submitted);
+  const reason = decision === 'approve' ? {} : { reason: 'Raised by corridor trigger' };
+  created('application', await c.sandbox.applications.review({ id }, { decision, ...reason } as never));
+}
+
+async function addDocument(c: Corridor, id: string, type: string, personId?: string): Promise<void> {
+  const issued = (await c.applications.documents.uploadUrl({ id }, { contentType: 'application/pdf', contentLength: PDF.length } as never)) as { documentKey: string; uploadUrl: string };
+  const put = await fetch(issued.uploadUrl, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: PDF });
+  if (!put.ok) throw new Error(`upload to ${new URL(issued.uploadUrl).origin} answered ${put.status}`);
+  await c.applications.documents.create({ id }, { documentKey: issued.documentKey, type, ...(personId ? { personId } : {}) } as never);
+}
+
+/**
+ * `corridor trigger <event-type>`: creates what the event needs in the sandbox and drives it with the
+ * sandbox moves until the event is emitted; returns (and prints) the objects it created.
+ * Refused outside the sandbox (its endpoints are absent there).
+ */
+export async function trigger(corridor: Corridor, eventType: string, write: (line: string) => void = (l) => void process.stdout.write(`${l}\n`)): Promise<Created[]> {
+  const scenario = TRIGGERS[eventType];
+  if (!scenario) throw new Error(`cannot trigger ${eventType}; one of: ${Object.keys(TRIGGERS).join(', ')}`);
+  await assertSandbox(corridor);
+  const out: Created[] = [];
+  await scenario(corridor, (object, value) => {
+    const v = value as { id: string; status?: string };
+    out.push({ object, ...v });
+    write(`${object} ${v.id}${v.status ? ` ${v.status}` : ''}`);
+  });
+  write(`Triggered ${eventType}`);
+  return out;
+}
+
+/** The sandbox's endpoints answer only in the sandbox: a 404 from one means production. */
+async function assertSandbox(corridor: Corridor): Promise<void> {
+  try {
+    await corridor.sandbox.fundBalance({ currency: 'EUR', amount: '0.01' });
+  } catch (err) {
+    if (err instanceof CorridorError && err.status === 404) throw new Error('corridor trigger works only against a sandbox (CORRIDOR_ENV=sandbox)');
+    throw err;
+  }
+}

@@ -1,0 +1,197 @@
+import pg from 'pg';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../http/errors.js';
+import { eventsAfter, type StreamCursor, type StreamEventRow } from './events.repository.js';
+
+/** The NOTIFY channel of 0012_events_stream.sql; the payload is the workspace id. */
+export const EVENTS_CHANNEL = 'corridor_events';
+const LISTEN_RETRY_MS_MAX = 30_000;
+
+/** Where one stream's events go (the SSE connection); `send` resolves once the client can take more. */
+export interface StreamSink {
+  send(row: StreamEventRow): Promise<void>;
+  heartbeat(): void;
+  /** The process is shutting down: end the connection. */
+  end(): void;
+}
+
+export interface StreamFilter {
+  accountId?: string | undefined;
+  types?: string[] | undefined;
+}
+
+interface Subscriber {
+  workspaceId: string;
+  cursor: StreamCursor;
+  filter: StreamFilter;
+  sink: StreamSink;
+  pumping: boolean;
+  again: boolean;
+  closed: boolean;
+}
+
+/**
+ * The live event streams of one API process. Each stream catches up by query from its cursor
+ * (events.repository eventsAfter), woken by PostgreSQL NOTIFY on every committed event insert from
+ * any process, and by a poll that is the only wake-up on PGlite or while the listener is down.
+ * Streams per workspace are bounded (limits.eventStreamsPerWorkspaceMax; 429 past it).
+ */
+export class EventStreams {
+  private readonly byWorkspace = new Map<string, Set<Subscriber>>();
+  private pollTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private listener: pg.Client | undefined;
+  private listenRetryTimer: NodeJS.Timeout | undefined;
+  private listenFailures = 0;
+  private stopped = false;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  /** Whether NOTIFY currently wakes the streams (false on PGlite and while reconnecting). */
+  get listening(): boolean {
+    return this.listener !== undefined;
+  }
+
+  /** Opens a stream from `cursor`; refuses with 429 when the workspace has its maximum open. Returns its close function. */
+  open(workspaceId: string, cursor: StreamCursor, filter: StreamFilter, sink: StreamSink): () => void {
+    const max = this.ctx.config.limits.eventStreamsPerWorkspaceMax;
+    const set = this.byWorkspace.get(workspaceId) ?? new Set<Subscriber>();
+    if (this.stopped || set.size >= max) {
+      throw new AppError({
+        status: 429,
+        code: 'EVENT_STREAMS_EXCEEDED',
+        message: `At most ${max} event streams may be open per workspace`,
+        retryable: true,
+        headers: { 'retry-after': '5' },
+      });
+    }
+    const sub: Subscriber = { workspaceId, cursor, filter, sink, pumping: false, again: false, closed: false };
+    set.add(sub);
+    this.byWorkspace.set(workspaceId, set);
+    this.startTimers();
+    void this.pump(sub);
+    return () => this.remove(sub);
+  }
+
+  /** Ends every stream (the process is closing). */
+  async close(): Promise<void> {
+    this.stopped = true;
+    for (const set of this.byWorkspace.values()) for (const sub of set) sub.sink.end();
+    this.byWorkspace.clear();
+    this.stopTimers();
+    await this.stopListener();
+  }
+
+  private remove(sub: Subscriber): void {
+    sub.closed = true;
+    const set = this.byWorkspace.get(sub.workspaceId);
+    set?.delete(sub);
+    if (set && set.size === 0) this.byWorkspace.delete(sub.workspaceId);
+    if (this.byWorkspace.size === 0) {
+      this.stopTimers();
+      void this.stopListener();
+    }
+  }
+
+  private wake(workspaceId?: string): void {
+    const sets = workspaceId === undefined ? [...this.byWorkspace.values()] : [this.byWorkspace.get(workspaceId) ?? new Set<Subscriber>()];
+    for (const set of sets) for (const sub of set) void this.pump(sub);
+  }
+
+  /** Sends everything committed after the cursor; a wake-up during a pump runs it once more. */
+  private async pump(sub: Subscriber): Promise<void> {
+    if (sub.pumping) {
+      sub.again = true;
+      return;
+    }
+    sub.pumping = true;
+    try {
+      do {
+        sub.again = false;
+        for (;;) {
+          if (sub.closed) return;
+          const batch = this.ctx.config.limits.eventStreamBatchMax;
+          const rows = await eventsAfter(this.ctx.db, sub.workspaceId, sub.cursor, sub.filter, batch);
+          for (const row of rows) {
+            if (sub.closed) return;
+            await sub.sink.send(row);
+            sub.cursor = { txId: row.txId, seq: row.seq };
+          }
+          if (rows.length < batch) break;
+        }
+      } while (sub.again);
+    } catch (err) {
+      // The database is unreachable or the client went away: the next wake-up tries again from the cursor.
+      this.ctx.log.warn({ err }, 'event stream catch-up failed');
+    } finally {
+      sub.pumping = false;
+    }
+  }
+
+  private startTimers(): void {
+    const { eventStreamPollMs, eventStreamHeartbeatMs } = this.ctx.config.limits;
+    this.pollTimer ??= setInterval(() => this.wake(), eventStreamPollMs).unref();
+    this.heartbeatTimer ??= setInterval(() => {
+      for (const set of this.byWorkspace.values()) for (const sub of set) sub.sink.heartbeat();
+    }, eventStreamHeartbeatMs).unref();
+    if (this.ctx.db.kind === 'postgres' && !this.listener && !this.listenRetryTimer) void this.startListener();
+  }
+
+  private stopTimers(): void {
+    clearInterval(this.pollTimer);
+    clearInterval(this.heartbeatTimer);
+    clearTimeout(this.listenRetryTimer);
+    this.pollTimer = this.heartbeatTimer = this.listenRetryTimer = undefined;
+  }
+
+  /** One LISTEN connection per process, reconnected with a bounded backoff; each (re)connection catches up. */
+  private async startListener(): Promise<void> {
+    const url = this.ctx.config.databaseUrl;
+    if (!url || this.stopped) return;
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: this.ctx.config.limits.dbConnectTimeoutMs });
+    const lost = (err?: unknown) => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      if (err) this.ctx.log.warn({ err }, 'event stream listener lost; polling until it is back');
+      void client.end().catch(() => undefined);
+      this.scheduleListen();
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('notification', (msg) => {
+      if (msg.channel === EVENTS_CHANNEL && msg.payload) this.wake(msg.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    } catch (err) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => undefined);
+      this.ctx.log.warn({ err }, 'event stream listener could not connect; polling');
+      this.scheduleListen();
+      return;
+    }
+    if (this.stopped || this.byWorkspace.size === 0) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.listener = client;
+    this.listenFailures = 0;
+    this.wake();
+  }
+
+  private scheduleListen(): void {
+    if (this.stopped || this.byWorkspace.size === 0 || this.listenRetryTimer) return;
+    const delayMs = Math.min(LISTEN_RETRY_MS_MAX, 500 * 2 ** Math.min(this.listenFailures++, 6));
+    this.listenRetryTimer = setTimeout(() => {
+      this.listenRetryTimer = undefined;
+      void this.startListener();
+    }, delayMs).unref();
+  }
+
+  private async stopListener(): Promise<void> {
+    const client = this.listener;
+    this.listener = undefined;
+    if (client) await client.end().catch(() => undefined);
+  }
+}
