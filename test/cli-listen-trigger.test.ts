@@ -138,7 +138,22 @@ describe('corridor listen and corridor trigger', () => {
   });
 
   it('refuses an event type it cannot cause', async () => {
-    await expect(trigger(sdk(), 'order.completed', () => undefined)).rejects.toThrow(/cannot trigger order\.completed/);
+    await expect(trigger(sdk(), 'payout.unknown', () => undefined)).rejects.toThrow(/cannot trigger payout\.unknown/);
+  });
+
+  it('causes order, virtual account and deposit events through the public API and the sandbox moves', async () => {
+    for (const [type, object] of [
+      ['order.completed', 'order'],
+      ['order.expired', 'order'],
+      ['virtual_account.active', 'virtual_account'],
+      ['deposit.completed', 'deposit'],
+    ] as const) {
+      const created = await trigger(sdk(), type, () => undefined);
+      const subject = created.filter((o) => o.object === object).at(-1);
+      expect(subject, type).toBeDefined();
+      const events = await sdk().events.list({ type, limit: 100 });
+      expect(events.data.map((e) => (e.data as { id: string }).id), type).toContain(subject?.id);
+    }
   });
 });
 

@@ -39,11 +39,46 @@ export const TRIGGERS: Record<string, Scenario> = {
   'account.created': async (c, created) => {
     created('account', await c.accounts.create({ name: `Trigger ${randomBytes(3).toString('hex')}`, country: 'GB' }));
   },
-  'application.under_review': (c, created) => submittedApplication(c, created, undefined),
-  'application.approved': (c, created) => submittedApplication(c, created, 'approve'),
-  'application.rejected': (c, created) => submittedApplication(c, created, 'reject'),
-  'application.more_info_requested': (c, created) => submittedApplication(c, created, 'request_info'),
+  'application.under_review': async (c, created) => void (await submittedApplication(c, created, undefined)),
+  'application.approved': async (c, created) => void (await submittedApplication(c, created, 'approve')),
+  'application.rejected': async (c, created) => void (await submittedApplication(c, created, 'reject')),
+  'application.more_info_requested': async (c, created) => void (await submittedApplication(c, created, 'request_info')),
+  'order.completed': async (c, created) => {
+    const order = await balanceOrder(c, created);
+    created('order', await c.sandbox.orders.complete({ id: order.id }, {} as never));
+  },
+  'order.expired': async (c, created) => {
+    const order = await c.orders.create({ clientRef: `trigger-${randomBytes(6).toString('hex')}`, fromCurrency: 'USD', toCurrency: 'EUR', fromAmount: '10.00', funding: 'settlement' } as never);
+    created('order', order);
+    created('order', await c.sandbox.orders.expire({ id: (order as { id: string }).id }, undefined as never));
+  },
+  'virtual_account.active': async (c, created) => {
+    await activeVirtualAccount(c, created);
+  },
+  'deposit.completed': async (c, created) => {
+    const { account, virtualAccount } = await activeVirtualAccount(c, created);
+    const deposit = (await account.sandbox.deposits.create({ virtualAccountId: virtualAccount.id, amount: '25.00' } as never)) as { id: string; status: string };
+    created('deposit', deposit);
+    if (deposit.status !== 'completed') created('deposit', await account.sandbox.deposits.complete({ id: deposit.id }, undefined as never));
+  },
 };
+
+/** A balance-funded order (funds_received at once): the desk's moves follow in the sandbox. */
+async function balanceOrder(c: Corridor, created: (object: string, value: unknown) => void): Promise<{ id: string }> {
+  await c.sandbox.fundBalance({ currency: 'USD', amount: '10.00' });
+  const order = (await c.orders.create({ clientRef: `trigger-${randomBytes(6).toString('hex')}`, fromCurrency: 'USD', toCurrency: 'EUR', fromAmount: '10.00', funding: 'balance' } as never)) as { id: string };
+  created('order', order);
+  return order;
+}
+
+/** A sub-account with an approved business application and an EUR virtual account (approved before creation, so active at once). */
+async function activeVirtualAccount(corridor: Corridor, created: (object: string, value: unknown) => void): Promise<{ account: Corridor; virtualAccount: { id: string } }> {
+  const account = await submittedApplication(corridor, created, 'approve');
+  const virtualAccount = (await account.virtualAccounts.create({ currency: 'EUR' } as never)) as { id: string; status: string };
+  created('virtual_account', virtualAccount);
+  if (virtualAccount.status !== 'active') throw new Error(`virtual account ${virtualAccount.id} is ${virtualAccount.status}, not active`);
+  return { account, virtualAccount };
+}
 
 /** Funds the balance, saves a beneficiary and sends a payout the simulator holds at processing; `then` makes the last move. */
 async function heldPayout(c: Corridor, created: (object: string, value: unknown) => void, then: (id: string) => Promise<void>): Promise<void> {
@@ -76,7 +111,7 @@ async function submittedApplication(
   corridor: Corridor,
   created: (object: string, value: unknown) => void,
   decision: 'approve' | 'reject' | 'request_info' | undefined,
-): Promise<void> {
+): Promise<Corridor> {
   const account = await corridor.accounts.create({ name: `Trigger ${randomBytes(3).toString('hex')}`, country: 'GB' });
   created('account', account);
   const c = corridor.withAccount(account.id);
@@ -89,9 +124,13 @@ async function submittedApplication(
   const terms = (await c.applications.terms.get()) as { version: string };
   await c.applications.terms.accept({ id }, { version: terms.version });
   const submitted = await c.applications.submit({ id });
-  if (!decision) return created('application', submitted);
+  if (!decision) {
+    created('application', submitted);
+    return c;
+  }
   const reason = decision === 'approve' ? {} : { reason: 'Raised by corridor trigger' };
   created('application', await c.sandbox.applications.review({ id }, { decision, ...reason } as never));
+  return c;
 }
 
 async function addDocument(c: Corridor, id: string, type: string, personId?: string): Promise<void> {
