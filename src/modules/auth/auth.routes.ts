@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { validationError, type FieldError } from '../../http/errors.js';
-import { Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Page, PageQuery, Uuid } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
+import { ApiKeySchema } from './credentials.schemas.js';
 import { authenticateClient, credentialData, listCredentials, updateScopes } from './credentials.service.js';
 import { ALL_SCOPES, isScope } from './scopes.js';
 
@@ -51,18 +52,6 @@ const AuthServerMetadata = Type.Object(
   { title: 'AuthorizationServerMetadata' },
 );
 
-const ApiKeySchema = Type.Object(
-  {
-    clientId: Uuid,
-    scopes: Type.Array(Type.String()),
-    status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
-    label: Type.Union([Type.String(), Type.Null()]),
-    createdAt: Timestamp,
-    lastUsedAt: Type.Union([Timestamp, Type.Null()]),
-  },
-  { title: 'ApiKey' },
-);
-
 const ScopesBody = Type.Object({
   scopes: Type.Array(Type.String({ pattern: '^(read|write):[a-z_]+$' }), {
     maxItems: 100,
@@ -71,6 +60,10 @@ const ScopesBody = Type.Object({
 });
 
 const ScopesUpdated = Type.Object({ message: Type.Literal('Scopes updated'), clientId: Uuid, scopes: Type.Array(Type.String()) });
+
+/** Said on every /v1 credential route: a workspace token manages scopes only. */
+const NO_MINTING =
+  'A workspace API token can never create, rotate or revoke a credential: there is no such route under /v1. The operator does it (POST /operator/v1/workspaces/{id}/credentials, .../{clientId}/rotate, DELETE .../{clientId}; audited).';
 
 /** HTTP Basic client authentication (RFC 6749 §2.3.1): form-encoded id and secret. */
 function basicCredentials(req: FastifyRequest): { id: string; secret: string } | undefined {
@@ -166,7 +159,13 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/v1/api-keys',
     {
       config: { auth: 'workspace', scope: 'read:api_keys' },
-      schema: { tags: ['API keys'], summary: "The workspace's credentials (never their secrets)", querystring: PageQuery, response: { 200: Page('api_key.list', ApiKeySchema) } },
+      schema: {
+        tags: ['API keys'],
+        summary: "The workspace's credentials (never their secrets)",
+        description: NO_MINTING,
+        querystring: PageQuery,
+        response: { 200: Page('api_key.list', ApiKeySchema) },
+      },
     },
     async (req) => listCredentials(ctx.db, req.auth.workspaceId, req.query),
   );
@@ -178,7 +177,7 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags: ['API keys'],
         summary: "Replace a credential's scopes; applies to its next request",
-        description: 'The caller may add or remove only scopes it holds itself (write:x covers read:x); anything else is 403 METHOD_NOT_ENTITLED naming the scope.',
+        description: `The caller may add or remove only scopes it holds itself (write:x covers read:x); anything else is 403 METHOD_NOT_ENTITLED naming the scope. ${NO_MINTING}`,
         params: Type.Object({ clientId: Type.String({ maxLength: 100 }) }),
         body: ScopesBody,
         response: { 200: ScopesUpdated },

@@ -1,6 +1,6 @@
 import type { Sql, Tx } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
-import { forbidden, notFound } from '../../http/errors.js';
+import { conflict, forbidden, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { DUMMY_SECRET_HASH, hashSecret, isCurrentHash, randomSecret, verifySecret, type SecretDigestKey } from '../../lib/secrets.js';
@@ -50,22 +50,90 @@ export async function setCredentialSecret(sql: Sql, key: SecretDigestKey, client
   await sql.query('UPDATE credentials SET secret_hash = $2, updated_at = now() WHERE client_id = $1', [clientId, hashSecret(clientSecret, key)]);
 }
 
+/** The longest grace period a rotated secret keeps working for: 7 days. */
+export const ROTATION_GRACE_SECONDS_MAX = 604_800;
+
+/**
+ * `last_used_at` is written at most once per this many seconds per credential, when a token is
+ * issued for it (never per API request), so a busy client costs no write per token either.
+ */
+export const LAST_USED_RESOLUTION_SEC = 60;
+
 /**
  * The credential for a client id and secret, or undefined. An unknown id is checked against a dummy
- * digest, so the answer time does not tell which of the two was wrong. A secret still stored as
- * scrypt (earlier releases) is rehashed on its first successful use.
+ * digest, so the answer time does not tell which of the two was wrong. After a rotation the
+ * previous secret is accepted too until its expiry (the database clock decides); both digests are
+ * always compared, so the time does not tell which one matched. A secret still stored as scrypt
+ * (earlier releases) is rehashed on its first successful use.
  */
 export async function authenticateClient(sql: Sql, key: SecretDigestKey, clientId: string, clientSecret: string): Promise<CredentialRow | undefined> {
   const row = isUuid(clientId)
-    ? await maybeOne<CredentialRow & { secret_hash: string }>(sql, `SELECT ${COLUMNS}, secret_hash FROM credentials WHERE client_id = $1`, [clientId])
+    ? await maybeOne<CredentialRow & { secret_hash: string; previous_secret_hash: string | null; previous_valid: boolean }>(
+        sql,
+        `SELECT ${COLUMNS}, secret_hash, previous_secret_hash, coalesce(previous_secret_expires_at > now(), false) AS previous_valid
+           FROM credentials WHERE client_id = $1`,
+        [clientId],
+      )
     : undefined;
-  const ok = await verifySecret(clientSecret, row?.secret_hash ?? DUMMY_SECRET_HASH, key);
-  if (!row || !ok || row.status !== 'active') return undefined;
-  if (isCurrentHash(row.secret_hash)) {
-    await sql.query('UPDATE credentials SET last_used_at = now() WHERE client_id = $1', [clientId]);
-  } else {
-    await sql.query('UPDATE credentials SET last_used_at = now(), secret_hash = $2 WHERE client_id = $1', [clientId, hashSecret(clientSecret, key)]);
-  }
+  const current = await verifySecret(clientSecret, row?.secret_hash ?? DUMMY_SECRET_HASH, key);
+  const previousHash = row?.previous_valid ? row.previous_secret_hash : null;
+  const previous = await verifySecret(clientSecret, previousHash ?? DUMMY_SECRET_HASH, key);
+  if (!row || !(current || (previous && previousHash !== null)) || row.status !== 'active') return undefined;
+  const rehash = current && !isCurrentHash(row.secret_hash) ? hashSecret(clientSecret, key) : null;
+  await sql.query(
+    `UPDATE credentials SET last_used_at = now(), secret_hash = coalesce($2, secret_hash)
+      WHERE client_id = $1 AND ($2::text IS NOT NULL OR last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $3))`,
+    [clientId, rehash, LAST_USED_RESOLUTION_SEC],
+  );
+  return row;
+}
+
+export interface RotatedCredential {
+  clientId: string;
+  clientSecret: string;
+  previousSecretExpiresAt: string;
+}
+
+/**
+ * Gives an active credential a new secret (returned here once). The secret it had keeps working
+ * for `graceSeconds` (0: it stops at once); a secret replaced by an earlier rotation stops now.
+ */
+export async function rotateCredential(tx: Tx, key: SecretDigestKey, workspaceId: string, clientId: string, graceSeconds: number): Promise<RotatedCredential> {
+  const current = await lockCredential(tx, workspaceId, clientId);
+  if (current.status !== 'active') throw conflict('CREDENTIAL_REVOKED', 'A revoked credential cannot be rotated');
+  const clientSecret = randomSecret('cs_');
+  const row = await one<{ previous_secret_expires_at: Date }>(
+    tx,
+    `UPDATE credentials
+        SET previous_secret_hash = secret_hash, previous_secret_expires_at = now() + make_interval(secs => $4),
+            secret_hash = $3, updated_at = now()
+      WHERE workspace_id = $1 AND client_id = $2 RETURNING previous_secret_expires_at`,
+    [workspaceId, clientId, hashSecret(clientSecret, key), graceSeconds],
+  );
+  return { clientId, clientSecret, previousSecretExpiresAt: row.previous_secret_expires_at.toISOString() };
+}
+
+/**
+ * Revokes a credential: its tokens are refused from the next request (the status change is
+ * announced to every API process by the credentials_auth_changed trigger) and its secrets no
+ * longer get a token. Revoking a revoked credential changes nothing.
+ */
+export async function revokeCredential(tx: Tx, workspaceId: string, clientId: string): Promise<CredentialRow> {
+  const current = await lockCredential(tx, workspaceId, clientId);
+  if (current.status === 'revoked') return current;
+  return one<CredentialRow>(
+    tx,
+    `UPDATE credentials SET status = 'revoked', revoked_at = now(), previous_secret_hash = NULL, previous_secret_expires_at = NULL, updated_at = now()
+      WHERE workspace_id = $1 AND client_id = $2 RETURNING ${COLUMNS}`,
+    [workspaceId, clientId],
+  );
+}
+
+async function lockCredential(tx: Tx, workspaceId: string, clientId: string): Promise<CredentialRow> {
+  const row = isUuid(clientId)
+    ? await maybeOne<CredentialRow>(tx, `SELECT ${COLUMNS} FROM credentials WHERE workspace_id = $1 AND client_id = $2 FOR UPDATE`, [workspaceId, clientId])
+    : undefined;
+  if (!row) throw notFound('Credential');
   return row;
 }
 

@@ -3,7 +3,8 @@ import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { Country, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
 import { createWorkspace, getWorkspace } from '../accounts/accounts.service.js';
-import { createCredential } from '../auth/credentials.service.js';
+import { ApiKeySchema, CredentialParams, RotateBody, RotatedSchema } from '../auth/credentials.schemas.js';
+import { createCredential, credentialData, listCredentials, revokeCredential, rotateCredential } from '../auth/credentials.service.js';
 import { ALL_SCOPES, CAPABILITIES, type Capability } from '../auth/scopes.js';
 import { validationError } from '../../http/errors.js';
 import { isScope } from '../auth/scopes.js';
@@ -99,6 +100,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         tags,
         security,
         summary: 'Issue a credential; the secret is shown once',
+        description: 'A workspace API token can never mint a credential: only the operator does.',
         params: WorkspaceParams,
         body: Type.Object({
           scopes: Type.Optional(Type.Array(Type.String(), { maxItems: 100, description: `Default: every scope (${ALL_SCOPES.length})` })),
@@ -115,6 +117,73 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         return createCredential(tx, ctx.box, req.params.id, { scopes: req.body.scopes, label: req.body.label });
       });
       return reply.code(201).send(issued);
+    },
+  );
+
+  app.get<{ Params: Static<typeof WorkspaceParams>; Querystring: Static<typeof PageQuery> }>(
+    '/operator/v1/workspaces/:id/credentials',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: "A workspace's credentials, with status and last use (never their secrets)",
+        params: WorkspaceParams,
+        querystring: PageQuery,
+        response: { 200: Page('api_key.list', ApiKeySchema) },
+      },
+    },
+    async (req) => {
+      await getWorkspace(ctx.db, req.params.id);
+      return listCredentials(ctx.db, req.params.id, req.query);
+    },
+  );
+
+  app.post<{ Params: Static<typeof CredentialParams>; Body: Static<typeof RotateBody> }>(
+    '/operator/v1/workspaces/:id/credentials/:clientId/rotate',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: "Rotate a credential's secret; the new secret is shown once",
+        description:
+          'The secret being replaced keeps working at /oauth/token until previousSecretExpiresAt (graceSeconds from now, 0 to 7 days; default 0), then is refused. ' +
+          'Rotating again during a grace period ends the older secret at once. Tokens already issued stay valid until they expire; revoke to end them. ' +
+          'A revoked credential cannot be rotated (409 CREDENTIAL_REVOKED). A workspace API token can never rotate a credential.',
+        params: CredentialParams,
+        body: RotateBody,
+        response: { 200: RotatedSchema },
+      },
+    },
+    async (req) => {
+      const graceSeconds = req.body.graceSeconds ?? 0;
+      return ctx.db.tx(async (tx) => {
+        await getWorkspace(tx, req.params.id);
+        return rotateCredential(tx, ctx.box, req.params.id, req.params.clientId, graceSeconds);
+      });
+    },
+  );
+
+  app.delete<{ Params: Static<typeof CredentialParams> }>(
+    '/operator/v1/workspaces/:id/credentials/:clientId',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Revoke a credential: its tokens are refused from the next request, in every API process',
+        description: 'Its secrets no longer get a token. Revoking a revoked credential answers it unchanged. A workspace API token can never revoke a credential.',
+        params: CredentialParams,
+        response: { 200: ApiKeySchema },
+      },
+    },
+    async (req) => {
+      const row = await ctx.db.tx(async (tx) => {
+        await getWorkspace(tx, req.params.id);
+        return revokeCredential(tx, req.params.id, req.params.clientId);
+      });
+      return credentialData(row);
     },
   );
 

@@ -2171,7 +2171,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The workspace's credentials (never their secrets) */
+        /**
+         * The workspace's credentials (never their secrets)
+         * @description A workspace API token can never create, rotate or revoke a credential: there is no such route under /v1. The operator does it (POST /operator/v1/workspaces/{id}/credentials, .../{clientId}/rotate, DELETE .../{clientId}; audited).
+         */
         get: {
             parameters: {
                 query?: {
@@ -2265,6 +2268,7 @@ export interface paths {
                                  */
                                 createdAt: string;
                                 label: string | null;
+                                /** @description When a token was last issued for it, to the minute (written at most once a minute); null if never */
                                 lastUsedAt: string | null;
                                 scopes: string[];
                                 status: "active" | "revoked";
@@ -2309,7 +2313,7 @@ export interface paths {
         get?: never;
         /**
          * Replace a credential's scopes; applies to its next request
-         * @description The caller may add or remove only scopes it holds itself (write:x covers read:x); anything else is 403 METHOD_NOT_ENTITLED naming the scope.
+         * @description The caller may add or remove only scopes it holds itself (write:x covers read:x); anything else is 403 METHOD_NOT_ENTITLED naming the scope. A workspace API token can never create, rotate or revoke a credential: there is no such route under /v1. The operator does it (POST /operator/v1/workspaces/{id}/credentials, .../{clientId}/rotate, DELETE .../{clientId}; audited).
          */
         put: {
             parameters: {
