@@ -148,7 +148,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         security,
         summary: "Rotate a credential's secret; the new secret is shown once",
         description:
-          'The secret being replaced keeps working at /oauth/token until previousSecretExpiresAt (graceSeconds from now, 0 to 7 days; default 0), then is refused. ' +
+          'The secret being replaced keeps working at /oauth/token until previousSecretExpiresAt (graceSeconds from now, 0 to 7 days; send {} for the default 0), then is refused. ' +
           'Rotating again during a grace period ends the older secret at once. Tokens already issued stay valid until they expire; revoke to end them. ' +
           'A revoked credential cannot be rotated (409 CREDENTIAL_REVOKED). A workspace API token can never rotate a credential.',
         params: CredentialParams,
