@@ -80,7 +80,7 @@ function resolve(doc: Json, schema: unknown): Json {
 }
 
 /** An example value for a schema: its own example when it has one, else one built from its parts. */
-export function exampleOf(doc: Json, schema: unknown, depth = 0): unknown {
+export function exampleOf(doc: Json, schema: unknown, depth = 0, name = ''): unknown {
   const s = resolve(doc, schema);
   if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
   if (s.example !== undefined) return s.example;
@@ -94,16 +94,19 @@ export function exampleOf(doc: Json, schema: unknown, depth = 0): unknown {
   const type = Array.isArray(s.type) ? s.type[0] : s.type;
   if (type === 'object' || s.properties) {
     const out: Json = {};
-    const required = new Set((s.required as string[] | undefined) ?? []);
-    for (const [name, prop] of Object.entries((s.properties ?? {}) as Json)) {
-      if (required.has(name) || hasExample(doc, prop)) out[name] = exampleOf(doc, prop, depth + 1);
+    // `if {required: [id]} … else {required: […]}`: the example is the full object, not a reference.
+    const otherwise = ((s.else as Json | undefined)?.required as string[] | undefined) ?? [];
+    const required = new Set([...((s.required as string[] | undefined) ?? []), ...otherwise]);
+    const properties = Object.entries((s.properties ?? {}) as Json);
+    for (const [name, prop] of properties) {
+      if (required.has(name) || hasExample(doc, prop)) out[name] = exampleOf(doc, prop, depth + 1, name);
     }
     return out;
   }
   if (type === 'array') return [exampleOf(doc, s.items, depth + 1)];
   if (type === 'integer' || type === 'number') return typeof s.minimum === 'number' ? s.minimum : 1;
   if (type === 'boolean') return true;
-  if (type === 'string') return stringExample(s);
+  if (type === 'string') return stringExample(s, name);
   return null;
 }
 
@@ -112,7 +115,18 @@ function hasExample(doc: Json, schema: unknown): boolean {
   return (Array.isArray(s.examples) && s.examples.length > 0) || s.example !== undefined;
 }
 
-function stringExample(s: Json): string {
+/** Strings named for what they hold get a plausible value (the schema has no example of its own). */
+const NAMED_STRINGS: [RegExp, string][] = [
+  [/^toCurrency$/, 'USD'],
+  [/currency$/i, 'EUR'],
+  [/^country$/i, 'DE'],
+  [/^clientRef$/, 'invoice-1042'],
+  [/^name$/, 'Ada Lovelace'],
+  [/^url$/, 'https://example.com/hook'],
+];
+
+function stringExample(s: Json, name: string): string {
+  for (const [pattern, value] of NAMED_STRINGS) if (pattern.test(name)) return value;
   switch (s.format) {
     case 'uuid':
       return '3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b';
@@ -139,7 +153,13 @@ function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The token request: client credentials, no token and no Idempotency-Key. */
+const TOKEN_SAMPLE = `curl -X POST "$CORRIDOR_BASE_URL/oauth/token" \\
+  -H "Content-Type: application/json" \\
+  -d "{\\"grant_type\\":\\"client_credentials\\",\\"client_id\\":\\"$CORRIDOR_CLIENT_ID\\",\\"client_secret\\":\\"$CORRIDOR_CLIENT_SECRET\\",\\"audience\\":\\"corridor-api\\"}"`;
+
 function curlSample(method: string, path: string, op: Json, body: unknown): string {
+  if (path === '/oauth/token') return TOKEN_SAMPLE;
   const url = `$CORRIDOR_BASE_URL${path.replace(/\{([^}]+)\}/g, (_m, p: string) => placeholder(p))}`;
   const lines = [`curl -X ${method.toUpperCase()} "${url}"`];
   const security = op.security as unknown[] | undefined;

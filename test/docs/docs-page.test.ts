@@ -60,6 +60,7 @@ describe('/docs', () => {
     expect(curl.source).toContain('-H "Authorization: Bearer $TOKEN"');
     expect(curl.source).toContain('-H "Idempotency-Key: ');
     expect(curl.source).toContain('"amount":"125.50"'); // the schema's own example
+    expect(curl.source).toContain('"clientRef":"invoice-1042"');
     const sdk = samples.find((s) => s.label === 'SDK')!;
     expect(sdk.lang).toBe('TypeScript');
     expect(sdk.source).toContain('new Corridor({ baseUrl');
@@ -68,16 +69,19 @@ describe('/docs', () => {
     expect(doc.paths['/v1/payouts']!.post!.description ?? '').not.toContain('curl -X');
   });
 
-  it('every operation has a curl sample; GETs have no Idempotency-Key; path parameters go in the SDK call', () => {
+  it('every operation has a curl sample; only POSTs (not the token request) send an Idempotency-Key; path parameters go in the SDK call', () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
         const curl = op['x-codeSamples']?.find((s) => s.label === 'curl');
         expect(curl, `${method} ${path}`).toBeDefined();
-        expect(curl!.source.includes('Idempotency-Key'), `${method} ${path}`).toBe(method === 'post');
+        expect(curl!.source.includes('Idempotency-Key'), `${method} ${path}`).toBe(method === 'post' && path !== '/oauth/token');
       }
     }
     const get = doc.paths['/v1/payouts/{id}']!.get!['x-codeSamples']!.find((s) => s.label === 'SDK')!;
     expect(get.source).toContain("corridor.payouts.get({ id: 'id_id' })");
+    const token = doc.paths['/oauth/token']!.post!['x-codeSamples']![0]!.source;
+    expect(token).toContain('client_credentials');
+    expect(token).not.toContain('Authorization');
     expect(doc.paths['/v1/fx/quotes']!.post!['x-codeSamples']!.find((s) => s.label === 'SDK')!.source).toContain('corridor.fx.quotes.create(');
   });
 
