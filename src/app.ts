@@ -133,7 +133,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       security: [{ bearerAuth: [] }],
     },
     // Request examples per operation (curl and the SDK), from the route schemas (src/http/docs.ts).
-    transformObject: (documentObject) => ('openapiObject' in documentObject ? addCodeSamples(documentObject.openapiObject) : documentObject.swaggerObject),
+    transformObject: (documentObject) => ('openapiObject' in documentObject ? addCodeSamples(documentObject.openapiObject, config.audience) : documentObject.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, ...swaggerUiBranding() });
 

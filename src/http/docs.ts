@@ -37,7 +37,7 @@ export function docsDescription(audience: string): string {
 
 Modules: ${DOCUMENTED_MODULES.map((m) => m.name).join(', ')}.
 
-Every operation below shows a request in curl and with the TypeScript SDK (\`packages/sdk\`). Which rails, currencies and recipient fields each country takes: [the corridor table](/docs/corridors).
+Every operation below shows a request in curl and with the TypeScript SDK (\`packages/sdk\`). The curl samples read \`$CORRIDOR_BASE_URL\` and \`$TOKEN\` (the token request \`$CORRIDOR_CLIENT_ID\` and \`$CORRIDOR_CLIENT_SECRET\`) from the shell; the SDK samples take the same credential as \`clientId\` and \`clientSecret\` and fetch and renew the token themselves. Which rails, currencies and recipient fields each country takes: [the corridor table](/docs/corridors).
 
 ## Getting started
 
@@ -158,8 +158,8 @@ const TOKEN_SAMPLE = `curl -X POST "$CORRIDOR_BASE_URL/oauth/token" \\
   -H "Content-Type: application/json" \\
   -d "{\\"grant_type\\":\\"client_credentials\\",\\"client_id\\":\\"$CORRIDOR_CLIENT_ID\\",\\"client_secret\\":\\"$CORRIDOR_CLIENT_SECRET\\",\\"audience\\":\\"corridor-api\\"}"`;
 
-function curlSample(method: string, path: string, op: Json, body: unknown): string {
-  if (path === '/oauth/token') return TOKEN_SAMPLE;
+function curlSample(method: string, path: string, op: Json, body: unknown, audience: string): string {
+  if (path === '/oauth/token') return TOKEN_SAMPLE.replace('corridor-api', audience);
   const url = `$CORRIDOR_BASE_URL${path.replace(/\{([^}]+)\}/g, (_m, p: string) => placeholder(p))}`;
   const lines = [`curl -X ${method.toUpperCase()} "${url}"`];
   const security = op.security as unknown[] | undefined;
@@ -174,7 +174,12 @@ function curlSample(method: string, path: string, op: Json, body: unknown): stri
   return lines.join(' \\\n');
 }
 
-function sdkSample(method: string, path: string, sdkName: string, body: unknown): string {
+interface SampleContext {
+  baseUrl: string;
+  audience: string;
+}
+
+function sdkSample(method: string, path: string, sdkName: string, body: unknown, context: SampleContext): string {
   const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
   const args: string[] = [];
   if (pathParams.length > 0) args.push(`{ ${pathParams.map((p) => `${p}: '${placeholder(p)}'`).join(', ')} }`);
@@ -182,15 +187,17 @@ function sdkSample(method: string, path: string, sdkName: string, body: unknown)
   return [
     `import { Corridor } from '@corridor/sdk';`,
     ``,
-    `const corridor = new Corridor({ baseUrl: process.env.CORRIDOR_BASE_URL, clientId: process.env.CORRIDOR_CLIENT_ID, clientSecret: process.env.CORRIDOR_CLIENT_SECRET, audience: 'corridor-api' });`,
+    `const corridor = new Corridor({ baseUrl: '${context.baseUrl}', clientId, clientSecret, audience: '${context.audience}' });`,
     `const result = await corridor.${sdkName}(${args.join(', ')});${method === 'post' ? ' // an Idempotency-Key is generated and reused on retries' : ''}`,
   ].join('\n');
 }
 
 /** Adds `x-codeSamples` (curl, and the SDK where it has a method) to every operation of the document. */
-export function addCodeSamples<T extends object>(document: T): T {
+export function addCodeSamples<T extends object>(document: T, audience: string): T {
   const doc = document as unknown as Json;
   const sdk = sdkMethodIndex();
+  const servers = (doc.servers ?? []) as { url?: string }[];
+  const context: SampleContext = { baseUrl: servers[0]?.url ?? 'http://127.0.0.1:8080', audience };
   for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
     for (const method of HTTP_METHODS) {
       const op = item[method] as Json | undefined;
@@ -198,9 +205,9 @@ export function addCodeSamples<T extends object>(document: T): T {
       const content = ((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
       const bodySchema = content['application/json']?.schema;
       const body = bodySchema === undefined ? undefined : exampleOf(doc, bodySchema);
-      const samples: CodeSample[] = [{ lang: 'Shell', label: 'curl', source: curlSample(method, path, op, body) }];
+      const samples: CodeSample[] = [{ lang: 'Shell', label: 'curl', source: curlSample(method, path, op, body, context.audience) }];
       const sdkName = sdk.get(`${method.toUpperCase()} ${path}`);
-      if (sdkName) samples.push({ lang: 'TypeScript', label: 'SDK', source: sdkSample(method, path, sdkName, body) });
+      if (sdkName) samples.push({ lang: 'TypeScript', label: 'SDK', source: sdkSample(method, path, sdkName, body, context) });
       op['x-codeSamples'] = samples;
     }
   }

@@ -63,7 +63,7 @@ describe('/docs', () => {
     expect(curl.source).toContain('"clientRef":"invoice-1042"');
     const sdk = samples.find((s) => s.label === 'SDK')!;
     expect(sdk.lang).toBe('TypeScript');
-    expect(sdk.source).toContain('new Corridor({ baseUrl');
+    expect(sdk.source).toContain("new Corridor({ baseUrl: 'http://127.0.0.1:8080', clientId, clientSecret, audience: 'corridor-api' })");
     expect(sdk.source).toContain('corridor.payouts.create({');
     // The description's copies of the samples are for the Swagger UI page only.
     expect(doc.paths['/v1/payouts']!.post!.description ?? '').not.toContain('curl -X');
