@@ -98,8 +98,15 @@ export function exampleOf(doc: Json, schema: unknown, depth = 0, name = ''): unk
     const otherwise = ((s.else as Json | undefined)?.required as string[] | undefined) ?? [];
     const required = new Set([...((s.required as string[] | undefined) ?? []), ...otherwise]);
     const properties = Object.entries((s.properties ?? {}) as Json);
+    // Of fields described as "give exactly one of a and b" the example gives the first.
+    let oneOfGiven = false;
     for (const [name, prop] of properties) {
-      if (required.has(name) || hasExample(doc, prop)) out[name] = exampleOf(doc, prop, depth + 1, name);
+      const exclusive = /exactly one of/i.test(String(resolve(doc, prop).description ?? ''));
+      if (exclusive && oneOfGiven) continue;
+      if (required.has(name) || hasExample(doc, prop)) {
+        out[name] = exampleOf(doc, prop, depth + 1, name);
+        if (exclusive) oneOfGiven = true;
+      }
     }
     return out;
   }

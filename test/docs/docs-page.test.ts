@@ -83,6 +83,9 @@ describe('/docs', () => {
     expect(token).toContain('client_credentials');
     expect(token).not.toContain('Authorization');
     expect(doc.paths['/v1/fx/quotes']!.post!['x-codeSamples']!.find((s) => s.label === 'SDK')!.source).toContain('corridor.fx.quotes.create(');
+    const quoteCurl = doc.paths['/v1/fx/quotes']!.post!['x-codeSamples']![0]!.source;
+    expect(quoteCurl).toContain('"fromAmount"'); // exactly one of fromAmount and toAmount
+    expect(quoteCurl).not.toContain('"toAmount"');
   });
 
   it('the description names only modules that have routes', () => {
