@@ -11,6 +11,7 @@ import { authPlugin } from './http/auth.js';
 import { AppError, renderError, sendError, toAppError, usesProblemDetails } from './http/errors.js';
 import { sendAnswer, storeRefusal } from './http/idempotency.js';
 import { assertJsonShape, assertStorableInput, assertUtf8Charset, utf8Text } from './http/input-rules.js';
+import { addCodeSamples, docsDescription, swaggerUiBranding } from './http/docs.js';
 import { compileRequestValidator } from './http/validation.js';
 import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema } from './http/schemas.js';
 import { newRequestId } from './lib/ids.js';
@@ -120,8 +121,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       info: {
         title: 'Corridor API',
         version: '1.0.0',
-        description:
-          'Payments platform API: balances, payouts over bank, mobile-money and crypto rails, FX, trade-desk orders, onboarding, virtual accounts and signed webhooks. Amounts are decimal strings in major units. Three error shapes exist: the legacy envelope, the validation envelope (legacy plus `details`), and RFC 9457 problem details.',
+        description: docsDescription(config.audience),
       },
       servers: [{ url: config.publicBaseUrl }],
       components: {
@@ -132,8 +132,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       },
       security: [{ bearerAuth: [] }],
     },
+    // Request examples per operation (curl and the SDK), from the route schemas (src/http/docs.ts).
+    transformObject: (documentObject) => ('openapiObject' in documentObject ? addCodeSamples(documentObject.openapiObject, config.audience) : documentObject.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, ...swaggerUiBranding() });
 
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
   // The shared rate-limit store's connection ends with the app (else it keeps the process alive).

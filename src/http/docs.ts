@@ -1,0 +1,266 @@
+/**
+ * What `/docs` teaches: the document's description (a getting-started path from a token to a verified
+ * webhook), Corridor's branding for the Swagger UI page, and request examples per operation (curl and
+ * the SDK) added to the generated OpenAPI document as `x-codeSamples` in one place.
+ */
+import { RESOURCES } from '../../packages/sdk/src/client.js';
+
+type Json = Record<string, unknown>;
+interface CodeSample {
+  lang: string;
+  label: string;
+  source: string;
+}
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/** The modules the description names, each with a route prefix that must exist for it to be named. */
+export const DOCUMENTED_MODULES: readonly { name: string; prefix: string }[] = [
+  { name: 'balances and ledger', prefix: '/v1/ledger/' },
+  { name: 'payouts', prefix: '/v1/payouts' },
+  { name: 'beneficiaries', prefix: '/v1/beneficiaries' },
+  { name: 'FX rates, quotes and conversions', prefix: '/v1/fx/' },
+  { name: 'trade-desk orders', prefix: '/v1/orders' },
+  { name: 'onboarding applications (KYB/KYC)', prefix: '/v2/applications' },
+  { name: 'virtual accounts', prefix: '/v1/virtual-accounts' },
+  { name: 'deposits', prefix: '/v1/deposits' },
+  { name: 'capabilities', prefix: '/v1/capabilities' },
+  { name: 'webhooks', prefix: '/v1/webhooks' },
+  { name: 'events and the event stream', prefix: '/v1/events' },
+];
+
+export const DOCS_TITLE = 'Corridor API reference';
+
+/** The document's description: what exists, then how to make a first payout. */
+export function docsDescription(audience: string): string {
+  return `Corridor is a self-hostable payments platform API. This reference is generated from the same schemas that validate requests.
+
+Modules: ${DOCUMENTED_MODULES.map((m) => m.name).join(', ')}.
+
+Every operation below shows a request in curl and with the TypeScript SDK (\`packages/sdk\`). The curl samples read \`$CORRIDOR_BASE_URL\` and \`$TOKEN\` (the token request \`$CORRIDOR_CLIENT_ID\` and \`$CORRIDOR_CLIENT_SECRET\`) from the shell; the SDK samples take the same credential as \`clientId\` and \`clientSecret\` and fetch and renew the token themselves. Which rails, currencies and recipient fields each country takes: [the corridor table](/docs/corridors).
+
+## Getting started
+
+1. **Credentials.** \`npm start\` prints the sandbox's demo credential (Client ID and Client secret) and the audience (\`${audience}\`) on every start.
+2. **A token.** \`POST /oauth/token\` with the client credentials grant: \`{"grant_type":"client_credentials","client_id":"…","client_secret":"…","audience":"${audience}"}\`. The token is valid 24 h: cache it.
+3. **Authorize.** Press **Authorize** on this page and paste the \`access_token\` under *bearerAuth*; every *Try it out* then sends it.
+4. **A beneficiary.** \`POST /v1/beneficiaries\` with the recipient's name, country, address and an account (for example an IBAN).
+5. **A payout.** \`POST /v1/payouts\` with an \`Idempotency-Key\` header, a \`clientRef\`, the \`amount\` as a decimal string, the \`currency\` and \`{"beneficiary":{"id":"…"}}\`. Read it back with \`GET /v1/payouts/{id}\`.
+6. **A webhook endpoint.** \`POST /v1/webhooks\` with your URL and the event types; keep the signing secret it returns and verify every delivery's signature and timestamp (the SDK's \`corridor.webhooks.verify(rawBody, headers, secret)\`). For local development, \`corridor listen --forward-to http://localhost:3000/hook\` forwards events signed the same way.
+
+**Sandbox magic amounts.** The sandbox provider pays a payout after a few steps, except by the amount's decimals: \`.13\` fails at the provider (\`beneficiary_account_invalid\`), \`.14\` stays processing, \`.15\` is paid then reverted.
+
+## Conventions
+
+Amounts are decimal strings in major units. Every POST takes an \`Idempotency-Key\`: retry with the same key. Three error shapes exist: the legacy envelope, the validation envelope (legacy plus \`details\`), and RFC 9457 problem details.`;
+}
+
+/** `payouts.create` for POST /v1/payouts, read from the SDK's own method tables. */
+export function sdkMethodIndex(): Map<string, string> {
+  const index = new Map<string, string>();
+  const walk = (table: object, prefix: string): void => {
+    for (const [name, value] of Object.entries(table) as [string, Json][]) {
+      if (value.kind === 'endpoint') index.set(`${String(value.method).toUpperCase()} ${String(value.path)}`, `${prefix}${name}`);
+      else walk(value, `${prefix}${name}.`);
+    }
+  };
+  walk(RESOURCES, '');
+  return index;
+}
+
+function resolve(doc: Json, schema: unknown): Json {
+  let s = (schema ?? {}) as Json;
+  for (let i = 0; i < 8 && typeof s.$ref === 'string'; i += 1) {
+    const parts = s.$ref.replace(/^#\//, '').split('/');
+    let target: unknown = doc;
+    for (const p of parts) target = (target as Json | undefined)?.[p];
+    s = (target ?? {}) as Json;
+  }
+  return s;
+}
+
+/** An example value for a schema: its own example when it has one, else one built from its parts. */
+export function exampleOf(doc: Json, schema: unknown, depth = 0, name = ''): unknown {
+  const s = resolve(doc, schema);
+  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
+  if (s.example !== undefined) return s.example;
+  if (s.default !== undefined) return s.default;
+  if (s.const !== undefined) return s.const;
+  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
+  if (depth > 6) return null;
+  const alternatives = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
+  if (Array.isArray(alternatives) && alternatives.length > 0) return exampleOf(doc, alternatives[0], depth + 1);
+  if (Array.isArray(s.allOf)) return Object.assign({}, ...s.allOf.map((part) => exampleOf(doc, part, depth + 1) as object));
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  if (type === 'object' || s.properties) {
+    const out: Json = {};
+    // `if {required: [id]} … else {required: […]}`: the example is the full object, not a reference.
+    const otherwise = ((s.else as Json | undefined)?.required as string[] | undefined) ?? [];
+    const required = new Set([...((s.required as string[] | undefined) ?? []), ...otherwise]);
+    const properties = Object.entries((s.properties ?? {}) as Json);
+    // Of fields described as "give exactly one of a and b" the example gives the first.
+    let oneOfGiven = false;
+    for (const [name, prop] of properties) {
+      const exclusive = /exactly one of/i.test(String(resolve(doc, prop).description ?? ''));
+      if (exclusive && oneOfGiven) continue;
+      if (required.has(name) || hasExample(doc, prop)) {
+        out[name] = exampleOf(doc, prop, depth + 1, name);
+        if (exclusive) oneOfGiven = true;
+      }
+    }
+    return out;
+  }
+  if (type === 'array') return [exampleOf(doc, s.items, depth + 1)];
+  if (type === 'integer' || type === 'number') return typeof s.minimum === 'number' ? s.minimum : 1;
+  if (type === 'boolean') return true;
+  if (type === 'string') return stringExample(s, name);
+  return null;
+}
+
+function hasExample(doc: Json, schema: unknown): boolean {
+  const s = resolve(doc, schema);
+  return (Array.isArray(s.examples) && s.examples.length > 0) || s.example !== undefined;
+}
+
+/** Strings named for what they hold get a plausible value (the schema has no example of its own). */
+const NAMED_STRINGS: [RegExp, string][] = [
+  [/^toCurrency$/, 'USD'],
+  [/currency$/i, 'EUR'],
+  [/^country$/i, 'DE'],
+  [/^clientRef$/, 'invoice-1042'],
+  [/^name$/, 'Ada Lovelace'],
+  [/^url$/, 'https://example.com/hook'],
+];
+
+function stringExample(s: Json, name: string): string {
+  for (const [pattern, value] of NAMED_STRINGS) if (pattern.test(name)) return value;
+  switch (s.format) {
+    case 'uuid':
+      return '3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b';
+    case 'date-time':
+      return '2026-01-31T12:00:00Z';
+    case 'date':
+      return '2026-01-31';
+    case 'email':
+      return 'ada@example.com';
+    case 'uri':
+    case 'url':
+      return 'https://example.com/hook';
+    default:
+      return 'string';
+  }
+}
+
+
+function placeholder(param: string): string {
+  return `${param.replace(/Id$/, '')}_id`;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The token request: client credentials, no token and no Idempotency-Key. */
+const TOKEN_SAMPLE = `curl -X POST "$CORRIDOR_BASE_URL/oauth/token" \\
+  -H "Content-Type: application/json" \\
+  -d "{\\"grant_type\\":\\"client_credentials\\",\\"client_id\\":\\"$CORRIDOR_CLIENT_ID\\",\\"client_secret\\":\\"$CORRIDOR_CLIENT_SECRET\\",\\"audience\\":\\"corridor-api\\"}"`;
+
+function curlSample(method: string, path: string, op: Json, body: unknown, audience: string): string {
+  if (path === '/oauth/token') return TOKEN_SAMPLE.replace('corridor-api', audience);
+  const url = `$CORRIDOR_BASE_URL${path.replace(/\{([^}]+)\}/g, (_m, p: string) => placeholder(p))}`;
+  const lines = [`curl -X ${method.toUpperCase()} "${url}"`];
+  const security = op.security as unknown[] | undefined;
+  const isPublic = Array.isArray(security) && security.length === 0;
+  if (path.startsWith('/v1/operator') || path.startsWith('/v1/admin')) lines.push(`  -H "Authorization: Bearer $CORRIDOR_OPERATOR_KEY"`);
+  else if (!isPublic) lines.push(`  -H "Authorization: Bearer $TOKEN"`);
+  if (method === 'post') lines.push(`  -H "Idempotency-Key: $(uuidgen)"`);
+  if (body !== undefined) {
+    lines.push(`  -H "Content-Type: application/json"`);
+    lines.push(`  -d ${shellQuote(JSON.stringify(body))}`);
+  }
+  return lines.join(' \\\n');
+}
+
+interface SampleContext {
+  baseUrl: string;
+  audience: string;
+}
+
+function sdkSample(method: string, path: string, sdkName: string, body: unknown, context: SampleContext): string {
+  const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
+  const args: string[] = [];
+  if (pathParams.length > 0) args.push(`{ ${pathParams.map((p) => `${p}: '${placeholder(p)}'`).join(', ')} }`);
+  if (body !== undefined) args.push(JSON.stringify(body, null, 2));
+  return [
+    `import { Corridor } from '@corridor/sdk';`,
+    ``,
+    `const corridor = new Corridor({ baseUrl: '${context.baseUrl}', clientId, clientSecret, audience: '${context.audience}' });`,
+    `const result = await corridor.${sdkName}(${args.join(', ')});${method === 'post' ? ' // an Idempotency-Key is generated and reused on retries' : ''}`,
+  ].join('\n');
+}
+
+/** Adds `x-codeSamples` (curl, and the SDK where it has a method) to every operation of the document. */
+export function addCodeSamples<T extends object>(document: T, audience: string): T {
+  const doc = document as unknown as Json;
+  const sdk = sdkMethodIndex();
+  const servers = (doc.servers ?? []) as { url?: string }[];
+  const context: SampleContext = { baseUrl: servers[0]?.url ?? 'http://127.0.0.1:8080', audience };
+  for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method] as Json | undefined;
+      if (!op) continue;
+      const content = ((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
+      const bodySchema = content['application/json']?.schema;
+      const body = bodySchema === undefined ? undefined : exampleOf(doc, bodySchema);
+      const samples: CodeSample[] = [{ lang: 'Shell', label: 'curl', source: curlSample(method, path, op, body, context.audience) }];
+      const sdkName = sdk.get(`${method.toUpperCase()} ${path}`);
+      if (sdkName) samples.push({ lang: 'TypeScript', label: 'SDK', source: sdkSample(method, path, sdkName, body, context) });
+      op['x-codeSamples'] = samples;
+    }
+  }
+  return document;
+}
+
+/**
+ * Swagger UI does not render `x-codeSamples`: the page's copy of the document (not /openapi.json)
+ * shows them in each operation's description.
+ */
+export function samplesInDescriptions<T extends object>(document: T): T {
+  const doc = document as unknown as Json;
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method] as Json | undefined;
+      const samples = op?.['x-codeSamples'] as CodeSample[] | undefined;
+      if (!op || !samples) continue;
+      const blocks = samples.map((s) => `**${s.label}**\n\n\`\`\`${s.lang === 'Shell' ? 'sh' : 'ts'}\n${s.source}\n\`\`\``).join('\n\n');
+      op.description = `${typeof op.description === 'string' ? `${op.description}\n\n` : ''}${blocks}`;
+    }
+  }
+  return document;
+}
+
+const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="180" height="32" viewBox="0 0 180 32"><rect x="0" y="4" width="24" height="24" rx="6" fill="#14b8a6"/><path d="M7 16h10M13 11l5 5-5 5" stroke="#fff" stroke-width="2.5" fill="none" stroke-linecap="round" stroke-linejoin="round"/><text x="32" y="23" font-family="system-ui,sans-serif" font-size="20" font-weight="700" fill="#ffffff">Corridor</text></svg>`;
+const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32" viewBox="0 0 24 24"><rect width="24" height="24" rx="6" fill="#14b8a6"/><path d="M6 12h10M12 7l5 5-5 5" stroke="#fff" stroke-width="2.5" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>`;
+const THEME_CSS = `
+.swagger-ui .topbar { background: #0f172a; padding: 8px 0; }
+.swagger-ui .topbar .download-url-wrapper { display: none; }
+.swagger-ui .info .title { color: #0f172a; }
+.swagger-ui .info .description h2 { border-bottom: 1px solid #e2e8f0; padding-bottom: 4px; margin-top: 24px; }
+.swagger-ui .btn.authorize { border-color: #14b8a6; color: #0f766e; }
+.swagger-ui .btn.authorize svg { fill: #0f766e; }
+.swagger-ui .opblock-description-wrapper pre { white-space: pre-wrap; }
+`;
+
+/** Options for @fastify/swagger-ui: Corridor's title, logo, favicon and colours, and the samples shown. */
+export function swaggerUiBranding(): Json {
+  return {
+    logo: { type: 'image/svg+xml', content: Buffer.from(LOGO_SVG), href: '/docs', target: '_self' },
+    theme: {
+      title: DOCS_TITLE,
+      css: [{ filename: 'corridor.css', content: THEME_CSS }],
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) }],
+    },
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+    transformSpecification: (swaggerObject: Readonly<Record<string, unknown>>) => samplesInDescriptions({ ...swaggerObject }),
+  };
+}
