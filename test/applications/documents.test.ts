@@ -1,12 +1,11 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobHandler } from '../../src/jobs/runner.js';
 import { jobHandlers } from '../../src/jobs/index.js';
 import { createStorage } from '../../src/modules/storage/storage.js';
-import { createTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
+import { listeningTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
 import { addPerson, createApplication, JPEG, PDF, PNG } from './helpers.js';
 
 /** Uploads through a real HTTP server: the test PUTs to the very URL the API issued. */
@@ -18,24 +17,6 @@ let globex: Caller;
 let uploadDir: string;
 let shortDir: string;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function listening(env: Record<string, string>): Promise<TestApp> {
-  const port = await freePort();
-  const app = await createTestApp({ env: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env } });
-  await app.app.listen({ host: '127.0.0.1', port });
-  return app;
-}
-
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => path.join(d.parentPath, d.name));
@@ -44,8 +25,8 @@ function filesUnder(dir: string): string[] {
 beforeAll(async () => {
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-uploads-'));
   shortDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-uploads-'));
-  t = await listening({ UPLOAD_DIR: uploadDir });
-  short = await listening({ UPLOAD_DIR: shortDir, UPLOAD_URL_TTL_MS: '300', UPLOAD_BYTES_MAX: '1000' });
+  t = await listeningTestApp({ UPLOAD_DIR: uploadDir });
+  short = await listeningTestApp({ UPLOAD_DIR: shortDir, UPLOAD_URL_TTL_MS: '300', UPLOAD_BYTES_MAX: '1000' });
   acme = await newWorkspace(t.app, { name: 'Acme Ltd' });
   globex = await newWorkspace(t.app, { name: 'Globex Inc' });
 });

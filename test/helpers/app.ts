@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { createLogger, openContext } from '../../src/runtime.js';
 import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
+import { freePort } from './processes.js';
 
 /** The PostgreSQL server tests run against when set; otherwise the embedded database. */
 export const postgresUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
@@ -141,4 +142,15 @@ export async function newWorkspace(app: FastifyInstance, options: { name?: strin
         ...(body === undefined ? {} : { payload: body as object }),
       }),
   };
+}
+
+/**
+ * A test app listening on a free port that is also its PUBLIC_BASE_URL, so the upload URLs it issues
+ * can be PUT to for real over HTTP.
+ */
+export async function listeningTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const port = await freePort();
+  const app = await createTestApp({ env: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env } });
+  await app.app.listen({ host: '127.0.0.1', port });
+  return app;
 }

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
+import { listeningTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { JPEG, PDF, PNG } from '../applications/helpers.js';
 import { fund, placeOrder, type OrderView } from './helpers.js';
 
@@ -15,32 +14,14 @@ let c: Caller;
 let uploadDir: string;
 let shortDir: string;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function listening(env: Record<string, string>): Promise<TestApp> {
-  const port = await freePort();
-  const app = await createTestApp({ env: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env } });
-  await app.app.listen({ host: '127.0.0.1', port });
-  return app;
-}
-
 const filesUnder = (dir: string): string[] =>
   fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => path.join(d.parentPath, d.name)) : [];
 
 beforeAll(async () => {
   uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-proofs-'));
   shortDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-proofs-'));
-  t = await listening({ UPLOAD_DIR: uploadDir });
-  short = await listening({ UPLOAD_DIR: shortDir, UPLOAD_URL_TTL_MS: '1500', UPLOAD_BYTES_MAX: '1000' });
+  t = await listeningTestApp({ UPLOAD_DIR: uploadDir });
+  short = await listeningTestApp({ UPLOAD_DIR: shortDir, UPLOAD_URL_TTL_MS: '1500', UPLOAD_BYTES_MAX: '1000' });
   c = await newWorkspace(t.app);
 });
 afterAll(async () => {
