@@ -281,12 +281,13 @@ describe.skipIf(!onPostgres)('the write transaction sees what it writes against 
       const first = c.request('POST', '/v1/payouts', { clientRef: ref(), amount: '1.00', currency: 'EUR', beneficiary: { id: beneficiaryId } });
       await new Promise((r) => setTimeout(r, 200));
       const clientRef = ref('together');
+      // Sent apart, so they reach the lane's queue in this order even on a loaded machine.
       const refused = c.request('POST', '/v1/payouts', { clientRef, amount: '10.00', currency: 'USDC', route: 'crypto', beneficiary: { id: walletId } });
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 150));
       const created = c.request('POST', '/v1/payouts', { clientRef, amount: '10.00', currency: 'EUR', beneficiary: { id: beneficiaryId } });
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 150));
       const duplicate = c.request('POST', '/v1/payouts', { clientRef, amount: '10.00', currency: 'EUR', beneficiary: { id: beneficiaryId } });
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 300));
       await other.query('COMMIT');
       expect((await first).statusCode).toBe(201);
       expect((await refused).json()).toMatchObject({ message: 'INSUFFICIENT_BALANCE' });
