@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
-import { fieldError, renderError } from '../../http/errors.js';
+import { renderError } from '../../http/errors.js';
 import { idempotencyOf, runIdempotent, sendAnswer, type StoredAnswer } from '../../http/idempotency.js';
 import { IdParams } from '../../http/schemas.js';
 import { requestMove } from './payouts.lifecycle.js';
@@ -40,18 +40,12 @@ function renderSubmission(req: FastifyRequest, result: SubmissionResult): Stored
   }
 }
 
-/** A batch longer than the limit is refused before any of its rows is validated. */
-const batchWithinLimit = (rowsMax: number) => async (req: FastifyRequest) => {
-  if (Array.isArray(req.body) && req.body.length > rowsMax) throw fieldError('body', `body must contain at most ${rowsMax} items`);
-};
-
 export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
   const payouts = new PayoutService(ctx);
   app.post(
     '/v1/payouts',
     {
       config: { auth: 'workspace', scope: 'write:payouts', capability: 'payouts' },
-      preValidation: batchWithinLimit(ctx.config.limits.payoutBatchRowsMax),
       schema: {
         tags,
         summary: 'Create a payout, or a batch of payouts (an array, at most 100)',
