@@ -232,18 +232,21 @@ interface Work {
   rows: (Checked | AwaitingBeneficiary)[];
   /** A refusal of the whole request decided before its batch (still answered under its key). */
   early: AppError | undefined;
+  /** The workspace's payout terms, parsed once for the request (absent with an early refusal). */
+  terms: PayoutTerms | undefined;
 }
 
 /** The request-level checks and each row's checks that need no I/O. Throws (a 500 for this request only) when the workspace's stored settings do not parse. */
 function checkRequest(ctx: AppContext, sub: PayoutSubmission, originatorOnRecord: boolean): Work {
   const batch = Array.isArray(sub.body);
   const bodies = Array.isArray(sub.body) ? sub.body : [sub.body];
-  const work: Work = { sub, batch, bodies, rows: [], early: undefined };
+  const work: Work = { sub, batch, bodies, rows: [], early: undefined, terms: undefined };
   if (batch && bodies.length === 0) work.early = fieldError('body', 'body must contain at least one payout');
   else if (bodies.length > ctx.config.limits.payoutBatchRowsMax) {
     work.early = fieldError('body', `body must contain at most ${ctx.config.limits.payoutBatchRowsMax} payouts`);
   } else {
-    const rc: RowContext = { ctx, caller: sub.caller, terms: payoutTerms(sub.caller.workspace.settings), originatorOnRecord };
+    work.terms = payoutTerms(sub.caller.workspace.settings);
+    const rc: RowContext = { ctx, caller: sub.caller, terms: work.terms, originatorOnRecord };
     work.rows = bodies.map((body) => checkRow(rc, body));
   }
   return work;
@@ -461,7 +464,7 @@ async function runBatch(ctx: AppContext, tx: Tx, works: Work[]): Promise<Submiss
       results.set(i, { kind: 'refused', error: whole });
       continue;
     }
-    const terms = payoutTerms(w.sub.caller.workspace.settings);
+    const terms = w.terms as PayoutTerms;
     (w.rows as Checked[]).forEach((r, k) => {
       if (!r.ok) return;
       planned.push({ row: r, terms });
