@@ -55,6 +55,23 @@ function decodeCursor(value: string): Cursor {
 }
 
 /**
+ * The WHERE conditions of a list's filters, numbered as they are added: `add('status = ?', value)`
+ * for each filter the caller gave; `where` and `params` then go to `paginate`.
+ */
+export function listFilters(): { where: string[]; params: unknown[]; add: (condition: string, value: unknown) => void } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  return {
+    where,
+    params,
+    add: (condition, value) => {
+      params.push(value);
+      where.push(condition.replace('?', `$${params.length}`));
+    },
+  };
+}
+
+/**
  * The one pagination of every list: keyset on (created, id) newest first, so a page boundary
  * never moves when rows are inserted meanwhile. The cursor keeps the timestamp to the microsecond.
  */

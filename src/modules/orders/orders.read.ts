@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/db.js';
 import { notFound } from '../../http/errors.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { listFilters, paginate, type PageRequest } from '../../http/pagination.js';
 import { formatAmount } from '../../lib/money.js';
 import * as repo from './orders.repository.js';
 import type { OrderRow } from './orders.repository.js';
@@ -55,12 +55,7 @@ export interface OrderFilters extends PageRequest {
 
 /** Orders newest first: the workspace's roll-up, or with Service-Account-Id only that sub-account's. */
 export function listOrders(sql: Sql, scope: { workspaceId?: string | undefined; subAccountId?: string | undefined }, f: OrderFilters) {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const add = (condition: string, value: unknown) => {
-    params.push(value);
-    where.push(condition.replace('?', `$${params.length}`));
-  };
+  const { where, params, add } = listFilters();
   if (scope.workspaceId) add('workspace_id = ?', scope.workspaceId);
   if (scope.subAccountId) add('account_id = ?', scope.subAccountId);
   if (f.status) add('status = ?', f.status);

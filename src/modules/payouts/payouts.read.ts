@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/db.js';
 import { notFound } from '../../http/errors.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { listFilters, paginate, type PageRequest } from '../../http/pagination.js';
 import { formatAmount } from '../../lib/money.js';
 import * as repo from './payouts.repository.js';
 import type { PayoutRow } from './payouts.repository.js';
@@ -47,12 +47,8 @@ export interface PayoutFilters extends PageRequest {
  * that sub-account's.
  */
 export function listPayouts(sql: Sql, scope: { workspaceId: string; subAccountId?: string | undefined }, f: PayoutFilters) {
-  const where = ['workspace_id = $1'];
-  const params: unknown[] = [scope.workspaceId];
-  const add = (condition: string, value: unknown) => {
-    params.push(value);
-    where.push(condition.replace('?', `$${params.length}`));
-  };
+  const { where, params, add } = listFilters();
+  add('workspace_id = ?', scope.workspaceId);
   if (scope.subAccountId) add('account_id = ?', scope.subAccountId);
   if (f.clientRef) add('client_ref = ?', f.clientRef);
   if (f.status) add('status = ?', f.status);
