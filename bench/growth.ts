@@ -6,21 +6,13 @@ import path from 'node:path';
 import { createRunner } from '../src/jobs/index.js';
 import { createTestApp, newWorkspace, operator } from '../test/helpers/app.js';
 import { generateTestPki } from '../test/helpers/test-pki.js';
+import { ADA } from '../test/payouts/helpers.js';
 import { freshBenchDatabase } from './run.js';
 
 const PAYOUTS = Number(process.env.BENCH_GROWTH_PAYOUTS || 10_000);
 const BATCH = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const BENEFICIARY = {
-  type: 'individual',
-  name: 'Ada Lovelace',
-  country: 'DE',
-  address: '1 Hauptstrasse',
-  city: 'Berlin',
-  postcode: '10115',
-  accounts: [{ type: 'iban', currency: 'EUR', data: { iban: 'DE89370400440532013000' } }],
-};
 
 interface TableSize {
   table: string;
@@ -57,7 +49,7 @@ export async function growthBench(): Promise<void> {
     await c.request('POST', '/v1/sandbox/balances/fund', { currency: 'EUR', amount: String(PAYOUTS * 20) });
     const hook = await c.request('POST', '/v1/webhooks', { url: `https://localhost:${port}/hook` });
     if (hook.statusCode !== 201) throw new Error(hook.body);
-    const beneficiaryId = (await c.request('POST', '/v1/beneficiaries', BENEFICIARY)).json<{ id: string }>().id;
+    const beneficiaryId = (await c.request('POST', '/v1/beneficiaries', ADA)).json<{ id: string }>().id;
     await t.ctx.db.exec('VACUUM ANALYZE');
     const before = await tableSizes(t.ctx);
 

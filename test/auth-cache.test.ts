@@ -1,27 +1,25 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTENER_APPLICATION_NAME } from '../src/db/db.js';
 import { createTestApp, getToken, newWorkspace, onPostgres, operator, type Caller, type TestApp } from './helpers/app.js';
-import { corridorFreeEnv, freePort, startCorridor } from './helpers/processes.js';
+import { secondApiProcess } from './helpers/processes.js';
 
 /**
  * Authentication remembers credentials between requests; a change announced by the database makes
  * every process forget them at once. On PostgreSQL a second API process shares the database.
  */
 let t: TestApp;
-let other: ChildProcess | undefined;
+let other: { base: string; stop: () => void } | undefined;
 let otherBase = '';
 
 beforeAll(async () => {
   t = await createTestApp();
   if (onPostgres) {
-    const port = await freePort();
-    otherBase = `http://127.0.0.1:${port}`;
-    other = await startCorridor(['start', '--role', 'api'], { ...corridorFreeEnv(), ...t.env, PORT: String(port), HOST: '127.0.0.1' }, otherBase);
+    other = await secondApiProcess(t.env);
+    otherBase = other.base;
   }
 }, 90_000);
 afterAll(async () => {
-  other?.kill('SIGTERM');
+  other?.stop();
   await t.close();
 });
 

@@ -1,7 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, getToken, newWorkspace, onPostgres, operator, type Caller, type TestApp } from './helpers/app.js';
-import { corridorFreeEnv, freePort, startCorridor } from './helpers/processes.js';
+import { secondApiProcess } from './helpers/processes.js';
 
 /**
  * The credential lifecycle through the operator API (DESIGN §4 "Credentials lifecycle"): rotation
@@ -9,19 +8,18 @@ import { corridorFreeEnv, freePort, startCorridor } from './helpers/processes.js
  * the list with status and last use, and the audit log of each call.
  */
 let t: TestApp;
-let other: ChildProcess | undefined;
+let other: { base: string; stop: () => void } | undefined;
 let otherBase = '';
 
 beforeAll(async () => {
   t = await createTestApp();
   if (onPostgres) {
-    const port = await freePort();
-    otherBase = `http://127.0.0.1:${port}`;
-    other = await startCorridor(['start', '--role', 'api'], { ...corridorFreeEnv(), ...t.env, PORT: String(port), HOST: '127.0.0.1' }, otherBase);
+    other = await secondApiProcess(t.env);
+    otherBase = other.base;
   }
 }, 90_000);
 afterAll(async () => {
-  other?.kill('SIGTERM');
+  other?.stop();
   await t.close();
 });
 

@@ -51,3 +51,14 @@ export async function startCorridor(
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * A second `corridor start --role api` process on the same database as a test app (PostgreSQL):
+ * its base URL, and how to stop it.
+ */
+export async function secondApiProcess(env: Record<string, string>): Promise<{ base: string; stop: () => void }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = await startCorridor(['start', '--role', 'api'], { ...corridorFreeEnv(), ...env, PORT: String(port), HOST: '127.0.0.1' }, base);
+  return { base, stop: () => void child.kill('SIGTERM') };
+}
