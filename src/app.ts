@@ -35,6 +35,10 @@ import { uploadRoutes } from './modules/storage/uploads.routes.js';
 import { virtualAccountRoutes } from './modules/virtual-accounts/virtual-accounts.routes.js';
 import { depositRoutes } from './modules/deposits/deposits.routes.js';
 import { capabilityRoutes } from './modules/capabilities/capabilities.routes.js';
+import { consolePages } from './modules/console/console.routes.js';
+import { dashboardPages } from './modules/dashboard/dashboard.routes.js';
+import { userRoutes } from './modules/users/users.routes.js';
+import { registerWeb, webOptions } from './web/web.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -71,9 +75,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     if (!REQUEST_ID.test(String(req.id))) (req as { id: string }).id = newRequestId();
     reply.header('x-request-id', req.id);
   });
-  // Form bodies are for the token endpoint only (RFC 6749 client authentication); every other route takes JSON.
+  // Form bodies are for the token endpoint (RFC 6749 client authentication) and the web pages' forms; every API route takes JSON.
   app.addHook('preValidation', async (req) => {
-    if (req.routeOptions.url !== '/oauth/token' && /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) {
+    if (req.routeOptions.url !== '/oauth/token' && !req.routeOptions.config.web && /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) {
       throw new AppError({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' });
     }
   });
@@ -209,6 +213,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   depositRoutes(app, ctx);
   capabilityRoutes(app, ctx);
   orderRoutes(app, ctx, storage);
+  userRoutes(app, ctx);
+
+  await registerWeb(app, webOptions(ctx, redis), (scope, web) => {
+    dashboardPages(scope, web);
+    consolePages(scope, web);
+  });
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -41,6 +41,17 @@ export interface Config {
    * where settlement funding is then unavailable.
    */
   orderSettlementInstructions: Record<string, Record<string, string>> | undefined;
+  /** Dashboard and console sessions, invitations and sign-in attempts (src/web). */
+  web: {
+    /** A session ends after this long without a request. */
+    sessionIdleMs: number;
+    /** A session ends this long after sign-in, however active. */
+    sessionAbsoluteMs: number;
+    /** An invitation link works this long. */
+    invitationTtlMs: number;
+    /** Failed sign-ins per account, and per address, in 15 minutes before further attempts are refused. */
+    signInFailuresMax: number;
+  };
   termsVersion: string;
   /** Where the current terms are published (GET /v2/terms). */
   termsUrl: string;
@@ -236,6 +247,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     orderFundingWindowMs: int(env.ORDER_FUNDING_WINDOW_MS, 86_400_000, 'ORDER_FUNDING_WINDOW_MS'),
     orderExecutionWindowMs: int(env.ORDER_EXECUTION_WINDOW_MS, 3 * 86_400_000, 'ORDER_EXECUTION_WINDOW_MS'),
     orderSettlementInstructions: settlementInstructions(env.ORDER_SETTLEMENT_INSTRUCTIONS),
+    web: {
+      sessionIdleMs: int(env.DASHBOARD_SESSION_IDLE_MS, 30 * 60_000, 'DASHBOARD_SESSION_IDLE_MS'),
+      sessionAbsoluteMs: int(env.DASHBOARD_SESSION_ABSOLUTE_MS, 12 * 3_600_000, 'DASHBOARD_SESSION_ABSOLUTE_MS'),
+      invitationTtlMs: int(env.DASHBOARD_INVITATION_TTL_MS, 7 * 86_400_000, 'DASHBOARD_INVITATION_TTL_MS'),
+      signInFailuresMax: Math.max(1, int(env.SIGN_IN_FAILURES_PER_15_MIN, 5, 'SIGN_IN_FAILURES_PER_15_MIN')),
+    },
     termsVersion,
     termsUrl: env.CORRIDOR_TERMS_URL || `${publicBaseUrl}/terms/${termsVersion}`,
     uploadDir: path.resolve(env.UPLOAD_DIR || path.join(env.CORRIDOR_DATA_DIR === 'memory://' ? path.join(os.tmpdir(), 'corridor-memory') : env.CORRIDOR_DATA_DIR || './.corridor', 'uploads')),

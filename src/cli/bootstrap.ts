@@ -5,12 +5,17 @@ import { createWorkspace } from '../modules/accounts/accounts.service.js';
 import * as accountsRepo from '../modules/accounts/accounts.repository.js';
 import { createCredential, setCredentialSecret } from '../modules/auth/credentials.service.js';
 import { createOperatorKey, rehashOperatorKey } from '../modules/operator/operator.service.js';
+import { findInvitation, inviteUser, listUsers, reinviteUser } from '../modules/users/users.service.js';
 import { moveFromSystem, parseFundingSpec } from '../modules/ledger/funding.service.js';
 
 export interface BootstrapResult {
   operatorKey: string;
   demo?: { workspaceId: string; clientId: string; clientSecret: string };
+  /** The demo workspace's dashboard user: its invitation link until it is accepted. */
+  demoUser?: { email: string; invitationUrl: string | undefined };
 }
+
+export const DEMO_USER_EMAIL = 'demo@corridor.test';
 
 interface StoredOperatorKey {
   keyId: string;
@@ -98,11 +103,39 @@ async function ensureDemoWorkspace(ctx: AppContext): Promise<NonNullable<Bootstr
   return { workspaceId, clientId: issuedId, clientSecret };
 }
 
+/**
+ * The demo workspace's dashboard admin: invited at first start, and its link printed at every start
+ * until it is accepted (a fresh link once the last one has expired). The token is kept encrypted.
+ */
+async function ensureDemoUser(ctx: AppContext, workspaceId: string): Promise<NonNullable<BootstrapResult['demoUser']>> {
+  const options = { baseUrl: ctx.config.publicBaseUrl, invitationTtlMs: ctx.config.web.invitationTtlMs };
+  const stored = await readSetting<{ userId: string; tokenEncrypted: string }>(ctx.db, 'bootstrap.demo_user');
+  const remember = async (userId: string, invitationUrl: string) => {
+    const token = new URL(invitationUrl).searchParams.get('token') as string;
+    await writeSetting(ctx.db, 'bootstrap.demo_user', { userId, tokenEncrypted: ctx.box.encrypt(token) });
+    return { email: DEMO_USER_EMAIL, invitationUrl };
+  };
+  if (!stored) {
+    const existing = (await listUsers(ctx.db, ctx.box, workspaceId, { limit: 100 })).data.find((u) => u.email === DEMO_USER_EMAIL);
+    if (existing) return { email: DEMO_USER_EMAIL, invitationUrl: undefined };
+    const invitation = await ctx.db.tx((tx) => inviteUser(tx, ctx.box, options, workspaceId, { email: DEMO_USER_EMAIL, role: 'admin' }));
+    return remember(invitation.user.id, invitation.invitationUrl);
+  }
+  const token = ctx.box.decrypt(stored.tokenEncrypted);
+  if (await findInvitation(ctx.db, ctx.box, token)) return { email: DEMO_USER_EMAIL, invitationUrl: `${options.baseUrl}/dashboard/invitation?token=${token}` };
+  try {
+    return await remember(stored.userId, (await reinviteUser(ctx.db, ctx.box, options, workspaceId, stored.userId)).invitationUrl);
+  } catch {
+    return { email: DEMO_USER_EMAIL, invitationUrl: undefined }; // accepted (or removed): nothing to print
+  }
+}
+
 /** First start creates what a new user needs; later starts find and reuse it. Safe with concurrent starts. */
 export async function bootstrap(ctx: AppContext): Promise<BootstrapResult> {
   return ctx.db.withAdvisoryLock('corridor.bootstrap', async () => {
     const operatorKey = await ensureOperatorKey(ctx);
     if (ctx.config.env !== 'sandbox') return { operatorKey };
-    return { operatorKey, demo: await ensureDemoWorkspace(ctx) };
+    const demo = await ensureDemoWorkspace(ctx);
+    return { operatorKey, demo, demoUser: await ensureDemoUser(ctx, demo.workspaceId) };
   });
 }

@@ -68,3 +68,22 @@ export function safeEqual(a: string, b: string): boolean {
   const hb = createHash('sha256').update(b).digest();
   return timingSafeEqual(ha, hb) && a.length === b.length;
 }
+
+/** scrypt cost of dashboard passwords (N = 2^15, r = 8, p = 1: about 32 MiB and 50–100 ms). */
+const PASSWORD_SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+
+/** A person's password, stored memory-hard: `scrypt$N$r$p$salt$hash` (base64url parts). */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scrypt(password.normalize('NFC'), salt, 32, PASSWORD_SCRYPT);
+  const { N, r, p } = PASSWORD_SCRYPT;
+  return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+/** Constant-time check of a password; an account without one is checked against a dummy so both cost the same. */
+export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
+  const ok = await verifyLegacyScrypt(password.normalize('NFC'), stored ?? DUMMY_PASSWORD_HASH);
+  return ok && stored !== null && stored !== undefined;
+}
+
+const DUMMY_PASSWORD_HASH = `scrypt$32768$8$1$${'A'.repeat(22)}$${'A'.repeat(43)}`;

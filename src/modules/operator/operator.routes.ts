@@ -42,6 +42,7 @@ const AuditEntry = Type.Object({
   requestId: Type.String(),
   workspaceId: Type.Union([Uuid, Type.Null()]),
   body: Type.Unknown(),
+  actor: Type.Union([Type.String({ description: '`console` (the operator console, signed in with operatorKeyId) or `user:<id>` (a dashboard user)' }), Type.Null()]),
 });
 
 export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {

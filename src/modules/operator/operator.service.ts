@@ -104,7 +104,7 @@ export async function findOperatorKey(sql: Sql, digestKey: SecretDigestKey, pres
   return undefined;
 }
 
-const REDACTED_FIELDS = /secret|password|key|token/i;
+const REDACTED_FIELDS = /secret|password|key|token|csrf|confirmation|^code$/i;
 
 /** The body as audited: secrets redacted, and text a refused call carried made storable (src/http/input-rules.ts). */
 function redact(value: unknown, depth = 0): unknown {
@@ -125,14 +125,16 @@ export interface AuditEntry {
   requestId: string;
   workspaceId: string | undefined;
   body: unknown;
+  /** Who acted beside an operator key: `console` (signed in with the key), `user:<id>` (a dashboard user). */
+  actor?: string | undefined;
 }
 
 /** Every operator call is written to the audit log (request body with secrets redacted). */
 export async function writeAudit(sql: Sql, entry: AuditEntry): Promise<void> {
   const { workspaceId } = entry;
   await sql.query(
-    `INSERT INTO operator_audit_log (id, operator_key, method, path, status_code, request_id, workspace_id, body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    `INSERT INTO operator_audit_log (id, operator_key, method, path, status_code, request_id, workspace_id, body, actor)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
       newId(),
       entry.operatorKeyId,
@@ -142,6 +144,7 @@ export async function writeAudit(sql: Sql, entry: AuditEntry): Promise<void> {
       entry.requestId,
       workspaceId && /^[0-9a-f-]{36}$/i.test(workspaceId) ? workspaceId : null,
       entry.body === undefined ? null : JSON.stringify(redact(entry.body)),
+      entry.actor ?? null,
     ],
   );
 }
@@ -160,11 +163,11 @@ export async function deleteAuditBefore(sql: Sql, before: Date, limit: number): 
 export function listAudit(sql: Sql, page: PageRequest, workspaceId?: string) {
   return paginate(sql, page, {
     object: 'audit_entry.list',
-    from: 'SELECT id, at, operator_key, method, path, status_code, request_id, workspace_id, body FROM operator_audit_log',
+    from: 'SELECT id, at, operator_key, method, path, status_code, request_id, workspace_id, body, actor FROM operator_audit_log',
     where: workspaceId ? ['workspace_id = $1'] : [],
     params: workspaceId ? [workspaceId] : [],
     createdColumn: 'at',
-    map: (row: { id: string; at: Date; operator_key: string | null; method: string; path: string; status_code: number; request_id: string; workspace_id: string | null; body: unknown }) => ({
+    map: (row: { id: string; at: Date; operator_key: string | null; method: string; path: string; status_code: number; request_id: string; workspace_id: string | null; body: unknown; actor: string | null }) => ({
       id: row.id,
       at: row.at.toISOString(),
       operatorKeyId: row.operator_key,
@@ -174,6 +177,7 @@ export function listAudit(sql: Sql, page: PageRequest, workspaceId?: string) {
       requestId: row.request_id,
       workspaceId: row.workspace_id,
       body: row.body,
+      actor: row.actor,
     }),
   });
 }

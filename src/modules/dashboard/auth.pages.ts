@@ -1,0 +1,240 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../http/errors.js';
+import { field, notice, postForm, facts } from '../../web/components.js';
+import { formErrors, formText, queryText, safeNext } from '../../web/forms.js';
+import { html, type Html } from '../../web/html.js';
+import { cookieOptions, sendPage, seeOther, sessionCookieName, type Web } from '../../web/web.js';
+import { totpUri } from '../../lib/totp.js';
+import { createSession, endSession } from '../users/sessions.service.js';
+import * as users from '../users/users.service.js';
+
+const page = { schema: { hide: true } };
+const INVITATION_TOKEN = /^inv_[A-Za-z0-9_-]{43}$/;
+const GENERIC_SIGN_IN_FAILURE = 'Email or password is incorrect, or the account cannot sign in.';
+
+function invitationCookieName(secure: boolean): string {
+  return `${secure ? '__Secure-' : ''}corridor_invitation`;
+}
+
+/** A new session replaces whatever the browser held (a planted or earlier token is never kept). */
+async function startSession(web: Web, req: FastifyRequest, reply: FastifyReply, owner: Parameters<typeof createSession>[3]): Promise<void> {
+  const name = sessionCookieName(owner.area, web.cookieSecure);
+  const previous = req.cookies[name];
+  if (previous) await endSession(web.ctx.db, web.ctx.box, previous);
+  const token = await createSession(web.ctx.db, web.ctx.box, web.sessions, owner);
+  reply.setCookie(name, token, cookieOptions(web.cookieSecure, Math.floor(web.sessions.absoluteMs / 1000)));
+}
+
+export async function endBrowserSession(web: Web, req: FastifyRequest, reply: FastifyReply, area: 'dashboard' | 'console'): Promise<FastifyReply> {
+  const name = sessionCookieName(area, web.cookieSecure);
+  const token = req.cookies[name];
+  if (token) await endSession(web.ctx.db, web.ctx.box, token);
+  reply.clearCookie(name, cookieOptions(web.cookieSecure));
+  return seeOther(reply, `/${area}/sign-in`);
+}
+
+function signInForm(req: FastifyRequest, options: { next?: string | undefined; email?: string; error?: string }): Html {
+  return html`<div class="signin">
+${options.error ? notice('error', options.error) : ''}
+${postForm(
+  { action: '/dashboard/sign-in', csrf: req.web.csrf, submit: 'Sign in' },
+  html`<input type="hidden" name="next" value="${options.next ?? ''}">`,
+  field({ label: 'Email', name: 'email', type: 'email', value: options.email, required: true, autocomplete: 'username' }),
+  field({ label: 'Password', name: 'password', type: 'password', required: true, autocomplete: 'current-password' }),
+)}
+<p class="help">No account yet? Ask your operator for an invitation link.</p>
+</div>`;
+}
+
+/** A refused attempt: a rate limit says so (with Retry-After), anything else gets the one generic answer. */
+function refusal(err: unknown): { status: number; message: string; headers: Record<string, string> } {
+  if (err instanceof AppError && err.status === 429) return { status: 429, message: 'Too many attempts. Wait a few minutes and try again.', headers: err.headers ?? {} };
+  return { status: 401, message: GENERIC_SIGN_IN_FAILURE, headers: {} };
+}
+
+export function dashboardAuthPages(app: FastifyInstance, web: Web): void {
+  const { ctx } = web;
+  const publicPage = { ...page, config: { web: { area: 'dashboard' as const, access: 'public' as const } } };
+
+  app.get('/dashboard/sign-in', publicPage, async (req, reply) => {
+    if (req.web.session && !req.web.session.secondFactorPending) return seeOther(reply, '/dashboard');
+    return sendPage(web, req, reply, { title: 'Sign in', body: signInForm(req, { next: queryText(req, 'next') }) });
+  });
+
+  app.post('/dashboard/sign-in', publicPage, async (req, reply) => {
+    const email = formText(req, 'email', { maxLength: 320 });
+    const next = safeNext(formText(req, 'next'), 'dashboard');
+    const accountKey = `signin:account:${ctx.box.hmac('sign-in-account', email.toLowerCase()).toString('base64url')}`;
+    const addressKey = `signin:address:${req.ip}`;
+    try {
+      await web.signInFailures.check(addressKey);
+      await web.signInFailures.check(accountKey);
+      const user = await users.checkPassword(ctx.db, ctx.box, email, formText(req, 'password', { raw: true, maxLength: users.PASSWORD_LENGTH_MAX }));
+      if (!user) {
+        await web.signInFailures.recordFailure(addressKey);
+        await web.signInFailures.recordFailure(accountKey);
+        throw new AppError({ status: 401, message: GENERIC_SIGN_IN_FAILURE });
+      }
+      const secondFactorPending = user.totp_secret_encrypted !== null;
+      await startSession(web, req, reply, { area: 'dashboard', userId: user.id, secondFactorPending });
+      return seeOther(reply, secondFactorPending ? `/dashboard/second-factor?next=${encodeURIComponent(next)}` : next);
+    } catch (err) {
+      const { status, message, headers } = refusal(err);
+      for (const [k, v] of Object.entries(headers)) reply.header(k, v);
+      return sendPage(web, req, reply, { title: 'Sign in', status, body: signInForm(req, { next, email, error: message }) });
+    }
+  });
+
+  const secondFactorPage = { ...page, config: { web: { area: 'dashboard' as const, access: 'second-factor' as const } } };
+  const codeForm = (req: FastifyRequest, error?: string) =>
+    html`<div class="signin">${error ? notice('error', error) : ''}
+<p>Enter the 6-digit code from your authenticator app.</p>
+${postForm(
+  { action: '/dashboard/second-factor', csrf: req.web.csrf, submit: 'Continue' },
+  html`<input type="hidden" name="next" value="${queryText(req, 'next') ?? formText(req, 'next')}">`,
+  field({ label: 'Code', name: 'code', required: true, autocomplete: 'one-time-code', inputmode: 'numeric', pattern: '[0-9 ]{6,7}' }),
+)}</div>`;
+
+  app.get('/dashboard/second-factor', secondFactorPage, async (req, reply) => sendPage(web, req, reply, { title: 'Two-step sign-in', body: codeForm(req) }));
+
+  app.post('/dashboard/second-factor', secondFactorPage, async (req, reply) => {
+    const user = req.web.session?.user as NonNullable<NonNullable<typeof req.web.session>['user']>;
+    const key = `signin:second-factor:${user.id}`;
+    try {
+      await web.signInFailures.check(key);
+      if (!(await users.checkSecondFactor(ctx.db, ctx.box, user.id, formText(req, 'code', { maxLength: 20 })))) {
+        await web.signInFailures.recordFailure(key);
+        throw new AppError({ status: 401, message: 'That code is not right, or was already used.' });
+      }
+    } catch (err) {
+      const { status, headers } = refusal(err);
+      for (const [k, v] of Object.entries(headers)) reply.header(k, v);
+      const message = status === 429 ? 'Too many attempts. Wait a few minutes and try again.' : 'That code is not right, or was already used.';
+      return sendPage(web, req, reply, { title: 'Two-step sign-in', status, body: codeForm(req, message) });
+    }
+    await startSession(web, req, reply, { area: 'dashboard', userId: user.id, secondFactorPending: false });
+    return seeOther(reply, safeNext(formText(req, 'next'), 'dashboard'));
+  });
+
+  app.post('/dashboard/sign-out', publicPage, async (req, reply) => endBrowserSession(web, req, reply, 'dashboard'));
+
+  // The invitation link's token moves into a cookie scoped to this page, and the address bar,
+  // history and any Referer lose it; the token is single-use and expires (DASHBOARD_INVITATION_TTL_MS).
+  app.get('/dashboard/invitation', publicPage, async (req, reply) => {
+    const fromLink = queryText(req, 'token');
+    const cookieName = invitationCookieName(web.cookieSecure);
+    if (fromLink !== undefined) {
+      if (!INVITATION_TOKEN.test(fromLink)) throw new AppError({ status: 404, message: 'This invitation link is not valid.' });
+      reply.setCookie(cookieName, fromLink, { httpOnly: true, sameSite: 'lax', secure: web.cookieSecure, path: '/dashboard/invitation', maxAge: 3600 });
+      return seeOther(reply, '/dashboard/invitation');
+    }
+    const token = req.cookies[cookieName];
+    const invited = token ? await users.findInvitation(ctx.db, ctx.box, token) : undefined;
+    if (!invited) throw new AppError({ status: 404, message: 'This invitation has expired or was already used. Ask your operator for a new link.' });
+    return sendPage(web, req, reply, { title: 'Accept your invitation', body: invitationForm(req, invited) });
+  });
+
+  app.post('/dashboard/invitation', publicPage, async (req, reply) => {
+    const cookieName = invitationCookieName(web.cookieSecure);
+    const token = req.cookies[cookieName] ?? '';
+    const invited = await users.findInvitation(ctx.db, ctx.box, token);
+    if (!invited) throw new AppError({ status: 404, message: 'This invitation has expired or was already used. Ask your operator for a new link.' });
+    try {
+      const user = await users.acceptInvitation(ctx.db, ctx.box, token, formText(req, 'password', { raw: true, maxLength: 1000 }), formText(req, 'confirmation', { raw: true, maxLength: 1000 }));
+      reply.clearCookie(cookieName, { httpOnly: true, sameSite: 'lax', secure: web.cookieSecure, path: '/dashboard/invitation' });
+      await startSession(web, req, reply, { area: 'dashboard', userId: user.id, secondFactorPending: false });
+      return seeOther(reply, '/dashboard');
+    } catch (err) {
+      const errors = formErrors(err);
+      if (!errors) throw err;
+      return sendPage(web, req, reply, { title: 'Accept your invitation', status: 400, body: invitationForm(req, invited, errors.fields) });
+    }
+  });
+
+  accountPages(app, web);
+}
+
+function invitationForm(req: FastifyRequest, invited: users.UserView, errors: Record<string, string> = {}): Html {
+  return html`<div class="signin">
+${facts([
+  ['Email', invited.email],
+  ['Role', invited.role],
+])}
+<p>Choose a password of at least ${users.PASSWORD_LENGTH_MIN} characters. A passphrase of a few words is good.</p>
+${postForm(
+  { action: '/dashboard/invitation', csrf: req.web.csrf, submit: 'Set password and sign in' },
+  html`<input type="text" name="username" value="${invited.email}" autocomplete="username" hidden>`,
+  field({ label: 'Password', name: 'password', type: 'password', required: true, autocomplete: 'new-password', error: errors.password }),
+  field({ label: 'Password again', name: 'confirmation', type: 'password', required: true, autocomplete: 'new-password', error: errors.confirmation }),
+)}</div>`;
+}
+
+/** Security settings of the signed-in user: the optional TOTP second factor. */
+function accountPages(app: FastifyInstance, web: Web): void {
+  const { ctx } = web;
+  const member = { ...page, config: { web: { area: 'dashboard' as const } } };
+  const me = (req: FastifyRequest) => req.web.session?.user as NonNullable<NonNullable<typeof req.web.session>['user']>;
+
+  const accountBody = (req: FastifyRequest, message?: Html) => {
+    const user = me(req);
+    return html`${message ?? ''}<section><h2>You</h2>${facts([
+      ['Email', user.email],
+      ['Role', user.role],
+      ['Two-step sign-in', user.twoFactor ? 'On (authenticator app)' : 'Off'],
+    ])}</section>
+<section><h2>Two-step sign-in</h2>
+${
+  user.twoFactor
+    ? postForm(
+        { action: '/dashboard/account/second-factor/disable', csrf: req.web.csrf, submit: 'Turn off two-step sign-in', danger: true },
+        field({ label: 'Current code', name: 'code', required: true, autocomplete: 'one-time-code', inputmode: 'numeric' }),
+      )
+    : html`<p>Ask for a code from an authenticator app at every sign-in, beside your password.</p>${postForm({ action: '/dashboard/account/second-factor/begin', csrf: req.web.csrf, submit: 'Set up two-step sign-in' })}`
+}</section>`;
+  };
+
+  app.get('/dashboard/account', member, async (req, reply) => sendPage(web, req, reply, { title: 'Security', body: accountBody(req) }));
+
+  // The new secret travels sealed in the form (encrypted, bound to this user) until a code confirms it.
+  const enrolForm = (req: FastifyRequest, secret: string, error?: string) =>
+    html`${error ? notice('error', error) : ''}<section><h2>Add Corridor to your authenticator app</h2>
+<p>Enter this key in your app (time-based, 6 digits, 30 seconds), then type the code it shows.</p>
+<p><code class="secret" id="totp-secret">${secret}</code></p>
+<p class="help">Or, in apps that take a setup URI: <code>${totpUri(secret, 'Corridor', me(req).email)}</code></p>
+${postForm(
+  { action: '/dashboard/account/second-factor/enable', csrf: req.web.csrf, submit: 'Turn on' },
+  html`<input type="hidden" name="sealed" value="${ctx.box.encrypt(`${me(req).id}:${secret}`)}">`,
+  field({ label: 'Code from the app', name: 'code', required: true, autocomplete: 'one-time-code', inputmode: 'numeric' }),
+)}</section>`;
+
+  app.post('/dashboard/account/second-factor/begin', member, async (req, reply) =>
+    sendPage(web, req, reply, { title: 'Two-step sign-in', body: enrolForm(req, users.newSecondFactor()) }),
+  );
+
+  app.post('/dashboard/account/second-factor/enable', member, async (req, reply) => {
+    let secret: string;
+    try {
+      const [userId, sealedSecret] = ctx.box.decrypt(formText(req, 'sealed', { maxLength: 500 })).split(':');
+      if (userId !== me(req).id || !sealedSecret) throw new Error('sealed for another user');
+      secret = sealedSecret;
+    } catch {
+      throw new AppError({ status: 400, message: 'The setup form was altered. Start again.' });
+    }
+    try {
+      await ctx.db.tx((tx) => users.enableSecondFactor(tx, ctx.box, me(req).id, secret, formText(req, 'code', { maxLength: 20 }), { token: req.web.sessionToken as string }));
+    } catch (err) {
+      const errors = formErrors(err);
+      if (!errors) throw err;
+      return sendPage(web, req, reply, { title: 'Two-step sign-in', status: 400, body: enrolForm(req, secret, errors.message) });
+    }
+    return seeOther(reply, '/dashboard/account?done=second-factor-on');
+  });
+
+  app.post('/dashboard/account/second-factor/disable', member, async (req, reply) => {
+    if (!(await users.checkSecondFactor(ctx.db, ctx.box, me(req).id, formText(req, 'code', { maxLength: 20 })))) {
+      return sendPage(web, req, reply, { title: 'Security', status: 400, body: accountBody(req, notice('error', 'That code is not right, or was already used.')) });
+    }
+    await users.disableSecondFactor(ctx.db, me(req).id);
+    return seeOther(reply, '/dashboard/account');
+  });
+}

@@ -1,0 +1,33 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import type { AuthContext } from '../../http/auth.js';
+import { getWorkspace } from '../accounts/accounts.service.js';
+import { ALL_SCOPES } from '../auth/scopes.js';
+import type { WebSession } from '../users/sessions.service.js';
+
+export type DashboardUser = NonNullable<WebSession['user']>;
+
+/** The signed-in dashboard user (every member page has one). */
+export function dashboardUser(req: FastifyRequest): DashboardUser {
+  const user = req.web.session?.user;
+  if (!user) throw new Error('dashboard page without a signed-in user');
+  return user;
+}
+
+/**
+ * The caller the services expect, for a dashboard user acting on their workspace's master account.
+ * Pages that change something are admin-only (src/web/web.ts), so the scopes are every scope; the
+ * client id names the user (it is what `/v1/account`'s clientId and audit entries show).
+ */
+export async function dashboardCaller(ctx: AppContext, req: FastifyRequest): Promise<AuthContext> {
+  const user = dashboardUser(req);
+  const workspace = await getWorkspace(ctx.db, user.workspaceId);
+  return {
+    workspaceId: workspace.id,
+    clientId: `dashboard:${user.id}`,
+    scopes: [...ALL_SCOPES],
+    accountId: workspace.id,
+    subAccountId: undefined,
+    workspace: { settings: workspace.settings, enabledCurrencies: workspace.enabled_currencies, disabledCapabilities: workspace.disabled_capabilities },
+  };
+}

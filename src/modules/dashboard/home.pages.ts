@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { money, table, when, status, section, pager } from '../../web/components.js';
+import { queryText } from '../../web/forms.js';
+import { html } from '../../web/html.js';
+import { sendPage, type Web } from '../../web/web.js';
+import { getWorkspace, workspacePrimaryCurrency } from '../accounts/accounts.service.js';
+import { balancesView, listTransactions } from '../ledger/balances.service.js';
+import { dashboardUser } from './caller.js';
+
+const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
+
+/** Overview: the balances (as GET /v1/ledger/balances) and the movements behind them. */
+export function homePages(app: FastifyInstance, web: Web): void {
+  const { ctx } = web;
+  app.get('/dashboard', member, async (req, reply) => {
+    const user = dashboardUser(req);
+    const workspace = await getWorkspace(ctx.db, user.workspaceId);
+    const view = await balancesView(ctx.db, {
+      accountId: workspace.id,
+      clientId: `dashboard:${user.id}`,
+      enabledCurrencies: workspace.enabled_currencies,
+      primaryCurrency: workspacePrimaryCurrency(workspace),
+      rates: ctx.rates,
+    });
+    const cursor = queryText(req, 'cursor');
+    const moves = await listTransactions(ctx.db, workspace.id, { cursor, limit: 20 });
+    const body = html`<p class="muted">${workspace.name} · workspace <code>${workspace.id}</code></p>
+<section><h2>Balances</h2>
+${
+  view.balances.length === 0
+    ? html`<p class="empty">No balance yet.</p>`
+    : html`<div class="grid">${view.balances.map(
+        (b) => html`<div class="balance"><div class="ccy">${b.currency}</div><div class="big">${money(b.balance, b.currency)}</div>
+<div class="muted">available · total ${b.totalBalance} · pending in ${b.pendingIn} · pending out ${b.pendingOut}</div></div>`,
+      )}</div>`
+}
+<p class="help">Total value ${money(view.totalValueEur, 'EUR')} at current mid rates.</p></section>
+${section(
+  'Recent movements',
+  table(
+    'Ledger movements, newest first',
+    [
+      { label: 'When', cell: (m) => when(m.createdAt) },
+      { label: 'Direction', cell: (m) => (m.direction === 'credit' ? 'in' : 'out') },
+      { label: 'Amount', numeric: true, cell: (m) => money(m.amount, m.currency) },
+      { label: 'Status', cell: (m) => status(m.status) },
+      { label: 'For', cell: (m) => (m.objectType === 'payout' && m.objectId ? html`<a href="/dashboard/payouts/${m.objectId}">payout</a>` : m.objectType) },
+      { label: 'Description', cell: (m) => m.description ?? '' },
+    ],
+    moves.data,
+    'No movements yet.',
+  ),
+  pager('/dashboard', {}, moves.nextCursor),
+)}`;
+    return sendPage(web, req, reply, { title: 'Overview', body });
+  });
+}

@@ -1,0 +1,104 @@
+import { maybeOne, one, type Sql } from '../../db/db.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+
+export type UserRole = 'admin' | 'viewer';
+export type UserStatus = 'invited' | 'active' | 'disabled';
+
+export interface UserRow {
+  id: string;
+  workspace_id: string;
+  email_digest: string;
+  email_encrypted: string;
+  role: UserRole;
+  status: UserStatus;
+  password_hash: string | null;
+  totp_secret_encrypted: string | null;
+  totp_last_step: string | null;
+  invitation_expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function insertInvitedUser(
+  sql: Sql,
+  user: { id: string; workspaceId: string; emailDigest: string; emailEncrypted: string; role: UserRole; invitationDigest: string; invitationExpiresAt: Date },
+): Promise<UserRow | undefined> {
+  return maybeOne<UserRow>(
+    sql,
+    `INSERT INTO dashboard_users (id, workspace_id, email_digest, email_encrypted, role, status, invitation_digest, invitation_expires_at)
+     VALUES ($1, $2, $3, $4, $5, 'invited', $6, $7)
+     ON CONFLICT (email_digest) DO NOTHING RETURNING *`,
+    [user.id, user.workspaceId, user.emailDigest, user.emailEncrypted, user.role, user.invitationDigest, user.invitationExpiresAt],
+  );
+}
+
+/** A new invitation link for a user who has not accepted yet (the previous link stops working). */
+export async function renewInvitation(sql: Sql, workspaceId: string, userId: string, digest: string, expiresAt: Date): Promise<UserRow | undefined> {
+  return maybeOne<UserRow>(
+    sql,
+    `UPDATE dashboard_users SET invitation_digest = $3, invitation_expires_at = $4, updated_at = now()
+      WHERE workspace_id = $1 AND id = $2 AND status = 'invited' RETURNING *`,
+    [workspaceId, userId, digest, expiresAt],
+  );
+}
+
+export function findUserByInvitation(sql: Sql, digest: string): Promise<UserRow | undefined> {
+  return maybeOne<UserRow>(sql, `SELECT * FROM dashboard_users WHERE invitation_digest = $1 AND status = 'invited' AND invitation_expires_at > now()`, [digest]);
+}
+
+/** Accepting spends the invitation: the compare-and-set on its digest lets one acceptance through. */
+export function activateInvitedUser(sql: Sql, digest: string, passwordHash: string): Promise<UserRow | undefined> {
+  return maybeOne<UserRow>(
+    sql,
+    `UPDATE dashboard_users SET status = 'active', password_hash = $2, invitation_digest = NULL, invitation_expires_at = NULL, updated_at = now()
+      WHERE invitation_digest = $1 AND status = 'invited' AND invitation_expires_at > now() RETURNING *`,
+    [digest, passwordHash],
+  );
+}
+
+export function findUserByEmail(sql: Sql, emailDigest: string): Promise<UserRow | undefined> {
+  return maybeOne<UserRow>(sql, 'SELECT * FROM dashboard_users WHERE email_digest = $1', [emailDigest]);
+}
+
+export function findUser(sql: Sql, id: string): Promise<UserRow | undefined> {
+  return maybeOne<UserRow>(sql, 'SELECT * FROM dashboard_users WHERE id = $1', [id]);
+}
+
+export function findWorkspaceUser(sql: Sql, workspaceId: string, id: string, lock = false): Promise<UserRow | undefined> {
+  return maybeOne<UserRow>(sql, `SELECT * FROM dashboard_users WHERE workspace_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [workspaceId, id]);
+}
+
+export function updateUser(sql: Sql, id: string, fields: { role?: UserRole; status?: UserStatus }): Promise<UserRow> {
+  return one<UserRow>(
+    sql,
+    `UPDATE dashboard_users SET role = COALESCE($2, role), status = COALESCE($3, status), updated_at = now() WHERE id = $1 RETURNING *`,
+    [id, fields.role ?? null, fields.status ?? null],
+  );
+}
+
+export function setTotp(sql: Sql, id: string, secretEncrypted: string | null, lastStep: number | null): Promise<UserRow> {
+  return one<UserRow>(sql, 'UPDATE dashboard_users SET totp_secret_encrypted = $2, totp_last_step = $3, updated_at = now() WHERE id = $1 RETURNING *', [
+    id,
+    secretEncrypted,
+    lastStep,
+  ]);
+}
+
+/** Records a used TOTP step only if it is newer than the last one (a code is good once, even under concurrency). */
+export async function spendTotpStep(sql: Sql, id: string, step: number): Promise<boolean> {
+  const rows = await sql.query(
+    'UPDATE dashboard_users SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING 1',
+    [id, step],
+  );
+  return rows.length === 1;
+}
+
+export function listWorkspaceUsers<Item>(sql: Sql, workspaceId: string, page: PageRequest, map: (row: UserRow) => Item) {
+  return paginate(sql, page, {
+    object: 'user.list',
+    from: 'SELECT * FROM dashboard_users',
+    where: ['workspace_id = $1'],
+    params: [workspaceId],
+    map,
+  });
+}

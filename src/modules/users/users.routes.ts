@@ -1,0 +1,105 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../../context.js';
+import { Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { getWorkspace } from '../accounts/accounts.service.js';
+import * as users from './users.service.js';
+
+const tags = ['Operator'];
+const security = [{ operatorKey: [] }];
+const auth = { auth: 'operator' as const };
+
+export const Role = Type.Union([Type.Literal('admin'), Type.Literal('viewer')], {
+  description: '`admin`: credentials, webhooks, users and sandbox tools; `viewer`: reads only',
+});
+
+export const UserSchema = Type.Object(
+  {
+    id: Uuid,
+    workspaceId: Uuid,
+    email: Type.String(),
+    role: Role,
+    status: Type.Union([Type.Literal('invited'), Type.Literal('active'), Type.Literal('disabled')]),
+    twoFactor: Type.Boolean({ description: 'Whether the user signs in with a TOTP code beside the password' }),
+    invitationExpiresAt: Type.Union([Timestamp, Type.Null()]),
+    createdAt: Timestamp,
+  },
+  { title: 'DashboardUser' },
+);
+
+const InvitationSchema = Type.Object({
+  user: UserSchema,
+  invitationUrl: Type.String({ description: 'The single-use link to set a password, shown once (there is no mail server: hand it to the person)' }),
+});
+
+const WorkspaceParams = Type.Object({ id: Uuid });
+const UserParams = Type.Object({ id: Uuid, userId: Uuid });
+
+/** Dashboard users through the operator API (the console's Users section calls the same service). */
+export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const invitationOptions = { baseUrl: ctx.config.publicBaseUrl, invitationTtlMs: ctx.config.web.invitationTtlMs };
+
+  app.post<{ Params: Static<typeof WorkspaceParams>; Body: { email: string; role: 'admin' | 'viewer' } }>(
+    '/operator/v1/workspaces/:id/users',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Invite a dashboard user; the invitation link is returned once',
+        description:
+          'The person opens `invitationUrl`, chooses a password and is signed in to /dashboard. The link works once, for DASHBOARD_INVITATION_TTL_MS (7 days). An email already in use answers 409 USER_EXISTS.',
+        params: WorkspaceParams,
+        body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }), role: Role }),
+        response: { 201: InvitationSchema },
+      },
+    },
+    async (req, reply) => {
+      const invitation = await ctx.db.tx((tx) => users.inviteUser(tx, ctx.box, invitationOptions, req.params.id, req.body));
+      return reply.code(201).send(invitation);
+    },
+  );
+
+  app.get<{ Params: Static<typeof WorkspaceParams>; Querystring: Static<typeof PageQuery> }>(
+    '/operator/v1/workspaces/:id/users',
+    {
+      config: auth,
+      schema: { tags, security, summary: "A workspace's dashboard users", params: WorkspaceParams, querystring: PageQuery, response: { 200: Page('user.list', UserSchema) } },
+    },
+    async (req) => {
+      await getWorkspace(ctx.db, req.params.id);
+      return users.listUsers(ctx.db, ctx.box, req.params.id, req.query);
+    },
+  );
+
+  app.post<{ Params: Static<typeof UserParams> }>(
+    '/operator/v1/workspaces/:id/users/:userId/invitation',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'A new invitation link for a user who has not accepted yet (the earlier link stops working)',
+        params: UserParams,
+        response: { 201: InvitationSchema },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await users.reinviteUser(ctx.db, ctx.box, invitationOptions, req.params.id, req.params.userId)),
+  );
+
+  app.patch<{ Params: Static<typeof UserParams>; Body: { role?: 'admin' | 'viewer'; status?: 'active' | 'disabled' } }>(
+    '/operator/v1/workspaces/:id/users/:userId',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: "Change a user's role, or disable (their sessions end at once) or enable them",
+        params: UserParams,
+        body: Type.Object({ role: Type.Optional(Role), status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled')])) }, { minProperties: 1 }),
+        response: { 200: UserSchema },
+      },
+    },
+    async (req) => ctx.db.tx((tx) => users.changeUser(tx, ctx.box, req.params.id, undefined, req.params.userId, req.body)),
+  );
+}

@@ -1,0 +1,137 @@
+import { html, join, type Html } from './html.js';
+
+/** The pieces every page is built from: forms, tables, lists, amounts, states, pagination. */
+
+export interface FieldOptions {
+  label: string;
+  name: string;
+  type?: 'text' | 'email' | 'password' | 'number' | 'date' | 'datetime-local' | 'url' | 'search';
+  value?: string | undefined;
+  required?: boolean;
+  help?: string;
+  autocomplete?: string;
+  inputmode?: 'numeric' | 'decimal' | 'text';
+  pattern?: string;
+  error?: string | undefined;
+}
+
+let fieldCounter = 0;
+const fieldId = (name: string): string => `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}-${(fieldCounter = (fieldCounter + 1) % 1_000_000)}`;
+
+export function field(o: FieldOptions): Html {
+  const id = fieldId(o.name);
+  const describedBy = [o.help ? `${id}-help` : '', o.error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return html`<div class="field${o.error ? ' has-error' : ''}">
+  <label for="${id}">${o.label}${o.required ? html` <span class="req" aria-hidden="true">*</span>` : ''}</label>
+  <input id="${id}" name="${o.name}" type="${o.type ?? 'text'}"${o.value !== undefined ? html` value="${o.value}"` : ''}${o.required ? html` required` : ''}${
+    o.autocomplete ? html` autocomplete="${o.autocomplete}"` : ''
+  }${o.inputmode ? html` inputmode="${o.inputmode}"` : ''}${o.pattern ? html` pattern="${o.pattern}"` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${
+    o.error ? html` aria-invalid="true"` : ''
+  }>
+  ${o.help ? html`<p class="help" id="${id}-help">${o.help}</p>` : ''}
+  ${o.error ? html`<p class="error" id="${id}-error">${o.error}</p>` : ''}
+</div>`;
+}
+
+export function textarea(o: { label: string; name: string; value?: string; required?: boolean; help?: string; rows?: number }): Html {
+  const id = fieldId(o.name);
+  return html`<div class="field"><label for="${id}">${o.label}</label>
+<textarea id="${id}" name="${o.name}" rows="${o.rows ?? 4}"${o.required ? html` required` : ''}${o.help ? html` aria-describedby="${id}-help"` : ''}>${o.value ?? ''}</textarea>
+${o.help ? html`<p class="help" id="${id}-help">${o.help}</p>` : ''}</div>`;
+}
+
+export function select(o: { label: string; name: string; options: readonly (string | { value: string; label: string })[]; value?: string | undefined; required?: boolean; help?: string }): Html {
+  const id = fieldId(o.name);
+  const options = o.options.map((opt) => (typeof opt === 'string' ? { value: opt, label: opt } : opt));
+  return html`<div class="field"><label for="${id}">${o.label}</label>
+<select id="${id}" name="${o.name}"${o.required ? html` required` : ''}>${options.map(
+    (opt) => html`<option value="${opt.value}"${opt.value === o.value ? html` selected` : ''}>${opt.label}</option>`,
+  )}</select>
+${o.help ? html`<p class="help">${o.help}</p>` : ''}</div>`;
+}
+
+export function checkboxes(o: { legend: string; name: string; options: readonly string[]; checked: readonly string[] }): Html {
+  return html`<fieldset class="checks"><legend>${o.legend}</legend>${o.options.map((opt) => {
+    const id = fieldId(`${o.name}-${opt}`);
+    return html`<div class="check"><input type="checkbox" id="${id}" name="${o.name}" value="${opt}"${o.checked.includes(opt) ? html` checked` : ''}><label for="${id}">${opt}</label></div>`;
+  })}</fieldset>`;
+}
+
+/**
+ * A form that changes something: POST, with the page's CSRF token. `confirm` asks before sending
+ * (the page script reads data-confirm; without scripts the form still works).
+ */
+export function postForm(o: { action: string; csrf: string; submit: string; danger?: boolean; confirm?: string; inline?: boolean; id?: string }, ...body: Html[]): Html {
+  return html`<form method="post" action="${o.action}" class="${o.inline ? 'inline' : 'stacked'}"${o.confirm ? html` data-confirm="${o.confirm}"` : ''}${o.id ? html` id="${o.id}"` : ''}>
+<input type="hidden" name="_csrf" value="${o.csrf}">
+${body}
+<button type="submit" class="${o.danger ? 'danger' : 'primary'}">${o.submit}</button>
+</form>`;
+}
+
+/** A GET form of list filters. */
+export function filterForm(action: string, fields: Html[]): Html {
+  return html`<form method="get" action="${action}" class="filters" role="search">${fields}<button type="submit">Filter</button> <a href="${action}">Clear</a></form>`;
+}
+
+export interface Column<T> {
+  label: string;
+  cell: (row: T) => Html | string;
+  numeric?: boolean;
+}
+
+export function table<T>(caption: string, columns: readonly Column<T>[], rows: readonly T[], empty = 'Nothing here yet.'): Html {
+  if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
+  return html`<div class="table-wrap"><table><caption>${caption}</caption>
+<thead><tr>${columns.map((c) => html`<th scope="col"${c.numeric ? html` class="num"` : ''}>${c.label}</th>`)}</tr></thead>
+<tbody>${rows.map((row) => html`<tr>${columns.map((c) => html`<td${c.numeric ? html` class="num"` : ''}>${c.cell(row)}</td>`)}</tr>`)}</tbody>
+</table></div>`;
+}
+
+/** Label and value pairs (a detail page's facts). */
+export function facts(pairs: readonly (readonly [string, Html | string | null | undefined])[]): Html {
+  return html`<dl class="facts">${pairs.map(([k, v]) => html`<div><dt>${k}</dt><dd>${v ?? html`<span class="muted">—</span>`}</dd></div>`)}</dl>`;
+}
+
+/** An amount exactly as the API gives it (a decimal string) with its currency. */
+export function money(amount: string | null | undefined, currency: string | null | undefined): Html {
+  if (amount === null || amount === undefined) return html`<span class="muted">—</span>`;
+  return html`<span class="money">${amount}&nbsp;${currency ?? ''}</span>`;
+}
+
+export function when(iso: string | null | undefined): Html {
+  if (!iso) return html`<span class="muted">—</span>`;
+  return html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`;
+}
+
+export function status(state: string): Html {
+  return html`<span class="status status-${state.replace(/[^a-z_]/g, '')}">${state.replace(/_/g, ' ')}</span>`;
+}
+
+export function notice(kind: 'info' | 'success' | 'error', text: string | Html): Html {
+  return html`<div class="notice notice-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</div>`;
+}
+
+/** A secret shown once: selectable, with a copy button the page script wires up. */
+export function secretOnce(label: string, value: string): Html {
+  const id = fieldId('secret');
+  return html`<div class="secret-once" role="status"><p><strong>${label}</strong> It is shown only now: copy it and keep it safe.</p>
+<div class="secret-row"><code id="${id}" class="secret">${value}</code><button type="button" class="copy" data-copy="${id}">Copy</button></div></div>`;
+}
+
+/** "Next page" by the list's cursor, keeping the filters. */
+export function pager(path: string, query: Record<string, string | undefined>, nextCursor: string | null): Html {
+  if (!nextCursor) return html``;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '' && k !== 'cursor') params.set(k, v);
+  params.set('cursor', nextCursor);
+  return html`<nav class="pager" aria-label="Pagination"><a href="${path}?${params.toString()}" rel="next">Next page →</a></nav>`;
+}
+
+export function link(href: string, text: string | Html): Html {
+  return html`<a href="${href}">${text}</a>`;
+}
+
+export function section(title: string, ...body: (Html | string)[]): Html {
+  return html`<section><h2>${title}</h2>${join(body)}</section>`;
+}

@@ -1,0 +1,45 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError, fieldError, type FieldError } from '../http/errors.js';
+
+/** A form field's text: one value (the last if sent twice), trimmed unless `raw` (passwords). */
+export function formText(req: FastifyRequest, name: string, options: { raw?: boolean; maxLength?: number } = {}): string {
+  const value = ((req.body ?? {}) as Record<string, unknown>)[name];
+  const text = Array.isArray(value) ? String(value[value.length - 1] ?? '') : typeof value === 'string' ? value : '';
+  const max = options.maxLength ?? 2000;
+  if (text.length > max) throw fieldError(name, `${name} must have at most ${max} characters`);
+  return options.raw ? text : text.trim();
+}
+
+/** Every value of a repeated field (checkboxes), at most `max`. */
+export function formList(req: FastifyRequest, name: string, max = 100): string[] {
+  const value = ((req.body ?? {}) as Record<string, unknown>)[name];
+  const list = (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
+  if (list.length > max) throw fieldError(name, `${name} has more than ${max} values`);
+  return list;
+}
+
+/** An optional field: undefined when left empty. */
+export function formOptional(req: FastifyRequest, name: string, maxLength?: number): string | undefined {
+  const text = formText(req, name, { maxLength });
+  return text === '' ? undefined : text;
+}
+
+/** The field errors of a refusal, by field name (to show beside each input), and its message. */
+export function formErrors(err: unknown): { message: string; fields: Record<string, string> } | undefined {
+  if (!(err instanceof AppError) || err.status >= 500 || err.status === 401 || err.status === 429) return undefined;
+  const fields: Record<string, string> = {};
+  for (const d of (err.details ?? []) as FieldError[]) fields[d.field] ??= d.message;
+  return { message: err.message, fields };
+}
+
+/** A query parameter as one string. */
+export function queryText(req: FastifyRequest, name: string): string | undefined {
+  const value = ((req.query ?? {}) as Record<string, unknown>)[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return typeof text === 'string' && text !== '' ? text.slice(0, 500) : undefined;
+}
+
+/** A local path to return to after sign-in (never another site). */
+export function safeNext(next: string | undefined, area: 'dashboard' | 'console'): string {
+  return next && next.startsWith(`/${area}`) && !next.startsWith('//') && !/[\\\r\n]/.test(next) ? next : `/${area}`;
+}

@@ -1,0 +1,218 @@
+import cookie from '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { readFileSync } from 'node:fs';
+import type { AppContext } from '../context.js';
+import type { Redis } from 'ioredis';
+import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore } from '../http/auth-failures.js';
+import { AppError, toAppError } from '../http/errors.js';
+import { randomSecret } from '../lib/secrets.js';
+import { writeAudit } from '../modules/operator/operator.service.js';
+import { csrfToken, csrfTokenMatches, readSession, type SessionLimits, type WebSession } from '../modules/users/sessions.service.js';
+import { html, type Html } from './html.js';
+import { layout, type Area } from './layout.js';
+
+/** How a page route is reached: by anyone (sign-in), mid-sign-in (the second factor), or signed in; `admin` pages change things. */
+export interface WebRouteConfig {
+  area: Area;
+  access?: 'public' | 'second-factor' | 'member';
+  role?: 'admin';
+}
+
+export interface WebState {
+  area: Area;
+  session: WebSession | undefined;
+  /** The session cookie's token (to end the session, or keep it while ending the others). */
+  sessionToken: string | undefined;
+  /** The token every form of this page carries. */
+  csrf: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A web page of the dashboard or the console (src/web), not an API route. */
+    web?: WebRouteConfig;
+  }
+  interface FastifyRequest {
+    web: WebState;
+  }
+}
+
+/** What the page modules get: the context, the session settings and the sign-in limiter. */
+export interface Web {
+  ctx: AppContext;
+  sessions: SessionLimits;
+  /** Failed sign-ins per account and per address (SIGN_IN_FAILURES_PER_15_MIN), shared through Redis when it is set. */
+  signInFailures: AuthFailureLimiter;
+  cookieSecure: boolean;
+  sandbox: boolean;
+}
+
+const SIGN_IN_WINDOW_MS = 15 * 60_000;
+
+export function webOptions(ctx: AppContext, redis: Redis | undefined): Web {
+  const { config } = ctx;
+  const memory = new MemoryFailureStore(config.limits.authFailureAddressesMax);
+  return {
+    ctx,
+    sessions: { idleMs: config.web.sessionIdleMs, absoluteMs: config.web.sessionAbsoluteMs },
+    signInFailures: new AuthFailureLimiter(config.web.signInFailuresMax, SIGN_IN_WINDOW_MS, redis ? new RedisFailureStore(redis, memory) : memory),
+    // Secure cookies except in a sandbox served over plain HTTP (a local `npm start`).
+    cookieSecure: config.publicBaseUrl.startsWith('https:') || config.env === 'production',
+    sandbox: config.env === 'sandbox',
+  };
+}
+
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'corridor.css': { file: 'corridor.css', type: 'text/css; charset=utf-8' },
+  'corridor.js': { file: 'corridor.js', type: 'text/javascript; charset=utf-8' },
+  'logo.svg': { file: 'logo.svg', type: 'image/svg+xml' },
+};
+
+/** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export function sessionCookieName(area: Area, secure: boolean): string {
+  return `${secure ? '__Host-' : ''}corridor_${area}`;
+}
+export function preSessionCookieName(secure: boolean): string {
+  return `${secure ? '__Host-' : ''}corridor_pre`;
+}
+
+export function cookieOptions(secure: boolean, maxAgeSec?: number) {
+  return { httpOnly: true, sameSite: 'strict' as const, secure, path: '/', ...(maxAgeSec !== undefined ? { maxAge: maxAgeSec } : {}) };
+}
+
+/** A page in its area's frame, never cached (pages carry balances and personal data). */
+export function sendPage(web: Web, req: FastifyRequest, reply: FastifyReply, page: { title: string; body: Html; status?: number }): FastifyReply {
+  const state = req.web;
+  return reply
+    .code(page.status ?? 200)
+    .type('text/html; charset=utf-8')
+    .send(layout({ area: state.area, title: page.title, body: page.body, path: req.url.split('?')[0] as string, session: state.session, csrf: state.csrf, sandbox: web.sandbox }));
+}
+
+/** After a change: 303 to the page that shows it (a reload never sends the form again). */
+export function seeOther(reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(303).header('location', location).send();
+}
+
+function expectedOrigins(web: Web, req: FastifyRequest): string[] {
+  return [new URL(web.ctx.config.publicBaseUrl).origin, `${req.protocol}://${req.headers.host ?? ''}`];
+}
+
+/** A state-changing request must come from one of our pages: same origin (when the browser says) and the page's CSRF token. */
+function assertSameSite(web: Web, req: FastifyRequest): void {
+  const origin = req.headers.origin;
+  const fetchSite = req.headers['sec-fetch-site'];
+  const crossOrigin = (origin !== undefined && !expectedOrigins(web, req).includes(origin)) || (fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none');
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const presented = body._csrf ?? req.headers['x-csrf-token'];
+  const seed = req.web.sessionToken ?? req.cookies[preSessionCookieName(web.cookieSecure)];
+  if (crossOrigin || seed === undefined || !csrfTokenMatches(web.ctx.box, seed, presented)) {
+    throw new AppError({ status: 403, code: 'CSRF_REJECTED', message: 'This form expired or was not sent from this site. Reload the page and try again.' });
+  }
+}
+
+function signInPath(area: Area): string {
+  return `/${area}/sign-in`;
+}
+
+async function loadSession(web: Web, req: FastifyRequest, reply: FastifyReply, route: WebRouteConfig): Promise<void> {
+  const name = sessionCookieName(route.area, web.cookieSecure);
+  const token = req.cookies[name];
+  const session = token ? await readSession(web.ctx.db, web.ctx.box, web.sessions, token) : undefined;
+  const live = session && session.area === route.area ? session : undefined;
+  if (token && !live) reply.clearCookie(name, cookieOptions(web.cookieSecure));
+  let seed = live ? token : req.cookies[preSessionCookieName(web.cookieSecure)];
+  if (!seed || !/^[A-Za-z0-9_-]{43}$/.test(seed)) {
+    seed = randomSecret('', 32);
+    req.cookies[preSessionCookieName(web.cookieSecure)] = seed;
+    reply.setCookie(preSessionCookieName(web.cookieSecure), seed, cookieOptions(web.cookieSecure));
+  }
+  req.web = { area: route.area, session: live, sessionToken: live ? token : undefined, csrf: csrfToken(web.ctx.box, seed) };
+}
+
+function enforceAccess(req: FastifyRequest, reply: FastifyReply, route: WebRouteConfig): FastifyReply | undefined {
+  const access = route.access ?? 'member';
+  const session = req.web.session;
+  if (access === 'public') return undefined;
+  if (access === 'second-factor') {
+    if (session?.secondFactorPending) return undefined;
+    return seeOther(reply, session ? `/${route.area}` : signInPath(route.area));
+  }
+  if (!session) {
+    if (req.method === 'GET') return seeOther(reply, `${signInPath(route.area)}?next=${encodeURIComponent(req.url)}`);
+    throw new AppError({ status: 401, code: 'SIGNED_OUT', message: 'Your session has ended. Sign in again.' });
+  }
+  if (session.secondFactorPending) return seeOther(reply, '/dashboard/second-factor');
+  if (route.role === 'admin' && session.user && session.user.role !== 'admin') {
+    throw new AppError({ status: 403, code: 'ROLE_READ_ONLY', message: 'Your role (viewer) can read this workspace but not change it.' });
+  }
+  return undefined;
+}
+
+function errorPage(web: Web, req: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  const appError = toAppError(err, web.ctx.config.limits);
+  if (appError.status >= 500) req.log.error({ err }, 'page failed');
+  for (const [k, v] of Object.entries(appError.headers ?? {})) reply.header(k, v);
+  if (!req.web) req.web = { area: req.url.startsWith('/console') ? 'console' : 'dashboard', session: undefined, sessionToken: undefined, csrf: '' };
+  const message = appError.status >= 500 ? 'Something went wrong on our side. Try again; if it keeps happening, tell the operator.' : appError.message;
+  const details = (appError.details ?? []).map((d) => html`<li><strong>${d.field}</strong>: ${d.message}</li>`);
+  const title = appError.status === 404 ? 'Not found' : appError.status === 403 ? 'Not allowed' : appError.status === 401 ? 'Signed out' : appError.status === 429 ? 'Too many attempts' : appError.status >= 500 ? 'Error' : 'Not done';
+  const body = html`<div class="notice notice-error" role="alert"><p>${message}</p>${details.length ? html`<ul>${details}</ul>` : ''}</div>
+<p><a href="/${req.web.area}">Back to the ${req.web.area === 'console' ? 'console' : 'dashboard'}</a>${appError.status === 401 ? html` · <a href="${signInPath(req.web.area)}">Sign in</a>` : ''}</p>`;
+  return sendPage(web, req, reply, { title, body, status: appError.status });
+}
+
+/**
+ * The shared part of the dashboard and the console, registered in its own scope: cookies,
+ * security headers, the session, access and role checks, CSRF on every POST, HTML errors and the
+ * static assets. `register` adds the area's pages.
+ */
+export async function registerWeb(app: FastifyInstance, web: Web, register: (scope: FastifyInstance, web: Web) => void): Promise<void> {
+  await app.register(async (scope) => {
+    await scope.register(cookie);
+    scope.addHook('onRequest', async (req, reply) => {
+      const route = req.routeOptions.config.web;
+      if (!route) return;
+      reply.header('content-security-policy', PAGE_CSP);
+      reply.header('x-frame-options', 'DENY');
+      reply.header('referrer-policy', 'no-referrer');
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('cache-control', 'no-store');
+      await loadSession(web, req, reply, route);
+      return enforceAccess(req, reply, route);
+    });
+    scope.addHook('preHandler', async (req) => {
+      if (req.routeOptions.config.web && req.method !== 'GET' && req.method !== 'HEAD') assertSameSite(web, req);
+    });
+    scope.setErrorHandler(async (err, req, reply) => errorPage(web, req, reply, err));
+    // Every change made from a page is in the audit log, as the operator API's calls are: who
+    // (the console's operator key, or the dashboard user), what, the answer, the form (secrets redacted).
+    scope.addHook('onSend', async (req, reply) => {
+      const session = req.web?.session;
+      if (!req.routeOptions.config.web || req.method !== 'POST' || !session || session.secondFactorPending) return;
+      const params = (req.params ?? {}) as Record<string, string>;
+      await writeAudit(web.ctx.db, {
+        operatorKeyId: session.operatorKeyId ?? null,
+        actor: session.user ? `user:${session.user.id}` : 'console',
+        method: req.method,
+        path: req.url,
+        statusCode: reply.statusCode,
+        requestId: String(req.id),
+        workspaceId: session.user?.workspaceId ?? (req.url.startsWith('/console/workspaces/') ? params.id : undefined),
+        body: req.body,
+      }).catch((err: unknown) => req.log.error({ err }, 'audit write failed'));
+    });
+
+    const assetDir = new URL('./assets/', import.meta.url);
+    const assets = new Map(Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(new URL(a.file, assetDir)), type: a.type }]));
+    scope.get<{ Params: { name: string } }>('/assets/:name', { schema: { hide: true } }, async (req, reply) => {
+      const asset = assets.get(req.params.name);
+      if (!asset) throw new AppError({ status: 404, code: 'NOT_FOUND', message: 'No such asset' });
+      return reply.type(asset.type).header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(asset.body);
+    });
+    register(scope, web);
+  });
+}

@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { listeningTestApp, operator, OPERATOR_KEY, type TestApp } from './app.js';
+
+/** Debian's Chromium (.ci/run installs it when missing); without it the browser tests are skipped, not failed. */
+export const CHROMIUM = '/usr/bin/chromium';
+export const haveChromium = existsSync(CHROMIUM);
+export const PASSWORD = 'correct horse battery staple';
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}
+
+export interface WebTestApp extends TestApp {
+  base: string;
+}
+
+/** A test app listening on its PUBLIC_BASE_URL, for a real browser. */
+export async function webTestApp(env: Record<string, string> = {}): Promise<WebTestApp> {
+  const t = await listeningTestApp(env);
+  return Object.assign(t, { base: t.config.publicBaseUrl });
+}
+
+/** An invitation made through the operator API; returns its link. */
+export async function invite(t: TestApp, workspaceId: string, email: string, role: 'admin' | 'viewer'): Promise<string> {
+  const res = await operator(t.app, 'POST', `/operator/v1/workspaces/${workspaceId}/users`, { email, role });
+  if (res.statusCode !== 201) throw new Error(`invitation failed: ${res.statusCode} ${res.body}`);
+  return res.json<{ invitationUrl: string }>().invitationUrl;
+}
+
+/** Opens an invitation link, sets the password, and lands signed in on the dashboard. */
+export async function acceptInvitation(page: Page, invitationUrl: string, password = PASSWORD): Promise<void> {
+  await page.goto(invitationUrl);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByLabel('Password again').fill(password);
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await expect.poll(() => new URL(page.url()).pathname).toBe('/dashboard');
+}
+
+export async function signIn(page: Page, base: string, email: string, password = PASSWORD): Promise<void> {
+  await page.goto(`${base}/dashboard/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** A new workspace's admin, signed in: invited through the operator API, password set in the page. */
+export async function signedInAdmin(t: WebTestApp, page: Page, workspaceId: string, email = `admin-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`): Promise<string> {
+  await acceptInvitation(page, await invite(t, workspaceId, email, 'admin'));
+  return email;
+}
+
+export async function consoleSignIn(page: Page, base: string, key = OPERATOR_KEY): Promise<void> {
+  await page.goto(`${base}/console/sign-in`);
+  await page.getByLabel('Operator key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect.poll(() => new URL(page.url()).pathname).toBe('/console');
+}
+
+/** Collects what the page's console says about refused scripts or styles (a CSP violation is a bug). */
+export function watchCsp(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(msg.text());
+  });
+  page.on('pageerror', (err) => problems.push(err.message));
+  return problems;
+}
