@@ -180,7 +180,8 @@ export async function registerWeb(app: FastifyInstance, web: Web, register: (sco
       if (!route) return;
       reply.header('content-security-policy', PAGE_CSP);
       reply.header('x-frame-options', 'DENY');
-      reply.header('referrer-policy', 'no-referrer');
+      // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on our own form posts.
+      reply.header('referrer-policy', 'same-origin');
       reply.header('x-content-type-options', 'nosniff');
       reply.header('cache-control', 'no-store');
       await loadSession(web, req, reply, route);
