@@ -169,6 +169,7 @@ beforeAll(() => {
 describe('corridor start, migrate, workspaces, credentials', () => {
   let env: Record<string, string>;
   let first: Printed;
+  let demoInvitation: string;
 
   it('first start prints the addresses and a working demo credential and operator key; SIGTERM exits 0', async () => {
     env = await newInstance();
@@ -187,6 +188,17 @@ describe('corridor start, migrate, workspaces, credentials', () => {
     const operatorRes = await fetch(`${base}/operator/v1/workspaces`, { headers: { authorization: `Bearer ${first.operatorKey}` } });
     expect(operatorRes.status).toBe(200);
     expect((await fetch(`${base}/docs`)).status).toBe(200);
+    // The demo dashboard user's invitation link, which opens the page to set a password.
+    expect(server.stdout()).toContain(`Console       ${base}/console`);
+    const invitation = /Dashboard\s+(\S+\/dashboard\/invitation\?token=inv_\S+)/.exec(server.stdout())?.[1];
+    expect(invitation).toMatch(new RegExp(`^${base}/dashboard/invitation\\?token=inv_`));
+    demoInvitation = invitation!;
+    const opened = await fetch(invitation!, { redirect: 'manual' });
+    expect(opened.status).toBe(303);
+    const cookie = opened.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const form = await fetch(`${base}/dashboard/invitation`, { headers: { cookie } });
+    expect(form.status).toBe(200);
+    expect(await form.text()).toContain('demo@corridor.test');
 
     const { code, ms } = await server.stop('SIGTERM');
     expect(code).toBe(0);
@@ -235,6 +247,9 @@ describe('corridor start, migrate, workspaces, credentials', () => {
     expect(server.printed.clientId).toBe(first.clientId);
     expect(server.printed.clientSecret).toBe(first.clientSecret);
     expect(server.printed.operatorKey).toBe(first.operatorKey);
+    // Not accepted yet: the same link is printed again (on the new port's base URL).
+    const token = new URL(demoInvitation).searchParams.get('token');
+    expect(server.stdout()).toContain(`${base}/dashboard/invitation?token=${token}`);
 
     await account(base, server.printed.clientId!, server.printed.clientSecret!);
     const cliWorkspace = await account(base, issued.clientId, issued.clientSecret);
