@@ -262,6 +262,18 @@ export async function requireAnyApplication(tx: Tx, id: string): Promise<Applica
   return row;
 }
 
+/** Operator (API and console): a review decision on any workspace's application. */
+export async function reviewAnyApplication(ctx: AppContext, tx: Tx, id: string, review: Review): Promise<ApplicationView> {
+  return reviewApplication(ctx, tx, await requireAnyApplication(tx, id), review);
+}
+
+/** Operator: any workspace's application, with the workspace it belongs to (the scope its persons and documents are read in). */
+export async function getAnyApplication(ctx: AppContext, sql: Sql, id: string): Promise<{ application: ApplicationView; scope: Scope }> {
+  const row = await repo.findApplicationById(sql, id);
+  if (!row) throw notFound('Application');
+  return { application: view(ctx.box, row), scope: { workspaceId: row.workspace_id, subAccountId: undefined } };
+}
+
 /** Operator: set the screening outcome and risk level (production screening is the operator's). */
 export async function setScreening(ctx: AppContext, tx: Tx, id: string, s: { screeningStatus?: ScreeningStatus | undefined; riskLevel?: RiskLevel | undefined }): Promise<ApplicationView> {
   await requireAnyApplication(tx, id);

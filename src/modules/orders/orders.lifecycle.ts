@@ -131,6 +131,11 @@ async function creditLateSettlement(tx: Tx, row: OrderRow): Promise<OrderRow | u
   return received;
 }
 
+/** The desk (operator API and console): a move on any workspace's order. */
+export function moveAnyOrder(ctx: AppContext, tx: Tx, id: string, move: OrderMove, input: CompletionInput = {}): Promise<OrderRow> {
+  return requestMove(ctx, tx, () => repo.findOrderById(tx, id), move, input);
+}
+
 /** A move asked for through the API (cancel, sandbox, operator): 404 unknown, 409 from a state it cannot start from. */
 export async function requestMove(
   ctx: AppContext,
