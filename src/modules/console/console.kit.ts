@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type, type TObject } from 'typebox';
 import { AppError } from '../../http/errors.js';
 import { Uuid } from '../../http/schemas.js';
+import { isUuid } from '../../lib/ids.js';
 import { notice } from '../../web/components.js';
 import { formErrors } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
@@ -49,7 +50,7 @@ export function refusalNotice(refusal: Refusal | undefined): Html {
 /** A query parameter that names an id (a UUID), or undefined. */
 export function queryId(req: FastifyRequest, name: string): string | undefined {
   const value = ((req.query ?? {}) as Record<string, unknown>)[name];
-  return typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) ? value : undefined;
+  return typeof value === 'string' && isUuid(value) ? value : undefined;
 }
 
 /** A status filter: one of the listed values, or undefined. */

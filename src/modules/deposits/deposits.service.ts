@@ -5,7 +5,7 @@ import { paginate, type PageRequest } from '../../http/pagination.js';
 import { assert } from '../../lib/assert.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { formatAmount, minAmount, parseAmount } from '../../lib/money.js';
-import { newId } from '../../lib/ids.js';
+import { isUuid, newId } from '../../lib/ids.js';
 import { depositFeeMinor } from '../accounts/deposit-settings.js';
 import { recordEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
@@ -16,6 +16,7 @@ import type { DepositRow } from './deposits.repository.js';
 import {
   ACCOUNT_CREDIT_CURRENCIES,
   canMove,
+  DEPOSIT_RAILS,
   MOVE_FROM,
   MOVE_TARGET,
   VIRTUAL_ACCOUNT_RAILS,
@@ -208,6 +209,10 @@ export interface OperatorDepositTarget {
 
 /** The account an operator credit lands on: the virtual account's owner, or the named workspace (and sub-account). */
 async function operatorOwner(tx: Sql, target: OperatorDepositTarget): Promise<Owner> {
+  for (const name of ['virtualAccountId', 'workspaceId', 'accountId'] as const) {
+    const id = target[name];
+    if (id !== undefined && !isUuid(id)) throw fieldError(name, `${name} must be an id (a UUID)`);
+  }
   if (target.virtualAccountId) {
     const account = await findVirtualAccountById(tx, target.virtualAccountId);
     if (!account) throw notFound('Virtual account');
@@ -222,6 +227,7 @@ async function operatorOwner(tx: Sql, target: OperatorDepositTarget): Promise<Ow
 
 /** The operator credits an inbound payment (operator API and console), as a sandbox deposit would land. */
 export async function creditDeposit(tx: Tx, input: NewDeposit & OperatorDepositTarget): Promise<DepositRow> {
+  if (input.rail !== undefined && !DEPOSIT_RAILS.includes(input.rail)) throw fieldError('rail', `rail must be one of ${DEPOSIT_RAILS.join(', ')}`);
   const owner = await operatorOwner(tx, input);
   const workspace = await getWorkspace(tx, owner.workspaceId);
   return receiveDeposit(tx, owner, { enabledCurrencies: workspace.enabled_currencies, settings: workspace.settings }, input);

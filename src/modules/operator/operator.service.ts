@@ -3,7 +3,7 @@ import { fieldError, notFound, validationError, type FieldError } from '../../ht
 import { storableText } from '../../http/input-rules.js';
 import { listFilters, paginate, type PageRequest } from '../../http/pagination.js';
 import { currencyInfo } from '../../lib/currencies.js';
-import { newId } from '../../lib/ids.js';
+import { isUuid, newId } from '../../lib/ids.js';
 import { parseSignedAmount } from '../../lib/money.js';
 import { hashSecret, verifySecret, type SecretDigestKey } from '../../lib/secrets.js';
 import * as repo from '../accounts/accounts.repository.js';
@@ -263,12 +263,10 @@ export interface AuditFilters extends PageRequest {
 
 const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The filters that cannot be asked of the database as given: each failing one named. */
 function auditFilterErrors(f: AuditFilters): FieldError[] {
   const errors: FieldError[] = [];
-  if (f.workspaceId && !UUID.test(f.workspaceId)) errors.push({ field: 'workspaceId', message: 'workspaceId must be a workspace id (a UUID)' });
+  if (f.workspaceId && !isUuid(f.workspaceId)) errors.push({ field: 'workspaceId', message: 'workspaceId must be a workspace id (a UUID)' });
   for (const name of ['from', 'to'] as const) {
     const value = f[name];
     if (value && Number.isNaN(Date.parse(value))) errors.push({ field: name, message: `${name} must be a date-time such as 2025-01-31T12:00:00Z` });

@@ -4,6 +4,7 @@ import type { Tx } from '../../db/db.js';
 import { conflict, fieldError, notFound } from '../../http/errors.js';
 import { enqueue } from '../../jobs/queue.js';
 import { assert } from '../../lib/assert.js';
+import { isUuid } from '../../lib/ids.js';
 import { formatRate, parseAmount, parseRate } from '../../lib/money.js';
 import { recordEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
@@ -48,6 +49,7 @@ export function decideCompletion(row: OrderRow, input: CompletionInput): Complet
   const rate = input.rate === undefined ? row.rate : formatRate(parseRate(input.rate, 'rate'));
   const wire = row.delivery_rail !== null && row.delivery_rail !== 'crypto';
   if (input.uetr !== undefined && !wire) throw fieldError('uetr', 'uetr applies only to a wire delivery to a beneficiary');
+  if (input.uetr !== undefined && !isUuid(input.uetr)) throw fieldError('uetr', 'uetr must be a UUID');
   return { toAmountMinor, rate, uetr: wire ? (input.uetr ?? randomUUID()) : null };
 }
 
