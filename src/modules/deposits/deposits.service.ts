@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql, Tx } from '../../db/db.js';
 import { conflict, fieldError, notFound } from '../../http/errors.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { listFilters, paginate, type PageRequest } from '../../http/pagination.js';
 import { assert } from '../../lib/assert.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { formatAmount, minAmount, parseAmount } from '../../lib/money.js';
@@ -235,10 +235,9 @@ export async function creditDeposit(tx: Tx, input: NewDeposit & OperatorDepositT
 
 /** Every workspace's deposits (the operator's queue), newest first. */
 export function listAnyDeposits(sql: Sql, f: PageRequest & { status?: string | undefined; workspaceId?: string | undefined }) {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (f.workspaceId) where.push(`workspace_id = $${params.push(f.workspaceId)}::uuid`);
-  if (f.status) where.push(`status = $${params.push(f.status)}`);
+  const { where, params, add } = listFilters();
+  if (f.workspaceId) add('workspace_id = ?::uuid', f.workspaceId);
+  if (f.status) add('status = ?', f.status);
   return paginate(sql, f, {
     object: 'deposit.list',
     from: `SELECT ${repo.DEPOSIT_COLUMNS} FROM deposits`,
