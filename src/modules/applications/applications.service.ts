@@ -24,6 +24,8 @@ import {
 import {
   canMove,
   DECISION_TARGET,
+  RISK_LEVELS,
+  SCREENING_STATUSES,
   SECTIONS_OF,
   STATUS_EVENT,
   type ApplicationStatus,
@@ -218,7 +220,8 @@ export interface Review {
  * payouts sent without senderInfo (unless the operator set one).
  */
 export async function reviewApplication(ctx: AppContext, tx: Tx, row: ApplicationRow, review: Review): Promise<ApplicationView> {
-  const to = DECISION_TARGET[review.decision];
+  const to = DECISION_TARGET[review.decision] as ApplicationStatus | undefined;
+  if (!to) throw fieldError('decision', 'decision must be approve, reject or request_info');
   let extra: { moreInfoReason?: string; editableSections?: readonly Section[] } = {};
   if (review.decision === 'request_info') {
     if (!review.reason) throw fieldError('reason', 'reason is required with request_info (it becomes moreInfoReason)');
@@ -262,8 +265,22 @@ export async function requireAnyApplication(tx: Tx, id: string): Promise<Applica
   return row;
 }
 
+/** Operator (API and console): a review decision on any workspace's application. */
+export async function reviewAnyApplication(ctx: AppContext, tx: Tx, id: string, review: Review): Promise<ApplicationView> {
+  return reviewApplication(ctx, tx, await requireAnyApplication(tx, id), review);
+}
+
+/** Operator: any workspace's application, with the workspace it belongs to (the scope its persons and documents are read in). */
+export async function getAnyApplication(ctx: AppContext, sql: Sql, id: string): Promise<{ application: ApplicationView; scope: Scope }> {
+  const row = await repo.findApplicationById(sql, id);
+  if (!row) throw notFound('Application');
+  return { application: view(ctx.box, row), scope: { workspaceId: row.workspace_id, subAccountId: undefined } };
+}
+
 /** Operator: set the screening outcome and risk level (production screening is the operator's). */
 export async function setScreening(ctx: AppContext, tx: Tx, id: string, s: { screeningStatus?: ScreeningStatus | undefined; riskLevel?: RiskLevel | undefined }): Promise<ApplicationView> {
+  if (s.screeningStatus !== undefined && !SCREENING_STATUSES.includes(s.screeningStatus)) throw fieldError('screeningStatus', `screeningStatus must be one of ${SCREENING_STATUSES.join(', ')}`);
+  if (s.riskLevel !== undefined && !RISK_LEVELS.includes(s.riskLevel)) throw fieldError('riskLevel', `riskLevel must be one of ${RISK_LEVELS.join(', ')}`);
   await requireAnyApplication(tx, id);
   return view(ctx.box, await repo.setScreening(tx, id, s));
 }

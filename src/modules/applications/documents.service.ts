@@ -119,6 +119,16 @@ export async function getDocument(sql: Sql, scope: Scope, applicationId: string,
   return documentView(await requireDocument(sql, applicationId, documentId));
 }
 
+/** Operator: a document's file as uploaded, with its type (the bytes come from storage). */
+export async function readDocumentFile(sql: Sql, storage: Storage, scope: Scope, applicationId: string, documentId: string): Promise<{ document: DocumentView; bytes: Buffer }> {
+  await requireApplication(sql, scope, applicationId);
+  const row = await requireDocument(sql, applicationId, documentId);
+  const upload = await findUpload(sql, scope.workspaceId, row.upload_key);
+  const bytes = upload && (await storage.get(upload.storage_key));
+  if (!bytes) throw notFound('Document file');
+  return { document: documentView(row), bytes };
+}
+
 /** DELETE …/documents/{documentId}: the document leaves the application (the stored file is kept with its record). */
 export async function deleteDocument(tx: Tx, scope: Scope, applicationId: string, documentId: string): Promise<void> {
   const app = await requireApplication(tx, scope, applicationId, { lock: true });

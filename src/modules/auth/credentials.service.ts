@@ -1,6 +1,6 @@
 import type { Sql, Tx } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
-import { conflict, forbidden, notFound } from '../../http/errors.js';
+import { conflict, fieldError, forbidden, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { DUMMY_SECRET_HASH, hashSecret, isCurrentHash, randomSecret, verifySecret, type SecretDigestKey } from '../../lib/secrets.js';
@@ -99,6 +99,9 @@ export interface RotatedCredential {
  * for `graceSeconds` (0: it stops at once); a secret replaced by an earlier rotation stops now.
  */
 export async function rotateCredential(tx: Tx, key: SecretDigestKey, workspaceId: string, clientId: string, graceSeconds: number): Promise<RotatedCredential> {
+  if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > ROTATION_GRACE_SECONDS_MAX) {
+    throw fieldError('graceSeconds', `graceSeconds must be a whole number from 0 to ${ROTATION_GRACE_SECONDS_MAX} (7 days)`);
+  }
   const current = await lockCredential(tx, workspaceId, clientId);
   if (current.status !== 'active') throw conflict('CREDENTIAL_REVOKED', 'A revoked credential cannot be rotated');
   const clientSecret = randomSecret('cs_');

@@ -1,29 +1,129 @@
-import type { FastifyInstance } from 'fastify';
-import { link, pager, status, table, when } from '../../web/components.js';
-import { queryText } from '../../web/forms.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { fieldError } from '../../http/errors.js';
+import { Uuid } from '../../http/schemas.js';
+import { field, link, pager, postForm, status, table, when } from '../../web/components.js';
+import { formList, formOptional, formText, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
-import { sendPage, type Web } from '../../web/web.js';
+import { sendPage, seeOther, type Web } from '../../web/web.js';
+import type { Capability } from '../auth/scopes.js';
 import * as operator from '../operator/operator.service.js';
+import { attempt, consolePage, consoleRoute, IdPath, refusalNotice, type Refusal } from './console.kit.js';
+import { showWorkspace, type WorkspaceSection } from './workspace.view.js';
 
-const member = { schema: { hide: true }, config: { web: { area: 'console' as const } } };
+type Params = { Params: { id: string } };
 
-/** Workspaces: the list (the console's home). */
+/** A change to a workspace's section: 303 back to the section when done; the page again with the refusal when not. */
+export async function changeWorkspace(web: Web, req: FastifyRequest<Params>, reply: FastifyReply, section: WorkspaceSection, change: () => Promise<unknown>): Promise<FastifyReply> {
+  const result = await attempt(change);
+  if ('refused' in result) return showWorkspace(web, req, reply, req.params.id, { refused: { section, refusal: result.refused }, status: result.refused.status });
+  return seeOther(reply, `/console/workspaces/${req.params.id}#${section}`);
+}
+
+/** `CURRENCY AMOUNT` lines as the settings' map; a line that is not that shape is refused naming the field. */
+function amountLines(text: string, name: string): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const line of text.split('\n').map((l) => l.trim()).filter(Boolean)) {
+    const [code, amount, extra] = line.split(/\s+/);
+    if (!code || !amount || extra !== undefined) throw fieldError(name, `${name}: each line is a currency and an amount, such as "EUR 1.50" (not "${line}")`);
+    map[code.toUpperCase()] = amount;
+  }
+  return map;
+}
+
+function limitLines(text: string): Record<string, { perTransaction?: string; daily?: string }> {
+  const map: Record<string, { perTransaction?: string; daily?: string }> = {};
+  for (const line of text.split('\n').map((l) => l.trim()).filter(Boolean)) {
+    const [code, perTransaction, daily, extra] = line.split(/\s+/);
+    if (!code || !perTransaction || !daily || extra !== undefined) throw fieldError('payoutLimits', `payoutLimits: each line is a currency, a per-transaction and a daily limit ("-" for none), not "${line}"`);
+    map[code.toUpperCase()] = { ...(perTransaction !== '-' ? { perTransaction } : {}), ...(daily !== '-' ? { daily } : {}) };
+  }
+  return map;
+}
+
+/** The settings form as the settings the operator API takes (the same service validates them). */
+function settingsFromForm(req: FastifyRequest): Record<string, unknown> {
+  const flags = formList(req, 'flags');
+  const identity = {
+    companyName: formOptional(req, 'companyName', 200),
+    registrationNumber: formOptional(req, 'registrationNumber', 100),
+    country: formOptional(req, 'identityCountry', 2),
+    address: formOptional(req, 'address', 200),
+    city: formOptional(req, 'city', 100),
+    postalCode: formOptional(req, 'postalCode', 20),
+  };
+  const given = Object.fromEntries(Object.entries(identity).filter((e): e is [string, string] => e[1] !== undefined));
+  if (Object.keys(given).length && !given.companyName) throw fieldError('businessIdentity.companyName', 'businessIdentity needs a company name');
+  const primaryCurrency = formOptional(req, 'primaryCurrency', 10)?.toUpperCase();
+  if (primaryCurrency && !/^[A-Z]{3,10}$/.test(primaryCurrency)) throw fieldError('primaryCurrency', 'primaryCurrency must be a currency code such as EUR');
+  return {
+    travelRuleScreening: flags.includes('travelRuleScreening'),
+    payoutsPermitted: flags.includes('payoutsPermitted'),
+    ...(primaryCurrency ? { primaryCurrency } : {}),
+    ...(Object.keys(given).length ? { businessIdentity: given } : {}),
+    payoutFees: amountLines(formText(req, 'payoutFees'), 'payoutFees'),
+    payoutLimits: limitLines(formText(req, 'payoutLimits')),
+    depositFees: amountLines(formText(req, 'depositFees'), 'depositFees'),
+  };
+}
+
+function createForm(req: FastifyRequest, refusal?: Refusal) {
+  return html`<section id="create"><h2>Create a workspace</h2>${refusalNotice(refusal)}
+${postForm(
+  { action: '/console/workspaces', csrf: req.web.csrf, submit: 'Create workspace' },
+  field({ label: 'Name', name: 'name', required: true, value: refusal ? formText(req, 'name') : undefined, error: refusal?.fields.name }),
+  field({ label: 'Country', name: 'country', required: true, help: 'Two letters, such as GB', value: refusal ? formText(req, 'country') : undefined, error: refusal?.fields.country }),
+)}</section>`;
+}
+
+async function listPage(web: Web, req: FastifyRequest, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
+  const page = await operator.listWorkspaces(web.ctx.db, { cursor: queryText(req, 'cursor'), limit: 50 });
+  const body = html`${table(
+    'Workspaces, newest first',
+    [
+      { label: 'Name', cell: (w) => link(`/console/workspaces/${w.id}`, w.name) },
+      { label: 'Country', cell: (w) => w.country },
+      { label: 'Status', cell: (w) => status(w.status) },
+      { label: 'Currencies', cell: (w) => w.enabledCurrencies.join(', ') },
+      { label: 'Created', cell: (w) => when(w.createdAt) },
+    ],
+    page.data,
+    'No workspace yet.',
+  )}${pager('/console', {}, page.nextCursor)}${createForm(req, refusal)}`;
+  return sendPage(web, req, reply, { title: 'Workspaces', body, status: refusal?.status });
+}
+
+/** Workspaces: the list (the console's home), creation, and a workspace's page with its settings and balances. */
 export function workspacePages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
-  app.get('/console', member, async (req, reply) => {
-    const page = await operator.listWorkspaces(ctx.db, { cursor: queryText(req, 'cursor'), limit: 50 });
-    const body = html`${table(
-      'Workspaces, newest first',
-      [
-        { label: 'Name', cell: (w) => link(`/console/workspaces/${w.id}`, w.name) },
-        { label: 'Country', cell: (w) => w.country },
-        { label: 'Status', cell: (w) => status(w.status) },
-        { label: 'Currencies', cell: (w) => w.enabledCurrencies.join(', ') },
-        { label: 'Created', cell: (w) => when(w.createdAt) },
-      ],
-      page.data,
-      'No workspace yet.',
-    )}${pager('/console', {}, page.nextCursor)}`;
-    return sendPage(web, req, reply, { title: 'Workspaces', body });
+  app.get('/console', consolePage, async (req, reply) => listPage(web, req, reply));
+
+  app.post('/console/workspaces', consolePage, async (req, reply) => {
+    const result = await attempt(() => operator.openWorkspace(ctx.db, { name: formText(req, 'name', { maxLength: 200 }), country: formText(req, 'country', { maxLength: 10 }).toUpperCase() }));
+    if ('refused' in result) return listPage(web, req, reply, result.refused);
+    return seeOther(reply, `/console/workspaces/${result.done.id}`);
   });
+
+  app.get<Params>('/console/workspaces/:id', consoleRoute(IdPath), async (req, reply) => showWorkspace(web, req, reply, req.params.id));
+
+  app.post<{ Params: { id: string } }>('/console/workspaces/:id/currencies', consoleRoute(IdPath), async (req, reply) =>
+    changeWorkspace(web, req, reply, 'currencies', () => ctx.db.tx((tx) => operator.setCurrency(tx, req.params.id, formText(req, 'code', { maxLength: 10 }), formText(req, 'enabled') === 'true', ctx.config.env))),
+  );
+
+  app.post<{ Params: { id: string; name: string } }>('/console/workspaces/:id/capabilities/:name', consoleRoute(Type.Object({ id: Uuid, name: Type.String({ maxLength: 40 }) })), async (req, reply) =>
+    changeWorkspace(web, req, reply, 'capabilities', () => ctx.db.tx((tx) => operator.setCapability(tx, req.params.id, req.params.name as Capability, formText(req, 'enabled') === 'true'))),
+  );
+
+  app.post<Params>('/console/workspaces/:id/settings', consoleRoute(IdPath), async (req, reply) =>
+    changeWorkspace(web, req, reply, 'settings', async () => {
+      const settings = settingsFromForm(req);
+      return ctx.db.tx((tx) => operator.updateSettings(tx, req.params.id, settings));
+    }),
+  );
+
+  app.post<Params>('/console/workspaces/:id/balances/adjust', consoleRoute(IdPath), async (req, reply) =>
+    changeWorkspace(web, req, reply, 'balances', () =>
+      operator.adjustBalance(ctx.db, req.params.id, { currency: formText(req, 'currency', { maxLength: 10 }), amount: formText(req, 'amount', { maxLength: 40 }), reason: formText(req, 'reason', { maxLength: 600 }) }, String(req.id)),
+    ),
+  );
 }

@@ -1,14 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
-import type { Sql } from '../../db/db.js';
-import { fieldError, notFound } from '../../http/errors.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../http/schemas.js';
-import { getAccount, getWorkspace } from '../accounts/accounts.service.js';
-import { findVirtualAccountById, type Owner } from '../virtual-accounts/virtual-accounts.service.js';
+import type { Owner } from '../virtual-accounts/virtual-accounts.service.js';
 import { DepositListQuery, DepositMoveBody, DepositPage, DepositSchema, OperatorDepositBody, SandboxDepositBody } from './deposits.schemas.js';
-import { depositData, findDeposit, findDepositById, getDeposit, listDeposits, receiveDeposit, requestMove } from './deposits.service.js';
+import { creditDeposit, depositData, findDeposit, getDeposit, listDeposits, moveAnyDeposit, receiveDeposit, requestMove } from './deposits.service.js';
 import { DEPOSIT_MOVES, type DepositMove } from './deposits.transitions.js';
 
 const tags = ['Deposits'];
@@ -92,14 +89,7 @@ export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
       config: { auth: 'operator' },
       schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: 'Credit an inbound payment to an account (audited)', description: RECEIVE_DESCRIPTION, body: OperatorDepositBody, response: { 201: DepositSchema } },
     },
-    async (req, reply) => {
-      const row = await ctx.db.tx(async (tx) => {
-        const owner = await operatorOwner(tx, req.body);
-        const workspace = await getWorkspace(tx, owner.workspaceId);
-        return receiveDeposit(tx, owner, { enabledCurrencies: workspace.enabled_currencies, settings: workspace.settings }, req.body);
-      });
-      return reply.code(201).send(depositData(row));
-    },
+    async (req, reply) => reply.code(201).send(depositData(await ctx.db.tx((tx) => creditDeposit(tx, req.body)))),
   );
 
   for (const move of DEPOSIT_MOVES) {
@@ -110,21 +100,7 @@ export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
         preValidation: emptyBodyIsObject,
         schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: `${MOVE_SUMMARY[move]} (any workspace's deposit, audited)`, params: IdParams, body: DepositMoveBody, response: { 200: DepositSchema } },
       },
-      async (req) => depositData(await ctx.db.tx((tx) => requestMove(tx, () => findDepositById(tx, req.params.id, true), move, req.body?.reason))),
+      async (req) => depositData(await ctx.db.tx((tx) => moveAnyDeposit(tx, req.params.id, move, req.body?.reason))),
     );
   }
-}
-
-/** The account an operator credit lands on: the virtual account's owner, or the named workspace (and sub-account). */
-async function operatorOwner(tx: Sql, body: Static<typeof OperatorDepositBody>): Promise<Owner> {
-  if (body.virtualAccountId) {
-    const account = await findVirtualAccountById(tx, body.virtualAccountId);
-    if (!account) throw notFound('Virtual account');
-    return { workspaceId: account.workspace_id, accountId: account.account_id, subAccountId: account.account_id === account.workspace_id ? undefined : account.account_id };
-  }
-  if (!body.workspaceId) throw fieldError('workspaceId', 'virtualAccountId or workspaceId is required');
-  const workspace = await getWorkspace(tx, body.workspaceId);
-  if (!body.accountId || body.accountId === workspace.id) return { workspaceId: workspace.id, accountId: workspace.id, subAccountId: undefined };
-  const account = await getAccount(tx, workspace.id, body.accountId);
-  return { workspaceId: workspace.id, accountId: account.id, subAccountId: account.id };
 }

@@ -1,20 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql, Tx } from '../../db/db.js';
 import { conflict, fieldError, notFound } from '../../http/errors.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { listFilters, paginate, type PageRequest } from '../../http/pagination.js';
 import { assert } from '../../lib/assert.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { formatAmount, minAmount, parseAmount } from '../../lib/money.js';
-import { newId } from '../../lib/ids.js';
+import { isUuid, newId } from '../../lib/ids.js';
 import { depositFeeMinor } from '../accounts/deposit-settings.js';
 import { recordEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
-import { depositTarget, type Owner } from '../virtual-accounts/virtual-accounts.service.js';
+import { getAccount, getWorkspace } from '../accounts/accounts.service.js';
+import { depositTarget, findVirtualAccountById, type Owner } from '../virtual-accounts/virtual-accounts.service.js';
 import * as repo from './deposits.repository.js';
 import type { DepositRow } from './deposits.repository.js';
 import {
   ACCOUNT_CREDIT_CURRENCIES,
   canMove,
+  DEPOSIT_RAILS,
   MOVE_FROM,
   MOVE_TARGET,
   VIRTUAL_ACCOUNT_RAILS,
@@ -191,6 +193,58 @@ export async function requestMove(tx: Tx, find: () => Promise<DepositRow | undef
   const row = await find();
   if (!row) throw notFound('Deposit');
   return applyMove(tx, row, move, failureReason);
+}
+
+/** The desk (operator API and console): a move on any workspace's deposit. */
+export function moveAnyDeposit(tx: Tx, id: string, move: DepositMove, failureReason?: string): Promise<DepositRow> {
+  return requestMove(tx, () => repo.findDepositById(tx, id, true), move, failureReason);
+}
+
+/** Where an operator credit lands: a virtual account, or a workspace (and sub-account) named directly. */
+export interface OperatorDepositTarget {
+  virtualAccountId?: string | undefined;
+  workspaceId?: string | undefined;
+  accountId?: string | undefined;
+}
+
+/** The account an operator credit lands on: the virtual account's owner, or the named workspace (and sub-account). */
+async function operatorOwner(tx: Sql, target: OperatorDepositTarget): Promise<Owner> {
+  for (const name of ['virtualAccountId', 'workspaceId', 'accountId'] as const) {
+    const id = target[name];
+    if (id !== undefined && !isUuid(id)) throw fieldError(name, `${name} must be an id (a UUID)`);
+  }
+  if (target.virtualAccountId) {
+    const account = await findVirtualAccountById(tx, target.virtualAccountId);
+    if (!account) throw notFound('Virtual account');
+    return { workspaceId: account.workspace_id, accountId: account.account_id, subAccountId: account.account_id === account.workspace_id ? undefined : account.account_id };
+  }
+  if (!target.workspaceId) throw fieldError('workspaceId', 'virtualAccountId or workspaceId is required');
+  const workspace = await getWorkspace(tx, target.workspaceId);
+  if (!target.accountId || target.accountId === workspace.id) return { workspaceId: workspace.id, accountId: workspace.id, subAccountId: undefined };
+  const account = await getAccount(tx, workspace.id, target.accountId);
+  return { workspaceId: workspace.id, accountId: account.id, subAccountId: account.id };
+}
+
+/** The operator credits an inbound payment (operator API and console), as a sandbox deposit would land. */
+export async function creditDeposit(tx: Tx, input: NewDeposit & OperatorDepositTarget): Promise<DepositRow> {
+  if (input.rail !== undefined && !DEPOSIT_RAILS.includes(input.rail)) throw fieldError('rail', `rail must be one of ${DEPOSIT_RAILS.join(', ')}`);
+  const owner = await operatorOwner(tx, input);
+  const workspace = await getWorkspace(tx, owner.workspaceId);
+  return receiveDeposit(tx, owner, { enabledCurrencies: workspace.enabled_currencies, settings: workspace.settings }, input);
+}
+
+/** Every workspace's deposits (the operator's queue), newest first. */
+export function listAnyDeposits(sql: Sql, f: PageRequest & { status?: string | undefined; workspaceId?: string | undefined }) {
+  const { where, params, add } = listFilters();
+  if (f.workspaceId) add('workspace_id = ?::uuid', f.workspaceId);
+  if (f.status) add('status = ?', f.status);
+  return paginate(sql, f, {
+    object: 'deposit.list',
+    from: `SELECT ${repo.DEPOSIT_COLUMNS} FROM deposits`,
+    where,
+    params,
+    map: (row: DepositRow) => ({ ...depositData(row), workspaceId: row.workspace_id }),
+  });
 }
 
 export async function getDeposit(sql: Sql, owner: Owner, id: string): Promise<DepositRow> {

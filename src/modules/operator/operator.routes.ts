@@ -2,12 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { Country, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
-import { createWorkspace, getWorkspace } from '../accounts/accounts.service.js';
+import { getWorkspace } from '../accounts/accounts.service.js';
 import { ApiKeySchema, CredentialParams, RotateBody, RotatedSchema } from '../auth/credentials.schemas.js';
-import { createCredential, credentialData, listCredentials, revokeCredential, rotateCredential } from '../auth/credentials.service.js';
 import { ALL_SCOPES, CAPABILITIES, type Capability } from '../auth/scopes.js';
-import { validationError } from '../../http/errors.js';
-import { isScope } from '../auth/scopes.js';
 import * as operator from './operator.service.js';
 
 const tags = ['Operator'];
@@ -45,6 +42,17 @@ const AuditEntry = Type.Object({
   actor: Type.Union([Type.String({ description: '`console` (the operator console, signed in with operatorKeyId) or `user:<id>` (a dashboard user)' }), Type.Null()]),
 });
 
+const AuditQuery = Type.Object({
+  ...PageQuery.properties,
+  workspaceId: Type.Optional(Uuid),
+  method: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3,7}$', description: 'The HTTP method, such as POST' })),
+  pathContains: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A part of the path, case-insensitive' })),
+  statusCode: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
+  actor: Type.Optional(Type.String({ maxLength: 100, description: '`console`, `user:<id>`, or `api` for calls made with the operator key itself' })),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Entries at or after this instant' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Entries before this instant' })),
+});
+
 export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
   // Written before the answer leaves (onSend, not onResponse): a call the operator has seen answered
   // is already in the audit log, and no answered call goes unrecorded.
@@ -76,7 +84,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (req, reply) => {
-      const row = await ctx.db.tx((tx) => createWorkspace(tx, req.body));
+      const row = await operator.openWorkspace(ctx.db, req.body);
       return reply.code(201).send(operator.workspaceData(row));
     },
   );
@@ -110,15 +118,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 201: Type.Object({ clientId: Uuid, clientSecret: Type.String(), scopes: Type.Array(Type.String()) }) },
       },
     },
-    async (req, reply) => {
-      const unknown = (req.body.scopes ?? []).flatMap((s, i) => (isScope(s) ? [] : [{ field: `scopes.${i}`, message: `scopes.${i} "${s}" is not a known scope` }]));
-      if (unknown.length) throw validationError(unknown);
-      const issued = await ctx.db.tx(async (tx) => {
-        await getWorkspace(tx, req.params.id);
-        return createCredential(tx, ctx.box, req.params.id, { scopes: req.body.scopes, label: req.body.label });
-      });
-      return reply.code(201).send(issued);
-    },
+    async (req, reply) => reply.code(201).send(await operator.issueCredential(ctx.db, ctx.box, req.params.id, { scopes: req.body.scopes, label: req.body.label })),
   );
 
   app.get<{ Params: Static<typeof WorkspaceParams>; Querystring: Static<typeof PageQuery> }>(
@@ -134,10 +134,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: Page('api_key.list', ApiKeySchema) },
       },
     },
-    async (req) => {
-      await getWorkspace(ctx.db, req.params.id);
-      return listCredentials(ctx.db, req.params.id, req.query);
-    },
+    async (req) => operator.workspaceCredentials(ctx.db, req.params.id, req.query),
   );
 
   app.post<{ Params: Static<typeof CredentialParams>; Body: Static<typeof RotateBody> }>(
@@ -157,13 +154,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: RotatedSchema },
       },
     },
-    async (req) => {
-      const graceSeconds = req.body.graceSeconds ?? 0;
-      return ctx.db.tx(async (tx) => {
-        await getWorkspace(tx, req.params.id);
-        return rotateCredential(tx, ctx.box, req.params.id, req.params.clientId, graceSeconds);
-      });
-    },
+    async (req) => operator.rotateWorkspaceCredential(ctx.db, ctx.box, req.params.id, req.params.clientId, req.body.graceSeconds ?? 0),
   );
 
   app.delete<{ Params: Static<typeof CredentialParams> }>(
@@ -179,13 +170,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: ApiKeySchema },
       },
     },
-    async (req) => {
-      const row = await ctx.db.tx(async (tx) => {
-        await getWorkspace(tx, req.params.id);
-        return revokeCredential(tx, req.params.id, req.params.clientId);
-      });
-      return credentialData(row);
-    },
+    async (req) => operator.revokeWorkspaceCredential(ctx.db, req.params.id, req.params.clientId),
   );
 
   app.put<{ Params: { id: string; code: string }; Body: { enabled: boolean } }>(
@@ -277,18 +262,18 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (req) => operator.workspaceData(await ctx.db.tx((tx) => operator.updateSettings(tx, req.params.id, req.body))),
   );
 
-  app.get<{ Querystring: Static<typeof PageQuery> & { workspaceId?: string } }>(
+  app.get<{ Querystring: Static<typeof AuditQuery> }>(
     '/operator/v1/audit-log',
     {
       config: auth,
       schema: {
         tags,
         security,
-        summary: 'Every operator call, newest first',
-        querystring: Type.Object({ ...PageQuery.properties, workspaceId: Type.Optional(Uuid) }),
+        summary: 'Every operator call (API and console), newest first, with filters',
+        querystring: AuditQuery,
         response: { 200: Page('audit_entry.list', AuditEntry) },
       },
     },
-    async (req) => operator.listAudit(ctx.db, req.query, req.query.workspaceId),
+    async (req) => operator.listAudit(ctx.db, req.query),
   );
 }

@@ -1,15 +1,21 @@
-import type { Sql, Tx } from '../../db/db.js';
-import { fieldError, notFound } from '../../http/errors.js';
+import type { Db, Sql, Tx } from '../../db/db.js';
+import { fieldError, notFound, validationError, type FieldError } from '../../http/errors.js';
 import { storableText } from '../../http/input-rules.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { listFilters, paginate, type PageRequest } from '../../http/pagination.js';
 import { currencyInfo } from '../../lib/currencies.js';
-import { newId } from '../../lib/ids.js';
+import { isUuid, newId } from '../../lib/ids.js';
+import { parseSignedAmount } from '../../lib/money.js';
 import { hashSecret, verifySecret, type SecretDigestKey } from '../../lib/secrets.js';
 import * as repo from '../accounts/accounts.repository.js';
+import { createWorkspace, getAccount, getWorkspace } from '../accounts/accounts.service.js';
 import { assertValidDepositSettings } from '../accounts/deposit-settings.js';
 import { assertValidPayoutSettings } from '../accounts/payout-settings.js';
 import type { WorkspaceRow } from '../accounts/accounts.repository.js';
-import { CAPABILITIES, type Capability } from '../auth/scopes.js';
+import { createCredential, credentialData, listCredentials, revokeCredential, rotateCredential } from '../auth/credentials.service.js';
+import { CAPABILITIES, isScope, type Capability } from '../auth/scopes.js';
+import { balanceEntry } from '../ledger/balances.service.js';
+import { moveFromSystem } from '../ledger/funding.service.js';
+import { balancesOf } from '../ledger/ledger.service.js';
 
 export function workspaceData(row: WorkspaceRow) {
   return {
@@ -41,6 +47,85 @@ async function locked(tx: Tx, id: string): Promise<WorkspaceRow> {
   return row;
 }
 
+export const WORKSPACE_NAME_LENGTH = { min: 2, max: 100 } as const;
+
+/** A new workspace (its master account, default currencies, every capability on). */
+export async function openWorkspace(db: Db, input: { name: string; country: string }): Promise<WorkspaceRow> {
+  const errors: FieldError[] = [];
+  if (input.name.length < WORKSPACE_NAME_LENGTH.min || input.name.length > WORKSPACE_NAME_LENGTH.max) {
+    errors.push({ field: 'name', message: `name must have ${WORKSPACE_NAME_LENGTH.min} to ${WORKSPACE_NAME_LENGTH.max} characters` });
+  }
+  if (!/^[A-Z]{2}$/.test(input.country)) errors.push({ field: 'country', message: 'country must be an ISO 3166-1 alpha-2 code such as GB' });
+  if (errors.length) throw validationError(errors);
+  return db.tx((tx) => createWorkspace(tx, input));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Credentials of a workspace, as the operator manages them (API and console)
+
+/** Issues a credential (every scope unless given); the secret is in the answer only. */
+export async function issueCredential(db: Db, key: SecretDigestKey, workspaceId: string, input: { scopes?: readonly string[] | undefined; label?: string | undefined }) {
+  const unknown = (input.scopes ?? []).flatMap((s, i) => (isScope(s) ? [] : [{ field: `scopes.${i}`, message: `scopes.${i} "${s}" is not a known scope` }]));
+  if (unknown.length) throw validationError(unknown);
+  return db.tx(async (tx) => {
+    await getWorkspace(tx, workspaceId);
+    return createCredential(tx, key, workspaceId, input);
+  });
+}
+
+export async function workspaceCredentials(sql: Sql, workspaceId: string, page: PageRequest) {
+  await getWorkspace(sql, workspaceId);
+  return listCredentials(sql, workspaceId, page);
+}
+
+export function rotateWorkspaceCredential(db: Db, key: SecretDigestKey, workspaceId: string, clientId: string, graceSeconds: number) {
+  return db.tx(async (tx) => {
+    await getWorkspace(tx, workspaceId);
+    return rotateCredential(tx, key, workspaceId, clientId, graceSeconds);
+  });
+}
+
+export async function revokeWorkspaceCredential(db: Db, workspaceId: string, clientId: string) {
+  const row = await db.tx(async (tx) => {
+    await getWorkspace(tx, workspaceId);
+    return revokeCredential(tx, workspaceId, clientId);
+  });
+  return credentialData(row);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Balances
+
+export const ADJUSTMENT_REASON_LENGTH = { min: 3, max: 500 } as const;
+
+/**
+ * Adjusts a workspace's (or sub-account's) balance: one balanced transfer with the operator
+ * adjustments account; a positive amount credits, a negative one debits. `referenceId` names the
+ * request that asked.
+ */
+export async function adjustBalance(db: Db, workspaceId: string, input: { currency: string; amount: string; reason: string; accountId?: string | undefined }, referenceId: string) {
+  const { currency, reason } = input;
+  if (!currencyInfo(currency)) throw fieldError('currency', `currency ${currency} is not supported`, 'UNSUPPORTED_CURRENCY');
+  if (reason.length < ADJUSTMENT_REASON_LENGTH.min || reason.length > ADJUSTMENT_REASON_LENGTH.max) {
+    throw fieldError('reason', `reason must have ${ADJUSTMENT_REASON_LENGTH.min} to ${ADJUSTMENT_REASON_LENGTH.max} characters`);
+  }
+  const amountMinor = parseSignedAmount(input.amount, currency, 'amount');
+  const workspace = await getWorkspace(db, workspaceId);
+  const accountId = input.accountId ?? workspace.id;
+  const entry = await db.tx(async (tx) => {
+    await getAccount(tx, workspace.id, accountId);
+    await moveFromSystem(tx, { workspaceId: workspace.id, accountId, currency, amountMinor, system: 'operator_adjustments', reference: { type: 'adjustment', id: referenceId }, description: reason });
+    return (await balancesOf(tx, accountId)).find((b) => b.currency === currency);
+  });
+  return entry && balanceEntry(entry, workspace.enabled_currencies);
+}
+
+/** A workspace's balances (its master account), as the API's balance entries. */
+export async function workspaceBalances(sql: Sql, workspaceId: string) {
+  const workspace = await getWorkspace(sql, workspaceId);
+  return (await balancesOf(sql, workspace.id)).map((b) => balanceEntry(b, workspace.enabled_currencies));
+}
+
 /** Enables or disables a currency; sandbox-only currencies are refused in production. */
 export async function setCurrency(tx: Tx, id: string, code: string, enabled: boolean, env: 'sandbox' | 'production'): Promise<WorkspaceRow> {
   const info = currencyInfo(code);
@@ -56,6 +141,7 @@ export async function setCurrency(tx: Tx, id: string, code: string, enabled: boo
 }
 
 export async function setCapability(tx: Tx, id: string, name: Capability, enabled: boolean): Promise<WorkspaceRow> {
+  if (!CAPABILITIES.includes(name)) throw fieldError('name', `${String(name)} is not a capability (${CAPABILITIES.join(', ')})`);
   const row = await locked(tx, id);
   const disabled = new Set(row.disabled_capabilities);
   if (enabled) disabled.delete(name);
@@ -160,12 +246,55 @@ export async function deleteAuditBefore(sql: Sql, before: Date, limit: number): 
   return rows.length;
 }
 
-export function listAudit(sql: Sql, page: PageRequest, workspaceId?: string) {
-  return paginate(sql, page, {
+/** The audit log's filters (API query and console form alike). */
+export interface AuditFilters extends PageRequest {
+  workspaceId?: string | undefined;
+  /** Exact HTTP method (POST, PUT, DELETE...). */
+  method?: string | undefined;
+  /** A part of the path, case-insensitive. */
+  pathContains?: string | undefined;
+  statusCode?: number | undefined;
+  /** `console`, `user:<id>`, or `api` (a call with the operator key itself: no actor). */
+  actor?: string | undefined;
+  /** From this instant (inclusive) to that one (exclusive). */
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The filters that cannot be asked of the database as given: each failing one named. */
+function auditFilterErrors(f: AuditFilters): FieldError[] {
+  const errors: FieldError[] = [];
+  if (f.workspaceId && !isUuid(f.workspaceId)) errors.push({ field: 'workspaceId', message: 'workspaceId must be a workspace id (a UUID)' });
+  for (const name of ['from', 'to'] as const) {
+    const value = f[name];
+    if (value && Number.isNaN(Date.parse(value))) errors.push({ field: name, message: `${name} must be a date-time such as 2025-01-31T12:00:00Z` });
+  }
+  if (f.statusCode !== undefined && !(Number.isInteger(f.statusCode) && f.statusCode >= 100 && f.statusCode <= 599)) {
+    errors.push({ field: 'statusCode', message: 'statusCode must be an HTTP status between 100 and 599' });
+  }
+  return errors;
+}
+
+/** The audit log newest first, filtered (one implementation for the API and the console). */
+export function listAudit(sql: Sql, f: AuditFilters) {
+  const errors = auditFilterErrors(f);
+  if (errors.length) throw validationError(errors);
+  const { where, params, add } = listFilters();
+  if (f.workspaceId) add('workspace_id = ?::uuid', f.workspaceId);
+  if (f.method) add('method = ?', f.method.toUpperCase());
+  if (f.pathContains) add("path ILIKE '%' || ? || '%'", escapeLike(f.pathContains));
+  if (f.statusCode !== undefined) add('status_code = ?', f.statusCode);
+  if (f.actor === 'api') where.push('actor IS NULL');
+  else if (f.actor) add('actor = ?', f.actor);
+  if (f.from) add('at >= ?::timestamptz', f.from);
+  if (f.to) add('at < ?::timestamptz', f.to);
+  return paginate(sql, f, {
     object: 'audit_entry.list',
     from: 'SELECT id, at, operator_key, method, path, status_code, request_id, workspace_id, body, actor FROM operator_audit_log',
-    where: workspaceId ? ['workspace_id = $1'] : [],
-    params: workspaceId ? [workspaceId] : [],
+    where,
+    params,
     createdColumn: 'at',
     map: (row: { id: string; at: Date; operator_key: string | null; method: string; path: string; status_code: number; request_id: string; workspace_id: string | null; body: unknown; actor: string | null }) => ({
       id: row.id,

@@ -4,6 +4,7 @@ import type { Tx } from '../../db/db.js';
 import { conflict, fieldError, notFound } from '../../http/errors.js';
 import { enqueue } from '../../jobs/queue.js';
 import { assert } from '../../lib/assert.js';
+import { isUuid } from '../../lib/ids.js';
 import { formatRate, parseAmount, parseRate } from '../../lib/money.js';
 import { recordEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
@@ -48,6 +49,7 @@ export function decideCompletion(row: OrderRow, input: CompletionInput): Complet
   const rate = input.rate === undefined ? row.rate : formatRate(parseRate(input.rate, 'rate'));
   const wire = row.delivery_rail !== null && row.delivery_rail !== 'crypto';
   if (input.uetr !== undefined && !wire) throw fieldError('uetr', 'uetr applies only to a wire delivery to a beneficiary');
+  if (input.uetr !== undefined && !isUuid(input.uetr)) throw fieldError('uetr', 'uetr must be a UUID');
   return { toAmountMinor, rate, uetr: wire ? (input.uetr ?? randomUUID()) : null };
 }
 
@@ -129,6 +131,11 @@ async function creditLateSettlement(tx: Tx, row: OrderRow): Promise<OrderRow | u
     description: `Order settlement received after the order was ${row.status}: credited to the balance`,
   });
   return received;
+}
+
+/** The desk (operator API and console): a move on any workspace's order. */
+export function moveAnyOrder(ctx: AppContext, tx: Tx, id: string, move: OrderMove, input: CompletionInput = {}): Promise<OrderRow> {
+  return requestMove(ctx, tx, () => repo.findOrderById(tx, id), move, input);
 }
 
 /** A move asked for through the API (cancel, sandbox, operator): 404 unknown, 409 from a state it cannot start from. */

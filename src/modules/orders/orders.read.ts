@@ -48,6 +48,13 @@ export async function getOrder(sql: Sql, workspaceId: string, id: string): Promi
   return row;
 }
 
+/** The desk (operator console): any workspace's order. */
+export async function getAnyOrder(sql: Sql, id: string): Promise<OrderRow> {
+  const row = await repo.findOrderById(sql, id);
+  if (!row) throw notFound('Order');
+  return row;
+}
+
 export interface OrderFilters extends PageRequest {
   status?: string | undefined;
   clientRef?: string | undefined;

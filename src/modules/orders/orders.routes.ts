@@ -4,9 +4,9 @@ import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../http/schemas.js';
 import type { Storage } from '../storage/storage.js';
-import { requestMove } from './orders.lifecycle.js';
+import { moveAnyOrder, requestMove } from './orders.lifecycle.js';
 import { getOrder, listOrders, orderData } from './orders.read.js';
-import { findOrder, findOrderById } from './orders.repository.js';
+import { findOrder } from './orders.repository.js';
 import { CompleteBody, CreateOrderBody, OperatorOrderListQuery, OrderListQuery, OrderPage, OrderSchema, ProofBody, ProofUploadBody, ProofUploadSchema } from './orders.schemas.js';
 import { createOrder, issueProofUpload, readProof, submitProof, type OrderCaller } from './orders.service.js';
 import type { OrderMove } from './orders.transitions.js';
@@ -163,7 +163,7 @@ export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Stor
           response: { 200: OrderSchema },
         },
       },
-      async (req) => orderData(await ctx.db.tx((tx) => requestMove(ctx, tx, () => findOrderById(tx, req.params.id), move, move === 'complete' ? req.body : {}))),
+      async (req) => orderData(await ctx.db.tx((tx) => moveAnyOrder(ctx, tx, req.params.id, move, move === 'complete' ? req.body : {}))),
     );
   }
 

@@ -9,7 +9,7 @@ import { ledger } from '../ledger/ledger.service.js';
 import { payoutData } from './payouts.read.js';
 import * as stepsRepo from './payouts.steps.repository.js';
 import type { StatusChange } from './payouts.steps.repository.js';
-import type { PayoutRow } from './payouts.repository.js';
+import { findPayoutById, type PayoutRow } from './payouts.repository.js';
 import { MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type PayoutMove } from './payouts.transitions.js';
 
 export const PAYOUT_STEP_JOB = 'payout.step';
@@ -156,6 +156,11 @@ export async function applyMoves(tx: Tx, requests: readonly MoveRequest[]): Prom
   }
   await recordEvents(tx, events);
   return results;
+}
+
+/** As the provider (operator API and console): a move on any workspace's payout. */
+export function moveAnyPayout(ctx: AppContext, tx: Tx, id: string, move: PayoutMove, failureReason?: string): Promise<PayoutRow> {
+  return requestMove(ctx, tx, () => findPayoutById(tx, id), move, failureReason);
 }
 
 /** A move asked for through the API (cancel, sandbox, operator): 404 unknown, 409 from a state it cannot start from. */

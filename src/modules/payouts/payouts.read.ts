@@ -40,15 +40,18 @@ export interface PayoutFilters extends PageRequest {
   status?: string | undefined;
   createdFrom?: string | undefined;
   createdTo?: string | undefined;
+  /** The provider settling it (`manual`: the operator's queue). */
+  provider?: string | undefined;
 }
 
 /**
  * Payouts newest first. Without Service-Account-Id, the workspace's whole roll-up; with it, only
- * that sub-account's.
+ * that sub-account's; without a workspace (the operator), every workspace's.
  */
-export function listPayouts(sql: Sql, scope: { workspaceId: string; subAccountId?: string | undefined }, f: PayoutFilters) {
+export function listPayouts(sql: Sql, scope: { workspaceId?: string | undefined; subAccountId?: string | undefined }, f: PayoutFilters) {
   const { where, params, add } = listFilters();
-  add('workspace_id = ?', scope.workspaceId);
+  if (scope.workspaceId) add('workspace_id = ?', scope.workspaceId);
+  if (f.provider) add('provider = ?', f.provider);
   if (scope.subAccountId) add('account_id = ?', scope.subAccountId);
   if (f.clientRef) add('client_ref = ?', f.clientRef);
   if (f.status) add('status = ?', f.status);
@@ -59,6 +62,6 @@ export function listPayouts(sql: Sql, scope: { workspaceId: string; subAccountId
     from: `SELECT ${repo.PAYOUT_COLUMNS} FROM payouts`,
     where,
     params,
-    map: (row: PayoutRow) => payoutData(row),
+    map: (row: PayoutRow) => (scope.workspaceId ? payoutData(row) : { ...payoutData(row), workspaceId: row.workspace_id }),
   });
 }

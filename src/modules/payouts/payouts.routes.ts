@@ -4,9 +4,9 @@ import type { AppContext } from '../../context.js';
 import { renderError } from '../../http/errors.js';
 import { idempotencyOf, runIdempotent, sendAnswer, type StoredAnswer } from '../../http/idempotency.js';
 import { IdParams } from '../../http/schemas.js';
-import { requestMove } from './payouts.lifecycle.js';
+import { moveAnyPayout, requestMove } from './payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from './payouts.read.js';
-import { findPayout, findPayoutById } from './payouts.repository.js';
+import { findPayout } from './payouts.repository.js';
 import { PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';
 import { PayoutService, type SubmissionResult } from './payouts.service.js';
 import type { PayoutMove } from './payouts.transitions.js';
@@ -148,7 +148,7 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
           response: { 200: PayoutSchema },
         },
       },
-      async (req) => payoutData(await ctx.db.tx((tx) => requestMove(ctx, tx, () => findPayoutById(tx, req.params.id), move, req.body?.reason))),
+      async (req) => payoutData(await ctx.db.tx((tx) => moveAnyPayout(ctx, tx, req.params.id, move, req.body?.reason))),
     );
   }
 }

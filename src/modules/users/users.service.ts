@@ -163,6 +163,7 @@ export async function listUsers(sql: Sql, box: CryptoBox, workspaceId: string, p
  */
 export async function changeUser(tx: Tx, box: CryptoBox, workspaceId: string, actingUserId: string | undefined, userId: string, change: { role?: UserRole; status?: 'active' | 'disabled' }): Promise<UserView> {
   if (change.role !== undefined && !USER_ROLES.includes(change.role)) throw fieldError('role', 'role must be admin or viewer');
+  if (change.status !== undefined && change.status !== 'active' && change.status !== 'disabled') throw fieldError('status', 'status must be active or disabled');
   const row = await repo.findWorkspaceUser(tx, workspaceId, userId, true);
   if (!row) throw notFound('User');
   if (userId === actingUserId) throw conflict('CANNOT_CHANGE_SELF', 'You cannot change your own role or disable yourself');

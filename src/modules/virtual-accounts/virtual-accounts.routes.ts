@@ -16,9 +16,9 @@ import {
 } from './virtual-accounts.schemas.js';
 import {
   assertVirtualAccountCurrency,
-  findVirtualAccountById,
   findVirtualAccountInWorkspace,
   listVirtualAccounts,
+  moveAnyVirtualAccount,
   moveVirtualAccount,
   requestVirtualAccount,
   requirements,
@@ -133,7 +133,7 @@ export function virtualAccountRoutes(app: FastifyInstance, ctx: AppContext): voi
         schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: `As the issuer: ${MOVE_SUMMARY[move]} (audited)`, ...schema },
       },
       async (req) =>
-        virtualAccountData(await ctx.db.tx((tx) => moveVirtualAccount(ctx, tx, () => findVirtualAccountById(tx, req.params.id, true), move, input(req.body)))),
+        virtualAccountData(await ctx.db.tx((tx) => moveAnyVirtualAccount(ctx, tx, req.params.id, move, input(req.body)))),
     );
   }
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
 import { AppError, conflict, fieldError, notFound } from '../../http/errors.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { listFilters, paginate, type PageRequest } from '../../http/pagination.js';
 import { assert } from '../../lib/assert.js';
 import { newId } from '../../lib/ids.js';
 import type { BankDetails, IssueRequest } from '../../providers/issuer.js';
@@ -11,7 +11,7 @@ import { onboardingStanding } from '../applications/applications.service.js';
 import { recordEvent } from '../events/events.service.js';
 import * as repo from './virtual-accounts.repository.js';
 import type { VirtualAccountRow } from './virtual-accounts.repository.js';
-import { canMove, type VirtualAccountMove } from './virtual-accounts.transitions.js';
+import { canMove, type VirtualAccountMove, type VirtualAccountStatus } from './virtual-accounts.transitions.js';
 
 /** Who a request acts for: the workspace, and the `Service-Account-Id` sub-account if any. */
 export interface Owner {
@@ -143,6 +143,26 @@ export function listVirtualAccounts(ctx: AppContext, sql: Sql, owner: Owner, pag
     params,
     map: (row: VirtualAccountRow) => virtualAccountWithDetails(ctx, row),
   });
+}
+
+/** Every workspace's virtual accounts (the operator's queue: `pending` ones await approval), newest first, without bank details. */
+export function listAnyVirtualAccounts(sql: Sql, f: PageRequest & { status?: VirtualAccountStatus | undefined; workspaceId?: string | undefined }) {
+  const { where, params, add } = listFilters();
+  if (f.status) add('status = ?', f.status);
+  if (f.workspaceId) add('workspace_id = ?', f.workspaceId);
+  where.push('deactivated_at IS NULL');
+  return paginate(sql, f, {
+    object: 'virtual_account.list',
+    from: `SELECT ${repo.VIRTUAL_ACCOUNT_COLUMNS} FROM virtual_accounts`,
+    where,
+    params,
+    map: (row: VirtualAccountRow) => ({ ...virtualAccountData(row), workspaceId: row.workspace_id }),
+  });
+}
+
+/** The issuer (operator API and console): a move on any workspace's virtual account. */
+export function moveAnyVirtualAccount(ctx: AppContext, tx: Tx, id: string, move: VirtualAccountMove, input: { reason?: string | undefined; details?: BankDetails | undefined } = {}) {
+  return moveVirtualAccount(ctx, tx, () => repo.findById(tx, id, true), move, input);
 }
 
 /**

@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { field, filterForm, link, pager, select, table, when } from '../../web/components.js';
+import { queryText } from '../../web/forms.js';
+import { html } from '../../web/html.js';
+import { sendPage, type Web } from '../../web/web.js';
+import * as operator from '../operator/operator.service.js';
+import { attempt, consolePage, QUEUE_PAGE_ROWS, refusalNotice } from './console.kit.js';
+
+const METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'] as const;
+
+/** The filters as typed: passed to the same filter implementation the API's audit-log query uses (it refuses what does not parse). */
+function filtersOf(req: FastifyRequest): Record<string, string | undefined> {
+  return {
+    workspaceId: queryText(req, 'workspaceId'),
+    method: queryText(req, 'method'),
+    pathContains: queryText(req, 'pathContains'),
+    statusCode: queryText(req, 'statusCode'),
+    actor: queryText(req, 'actor'),
+    from: queryText(req, 'from'),
+    to: queryText(req, 'to'),
+  };
+}
+
+type Entry = Awaited<ReturnType<typeof operator.listAudit>>['data'][number];
+
+/** The audit log: every operator call and console change, newest first, with filters. */
+export function auditPages(app: FastifyInstance, web: Web): void {
+  app.get('/console/audit', consolePage, async (req, reply) => {
+    const f = filtersOf(req);
+    const statusCode = f.statusCode === undefined ? undefined : Number(f.statusCode);
+    const result = await attempt(() => operator.listAudit(web.ctx.db, { ...f, statusCode, cursor: queryText(req, 'cursor'), limit: QUEUE_PAGE_ROWS }));
+    const page = 'done' in result ? result.done : { data: [] as Entry[], nextCursor: null };
+    const refusal = 'refused' in result ? result.refused : undefined;
+    const body = html`${filterForm('/console/audit', [
+      field({ label: 'Workspace id', name: 'workspaceId', value: f.workspaceId, error: refusal?.fields.workspaceId }),
+      select({ label: 'Method', name: 'method', options: [{ value: '', label: 'any' }, ...METHODS], value: f.method ?? '' }),
+      field({ label: 'Path contains', name: 'pathContains', value: f.pathContains }),
+      field({ label: 'Status', name: 'statusCode', type: 'number', value: f.statusCode, error: refusal?.fields.statusCode }),
+      field({ label: 'Actor', name: 'actor', value: f.actor, help: 'console, user:<id>, or api' }),
+      field({ label: 'From', name: 'from', value: f.from, help: 'Date-time, such as 2025-01-31T00:00:00Z', error: refusal?.fields.from }),
+      field({ label: 'To', name: 'to', value: f.to, error: refusal?.fields.to }),
+    ])}${refusalNotice(refusal)}
+${table('Audit log, newest first', [
+  { label: 'At', cell: (e: Entry) => when(e.at) },
+  { label: 'Actor', cell: (e) => e.actor ?? 'api' },
+  { label: 'Call', cell: (e) => html`<code>${e.method} ${e.path}</code>` },
+  { label: 'Status', cell: (e) => String(e.statusCode), numeric: true },
+  { label: 'Workspace', cell: (e) => (e.workspaceId ? link(`/console/workspaces/${e.workspaceId}`, e.workspaceId) : '') },
+  { label: 'Body', cell: (e) => (e.body === null || e.body === undefined ? '' : html`<code>${JSON.stringify(e.body)}</code>`) },
+], page.data, 'No entry matches.')}
+${pager('/console/audit', f, page.nextCursor)}`;
+    return sendPage(web, req, reply, { title: 'Audit log', body, status: refusal?.status });
+  });
+}

@@ -1,0 +1,18 @@
+import type { FastifyReply } from 'fastify';
+
+const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpg', 'image/png': 'png' };
+
+/**
+ * A stored file sent to the operator's browser: its own type, images shown inline, anything else
+ * (PDFs: the page's CSP allows no plugin) downloaded; never sniffed, never cached.
+ */
+export function sendStoredFile(reply: FastifyReply, file: { contentType: string; bytes: Buffer; name: string }): FastifyReply {
+  const disposition = file.contentType.startsWith('image/') ? 'inline' : 'attachment';
+  const filename = `${file.name.replace(/[^A-Za-z0-9_.-]/g, '_')}.${EXTENSIONS[file.contentType] ?? 'bin'}`;
+  return reply
+    .type(file.contentType)
+    .header('content-disposition', `${disposition}; filename="${filename}"`)
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-store')
+    .send(file.bytes);
+}

@@ -1,0 +1,102 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { facts, field, filterForm, link, money, pager, postForm, section, select, status, table, when } from '../../web/components.js';
+import { formOptional, queryText } from '../../web/forms.js';
+import { html, type Html } from '../../web/html.js';
+import { sendPage, seeOther, type Web } from '../../web/web.js';
+import { moveAnyOrder } from '../orders/orders.lifecycle.js';
+import { getAnyOrder, listOrders, orderData, type OrderView } from '../orders/orders.read.js';
+import { readProof } from '../orders/orders.service.js';
+import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../orders/orders.transitions.js';
+import type { Storage } from '../storage/storage.js';
+import { attempt, consolePage, consoleRoute, IdPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, type Refusal } from './console.kit.js';
+import { sendStoredFile } from './files.js';
+
+type Params = { Params: { id: string } };
+const DESK_MOVES = ['confirm-funds', 'execute', 'complete', 'fail'] as const;
+type DeskMove = (typeof DESK_MOVES)[number];
+const MOVE_LABEL: Record<DeskMove, string> = { 'confirm-funds': 'Confirm funds received', execute: 'Start execution', complete: 'Complete', fail: 'Fail' };
+
+function listPage(web: Web, req: FastifyRequest, reply: FastifyReply, page: Awaited<ReturnType<typeof listOrders>>, query: Record<string, string | undefined>): FastifyReply {
+  const body = html`${filterForm('/console/orders', [
+    select({ label: 'Status', name: 'status', options: ['all', ...ORDER_STATUSES], value: query.status ?? 'all' }),
+    field({ label: 'Workspace id', name: 'workspaceId', value: query.workspaceId }),
+  ])}
+${table('Orders, newest first', [
+  { label: 'Order', cell: (o: OrderView) => link(`/console/orders/${o.id}`, o.id) },
+  { label: 'Status', cell: (o) => status(o.status) },
+  { label: 'Funding', cell: (o) => o.funding },
+  { label: 'Settlement', cell: (o) => (o.settlement ? status(o.settlement.status) : '') },
+  { label: 'From', cell: (o) => money(o.fromAmount, o.fromCurrency), numeric: true },
+  { label: 'To', cell: (o) => money(o.toAmount, o.toCurrency), numeric: true },
+  { label: 'Created', cell: (o) => when(o.createdAt) },
+], page.data, 'No order in this view.')}
+${pager('/console/orders', query, page.nextCursor)}`;
+  return sendPage(web, req, reply, { title: 'Orders', body });
+}
+
+function moveForm(req: FastifyRequest, order: OrderView, move: DeskMove): Html {
+  const action = `/console/orders/${order.id}/${move}`;
+  if (move !== 'complete') return postForm({ action, csrf: req.web.csrf, submit: MOVE_LABEL[move], danger: move === 'fail', inline: true, ...(move === 'fail' ? { confirm: 'Fail this order? Held funds return to the balance.' } : {}) });
+  return postForm(
+    { action, csrf: req.web.csrf, submit: 'Complete order' },
+    field({ label: 'Final amount delivered', name: 'toAmount', inputmode: 'decimal', help: `In ${order.toCurrency}; with the rate, or neither for the amounts priced at creation (${order.toAmount}).` }),
+    field({ label: 'Final rate', name: 'rate', inputmode: 'decimal', help: `${order.fromCurrency} per 1 ${order.toCurrency}` }),
+    field({ label: 'UETR', name: 'uetr', help: 'Of the outbound wire; generated when empty on a wire delivery.' }),
+  );
+}
+
+async function orderPage(web: Web, req: FastifyRequest<Params>, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
+  const row = await getAnyOrder(web.ctx.db, req.params.id);
+  const order = orderData(row);
+  const s = order.settlement;
+  const moves = DESK_MOVES.filter((m) => MOVE_FROM[m as OrderMove].includes(row.status) && (m !== 'confirm-funds' || row.funding === 'settlement'));
+  const body = html`${refusalNotice(refusal)}
+${facts([
+  ['Status', status(order.status)],
+  ['Workspace', link(`/console/workspaces/${row.workspace_id}`, row.workspace_id)],
+  ['From', money(order.fromAmount, order.fromCurrency)],
+  ['To', money(order.toAmount, order.toCurrency)],
+  ['Rate', order.rate],
+  ['Funding', order.funding],
+  ['Funding deadline', when(order.fundingDeadlineAt)],
+  ['Funded', when(order.fundedAt)],
+  ['Completed', when(order.completedAt)],
+  ['Failure reason', order.failureReason],
+  ['UETR', order.uetr],
+])}
+${s ? section('Settlement', facts([
+  ['Status', status(s.status)],
+  ['Method', s.method],
+  ['Required amount', money(s.requiredAmount, s.currency)],
+  ['Reference', s.reference],
+  ['Proof of payment', row.proof_upload_key ? link(`/console/orders/${order.id}/proof`, 'View the proof of payment') : 'Not submitted'],
+])) : ''}
+${section('Desk moves', moves.length ? html`<div class="actions">${moves.map((m) => moveForm(req, order, m))}</div>` : html`<p class="muted">No move from ${order.status}.</p>`)}`;
+  return sendPage(web, req, reply, { title: `Order ${order.id}`, body, status: refusal?.status });
+}
+
+/** The desk's queue: orders of every workspace, each with its settlement proof and the moves it can take. */
+export function orderPages(app: FastifyInstance, web: Web, storage: Storage): void {
+  const { ctx } = web;
+  app.get('/console/orders', consolePage, async (req, reply) => {
+    const query = { status: queryChoice(req, 'status', ORDER_STATUSES), workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
+    const page = await listOrders(ctx.db, { workspaceId: query.workspaceId }, { ...query, limit: QUEUE_PAGE_ROWS });
+    return listPage(web, req, reply, page, query);
+  });
+
+  app.get<Params>('/console/orders/:id', consoleRoute(IdPath), async (req, reply) => orderPage(web, req, reply));
+
+  app.get<Params>('/console/orders/:id/proof', consoleRoute(IdPath), async (req, reply) => {
+    const proof = await readProof(ctx.db, storage, req.params.id);
+    return sendStoredFile(reply, { ...proof, name: `proof-of-payment-${req.params.id}` });
+  });
+
+  for (const move of DESK_MOVES) {
+    app.post<Params>(`/console/orders/:id/${move}`, consoleRoute(IdPath), async (req, reply) => {
+      const input = move === 'complete' ? { toAmount: formOptional(req, 'toAmount', 40), rate: formOptional(req, 'rate', 40), uetr: formOptional(req, 'uetr', 36) } : {};
+      const result = await attempt(() => ctx.db.tx((tx) => moveAnyOrder(ctx, tx, req.params.id, move, input)));
+      if ('refused' in result) return orderPage(web, req, reply, result.refused);
+      return seeOther(reply, `/console/orders/${req.params.id}`);
+    });
+  }
+}

@@ -1,0 +1,158 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { field, filterForm, money, pager, postForm, select, status, table, when } from '../../web/components.js';
+import { formOptional, formText, queryText } from '../../web/forms.js';
+import { html, type Html } from '../../web/html.js';
+import { sendPage, seeOther, type Web } from '../../web/web.js';
+import type { DepositRail } from '../deposits/deposits.transitions.js';
+import { creditDeposit, listAnyDeposits, moveAnyDeposit } from '../deposits/deposits.service.js';
+import { DEPOSIT_RAILS, DEPOSIT_STATUSES, MOVE_FROM as DEPOSIT_MOVE_FROM } from '../deposits/deposits.transitions.js';
+import { moveAnyPayout } from '../payouts/payouts.lifecycle.js';
+import { listPayouts } from '../payouts/payouts.read.js';
+import { MOVE_FROM as PAYOUT_MOVE_FROM, PAYOUT_STATUSES } from '../payouts/payouts.transitions.js';
+import { listAnyVirtualAccounts, moveAnyVirtualAccount } from '../virtual-accounts/virtual-accounts.service.js';
+import { VIRTUAL_ACCOUNT_STATUSES } from '../virtual-accounts/virtual-accounts.transitions.js';
+import { attempt, consolePage, consoleRoute, IdPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, type Refusal } from './console.kit.js';
+
+type Params = { Params: { id: string } };
+
+/** A move from a queue: back to the queue (keeping its filters) when done; the queue with the refusal when not. */
+async function queueMove(reply: FastifyReply, back: string, move: () => Promise<unknown>, show: (refusal: Refusal) => Promise<FastifyReply>): Promise<FastifyReply> {
+  const result = await attempt(move);
+  if ('refused' in result) return show(result.refused);
+  return seeOther(reply, back);
+}
+
+const backTo = (req: FastifyRequest, queue: string) => {
+  const back = formText(req, 'back', { maxLength: 500 });
+  return back.startsWith(`${queue}?`) || back === queue ? back : queue;
+};
+
+const moveButton = (req: FastifyRequest, action: string, submit: string, danger = false): Html =>
+  postForm({ action, csrf: req.web.csrf, submit, danger, inline: true, ...(danger ? { confirm: `${submit}?` } : {}) }, html`<input type="hidden" name="back" value="${req.url}">`);
+
+// ---------------------------------------------------------------------------------------------
+// Payouts settled by hand (the manual provider)
+
+const PAYOUT_MOVES = ['pay', 'fail', 'revert'] as const;
+const PAYOUT_LABEL: Record<(typeof PAYOUT_MOVES)[number], string> = { pay: 'Mark paid', fail: 'Mark failed', revert: 'Revert (returned)' };
+
+async function payoutsPage(web: Web, req: FastifyRequest, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
+  const query = { status: queryChoice(req, 'status', PAYOUT_STATUSES, 'processing'), provider: queryText(req, 'provider') ?? 'manual', workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
+  const page = await listPayouts(web.ctx.db, { workspaceId: query.workspaceId }, { ...query, provider: query.provider === 'all' ? undefined : query.provider, limit: QUEUE_PAGE_ROWS });
+  type Row = (typeof page.data)[number];
+  const body = html`${refusalNotice(refusal)}${filterForm('/console/payouts', [
+    select({ label: 'Status', name: 'status', options: ['all', ...PAYOUT_STATUSES], value: query.status ?? 'all' }),
+    select({ label: 'Provider', name: 'provider', options: ['manual', 'all'], value: query.provider }),
+    field({ label: 'Workspace id', name: 'workspaceId', value: query.workspaceId }),
+  ])}
+${table('Payouts, newest first', [
+  { label: 'Payout', cell: (p: Row) => html`<code>${p.id}</code>` },
+  { label: 'Status', cell: (p) => status(p.status) },
+  { label: 'Amount', cell: (p) => money(p.amount, p.currency), numeric: true },
+  { label: 'Route', cell: (p) => p.route },
+  { label: 'Created', cell: (p) => when(p.createdAt) },
+  { label: 'Settle', cell: (p) => html`<div class="actions">${PAYOUT_MOVES.filter((m) => PAYOUT_MOVE_FROM[m].includes(p.status)).map((m) => moveButton(req, `/console/payouts/${p.id}/${m}`, PAYOUT_LABEL[m], m !== 'pay'))}</div>` },
+], page.data, 'No payout waits to be settled.')}
+${pager('/console/payouts', { ...query, status: query.status ?? 'all' }, page.nextCursor)}`;
+  return sendPage(web, req, reply, { title: 'Payouts to settle', body, status: refusal?.status });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Virtual accounts awaiting the issuer
+
+async function virtualAccountsPage(web: Web, req: FastifyRequest, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
+  const query = { status: queryChoice(req, 'status', VIRTUAL_ACCOUNT_STATUSES, 'pending'), workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
+  const page = await listAnyVirtualAccounts(web.ctx.db, { ...query, limit: QUEUE_PAGE_ROWS });
+  type Row = (typeof page.data)[number];
+  const body = html`${refusalNotice(refusal)}${filterForm('/console/virtual-accounts', [
+    select({ label: 'Status', name: 'status', options: ['all', ...VIRTUAL_ACCOUNT_STATUSES], value: query.status ?? 'all' }),
+    field({ label: 'Workspace id', name: 'workspaceId', value: query.workspaceId }),
+  ])}
+${table('Virtual accounts, newest first', [
+  { label: 'Account', cell: (v: Row) => html`<code>${v.id}</code>` },
+  { label: 'Workspace', cell: (v) => html`<a href="/console/workspaces/${v.workspaceId}">${v.workspaceId}</a>` },
+  { label: 'Currency', cell: (v) => v.currency },
+  { label: 'Status', cell: (v) => status(v.status) },
+  { label: 'Requested', cell: (v) => when(v.createdAt) },
+  {
+    label: 'Decision',
+    cell: (v) => (v.status === 'pending' ? html`<div class="actions">${moveButton(req, `/console/virtual-accounts/${v.id}/approve`, 'Approve')}${moveButton(req, `/console/virtual-accounts/${v.id}/fail`, 'Refuse', true)}</div>` : ''),
+  },
+], page.data, 'No virtual account in this view.')}
+${pager('/console/virtual-accounts', { ...query, status: query.status ?? 'all' }, page.nextCursor)}`;
+  return sendPage(web, req, reply, { title: 'Virtual accounts', body, status: refusal?.status });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deposits: credit an inbound payment, settle the ones waiting
+
+const DEPOSIT_MOVES = ['complete', 'fail'] as const;
+
+async function depositsPage(web: Web, req: FastifyRequest, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
+  const query = { status: queryChoice(req, 'status', DEPOSIT_STATUSES), workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
+  const page = await listAnyDeposits(web.ctx.db, { ...query, limit: QUEUE_PAGE_ROWS });
+  type Row = (typeof page.data)[number];
+  const body = html`${refusalNotice(refusal)}
+<section id="credit"><h2>Credit an inbound payment</h2>
+${postForm(
+  { action: '/console/deposits', csrf: req.web.csrf, submit: 'Credit deposit', confirm: 'Credit this payment to the account?' },
+  field({ label: 'Virtual account id', name: 'virtualAccountId', help: 'Or leave empty and name the workspace and currency.', error: refusal?.fields.virtualAccountId }),
+  field({ label: 'Workspace id', name: 'workspaceId', error: refusal?.fields.workspaceId }),
+  field({ label: 'Currency', name: 'currency', error: refusal?.fields.currency }),
+  field({ label: 'Amount', name: 'amount', required: true, inputmode: 'decimal', error: refusal?.fields.amount }),
+  select({ label: 'Rail', name: 'rail', options: [{ value: '', label: 'default for the currency' }, ...DEPOSIT_RAILS] }),
+  field({ label: 'Client reference', name: 'clientRef' }),
+)}</section>
+<section id="deposits"><h2>Deposits</h2>
+${filterForm('/console/deposits', [
+  select({ label: 'Status', name: 'status', options: ['all', ...DEPOSIT_STATUSES], value: query.status ?? 'all' }),
+  field({ label: 'Workspace id', name: 'workspaceId', value: query.workspaceId }),
+])}
+${table('Deposits, newest first', [
+  { label: 'Deposit', cell: (d: Row) => html`<code>${d.id}</code>` },
+  { label: 'Workspace', cell: (d) => html`<a href="/console/workspaces/${d.workspaceId}">${d.workspaceId}</a>` },
+  { label: 'Status', cell: (d) => status(d.status) },
+  { label: 'Amount', cell: (d) => money(d.amount, d.currency), numeric: true },
+  { label: 'Rail', cell: (d) => d.rail },
+  { label: 'Received', cell: (d) => when(d.createdAt) },
+  { label: 'Settle', cell: (d) => html`<div class="actions">${DEPOSIT_MOVES.filter((m) => DEPOSIT_MOVE_FROM[m].includes(d.status)).map((m) => moveButton(req, `/console/deposits/${d.id}/${m}`, m === 'complete' ? 'Credit (complete)' : 'Fail', m === 'fail'))}</div>` },
+], page.data, 'No deposit in this view.')}
+${pager('/console/deposits', { ...query, status: query.status ?? 'all' }, page.nextCursor)}</section>`;
+  return sendPage(web, req, reply, { title: 'Deposits', body, status: refusal?.status });
+}
+
+/** The queues settled by a person: manual payouts, virtual accounts to approve or refuse, deposits to credit. */
+export function settlementPages(app: FastifyInstance, web: Web): void {
+  const { ctx } = web;
+  app.get('/console/payouts', consolePage, async (req, reply) => payoutsPage(web, req, reply));
+  for (const move of PAYOUT_MOVES) {
+    app.post<Params>(`/console/payouts/:id/${move}`, consoleRoute(IdPath), async (req, reply) =>
+      queueMove(reply, backTo(req, '/console/payouts'), () => ctx.db.tx((tx) => moveAnyPayout(ctx, tx, req.params.id, move)), (r) => payoutsPage(web, req, reply, r)),
+    );
+  }
+
+  app.get('/console/virtual-accounts', consolePage, async (req, reply) => virtualAccountsPage(web, req, reply));
+  for (const move of ['approve', 'fail'] as const) {
+    app.post<Params>(`/console/virtual-accounts/:id/${move}`, consoleRoute(IdPath), async (req, reply) =>
+      queueMove(reply, backTo(req, '/console/virtual-accounts'), () => ctx.db.tx((tx) => moveAnyVirtualAccount(ctx, tx, req.params.id, move)), (r) => virtualAccountsPage(web, req, reply, r)),
+    );
+  }
+
+  app.get('/console/deposits', consolePage, async (req, reply) => depositsPage(web, req, reply));
+  app.post('/console/deposits', consolePage, async (req, reply) => {
+    const input = {
+      virtualAccountId: formOptional(req, 'virtualAccountId', 36),
+      workspaceId: formOptional(req, 'workspaceId', 36),
+      currency: formOptional(req, 'currency', 10)?.toUpperCase(),
+      amount: formText(req, 'amount', { maxLength: 40 }),
+      rail: formOptional(req, 'rail', 40) as DepositRail | undefined,
+      clientRef: formOptional(req, 'clientRef', 100),
+    };
+    return queueMove(reply, '/console/deposits', () => ctx.db.tx((tx) => creditDeposit(tx, input)), (r) => depositsPage(web, req, reply, r));
+  });
+  for (const move of DEPOSIT_MOVES) {
+    app.post<Params>(`/console/deposits/:id/${move}`, consoleRoute(IdPath), async (req, reply) =>
+      queueMove(reply, backTo(req, '/console/deposits'), () => ctx.db.tx((tx) => moveAnyDeposit(tx, req.params.id, move)), (r) => depositsPage(web, req, reply, r)),
+    );
+  }
+}
