@@ -217,7 +217,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await registerWeb(app, webOptions(ctx, redis), (scope, web) => {
     dashboardPages(scope, web);
-    consolePages(scope, web);
+    consolePages(scope, web, storage);
   });
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Web } from '../../web/web.js';
-import { createStorage } from '../storage/storage.js';
+import type { Storage } from '../storage/storage.js';
 import { applicationPages } from './applications.pages.js';
 import { auditPages } from './audit.pages.js';
 import { consoleAuthPages } from './auth.pages.js';
@@ -10,9 +10,7 @@ import { workspaceAccessPages } from './workspace-access.pages.js';
 import { workspacePages } from './workspaces.pages.js';
 
 /** The operator console (/console): every action goes through the operator API's services and lands in the audit log. */
-export function consolePages(app: FastifyInstance, web: Web): void {
-  // The same store the API's upload routes use (local files or S3, by configuration).
-  const storage = createStorage(web.ctx.config, web.ctx.box);
+export function consolePages(app: FastifyInstance, web: Web, storage: Storage): void {
   consoleAuthPages(app, web);
   workspacePages(app, web);
   workspaceAccessPages(app, web);
