@@ -4,10 +4,8 @@ import type { AppContext } from '../../context.js';
 import { Country, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
 import { createWorkspace, getWorkspace } from '../accounts/accounts.service.js';
 import { ApiKeySchema, CredentialParams, RotateBody, RotatedSchema } from '../auth/credentials.schemas.js';
-import { createCredential, credentialData, listCredentials, revokeCredential, rotateCredential } from '../auth/credentials.service.js';
+import { credentialData, issueCredential, listCredentials, revokeWorkspaceCredential, rotateWorkspaceCredential } from '../auth/credentials.service.js';
 import { ALL_SCOPES, CAPABILITIES, type Capability } from '../auth/scopes.js';
-import { validationError } from '../../http/errors.js';
-import { isScope } from '../auth/scopes.js';
 import * as operator from './operator.service.js';
 
 const tags = ['Operator'];
@@ -110,15 +108,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 201: Type.Object({ clientId: Uuid, clientSecret: Type.String(), scopes: Type.Array(Type.String()) }) },
       },
     },
-    async (req, reply) => {
-      const unknown = (req.body.scopes ?? []).flatMap((s, i) => (isScope(s) ? [] : [{ field: `scopes.${i}`, message: `scopes.${i} "${s}" is not a known scope` }]));
-      if (unknown.length) throw validationError(unknown);
-      const issued = await ctx.db.tx(async (tx) => {
-        await getWorkspace(tx, req.params.id);
-        return createCredential(tx, ctx.box, req.params.id, { scopes: req.body.scopes, label: req.body.label });
-      });
-      return reply.code(201).send(issued);
-    },
+    async (req, reply) => reply.code(201).send(await issueCredential(ctx.db, ctx.box, req.params.id, req.body)),
   );
 
   app.get<{ Params: Static<typeof WorkspaceParams>; Querystring: Static<typeof PageQuery> }>(
@@ -157,13 +147,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: RotatedSchema },
       },
     },
-    async (req) => {
-      const graceSeconds = req.body.graceSeconds ?? 0;
-      return ctx.db.tx(async (tx) => {
-        await getWorkspace(tx, req.params.id);
-        return rotateCredential(tx, ctx.box, req.params.id, req.params.clientId, graceSeconds);
-      });
-    },
+    async (req) => rotateWorkspaceCredential(ctx.db, ctx.box, req.params.id, req.params.clientId, req.body.graceSeconds ?? 0),
   );
 
   app.delete<{ Params: Static<typeof CredentialParams> }>(
@@ -179,13 +163,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: ApiKeySchema },
       },
     },
-    async (req) => {
-      const row = await ctx.db.tx(async (tx) => {
-        await getWorkspace(tx, req.params.id);
-        return revokeCredential(tx, req.params.id, req.params.clientId);
-      });
-      return credentialData(row);
-    },
+    async (req) => credentialData(await revokeWorkspaceCredential(ctx.db, req.params.id, req.params.clientId)),
   );
 
   app.put<{ Params: { id: string; code: string }; Body: { enabled: boolean } }>(
