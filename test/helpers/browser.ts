@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { expect } from 'vitest';
 import { listeningTestApp, operator, OPERATOR_KEY, type TestApp } from './app.js';
 
 /** Debian's Chromium (.ci/run installs it when missing); without it the browser tests are skipped, not failed. */
@@ -38,7 +37,7 @@ export async function acceptInvitation(page: Page, invitationUrl: string, passwo
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByLabel('Password again').fill(password);
   await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect.poll(() => new URL(page.url()).pathname).toBe('/dashboard');
+  await page.waitForURL((u) => u.pathname === '/dashboard');
 }
 
 export async function signIn(page: Page, base: string, email: string, password = PASSWORD): Promise<void> {
@@ -58,7 +57,7 @@ export async function consoleSignIn(page: Page, base: string, key = OPERATOR_KEY
   await page.goto(`${base}/console/sign-in`);
   await page.getByLabel('Operator key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect.poll(() => new URL(page.url()).pathname).toBe('/console');
+  await page.waitForURL((u) => u.pathname === '/console');
 }
 
 /** Collects what the page's console says about refused scripts or styles (a CSP violation is a bug). */
