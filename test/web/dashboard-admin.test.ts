@@ -195,6 +195,7 @@ describe.skipIf(!haveChromium)('a workspace admin in the dashboard', () => {
     const link = await shownSecret(admin);
     expect(link).toContain('/dashboard/invitation?token=inv_');
     expect(new URL(admin.url()).search).toBe('');
+    expect(await admin.getByLabel('Email').inputValue()).toBe('');
 
     const viewer = await newPage();
     const viewerCsp = watchCsp(viewer);

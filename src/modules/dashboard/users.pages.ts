@@ -33,7 +33,8 @@ function rowActions(req: FastifyRequest, user: users.UserView): Html | string {
 }
 
 function inviteForm(req: FastifyRequest, refusal: Refusal): Html {
-  const posted = req.url === '/dashboard/users' && req.method === 'POST';
+  // Filled in again only when the invitation was refused (after a success the form is empty again).
+  const posted = refusal !== noRefusal && req.url === '/dashboard/users';
   return section(
     'Invite a user',
     html`<p class="help">You get a single-use link to hand to the person (there is no mail server); it is shown once.</p>`,
