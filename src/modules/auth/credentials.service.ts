@@ -1,9 +1,10 @@
-import type { Sql, Tx } from '../../db/db.js';
+import type { Db, Sql, Tx } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
-import { conflict, fieldError, forbidden, notFound } from '../../http/errors.js';
+import { conflict, fieldError, forbidden, notFound, validationError } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { DUMMY_SECRET_HASH, hashSecret, isCurrentHash, randomSecret, verifySecret, type SecretDigestKey } from '../../lib/secrets.js';
+import { getWorkspace } from '../accounts/accounts.service.js';
 import { ALL_SCOPES, hasScope, isScope } from './scopes.js';
 
 export interface CredentialRow {
@@ -43,6 +44,21 @@ export async function createCredential(
     options.label ?? null,
   ]);
   return { clientId, clientSecret, scopes };
+}
+
+/** Refuses any scope that is not one of ALL_SCOPES, naming each by its place in the list. */
+export function assertKnownScopes(scopes: readonly string[]): void {
+  const unknown = scopes.flatMap((s, i) => (isScope(s) ? [] : [{ field: `scopes.${i}`, message: `scopes.${i} "${s}" is not a known scope` }]));
+  if (unknown.length) throw validationError(unknown);
+}
+
+/** A new credential of an existing workspace (the operator API and a dashboard admin): scopes checked, the secret returned once. */
+export async function issueCredential(db: Db, key: SecretDigestKey, workspaceId: string, options: { scopes?: readonly string[] | undefined; label?: string | undefined }): Promise<IssuedCredential> {
+  assertKnownScopes(options.scopes ?? []);
+  return db.tx(async (tx) => {
+    await getWorkspace(tx, workspaceId);
+    return createCredential(tx, key, workspaceId, { scopes: options.scopes, label: options.label });
+  });
 }
 
 /** Replaces a credential's secret hash (bootstrap with a configured secret). */
@@ -100,7 +116,7 @@ export interface RotatedCredential {
  */
 export async function rotateCredential(tx: Tx, key: SecretDigestKey, workspaceId: string, clientId: string, graceSeconds: number): Promise<RotatedCredential> {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > ROTATION_GRACE_SECONDS_MAX) {
-    throw fieldError('graceSeconds', `graceSeconds must be a whole number from 0 to ${ROTATION_GRACE_SECONDS_MAX} (7 days)`);
+    throw fieldError('graceSeconds', `graceSeconds must be a whole number of seconds from 0 to ${ROTATION_GRACE_SECONDS_MAX} (7 days)`);
   }
   const current = await lockCredential(tx, workspaceId, clientId);
   if (current.status !== 'active') throw conflict('CREDENTIAL_REVOKED', 'A revoked credential cannot be rotated');
@@ -114,6 +130,22 @@ export async function rotateCredential(tx: Tx, key: SecretDigestKey, workspaceId
     [workspaceId, clientId, hashSecret(clientSecret, key), graceSeconds],
   );
   return { clientId, clientSecret, previousSecretExpiresAt: row.previous_secret_expires_at.toISOString() };
+}
+
+/** Rotates a credential of an existing workspace (the operator API and a dashboard admin). */
+export async function rotateWorkspaceCredential(db: Db, key: SecretDigestKey, workspaceId: string, clientId: string, graceSeconds: number): Promise<RotatedCredential> {
+  return db.tx(async (tx) => {
+    await getWorkspace(tx, workspaceId);
+    return rotateCredential(tx, key, workspaceId, clientId, graceSeconds);
+  });
+}
+
+/** Revokes a credential of an existing workspace (the operator API and a dashboard admin). */
+export async function revokeWorkspaceCredential(db: Db, workspaceId: string, clientId: string): Promise<CredentialRow> {
+  return db.tx(async (tx) => {
+    await getWorkspace(tx, workspaceId);
+    return revokeCredential(tx, workspaceId, clientId);
+  });
 }
 
 /**
@@ -136,6 +168,13 @@ async function lockCredential(tx: Tx, workspaceId: string, clientId: string): Pr
   const row = isUuid(clientId)
     ? await maybeOne<CredentialRow>(tx, `SELECT ${COLUMNS} FROM credentials WHERE workspace_id = $1 AND client_id = $2 FOR UPDATE`, [workspaceId, clientId])
     : undefined;
+  if (!row) throw notFound('Credential');
+  return row;
+}
+
+/** One credential of the workspace (never its secret); another workspace's is not found. */
+export async function getCredential(sql: Sql, workspaceId: string, clientId: string): Promise<CredentialRow> {
+  const row = isUuid(clientId) ? await maybeOne<CredentialRow>(sql, `SELECT ${COLUMNS} FROM credentials WHERE workspace_id = $1 AND client_id = $2`, [workspaceId, clientId]) : undefined;
   if (!row) throw notFound('Credential');
   return row;
 }
@@ -168,6 +207,7 @@ export function listCredentials(sql: Sql, workspaceId: string, page: PageRequest
  * target has it. So `write:api_keys` is not a way to any other scope.
  */
 export async function updateScopes(tx: Tx, workspaceId: string, clientId: string, scopes: string[], callerScopes: readonly string[]): Promise<CredentialRow> {
+  assertKnownScopes(scopes);
   const current = isUuid(clientId)
     ? await maybeOne<{ scopes: string[] }>(tx, 'SELECT scopes FROM credentials WHERE workspace_id = $1 AND client_id = $2 FOR UPDATE', [workspaceId, clientId])
     : undefined;

@@ -1,9 +1,9 @@
+import * as credentials from '../auth/credentials.service.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { secretOnce } from '../../web/components.js';
 import { formOptional, formText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import type { Web } from '../../web/web.js';
-import * as operator from '../operator/operator.service.js';
 import { changeUser, inviteUser, reinviteUser, type UserRole } from '../users/users.service.js';
 import { attempt, consoleRoute, IdPath, idsPath } from './console.kit.js';
 import { changeWorkspace } from './workspaces.pages.js';
@@ -38,7 +38,7 @@ export function workspaceAccessPages(app: FastifyInstance, web: Web): void {
       req,
       reply,
       'credentials',
-      () => operator.issueCredential(ctx.db, ctx.box, req.params.id, { label: formOptional(req, 'label', 100) }),
+      () => credentials.issueCredential(ctx.db, ctx.box, req.params.id, { label: formOptional(req, 'label', 100) }),
       (c) => html`${secretOnce(`Client ${c.clientId}: its secret.`, c.clientSecret)}`,
     ),
   );
@@ -49,13 +49,13 @@ export function workspaceAccessPages(app: FastifyInstance, web: Web): void {
       req,
       reply,
       'credentials',
-      () => operator.rotateWorkspaceCredential(ctx.db, ctx.box, req.params.id, req.params.clientId, graceSecondsOf(req)),
+      () => credentials.rotateWorkspaceCredential(ctx.db, ctx.box, req.params.id, req.params.clientId, graceSecondsOf(req)),
       (r) => html`${secretOnce(`Client ${r.clientId}: its new secret (the old one works until ${r.previousSecretExpiresAt}).`, r.clientSecret)}`,
     ),
   );
 
   app.post<Params<{ clientId: string }>>('/console/workspaces/:id/credentials/:clientId/revoke', consoleRoute(idsPath('clientId')), async (req, reply) =>
-    changeWorkspace(web, req, reply, 'credentials', () => operator.revokeWorkspaceCredential(ctx.db, req.params.id, req.params.clientId)),
+    changeWorkspace(web, req, reply, 'credentials', () => credentials.revokeWorkspaceCredential(ctx.db, req.params.id, req.params.clientId)),
   );
 
   app.post<Params>('/console/workspaces/:id/users', consoleRoute(IdPath), async (req, reply) =>

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { AuthContext } from '../../http/auth.js';
+import { AppError } from '../../http/errors.js';
+import { formErrors } from '../../web/forms.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import type { WebSession } from '../users/sessions.service.js';
@@ -30,4 +32,28 @@ export async function dashboardCaller(ctx: AppContext, req: FastifyRequest): Pro
     subAccountId: undefined,
     workspace: { settings: workspace.settings, enabledCurrencies: workspace.enabled_currencies, disabledCapabilities: workspace.disabled_capabilities },
   };
+}
+
+/** A page any signed-in user of the workspace reads. */
+export const memberPage = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
+/** A change only a workspace admin makes (a viewer's POST is 403, src/web/web.ts). */
+export const adminPage = { schema: { hide: true }, config: { web: { area: 'dashboard' as const, role: 'admin' as const } } };
+
+/** Whether the signed-in user may change things (their pages show forms; a viewer's do not). */
+export function canChange(req: FastifyRequest): boolean {
+  return dashboardUser(req).role === 'admin';
+}
+
+/** A refusal to show in the form again: its status, message and errors by field. */
+export interface Refusal {
+  status: number;
+  message: string;
+  fields: Record<string, string>;
+}
+
+/** The refusal a person can act on (a 4xx with a message) from a failed change; anything else is thrown on. */
+export function refusalOf(err: unknown): Refusal {
+  const errors = formErrors(err);
+  if (!errors || !(err instanceof AppError)) throw err;
+  return { status: err.status, ...errors };
 }

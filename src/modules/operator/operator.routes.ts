@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import { Country, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
 import { ApiKeySchema, CredentialParams, RotateBody, RotatedSchema } from '../auth/credentials.schemas.js';
+import { credentialData, issueCredential, revokeWorkspaceCredential, rotateWorkspaceCredential } from '../auth/credentials.service.js';
 import { ALL_SCOPES, CAPABILITIES, type Capability } from '../auth/scopes.js';
 import * as operator from './operator.service.js';
 
@@ -118,7 +119,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 201: Type.Object({ clientId: Uuid, clientSecret: Type.String(), scopes: Type.Array(Type.String()) }) },
       },
     },
-    async (req, reply) => reply.code(201).send(await operator.issueCredential(ctx.db, ctx.box, req.params.id, { scopes: req.body.scopes, label: req.body.label })),
+    async (req, reply) => reply.code(201).send(await issueCredential(ctx.db, ctx.box, req.params.id, req.body)),
   );
 
   app.get<{ Params: Static<typeof WorkspaceParams>; Querystring: Static<typeof PageQuery> }>(
@@ -154,7 +155,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: RotatedSchema },
       },
     },
-    async (req) => operator.rotateWorkspaceCredential(ctx.db, ctx.box, req.params.id, req.params.clientId, req.body.graceSeconds ?? 0),
+    async (req) => rotateWorkspaceCredential(ctx.db, ctx.box, req.params.id, req.params.clientId, req.body.graceSeconds ?? 0),
   );
 
   app.delete<{ Params: Static<typeof CredentialParams> }>(
@@ -170,7 +171,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: ApiKeySchema },
       },
     },
-    async (req) => operator.revokeWorkspaceCredential(ctx.db, req.params.id, req.params.clientId),
+    async (req) => credentialData(await revokeWorkspaceCredential(ctx.db, req.params.id, req.params.clientId)),
   );
 
   app.put<{ Params: { id: string; code: string }; Body: { enabled: boolean } }>(

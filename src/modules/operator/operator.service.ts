@@ -11,8 +11,8 @@ import { createWorkspace, getAccount, getWorkspace } from '../accounts/accounts.
 import { assertValidDepositSettings } from '../accounts/deposit-settings.js';
 import { assertValidPayoutSettings } from '../accounts/payout-settings.js';
 import type { WorkspaceRow } from '../accounts/accounts.repository.js';
-import { createCredential, credentialData, listCredentials, revokeCredential, rotateCredential } from '../auth/credentials.service.js';
-import { CAPABILITIES, isScope, type Capability } from '../auth/scopes.js';
+import { listCredentials } from '../auth/credentials.service.js';
+import { CAPABILITIES, type Capability } from '../auth/scopes.js';
 import { balanceEntry } from '../ledger/balances.service.js';
 import { moveFromSystem } from '../ledger/funding.service.js';
 import { balancesOf } from '../ledger/ledger.service.js';
@@ -63,35 +63,11 @@ export async function openWorkspace(db: Db, input: { name: string; country: stri
 // ---------------------------------------------------------------------------------------------
 // Credentials of a workspace, as the operator manages them (API and console)
 
-/** Issues a credential (every scope unless given); the secret is in the answer only. */
-export async function issueCredential(db: Db, key: SecretDigestKey, workspaceId: string, input: { scopes?: readonly string[] | undefined; label?: string | undefined }) {
-  const unknown = (input.scopes ?? []).flatMap((s, i) => (isScope(s) ? [] : [{ field: `scopes.${i}`, message: `scopes.${i} "${s}" is not a known scope` }]));
-  if (unknown.length) throw validationError(unknown);
-  return db.tx(async (tx) => {
-    await getWorkspace(tx, workspaceId);
-    return createCredential(tx, key, workspaceId, input);
-  });
-}
-
 export async function workspaceCredentials(sql: Sql, workspaceId: string, page: PageRequest) {
   await getWorkspace(sql, workspaceId);
   return listCredentials(sql, workspaceId, page);
 }
 
-export function rotateWorkspaceCredential(db: Db, key: SecretDigestKey, workspaceId: string, clientId: string, graceSeconds: number) {
-  return db.tx(async (tx) => {
-    await getWorkspace(tx, workspaceId);
-    return rotateCredential(tx, key, workspaceId, clientId, graceSeconds);
-  });
-}
-
-export async function revokeWorkspaceCredential(db: Db, workspaceId: string, clientId: string) {
-  const row = await db.tx(async (tx) => {
-    await getWorkspace(tx, workspaceId);
-    return revokeCredential(tx, workspaceId, clientId);
-  });
-  return credentialData(row);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Balances

@@ -37,7 +37,7 @@ const UserParams = Type.Object({ id: Uuid, userId: Uuid });
 
 /** Dashboard users through the operator API (the console's Users section calls the same service). */
 export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const invitationOptions = { baseUrl: ctx.config.publicBaseUrl, invitationTtlMs: ctx.config.web.invitationTtlMs };
+  const invitationOptions = users.invitationOptions(ctx.config);
 
   app.post<{ Params: Static<typeof WorkspaceParams>; Body: { email: string; role: 'admin' | 'viewer' } }>(
     '/operator/v1/workspaces/:id/users',

@@ -1,8 +1,9 @@
+import type { Config } from '../../config.js';
 import type { Db, Sql, Tx } from '../../db/db.js';
 import { conflict, fieldError, notFound } from '../../http/errors.js';
 import type { PageRequest } from '../../http/pagination.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
-import { newId } from '../../lib/ids.js';
+import { isUuid, newId } from '../../lib/ids.js';
 import { hashPassword, hashSecret, randomSecret, verifyPassword } from '../../lib/secrets.js';
 import { matchTotp, newTotpSecret } from '../../lib/totp.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
@@ -54,6 +55,22 @@ function normalEmail(email: string): string {
 
 const emailDigest = (box: CryptoBox, email: string): string => box.hmac('dashboard-user-email', email).toString('base64url');
 
+export interface InvitationOptions {
+  baseUrl: string;
+  invitationTtlMs: number;
+}
+
+/** Where invitation links point and how long they work (PUBLIC_BASE_URL, DASHBOARD_INVITATION_TTL_MS). */
+export function invitationOptions(config: Config): InvitationOptions {
+  return { baseUrl: config.publicBaseUrl, invitationTtlMs: config.web.invitationTtlMs };
+}
+
+/** A path's user id: anything but a UUID names no user. */
+function userIdOf(id: string): string {
+  if (!isUuid(id)) throw notFound('User');
+  return id;
+}
+
 function invitationLink(baseUrl: string, token: string): string {
   return `${baseUrl}/dashboard/invitation?token=${token}`;
 }
@@ -62,7 +79,7 @@ function invitationLink(baseUrl: string, token: string): string {
 export async function inviteUser(
   tx: Tx,
   box: CryptoBox,
-  options: { baseUrl: string; invitationTtlMs: number },
+  options: InvitationOptions,
   workspaceId: string,
   input: { email: string; role: UserRole },
 ): Promise<Invitation> {
@@ -84,9 +101,9 @@ export async function inviteUser(
 }
 
 /** A fresh link for an invitation not yet accepted; the earlier link stops working. */
-export async function reinviteUser(sql: Sql, box: CryptoBox, options: { baseUrl: string; invitationTtlMs: number }, workspaceId: string, userId: string): Promise<Invitation> {
+export async function reinviteUser(sql: Sql, box: CryptoBox, options: InvitationOptions, workspaceId: string, userId: string): Promise<Invitation> {
   const token = randomSecret('inv_');
-  const row = await repo.renewInvitation(sql, workspaceId, userId, hashSecret(token, box), new Date(Date.now() + options.invitationTtlMs));
+  const row = await repo.renewInvitation(sql, workspaceId, userIdOf(userId), hashSecret(token, box), new Date(Date.now() + options.invitationTtlMs));
   if (!row) {
     if (await repo.findWorkspaceUser(sql, workspaceId, userId)) throw conflict('USER_NOT_INVITED', 'This user has already accepted their invitation');
     throw notFound('User');
@@ -164,7 +181,7 @@ export async function listUsers(sql: Sql, box: CryptoBox, workspaceId: string, p
 export async function changeUser(tx: Tx, box: CryptoBox, workspaceId: string, actingUserId: string | undefined, userId: string, change: { role?: UserRole; status?: 'active' | 'disabled' }): Promise<UserView> {
   if (change.role !== undefined && !USER_ROLES.includes(change.role)) throw fieldError('role', 'role must be admin or viewer');
   if (change.status !== undefined && change.status !== 'active' && change.status !== 'disabled') throw fieldError('status', 'status must be active or disabled');
-  const row = await repo.findWorkspaceUser(tx, workspaceId, userId, true);
+  const row = await repo.findWorkspaceUser(tx, workspaceId, userIdOf(userId), true);
   if (!row) throw notFound('User');
   if (userId === actingUserId) throw conflict('CANNOT_CHANGE_SELF', 'You cannot change your own role or disable yourself');
   if (change.status === 'active' && row.status !== 'disabled') throw conflict('USER_NOT_DISABLED', 'Only a disabled user can be enabled again');

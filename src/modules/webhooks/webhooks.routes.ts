@@ -25,11 +25,7 @@ const SIGNING =
 
 /** Webhook endpoints (workspace-level: a sub-account's events go to its workspace's endpoints) and their delivery history. */
 export function webhookRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const rules = (): webhooks.EndpointRules => ({
-    allowPrivateNetworks: ctx.config.webhookAllowPrivateNetworks,
-    urlLengthMax: ctx.config.limits.webhookUrlLengthMax,
-    endpointsMax: ctx.config.limits.webhookEndpointsMax,
-  });
+  const rules = (): webhooks.EndpointRules => webhooks.endpointRules(ctx.config);
 
   app.post<{ Body: Static<typeof CreateEndpointBody> }>(
     '/v1/webhooks',

@@ -1,12 +1,13 @@
+import type { Config } from '../../config.js';
 import type { Sql, Tx } from '../../db/db.js';
 import { AppError, conflict, fieldError, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
-import { newId } from '../../lib/ids.js';
+import { isUuid, newId } from '../../lib/ids.js';
 import { randomSecret } from '../../lib/secrets.js';
 import { recordEvent } from '../events/events.service.js';
 import { markEventDispatched } from '../events/events.repository.js';
-import { TEST_EVENT_TYPE } from './event-types.js';
+import { SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE } from './event-types.js';
 import { blockedHostReason } from './ssrf-guard.js';
 import * as repo from './webhooks.repository.js';
 import type { DeliveryRow, EndpointRow } from './webhooks.repository.js';
@@ -15,6 +16,11 @@ export interface EndpointRules {
   allowPrivateNetworks: boolean;
   urlLengthMax: number;
   endpointsMax: number;
+}
+
+/** The endpoint rules of this deployment (WEBHOOK_ALLOW_PRIVATE_NETWORKS and the named limits). */
+export function endpointRules(config: Config): EndpointRules {
+  return { allowPrivateNetworks: config.webhookAllowPrivateNetworks, urlLengthMax: config.limits.webhookUrlLengthMax, endpointsMax: config.limits.webhookEndpointsMax };
 }
 
 /**
@@ -66,7 +72,20 @@ export function deliveryView(row: DeliveryRow) {
   };
 }
 
-const distinct = (types: string[] | null | undefined) => (types ? [...new Set(types)].sort() : types);
+/** The event types an endpoint subscribes to, each once and sorted; null or absent: every type. */
+function eventFilter<T extends string[] | null | undefined>(types: T): T {
+  if (!types) return types;
+  const unknown = types.filter((t) => !(SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(t));
+  if (unknown.length) throw fieldError('events', `events must be among: ${SUBSCRIBABLE_EVENT_TYPES.join(', ')} (not ${unknown.join(', ')})`);
+  if (types.length === 0) throw fieldError('events', 'events must name at least one type, or be absent for every type');
+  return [...new Set(types)].sort() as T;
+}
+
+/** A path's endpoint id: anything but a UUID names no endpoint. */
+function endpointId(id: string): string {
+  if (!isUuid(id)) throw notFound('Webhook endpoint');
+  return id;
+}
 
 export async function createEndpoint(
   tx: Tx,
@@ -76,6 +95,7 @@ export async function createEndpoint(
   input: { url: string; events?: string[] | null | undefined; description?: string | null | undefined },
 ): Promise<{ row: EndpointRow; secret: string }> {
   const url = validateEndpointUrl(input.url, rules);
+  const eventTypes = eventFilter(input.events) ?? null;
   await repo.lockWorkspaceEndpoints(tx, workspaceId);
   if ((await repo.countEndpoints(tx, workspaceId)) >= rules.endpointsMax) {
     throw conflict('WEBHOOK_ENDPOINT_LIMIT', `A workspace has at most ${rules.endpointsMax} webhook endpoints`);
@@ -86,14 +106,14 @@ export async function createEndpoint(
     workspaceId,
     url,
     description: input.description ?? null,
-    eventTypes: distinct(input.events) ?? null,
+    eventTypes,
     secretEncrypted: box.encrypt(secret),
   });
   return { row, secret };
 }
 
 export async function getEndpoint(sql: Sql, workspaceId: string, id: string): Promise<EndpointRow> {
-  const row = await repo.findEndpoint(sql, workspaceId, id);
+  const row = await repo.findEndpoint(sql, workspaceId, endpointId(id));
   if (!row) throw notFound('Webhook endpoint');
   return row;
 }
@@ -115,9 +135,9 @@ export async function updateEndpoint(
   id: string,
   change: { url?: string; events?: string[] | null; status?: 'enabled' | 'disabled'; description?: string | null },
 ): Promise<EndpointRow> {
-  const row = await repo.updateEndpoint(sql, workspaceId, id, {
+  const row = await repo.updateEndpoint(sql, workspaceId, endpointId(id), {
     ...(change.url !== undefined ? { url: validateEndpointUrl(change.url, rules) } : {}),
-    ...(change.events !== undefined ? { eventTypes: distinct(change.events) } : {}),
+    ...(change.events !== undefined ? { eventTypes: eventFilter(change.events) } : {}),
     ...(change.status !== undefined ? { status: change.status } : {}),
     ...(change.description !== undefined ? { description: change.description } : {}),
   });
@@ -127,13 +147,13 @@ export async function updateEndpoint(
 
 /** Deletes the endpoint and its delivery history; its pending deliveries are never attempted. */
 export async function deleteEndpoint(sql: Sql, workspaceId: string, id: string): Promise<void> {
-  if (!(await repo.deleteEndpoint(sql, workspaceId, id))) throw notFound('Webhook endpoint');
+  if (!(await repo.deleteEndpoint(sql, workspaceId, endpointId(id)))) throw notFound('Webhook endpoint');
 }
 
 /** A new secret, effective at once: every later attempt, retries included, is signed with it. */
 export async function rotateSecret(tx: Tx, box: CryptoBox, workspaceId: string, id: string): Promise<string> {
   const secret = newWebhookSecret();
-  const row = await repo.updateEndpoint(tx, workspaceId, id, { secretEncrypted: box.encrypt(secret) });
+  const row = await repo.updateEndpoint(tx, workspaceId, endpointId(id), { secretEncrypted: box.encrypt(secret) });
   if (!row) throw notFound('Webhook endpoint');
   return secret;
 }
