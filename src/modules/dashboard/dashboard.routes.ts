@@ -1,10 +1,24 @@
 import type { FastifyInstance } from 'fastify';
 import type { Web } from '../../web/web.js';
 import { dashboardAuthPages } from './auth.pages.js';
+import { beneficiaryPages } from './beneficiaries.pages.js';
+import { eventPages } from './events.pages.js';
 import { homePages } from './home.pages.js';
+import { onboardingPages } from './onboarding.pages.js';
+import { orderPages } from './orders.pages.js';
+import { payoutPages } from './payouts.pages.js';
+import { receivingPages } from './receiving.pages.js';
+import { sandboxPages } from './sandbox.pages.js';
 
 /** The workspace dashboard (/dashboard): every page reads and acts through the same services as the API. */
 export function dashboardPages(app: FastifyInstance, web: Web): void {
   dashboardAuthPages(app, web);
   homePages(app, web);
+  payoutPages(app, web);
+  beneficiaryPages(app, web);
+  orderPages(app, web);
+  receivingPages(app, web);
+  onboardingPages(app, web);
+  eventPages(app, web);
+  sandboxPages(app, web);
 }
