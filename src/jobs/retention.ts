@@ -3,6 +3,7 @@ import type { Sql } from '../db/db.js';
 import { deleteEventsBefore } from '../modules/events/events.repository.js';
 import { deleteSpentQuotesBefore } from '../modules/fx/fx.repository.js';
 import { deleteAuditBefore } from '../modules/operator/operator.service.js';
+import { deleteSessionsEndedBefore } from '../modules/users/sessions.service.js';
 import { deleteFinishedDeliveriesBefore } from '../modules/webhooks/webhooks.repository.js';
 import { deleteFailedJobsBefore } from './queue.js';
 
@@ -25,6 +26,8 @@ const SWEEPS: readonly Sweep[] = [
   { table: 'events', days: (ctx) => ctx.config.retention.eventsDays, deleteBefore: deleteEventsBefore },
   { table: 'fx_quotes', days: (ctx) => ctx.config.retention.fxQuotesDays, deleteBefore: deleteSpentQuotesBefore },
   { table: 'jobs', days: (ctx) => ctx.config.retention.failedJobsDays, deleteBefore: deleteFailedJobsBefore },
+  // Dashboard and console sessions a day after they ended (idle or expired): nothing reads them then.
+  { table: 'web_sessions', days: () => 1, deleteBefore: deleteSessionsEndedBefore },
   { table: 'operator_audit_log', days: (ctx) => ctx.config.retention.auditLogDays, deleteBefore: deleteAuditBefore },
 ];
 

@@ -22,7 +22,7 @@ export function field(o: FieldOptions): Html {
   const id = fieldId(o.name);
   const describedBy = [o.help ? `${id}-help` : '', o.error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return html`<div class="field${o.error ? ' has-error' : ''}">
-  <label for="${id}">${o.label}${o.required ? html` <span class="req" aria-hidden="true">*</span>` : ''}</label>
+  <label for="${id}"${o.required ? html` class="required"` : ''}>${o.label}</label>
   <input id="${id}" name="${o.name}" type="${o.type ?? 'text'}"${o.value !== undefined ? html` value="${o.value}"` : ''}${o.required ? html` required` : ''}${
     o.autocomplete ? html` autocomplete="${o.autocomplete}"` : ''
   }${o.inputmode ? html` inputmode="${o.inputmode}"` : ''}${o.pattern ? html` pattern="${o.pattern}"` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${

@@ -108,8 +108,10 @@ function assertSameSite(web: Web, req: FastifyRequest): void {
   const crossOrigin = (origin !== undefined && !expectedOrigins(web, req).includes(origin)) || (fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none');
   const body = (req.body ?? {}) as Record<string, unknown>;
   const presented = body._csrf ?? req.headers['x-csrf-token'];
-  const seed = req.web.sessionToken ?? req.cookies[preSessionCookieName(web.cookieSecure)];
-  if (crossOrigin || seed === undefined || !csrfTokenMatches(web.ctx.box, seed, presented)) {
+  // A page's token is derived from the session, or before sign-in from the pre-session cookie: both
+  // are HttpOnly and only our same-origin pages carry tokens made from them, so either is accepted.
+  const seeds = [req.web.sessionToken, req.cookies[preSessionCookieName(web.cookieSecure)]].filter((seed): seed is string => seed !== undefined);
+  if (crossOrigin || !seeds.some((seed) => csrfTokenMatches(web.ctx.box, seed, presented))) {
     throw new AppError({ status: 403, code: 'CSRF_REJECTED', message: 'This form expired or was not sent from this site. Reload the page and try again.' });
   }
 }
@@ -178,7 +180,8 @@ export async function registerWeb(app: FastifyInstance, web: Web, register: (sco
       if (!route) return;
       reply.header('content-security-policy', PAGE_CSP);
       reply.header('x-frame-options', 'DENY');
-      reply.header('referrer-policy', 'no-referrer');
+      // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on our own form posts.
+      reply.header('referrer-policy', 'same-origin');
       reply.header('x-content-type-options', 'nosniff');
       reply.header('cache-control', 'no-store');
       await loadSession(web, req, reply, route);

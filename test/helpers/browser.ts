@@ -38,7 +38,7 @@ export async function acceptInvitation(page: Page, invitationUrl: string, passwo
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByLabel('Password again').fill(password);
   await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect.poll(() => new URL(page.url()).pathname).toBe('/dashboard');
+  await page.waitForURL((u) => u.pathname === '/dashboard');
 }
 
 export async function signIn(page: Page, base: string, email: string, password = PASSWORD): Promise<void> {
@@ -58,7 +58,7 @@ export async function consoleSignIn(page: Page, base: string, key = OPERATOR_KEY
   await page.goto(`${base}/console/sign-in`);
   await page.getByLabel('Operator key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect.poll(() => new URL(page.url()).pathname).toBe('/console');
+  await page.waitForURL((u) => u.pathname === '/console');
 }
 
 /** Collects what the page's console says about refused scripts or styles (a CSP violation is a bug). */

@@ -104,7 +104,7 @@ export async function findOperatorKey(sql: Sql, digestKey: SecretDigestKey, pres
   return undefined;
 }
 
-const REDACTED_FIELDS = /secret|password|key|token|csrf|confirmation|^code$/i;
+const REDACTED_FIELDS = /secret|password|key|token|csrf|confirmation|sealed|^code$/i;
 
 /** The body as audited: secrets redacted, and text a refused call carried made storable (src/http/input-rules.ts). */
 function redact(value: unknown, depth = 0): unknown {

@@ -82,7 +82,7 @@ export async function readSession(sql: Sql, box: CryptoBox, limits: SessionLimit
     [digest, limits.idleMs / 1000],
   );
   if (!row) return undefined;
-  if (Date.now() - row.last_seen_at.getTime() > TOUCH_RESOLUTION_MS) {
+  if (Date.now() - row.last_seen_at.getTime() > Math.min(TOUCH_RESOLUTION_MS, limits.idleMs / 10)) {
     await sql.query('UPDATE web_sessions SET last_seen_at = now() WHERE id_digest = $1', [digest]);
   }
   return {
@@ -112,13 +112,13 @@ export async function endUserSessions(sql: Sql, userId: string, exceptToken?: { 
   await sql.query('DELETE FROM web_sessions WHERE user_id = $1 AND id_digest IS DISTINCT FROM $2', [userId, keep]);
 }
 
-/** Sessions past their absolute expiry or idle window are deleted by the retention sweep. */
-export async function deleteEndedSessions(sql: Sql, idleMs: number, limit: number): Promise<number> {
+/** Retention: deletes at most `limit` sessions that had ended (expired or idle) before `before`. */
+export async function deleteSessionsEndedBefore(sql: Sql, before: Date, limit: number): Promise<number> {
   const rows = await sql.query(
     `DELETE FROM web_sessions WHERE id_digest = ANY(ARRAY(
-       SELECT id_digest FROM web_sessions WHERE expires_at < now() OR last_seen_at < now() - make_interval(secs => $1)
+       SELECT id_digest FROM web_sessions WHERE expires_at < $1 OR last_seen_at < $1
         LIMIT $2 FOR UPDATE SKIP LOCKED)) RETURNING 1`,
-    [idleMs / 1000, limit],
+    [before, limit],
   );
   return rows.length;
 }
