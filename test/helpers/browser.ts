@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { expect } from 'vitest';
 import { listeningTestApp, operator, OPERATOR_KEY, type TestApp } from './app.js';
 
 /** Debian's Chromium (.ci/run installs it when missing); without it the browser tests are skipped, not failed. */
