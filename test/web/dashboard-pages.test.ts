@@ -4,6 +4,7 @@ import { createRunner } from '../../src/jobs/index.js';
 import type { JobRunner } from '../../src/jobs/runner.js';
 import type { Caller } from '../helpers/app.js';
 import { acceptInvitation, haveChromium, invite, launchBrowser, signedInAdmin, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
+import { completeBusiness } from '../applications/helpers.js';
 import { HttpsReceiver } from '../helpers/https-receiver.js';
 import { placeOrder } from '../orders/helpers.js';
 import { balance, fund, payingWorkspace, ref, saveBeneficiary, waitFor, type PayoutView } from '../payouts/helpers.js';
@@ -128,17 +129,31 @@ describe.skipIf(!haveChromium)('dashboard workspace pages in Chromium', () => {
     await expect.poll(async () => (await c.request('GET', `/v1/orders/${order.id}`)).json<{ status: string }>().status).toBe('funds_received');
   });
 
-  it('shows what an application lacks for submit and what the reviewer asked for', async () => {
+  it('shows what an application lacks for submit, as submit lists it', async () => {
     const page = adminPage;
     const created = await c.request('POST', '/v2/applications', { applicationType: 'business', businessInfo: { registeredName: 'Acme Payments Ltd' } });
     expect(created.statusCode, created.body).toBe(201);
-    const submit = await c.request('POST', `/v2/applications/${created.json<{ id: string }>().id}/submit`);
+    const id = created.json<{ id: string }>().id;
+    const submit = await c.request('POST', `/v2/applications/${id}/submit`);
     expect(submit.statusCode).toBe(422);
-    const missing = submit.json<{ details: { field: string }[] }>().details.map((d) => d.field);
+    const missing = submit.json<{ errors: { field: string }[] }>().errors.map((e) => e.field);
+    expect(missing.length).toBeGreaterThan(0);
     await page.goto(`${t.base}/dashboard/onboarding`);
-    const card = page.locator('section', { hasText: created.json<{ id: string }>().id });
-    const text = (await card.textContent()) ?? '';
-    for (const field of missing) expect(text).toContain(field);
+    const items = await page.locator('section', { hasText: id }).locator('ul.missing li code').allTextContents();
+    expect(items).toEqual(missing);
+  });
+
+  it('asks for more information on a submitted application from the sandbox review, and shows what the reviewer asked', async () => {
+    const page = adminPage;
+    const { application } = await completeBusiness(t.app, c);
+    expect((await c.request('POST', `/v2/applications/${application.id}/submit`)).statusCode).toBe(200);
+    await page.goto(`${t.base}/dashboard/onboarding`);
+    const card = page.locator('section', { hasText: application.id });
+    await card.getByLabel('Decision').selectOption('request_info');
+    await card.getByLabel('Reason (required to ask for more information)').fill('Please upload a clearer certificate');
+    await card.getByRole('button', { name: 'Sandbox: record this review' }).click();
+    await expect.poll(async () => (await c.request('GET', `/v2/applications/${application.id}`)).json<{ status: string }>().status).toBe('more_info_requested');
+    await expect.poll(() => page.locator('section', { hasText: application.id }).textContent()).toContain('The reviewer asked: Please upload a clearer certificate');
   });
 
   it('shows the other pages with no CSP violation: beneficiaries, receiving, events and an event with its payload', async () => {
@@ -162,6 +177,7 @@ describe.skipIf(!haveChromium)('dashboard workspace pages in Chromium', () => {
     const res = await adminPage.goto(`${t.base}/dashboard/payouts/${theirs.id}`);
     expect(res?.status()).toBe(404);
     expect(await adminPage.locator('main').textContent()).not.toContain(theirs.clientRef);
+    expect(csp).toEqual([]);
   });
 
   it('lets a viewer read every page but change nothing: no forms, and a tool POST with a valid CSRF token is 403', async () => {

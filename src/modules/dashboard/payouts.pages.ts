@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { assertCapability } from '../../http/auth.js';
+import { AppError } from '../../http/errors.js';
 import { IdParams } from '../../http/schemas.js';
 import { facts, field, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
 import { queryChoice, queryDay, queryText } from '../../web/forms.js';
@@ -39,7 +40,11 @@ function listFiltersForm(f: { status?: string | undefined; clientRef?: string | 
 /** Where the payout went: the saved beneficiary's name and country, when it was paid to one. */
 async function beneficiaryFact(web: Web, workspaceId: string, payout: PayoutView): Promise<Html | string | null> {
   if (!payout.beneficiaryId) return null;
-  const beneficiary = await getBeneficiary(web.ctx.db, workspaceId, payout.beneficiaryId).catch(() => undefined);
+  // A beneficiary removed since (retention) leaves its id on the payout.
+  const beneficiary = await getBeneficiary(web.ctx.db, workspaceId, payout.beneficiaryId).catch((err: unknown) => {
+    if (err instanceof AppError && err.status === 404) return undefined;
+    throw err;
+  });
   const label = beneficiary ? `${beneficiary.name} (${beneficiary.country})` : payout.beneficiaryId;
   return link(`/dashboard/beneficiaries/${payout.beneficiaryId}`, label);
 }
