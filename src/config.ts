@@ -88,6 +88,10 @@ export interface Config {
   limits: {
     pageLimitDefault: number;
     pageLimitMax: number;
+    /** The events about one object shown on its timeline (a payout's page), oldest first. */
+    timelineEventsMax: number;
+    /** The webhook deliveries of the events of one page (an event's, or a payout's timeline). */
+    eventDeliveriesMax: number;
     bodyBytesMax: number;
     idempotencyKeyLengthMax: number;
     idempotencyTtlMs: number;
@@ -282,6 +286,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     limits: {
       pageLimitDefault: 20,
       pageLimitMax: 100,
+      timelineEventsMax: 100,
+      eventDeliveriesMax: 200,
       bodyBytesMax: 1024 * 1024,
       idempotencyKeyLengthMax: 255,
       idempotencyTtlMs: int(env.IDEMPOTENCY_TTL_MS, 24 * 3600 * 1000, 'IDEMPOTENCY_TTL_MS'),

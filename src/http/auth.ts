@@ -43,6 +43,13 @@ declare module 'fastify' {
   }
 }
 
+/** A change through a capability the operator disabled for the workspace is refused (403). */
+export function assertCapability(disabledCapabilities: readonly string[], capability: Capability): void {
+  if (disabledCapabilities.includes(capability)) {
+    throw new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: `The ${capability} capability is not enabled for this workspace` });
+  }
+}
+
 function bearerToken(req: FastifyRequest): string | undefined {
   const header = req.headers.authorization;
   if (!header) return undefined;
@@ -70,9 +77,7 @@ async function authenticateWorkspace(ctx: AppContext, credentials: CredentialCac
   if (config.scope && !hasScope(row.scopes, config.scope)) {
     throw new AppError({ status: 403, code: 'METHOD_NOT_ENTITLED', message: `This credential lacks the scope ${config.scope}` });
   }
-  if (config.capability && row.disabled_capabilities.includes(config.capability)) {
-    throw new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: `The ${config.capability} capability is not enabled for this workspace` });
-  }
+  if (config.capability) assertCapability(row.disabled_capabilities, config.capability);
   req.auth = {
     workspaceId: row.workspace_id,
     clientId: claims.sub,

@@ -43,3 +43,16 @@ export function queryText(req: FastifyRequest, name: string): string | undefined
 export function safeNext(next: string | undefined, area: 'dashboard' | 'console'): string {
   return next && next.startsWith(`/${area}`) && !next.startsWith('//') && !/[\\\r\n]/.test(next) ? next : `/${area}`;
 }
+
+/** A query parameter that must be one of `allowed` (a list filter's choice); anything else is no filter. */
+export function queryChoice<T extends string>(req: FastifyRequest, name: string, allowed: readonly T[]): T | undefined {
+  const text = queryText(req, name);
+  return allowed.find((choice) => choice === text);
+}
+
+/** A date filter (YYYY-MM-DD from a date input) as the instant its day starts in UTC; anything else is no filter. */
+export function queryDay(req: FastifyRequest, name: string): { day: string; instant: string } | undefined {
+  const day = queryText(req, name);
+  if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) return undefined;
+  return { day, instant: `${day}T00:00:00.000Z` };
+}

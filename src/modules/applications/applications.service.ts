@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
-import { AppError, conflict, fieldError, notFound, validationError } from '../../http/errors.js';
+import { AppError, conflict, fieldError, notFound, validationError, type FieldError } from '../../http/errors.js';
 import type { PageRequest } from '../../http/pagination.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { newId } from '../../lib/ids.js';
@@ -180,6 +180,24 @@ async function move(
   return moved;
 }
 
+/** What an application still lacks before it can be submitted (the items of a 422 APPLICATION_INCOMPLETE). */
+async function missingForSubmit(ctx: AppContext, sql: Sql, row: ApplicationRow, data: ApplicationData): Promise<FieldError[]> {
+  return missingItems({
+    type: row.application_type,
+    data,
+    persons: await personFacts(ctx, sql, row.id),
+    documents: await documentFacts(sql, row.id),
+    termsAccepted: row.terms_version === ctx.config.termsVersion,
+  });
+}
+
+/** The scope's application and what it still lacks for submit, as submit itself would list it. */
+export async function applicationWithGaps(ctx: AppContext, sql: Sql, scope: Scope, id: string): Promise<{ application: ApplicationView; missing: FieldError[] }> {
+  const row = await requireApplication(sql, scope, id);
+  const data = openData(ctx.box, row);
+  return { application: applicationView(row, data), missing: await missingForSubmit(ctx, sql, row, data) };
+}
+
 /**
  * POST /v2/applications/{id}/submit: from draft or more_info_requested. An incomplete application is
  * 422 listing every missing item and stays as it was; a complete one moves to under_review (event
@@ -192,13 +210,7 @@ export async function submitApplication(ctx: AppContext, tx: Tx, scope: Scope, i
     throw conflict('APPLICATION_STATE_CONFLICT', `The application is ${row.status}; only a draft or more_info_requested application is submitted`);
   }
   const data = openData(ctx.box, row);
-  const missing = missingItems({
-    type: row.application_type,
-    data,
-    persons: await personFacts(ctx, tx, row.id),
-    documents: await documentFacts(tx, row.id),
-    termsAccepted: row.terms_version === ctx.config.termsVersion,
-  });
+  const missing = await missingForSubmit(ctx, tx, row, data);
   if (missing.length) {
     throw new AppError({ status: 422, code: 'APPLICATION_INCOMPLETE', message: `The application cannot be submitted: ${missing.length} item(s) missing`, details: missing });
   }

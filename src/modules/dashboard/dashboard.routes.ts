@@ -1,8 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { Web } from '../../web/web.js';
 import { dashboardAuthPages } from './auth.pages.js';
+import { beneficiaryPages } from './beneficiaries.pages.js';
 import { credentialPages } from './credentials.pages.js';
+import { eventPages } from './events.pages.js';
 import { homePages } from './home.pages.js';
+import { onboardingPages } from './onboarding.pages.js';
+import { orderPages } from './orders.pages.js';
+import { payoutPages } from './payouts.pages.js';
+import { receivingPages } from './receiving.pages.js';
+import { sandboxPages } from './sandbox.pages.js';
 import { userPages } from './users.pages.js';
 import { webhookPages } from './webhooks.pages.js';
 
@@ -13,4 +20,11 @@ export function dashboardPages(app: FastifyInstance, web: Web): void {
   credentialPages(app, web);
   webhookPages(app, web);
   userPages(app, web);
+  payoutPages(app, web);
+  beneficiaryPages(app, web);
+  orderPages(app, web);
+  receivingPages(app, web);
+  onboardingPages(app, web);
+  eventPages(app, web);
+  sandboxPages(app, web);
 }

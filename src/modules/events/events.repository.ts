@@ -24,6 +24,20 @@ export async function findEvent(sql: Sql, workspaceId: string, id: string, accou
   );
 }
 
+/**
+ * The workspace's events about one object (its id in the event's data), oldest first, including
+ * those recorded but not delivered (payout.reverted). `since` is when the object was created: no
+ * event about it is older, and it bounds the scan of the workspace's events by time.
+ */
+export async function eventsAboutObject(sql: Sql, workspaceId: string, objectId: string, since: Date, limit: number): Promise<EventRow[]> {
+  return sql.query<EventRow>(
+    `SELECT ${eventColumns} FROM events
+      WHERE workspace_id = $1 AND created_at >= $3 AND data->>'id' = $2
+      ORDER BY seq LIMIT $4`,
+    [workspaceId, objectId, since, limit],
+  );
+}
+
 /** Marks an event as already turned into its deliveries, so the outbox dispatcher leaves it alone. */
 export async function markEventDispatched(sql: Sql, id: string): Promise<void> {
   await sql.query('UPDATE events SET dispatched_at = now() WHERE id = $1', [id]);

@@ -2,7 +2,7 @@ import type { Sql, Tx } from '../../db/db.js';
 import { notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newEventId } from '../../lib/ids.js';
-import { eventColumns, findEvent, type EventRow } from './events.repository.js';
+import { eventColumns, eventsAboutObject, findEvent, type EventRow } from './events.repository.js';
 
 export interface NewEvent {
   workspaceId: string;
@@ -52,6 +52,11 @@ export async function getEvent(sql: Sql, workspaceId: string, id: string, accoun
   const row = await findEvent(sql, workspaceId, id, accountId);
   if (!row) throw notFound('Event');
   return row;
+}
+
+/** The events about one object of the workspace (a payout's moves), oldest first, at most `limit`. */
+export async function eventsAbout(sql: Sql, workspaceId: string, object: { id: string; createdAt: Date }, limit: number) {
+  return (await eventsAboutObject(sql, workspaceId, object.id, object.createdAt, limit)).map(eventView);
 }
 
 /**

@@ -158,3 +158,8 @@ export async function requestMove(
   if (!moved) throw conflict('INVALID_ORDER_STATE', `An order in status ${row.status} cannot be moved to ${MOVE_TARGET[move]} this way`);
   return moved;
 }
+
+/** A move of a workspace's own order (cancel, or a sandbox simulation of the desk): another workspace's order is a 404. */
+export function moveOwnOrder(ctx: AppContext, tx: Tx, workspaceId: string, id: string, move: OrderMove, input: CompletionInput = {}): Promise<OrderRow> {
+  return requestMove(ctx, tx, () => repo.findOrder(tx, workspaceId, id), move, input);
+}

@@ -4,9 +4,8 @@ import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../http/schemas.js';
 import type { Storage } from '../storage/storage.js';
-import { moveAnyOrder, requestMove } from './orders.lifecycle.js';
+import { moveAnyOrder, moveOwnOrder } from './orders.lifecycle.js';
 import { getOrder, listOrders, orderData } from './orders.read.js';
-import { findOrder } from './orders.repository.js';
 import { CompleteBody, CreateOrderBody, OperatorOrderListQuery, OrderListQuery, OrderPage, OrderSchema, ProofBody, ProofUploadBody, ProofUploadSchema } from './orders.schemas.js';
 import { createOrder, issueProofUpload, readProof, submitProof, type OrderCaller } from './orders.service.js';
 import type { OrderMove } from './orders.transitions.js';
@@ -87,7 +86,7 @@ export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Stor
       },
     },
     async (req, reply) =>
-      runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: orderData(await requestMove(ctx, tx, () => findOrder(tx, req.auth.workspaceId, req.params.id), 'cancel')) })),
+      runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: orderData(await moveOwnOrder(ctx, tx, req.auth.workspaceId, req.params.id, 'cancel')) })),
   );
 
   app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof ProofUploadBody> }>(
@@ -141,7 +140,7 @@ export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Stor
         async (req, reply) =>
           runIdempotent(ctx, req, reply, async (tx) => ({
             status: 200,
-            body: orderData(await requestMove(ctx, tx, () => findOrder(tx, req.auth.workspaceId, req.params.id), move, move === 'complete' ? req.body : {})),
+            body: orderData(await moveOwnOrder(ctx, tx, req.auth.workspaceId, req.params.id, move, move === 'complete' ? req.body : {})),
           })),
       );
     }

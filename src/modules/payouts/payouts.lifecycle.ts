@@ -7,6 +7,7 @@ import { payoutProviderFor } from '../../providers/index.js';
 import { recordEvents, type NewEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
 import { payoutData } from './payouts.read.js';
+import { findPayout } from './payouts.repository.js';
 import * as stepsRepo from './payouts.steps.repository.js';
 import type { StatusChange } from './payouts.steps.repository.js';
 import { findPayoutById, type PayoutRow } from './payouts.repository.js';
@@ -179,6 +180,11 @@ export async function requestMove(
   const moved = await applyMove(tx, row, move, failureReason);
   if (!moved) throw conflict('INVALID_PAYOUT_STATE', `A payout in status ${row.status} cannot be moved to ${MOVE_TARGET[move]} this way`);
   return moved;
+}
+
+/** A move of a workspace's own payout (cancel, or a sandbox simulation): another workspace's payout is a 404. */
+export function moveOwnPayout(ctx: AppContext, tx: Tx, workspaceId: string, id: string, move: PayoutMove, failureReason?: string): Promise<PayoutRow> {
+  return requestMove(ctx, tx, () => findPayout(tx, workspaceId, id), move, failureReason);
 }
 
 /** The job of the provider's next look at a payout, in `inMs`. */

@@ -4,9 +4,8 @@ import type { AppContext } from '../../context.js';
 import { renderError } from '../../http/errors.js';
 import { idempotencyOf, runIdempotent, sendAnswer, type StoredAnswer } from '../../http/idempotency.js';
 import { IdParams } from '../../http/schemas.js';
-import { moveAnyPayout, requestMove } from './payouts.lifecycle.js';
+import { moveAnyPayout, moveOwnPayout } from './payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from './payouts.read.js';
-import { findPayout } from './payouts.repository.js';
 import { PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';
 import { PayoutService, type SubmissionResult } from './payouts.service.js';
 import type { PayoutMove } from './payouts.transitions.js';
@@ -107,7 +106,7 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req, reply) =>
       runIdempotent(ctx, req, reply, async (tx) => {
-        const row = await requestMove(ctx, tx, () => findPayout(tx, req.auth.workspaceId, req.params.id), 'cancel');
+        const row = await moveOwnPayout(ctx, tx, req.auth.workspaceId, req.params.id, 'cancel');
         return { status: 200, body: payoutData(row) };
       }),
   );
@@ -129,7 +128,7 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
         },
         async (req, reply) =>
           runIdempotent(ctx, req, reply, async (tx) => {
-            const row = await requestMove(ctx, tx, () => findPayout(tx, req.auth.workspaceId, req.params.id), move, req.body?.reason);
+            const row = await moveOwnPayout(ctx, tx, req.auth.workspaceId, req.params.id, move, req.body?.reason);
             return { status: 200, body: payoutData(row) };
           }),
       );

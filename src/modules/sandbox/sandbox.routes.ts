@@ -1,15 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
-import { fieldError } from '../../http/errors.js';
 import { runIdempotent } from '../../http/idempotency.js';
-import { currencyInfo } from '../../lib/currencies.js';
-import { AMOUNT_PATTERN, parseAmount } from '../../lib/money.js';
+import { AMOUNT_PATTERN } from '../../lib/money.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
-import { balanceEntry } from '../ledger/balances.service.js';
-import { moveFromSystem } from '../ledger/funding.service.js';
-import { balancesOf } from '../ledger/ledger.service.js';
 import { BalanceEntry } from '../ledger/ledger.schemas.js';
+import { fundBalance, fundingAmount } from './sandbox.service.js';
 
 const tags = ['Sandbox'];
 
@@ -35,25 +31,12 @@ export function sandboxRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req, reply) => {
       const { currency } = req.body;
-      if (!currencyInfo(currency)) throw fieldError('currency', `currency ${currency} is not supported`, 'UNSUPPORTED_CURRENCY');
-      const workspace = await getWorkspace(ctx.db, req.auth.workspaceId);
-      if (!workspace.enabled_currencies.includes(currency)) {
-        throw fieldError('currency', `currency ${currency} is not enabled for this workspace`, 'CURRENCY_NOT_ENABLED');
-      }
-      const amountMinor = parseAmount(req.body.amount, currency, 'amount');
-      return runIdempotent(ctx, req, reply, async (tx) => {
-        await moveFromSystem(tx, {
-          workspaceId: req.auth.workspaceId,
-          accountId: req.auth.accountId,
-          currency,
-          amountMinor,
-          system: 'sandbox_funding',
-          reference: { type: 'funding' },
-          description: 'Sandbox funding',
-        });
-        const entry = (await balancesOf(tx, req.auth.accountId)).find((b) => b.currency === currency);
-        return { status: 201, body: entry && balanceEntry(entry, workspace.enabled_currencies) };
-      });
+      const enabled = (await getWorkspace(ctx.db, req.auth.workspaceId)).enabled_currencies;
+      const amountMinor = fundingAmount(currency, req.body.amount, enabled);
+      return runIdempotent(ctx, req, reply, async (tx) => ({
+        status: 201,
+        body: await fundBalance(tx, { workspaceId: req.auth.workspaceId, accountId: req.auth.accountId, currency, amountMinor }, enabled),
+      }));
     },
   );
 }

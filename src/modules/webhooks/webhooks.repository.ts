@@ -130,6 +130,16 @@ export async function findDelivery(sql: Sql, workspaceId: string, endpointId: st
   );
 }
 
+/** The workspace's deliveries of some events (every endpoint, every attempt without its response excerpt), oldest first. */
+export async function deliveriesOfEvents(sql: Sql, workspaceId: string, eventIds: readonly string[], limit: number): Promise<DeliveryRow[]> {
+  return sql.query<DeliveryRow>(
+    `SELECT ${deliveryListColumns} FROM webhook_deliveries
+      WHERE workspace_id = $1 AND event_id = ANY($2::text[])
+      ORDER BY created_at, id LIMIT $3`,
+    [workspaceId, eventIds, limit],
+  );
+}
+
 /**
  * Turns up to `batchMax` undispatched events (oldest first) into one delivery per subscribed, enabled
  * endpoint of the event's workspace that existed when the event happened, and marks them dispatched,

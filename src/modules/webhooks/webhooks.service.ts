@@ -202,3 +202,9 @@ export async function getDelivery(sql: Sql, workspaceId: string, endpointId: str
   if (!row) throw notFound('Webhook delivery');
   return row;
 }
+
+/** The deliveries of the workspace's events to its endpoints, with their attempts (an event's page, a payout's timeline). */
+export async function deliveriesOfEvents(sql: Sql, workspaceId: string, eventIds: readonly string[], limit: number) {
+  if (eventIds.length === 0) return [];
+  return (await repo.deliveriesOfEvents(sql, workspaceId, eventIds, limit)).map(deliveryView);
+}

@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import { IdParams } from '../../http/schemas.js';
+import { facts, filterForm, link, pager, section, select, status, table, when } from '../../web/components.js';
+import { queryChoice, queryText } from '../../web/forms.js';
+import { html } from '../../web/html.js';
+import { sendPage, type Web } from '../../web/web.js';
+import { getBeneficiary, listBeneficiaries, type BeneficiaryAccountView, type BeneficiaryStatus } from '../beneficiaries/beneficiaries.service.js';
+import { dashboardUser } from './caller.js';
+
+const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
+const STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'suspended'];
+
+/** An account's identifiers as the API shows them (IBAN, account number, wallet...). */
+const accountData = (a: BeneficiaryAccountView) =>
+  html`<dl class="inline-facts">${Object.entries(a.data).map(([k, v]) => html`<dt>${k}</dt><dd><code>${typeof v === 'string' ? v : JSON.stringify(v)}</code></dd>`)}</dl>`;
+
+/** Saved beneficiaries (as GET /v1/beneficiaries): the workspace's and its sub-accounts'. */
+export function beneficiaryPages(app: FastifyInstance, web: Web): void {
+  const { ctx } = web;
+
+  app.get('/dashboard/beneficiaries', member, async (req, reply) => {
+    const wanted = queryChoice(req, 'status', STATUSES);
+    const list = await listBeneficiaries(ctx.db, { workspaceId: dashboardUser(req).workspaceId, subAccountId: undefined }, { status: wanted, cursor: queryText(req, 'cursor') });
+    const body = html`${filterForm('/dashboard/beneficiaries', [select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...STATUSES], value: wanted ?? '' })])}
+${table(
+  'Beneficiaries, newest first',
+  [
+    { label: 'Name', cell: (b) => link(`/dashboard/beneficiaries/${b.id}`, b.name) },
+    { label: 'Type', cell: (b) => b.type },
+    { label: 'Country', cell: (b) => b.country },
+    { label: 'Accounts', cell: (b) => b.accounts.map((a) => `${a.type} ${a.currency}`).join(', ') },
+    { label: 'Status', cell: (b) => status(b.status) },
+    { label: 'Created', cell: (b) => when(b.createdAt) },
+  ],
+  list.data,
+  'No beneficiary saved yet.',
+)}
+${pager('/dashboard/beneficiaries', { status: wanted }, list.nextCursor)}`;
+    return sendPage(web, req, reply, { title: 'Beneficiaries', body });
+  });
+
+  app.get<{ Params: { id: string } }>('/dashboard/beneficiaries/:id', { ...member, schema: { hide: true, params: IdParams } }, async (req, reply) => {
+    const b = await getBeneficiary(ctx.db, dashboardUser(req).workspaceId, req.params.id);
+    const body = html`${facts([
+      ['Status', status(b.status)],
+      ['Type', b.type],
+      ['Country', b.country],
+      ['Address', [b.address, b.addressLine2, b.postcode, b.city, b.countrySubdivision].filter(Boolean).join(', ') || null],
+      ['Email', b.email],
+      ['Date of birth', b.dateOfBirth],
+      ['Registration number', b.registrationNumber],
+      ['Sub-account', b.accountId],
+      ['Notes', b.notes],
+      ['Created', when(b.createdAt)],
+      ['Updated', when(b.updatedAt)],
+    ])}
+${section(
+  'Accounts',
+  table(
+    'Where this beneficiary is paid',
+    [
+      { label: 'Type', cell: (a) => a.type },
+      { label: 'Currency', cell: (a) => a.currency },
+      { label: 'Country', cell: (a) => a.country ?? '' },
+      { label: 'Details', cell: (a) => accountData(a) },
+      { label: 'Account id', cell: (a) => html`<code>${a.id}</code>` },
+    ],
+    b.accounts,
+    'No account.',
+  ),
+)}`;
+    return sendPage(web, req, reply, { title: b.name, body });
+  });
+}

@@ -1,0 +1,152 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { assertCapability } from '../../http/auth.js';
+import { AppError } from '../../http/errors.js';
+import { IdParams } from '../../http/schemas.js';
+import { facts, field, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
+import { queryChoice, queryDay, queryText } from '../../web/forms.js';
+import { html, type Html } from '../../web/html.js';
+import { sendPage, seeOther, type Web } from '../../web/web.js';
+import { getBeneficiary } from '../beneficiaries/beneficiaries.service.js';
+import { eventsAbout } from '../events/events.service.js';
+import { moveOwnPayout } from '../payouts/payouts.lifecycle.js';
+import { getPayout, listPayouts, payoutData } from '../payouts/payouts.read.js';
+import { MOVE_FROM, PAYOUT_STATUSES, type PayoutMove } from '../payouts/payouts.transitions.js';
+import { deliveriesOfEvents } from '../webhooks/webhooks.service.js';
+import { dashboardCaller, dashboardUser } from './caller.js';
+import { deliveriesTable } from './events.pages.js';
+import { attempt } from './refusal.js';
+
+const page = { schema: { hide: true, params: IdParams } };
+const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
+type PayoutView = ReturnType<typeof payoutData>;
+
+/** The sandbox's provider moves, offered on a payout's page where the payout can take them (sandbox.pages.ts answers them). */
+const SANDBOX_MOVES: readonly { move: PayoutMove; label: string }[] = [
+  { move: 'process', label: 'Sandbox: mark processing' },
+  { move: 'pay', label: 'Sandbox: mark paid' },
+  { move: 'fail', label: 'Sandbox: fail' },
+  { move: 'revert', label: 'Sandbox: revert (paid, then returned)' },
+];
+
+function listFiltersForm(f: { status?: string | undefined; clientRef?: string | undefined; from?: string | undefined; to?: string | undefined }): Html {
+  return filterForm('/dashboard/payouts', [
+    select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...PAYOUT_STATUSES], value: f.status ?? '' }),
+    field({ label: 'Client reference', name: 'clientRef', value: f.clientRef }),
+    field({ label: 'Created from (UTC)', name: 'createdFrom', type: 'date', value: f.from }),
+    field({ label: 'Created before (UTC)', name: 'createdTo', type: 'date', value: f.to }),
+  ]);
+}
+
+/** Where the payout went: the saved beneficiary's name and country, when it was paid to one. */
+async function beneficiaryFact(web: Web, workspaceId: string, payout: PayoutView): Promise<Html | string | null> {
+  if (!payout.beneficiaryId) return null;
+  // A beneficiary removed since (retention) leaves its id on the payout.
+  const beneficiary = await getBeneficiary(web.ctx.db, workspaceId, payout.beneficiaryId).catch((err: unknown) => {
+    if (err instanceof AppError && err.status === 404) return undefined;
+    throw err;
+  });
+  const label = beneficiary ? `${beneficiary.name} (${beneficiary.country})` : payout.beneficiaryId;
+  return link(`/dashboard/beneficiaries/${payout.beneficiaryId}`, label);
+}
+
+/** State moves (the payout's events, oldest first), then the webhook deliveries of those events. */
+async function timeline(web: Web, workspaceId: string, payout: PayoutView): Promise<Html> {
+  const { limits } = web.ctx.config;
+  const moves = await eventsAbout(web.ctx.db, workspaceId, { id: payout.id, createdAt: new Date(payout.createdAt) }, limits.timelineEventsMax);
+  const deliveries = await deliveriesOfEvents(web.ctx.db, workspaceId, moves.map((e) => e.id), limits.eventDeliveriesMax);
+  return html`<ol class="timeline" aria-label="State moves">
+<li>${when(payout.createdAt)} · created</li>
+${moves.map((e) => html`<li>${when(e.createdAt)} · ${status(String(e.data.status ?? ''))} · event ${e.type} ${link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`)}</li>`)}
+</ol>
+${deliveriesTable('Webhook deliveries of these events and their attempts', deliveries)}`;
+}
+
+function actions(web: Web, req: FastifyRequest, payout: PayoutView): Html {
+  if (dashboardUser(req).role !== 'admin') return html``;
+  const cancel = MOVE_FROM.cancel.includes(payout.status)
+    ? postForm({ action: `/dashboard/payouts/${payout.id}/cancel`, csrf: req.web.csrf, submit: 'Cancel this payout', danger: true, confirm: 'Cancel this payout? Its held funds return to the balance.', inline: true })
+    : '';
+  const simulated = web.sandbox
+    ? SANDBOX_MOVES.filter((s) => MOVE_FROM[s.move].includes(payout.status)).map((s) =>
+        postForm({ action: `/dashboard/sandbox/payouts/${payout.id}/${s.move}`, csrf: req.web.csrf, submit: s.label, inline: true }),
+      )
+    : [];
+  if (!cancel && simulated.length === 0) return html``;
+  return section('Actions', html`<div class="actions">${cancel}${simulated}</div>`);
+}
+
+async function detailBody(web: Web, req: FastifyRequest, id: string, refusal?: string): Promise<{ title: string; body: Html }> {
+  const workspaceId = dashboardUser(req).workspaceId;
+  const payout = payoutData(await getPayout(web.ctx.db, workspaceId, id));
+  const body = html`${refusal ? notice('error', refusal) : ''}
+${facts([
+  ['Status', status(payout.status)],
+  ['Amount', money(payout.amount, payout.currency)],
+  ['Fee', money(payout.fee, payout.feeCurrency)],
+  ['Funded from', payout.feeCurrency],
+  ['Beneficiary', await beneficiaryFact(web, workspaceId, payout)],
+  ['Rail', payout.route],
+  ['Client reference', payout.clientRef],
+  ['Reference', payout.reference],
+  ['Purpose', payout.purpose],
+  ['Failure reason', payout.failureReason],
+  ['Created', when(payout.createdAt)],
+  ['Completed', when(payout.completedAt)],
+])}
+${actions(web, req, payout)}
+${section('Timeline', await timeline(web, workspaceId, payout))}`;
+  return { title: `Payout ${payout.clientRef}`, body };
+}
+
+/** Payouts (as GET /v1/payouts): the list with its filters, each payout's page with its timeline, and cancelling. */
+export function payoutPages(app: FastifyInstance, web: Web): void {
+  const { ctx } = web;
+
+  app.get('/dashboard/payouts', member, async (req, reply) => {
+    const f = {
+      status: queryChoice(req, 'status', PAYOUT_STATUSES),
+      clientRef: queryText(req, 'clientRef'),
+      createdFrom: queryDay(req, 'createdFrom'),
+      createdTo: queryDay(req, 'createdTo'),
+    };
+    const list = await listPayouts(ctx.db, { workspaceId: dashboardUser(req).workspaceId }, {
+      status: f.status,
+      clientRef: f.clientRef,
+      createdFrom: f.createdFrom?.instant,
+      createdTo: f.createdTo?.instant,
+      cursor: queryText(req, 'cursor'),
+    });
+    const shown = { status: f.status, clientRef: f.clientRef, createdFrom: f.createdFrom?.day, createdTo: f.createdTo?.day };
+    const body = html`${listFiltersForm({ status: f.status, clientRef: f.clientRef, from: shown.createdFrom, to: shown.createdTo })}
+${table(
+  'Payouts, newest first',
+  [
+    { label: 'Created', cell: (p) => when(p.createdAt) },
+    { label: 'Client reference', cell: (p) => link(`/dashboard/payouts/${p.id}`, p.clientRef) },
+    { label: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
+    { label: 'Fee', numeric: true, cell: (p) => money(p.fee, p.feeCurrency) },
+    { label: 'Rail', cell: (p) => p.route },
+    { label: 'Status', cell: (p) => status(p.status) },
+  ],
+  list.data,
+  'No payout matches.',
+)}
+${pager('/dashboard/payouts', shown, list.nextCursor)}`;
+    return sendPage(web, req, reply, { title: 'Payouts', body });
+  });
+
+  app.get<{ Params: { id: string } }>('/dashboard/payouts/:id', { ...page, config: member.config }, async (req, reply) =>
+    sendPage(web, req, reply, await detailBody(web, req, req.params.id)),
+  );
+
+  // Cancelling: the same service as POST /v1/payouts/:id/cancel; a refusal (409) is shown on the payout's page.
+  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/cancel', { ...page, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {
+    const caller = await dashboardCaller(ctx, req);
+    const refused = await attempt(async () => {
+      assertCapability(caller.workspace.disabledCapabilities, 'payouts');
+      await ctx.db.tx((tx) => moveOwnPayout(ctx, tx, caller.workspaceId, req.params.id, 'cancel'));
+    });
+    if (refused) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, refused.message)), status: refused.status });
+    return seeOther(reply, `/dashboard/payouts/${req.params.id}`);
+  });
+}
