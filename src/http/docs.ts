@@ -260,7 +260,9 @@ export function swaggerUiBranding(): Json {
       css: [{ filename: 'corridor.css', content: THEME_CSS }],
       favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) }],
     },
-    uiConfig: { docExpansion: 'list', deepLinking: true },
+    // Tags start collapsed: with every one of 130-odd operations listed at once, Swagger UI stopped
+    // rendering after the second tag (measured in Chromium); a reader opens the section they need.
+    uiConfig: { docExpansion: 'none', deepLinking: true },
     transformSpecification: (swaggerObject: Readonly<Record<string, unknown>>) => samplesInDescriptions({ ...swaggerObject }),
   };
 }

@@ -45,9 +45,11 @@ export function safeNext(next: string | undefined, area: 'dashboard' | 'console'
 }
 
 /** A query parameter that must be one of `allowed` (a list filter's choice); anything else is no filter. */
-export function queryChoice<T extends string>(req: FastifyRequest, name: string, allowed: readonly T[]): T | undefined {
+/** A filter of listed values: one of `choices`, `fallback` when absent or unknown, and nothing for `all`. */
+export function queryChoice<T extends string>(req: FastifyRequest, name: string, choices: readonly T[], fallback?: T): T | undefined {
   const text = queryText(req, name);
-  return allowed.find((choice) => choice === text);
+  if (text === 'all') return undefined;
+  return choices.find((choice) => choice === text) ?? fallback;
 }
 
 /** A date filter (YYYY-MM-DD from a date input) as the instant its day starts in UTC; anything else is no filter. */
@@ -55,4 +57,31 @@ export function queryDay(req: FastifyRequest, name: string): { day: string; inst
   const day = queryText(req, name);
   if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) return undefined;
   return { day, instant: `${day}T00:00:00.000Z` };
+}
+
+/** A change a person asked for and the service refused: what to show beside the form, and the status. */
+export interface Refusal {
+  status: number;
+  message: string;
+  /** Field errors by field name, to show beside each input. */
+  fields: Record<string, string>;
+}
+
+/**
+ * The refusal a person can act on from a failed change (a 4xx other than not-found, with its
+ * message and field errors); anything else (a 404, a 5xx) is thrown on to the error page.
+ */
+export function refusalOf(err: unknown): Refusal {
+  const errors = formErrors(err);
+  if (!errors || !(err instanceof AppError) || err.status === 404) throw err;
+  return { status: err.status, ...errors };
+}
+
+/** Runs a change through its service: done, or refused (nothing changed: the service refused before writing, or its transaction rolled back). */
+export async function attempt<T>(change: () => Promise<T>): Promise<{ done: T } | { refused: Refusal }> {
+  try {
+    return { done: await change() };
+  } catch (err) {
+    return { refused: refusalOf(err) };
+  }
 }

@@ -1,12 +1,8 @@
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-
-// Debian's Chromium (.ci/run installs it when missing); without it this file is skipped, not failed.
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
+import { haveChromium, launchBrowser } from '../helpers/browser.js';
 
 describe.skipIf(!haveChromium)('/docs in Chromium', () => {
   let t: TestApp;
@@ -17,10 +13,7 @@ describe.skipIf(!haveChromium)('/docs in Chromium', () => {
     t = await createTestApp();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -46,7 +39,9 @@ describe.skipIf(!haveChromium)('/docs in Chromium', () => {
     // Corridor's logo in the top bar, not the framework's.
     const logo = await page.locator('.topbar img').first().getAttribute('src');
     expect(logo).toMatch(/^data:image\/svg\+xml;base64,/);
-    // An operation opened shows its curl and SDK samples.
+    // Tags start collapsed; every one is listed. An operation opened shows its curl and SDK samples.
+    expect(await page.locator('.opblock-tag').count()).toBeGreaterThan(15);
+    await page.locator('.opblock-tag[data-tag="Payouts"]').click();
     const opened = page.locator('.opblock-post', { has: page.locator('.opblock-summary-path[data-path="/v1/payouts"]') }).first();
     await opened.locator('.opblock-summary').first().click();
     await opened.locator('text=corridor.payouts.create(').first().waitFor({ timeout: 15_000 });

@@ -27,7 +27,7 @@ async function unlabelledFields(page: Page): Promise<string[]> {
 async function visit(page: Page, base: string, url: string, heading: string, shot: string | undefined, problems: string[]): Promise<void> {
   const res = await page.goto(`${base}${url}`);
   expect(res?.status(), url).toBe(200);
-  await expect.poll(() => page.locator('h1').first().innerText()).toBe(heading);
+  await expect.poll(() => page.locator('h1').first().innerText()).toMatch(new RegExp(`^${heading}`));
   expect(await unlabelledFields(page), url).toEqual([]);
   expect(problems, url).toEqual([]);
   if (SCREENSHOTS_DIR && shot) await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${shot}.png`), fullPage: true });

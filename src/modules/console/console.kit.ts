@@ -1,10 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { Type, type TObject } from 'typebox';
-import { AppError } from '../../http/errors.js';
 import { Uuid } from '../../http/schemas.js';
 import { isUuid } from '../../lib/ids.js';
 import { notice } from '../../web/components.js';
-import { formErrors } from '../../web/forms.js';
+import type { Refusal } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 
 /** What every console page route is: hidden from the API docs, signed in to the console. */
@@ -19,28 +18,9 @@ export function consoleRoute(params: TObject) {
 export const IdPath = Type.Object({ id: Uuid });
 export const idsPath = (other: string) => Type.Object({ id: Uuid, [other]: Uuid });
 
-/** A change the operator asked for and the service refused: what to show beside the form, and the status. */
-export interface Refusal {
-  status: number;
-  message: string;
-  fields: Record<string, string>;
-}
-
-/**
- * Runs a change through its service. A refusal the operator can act on (a 4xx AppError) comes back
- * to be shown with the form, nothing changed; anything else is thrown to the error page.
- */
-export async function attempt<T>(change: () => Promise<T>): Promise<{ done: T } | { refused: Refusal }> {
-  try {
-    return { done: await change() };
-  } catch (err) {
-    const refused = formErrors(err);
-    if (!refused || !(err instanceof AppError)) throw err;
-    return { refused: { status: err.status, ...refused } };
-  }
-}
-
 /** The refusal as an alert, with each field's message. */
+export { attempt, queryChoice, type Refusal } from '../../web/forms.js';
+
 export function refusalNotice(refusal: Refusal | undefined): Html {
   if (!refusal) return html``;
   const fields = Object.entries(refusal.fields);
@@ -51,13 +31,6 @@ export function refusalNotice(refusal: Refusal | undefined): Html {
 export function queryId(req: FastifyRequest, name: string): string | undefined {
   const value = ((req.query ?? {}) as Record<string, unknown>)[name];
   return typeof value === 'string' && isUuid(value) ? value : undefined;
-}
-
-/** A status filter: one of the listed values, or undefined. */
-export function queryChoice<T extends string>(req: FastifyRequest, name: string, choices: readonly T[], fallback?: T): T | undefined {
-  const value = ((req.query ?? {}) as Record<string, unknown>)[name];
-  if (value === 'all') return undefined;
-  return typeof value === 'string' && (choices as readonly string[]).includes(value) ? (value as T) : fallback;
 }
 
 /** The rows of a queue list page, by cursor. */

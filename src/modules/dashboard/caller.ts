@@ -1,8 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { AuthContext } from '../../http/auth.js';
-import { AppError } from '../../http/errors.js';
-import { formErrors } from '../../web/forms.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import type { WebSession } from '../users/sessions.service.js';
@@ -44,16 +42,4 @@ export function canChange(req: FastifyRequest): boolean {
   return dashboardUser(req).role === 'admin';
 }
 
-/** A refusal to show in the form again: its status, message and errors by field. */
-export interface Refusal {
-  status: number;
-  message: string;
-  fields: Record<string, string>;
-}
-
-/** The refusal a person can act on (a 4xx with a message) from a failed change; anything else is thrown on. */
-export function refusalOf(err: unknown): Refusal {
-  const errors = formErrors(err);
-  if (!errors || !(err instanceof AppError)) throw err;
-  return { status: err.status, ...errors };
-}
+export { refusalOf, type Refusal } from '../../web/forms.js';

@@ -9,7 +9,7 @@ import { moveOwnOrder } from '../orders/orders.lifecycle.js';
 import { getOrder, listOrders, orderData, type OrderView } from '../orders/orders.read.js';
 import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../orders/orders.transitions.js';
 import { dashboardCaller, dashboardUser } from './caller.js';
-import { attempt } from './refusal.js';
+import { attempt } from '../../web/forms.js';
 
 const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
 const byId = { schema: { hide: true, params: IdParams } };
@@ -112,11 +112,11 @@ ${pager('/dashboard/orders', f, list.nextCursor)}`;
   // The same service as POST /v1/orders/:id/cancel; a refusal (409) is shown on the order's page.
   app.post<{ Params: { id: string } }>('/dashboard/orders/:id/cancel', { ...byId, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
-    const refused = await attempt(async () => {
+    const result = await attempt(async () => {
       assertCapability(caller.workspace.disabledCapabilities, 'orders');
       await ctx.db.tx((tx) => moveOwnOrder(ctx, tx, caller.workspaceId, req.params.id, 'cancel'));
     });
-    if (refused) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, refused.message)), status: refused.status });
+    if ('refused' in result) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, result.refused.message)), status: result.refused.status });
     return seeOther(reply, `/dashboard/orders/${req.params.id}`);
   });
 }

@@ -14,7 +14,7 @@ import { MOVE_FROM, PAYOUT_STATUSES, type PayoutMove } from '../payouts/payouts.
 import { deliveriesOfEvents } from '../webhooks/webhooks.service.js';
 import { dashboardCaller, dashboardUser } from './caller.js';
 import { deliveriesTable } from './events.pages.js';
-import { attempt } from './refusal.js';
+import { attempt } from '../../web/forms.js';
 
 const page = { schema: { hide: true, params: IdParams } };
 const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
@@ -142,11 +142,11 @@ ${pager('/dashboard/payouts', shown, list.nextCursor)}`;
   // Cancelling: the same service as POST /v1/payouts/:id/cancel; a refusal (409) is shown on the payout's page.
   app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/cancel', { ...page, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
-    const refused = await attempt(async () => {
+    const result = await attempt(async () => {
       assertCapability(caller.workspace.disabledCapabilities, 'payouts');
       await ctx.db.tx((tx) => moveOwnPayout(ctx, tx, caller.workspaceId, req.params.id, 'cancel'));
     });
-    if (refused) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, refused.message)), status: refused.status });
+    if ('refused' in result) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, result.refused.message)), status: result.refused.status });
     return seeOther(reply, `/dashboard/payouts/${req.params.id}`);
   });
 }

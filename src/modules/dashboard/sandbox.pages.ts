@@ -19,7 +19,7 @@ import { dashboardCaller, dashboardUser } from './caller.js';
 import { REVIEW_DECISIONS } from './onboarding.pages.js';
 import { SANDBOX_ORDER_MOVES } from './orders.pages.js';
 import { masterOwner } from './receiving.pages.js';
-import { attempt, type Refusal } from './refusal.js';
+import { attempt, type Refusal } from '../../web/forms.js';
 
 const PAYOUT_MOVES = ['process', 'pay', 'fail', 'revert'] as const satisfies readonly PayoutMove[];
 const ORDER_MOVES = SANDBOX_ORDER_MOVES.map((m) => m.move);
@@ -107,8 +107,8 @@ export function sandboxPages(app: FastifyInstance, web: Web): void {
   /** Runs a tool; after it, the page that shows the result, or the tools again with the refusal. */
   const run = async (req: FastifyRequest, reply: FastifyReply, change: (caller: AuthContext) => Promise<unknown>, done: string) => {
     const caller = await dashboardCaller(ctx, req);
-    const refused = await attempt(() => change(caller));
-    return refused ? tools(req, reply, refused) : seeOther(reply, done);
+    const result = await attempt(() => change(caller));
+    return 'refused' in result ? tools(req, reply, result.refused) : seeOther(reply, done);
   };
 
   const movePayout = (caller: AuthContext, id: string, move: PayoutMove, reason: string | undefined) =>
