@@ -6,6 +6,7 @@ import { createRunner } from '../../src/jobs/index.js';
 import { completeBusiness } from '../applications/helpers.js';
 import { fund, payingWorkspace, ref, saveBeneficiary, waitFor } from '../payouts/helpers.js';
 import type { Caller } from '../helpers/app.js';
+import { HttpsReceiver } from '../helpers/https-receiver.js';
 import { consoleSignIn, haveChromium, launchBrowser, signedInAdmin, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
 
 /**
@@ -39,6 +40,7 @@ describe.skipIf(!haveChromium)('a tour of the dashboard and the console', () => 
   let c: Caller;
   let payoutId: string;
   let stopRunner: () => Promise<void>;
+  let receiver: HttpsReceiver;
 
   beforeAll(async () => {
     if (SCREENSHOTS_DIR) mkdirSync(SCREENSHOTS_DIR, { recursive: true });
@@ -49,6 +51,9 @@ describe.skipIf(!haveChromium)('a tour of the dashboard and the console', () => 
     c = await payingWorkspace(t);
     await fund(c, 'EUR', '25000.00');
     await fund(c, 'USD', '12000.00');
+    receiver = await HttpsReceiver.start();
+    const hook = await c.request('POST', '/v1/webhooks', { url: receiver.url('/corridor'), events: ['payout.processing', 'payout.paid', 'payout.failed'] });
+    expect(hook.statusCode, hook.body).toBe(201);
     const beneficiaryId = await saveBeneficiary(c);
     for (const amount of ['120.00', '75.50', '310.13']) {
       const res = await c.request('POST', '/v1/payouts', { amount, currency: 'EUR', beneficiary: { id: beneficiaryId }, clientRef: ref('tour') }, { 'idempotency-key': ref('k') });
@@ -56,12 +61,18 @@ describe.skipIf(!haveChromium)('a tour of the dashboard and the console', () => 
       payoutId = res.json<{ id: string }>().id;
     }
     await waitFor(c, payoutId, (p) => p.status === 'failed' || p.status === 'paid');
-    await completeBusiness(t.app, c);
+    const { application } = await completeBusiness(t.app, c);
+    expect((await c.request('POST', `/v2/applications/${application.id}/submit`)).statusCode).toBe(200);
+    for (const [fromAmount, funding] of [['2500.00', 'settlement'], ['800.00', 'balance']]) {
+      const order = await c.request('POST', '/v1/orders', { clientRef: ref('desk'), fromCurrency: 'EUR', toCurrency: 'USD', fromAmount, funding }, { 'idempotency-key': ref('k') });
+      expect(order.statusCode, order.body).toBe(201);
+    }
     browser = await launchBrowser();
   }, 90_000);
   afterAll(async () => {
     await browser?.close();
     await stopRunner?.();
+    await receiver?.close();
     await t?.close();
   });
 
