@@ -3,8 +3,9 @@ import { loadConfig } from './config.js';
 import { start, type Role } from './cli/start.js';
 import { openContext } from './runtime.js';
 import { createWorkspace } from './modules/accounts/accounts.service.js';
-import { createCredential } from './modules/auth/credentials.service.js';
-import { isScope } from './modules/auth/scopes.js';
+import { issueCredential } from './modules/auth/credentials.service.js';
+import { AppError } from './http/errors.js';
+import { isUuid } from './lib/ids.js';
 import { migrate } from './db/migrate.js';
 import { connect } from './db/db.js';
 import { clientFromFlags, CLIENT_FLAGS } from './cli/client.js';
@@ -62,13 +63,13 @@ async function main(argv: string[]): Promise<void> {
       const { values } = parseArgs({ args: rest, options: { workspace: { type: 'string' }, scopes: { type: 'string' } } });
       if (!values.workspace) fail('--workspace is required');
       const scopes = values.scopes?.split(',').map((s) => s.trim()).filter(Boolean);
-      const bad = scopes?.filter((s) => !isScope(s)) ?? [];
-      if (bad.length) fail(`unknown scopes: ${bad.join(', ')}`);
+      if (!isUuid(values.workspace)) fail(`no workspace ${values.workspace}`);
       const ctx = await openContext(config);
-      const issued = await ctx.db.tx(async (tx) => {
-        const [exists] = await tx.query('SELECT 1 FROM workspaces WHERE id = $1::uuid', [values.workspace]);
-        if (!exists) fail(`no workspace ${values.workspace}`);
-        return createCredential(tx, ctx.box, values.workspace as string, { scopes });
+      // The same issuing rule as the operator API and the pages: known scopes, an existing workspace.
+      const issued = await issueCredential(ctx.db, ctx.box, values.workspace, { scopes }).catch(async (err: unknown) => {
+        await ctx.db.close();
+        if (err instanceof AppError) fail(err.status === 404 ? `no workspace ${values.workspace}` : err.message);
+        throw err;
       });
       await ctx.db.close();
       process.stdout.write(`${JSON.stringify(issued, null, 2)}\n`);

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, newWorkspace, type Caller, type TestApp } from './helpers/app.js';
+import { createTestApp, newWorkspace, OPERATOR_KEY, type Caller, type TestApp } from './helpers/app.js';
+import { WebClient } from './helpers/web-client.js';
 
 /** What the logs may and may not hold: no personal data from failing statements, no credentials from URLs. */
 
@@ -110,5 +111,31 @@ describe('logs', () => {
     // The rest of the URL is kept.
     expect(urls).toContain('/v1/account?access_token=[redacted]&limit=5');
     expect(urls.some((u) => u.startsWith('/oauth/token?client_secret=[redacted]&client_id='))).toBe(true);
+  });
+
+  it('an invitation link, a password and a session cookie of the dashboard never reach the log', async () => {
+    chunks.length = 0;
+    const password = `pw ${randomBytes(12).toString('hex')}`;
+    const invited = await t.app.inject({
+      method: 'POST',
+      url: `/operator/v1/workspaces/${caller.workspaceId}/users`,
+      headers: { authorization: `Bearer ${OPERATOR_KEY}` },
+      payload: { email: 'logged@example.com', role: 'admin' },
+    });
+    const link = new URL(invited.json<{ invitationUrl: string }>().invitationUrl);
+    const token = link.searchParams.get('token') as string;
+    const web = new WebClient(t.app);
+    await web.get(link.pathname + link.search);
+    await web.get('/dashboard/invitation');
+    await web.post('/dashboard/invitation', { password, confirmation: password });
+    const session = web.cookies.get('corridor_dashboard') as string;
+    expect(session).toBeDefined();
+    expect((await web.get('/dashboard')).statusCode).toBe(200);
+
+    const text = chunks.join('');
+    expect(text).toContain('/dashboard/invitation?token=[redacted]');
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(password);
+    expect(text).not.toContain(session);
   });
 });

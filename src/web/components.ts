@@ -61,11 +61,14 @@ export function checkboxes(o: { legend: string; name: string; options: readonly 
  * A form that changes something: POST, with the page's CSRF token. `confirm` asks before sending
  * (the page script reads data-confirm; without scripts the form still works).
  */
-export function postForm(o: { action: string; csrf: string; submit: string; danger?: boolean; confirm?: string; inline?: boolean; id?: string }, ...body: Html[]): Html {
+export function postForm(
+  o: { action: string; csrf: string; submit: string; danger?: boolean; confirm?: string; inline?: boolean; id?: string; /** The button's accessible name where `submit` repeats on every row of a table ("Disable ada@…"). */ label?: string },
+  ...body: Html[]
+): Html {
   return html`<form method="post" action="${o.action}" class="${o.inline ? 'inline' : 'stacked'}"${o.confirm ? html` data-confirm="${o.confirm}"` : ''}${o.id ? html` id="${o.id}"` : ''}>
 <input type="hidden" name="_csrf" value="${o.csrf}">
 ${body}
-<button type="submit" class="${o.danger ? 'danger' : 'primary'}">${o.submit}</button>
+<button type="submit" class="${o.danger ? 'danger' : 'primary'}"${o.label ? html` aria-label="${o.label}"` : ''}>${o.submit}</button>
 </form>`;
 }
 

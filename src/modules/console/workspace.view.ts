@@ -140,13 +140,13 @@ async function usersSection(web: Web, req: FastifyRequest, w: Workspace, refusal
   const actions = (u: Row) =>
     html`<div class="actions">${
       u.status === 'invited'
-        ? postForm({ action: `${base(w)}/users/${u.id}/invitation`, csrf: req.web.csrf, submit: 'New invitation link', inline: true })
+        ? postForm({ action: `${base(w)}/users/${u.id}/invitation`, csrf: req.web.csrf, submit: 'New invitation link', label: `New invitation link for ${u.email}`, inline: true })
         : postForm(
-            { action: `${base(w)}/users/${u.id}`, csrf: req.web.csrf, submit: u.status === 'disabled' ? 'Enable' : 'Disable', danger: u.status !== 'disabled', inline: true },
+            { action: `${base(w)}/users/${u.id}`, csrf: req.web.csrf, submit: u.status === 'disabled' ? 'Enable' : 'Disable', label: `${u.status === 'disabled' ? 'Enable' : 'Disable'} ${u.email}`, danger: u.status !== 'disabled', inline: true },
             html`<input type="hidden" name="status" value="${u.status === 'disabled' ? 'active' : 'disabled'}">`,
           )
     }${postForm(
-      { action: `${base(w)}/users/${u.id}`, csrf: req.web.csrf, submit: `Make ${u.role === 'admin' ? 'viewer' : 'admin'}`, inline: true },
+      { action: `${base(w)}/users/${u.id}`, csrf: req.web.csrf, submit: `Make ${u.role === 'admin' ? 'viewer' : 'admin'}`, label: `Make ${u.email} ${u.role === 'admin' ? 'viewer' : 'admin'}`, inline: true },
       html`<input type="hidden" name="role" value="${u.role === 'admin' ? 'viewer' : 'admin'}">`,
     )}</div>`;
   return html`<section id="users"><h2>Dashboard users</h2>${refusalNotice(refusal)}

@@ -23,13 +23,13 @@ const userPath = (id: string): string => `/dashboard/users/${encodeURIComponent(
 function rowActions(req: FastifyRequest, user: users.UserView): Html | string {
   if (user.id === dashboardUser(req).id) return html`<span class="muted">you</span>`;
   const csrf = req.web.csrf;
-  if (user.status === 'invited') return postForm({ action: `${userPath(user.id)}/invitation`, csrf, submit: 'New invitation link', inline: true });
-  if (user.status === 'disabled') return postForm({ action: `${userPath(user.id)}/enable`, csrf, submit: 'Enable', inline: true });
+  if (user.status === 'invited') return postForm({ action: `${userPath(user.id)}/invitation`, csrf, submit: 'New invitation link', label: `New invitation link for ${user.email}`, inline: true });
+  if (user.status === 'disabled') return postForm({ action: `${userPath(user.id)}/enable`, csrf, submit: 'Enable', label: `Enable ${user.email}`, inline: true });
   const otherRole = user.role === 'admin' ? 'viewer' : 'admin';
   return html`${postForm(
-    { action: `${userPath(user.id)}/role`, csrf, submit: `Make ${otherRole}`, inline: true },
+    { action: `${userPath(user.id)}/role`, csrf, submit: `Make ${otherRole}`, label: `Make ${user.email} ${otherRole}`, inline: true },
     html`<input type="hidden" name="role" value="${otherRole}">`,
-  )}${postForm({ action: `${userPath(user.id)}/disable`, csrf, submit: 'Disable', inline: true, danger: true, confirm: `Disable ${user.email}? Their sessions end at once.` })}`;
+  )}${postForm({ action: `${userPath(user.id)}/disable`, csrf, submit: 'Disable', label: `Disable ${user.email}`, inline: true, danger: true, confirm: `Disable ${user.email}? Their sessions end at once.` })}`;
 }
 
 function inviteForm(req: FastifyRequest, refusal: Refusal): Html {
