@@ -104,6 +104,14 @@ describe.skipIf(!haveChromium)('dashboard workspace pages in Chromium', () => {
     await expect.poll(() => payoutStatus(c, payout.id)).toBe('paid');
     await expect.poll(() => page.locator('ol.timeline').textContent()).toContain('payout.paid');
     expect(await page.getByRole('button', { name: 'Cancel this payout' }).count()).toBe(0);
+
+    // A reversal is recorded but never sent to webhooks nor served by the events API: shown, not linked.
+    await page.getByRole('button', { name: 'Sandbox: revert' }).click();
+    await expect.poll(() => payoutStatus(c, payout.id)).toBe('failed');
+    const reverted = page.locator('ol.timeline li', { hasText: 'payout.reverted' });
+    await expect.poll(() => reverted.textContent()).toContain('recorded, not sent to webhooks');
+    expect(await reverted.locator('a').count()).toBe(0);
+    expect(await page.locator('ol.timeline li', { hasText: 'payout.paid' }).locator('a').count()).toBe(1);
   });
 
   it('cancels a processing payout from its page, as POST /v1/payouts/:id/cancel does: held funds return', async () => {

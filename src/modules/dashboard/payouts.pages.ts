@@ -56,7 +56,7 @@ async function timeline(web: Web, workspaceId: string, payout: PayoutView): Prom
   const deliveries = await deliveriesOfEvents(web.ctx.db, workspaceId, moves.map((e) => e.id), limits.eventDeliveriesMax);
   return html`<ol class="timeline" aria-label="State moves">
 <li>${when(payout.createdAt)} · created</li>
-${moves.map((e) => html`<li>${when(e.createdAt)} · ${status(String(e.data.status ?? ''))} · event ${e.type} ${link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`)}</li>`)}
+${moves.map((e) => html`<li>${when(e.createdAt)} · ${status(String(e.data.status ?? ''))} · event ${e.type} ${e.deliverable ? link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`) : html`<code>${e.id}</code> <span class="muted">(recorded, not sent to webhooks)</span>`}</li>`)}
 </ol>
 ${deliveriesTable('Webhook deliveries of these events and their attempts', deliveries)}`;
 }

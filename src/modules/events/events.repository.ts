@@ -29,9 +29,9 @@ export async function findEvent(sql: Sql, workspaceId: string, id: string, accou
  * those recorded but not delivered (payout.reverted). `since` is when the object was created: no
  * event about it is older, and it bounds the scan of the workspace's events by time.
  */
-export async function eventsAboutObject(sql: Sql, workspaceId: string, objectId: string, since: Date, limit: number): Promise<EventRow[]> {
-  return sql.query<EventRow>(
-    `SELECT ${eventColumns} FROM events
+export async function eventsAboutObject(sql: Sql, workspaceId: string, objectId: string, since: Date, limit: number): Promise<(EventRow & { deliverable: boolean })[]> {
+  return sql.query<EventRow & { deliverable: boolean }>(
+    `SELECT ${eventColumns}, deliverable FROM events
       WHERE workspace_id = $1 AND created_at >= $3 AND data->>'id' = $2
       ORDER BY seq LIMIT $4`,
     [workspaceId, objectId, since, limit],

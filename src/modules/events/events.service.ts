@@ -54,9 +54,12 @@ export async function getEvent(sql: Sql, workspaceId: string, id: string, accoun
   return row;
 }
 
-/** The events about one object of the workspace (a payout's moves), oldest first, at most `limit`. */
+/**
+ * The events about one object of the workspace (a payout's moves), oldest first, at most `limit`;
+ * `deliverable` false for one recorded but never delivered nor served by the events API (payout.reverted).
+ */
 export async function eventsAbout(sql: Sql, workspaceId: string, object: { id: string; createdAt: Date }, limit: number) {
-  return (await eventsAboutObject(sql, workspaceId, object.id, object.createdAt, limit)).map(eventView);
+  return (await eventsAboutObject(sql, workspaceId, object.id, object.createdAt, limit)).map((row) => ({ ...eventView(row), deliverable: row.deliverable }));
 }
 
 /**
