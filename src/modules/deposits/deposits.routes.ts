@@ -4,8 +4,8 @@ import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../http/schemas.js';
 import type { Owner } from '../virtual-accounts/virtual-accounts.service.js';
-import { DepositListQuery, DepositMoveBody, DepositPage, DepositSchema, OperatorDepositBody, SandboxDepositBody } from './deposits.schemas.js';
-import { creditDeposit, depositData, findDeposit, getDeposit, listDeposits, moveAnyDeposit, receiveDeposit, requestMove } from './deposits.service.js';
+import { DepositListQuery, DepositMoveBody, DepositPage, DepositSchema, OperatorDepositBody, OperatorDepositListQuery, OperatorDepositPage, SandboxDepositBody } from './deposits.schemas.js';
+import { creditDeposit, depositData, findDeposit, getDeposit, listAnyDeposits, listDeposits, moveAnyDeposit, receiveDeposit, requestMove } from './deposits.service.js';
 import { DEPOSIT_MOVES, type DepositMove } from './deposits.transitions.js';
 
 const tags = ['Deposits'];
@@ -82,6 +82,15 @@ export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
       );
     }
   }
+
+  app.get<{ Querystring: Static<typeof OperatorDepositListQuery> }>(
+    '/operator/v1/deposits',
+    {
+      config: { auth: 'operator' },
+      schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: "Deposits of every workspace, newest first (filter by status, workspaceId; the console's Deposits page)", querystring: OperatorDepositListQuery, response: { 200: OperatorDepositPage } },
+    },
+    async (req) => listAnyDeposits(ctx.db, req.query),
+  );
 
   app.post<{ Body: Static<typeof OperatorDepositBody> }>(
     '/operator/v1/deposits',

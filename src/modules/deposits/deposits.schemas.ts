@@ -54,3 +54,12 @@ export const OperatorDepositBody = Type.Object(
 );
 
 export const DepositMoveBody = Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false });
+
+/** The operator's view across workspaces: the deposit and its workspace. */
+export const OperatorDepositPage = Page('deposit.list', Type.Object({ ...DepositSchema.properties, workspaceId: Uuid }, { title: 'OperatorDeposit' }));
+
+export const OperatorDepositListQuery = Type.Object({
+  ...PageQuery.properties,
+  status: Type.Optional(literals(DEPOSIT_STATUSES)),
+  workspaceId: Type.Optional(Uuid),
+});

@@ -6,7 +6,7 @@ import { idempotencyOf, runIdempotent, sendAnswer, type StoredAnswer } from '../
 import { IdParams } from '../../http/schemas.js';
 import { moveAnyPayout, moveOwnPayout } from './payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from './payouts.read.js';
-import { PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';
+import { OperatorPayoutListQuery, OperatorPayoutPage, PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';
 import { PayoutService, type SubmissionResult } from './payouts.service.js';
 import type { PayoutMove } from './payouts.transitions.js';
 
@@ -109,6 +109,21 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
         const row = await moveOwnPayout(ctx, tx, req.auth.workspaceId, req.params.id, 'cancel');
         return { status: 200, body: payoutData(row) };
       }),
+  );
+
+  app.get<{ Querystring: Static<typeof OperatorPayoutListQuery> }>(
+    '/operator/v1/payouts',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        tags: ['Operator'],
+        security: [{ operatorKey: [] }],
+        summary: "Payouts of every workspace, newest first: `provider=manual&status=processing` is the queue the operator settles (the console's Payouts page)",
+        querystring: OperatorPayoutListQuery,
+        response: { 200: OperatorPayoutPage },
+      },
+    },
+    async (req) => listPayouts(ctx.db, { workspaceId: req.query.workspaceId }, req.query),
   );
 
   for (const move of SIMULATED_MOVES) {

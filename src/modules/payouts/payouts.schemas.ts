@@ -90,3 +90,12 @@ import { CreateBeneficiaryBody } from '../beneficiaries/beneficiaries.schemas.js
 /** One payout: `beneficiary` is `{id}` of a saved beneficiary, or a full beneficiary (saved as one). */
 export const PayoutBody = PayoutBodySchema(CreateBeneficiaryBody);
 export const PayoutRequest = Type.Union([PayoutBody, Type.Array(PayoutBody, { minItems: 1, maxItems: 100 })]);
+
+/** The operator's view across workspaces: the payout and its workspace. */
+export const OperatorPayoutPage = Page('payout.list', Type.Object({ ...PayoutSchema.properties, workspaceId: Type.Optional(Uuid) }, { title: 'OperatorPayout' }));
+
+export const OperatorPayoutListQuery = Type.Object({
+  ...PayoutListQuery.properties,
+  provider: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The provider settling it: `manual` is the queue of payouts the operator settles by hand' })),
+  workspaceId: Type.Optional(Uuid),
+});

@@ -7,6 +7,8 @@ import { IdParams } from '../../http/schemas.js';
 import type { BankDetails } from '../../providers/issuer.js';
 import {
   MoveBody,
+  OperatorVirtualAccountListQuery,
+  OperatorVirtualAccountPage,
   RequirementsQuery,
   RequirementsSchema,
   VirtualAccountListQuery,
@@ -17,6 +19,7 @@ import {
 import {
   assertVirtualAccountCurrency,
   findVirtualAccountInWorkspace,
+  listAnyVirtualAccounts,
   listVirtualAccounts,
   moveAnyVirtualAccount,
   moveVirtualAccount,
@@ -136,5 +139,19 @@ export function virtualAccountRoutes(app: FastifyInstance, ctx: AppContext): voi
         virtualAccountData(await ctx.db.tx((tx) => moveAnyVirtualAccount(ctx, tx, req.params.id, move, input(req.body)))),
     );
   }
+  app.get<{ Querystring: Static<typeof OperatorVirtualAccountListQuery> }>(
+    '/operator/v1/virtual-accounts',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        tags: ['Operator'],
+        security: [{ operatorKey: [] }],
+        summary: "Virtual accounts of every workspace, newest first (not deactivated): `status=pending` is the queue to approve or refuse (the console's page)",
+        querystring: OperatorVirtualAccountListQuery,
+        response: { 200: OperatorVirtualAccountPage },
+      },
+    },
+    async (req) => listAnyVirtualAccounts(ctx.db, req.query),
+  );
 }
 

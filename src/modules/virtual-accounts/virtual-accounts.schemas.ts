@@ -66,3 +66,12 @@ export const MoveBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The operator's view across workspaces: the account (no bank details) and its workspace. */
+export const OperatorVirtualAccountPage = Page('virtual_account.list', Type.Object({ ...accountFields, workspaceId: Uuid }, { title: 'OperatorVirtualAccount' }));
+
+export const OperatorVirtualAccountListQuery = Type.Object({
+  ...PageQuery.properties,
+  status: Type.Optional(Type.Union(VIRTUAL_ACCOUNT_STATUSES.map((s) => Type.Literal(s)), { description: '`pending`: the accounts waiting for the operator to approve or refuse' })),
+  workspaceId: Type.Optional(Uuid),
+});
