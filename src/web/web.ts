@@ -7,7 +7,7 @@ import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore } from '../ht
 import { AppError, toAppError } from '../http/errors.js';
 import { randomSecret } from '../lib/secrets.js';
 import { writeAudit } from '../modules/operator/operator.service.js';
-import { csrfToken, csrfTokenMatches, readSession, type SessionLimits, type WebSession } from '../modules/users/sessions.service.js';
+import { createSession, csrfToken, csrfTokenMatches, endSession, readSession, type SessionLimits, type WebSession } from '../modules/users/sessions.service.js';
 import { html, type Html } from './html.js';
 import { layout, type Area } from './layout.js';
 
@@ -95,6 +95,23 @@ export function sendPage(web: Web, req: FastifyRequest, reply: FastifyReply, pag
 /** After a change: 303 to the page that shows it (a reload never sends the form again). */
 export function seeOther(reply: FastifyReply, location: string): FastifyReply {
   return reply.code(303).header('location', location).send();
+}
+
+/** A new session replaces whatever the browser held (a planted or earlier token is never kept). */
+export async function startSession(web: Web, req: FastifyRequest, reply: FastifyReply, owner: Parameters<typeof createSession>[3]): Promise<void> {
+  const name = sessionCookieName(owner.area, web.cookieSecure);
+  const previous = req.cookies[name];
+  if (previous) await endSession(web.ctx.db, web.ctx.box, previous);
+  const token = await createSession(web.ctx.db, web.ctx.box, web.sessions, owner);
+  reply.setCookie(name, token, cookieOptions(web.cookieSecure, Math.floor(web.sessions.absoluteMs / 1000)));
+}
+
+export async function endBrowserSession(web: Web, req: FastifyRequest, reply: FastifyReply, area: 'dashboard' | 'console'): Promise<FastifyReply> {
+  const name = sessionCookieName(area, web.cookieSecure);
+  const token = req.cookies[name];
+  if (token) await endSession(web.ctx.db, web.ctx.box, token);
+  reply.clearCookie(name, cookieOptions(web.cookieSecure));
+  return seeOther(reply, `/${area}/sign-in`);
 }
 
 function expectedOrigins(web: Web, req: FastifyRequest): string[] {

@@ -4,9 +4,7 @@ import { AppError } from '../../http/errors.js';
 import { field, notice, postForm } from '../../web/components.js';
 import { formText, queryText, safeNext } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
-import { cookieOptions, sendPage, seeOther, sessionCookieName, type Web } from '../../web/web.js';
-import { endBrowserSession } from '../dashboard/auth.pages.js';
-import { createSession, endSession } from '../users/sessions.service.js';
+import { endBrowserSession, sendPage, seeOther, startSession, type Web } from '../../web/web.js';
 
 const publicPage = { schema: { hide: true }, config: { web: { area: 'console' as const, access: 'public' as const } } };
 
@@ -39,11 +37,7 @@ export function consoleAuthPages(app: FastifyInstance, web: Web): void {
         await web.signInFailures.recordFailure(addressKey);
         throw new AppError({ status: 401, message: 'That operator key is not valid.' });
       }
-      const name = sessionCookieName('console', web.cookieSecure);
-      const previous = req.cookies[name];
-      if (previous) await endSession(ctx.db, ctx.box, previous);
-      const token = await createSession(ctx.db, ctx.box, web.sessions, { area: 'console', operatorKeyId: keyId });
-      reply.setCookie(name, token, cookieOptions(web.cookieSecure, Math.floor(web.sessions.absoluteMs / 1000)));
+      await startSession(web, req, reply, { area: 'console', operatorKeyId: keyId });
       return seeOther(reply, next);
     } catch (err) {
       if (!(err instanceof AppError) || (err.status !== 401 && err.status !== 429)) throw err;

@@ -1,11 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../http/errors.js';
 import { field, notice, postForm, facts } from '../../web/components.js';
 import { formErrors, formText, queryText, safeNext } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
-import { cookieOptions, sendPage, seeOther, sessionCookieName, type Web } from '../../web/web.js';
+import { endBrowserSession, sendPage, seeOther, startSession, type Web } from '../../web/web.js';
 import { totpUri } from '../../lib/totp.js';
-import { createSession, endSession } from '../users/sessions.service.js';
 import * as users from '../users/users.service.js';
 
 const page = { schema: { hide: true } };
@@ -14,23 +13,6 @@ const GENERIC_SIGN_IN_FAILURE = 'Email or password is incorrect, or the account 
 
 function invitationCookieName(secure: boolean): string {
   return `${secure ? '__Secure-' : ''}corridor_invitation`;
-}
-
-/** A new session replaces whatever the browser held (a planted or earlier token is never kept). */
-async function startSession(web: Web, req: FastifyRequest, reply: FastifyReply, owner: Parameters<typeof createSession>[3]): Promise<void> {
-  const name = sessionCookieName(owner.area, web.cookieSecure);
-  const previous = req.cookies[name];
-  if (previous) await endSession(web.ctx.db, web.ctx.box, previous);
-  const token = await createSession(web.ctx.db, web.ctx.box, web.sessions, owner);
-  reply.setCookie(name, token, cookieOptions(web.cookieSecure, Math.floor(web.sessions.absoluteMs / 1000)));
-}
-
-export async function endBrowserSession(web: Web, req: FastifyRequest, reply: FastifyReply, area: 'dashboard' | 'console'): Promise<FastifyReply> {
-  const name = sessionCookieName(area, web.cookieSecure);
-  const token = req.cookies[name];
-  if (token) await endSession(web.ctx.db, web.ctx.box, token);
-  reply.clearCookie(name, cookieOptions(web.cookieSecure));
-  return seeOther(reply, `/${area}/sign-in`);
 }
 
 function signInForm(req: FastifyRequest, options: { next?: string | undefined; email?: string; error?: string }): Html {

@@ -5,9 +5,8 @@ import { queryChoice, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { getBeneficiary, listBeneficiaries, type BeneficiaryAccountView, type BeneficiaryStatus } from '../beneficiaries/beneficiaries.service.js';
-import { dashboardUser } from './caller.js';
+import { dashboardUser, memberPage } from './caller.js';
 
-const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
 const STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'suspended'];
 
 /** An account's identifiers as the API shows them (IBAN, account number, wallet...). */
@@ -18,7 +17,7 @@ const accountData = (a: BeneficiaryAccountView) =>
 export function beneficiaryPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
 
-  app.get('/dashboard/beneficiaries', member, async (req, reply) => {
+  app.get('/dashboard/beneficiaries', memberPage, async (req, reply) => {
     const wanted = queryChoice(req, 'status', STATUSES);
     const list = await listBeneficiaries(ctx.db, { workspaceId: dashboardUser(req).workspaceId, subAccountId: undefined }, { status: wanted, cursor: queryText(req, 'cursor') });
     const body = html`${filterForm('/dashboard/beneficiaries', [select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...STATUSES], value: wanted ?? '' })])}
@@ -39,7 +38,7 @@ ${pager('/dashboard/beneficiaries', { status: wanted }, list.nextCursor)}`;
     return sendPage(web, req, reply, { title: 'Beneficiaries', body });
   });
 
-  app.get<{ Params: { id: string } }>('/dashboard/beneficiaries/:id', { ...member, schema: { hide: true, params: IdParams } }, async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/dashboard/beneficiaries/:id', { ...memberPage, schema: { hide: true, params: IdParams } }, async (req, reply) => {
     const b = await getBeneficiary(ctx.db, dashboardUser(req).workspaceId, req.params.id);
     const body = html`${facts([
       ['Status', status(b.status)],

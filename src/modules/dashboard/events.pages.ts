@@ -6,9 +6,8 @@ import { sendPage, type Web } from '../../web/web.js';
 import { EventParams } from '../events/events.schemas.js';
 import * as events from '../events/events.service.js';
 import { deliveriesOfEvents } from '../webhooks/webhooks.service.js';
-import { dashboardUser } from './caller.js';
+import { dashboardUser, memberPage } from './caller.js';
 
-const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
 const EVENT_TYPE = /^[a-z_]+\.[a-z_]+$/;
 
 type Delivery = Awaited<ReturnType<typeof deliveriesOfEvents>>[number];
@@ -41,7 +40,7 @@ export function deliveriesTable(caption: string, deliveries: readonly Delivery[]
 export function eventPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
 
-  app.get('/dashboard/events', member, async (req, reply) => {
+  app.get('/dashboard/events', memberPage, async (req, reply) => {
     const typed = queryText(req, 'type');
     const type = typed && EVENT_TYPE.test(typed) ? typed : undefined;
     const cursor = queryText(req, 'cursor');
@@ -64,7 +63,7 @@ ${pager('/dashboard/events', { type }, page.nextCursor)}`;
 
   app.get<{ Params: { id: string } }>(
     '/dashboard/events/:id',
-    { ...member, schema: { hide: true, params: EventParams } },
+    { ...memberPage, schema: { hide: true, params: EventParams } },
     async (req, reply) => {
       const workspaceId = dashboardUser(req).workspaceId;
       const event = events.eventView(await events.getEvent(ctx.db, workspaceId, req.params.id));

@@ -5,14 +5,13 @@ import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { getWorkspace, workspacePrimaryCurrency } from '../accounts/accounts.service.js';
 import { balancesView, listTransactions } from '../ledger/balances.service.js';
-import { dashboardUser } from './caller.js';
+import { dashboardUser, memberPage } from './caller.js';
 
-const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
 
 /** Overview: the balances (as GET /v1/ledger/balances) and the movements behind them. */
 export function homePages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
-  app.get('/dashboard', member, async (req, reply) => {
+  app.get('/dashboard', memberPage, async (req, reply) => {
     const user = dashboardUser(req);
     const workspace = await getWorkspace(ctx.db, user.workspaceId);
     const view = await balancesView(ctx.db, {

@@ -5,9 +5,8 @@ import { queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { applicationWithGaps, listApplications, type ApplicationView } from '../applications/applications.service.js';
-import { dashboardUser } from './caller.js';
+import { dashboardUser, memberPage } from './caller.js';
 
-const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
 /** Only these can still be completed and submitted, so only these have anything "missing". */
 const OPEN_STATUSES: readonly string[] = ['draft', 'more_info_requested'];
 
@@ -65,7 +64,7 @@ ${sandboxReview(web, req, a)}</section>`;
 /** Onboarding: the workspace's applications (v2), what each still lacks, and what the reviewer asked for. */
 export function onboardingPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
-  app.get('/dashboard/onboarding', member, async (req, reply) => {
+  app.get('/dashboard/onboarding', memberPage, async (req, reply) => {
     const list = await listApplications(ctx, ctx.db, { workspaceId: dashboardUser(req).workspaceId, subAccountId: undefined }, { cursor: queryText(req, 'cursor') });
     const cards: Html[] = [];
     for (const a of list.data) cards.push(await applicationCard(web, req, a));

@@ -8,10 +8,9 @@ import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { moveOwnOrder } from '../orders/orders.lifecycle.js';
 import { getOrder, listOrders, orderData, type OrderView } from '../orders/orders.read.js';
 import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../orders/orders.transitions.js';
-import { dashboardCaller, dashboardUser } from './caller.js';
+import { dashboardCaller, dashboardUser, memberPage } from './caller.js';
 import { attempt } from '../../web/forms.js';
 
-const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
 const byId = { schema: { hide: true, params: IdParams } };
 
 /** The desk's moves the sandbox simulates, offered where the order can take them (sandbox.pages.ts answers them). */
@@ -83,7 +82,7 @@ ${actions(web, req, order)}`;
 export function orderPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
 
-  app.get('/dashboard/orders', member, async (req, reply) => {
+  app.get('/dashboard/orders', memberPage, async (req, reply) => {
     const f = { status: queryChoice(req, 'status', ORDER_STATUSES), clientRef: queryText(req, 'clientRef') };
     const list = await listOrders(ctx.db, { workspaceId: dashboardUser(req).workspaceId }, { ...f, cursor: queryText(req, 'cursor') });
     const body = html`${filterForm('/dashboard/orders', [
@@ -107,7 +106,7 @@ ${pager('/dashboard/orders', f, list.nextCursor)}`;
     return sendPage(web, req, reply, { title: 'Orders', body });
   });
 
-  app.get<{ Params: { id: string } }>('/dashboard/orders/:id', { ...byId, config: member.config }, async (req, reply) => sendPage(web, req, reply, await detailBody(web, req, req.params.id)));
+  app.get<{ Params: { id: string } }>('/dashboard/orders/:id', { ...byId, config: memberPage.config }, async (req, reply) => sendPage(web, req, reply, await detailBody(web, req, req.params.id)));
 
   // The same service as POST /v1/orders/:id/cancel; a refusal (409) is shown on the order's page.
   app.post<{ Params: { id: string } }>('/dashboard/orders/:id/cancel', { ...byId, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {

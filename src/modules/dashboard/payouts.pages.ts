@@ -12,12 +12,11 @@ import { moveOwnPayout } from '../payouts/payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from '../payouts/payouts.read.js';
 import { MOVE_FROM, PAYOUT_STATUSES, type PayoutMove } from '../payouts/payouts.transitions.js';
 import { deliveriesOfEvents } from '../webhooks/webhooks.service.js';
-import { dashboardCaller, dashboardUser } from './caller.js';
+import { dashboardCaller, dashboardUser, memberPage } from './caller.js';
 import { deliveriesTable } from './events.pages.js';
 import { attempt } from '../../web/forms.js';
 
 const page = { schema: { hide: true, params: IdParams } };
-const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
 type PayoutView = ReturnType<typeof payoutData>;
 
 /** The sandbox's provider moves, offered on a payout's page where the payout can take them (sandbox.pages.ts answers them). */
@@ -102,7 +101,7 @@ ${section('Timeline', await timeline(web, workspaceId, payout))}`;
 export function payoutPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
 
-  app.get('/dashboard/payouts', member, async (req, reply) => {
+  app.get('/dashboard/payouts', memberPage, async (req, reply) => {
     const f = {
       status: queryChoice(req, 'status', PAYOUT_STATUSES),
       clientRef: queryText(req, 'clientRef'),
@@ -135,7 +134,7 @@ ${pager('/dashboard/payouts', shown, list.nextCursor)}`;
     return sendPage(web, req, reply, { title: 'Payouts', body });
   });
 
-  app.get<{ Params: { id: string } }>('/dashboard/payouts/:id', { ...page, config: member.config }, async (req, reply) =>
+  app.get<{ Params: { id: string } }>('/dashboard/payouts/:id', { ...page, config: memberPage.config }, async (req, reply) =>
     sendPage(web, req, reply, await detailBody(web, req, req.params.id)),
   );
 

@@ -6,9 +6,8 @@ import { sendPage, type Web } from '../../web/web.js';
 import { listDeposits } from '../deposits/deposits.service.js';
 import { DEPOSIT_STATUSES } from '../deposits/deposits.transitions.js';
 import { listVirtualAccounts, type Owner } from '../virtual-accounts/virtual-accounts.service.js';
-import { dashboardUser } from './caller.js';
+import { dashboardUser, memberPage } from './caller.js';
 
-const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
 
 /** The workspace's master account, as an API call without Service-Account-Id acts on it. */
 export function masterOwner(req: FastifyRequest): Owner {
@@ -20,7 +19,7 @@ export function masterOwner(req: FastifyRequest): Owner {
 export function receivingPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
 
-  app.get('/dashboard/receiving', member, async (req, reply) => {
+  app.get('/dashboard/receiving', memberPage, async (req, reply) => {
     const owner = masterOwner(req);
     // At most one account per currency: one page of the largest size holds them all.
     const accounts = await listVirtualAccounts(ctx, ctx.db, owner, { limit: ctx.config.limits.pageLimitMax });

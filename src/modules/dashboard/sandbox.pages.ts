@@ -15,7 +15,7 @@ import { moveOwnOrder } from '../orders/orders.lifecycle.js';
 import { moveOwnPayout } from '../payouts/payouts.lifecycle.js';
 import type { PayoutMove } from '../payouts/payouts.transitions.js';
 import { fundBalance, fundingAmount } from '../sandbox/sandbox.service.js';
-import { dashboardCaller, dashboardUser } from './caller.js';
+import { dashboardCaller, dashboardUser, memberPage } from './caller.js';
 import { REVIEW_DECISIONS } from './onboarding.pages.js';
 import { SANDBOX_ORDER_MOVES } from './orders.pages.js';
 import { masterOwner } from './receiving.pages.js';
@@ -30,7 +30,6 @@ const PayoutMoveParams = Type.Object({ id: Uuid, move: Type.Union(PAYOUT_MOVES.m
 const OrderMoveParams = Type.Object({ id: Uuid, move: Type.Union(ORDER_MOVES.map((m) => Type.Literal(m))) });
 const ReviewParams = Type.Object({ id: Uuid });
 
-const member = { schema: { hide: true }, config: { web: { area: 'dashboard' as const } } };
 const admin = { config: { web: { area: 'dashboard' as const, role: 'admin' as const } } };
 
 /** A form's value that must be one of `allowed`; anything else is a field error. */
@@ -115,7 +114,7 @@ export function sandboxPages(app: FastifyInstance, web: Web): void {
     ctx.db.tx((tx) => moveOwnPayout(ctx, tx, caller.workspaceId, id, move, reason));
   const moveOrder = (caller: AuthContext, id: string, move: (typeof ORDER_MOVES)[number]) => ctx.db.tx((tx) => moveOwnOrder(ctx, tx, caller.workspaceId, id, move));
 
-  app.get('/dashboard/sandbox', member, async (req, reply) => tools(req, reply));
+  app.get('/dashboard/sandbox', memberPage, async (req, reply) => tools(req, reply));
 
   app.post('/dashboard/sandbox/fund', { schema: { hide: true }, ...admin }, async (req, reply) =>
     run(req, reply, async (caller) => {
