@@ -1,24 +1,18 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, newWorkspace, onPostgres, operator, type Caller, type TestApp } from '../helpers/app.js';
+import { newWorkspace, onPostgres, operator, productionTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { completeBusiness } from './helpers.js';
 
 /** Production: no simulated screening and no sandbox review; the operator screens and decides. Production needs PostgreSQL. */
 describe.skipIf(!onPostgres)('applications in production (PostgreSQL)', () => {
   let t: TestApp;
   let c: Caller;
-  let uploadDir: string;
 
   beforeAll(async () => {
-    uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-uploads-'));
-    t = await createTestApp({ env: { CORRIDOR_ENV: 'production', UPLOAD_DIR: uploadDir } });
+    t = await productionTestApp();
     c = await newWorkspace(t.app);
   });
   afterAll(async () => {
     await t?.close();
-    fs.rmSync(uploadDir, { recursive: true, force: true });
   });
 
   it('keeps screening pending until the operator sets it, has no sandbox review, and is approved by the operator', async () => {

@@ -1,5 +1,8 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { bootstrap } from '../../src/cli/bootstrap.js';
@@ -153,4 +156,17 @@ export async function listeningTestApp(env: Record<string, string> = {}): Promis
   const app = await createTestApp({ env: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env } });
   await app.app.listen({ host: '127.0.0.1', port });
   return app;
+}
+
+/** A production test app (PostgreSQL only) with local uploads in a directory of its own, removed at close. */
+export async function productionTestApp(): Promise<TestApp> {
+  const uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-uploads-'));
+  const t = await createTestApp({ env: { CORRIDOR_ENV: 'production', UPLOAD_DIR: uploadDir } });
+  return {
+    ...t,
+    close: async () => {
+      await t.close();
+      fs.rmSync(uploadDir, { recursive: true, force: true });
+    },
+  };
 }

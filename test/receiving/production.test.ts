@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuersFor } from '../../src/providers/issuers.js';
-import { createTestApp, newWorkspace, onPostgres, operator, type Caller, type TestApp } from '../helpers/app.js';
+import { newWorkspace, onPostgres, operator, productionTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { completeBusiness } from '../applications/helpers.js';
 import { eventsOfType, expectProblem } from './helpers.js';
 
@@ -11,11 +8,9 @@ import { eventsOfType, expectProblem } from './helpers.js';
 describe.skipIf(!onPostgres)('receiving money in production (PostgreSQL)', () => {
   let t: TestApp;
   let c: Caller;
-  let uploadDir: string;
 
   beforeAll(async () => {
-    uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-uploads-'));
-    t = await createTestApp({ env: { CORRIDOR_ENV: 'production', UPLOAD_DIR: uploadDir } });
+    t = await productionTestApp();
     c = await newWorkspace(t.app);
     const { application } = await completeBusiness(t.app, c);
     expect((await c.request('POST', `/v2/applications/${application.id}/submit`)).statusCode).toBe(200);
@@ -25,7 +20,6 @@ describe.skipIf(!onPostgres)('receiving money in production (PostgreSQL)', () =>
   });
   afterAll(async () => {
     await t?.close();
-    fs.rmSync(uploadDir, { recursive: true, force: true });
   });
 
   it('answers NGN 422 VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED without asking the issuer, and emits nothing', async () => {
