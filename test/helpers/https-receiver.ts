@@ -92,11 +92,23 @@ export class HttpsReceiver {
   }
 
   /** Waits until `path` has received at least `count` requests. */
-  async waitFor(path: string, count: number, timeoutMs = 15_000): Promise<Received[]> {
+  waitFor(path: string, count: number, timeoutMs = 15_000): Promise<Received[]> {
+    return this.waitUntil(path, (got) => got.length >= count, `${count} requests`, timeoutMs);
+  }
+
+  /**
+   * Waits until `path` has received requests carrying `count` different bodies' `key` (an event id):
+   * delivery is at least once, so a retry after a slow answer on a loaded machine repeats one.
+   */
+  waitForDistinct(path: string, count: number, key: (r: Received) => string, timeoutMs = 15_000): Promise<Received[]> {
+    return this.waitUntil(path, (got) => new Set(got.map(key)).size >= count, `${count} distinct requests`, timeoutMs);
+  }
+
+  private async waitUntil(path: string, done: (got: Received[]) => boolean, what: string, timeoutMs: number): Promise<Received[]> {
     const deadline = Date.now() + timeoutMs;
-    while (this.requests(path).length < count) {
+    while (!done(this.requests(path))) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`${path}: ${this.requests(path).length} of ${count} requests after ${timeoutMs} ms`);
+      if (left <= 0) throw new Error(`${path}: ${this.requests(path).length} requests, not ${what}, after ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(left, 100));
         this.waiters.push(() => {
