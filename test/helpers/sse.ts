@@ -13,7 +13,7 @@ export interface SseConnection {
   text: () => Promise<string>;
   /** The next message or comment, or undefined when the stream ended; rejects after `timeoutMs`. */
   next: (timeoutMs?: number) => Promise<SseMessage | undefined>;
-  /** The next `count` events (comments skipped). */
+  /** The next `count` events (comments skipped), within `timeoutMs` in all. */
   events: (count: number, timeoutMs?: number) => Promise<SseMessage[]>;
   close: () => void;
 }
@@ -77,9 +77,11 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
     text: async () => errorText,
     next,
     events: async (count, timeoutMs = 10_000) => {
+      // One deadline for all of them: heartbeats arrive in between and must not extend the wait.
+      const deadline = Date.now() + timeoutMs;
       const out: SseMessage[] = [];
       while (out.length < count) {
-        const msg = await next(timeoutMs);
+        const msg = await next(Math.max(1, deadline - Date.now()));
         if (!msg) throw new Error(`stream ended after ${out.length} events`);
         if (msg.data !== undefined) out.push(msg);
       }

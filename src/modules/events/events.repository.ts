@@ -85,6 +85,8 @@ export type StreamEventRow = EventRow & StreamCursor;
 /**
  * The deliverable events after `cursor` in stream order, only from transactions older than every one
  * still running: an event that commits later always sorts after these, so none is ever skipped.
+ * `withheld` says that committed events wait behind a transaction still running (transaction ids
+ * are the whole cluster's: it may be another database's), so the caller looks again soon.
  */
 export async function eventsAfter(
   sql: Sql,
@@ -92,15 +94,19 @@ export async function eventsAfter(
   cursor: StreamCursor,
   filter: { accountId?: string | undefined; types?: string[] | undefined },
   limit: number,
-): Promise<StreamEventRow[]> {
-  return sql.query<StreamEventRow>(
-    `SELECT ${eventColumns}, tx_id::text AS "txId", seq::text AS seq FROM events
+): Promise<{ rows: StreamEventRow[]; withheld: boolean }> {
+  const found = await sql.query<StreamEventRow & { settled: boolean }>(
+    `SELECT ${eventColumns}, tx_id::text AS "txId", seq::text AS seq, tx_id < pg_snapshot_xmin(pg_current_snapshot()) AS settled
+       FROM events
       WHERE workspace_id = $1 AND deliverable
         AND (tx_id, seq) > ($2::xid8, $3::bigint)
-        AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
         AND ($4::uuid IS NULL OR account_id = $4::uuid)
         AND ($5::text[] IS NULL OR type = ANY($5::text[]))
       ORDER BY tx_id, seq LIMIT $6`,
     [workspaceId, cursor.txId, cursor.seq, filter.accountId ?? null, filter.types ?? null, limit],
   );
+  // Ordered by transaction id, the settled rows come first.
+  const settled = found.findIndex((row) => !row.settled);
+  const rows = (settled < 0 ? found : found.slice(0, settled)).map(({ settled: _settled, ...row }) => row);
+  return { rows, withheld: settled >= 0 };
 }

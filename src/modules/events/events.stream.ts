@@ -6,6 +6,8 @@ import { eventsAfter, type StreamCursor, type StreamEventRow } from './events.re
 /** The NOTIFY channel of 0012_events_stream.sql; the payload is the workspace id. */
 export const EVENTS_CHANNEL = 'corridor_events';
 const LISTEN_RETRY_MS_MAX = 30_000;
+/** How soon a stream looks again when committed events wait behind an older transaction still running. */
+const WITHHELD_RETRY_MS = 50;
 
 /** Where one stream's events go (the SSE connection); `send` resolves once the client can take more. */
 export interface StreamSink {
@@ -105,19 +107,21 @@ export class EventStreams {
       return;
     }
     sub.pumping = true;
+    let withheld = false;
     try {
       do {
         sub.again = false;
         for (;;) {
           if (sub.closed) return;
           const batch = this.ctx.config.limits.eventStreamBatchMax;
-          const rows = await eventsAfter(this.ctx.db, sub.workspaceId, sub.cursor, sub.filter, batch);
-          for (const row of rows) {
+          const found = await eventsAfter(this.ctx.db, sub.workspaceId, sub.cursor, sub.filter, batch);
+          for (const row of found.rows) {
             if (sub.closed) return;
             await sub.sink.send(row);
             sub.cursor = { txId: row.txId, seq: row.seq };
           }
-          if (rows.length < batch) break;
+          withheld = found.withheld;
+          if (found.rows.length < batch) break;
         }
       } while (sub.again);
     } catch (err) {
@@ -125,6 +129,11 @@ export class EventStreams {
       this.ctx.log.warn({ err }, 'event stream catch-up failed');
     } finally {
       sub.pumping = false;
+    }
+    // Committed events wait behind an older transaction still running: look again soon rather than
+    // at the next poll (the notification that woke this pump will not come again).
+    if (withheld && !sub.closed && !this.stopped) {
+      setTimeout(() => void this.pump(sub), Math.min(WITHHELD_RETRY_MS, this.ctx.config.limits.eventStreamPollMs)).unref();
     }
   }
 
