@@ -5,7 +5,7 @@ import { createWorkspace } from '../modules/accounts/accounts.service.js';
 import * as accountsRepo from '../modules/accounts/accounts.repository.js';
 import { createCredential, setCredentialSecret } from '../modules/auth/credentials.service.js';
 import { createOperatorKey, rehashOperatorKey } from '../modules/operator/operator.service.js';
-import { findInvitation, inviteUser, listUsers, reinviteUser } from '../modules/users/users.service.js';
+import { findInvitation, invitationLink, invitationOptions, inviteUser, listUsers, reinviteUser } from '../modules/users/users.service.js';
 import { moveFromSystem, parseFundingSpec } from '../modules/ledger/funding.service.js';
 
 export interface BootstrapResult {
@@ -108,7 +108,7 @@ async function ensureDemoWorkspace(ctx: AppContext): Promise<NonNullable<Bootstr
  * until it is accepted (a fresh link once the last one has expired). The token is kept encrypted.
  */
 async function ensureDemoUser(ctx: AppContext, workspaceId: string): Promise<NonNullable<BootstrapResult['demoUser']>> {
-  const options = { baseUrl: ctx.config.publicBaseUrl, invitationTtlMs: ctx.config.web.invitationTtlMs };
+  const options = invitationOptions(ctx.config);
   const stored = await readSetting<{ userId: string; tokenEncrypted: string }>(ctx.db, 'bootstrap.demo_user');
   const remember = async (userId: string, invitationUrl: string) => {
     const token = new URL(invitationUrl).searchParams.get('token') as string;
@@ -122,7 +122,7 @@ async function ensureDemoUser(ctx: AppContext, workspaceId: string): Promise<Non
     return remember(invitation.user.id, invitation.invitationUrl);
   }
   const token = ctx.box.decrypt(stored.tokenEncrypted);
-  if (await findInvitation(ctx.db, ctx.box, token)) return { email: DEMO_USER_EMAIL, invitationUrl: `${options.baseUrl}/dashboard/invitation?token=${token}` };
+  if (await findInvitation(ctx.db, ctx.box, token)) return { email: DEMO_USER_EMAIL, invitationUrl: invitationLink(options.baseUrl, workspaceId, token) };
   try {
     return await remember(stored.userId, (await reinviteUser(ctx.db, ctx.box, options, workspaceId, stored.userId)).invitationUrl);
   } catch {

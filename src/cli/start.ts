@@ -31,7 +31,7 @@ export async function start(config: Config, role: Role): Promise<void> {
       : []),
     ...(boot.demo ? [`  Client ID     ${boot.demo.clientId}`, `  Client secret ${boot.demo.clientSecret}`] : []),
     `  Operator key  ${boot.operatorKey}`,
-    ...(app ? [`  Console       ${base}/console (sign in with the operator key)`] : []),
+    ...(app ? [`  Console       ${base}/console (sign in with the operator key, then invite your staff)`] : []),
     ...(app && boot.demoUser
       ? boot.demoUser.invitationUrl
         ? [`  Dashboard     ${boot.demoUser.invitationUrl}`, `                (open it to set a password for ${boot.demoUser.email}; works once)`]

@@ -30,6 +30,7 @@ const NAV: Record<Area, readonly NavItem[]> = {
     { href: '/console/applications', label: 'Applications' },
     { href: '/console/virtual-accounts', label: 'Virtual accounts' },
     { href: '/console/deposits', label: 'Deposits' },
+    { href: '/console/operators', label: 'Operators' },
     { href: '/console/audit', label: 'Audit log' },
   ],
 };
@@ -56,7 +57,7 @@ function who(frame: PageFrame): Html {
   if (!s || s.secondFactorPending) return html``;
   const name = s.user ? html`${s.user.email} <span class="role">${s.user.role}</span>` : html`Operator`;
   return html`<div class="who"><span>${name}</span>
-${s.user ? html`<a href="/dashboard/account">Security</a>` : ''}
+${s.user ? html`<a href="/${frame.area}/account">Security</a>` : ''}
 <form method="post" action="/${frame.area}/sign-out" class="inline"><input type="hidden" name="_csrf" value="${frame.csrf}"><button type="submit" class="link">Sign out</button></form></div>`;
 }
 

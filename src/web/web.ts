@@ -164,8 +164,8 @@ function enforceAccess(req: FastifyRequest, reply: FastifyReply, route: WebRoute
     if (req.method === 'GET') return seeOther(reply, `${signInPath(route.area)}?next=${encodeURIComponent(req.url)}`);
     throw new AppError({ status: 401, code: 'SIGNED_OUT', message: 'Your session has ended. Sign in again.' });
   }
-  if (session.secondFactorPending) return seeOther(reply, '/dashboard/second-factor');
-  if (route.role === 'admin' && session.user && session.user.role !== 'admin') {
+  if (session.secondFactorPending) return seeOther(reply, `/${route.area}/second-factor`);
+  if (route.role === 'admin' && session.user?.role === 'viewer') {
     throw new AppError({ status: 403, code: 'ROLE_READ_ONLY', message: 'Your role (viewer) can read this workspace but not change it.' });
   }
   return undefined;
@@ -209,7 +209,8 @@ export async function registerWeb(app: FastifyInstance, web: Web, register: (sco
     });
     scope.setErrorHandler(async (err, req, reply) => errorPage(web, req, reply, err));
     // Every change made from a page is in the audit log, as the operator API's calls are: who
-    // (the console's operator key, or the dashboard user), what, the answer, the form (secrets redacted).
+    // (the console's operator key, or the person: a dashboard user or an operator user), what, the
+    // answer, the form (secrets redacted).
     scope.addHook('onSend', async (req, reply) => {
       const session = req.web?.session;
       if (!req.routeOptions.config.web || req.method !== 'POST' || !session || session.secondFactorPending) return;

@@ -31,13 +31,14 @@ export async function invite(t: TestApp, workspaceId: string, email: string, rol
   return res.json<{ invitationUrl: string }>().invitationUrl;
 }
 
-/** Opens an invitation link, sets the password, and lands signed in on the dashboard. */
+/** Opens an invitation link, sets the password, and lands signed in on the link's face (the dashboard, or the console for an operator user). */
 export async function acceptInvitation(page: Page, invitationUrl: string, password = PASSWORD): Promise<void> {
   await page.goto(invitationUrl);
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByLabel('Password again').fill(password);
   await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await page.waitForURL((u) => u.pathname === '/dashboard');
+  const area = new URL(invitationUrl).pathname.split('/')[1];
+  await page.waitForURL((u) => u.pathname === `/${area}`);
 }
 
 export async function signIn(page: Page, base: string, email: string, password = PASSWORD): Promise<void> {
@@ -56,7 +57,7 @@ export async function signedInAdmin(t: WebTestApp, page: Page, workspaceId: stri
 export async function consoleSignIn(page: Page, base: string, key = OPERATOR_KEY): Promise<void> {
   await page.goto(`${base}/console/sign-in`);
   await page.getByLabel('Operator key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in with the key' }).click();
   await page.waitForURL((u) => u.pathname === '/console');
 }
 

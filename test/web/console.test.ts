@@ -56,9 +56,9 @@ describe.skipIf(!haveChromium)('the operator console in a browser', () => {
   it('refuses a wrong operator key with a generic message, then signs in with the right one', async () => {
     await page.goto(`${t.base}/console/sign-in`);
     await page.getByLabel('Operator key').fill('op_wrong_key_000000000');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with the key' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('That operator key is not valid.');
-    expect(new URL(page.url()).pathname).toBe('/console/sign-in');
+    expect(new URL(page.url()).pathname).toBe('/console/sign-in/key');
     await consoleSignIn(page, t.base);
   });
 

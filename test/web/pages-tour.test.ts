@@ -7,7 +7,7 @@ import { completeBusiness } from '../applications/helpers.js';
 import { fund, payingWorkspace, ref, saveBeneficiary, waitFor } from '../payouts/helpers.js';
 import type { Caller } from '../helpers/app.js';
 import { HttpsReceiver } from '../helpers/https-receiver.js';
-import { consoleSignIn, haveChromium, launchBrowser, signedInAdmin, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
+import { acceptInvitation, consoleSignIn, haveChromium, launchBrowser, signedInAdmin, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
 
 /**
  * A tour of every main page of the dashboard and the console, on a workspace with data in it: each
@@ -114,9 +114,29 @@ describe.skipIf(!haveChromium)('a tour of the dashboard and the console', () => 
       ['/console/applications', 'Applications', 'console-applications'],
       ['/console/virtual-accounts', 'Virtual accounts', 'console-virtual-accounts'],
       ['/console/deposits', 'Deposits', 'console-deposits'],
+      ['/console/operators', 'Operators', 'console-operators'],
       ['/console/audit', 'Audit log', 'console-audit'],
     ];
     for (const [url, heading, shot] of pages) await visit(page, t.base, url, heading, shot, problems);
+
+    // An operator user, invited from the Operators page, accepts in another browser and has the console as theirs.
+    await page.goto(`${t.base}/console/operators`);
+    await page.getByLabel('Email').fill('grace@operator.example');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const link = (await page.locator('code.secret').textContent()) ?? '';
+    expect(link).toMatch(/\/console\/invitation\?token=inv_/);
+    const staff = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const staffPage = await staff.newPage();
+    const staffProblems = watchCsp(staffPage);
+    await acceptInvitation(staffPage, link);
+    for (const [url, heading] of [
+      ['/console', 'Workspaces'],
+      ['/console/account', 'Security'],
+    ]) {
+      await visit(staffPage, t.base, url as string, heading as string, undefined, staffProblems);
+    }
+    await expect.poll(() => staffPage.locator('.who').innerText()).toContain('grace@operator.example');
+    await staff.close();
     await context.close();
   }, 120_000);
 });

@@ -235,14 +235,14 @@ describe('the console sign-in', () => {
   });
   afterAll(async () => t?.close());
 
-  it('opens with the operator key only, and its session does not open the dashboard', async () => {
+  it('opens with the operator key, and its session does not open the dashboard', async () => {
     const client = new WebClient(t.app);
     expect((await client.get('/console')).headers.location).toBe('/console/sign-in?next=%2Fconsole');
     await client.get('/console/sign-in');
-    const wrong = await client.post('/console/sign-in', { operatorKey: 'op_wrong' });
+    const wrong = await client.post('/console/sign-in/key', { operatorKey: 'op_wrong' });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.body).toContain('That operator key is not valid.');
-    const ok = await client.post('/console/sign-in', { operatorKey: OPERATOR_KEY });
+    const ok = await client.post('/console/sign-in/key', { operatorKey: OPERATOR_KEY });
     expect(ok.statusCode).toBe(303);
     expect((await client.get('/console')).statusCode).toBe(200);
     expect((await client.get('/dashboard')).statusCode).toBe(303);

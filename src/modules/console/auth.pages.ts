@@ -2,32 +2,38 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateOperatorKey } from '../../http/auth.js';
 import { AppError } from '../../http/errors.js';
 import { field, notice, postForm } from '../../web/components.js';
-import { formText, queryText, safeNext } from '../../web/forms.js';
+import { formText, safeNext } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
-import { endBrowserSession, sendPage, seeOther, startSession, type Web } from '../../web/web.js';
+import { signInForm, signInPages } from '../../web/sign-in.pages.js';
+import { sendPage, seeOther, startSession, type Web } from '../../web/web.js';
 
 const publicPage = { schema: { hide: true }, config: { web: { area: 'console' as const, access: 'public' as const } } };
 
+/** The second way into the console, under the operator users' form: the operator key itself. */
 function keyForm(req: FastifyRequest, next: string | undefined, error?: string): Html {
   return html`<div class="signin">${error ? notice('error', error) : ''}
-<p>Sign in with an operator key (printed at first start, or set with <code>CORRIDOR_OPERATOR_KEY</code>).</p>
+<h2>Or with the operator key</h2>
+<p>The key printed at first start, or set with <code>CORRIDOR_OPERATOR_KEY</code>.</p>
 ${postForm(
-  { action: '/console/sign-in', csrf: req.web.csrf, submit: 'Sign in' },
+  { action: '/console/sign-in/key', csrf: req.web.csrf, submit: 'Sign in with the key' },
   html`<input type="hidden" name="next" value="${next ?? ''}">`,
   html`<input type="text" name="username" value="operator" autocomplete="username" hidden>`,
   field({ label: 'Operator key', name: 'operatorKey', type: 'password', required: true, autocomplete: 'current-password' }),
 )}</div>`;
 }
 
-/** The console opens with an operator key; the session then carries the key's id (audited as `console`). */
+/**
+ * The console opens for an operator user (email, password, optional second factor: the same pages
+ * as the dashboard's, audited as `user:<id>`) or with an operator key (audited as `console`).
+ */
 export function consoleAuthPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
-  app.get('/console/sign-in', publicPage, async (req, reply) => {
-    if (req.web.session) return seeOther(reply, '/console');
-    return sendPage(web, req, reply, { title: 'Operator console', body: keyForm(req, queryText(req, 'next')) });
-  });
+  signInPages(app, web, 'console', keyForm);
 
-  app.post('/console/sign-in', publicPage, async (req, reply) => {
+  // A refused key is answered at this path; reloading it goes back to the sign-in page.
+  app.get('/console/sign-in/key', publicPage, async (_req, reply) => seeOther(reply, '/console/sign-in'));
+
+  app.post('/console/sign-in/key', publicPage, async (req, reply) => {
     const next = safeNext(formText(req, 'next'), 'console');
     const addressKey = `console:address:${req.ip}`;
     try {
@@ -43,9 +49,7 @@ export function consoleAuthPages(app: FastifyInstance, web: Web): void {
       if (!(err instanceof AppError) || (err.status !== 401 && err.status !== 429)) throw err;
       for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
       const message = err.status === 429 ? 'Too many attempts. Wait a few minutes and try again.' : err.message;
-      return sendPage(web, req, reply, { title: 'Operator console', status: err.status, body: keyForm(req, next, message) });
+      return sendPage(web, req, reply, { title: 'Operator console', status: err.status, body: signInForm(req, 'console', { next }, (r, n) => keyForm(r, n, message)) });
     }
   });
-
-  app.post('/console/sign-out', publicPage, async (req, reply) => endBrowserSession(web, req, reply, 'console'));
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { userPages } from '../../web/users.pages.js';
 import type { Web } from '../../web/web.js';
 import type { Storage } from '../storage/storage.js';
 import { applicationPages } from './applications.pages.js';
@@ -17,5 +18,6 @@ export function consolePages(app: FastifyInstance, web: Web, storage: Storage): 
   orderPages(app, web, storage);
   applicationPages(app, web, storage);
   settlementPages(app, web);
+  userPages(app, web, 'console');
   auditPages(app, web);
 }

@@ -5,13 +5,13 @@ import { getWorkspace } from '../accounts/accounts.service.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import type { WebSession } from '../users/sessions.service.js';
 
-export type DashboardUser = NonNullable<WebSession['user']>;
+export type DashboardUser = NonNullable<WebSession['user']> & { workspaceId: string };
 
-/** The signed-in dashboard user (every member page has one). */
+/** The signed-in dashboard user (every member page has one; a dashboard session is always a workspace's user). */
 export function dashboardUser(req: FastifyRequest): DashboardUser {
   const user = req.web.session?.user;
-  if (!user) throw new Error('dashboard page without a signed-in user');
-  return user;
+  if (!user || user.workspaceId === null) throw new Error('dashboard page without a signed-in workspace user');
+  return user as DashboardUser;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { signInPages } from '../../web/sign-in.pages.js';
+import { userPages } from '../../web/users.pages.js';
 import type { Web } from '../../web/web.js';
-import { dashboardAuthPages } from './auth.pages.js';
 import { beneficiaryPages } from './beneficiaries.pages.js';
 import { credentialPages } from './credentials.pages.js';
 import { eventPages } from './events.pages.js';
@@ -10,16 +11,15 @@ import { orderPages } from './orders.pages.js';
 import { payoutPages } from './payouts.pages.js';
 import { receivingPages } from './receiving.pages.js';
 import { sandboxPages } from './sandbox.pages.js';
-import { userPages } from './users.pages.js';
 import { webhookPages } from './webhooks.pages.js';
 
 /** The workspace dashboard (/dashboard): every page reads and acts through the same services as the API. */
 export function dashboardPages(app: FastifyInstance, web: Web): void {
-  dashboardAuthPages(app, web);
+  signInPages(app, web, 'dashboard');
   homePages(app, web);
   credentialPages(app, web);
   webhookPages(app, web);
-  userPages(app, web);
+  userPages(app, web, 'dashboard');
   payoutPages(app, web);
   beneficiaryPages(app, web);
   orderPages(app, web);

@@ -40,7 +40,7 @@ const AuditEntry = Type.Object({
   requestId: Type.String(),
   workspaceId: Type.Union([Uuid, Type.Null()]),
   body: Type.Unknown(),
-  actor: Type.Union([Type.String({ description: '`console` (the operator console, signed in with operatorKeyId) or `user:<id>` (a dashboard user)' }), Type.Null()]),
+  actor: Type.Union([Type.String({ description: '`console` (the operator console, signed in with operatorKeyId) or `user:<id>` (a dashboard user, or an operator user in the console)' }), Type.Null()]),
 });
 
 const AuditQuery = Type.Object({

@@ -18,9 +18,9 @@ export type SessionArea = 'dashboard' | 'console';
 
 export interface WebSession {
   area: SessionArea;
-  /** The dashboard user, their workspace and role (dashboard sessions). */
-  user: { id: string; workspaceId: string; role: UserRole; email: string; twoFactor: boolean } | undefined;
-  /** The operator key the console was opened with (console sessions). */
+  /** The signed-in person: a workspace's user (dashboard sessions) or an operator user (console sessions, workspaceId null). */
+  user: { id: string; workspaceId: string | null; role: UserRole; email: string; twoFactor: boolean } | undefined;
+  /** The operator key the console was opened with (console sessions opened with a key). */
   operatorKeyId: string | undefined;
   /** Signed in with the password; the TOTP code is still to come (only the second-factor page opens). */
   secondFactorPending: boolean;
@@ -45,7 +45,7 @@ export async function createSession(
   sql: Sql,
   box: CryptoBox,
   limits: SessionLimits,
-  owner: { area: 'dashboard'; userId: string; secondFactorPending: boolean } | { area: 'console'; operatorKeyId: string },
+  owner: { area: SessionArea; userId: string; secondFactorPending: boolean } | { area: 'console'; operatorKeyId: string },
 ): Promise<string> {
   const token = randomSecret('', 32);
   await sql.query(
@@ -54,9 +54,9 @@ export async function createSession(
     [
       hashSecret(token, box),
       owner.area,
-      owner.area === 'dashboard' ? owner.userId : null,
-      owner.area === 'console' ? owner.operatorKeyId : null,
-      owner.area === 'dashboard' ? owner.secondFactorPending : false,
+      'userId' in owner ? owner.userId : null,
+      'operatorKeyId' in owner ? owner.operatorKeyId : null,
+      'userId' in owner ? owner.secondFactorPending : false,
       limits.absoluteMs / 1000,
     ],
   );
@@ -77,7 +77,8 @@ export async function readSession(sql: Sql, box: CryptoBox, limits: SessionLimit
        LEFT JOIN operator_keys k ON k.id = s.operator_key_id AND k.revoked_at IS NULL
       WHERE s.id_digest = $1 AND s.expires_at > now()
         AND s.last_seen_at > now() - make_interval(secs => $2)
-        AND (s.user_id IS NULL OR (u.id IS NOT NULL AND w.status = 'active'))
+        AND (s.user_id IS NULL OR (u.id IS NOT NULL AND (u.workspace_id IS NULL) = (s.area = 'console')
+                                   AND (u.workspace_id IS NULL OR w.status = 'active')))
         AND (s.operator_key_id IS NULL OR k.id IS NOT NULL)`,
     [digest, limits.idleMs / 1000],
   );
@@ -91,7 +92,7 @@ export async function readSession(sql: Sql, box: CryptoBox, limits: SessionLimit
       row.user_id !== null
         ? {
             id: row.user_id,
-            workspaceId: row.workspace_id as string,
+            workspaceId: row.workspace_id,
             role: row.role as UserRole,
             email: box.decrypt(row.email_encrypted as string),
             twoFactor: row.totp_secret_encrypted !== null,

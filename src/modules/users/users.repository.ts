@@ -1,12 +1,14 @@
 import { maybeOne, one, type Sql } from '../../db/db.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 
-export type UserRole = 'admin' | 'viewer';
+/** `admin` and `viewer` belong to a workspace (the dashboard); `operator` to the operator (the console). */
+export type UserRole = 'admin' | 'viewer' | 'operator';
 export type UserStatus = 'invited' | 'active' | 'disabled';
 
 export interface UserRow {
   id: string;
-  workspace_id: string;
+  /** Null for an operator user. */
+  workspace_id: string | null;
   email_digest: string;
   email_encrypted: string;
   role: UserRole;
@@ -21,7 +23,7 @@ export interface UserRow {
 
 export async function insertInvitedUser(
   sql: Sql,
-  user: { id: string; workspaceId: string; emailDigest: string; emailEncrypted: string; role: UserRole; invitationDigest: string; invitationExpiresAt: Date },
+  user: { id: string; workspaceId: string | null; emailDigest: string; emailEncrypted: string; role: UserRole; invitationDigest: string; invitationExpiresAt: Date },
 ): Promise<UserRow | undefined> {
   return maybeOne<UserRow>(
     sql,
@@ -33,11 +35,11 @@ export async function insertInvitedUser(
 }
 
 /** A new invitation link for a user who has not accepted yet (the previous link stops working). */
-export async function renewInvitation(sql: Sql, workspaceId: string, userId: string, digest: string, expiresAt: Date): Promise<UserRow | undefined> {
+export async function renewInvitation(sql: Sql, workspaceId: string | null, userId: string, digest: string, expiresAt: Date): Promise<UserRow | undefined> {
   return maybeOne<UserRow>(
     sql,
     `UPDATE dashboard_users SET invitation_digest = $3, invitation_expires_at = $4, updated_at = now()
-      WHERE workspace_id = $1 AND id = $2 AND status = 'invited' RETURNING *`,
+      WHERE workspace_id IS NOT DISTINCT FROM $1 AND id = $2 AND status = 'invited' RETURNING *`,
     [workspaceId, userId, digest, expiresAt],
   );
 }
@@ -64,8 +66,9 @@ export function findUser(sql: Sql, id: string): Promise<UserRow | undefined> {
   return maybeOne<UserRow>(sql, 'SELECT * FROM dashboard_users WHERE id = $1', [id]);
 }
 
-export function findWorkspaceUser(sql: Sql, workspaceId: string, id: string, lock = false): Promise<UserRow | undefined> {
-  return maybeOne<UserRow>(sql, `SELECT * FROM dashboard_users WHERE workspace_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [workspaceId, id]);
+/** A user of this workspace, or with null an operator user. */
+export function findWorkspaceUser(sql: Sql, workspaceId: string | null, id: string, lock = false): Promise<UserRow | undefined> {
+  return maybeOne<UserRow>(sql, `SELECT * FROM dashboard_users WHERE workspace_id IS NOT DISTINCT FROM $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [workspaceId, id]);
 }
 
 export function updateUser(sql: Sql, id: string, fields: { role?: UserRole; status?: UserStatus }): Promise<UserRow> {
@@ -93,12 +96,13 @@ export async function spendTotpStep(sql: Sql, id: string, step: number): Promise
   return rows.length === 1;
 }
 
-export function listWorkspaceUsers<Item>(sql: Sql, workspaceId: string, page: PageRequest, map: (row: UserRow) => Item) {
+/** A workspace's users, or with null the operator users. */
+export function listWorkspaceUsers<Item>(sql: Sql, workspaceId: string | null, page: PageRequest, map: (row: UserRow) => Item) {
   return paginate(sql, page, {
     object: 'user.list',
     from: 'SELECT * FROM dashboard_users',
-    where: ['workspace_id = $1'],
-    params: [workspaceId],
+    where: workspaceId === null ? ['workspace_id IS NULL'] : ['workspace_id = $1'],
+    params: workspaceId === null ? [] : [workspaceId],
     map,
   });
 }

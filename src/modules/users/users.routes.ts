@@ -32,6 +32,21 @@ const InvitationSchema = Type.Object({
   invitationUrl: Type.String({ description: 'The single-use link to set a password, shown once (there is no mail server: hand it to the person)' }),
 });
 
+/** An operator user: signs in to /console with their own email and password (no workspace, no role). */
+const OperatorUserSchema = Type.Object(
+  {
+    id: Uuid,
+    email: Type.String(),
+    status: UserSchema.properties.status,
+    twoFactor: UserSchema.properties.twoFactor,
+    invitationExpiresAt: UserSchema.properties.invitationExpiresAt,
+    createdAt: Timestamp,
+  },
+  { title: 'OperatorUser' },
+);
+
+const OperatorInvitationSchema = Type.Object({ user: OperatorUserSchema, invitationUrl: InvitationSchema.properties.invitationUrl });
+
 const WorkspaceParams = Type.Object({ id: Uuid });
 const UserParams = Type.Object({ id: Uuid, userId: Uuid });
 
@@ -101,5 +116,60 @@ export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (req) => ctx.db.tx((tx) => users.changeUser(tx, ctx.box, req.params.id, undefined, req.params.userId, req.body)),
+  );
+
+  operatorUserRoutes(app, ctx, invitationOptions);
+}
+
+const OperatorUserParams = Type.Object({ userId: Uuid });
+
+/** The operator's own users, who sign in to the console; the same service as workspace users, with no workspace (owner null). */
+function operatorUserRoutes(app: FastifyInstance, ctx: AppContext, invitationOptions: users.InvitationOptions): void {
+  app.post<{ Body: { email: string } }>(
+    '/operator/v1/operators',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Invite an operator user to the console; the invitation link is returned once',
+        description:
+          'The person opens `invitationUrl`, chooses a password and is signed in to /console, where their changes are audited as `user:<id>`. The link works once, for DASHBOARD_INVITATION_TTL_MS (7 days). An email already in use (by any user) answers 409 USER_EXISTS.',
+        body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }) }),
+        response: { 201: OperatorInvitationSchema },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await ctx.db.tx((tx) => users.inviteUser(tx, ctx.box, invitationOptions, null, req.body))),
+  );
+
+  app.get<{ Querystring: Static<typeof PageQuery> }>(
+    '/operator/v1/operators',
+    { config: auth, schema: { tags, security, summary: 'The operator users of the console', querystring: PageQuery, response: { 200: Page('user.list', OperatorUserSchema) } } },
+    async (req) => users.listUsers(ctx.db, ctx.box, null, req.query),
+  );
+
+  app.post<{ Params: Static<typeof OperatorUserParams> }>(
+    '/operator/v1/operators/:userId/invitation',
+    {
+      config: auth,
+      schema: { tags, security, summary: 'A new invitation link for an operator user who has not accepted yet (the earlier link stops working)', params: OperatorUserParams, response: { 201: OperatorInvitationSchema } },
+    },
+    async (req, reply) => reply.code(201).send(await users.reinviteUser(ctx.db, ctx.box, invitationOptions, null, req.params.userId)),
+  );
+
+  app.patch<{ Params: Static<typeof OperatorUserParams>; Body: { status: 'active' | 'disabled' } }>(
+    '/operator/v1/operators/:userId',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Disable an operator user (their console sessions end at once) or enable them again',
+        params: OperatorUserParams,
+        body: Type.Object({ status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]) }),
+        response: { 200: OperatorUserSchema },
+      },
+    },
+    async (req) => ctx.db.tx((tx) => users.changeUser(tx, ctx.box, null, undefined, req.params.userId, req.body)),
   );
 }

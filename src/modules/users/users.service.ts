@@ -12,14 +12,18 @@ import * as repo from './users.repository.js';
 import type { UserRole, UserRow } from './users.repository.js';
 
 export type { UserRole } from './users.repository.js';
+/** The roles of a workspace's users; an operator user (no workspace) has the role `operator`. */
 export const USER_ROLES: readonly UserRole[] = ['admin', 'viewer'];
+/** Whose users: a workspace's (they sign in to its dashboard), or with null the operator's own (the console). */
+export type UserOwner = string | null;
 export const PASSWORD_LENGTH_MIN = 12;
 export const PASSWORD_LENGTH_MAX = 200;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
 
 export interface UserView {
   id: string;
-  workspaceId: string;
+  /** Null for an operator user. */
+  workspaceId: string | null;
   email: string;
   role: UserRole;
   status: repo.UserStatus;
@@ -71,44 +75,53 @@ function userIdOf(id: string): string {
   return id;
 }
 
-function invitationLink(baseUrl: string, token: string): string {
-  return `${baseUrl}/dashboard/invitation?token=${token}`;
+/** The face a user signs in to: a workspace's user the dashboard, an operator user the console. */
+export function areaOf(user: { workspaceId: string | null }): 'dashboard' | 'console' {
+  return user.workspaceId === null ? 'console' : 'dashboard';
 }
 
-/** The operator (API or console) or a workspace admin invites a person; the link is returned since there is no mail server. */
+export function invitationLink(baseUrl: string, owner: UserOwner, token: string): string {
+  return `${baseUrl}/${areaOf({ workspaceId: owner })}/invitation?token=${token}`;
+}
+
+/**
+ * The operator (API or console) or a workspace admin invites a person; the link is returned since
+ * there is no mail server. With a null owner the person is an operator user (role `operator`).
+ */
 export async function inviteUser(
   tx: Tx,
   box: CryptoBox,
   options: InvitationOptions,
-  workspaceId: string,
-  input: { email: string; role: UserRole },
+  workspaceId: UserOwner,
+  input: { email: string; role?: UserRole },
 ): Promise<Invitation> {
-  if (!USER_ROLES.includes(input.role)) throw fieldError('role', 'role must be admin or viewer');
+  const role = workspaceId === null ? 'operator' : input.role;
+  if (workspaceId !== null && (role === undefined || !USER_ROLES.includes(role))) throw fieldError('role', 'role must be admin or viewer');
   const email = normalEmail(input.email);
-  await getWorkspace(tx, workspaceId);
+  if (workspaceId !== null) await getWorkspace(tx, workspaceId);
   const token = randomSecret('inv_');
   const row = await repo.insertInvitedUser(tx, {
     id: newId(),
     workspaceId,
     emailDigest: emailDigest(box, email),
     emailEncrypted: box.encrypt(email),
-    role: input.role,
+    role: role as UserRole,
     invitationDigest: hashSecret(token, box),
     invitationExpiresAt: new Date(Date.now() + options.invitationTtlMs),
   });
-  if (!row) throw conflict('USER_EXISTS', 'A dashboard user with this email already exists');
-  return { user: userData(box, row), invitationUrl: invitationLink(options.baseUrl, token) };
+  if (!row) throw conflict('USER_EXISTS', 'A user with this email already exists');
+  return { user: userData(box, row), invitationUrl: invitationLink(options.baseUrl, workspaceId, token) };
 }
 
 /** A fresh link for an invitation not yet accepted; the earlier link stops working. */
-export async function reinviteUser(sql: Sql, box: CryptoBox, options: InvitationOptions, workspaceId: string, userId: string): Promise<Invitation> {
+export async function reinviteUser(sql: Sql, box: CryptoBox, options: InvitationOptions, workspaceId: UserOwner, userId: string): Promise<Invitation> {
   const token = randomSecret('inv_');
   const row = await repo.renewInvitation(sql, workspaceId, userIdOf(userId), hashSecret(token, box), new Date(Date.now() + options.invitationTtlMs));
   if (!row) {
     if (await repo.findWorkspaceUser(sql, workspaceId, userId)) throw conflict('USER_NOT_INVITED', 'This user has already accepted their invitation');
     throw notFound('User');
   }
-  return { user: userData(box, row), invitationUrl: invitationLink(options.baseUrl, token) };
+  return { user: userData(box, row), invitationUrl: invitationLink(options.baseUrl, workspaceId, token) };
 }
 
 /** The invitation a link's token opens, while it is unspent and unexpired. */
@@ -137,12 +150,16 @@ export async function acceptInvitation(db: Db, box: CryptoBox, token: string, pa
   return userData(box, row);
 }
 
-/** The user an email and password sign in, or undefined: one answer for an unknown email, a wrong password and a disabled user. */
-export async function checkPassword(sql: Sql, box: CryptoBox, email: string, password: string): Promise<UserRow | undefined> {
+/**
+ * The user an email and password sign in to `area`, or undefined: one answer for an unknown email,
+ * a wrong password, a disabled user and a user of the other face (the password is checked all the same).
+ */
+export async function checkPassword(sql: Sql, box: CryptoBox, area: 'dashboard' | 'console', email: string, password: string): Promise<UserRow | undefined> {
   const normal = email.trim().toLowerCase();
-  const row = normal.length <= 320 ? await repo.findUserByEmail(sql, emailDigest(box, normal)) : undefined;
-  const ok = await verifyPassword(password.slice(0, PASSWORD_LENGTH_MAX), row?.status === 'active' ? row.password_hash : undefined);
-  return ok && row?.status === 'active' ? row : undefined;
+  const found = normal.length <= 320 ? await repo.findUserByEmail(sql, emailDigest(box, normal)) : undefined;
+  const row = found?.status === 'active' && areaOf({ workspaceId: found.workspace_id }) === area ? found : undefined;
+  const ok = await verifyPassword(password.slice(0, PASSWORD_LENGTH_MAX), row?.password_hash ?? undefined);
+  return ok ? row : undefined;
 }
 
 /** Checks a TOTP code of a user with a second factor; a code is good once. */
@@ -170,16 +187,19 @@ export async function disableSecondFactor(sql: Sql, userId: string): Promise<voi
   await repo.setTotp(sql, userId, null, null);
 }
 
-export async function listUsers(sql: Sql, box: CryptoBox, workspaceId: string, page: PageRequest) {
+export async function listUsers(sql: Sql, box: CryptoBox, workspaceId: UserOwner, page: PageRequest) {
   return repo.listWorkspaceUsers(sql, workspaceId, page, (row) => userData(box, row));
 }
 
 /**
  * An admin changes another user's role or disables them (a disabled user's sessions end at once).
- * Nobody changes themselves, so a workspace never loses its last admin by accident.
+ * Nobody changes themselves, so a workspace never loses its last admin by accident. An operator
+ * user (null owner) has no other role: only disable and enable apply.
  */
-export async function changeUser(tx: Tx, box: CryptoBox, workspaceId: string, actingUserId: string | undefined, userId: string, change: { role?: UserRole; status?: 'active' | 'disabled' }): Promise<UserView> {
-  if (change.role !== undefined && !USER_ROLES.includes(change.role)) throw fieldError('role', 'role must be admin or viewer');
+export async function changeUser(tx: Tx, box: CryptoBox, workspaceId: UserOwner, actingUserId: string | undefined, userId: string, change: { role?: UserRole; status?: 'active' | 'disabled' }): Promise<UserView> {
+  if (change.role !== undefined && (workspaceId === null || !USER_ROLES.includes(change.role))) {
+    throw fieldError('role', workspaceId === null ? 'an operator user has no other role' : 'role must be admin or viewer');
+  }
   if (change.status !== undefined && change.status !== 'active' && change.status !== 'disabled') throw fieldError('status', 'status must be active or disabled');
   const row = await repo.findWorkspaceUser(tx, workspaceId, userIdOf(userId), true);
   if (!row) throw notFound('User');

@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../../http/errors.js';
-import { field, notice, postForm, facts } from '../../web/components.js';
-import { formErrors, formText, queryText, safeNext } from '../../web/forms.js';
-import { html, type Html } from '../../web/html.js';
-import { endBrowserSession, sendPage, seeOther, startSession, type Web } from '../../web/web.js';
-import { totpUri } from '../../lib/totp.js';
-import * as users from '../users/users.service.js';
+import { AppError } from '../http/errors.js';
+import { totpUri } from '../lib/totp.js';
+import * as users from '../modules/users/users.service.js';
+import { field, notice, postForm, facts } from './components.js';
+import { formErrors, formText, queryText, safeNext } from './forms.js';
+import { html, type Html } from './html.js';
+import type { Area } from './layout.js';
+import { endBrowserSession, sendPage, seeOther, startSession, type Web } from './web.js';
 
 const page = { schema: { hide: true } };
 const INVITATION_TOKEN = /^inv_[A-Za-z0-9_-]{43}$/;
@@ -15,17 +16,21 @@ function invitationCookieName(secure: boolean): string {
   return `${secure ? '__Secure-' : ''}corridor_invitation`;
 }
 
-function signInForm(req: FastifyRequest, options: { next?: string | undefined; email?: string; error?: string }): Html {
+/** What a sign-in page shows under the email and password form (the console's operator-key form). */
+export type SignInExtra = (req: FastifyRequest, next: string | undefined, error?: string) => Html;
+
+/** The sign-in form of a face, with what the face adds below it. */
+export function signInForm(req: FastifyRequest, area: Area, options: { next?: string | undefined; email?: string; error?: string }, extra?: SignInExtra): Html {
   return html`<div class="signin">
 ${options.error ? notice('error', options.error) : ''}
 ${postForm(
-  { action: '/dashboard/sign-in', csrf: req.web.csrf, submit: 'Sign in' },
+  { action: `/${area}/sign-in`, csrf: req.web.csrf, submit: 'Sign in' },
   html`<input type="hidden" name="next" value="${options.next ?? ''}">`,
   field({ label: 'Email', name: 'email', type: 'email', value: options.email, required: true, autocomplete: 'username' }),
   field({ label: 'Password', name: 'password', type: 'password', required: true, autocomplete: 'current-password' }),
 )}
-<p class="help">No account yet? Ask your operator for an invitation link.</p>
-</div>`;
+<p class="help">No account yet? Ask ${area === 'console' ? 'another operator' : 'your operator'} for an invitation link.</p>
+</div>${extra ? extra(req, options.next) : ''}`;
 }
 
 /** A refused attempt: a rate limit says so (with Retry-After), anything else gets the one generic answer. */
@@ -34,52 +39,58 @@ function refusal(err: unknown): { status: number; message: string; headers: Reco
   return { status: 401, message: GENERIC_SIGN_IN_FAILURE, headers: {} };
 }
 
-export function dashboardAuthPages(app: FastifyInstance, web: Web): void {
+/**
+ * A person's way in, the same for both faces: sign-in with email and password (limited per account
+ * and address, one generic refusal), the TOTP second factor, sign-out, the invitation link, and
+ * their security page. Workspace users sign in to /dashboard, operator users to /console.
+ */
+export function signInPages(app: FastifyInstance, web: Web, area: Area, extra?: SignInExtra): void {
   const { ctx } = web;
-  const publicPage = { ...page, config: { web: { area: 'dashboard' as const, access: 'public' as const } } };
+  const publicPage = { ...page, config: { web: { area, access: 'public' as const } } };
+  const title = area === 'console' ? 'Operator console' : 'Sign in';
 
-  app.get('/dashboard/sign-in', publicPage, async (req, reply) => {
-    if (req.web.session && !req.web.session.secondFactorPending) return seeOther(reply, '/dashboard');
-    return sendPage(web, req, reply, { title: 'Sign in', body: signInForm(req, { next: queryText(req, 'next') }) });
+  app.get(`/${area}/sign-in`, publicPage, async (req, reply) => {
+    if (req.web.session && !req.web.session.secondFactorPending) return seeOther(reply, `/${area}`);
+    return sendPage(web, req, reply, { title, body: signInForm(req, area, { next: queryText(req, 'next') }, extra) });
   });
 
-  app.post('/dashboard/sign-in', publicPage, async (req, reply) => {
+  app.post(`/${area}/sign-in`, publicPage, async (req, reply) => {
     const email = formText(req, 'email', { maxLength: 320 });
-    const next = safeNext(formText(req, 'next'), 'dashboard');
+    const next = safeNext(formText(req, 'next'), area);
     const accountKey = `signin:account:${ctx.box.hmac('sign-in-account', email.toLowerCase()).toString('base64url')}`;
     const addressKey = `signin:address:${req.ip}`;
     try {
       await web.signInFailures.check(addressKey);
       await web.signInFailures.check(accountKey);
-      const user = await users.checkPassword(ctx.db, ctx.box, email, formText(req, 'password', { raw: true, maxLength: users.PASSWORD_LENGTH_MAX }));
+      const user = await users.checkPassword(ctx.db, ctx.box, area, email, formText(req, 'password', { raw: true, maxLength: users.PASSWORD_LENGTH_MAX }));
       if (!user) {
         await web.signInFailures.recordFailure(addressKey);
         await web.signInFailures.recordFailure(accountKey);
         throw new AppError({ status: 401, message: GENERIC_SIGN_IN_FAILURE });
       }
       const secondFactorPending = user.totp_secret_encrypted !== null;
-      await startSession(web, req, reply, { area: 'dashboard', userId: user.id, secondFactorPending });
-      return seeOther(reply, secondFactorPending ? `/dashboard/second-factor?next=${encodeURIComponent(next)}` : next);
+      await startSession(web, req, reply, { area, userId: user.id, secondFactorPending });
+      return seeOther(reply, secondFactorPending ? `/${area}/second-factor?next=${encodeURIComponent(next)}` : next);
     } catch (err) {
       const { status, message, headers } = refusal(err);
       for (const [k, v] of Object.entries(headers)) reply.header(k, v);
-      return sendPage(web, req, reply, { title: 'Sign in', status, body: signInForm(req, { next, email, error: message }) });
+      return sendPage(web, req, reply, { title, status, body: signInForm(req, area, { next, email, error: message }, extra) });
     }
   });
 
-  const secondFactorPage = { ...page, config: { web: { area: 'dashboard' as const, access: 'second-factor' as const } } };
+  const secondFactorPage = { ...page, config: { web: { area, access: 'second-factor' as const } } };
   const codeForm = (req: FastifyRequest, error?: string) =>
     html`<div class="signin">${error ? notice('error', error) : ''}
 <p>Enter the 6-digit code from your authenticator app.</p>
 ${postForm(
-  { action: '/dashboard/second-factor', csrf: req.web.csrf, submit: 'Continue' },
+  { action: `/${area}/second-factor`, csrf: req.web.csrf, submit: 'Continue' },
   html`<input type="hidden" name="next" value="${queryText(req, 'next') ?? formText(req, 'next')}">`,
   field({ label: 'Code', name: 'code', required: true, autocomplete: 'one-time-code', inputmode: 'numeric', pattern: '[0-9 ]{6,7}' }),
 )}</div>`;
 
-  app.get('/dashboard/second-factor', secondFactorPage, async (req, reply) => sendPage(web, req, reply, { title: 'Two-step sign-in', body: codeForm(req) }));
+  app.get(`/${area}/second-factor`, secondFactorPage, async (req, reply) => sendPage(web, req, reply, { title: 'Two-step sign-in', body: codeForm(req) }));
 
-  app.post('/dashboard/second-factor', secondFactorPage, async (req, reply) => {
+  app.post(`/${area}/second-factor`, secondFactorPage, async (req, reply) => {
     const user = req.web.session?.user as NonNullable<NonNullable<typeof req.web.session>['user']>;
     const key = `signin:second-factor:${user.id}`;
     try {
@@ -94,49 +105,54 @@ ${postForm(
       const message = status === 429 ? 'Too many attempts. Wait a few minutes and try again.' : 'That code is not right, or was already used.';
       return sendPage(web, req, reply, { title: 'Two-step sign-in', status, body: codeForm(req, message) });
     }
-    await startSession(web, req, reply, { area: 'dashboard', userId: user.id, secondFactorPending: false });
-    return seeOther(reply, safeNext(formText(req, 'next'), 'dashboard'));
+    await startSession(web, req, reply, { area, userId: user.id, secondFactorPending: false });
+    return seeOther(reply, safeNext(formText(req, 'next'), area));
   });
 
-  app.post('/dashboard/sign-out', publicPage, async (req, reply) => endBrowserSession(web, req, reply, 'dashboard'));
+  app.post(`/${area}/sign-out`, publicPage, async (req, reply) => endBrowserSession(web, req, reply, area));
 
   // The invitation link's token moves into a cookie scoped to this page, and the address bar,
   // history and any Referer lose it; the token is single-use and expires (DASHBOARD_INVITATION_TTL_MS).
-  app.get('/dashboard/invitation', publicPage, async (req, reply) => {
+  // An invitation opens only on its own face: an operator user's link on /console, a workspace user's on /dashboard.
+  const invitationPath = `/${area}/invitation`;
+  const openInvitation = async (token: string | undefined) => {
+    const invited = token ? await users.findInvitation(ctx.db, ctx.box, token) : undefined;
+    if (!invited || users.areaOf(invited) !== area) throw new AppError({ status: 404, message: 'This invitation has expired or was already used. Ask your operator for a new link.' });
+    return invited;
+  };
+
+  app.get(invitationPath, publicPage, async (req, reply) => {
     const fromLink = queryText(req, 'token');
     const cookieName = invitationCookieName(web.cookieSecure);
     if (fromLink !== undefined) {
       if (!INVITATION_TOKEN.test(fromLink)) throw new AppError({ status: 404, message: 'This invitation link is not valid.' });
-      reply.setCookie(cookieName, fromLink, { httpOnly: true, sameSite: 'lax', secure: web.cookieSecure, path: '/dashboard/invitation', maxAge: 3600 });
-      return seeOther(reply, '/dashboard/invitation');
+      reply.setCookie(cookieName, fromLink, { httpOnly: true, sameSite: 'lax', secure: web.cookieSecure, path: invitationPath, maxAge: 3600 });
+      return seeOther(reply, invitationPath);
     }
-    const token = req.cookies[cookieName];
-    const invited = token ? await users.findInvitation(ctx.db, ctx.box, token) : undefined;
-    if (!invited) throw new AppError({ status: 404, message: 'This invitation has expired or was already used. Ask your operator for a new link.' });
-    return sendPage(web, req, reply, { title: 'Accept your invitation', body: invitationForm(req, invited) });
+    const invited = await openInvitation(req.cookies[cookieName]);
+    return sendPage(web, req, reply, { title: 'Accept your invitation', body: invitationForm(req, area, invited) });
   });
 
-  app.post('/dashboard/invitation', publicPage, async (req, reply) => {
+  app.post(invitationPath, publicPage, async (req, reply) => {
     const cookieName = invitationCookieName(web.cookieSecure);
     const token = req.cookies[cookieName] ?? '';
-    const invited = await users.findInvitation(ctx.db, ctx.box, token);
-    if (!invited) throw new AppError({ status: 404, message: 'This invitation has expired or was already used. Ask your operator for a new link.' });
+    const invited = await openInvitation(token);
     try {
       const user = await users.acceptInvitation(ctx.db, ctx.box, token, formText(req, 'password', { raw: true, maxLength: 1000 }), formText(req, 'confirmation', { raw: true, maxLength: 1000 }));
-      reply.clearCookie(cookieName, { httpOnly: true, sameSite: 'lax', secure: web.cookieSecure, path: '/dashboard/invitation' });
-      await startSession(web, req, reply, { area: 'dashboard', userId: user.id, secondFactorPending: false });
-      return seeOther(reply, '/dashboard');
+      reply.clearCookie(cookieName, { httpOnly: true, sameSite: 'lax', secure: web.cookieSecure, path: invitationPath });
+      await startSession(web, req, reply, { area, userId: user.id, secondFactorPending: false });
+      return seeOther(reply, `/${area}`);
     } catch (err) {
       const errors = formErrors(err);
       if (!errors) throw err;
-      return sendPage(web, req, reply, { title: 'Accept your invitation', status: 400, body: invitationForm(req, invited, errors.fields) });
+      return sendPage(web, req, reply, { title: 'Accept your invitation', status: 400, body: invitationForm(req, area, invited, errors.fields) });
     }
   });
 
-  accountPages(app, web);
+  accountPages(app, web, area);
 }
 
-function invitationForm(req: FastifyRequest, invited: users.UserView, errors: Record<string, string> = {}): Html {
+function invitationForm(req: FastifyRequest, area: Area, invited: users.UserView, errors: Record<string, string> = {}): Html {
   return html`<div class="signin">
 ${facts([
   ['Email', invited.email],
@@ -144,7 +160,7 @@ ${facts([
 ])}
 <p>Choose a password of at least ${users.PASSWORD_LENGTH_MIN} characters. A passphrase of a few words is good.</p>
 ${postForm(
-  { action: '/dashboard/invitation', csrf: req.web.csrf, submit: 'Set password and sign in' },
+  { action: `/${area}/invitation`, csrf: req.web.csrf, submit: 'Set password and sign in' },
   html`<input type="text" name="username" value="${invited.email}" autocomplete="username" hidden>`,
   field({ label: 'Password', name: 'password', type: 'password', required: true, autocomplete: 'new-password', error: errors.password }),
   field({ label: 'Password again', name: 'confirmation', type: 'password', required: true, autocomplete: 'new-password', error: errors.confirmation }),
@@ -152,9 +168,10 @@ ${postForm(
 }
 
 /** Security settings of the signed-in user: the optional TOTP second factor. */
-function accountPages(app: FastifyInstance, web: Web): void {
+function accountPages(app: FastifyInstance, web: Web, area: Area): void {
   const { ctx } = web;
-  const member = { ...page, config: { web: { area: 'dashboard' as const } } };
+  const member = { ...page, config: { web: { area } } };
+  const account = `/${area}/account`;
   const me = (req: FastifyRequest) => req.web.session?.user as NonNullable<NonNullable<typeof req.web.session>['user']>;
 
   const accountBody = (req: FastifyRequest, message?: Html) => {
@@ -168,14 +185,14 @@ function accountPages(app: FastifyInstance, web: Web): void {
 ${
   user.twoFactor
     ? postForm(
-        { action: '/dashboard/account/second-factor/disable', csrf: req.web.csrf, submit: 'Turn off two-step sign-in', danger: true },
+        { action: `${account}/second-factor/disable`, csrf: req.web.csrf, submit: 'Turn off two-step sign-in', danger: true },
         field({ label: 'Current code', name: 'code', required: true, autocomplete: 'one-time-code', inputmode: 'numeric' }),
       )
-    : html`<p>Ask for a code from an authenticator app at every sign-in, beside your password.</p>${postForm({ action: '/dashboard/account/second-factor/begin', csrf: req.web.csrf, submit: 'Set up two-step sign-in' })}`
+    : html`<p>Ask for a code from an authenticator app at every sign-in, beside your password.</p>${postForm({ action: `${account}/second-factor/begin`, csrf: req.web.csrf, submit: 'Set up two-step sign-in' })}`
 }</section>`;
   };
 
-  app.get('/dashboard/account', member, async (req, reply) => sendPage(web, req, reply, { title: 'Security', body: accountBody(req) }));
+  app.get(account, member, async (req, reply) => sendPage(web, req, reply, { title: 'Security', body: accountBody(req) }));
 
   // The new secret travels sealed in the form (encrypted, bound to this user) until a code confirms it.
   const enrolForm = (req: FastifyRequest, secret: string, error?: string) =>
@@ -184,16 +201,16 @@ ${
 <p><code class="secret" id="totp-secret">${secret}</code></p>
 <p class="help">Or, in apps that take a setup URI: <code>${totpUri(secret, 'Corridor', me(req).email)}</code></p>
 ${postForm(
-  { action: '/dashboard/account/second-factor/enable', csrf: req.web.csrf, submit: 'Turn on' },
+  { action: `${account}/second-factor/enable`, csrf: req.web.csrf, submit: 'Turn on' },
   html`<input type="hidden" name="sealed" value="${ctx.box.encrypt(`${me(req).id}:${secret}`)}">`,
   field({ label: 'Code from the app', name: 'code', required: true, autocomplete: 'one-time-code', inputmode: 'numeric' }),
 )}</section>`;
 
-  app.post('/dashboard/account/second-factor/begin', member, async (req, reply) =>
+  app.post(`${account}/second-factor/begin`, member, async (req, reply) =>
     sendPage(web, req, reply, { title: 'Two-step sign-in', body: enrolForm(req, users.newSecondFactor()) }),
   );
 
-  app.post('/dashboard/account/second-factor/enable', member, async (req, reply) => {
+  app.post(`${account}/second-factor/enable`, member, async (req, reply) => {
     let secret: string;
     try {
       const [userId, sealedSecret] = ctx.box.decrypt(formText(req, 'sealed', { maxLength: 500 })).split(':');
@@ -209,14 +226,14 @@ ${postForm(
       if (!errors) throw err;
       return sendPage(web, req, reply, { title: 'Two-step sign-in', status: 400, body: enrolForm(req, secret, errors.message) });
     }
-    return seeOther(reply, '/dashboard/account?done=second-factor-on');
+    return seeOther(reply, `${account}?done=second-factor-on`);
   });
 
-  app.post('/dashboard/account/second-factor/disable', member, async (req, reply) => {
+  app.post(`${account}/second-factor/disable`, member, async (req, reply) => {
     if (!(await users.checkSecondFactor(ctx.db, ctx.box, me(req).id, formText(req, 'code', { maxLength: 20 })))) {
       return sendPage(web, req, reply, { title: 'Security', status: 400, body: accountBody(req, notice('error', 'That code is not right, or was already used.')) });
     }
     await users.disableSecondFactor(ctx.db, me(req).id);
-    return seeOther(reply, '/dashboard/account');
+    return seeOther(reply, account);
   });
 }
