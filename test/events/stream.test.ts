@@ -172,6 +172,36 @@ describe.runIf(onPostgres)('GET /v1/events/stream over several processes on one 
     }
   });
 
+  it('delivers an event held behind an older open transaction as soon as that transaction ends, not at the next poll', async () => {
+    // The second process polls every minute: only the notification and the stream's own quick look-again can deliver.
+    const w = await newWorkspace(t.app);
+    const second = await createTestApp({ databaseUrl: t.config.databaseUrl as string, env: { ...t.env, EVENT_STREAM_POLL_MS: '60000' } });
+    try {
+      const secondBase = await second.app.listen({ port: 0, host: '127.0.0.1' });
+      const s = await openSse(`${secondBase}/v1/events/stream`, { authorization: `Bearer ${w.token}` });
+      open.push(s);
+      await new Promise((r) => setTimeout(r, 200)); // its listener is connected
+      // An older transaction (no event in it) is open when the event commits: the event waits behind it.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const older = t.ctx.db.tx(async (tx) => {
+        await tx.query('SELECT pg_current_xact_id()');
+        await held;
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      const id = await record(w.workspaceId, 'payout.paid', { behind: 'an older transaction' });
+      await expect(s.events(1, 500)).rejects.toThrow('no SSE message in time');
+      release();
+      await older;
+      const [msg] = await s.events(1, 5000);
+      expect(msg?.id).toBe(id);
+      s.close();
+    } finally {
+      await second.app.close();
+      await second.ctx.db.close();
+    }
+  });
+
   it('keeps streaming by polling while its LISTEN connection is down, and listens again', async () => {
     const w = await newWorkspace(t.app);
     const s = await stream(w);

@@ -1,3 +1,5 @@
+import { Agent, fetch as undiciFetch } from 'undici';
+
 /** A minimal Server-Sent Events reader over fetch, for tests of GET /v1/events/stream. */
 export interface SseMessage {
   id?: string;
@@ -20,7 +22,10 @@ export interface SseConnection {
 
 export async function openSse(url: string, headers: Record<string, string>): Promise<SseConnection> {
   const controller = new AbortController();
-  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  // A connection of its own, destroyed at close: an aborted fetch on the shared pool can leave the
+  // socket open, and the server then waits for it when it closes.
+  const agent = new Agent({ connections: 1 });
+  const res = await undiciFetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal, dispatcher: agent });
   const errorText = res.status === 200 ? '' : await res.text();
   const reader = res.status === 200 ? res.body?.getReader() : undefined;
   const decoder = new TextDecoder();
@@ -87,6 +92,9 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
       }
       return out;
     },
-    close: () => controller.abort(),
+    close: () => {
+      controller.abort();
+      void agent.destroy().catch(() => undefined);
+    },
   };
 }
