@@ -28,13 +28,19 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
  * Opens the database (PGlite in the data directory, or PostgreSQL when DATABASE_URL is set),
  * applies migrations, and loads the keys: everything a process of any role needs.
  */
-export async function openContext(config: Config, log = createLogger(config.logLevel)): Promise<AppContext> {
+export async function openContext(config: Config, log = createLogger(config.logLevel), options: { memoryTemplate?: Blob } = {}): Promise<AppContext> {
   if (config.env === 'production' && !config.databaseUrl) {
     throw new Error(
       'CORRIDOR_ENV=production needs DATABASE_URL: the embedded database does not flush to disk on commit, so it could lose acknowledged payments.',
     );
   }
-  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.limits.dbPoolMax, connectTimeoutMs: config.limits.dbConnectTimeoutMs });
+  const db = await connect({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolMax: config.limits.dbPoolMax,
+    connectTimeoutMs: config.limits.dbConnectTimeoutMs,
+    ...options,
+  });
   try {
     await migrate(db);
     await ensureSystemAccounts(db, payoutRails());

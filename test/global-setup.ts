@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PgliteDb } from '../src/db/db.js';
+import { migrate } from '../src/db/migrate.js';
 import { generateTestPki } from './helpers/test-pki.js';
 
 /**
@@ -8,7 +11,7 @@ import { generateTestPki } from './helpers/test-pki.js';
  * has every worker trust it through NODE_EXTRA_CA_CERTS (read by node only at process start, which
  * is why it is set here, in the parent, before the workers are forked).
  */
-export default function setup(): () => void {
+export default async function setup(): Promise<() => void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-test-pki-'));
   const pki = generateTestPki(dir);
   const bundle = path.join(dir, 'trusted.pem');
@@ -16,6 +19,13 @@ export default function setup(): () => void {
   fs.writeFileSync(bundle, (existing && fs.existsSync(existing) ? fs.readFileSync(existing, 'utf8') + '\n' : '') + fs.readFileSync(pki.caFile, 'utf8'));
   process.env.NODE_EXTRA_CA_CERTS = bundle;
   process.env.CORRIDOR_TEST_PKI_DIR = dir;
+  // One migrated embedded database, copied by every test app on PGlite (initdb once, not per app).
+  const template = await PGlite.create();
+  await migrate(new PgliteDb(template));
+  const templateFile = path.join(dir, 'pglite-template.tar');
+  fs.writeFileSync(templateFile, Buffer.from(await (await template.dumpDataDir('none')).arrayBuffer()));
+  await template.close();
+  process.env.CORRIDOR_TEST_PGLITE_TEMPLATE = templateFile;
   // Workers may read the CA file lazily until they exit, so it is removed when this process exits.
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   return () => {

@@ -80,7 +80,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const config = loadConfig(env);
   // The process's own logger (its serializers and redaction), written where the test wants it.
   const log = createLogger(config.logLevel, options.logStream ?? process.stdout);
-  const ctx = await openContext(config, log);
+  // On PGlite, a copy of the migrated database test/global-setup.ts made (initdb once, not per app).
+  const template = databaseUrl ? undefined : process.env.CORRIDOR_TEST_PGLITE_TEMPLATE;
+  const ctx = await openContext(config, log, template ? { memoryTemplate: new Blob([fs.readFileSync(template)]) } : {});
   await bootstrap(ctx);
   const app = await buildApp(ctx);
   options.beforeReady?.(app, ctx);

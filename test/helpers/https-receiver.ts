@@ -93,7 +93,7 @@ export class HttpsReceiver {
 
   /** Waits until `path` has received at least `count` requests. */
   waitFor(path: string, count: number, timeoutMs = 15_000): Promise<Received[]> {
-    return this.waitUntil(path, (got) => got.length >= count, `${count} requests`, timeoutMs);
+    return this.waitUntil(path, (got) => got.length >= count, timeoutMs, `${count} requests`);
   }
 
   /**
@@ -101,10 +101,11 @@ export class HttpsReceiver {
    * delivery is at least once, so a retry after a slow answer on a loaded machine repeats one.
    */
   waitForDistinct(path: string, count: number, key: (r: Received) => string, timeoutMs = 15_000): Promise<Received[]> {
-    return this.waitUntil(path, (got) => new Set(got.map(key)).size >= count, `${count} distinct requests`, timeoutMs);
+    return this.waitUntil(path, (got) => new Set(got.map(key)).size >= count, timeoutMs, `${count} distinct requests`);
   }
 
-  private async waitUntil(path: string, done: (got: Received[]) => boolean, what: string, timeoutMs: number): Promise<Received[]> {
+  /** Waits until what `path` has received satisfies `done`. */
+  async waitUntil(path: string, done: (got: Received[]) => boolean, timeoutMs = 15_000, what = 'what was awaited'): Promise<Received[]> {
     const deadline = Date.now() + timeoutMs;
     while (!done(this.requests(path))) {
       const left = deadline - Date.now();

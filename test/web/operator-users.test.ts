@@ -40,7 +40,8 @@ async function auditOf(t: TestApp, actor: string, path: string): Promise<{ actor
 describe('operator users of the console', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    // Refusals here are the point of some tests; the limiter (tested in sessions.test.ts) is not.
+    t = await createTestApp({ env: { SIGN_IN_FAILURES_PER_15_MIN: '100' } });
   });
   afterAll(async () => t?.close());
 
