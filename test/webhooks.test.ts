@@ -354,7 +354,7 @@ describe('delivery', () => {
     const path = uniquePath('rotate');
     // Fails until an attempt is signed with the rotated secret: an attempt sent while the rotation
     // was committing may still carry the old signature, and is answered 500 like the first.
-    let rotatedSecret: string | undefined;
+    let rotatedSecret: string | undefined = undefined;
     receiver.on(path, (r) => (rotatedSecret && verifyWebhook(r.body, r.headers, rotatedSecret) ? { status: 200 } : { status: 500 }));
     const e = await createEndpoint(c, { url: receiver.url(path) });
     await createSubAccount(c);
