@@ -12,6 +12,7 @@ interface NavItem {
 const NAV: Record<Area, readonly NavItem[]> = {
   dashboard: [
     { href: '/dashboard', label: 'Overview' },
+    { href: '/dashboard/accounts', label: 'Accounts' },
     { href: '/dashboard/payouts', label: 'Payouts' },
     { href: '/dashboard/beneficiaries', label: 'Beneficiaries' },
     { href: '/dashboard/orders', label: 'Orders' },
@@ -56,7 +57,9 @@ function who(frame: PageFrame): Html {
   const s = frame.session;
   if (!s || s.secondFactorPending) return html``;
   const name = s.user ? html`${s.user.email} <span class="role">${s.user.role}</span>` : html`Operator`;
-  return html`<div class="who"><span>${name}</span>
+  // The dashboard acts on the master account or a chosen sub-account: always say which.
+  const acting = frame.area === 'dashboard' ? html`<a href="/dashboard/accounts" class="acting">${s.actingAccount ? html`Sub-account: ${s.actingAccount.name}` : 'Master account'}</a>` : '';
+  return html`<div class="who">${acting}<span>${name}</span>
 ${s.user ? html`<a href="/${frame.area}/account">Security</a>` : ''}
 <form method="post" action="/${frame.area}/sign-out" class="inline"><input type="hidden" name="_csrf" value="${frame.csrf}"><button type="submit" class="link">Sign out</button></form></div>`;
 }

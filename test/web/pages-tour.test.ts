@@ -54,6 +54,7 @@ describe.skipIf(!haveChromium)('a tour of the dashboard and the console', () => 
     receiver = await HttpsReceiver.start();
     const hook = await c.request('POST', '/v1/webhooks', { url: receiver.url('/corridor'), events: ['payout.processing', 'payout.paid', 'payout.failed'] });
     expect(hook.statusCode, hook.body).toBe(201);
+    expect((await c.request('POST', '/v1/accounts', { name: 'Acme Lagos', country: 'NG' })).statusCode).toBe(201);
     const beneficiaryId = await saveBeneficiary(c);
     for (const amount of ['120.00', '75.50', '310.13']) {
       const res = await c.request('POST', '/v1/payouts', { amount, currency: 'EUR', beneficiary: { id: beneficiaryId }, clientRef: ref('tour') }, { 'idempotency-key': ref('k') });
@@ -84,6 +85,7 @@ describe.skipIf(!haveChromium)('a tour of the dashboard and the console', () => 
     await signedInAdmin(t, page, c.workspaceId, 'ops@acme.example');
     const pages: [string, string, string][] = [
       ['/dashboard', 'Overview', 'dashboard-overview'],
+      ['/dashboard/accounts', 'Accounts', 'dashboard-accounts'],
       ['/dashboard/payouts', 'Payouts', 'dashboard-payouts'],
       [`/dashboard/payouts/${payoutId}`, 'Payout', 'dashboard-payout'],
       ['/dashboard/beneficiaries', 'Beneficiaries', 'dashboard-beneficiaries'],

@@ -15,19 +15,31 @@ export function dashboardUser(req: FastifyRequest): DashboardUser {
 }
 
 /**
- * The caller the services expect, for a dashboard user acting on their workspace's master account.
- * Pages that change something are admin-only (src/web/web.ts), so the scopes are every scope; the
- * client id names the user (it is what `/v1/account`'s clientId and audit entries show).
+ * The account the pages act on, as an API call would: the workspace's master account, or the
+ * sub-account the session chose on the Accounts page (as Service-Account-Id; the session reads it
+ * only while the workspace still owns it).
+ */
+export function actingOwner(req: FastifyRequest): { workspaceId: string; subAccountId: string | undefined; accountId: string } {
+  const { workspaceId } = dashboardUser(req);
+  const sub = req.web.session?.actingAccount?.id;
+  return { workspaceId, subAccountId: sub, accountId: sub ?? workspaceId };
+}
+
+/**
+ * The caller the services expect, for a dashboard user acting on their workspace's master account
+ * or the sub-account they chose. Pages that change something are admin-only (src/web/web.ts), so
+ * the scopes are every scope; the client id names the user (what audit entries show).
  */
 export async function dashboardCaller(ctx: AppContext, req: FastifyRequest): Promise<AuthContext> {
   const user = dashboardUser(req);
   const workspace = await getWorkspace(ctx.db, user.workspaceId);
+  const owner = actingOwner(req);
   return {
     workspaceId: workspace.id,
     clientId: `dashboard:${user.id}`,
     scopes: [...ALL_SCOPES],
-    accountId: workspace.id,
-    subAccountId: undefined,
+    accountId: owner.accountId,
+    subAccountId: owner.subAccountId,
     workspace: { settings: workspace.settings, enabledCurrencies: workspace.enabled_currencies, disabledCapabilities: workspace.disabled_capabilities },
   };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { signInPages } from '../../web/sign-in.pages.js';
 import { userPages } from '../../web/users.pages.js';
 import type { Web } from '../../web/web.js';
+import { accountPages } from './accounts.pages.js';
 import { beneficiaryPages } from './beneficiaries.pages.js';
 import { credentialPages } from './credentials.pages.js';
 import { eventPages } from './events.pages.js';
@@ -17,6 +18,7 @@ import { webhookPages } from './webhooks.pages.js';
 export function dashboardPages(app: FastifyInstance, web: Web): void {
   signInPages(app, web, 'dashboard');
   homePages(app, web);
+  accountPages(app, web);
   credentialPages(app, web);
   webhookPages(app, web);
   userPages(app, web, 'dashboard');

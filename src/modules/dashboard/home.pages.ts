@@ -5,7 +5,7 @@ import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { getWorkspace, workspacePrimaryCurrency } from '../accounts/accounts.service.js';
 import { balancesView, listTransactions } from '../ledger/balances.service.js';
-import { dashboardUser, memberPage } from './caller.js';
+import { actingOwner, dashboardUser, memberPage } from './caller.js';
 
 
 /** Overview: the balances (as GET /v1/ledger/balances) and the movements behind them. */
@@ -14,15 +14,16 @@ export function homePages(app: FastifyInstance, web: Web): void {
   app.get('/dashboard', memberPage, async (req, reply) => {
     const user = dashboardUser(req);
     const workspace = await getWorkspace(ctx.db, user.workspaceId);
+    const { accountId } = actingOwner(req);
     const view = await balancesView(ctx.db, {
-      accountId: workspace.id,
+      accountId,
       clientId: `dashboard:${user.id}`,
       enabledCurrencies: workspace.enabled_currencies,
       primaryCurrency: workspacePrimaryCurrency(workspace),
       rates: ctx.rates,
     });
     const cursor = queryText(req, 'cursor');
-    const moves = await listTransactions(ctx.db, workspace.id, { cursor, limit: 20 });
+    const moves = await listTransactions(ctx.db, accountId, { cursor, limit: 20 });
     const body = html`<p class="muted">${workspace.name} · workspace <code>${workspace.id}</code></p>
 <section><h2>Balances</h2>
 ${

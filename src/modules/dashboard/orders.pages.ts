@@ -8,7 +8,7 @@ import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { moveOwnOrder } from '../orders/orders.lifecycle.js';
 import { getOrder, listOrders, orderData, type OrderView } from '../orders/orders.read.js';
 import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../orders/orders.transitions.js';
-import { dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import { actingOwner, dashboardCaller, dashboardUser, memberPage } from './caller.js';
 import { attempt } from '../../web/forms.js';
 
 const byId = { schema: { hide: true, params: IdParams } };
@@ -84,7 +84,7 @@ export function orderPages(app: FastifyInstance, web: Web): void {
 
   app.get('/dashboard/orders', memberPage, async (req, reply) => {
     const f = { status: queryChoice(req, 'status', ORDER_STATUSES), clientRef: queryText(req, 'clientRef') };
-    const list = await listOrders(ctx.db, { workspaceId: dashboardUser(req).workspaceId }, { ...f, cursor: queryText(req, 'cursor') });
+    const list = await listOrders(ctx.db, actingOwner(req), { ...f, cursor: queryText(req, 'cursor') });
     const body = html`${filterForm('/dashboard/orders', [
       select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...ORDER_STATUSES], value: f.status ?? '' }),
       field({ label: 'Client reference', name: 'clientRef', value: f.clientRef }),

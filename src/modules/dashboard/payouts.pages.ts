@@ -12,7 +12,7 @@ import { moveOwnPayout } from '../payouts/payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from '../payouts/payouts.read.js';
 import { MOVE_FROM, PAYOUT_STATUSES, type PayoutMove } from '../payouts/payouts.transitions.js';
 import { deliveriesOfEvents } from '../webhooks/webhooks.service.js';
-import { dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import { actingOwner, dashboardCaller, dashboardUser, memberPage } from './caller.js';
 import { deliveriesTable } from './events.pages.js';
 import { attempt } from '../../web/forms.js';
 
@@ -108,7 +108,7 @@ export function payoutPages(app: FastifyInstance, web: Web): void {
       createdFrom: queryDay(req, 'createdFrom'),
       createdTo: queryDay(req, 'createdTo'),
     };
-    const list = await listPayouts(ctx.db, { workspaceId: dashboardUser(req).workspaceId }, {
+    const list = await listPayouts(ctx.db, actingOwner(req), {
       status: f.status,
       clientRef: f.clientRef,
       createdFrom: f.createdFrom?.instant,

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { filterForm, link, money, pager, section, select, status, table, when } from '../../web/components.js';
 import { queryChoice, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
@@ -6,21 +6,15 @@ import { sendPage, type Web } from '../../web/web.js';
 import { listDeposits } from '../deposits/deposits.service.js';
 import { DEPOSIT_STATUSES } from '../deposits/deposits.transitions.js';
 import { listVirtualAccounts, type Owner } from '../virtual-accounts/virtual-accounts.service.js';
-import { dashboardUser, memberPage } from './caller.js';
+import { actingOwner, dashboardUser, memberPage } from './caller.js';
 
-
-/** The workspace's master account, as an API call without Service-Account-Id acts on it. */
-export function masterOwner(req: FastifyRequest): Owner {
-  const workspaceId = dashboardUser(req).workspaceId;
-  return { workspaceId, subAccountId: undefined, accountId: workspaceId };
-}
 
 /** Receiving money: the active virtual accounts with their bank details (as GET /v1/virtual-accounts), and deposits (as GET /v1/deposits). */
 export function receivingPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
 
   app.get('/dashboard/receiving', memberPage, async (req, reply) => {
-    const owner = masterOwner(req);
+    const owner: Owner = actingOwner(req);
     // At most one account per currency: one page of the largest size holds them all.
     const accounts = await listVirtualAccounts(ctx, ctx.db, owner, { limit: ctx.config.limits.pageLimitMax });
     const depositStatus = queryChoice(req, 'status', DEPOSIT_STATUSES);

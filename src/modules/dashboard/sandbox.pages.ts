@@ -15,10 +15,9 @@ import { moveOwnOrder } from '../orders/orders.lifecycle.js';
 import { moveOwnPayout } from '../payouts/payouts.lifecycle.js';
 import type { PayoutMove } from '../payouts/payouts.transitions.js';
 import { fundBalance, fundingAmount } from '../sandbox/sandbox.service.js';
-import { dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import { actingOwner, dashboardCaller, dashboardUser, memberPage } from './caller.js';
 import { REVIEW_DECISIONS } from './onboarding.pages.js';
 import { SANDBOX_ORDER_MOVES } from './orders.pages.js';
-import { masterOwner } from './receiving.pages.js';
 import { attempt, type Refusal } from '../../web/forms.js';
 
 const PAYOUT_MOVES = ['process', 'pay', 'fail', 'revert'] as const satisfies readonly PayoutMove[];
@@ -129,7 +128,7 @@ export function sandboxPages(app: FastifyInstance, web: Web): void {
       assertCapability(caller.workspace.disabledCapabilities, 'deposits');
       const rail = formOptional(req, 'rail', 40) === undefined ? undefined : formChoice(req, 'rail', DEPOSIT_RAILS);
       const input = { currency: formText(req, 'currency', { maxLength: 10 }), amount: formText(req, 'amount', { maxLength: 40 }), rail, outcome: formChoice(req, 'outcome', DEPOSIT_OUTCOMES) };
-      await ctx.db.tx((tx) => receiveDeposit(tx, masterOwner(req), caller.workspace, input));
+      await ctx.db.tx((tx) => receiveDeposit(tx, actingOwner(req), caller.workspace, input));
     }, '/dashboard/receiving'),
   );
 
@@ -156,7 +155,7 @@ export function sandboxPages(app: FastifyInstance, web: Web): void {
       assertCapability(caller.workspace.disabledCapabilities, 'applications');
       const decision = formChoice(req, 'decision', REVIEW_DECISIONS.map((d) => d.value));
       const review = { decision, reason: formOptional(req, 'reason', 2000) };
-      await ctx.db.tx((tx) => reviewOwnApplication(ctx, tx, { workspaceId: caller.workspaceId, subAccountId: undefined }, req.params.id, review));
+      await ctx.db.tx((tx) => reviewOwnApplication(ctx, tx, actingOwner(req), req.params.id, review));
     }, '/dashboard/onboarding'),
   );
 }

@@ -1,5 +1,7 @@
 import { maybeOne, type Sql } from '../../db/db.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
+import { notFound } from '../../http/errors.js';
+import { isUuid } from '../../lib/ids.js';
 import { hashSecret, randomSecret, safeEqual } from '../../lib/secrets.js';
 import type { UserRole } from './users.repository.js';
 
@@ -24,6 +26,8 @@ export interface WebSession {
   operatorKeyId: string | undefined;
   /** Signed in with the password; the TOTP code is still to come (only the second-factor page opens). */
   secondFactorPending: boolean;
+  /** The sub-account a dashboard session acts on (as Service-Account-Id), or undefined for the master account. */
+  actingAccount: { id: string; name: string } | undefined;
 }
 
 interface SessionJoinRow {
@@ -36,6 +40,8 @@ interface SessionJoinRow {
   role: UserRole | null;
   email_encrypted: string | null;
   totp_secret_encrypted: string | null;
+  acting_account_id: string | null;
+  acting_account_name: string | null;
 }
 
 /** `last_seen_at` is written at most this often (not on every page). */
@@ -70,10 +76,12 @@ export async function readSession(sql: Sql, box: CryptoBox, limits: SessionLimit
   const row = await maybeOne<SessionJoinRow>(
     sql,
     `SELECT s.area, s.user_id, s.operator_key_id, s.second_factor_pending, s.last_seen_at,
-            u.workspace_id, u.role, u.email_encrypted, u.totp_secret_encrypted
+            u.workspace_id, u.role, u.email_encrypted, u.totp_secret_encrypted,
+            a.id AS acting_account_id, a.name AS acting_account_name
        FROM web_sessions s
        LEFT JOIN dashboard_users u ON u.id = s.user_id AND u.status = 'active'
        LEFT JOIN workspaces w ON w.id = u.workspace_id
+       LEFT JOIN accounts a ON a.id = s.acting_account_id AND a.workspace_id = u.workspace_id AND a.account_type = 'sub'
        LEFT JOIN operator_keys k ON k.id = s.operator_key_id AND k.revoked_at IS NULL
       WHERE s.id_digest = $1 AND s.expires_at > now()
         AND s.last_seen_at > now() - make_interval(secs => $2)
@@ -100,7 +108,20 @@ export async function readSession(sql: Sql, box: CryptoBox, limits: SessionLimit
         : undefined,
     operatorKeyId: row.operator_key_id ?? undefined,
     secondFactorPending: row.second_factor_pending,
+    actingAccount: row.acting_account_id !== null ? { id: row.acting_account_id, name: row.acting_account_name as string } : undefined,
   };
+}
+
+/**
+ * The account a dashboard session acts on from now: one of the workspace's sub-accounts, or with
+ * null its master account. Another workspace's account, or no account, is refused as not found.
+ */
+export async function setActingAccount(sql: Sql, box: CryptoBox, token: string, workspaceId: string, accountId: string | null): Promise<void> {
+  if (accountId !== null) {
+    const owned = isUuid(accountId) && (await maybeOne(sql, "SELECT 1 FROM accounts WHERE id = $1 AND workspace_id = $2 AND account_type = 'sub'", [accountId, workspaceId]));
+    if (!owned) throw notFound('Account');
+  }
+  await sql.query('UPDATE web_sessions SET acting_account_id = $2 WHERE id_digest = $1', [hashSecret(token, box), accountId]);
 }
 
 export async function endSession(sql: Sql, box: CryptoBox, token: string): Promise<void> {
