@@ -69,6 +69,10 @@ describe('operator users of the console', () => {
     expect(created.statusCode, created.body).toBe(303);
     const [entry] = await auditOf(t, `user:${user.id}`, '/console/workspaces');
     expect(entry).toMatchObject({ actor: `user:${user.id}`, operatorKeyId: null, statusCode: 303 });
+    // The console's audit page names the person by their email beside the kept id.
+    const audit = await client.get(`/console/audit?actor=${encodeURIComponent(`user:${user.id}`)}`);
+    expect(audit.statusCode).toBe(200);
+    expect(audit.body).toContain(`grace@operator.example <span class="muted">user:${user.id}</span>`);
     const again = await operator(t.app, 'GET', '/operator/v1/operators');
     expect(again.json<{ data: { id: string; status: string }[] }>().data.find((u) => u.id === user.id)?.status).toBe('active');
   });

@@ -4,6 +4,7 @@ import { queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import * as operator from '../operator/operator.service.js';
+import { userEmails } from '../users/users.service.js';
 import { attempt, consolePage, QUEUE_PAGE_ROWS, refusalNotice } from './console.kit.js';
 
 const METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'] as const;
@@ -31,6 +32,13 @@ export function auditPages(app: FastifyInstance, web: Web): void {
     const result = await attempt(() => operator.listAudit(web.ctx.db, { ...f, statusCode, cursor: queryText(req, 'cursor'), limit: QUEUE_PAGE_ROWS }));
     const page = 'done' in result ? result.done : { data: [] as Entry[], nextCursor: null };
     const refusal = 'refused' in result ? result.refused : undefined;
+    // A person is kept as `user:<id>`; the page names them by their email.
+    const userIdOf = (actor: string | null) => (actor?.startsWith('user:') ? actor.slice('user:'.length) : undefined);
+    const emails = await userEmails(web.ctx.db, web.ctx.box, page.data.map((e) => userIdOf(e.actor)).filter((id): id is string => id !== undefined));
+    const actorCell = (actor: string | null) => {
+      const email = emails.get(userIdOf(actor) ?? '');
+      return email ? html`${email} <span class="muted">${actor}</span>` : (actor ?? 'api');
+    };
     const body = html`${filterForm('/console/audit', [
       field({ label: 'Workspace id', name: 'workspaceId', value: f.workspaceId, error: refusal?.fields.workspaceId }),
       select({ label: 'Method', name: 'method', options: [{ value: '', label: 'any' }, ...METHODS], value: f.method ?? '' }),
@@ -42,7 +50,7 @@ export function auditPages(app: FastifyInstance, web: Web): void {
     ])}${refusalNotice(refusal)}
 ${table('Audit log, newest first', [
   { label: 'At', cell: (e: Entry) => when(e.at) },
-  { label: 'Actor', cell: (e) => e.actor ?? 'api' },
+  { label: 'Actor', cell: (e) => actorCell(e.actor) },
   { label: 'Call', cell: (e) => html`<code>${e.method} ${e.path}</code>` },
   { label: 'Status', cell: (e) => String(e.statusCode), numeric: true },
   { label: 'Workspace', cell: (e) => (e.workspaceId ? link(`/console/workspaces/${e.workspaceId}`, e.workspaceId) : '') },

@@ -62,6 +62,10 @@ export function findUserByEmail(sql: Sql, emailDigest: string): Promise<UserRow 
   return maybeOne<UserRow>(sql, 'SELECT * FROM dashboard_users WHERE email_digest = $1', [emailDigest]);
 }
 
+export function findUsers(sql: Sql, ids: readonly string[]): Promise<UserRow[]> {
+  return sql.query<UserRow>('SELECT * FROM dashboard_users WHERE id = ANY($1::uuid[])', [ids]);
+}
+
 export function findUser(sql: Sql, id: string): Promise<UserRow | undefined> {
   return maybeOne<UserRow>(sql, 'SELECT * FROM dashboard_users WHERE id = $1', [id]);
 }

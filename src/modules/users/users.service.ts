@@ -187,6 +187,13 @@ export async function disableSecondFactor(sql: Sql, userId: string): Promise<voi
   await repo.setTotp(sql, userId, null, null);
 }
 
+/** The emails of these users (dashboard or operator users), by id: to name them where only their id is kept (the audit log). */
+export async function userEmails(sql: Sql, box: CryptoBox, ids: readonly string[]): Promise<Map<string, string>> {
+  const valid = [...new Set(ids)].filter(isUuid);
+  if (valid.length === 0) return new Map();
+  return new Map((await repo.findUsers(sql, valid)).map((row) => [row.id, box.decrypt(row.email_encrypted)]));
+}
+
 export async function listUsers(sql: Sql, box: CryptoBox, workspaceId: UserOwner, page: PageRequest) {
   return repo.listWorkspaceUsers(sql, workspaceId, page, (row) => userData(box, row));
 }
