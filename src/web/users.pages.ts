@@ -4,7 +4,7 @@ import { field, notice, pager, postForm, secretOnce, section, select, status, ta
 import { formText, queryText, refusalOf, type Refusal } from './forms.js';
 import { html, type Html } from './html.js';
 import type { Area } from './layout.js';
-import { sendPage, seeOther, type Web } from './web.js';
+import { sendPage, seeOther, type Web, type WebRouteConfig } from './web.js';
 
 type UserPage = { data: users.UserView[]; nextCursor: string | null };
 type UserRequest = FastifyRequest<{ Params: { userId: string } }>;
@@ -32,16 +32,23 @@ interface Face {
   owner: (req: FastifyRequest) => users.UserOwner;
   /** Whether the signed-in person may change them (their pages show forms). */
   canChange: (req: FastifyRequest) => boolean;
-  readPage: object;
-  changePage: object;
+  readPage: PageRoute;
+  changePage: PageRoute;
 }
+
+type PageRoute = { schema: { hide: true }; config: { web: WebRouteConfig } };
 
 const DASHBOARD: Face = {
   area: 'dashboard',
   base: '/dashboard/users',
   title: 'Users',
   caption: 'The people who sign in to this workspace dashboard',
-  owner: (req) => signedIn(req).workspaceId,
+  owner: (req) => {
+    // A dashboard session is always a workspace's user; null would name the operator's users.
+    const workspaceId = signedIn(req).workspaceId;
+    if (workspaceId === null) throw new Error('a dashboard page with an operator user');
+    return workspaceId;
+  },
   canChange: (req) => signedIn(req).role === 'admin',
   readPage: { schema: { hide: true }, config: { web: { area: 'dashboard' } } },
   changePage: { schema: { hide: true }, config: { web: { area: 'dashboard', role: 'admin' } } },
