@@ -1,6 +1,7 @@
 import type { Db, Listening, Sql } from '../db/db.js';
 import { maybeOne } from '../db/db.js';
 import { isUuid } from '../lib/ids.js';
+import { ownsSubAccount } from '../modules/accounts/accounts.repository.js';
 
 /**
  * The channel on which every change to what authentication reads (a credential's scopes or status,
@@ -31,11 +32,6 @@ async function readGrant(sql: Sql, clientId: string, workspaceId: string, subAcc
       WHERE c.client_id = $1::uuid AND c.workspace_id = $2::uuid`,
     [clientId, workspaceId, subAccountId],
   );
-}
-
-async function ownsSubAccount(sql: Sql, workspaceId: string, subAccountId: string): Promise<boolean> {
-  const row = await maybeOne(sql, `SELECT 1 FROM accounts WHERE id = $1::uuid AND workspace_id = $2::uuid AND account_type = 'sub'`, [subAccountId, workspaceId]);
-  return row !== undefined;
 }
 
 /**

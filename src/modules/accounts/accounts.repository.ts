@@ -104,3 +104,9 @@ export async function accountHasBusinessIdentity(sql: Sql, workspaceId: string, 
   const rows = await sql.query(`SELECT 1 FROM accounts WHERE workspace_id = $1 AND id = $2 AND business_identity IS NOT NULL`, [workspaceId, accountId]);
   return rows.length > 0;
 }
+
+/** Whether `subAccountId` is one of the workspace's sub-accounts (what Service-Account-Id may name). */
+export async function ownsSubAccount(sql: Sql, workspaceId: string, subAccountId: string): Promise<boolean> {
+  const row = await maybeOne(sql, `SELECT 1 FROM accounts WHERE id = $1::uuid AND workspace_id = $2::uuid AND account_type = 'sub'`, [subAccountId, workspaceId]);
+  return row !== undefined;
+}

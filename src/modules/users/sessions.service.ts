@@ -3,6 +3,7 @@ import type { CryptoBox } from '../../lib/crypto-box.js';
 import { notFound } from '../../http/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { hashSecret, randomSecret, safeEqual } from '../../lib/secrets.js';
+import { ownsSubAccount } from '../accounts/accounts.repository.js';
 import type { UserRole } from './users.repository.js';
 
 /**
@@ -118,8 +119,7 @@ export async function readSession(sql: Sql, box: CryptoBox, limits: SessionLimit
  */
 export async function setActingAccount(sql: Sql, box: CryptoBox, token: string, workspaceId: string, accountId: string | null): Promise<void> {
   if (accountId !== null) {
-    const owned = isUuid(accountId) && (await maybeOne(sql, "SELECT 1 FROM accounts WHERE id = $1 AND workspace_id = $2 AND account_type = 'sub'", [accountId, workspaceId]));
-    if (!owned) throw notFound('Account');
+    if (!isUuid(accountId) || !(await ownsSubAccount(sql, workspaceId, accountId))) throw notFound('Account');
   }
   await sql.query('UPDATE web_sessions SET acting_account_id = $2 WHERE id_digest = $1', [hashSecret(token, box), accountId]);
 }
