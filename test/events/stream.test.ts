@@ -148,9 +148,11 @@ describe.runIf(onPostgres)('GET /v1/events/stream over several processes on one 
     s.close();
   });
 
-  it('delivers events committed by another API process, woken by NOTIFY, and resumes on the other process', async () => {
-    // The second process polls rarely: what it streams at once came from the notification.
-    const w = await newWorkspace(t.app);
+  /**
+   * A stream of `w` opened on a second API process on the same database that polls once a minute:
+   * what it streams at once came from a notification (or its own quick look-again).
+   */
+  async function onQuietSecondProcess(w: Caller, run: (s: SseConnection) => Promise<void>): Promise<void> {
     const second = await createTestApp({ databaseUrl: t.config.databaseUrl as string, env: { ...t.env, EVENT_STREAM_POLL_MS: '60000' } });
     try {
       const secondBase = await second.app.listen({ port: 0, host: '127.0.0.1' });
@@ -158,6 +160,17 @@ describe.runIf(onPostgres)('GET /v1/events/stream over several processes on one 
       open.push(s);
       expect(s.status).toBe(200);
       await new Promise((r) => setTimeout(r, 200)); // its listener is connected
+      await run(s);
+      s.close();
+    } finally {
+      await second.app.close();
+      await second.ctx.db.close();
+    }
+  }
+
+  it('delivers events committed by another API process, woken by NOTIFY, and resumes on the other process', async () => {
+    const w = await newWorkspace(t.app);
+    await onQuietSecondProcess(w, async (s) => {
       const first = await record(w.workspaceId, 'payout.paid', { from: 'first process' });
       const [msg] = await s.events(1, 5000);
       expect(msg?.id).toBe(first);
@@ -166,21 +179,12 @@ describe.runIf(onPostgres)('GET /v1/events/stream over several processes on one 
       const resumed = await stream(w, { 'last-event-id': first });
       expect((await resumed.events(2)).map((m) => m.id)).toEqual(more);
       resumed.close();
-    } finally {
-      await second.app.close();
-      await second.ctx.db.close();
-    }
+    });
   });
 
   it('delivers an event held behind an older open transaction as soon as that transaction ends, not at the next poll', async () => {
-    // The second process polls every minute: only the notification and the stream's own quick look-again can deliver.
     const w = await newWorkspace(t.app);
-    const second = await createTestApp({ databaseUrl: t.config.databaseUrl as string, env: { ...t.env, EVENT_STREAM_POLL_MS: '60000' } });
-    try {
-      const secondBase = await second.app.listen({ port: 0, host: '127.0.0.1' });
-      const s = await openSse(`${secondBase}/v1/events/stream`, { authorization: `Bearer ${w.token}` });
-      open.push(s);
-      await new Promise((r) => setTimeout(r, 200)); // its listener is connected
+    await onQuietSecondProcess(w, async (s) => {
       // An older transaction (no event in it) is open when the event commits: the event waits behind it.
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
@@ -195,11 +199,7 @@ describe.runIf(onPostgres)('GET /v1/events/stream over several processes on one 
       await older;
       const [msg] = await s.events(1, 5000);
       expect(msg?.id).toBe(id);
-      s.close();
-    } finally {
-      await second.app.close();
-      await second.ctx.db.close();
-    }
+    });
   });
 
   it('keeps streaming by polling while its LISTEN connection is down, and listens again', async () => {

@@ -60,6 +60,14 @@ export interface TestAppOptions {
   logStream?: NodeJS.WritableStream;
 }
 
+/** The migrated embedded database test/global-setup.ts dumped, read once per worker (a Blob is read again by each app). */
+let pgliteTemplateBlob: Blob | undefined;
+function pgliteTemplate(): Blob | undefined {
+  const file = process.env.CORRIDOR_TEST_PGLITE_TEMPLATE;
+  if (file && !pgliteTemplateBlob) pgliteTemplateBlob = new Blob([fs.readFileSync(file)]);
+  return pgliteTemplateBlob;
+}
+
 /** Builds the whole application on a database of its own (PGlite in memory, or a fresh PostgreSQL database). */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const pgdb = options.databaseUrl ? undefined : onPostgres ? await freshPostgresDatabase() : undefined;
@@ -81,8 +89,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   // The process's own logger (its serializers and redaction), written where the test wants it.
   const log = createLogger(config.logLevel, options.logStream ?? process.stdout);
   // On PGlite, a copy of the migrated database test/global-setup.ts made (initdb once, not per app).
-  const template = databaseUrl ? undefined : process.env.CORRIDOR_TEST_PGLITE_TEMPLATE;
-  const ctx = await openContext(config, log, template ? { memoryTemplate: new Blob([fs.readFileSync(template)]) } : {});
+  const template = databaseUrl ? undefined : pgliteTemplate();
+  const ctx = await openContext(config, log, template ? { memoryTemplate: template } : {});
   await bootstrap(ctx);
   const app = await buildApp(ctx);
   options.beforeReady?.(app, ctx);
