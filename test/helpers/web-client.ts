@@ -33,6 +33,18 @@ export class WebClient {
     return res;
   }
 
+  /**
+   * Opens an invitation link (its token moves into a cookie of the invitation page of the link's
+   * face), loads the form, and, when it opened, sets the password. Every answer, for the test to check.
+   */
+  async acceptInvitation(link: string, password: string): Promise<{ opened: LightMyRequestResponse; form: LightMyRequestResponse; done: LightMyRequestResponse | undefined }> {
+    const url = new URL(link);
+    const opened = await this.get(url.pathname + url.search);
+    const form = await this.get(url.pathname);
+    const done = form.statusCode === 200 ? await this.post(url.pathname, { password, confirmation: password }) : undefined;
+    return { opened, form, done };
+  }
+
   /** A form POST; `_csrf` is the last page's token unless given, and Origin is this site unless given. */
   async post(url: string, form: Record<string, string | string[]>, options: { origin?: string | null; csrf?: string | null } = {}): Promise<LightMyRequestResponse> {
     const body = new URLSearchParams();

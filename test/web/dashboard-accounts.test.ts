@@ -10,11 +10,8 @@ const PASSWORD = 'a long enough passphrase';
 async function member(t: TestApp, workspaceId: string, email: string, role: 'admin' | 'viewer'): Promise<WebClient> {
   const res = await operator(t.app, 'POST', `/operator/v1/workspaces/${workspaceId}/users`, { email, role });
   expect(res.statusCode, res.body).toBe(201);
-  const link = new URL(res.json<{ invitationUrl: string }>().invitationUrl);
   const client = new WebClient(t.app);
-  await client.get(link.pathname + link.search);
-  await client.get('/dashboard/invitation');
-  expect((await client.post('/dashboard/invitation', { password: PASSWORD, confirmation: PASSWORD })).statusCode).toBe(303);
+  expect((await client.acceptInvitation(res.json<{ invitationUrl: string }>().invitationUrl, PASSWORD)).done?.statusCode).toBe(303);
   return client;
 }
 
