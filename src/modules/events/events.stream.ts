@@ -30,6 +30,8 @@ interface Subscriber {
   pumping: boolean;
   again: boolean;
   closed: boolean;
+  /** A look-again is scheduled (events were held back): at most one per stream, whatever woke it. */
+  lookAgain: boolean;
 }
 
 /**
@@ -67,7 +69,7 @@ export class EventStreams {
         headers: { 'retry-after': '5' },
       });
     }
-    const sub: Subscriber = { workspaceId, cursor, filter, sink, pumping: false, again: false, closed: false };
+    const sub: Subscriber = { workspaceId, cursor, filter, sink, pumping: false, again: false, closed: false, lookAgain: false };
     set.add(sub);
     this.byWorkspace.set(workspaceId, set);
     this.startTimers();
@@ -132,8 +134,12 @@ export class EventStreams {
     }
     // Committed events wait behind an older transaction still running: look again soon rather than
     // at the next poll (the notification that woke this pump will not come again).
-    if (withheld && !sub.closed && !this.stopped) {
-      setTimeout(() => void this.pump(sub), Math.min(WITHHELD_RETRY_MS, this.ctx.config.limits.eventStreamPollMs)).unref();
+    if (withheld && !sub.closed && !this.stopped && !sub.lookAgain) {
+      sub.lookAgain = true;
+      setTimeout(() => {
+        sub.lookAgain = false;
+        void this.pump(sub);
+      }, Math.min(WITHHELD_RETRY_MS, this.ctx.config.limits.eventStreamPollMs)).unref();
     }
   }
 
