@@ -7,6 +7,7 @@ import { issueCredential } from './modules/auth/credentials.service.js';
 import { AppError } from './http/errors.js';
 import { isUuid } from './lib/ids.js';
 import { migrate } from './db/migrate.js';
+import { CryptoBox } from './lib/crypto-box.js';
 import { connect } from './db/db.js';
 import { clientFromFlags, CLIENT_FLAGS } from './cli/client.js';
 import { listen } from './cli/listen.js';
@@ -43,7 +44,8 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'migrate': {
       const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-      const applied = await migrate(db);
+      // Some migrations seal existing rows, so migrating needs the encryption key, as a start does.
+      const applied = await migrate(db, CryptoBox.load(config.encryptionKey, config.dataDir));
       await db.close();
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
       return;

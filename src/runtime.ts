@@ -42,9 +42,9 @@ export async function openContext(config: Config, log = createLogger(config.logL
     ...options,
   });
   try {
-    await migrate(db);
-    await ensureSystemAccounts(db, payoutRails());
     const box = CryptoBox.load(config.encryptionKey, config.dataDir);
+    await migrate(db, box);
+    await ensureSystemAccounts(db, payoutRails());
     const keys = await SigningKeys.init(db, box);
     return { config, db, box, keys, log, rates: new StaticRateSource(config.fxRates) };
   } catch (err) {

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../src/db/db.js';
 import { listMigrations, migrate } from '../src/db/migrate.js';
+import { CryptoBox } from '../src/lib/crypto-box.js';
 import { freshPostgresDatabase, onPostgres } from './helpers/app.js';
 
 /** A migrated database of its own: PGlite in memory, or a fresh PostgreSQL database. */
@@ -18,6 +20,7 @@ async function openDb(): Promise<{ db: Db; url: string | undefined; close: () =>
 }
 
 const versions = listMigrations().map((m) => m.version);
+const box = CryptoBox.fromKey(randomBytes(32));
 
 describe('migrations', () => {
   let h: Awaited<ReturnType<typeof openDb>>;
@@ -28,8 +31,8 @@ describe('migrations', () => {
 
   it('applies every migration on a new database, then nothing on the second run', async () => {
     expect(versions.length).toBeGreaterThan(0);
-    expect(await migrate(h.db)).toEqual(versions);
-    expect(await migrate(h.db)).toEqual([]);
+    expect(await migrate(h.db, box)).toEqual(versions);
+    expect(await migrate(h.db, box)).toEqual([]);
   });
 
   it('records each applied migration once in schema_migrations', async () => {
@@ -48,15 +51,15 @@ describe('migrations', () => {
 
   it('rolls back a failing migration entirely and does not record it', async () => {
     const bad = { version: '9999_broken', sql: 'CREATE TABLE broken_migration_probe (x integer);\nSELECT 1 / 0;' };
-    await expect(migrate(h.db, [...listMigrations(), bad])).rejects.toThrow(/division by zero/);
+    await expect(migrate(h.db, box, [...listMigrations(), bad])).rejects.toThrow(/division by zero/);
     const [probe] = await h.db.query<{ exists: string | null }>(`SELECT to_regclass('broken_migration_probe')::text AS exists`);
     expect(probe?.exists).toBeNull();
     const recorded = await h.db.query('SELECT 1 FROM schema_migrations WHERE version = $1', [bad.version]);
     expect(recorded).toHaveLength(0);
     // A later, fixed run applies only what is missing.
     const fixed = { version: '9999_broken', sql: 'CREATE TABLE broken_migration_probe (x integer);' };
-    expect(await migrate(h.db, [...listMigrations(), fixed])).toEqual(['9999_broken']);
-    expect(await migrate(h.db, [...listMigrations(), fixed])).toEqual([]);
+    expect(await migrate(h.db, box, [...listMigrations(), fixed])).toEqual(['9999_broken']);
+    expect(await migrate(h.db, box, [...listMigrations(), fixed])).toEqual([]);
   });
 });
 
@@ -68,7 +71,7 @@ describe.runIf(onPostgres)('migrations on PostgreSQL, two processes at once', ()
       const run = async () => {
         const db = await connect({ databaseUrl: pgdb.url, dataDir: 'memory://', poolMax: 4 });
         opened.push(db);
-        return migrate(db);
+        return migrate(db, box);
       };
       const [a, b] = await Promise.all([run(), run()]);
       // One of them applied everything, the other found nothing left to do.

@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PgliteDb } from '../src/db/db.js';
 import { migrate } from '../src/db/migrate.js';
+import { CryptoBox } from '../src/lib/crypto-box.js';
 import { generateTestPki } from './helpers/test-pki.js';
 
 /**
@@ -21,7 +23,8 @@ export default async function setup(): Promise<() => void> {
   process.env.CORRIDOR_TEST_PKI_DIR = dir;
   // One migrated embedded database, copied by every test app on PGlite (initdb once, not per app).
   const template = await PGlite.create();
-  await migrate(new PgliteDb(template));
+  // The template holds no rows to seal: any key migrates it.
+  await migrate(new PgliteDb(template), CryptoBox.fromKey(randomBytes(32)));
   const templateFile = path.join(dir, 'pglite-template.tar');
   fs.writeFileSync(templateFile, Buffer.from(await (await template.dumpDataDir('none')).arrayBuffer()));
   await template.close();

@@ -1,28 +1,35 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Db } from './db.js';
+import type { CryptoBox } from '../lib/crypto-box.js';
+import type { Db, Tx } from './db.js';
+import { sealedRecipients } from './migrations/0018_sealed_recipients.js';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-export interface Migration {
-  version: string;
-  sql: string;
-}
+/**
+ * A schema change: plain SQL (`NNNN_name.sql`), or code (`NNNN_name.ts`) for a change SQL cannot
+ * make alone, such as sealing existing rows with the encryption key.
+ */
+export type Migration = { version: string; sql: string } | { version: string; up: (tx: Tx, box: CryptoBox) => Promise<void> };
+
+/** The migrations written in TypeScript, listed here (each a file under migrations/). */
+const CODE_MIGRATIONS: readonly Migration[] = [sealedRecipients];
 
 export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return fs
+  const sql: Migration[] = fs
     .readdirSync(dir)
     .filter((name) => /^\d{4}_[a-z0-9_]+\.sql$/.test(name))
-    .sort()
     .map((name) => ({ version: name.replace(/\.sql$/, ''), sql: fs.readFileSync(path.join(dir, name), 'utf8') }));
+  return [...sql, ...CODE_MIGRATIONS].sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
 }
 
 /**
- * Applies every migration not yet applied, each in its own transaction, forward only.
+ * Applies every migration not yet applied, each in its own transaction, forward only (a failure
+ * rolls its migration back whole, so a crash midway leaves it to run again from the start).
  * A session advisory lock makes two processes starting at once apply them one after the other.
  */
-export async function migrate(db: Db, migrations = listMigrations()): Promise<string[]> {
+export async function migrate(db: Db, box: CryptoBox, migrations = listMigrations()): Promise<string[]> {
   return db.withAdvisoryLock('corridor.migrate', async () => {
     await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version text PRIMARY KEY,
@@ -33,7 +40,8 @@ export async function migrate(db: Db, migrations = listMigrations()): Promise<st
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
       await db.tx(async (tx) => {
-        await tx.exec(migration.sql);
+        if ('sql' in migration) await tx.exec(migration.sql);
+        else await migration.up(tx, box);
         await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
       });
       done.push(migration.version);

@@ -39,6 +39,15 @@ export class CryptoBox {
     return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
   }
 
+  /** A value sealed as JSON text (personal data in a text column). */
+  sealJson(value: unknown): string {
+    return this.encrypt(JSON.stringify(value));
+  }
+
+  openJson<T>(sealed: string): T {
+    return JSON.parse(this.decrypt(sealed)) as T;
+  }
+
   /** Bytes sealed as `iv (12) | tag (16) | ciphertext` (uploaded files at rest). */
   encryptBytes(plain: Buffer): Buffer {
     const iv = randomBytes(12);

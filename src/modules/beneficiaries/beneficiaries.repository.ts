@@ -2,7 +2,10 @@ import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
 import { paginate, type PageRequest, type PageResult } from '../../http/pagination.js';
 
-/** All SQL of the beneficiaries module. */
+/**
+ * All SQL of the beneficiaries module. A beneficiary's personal fields (`personal_data`) and an
+ * account's details (`data`) hold sealed JSON (lib/crypto-box); the service seals and opens them.
+ */
 
 export type BeneficiaryStatus = 'active' | 'inactive' | 'suspended';
 
@@ -14,16 +17,7 @@ export interface BeneficiaryRow {
   status: BeneficiaryStatus;
   name: string;
   country: string;
-  address: string | null;
-  address_line2: string | null;
-  city: string | null;
-  country_subdivision: string | null;
-  date_of_birth: string | null;
-  email: string | null;
-  middle_name: string | null;
-  notes: string | null;
-  postcode: string | null;
-  registration_number: string | null;
+  personal_data: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -35,30 +29,14 @@ export interface BeneficiaryAccountRow {
   type: string;
   currency: string;
   country: string | null;
-  data: Record<string, unknown>;
+  /** Sealed JSON of the account details. */
+  data: string;
 }
-
-/** The optional columns, by their wire name. */
-export const OPTIONAL_COLUMNS = {
-  address: 'address',
-  addressLine2: 'address_line2',
-  city: 'city',
-  countrySubdivision: 'country_subdivision',
-  dateOfBirth: 'date_of_birth',
-  email: 'email',
-  middleName: 'middle_name',
-  notes: 'notes',
-  postcode: 'postcode',
-  registrationNumber: 'registration_number',
-} as const;
-export type OptionalField = keyof typeof OPTIONAL_COLUMNS;
 
 /** The columns of a beneficiary row, optionally qualified by a table alias. */
 const beneficiaryColumns = (alias = ''): string => {
   const q = alias ? `${alias}.` : '';
-  return `${q}id, ${q}workspace_id, ${q}account_id, ${q}type, ${q}status, ${q}name, ${q}country, ${q}address, ${q}address_line2, ${q}city,
-  ${q}country_subdivision, to_char(${q}date_of_birth, 'YYYY-MM-DD') AS date_of_birth, ${q}email, ${q}middle_name, ${q}notes, ${q}postcode,
-  ${q}registration_number, ${q}created_at, ${q}updated_at`;
+  return `${q}id, ${q}workspace_id, ${q}account_id, ${q}type, ${q}status, ${q}name, ${q}country, ${q}personal_data, ${q}created_at, ${q}updated_at`;
 };
 const BENEFICIARY_COLUMNS = beneficiaryColumns();
 const ACCOUNT_COLUMNS = 'id, beneficiary_id, position, type, currency, country, data';
@@ -77,29 +55,26 @@ export interface BeneficiaryColumns {
   status: BeneficiaryStatus;
   name: string;
   country: string;
-  optional: Partial<Record<OptionalField, string | null>>;
+  /** Sealed JSON of the optional personal fields. */
+  personalData: string;
 }
-
-const optionalValues = (c: BeneficiaryColumns): (string | null)[] =>
-  (Object.keys(OPTIONAL_COLUMNS) as OptionalField[]).map((k) => c.optional[k] ?? null);
 
 export async function insertBeneficiary(sql: Sql, b: BeneficiaryColumns & { id: string; scope: Scope }): Promise<BeneficiaryRow> {
   return one<BeneficiaryRow>(
     sql,
-    `INSERT INTO beneficiaries (id, workspace_id, account_id, type, status, name, country, ${Object.values(OPTIONAL_COLUMNS).join(', ')})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::date, $13, $14, $15, $16, $17)
+    `INSERT INTO beneficiaries (id, workspace_id, account_id, type, status, name, country, personal_data)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      RETURNING ${BENEFICIARY_COLUMNS}`,
-    [b.id, b.scope.workspaceId, b.scope.subAccountId ?? null, b.type, b.status, b.name, b.country, ...optionalValues(b)],
+    [b.id, b.scope.workspaceId, b.scope.subAccountId ?? null, b.type, b.status, b.name, b.country, b.personalData],
   );
 }
 
 export async function updateBeneficiary(sql: Sql, id: string, b: BeneficiaryColumns): Promise<BeneficiaryRow> {
-  const sets = Object.values(OPTIONAL_COLUMNS).map((column, i) => `${column} = $${i + 6}${column === 'date_of_birth' ? '::date' : ''}`);
   return one<BeneficiaryRow>(
     sql,
-    `UPDATE beneficiaries SET type = $2, status = $3, name = $4, country = $5, ${sets.join(', ')}, updated_at = now()
+    `UPDATE beneficiaries SET type = $2, status = $3, name = $4, country = $5, personal_data = $6, updated_at = now()
       WHERE id = $1 RETURNING ${BENEFICIARY_COLUMNS}`,
-    [id, b.type, b.status, b.name, b.country, ...optionalValues(b)],
+    [id, b.type, b.status, b.name, b.country, b.personalData],
   );
 }
 
@@ -146,25 +121,25 @@ export async function pageBeneficiaries(
 
 export async function insertAccount(
   sql: Sql,
-  a: { id: string; beneficiaryId: string; workspaceId: string; position: number; type: string; currency: string; country: string | null; data: Record<string, unknown> },
+  a: { id: string; beneficiaryId: string; workspaceId: string; position: number; type: string; currency: string; country: string | null; data: string },
 ): Promise<BeneficiaryAccountRow> {
   return one<BeneficiaryAccountRow>(
     sql,
     `INSERT INTO beneficiary_accounts (id, beneficiary_id, workspace_id, position, type, currency, country, data)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb) RETURNING ${ACCOUNT_COLUMNS}`,
-    [a.id, a.beneficiaryId, a.workspaceId, a.position, a.type, a.currency, a.country, JSON.stringify(a.data)],
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${ACCOUNT_COLUMNS}`,
+    [a.id, a.beneficiaryId, a.workspaceId, a.position, a.type, a.currency, a.country, a.data],
   );
 }
 
 export async function updateAccount(
   sql: Sql,
-  a: { id: string; position: number; type: string; currency: string; country: string | null; data: Record<string, unknown> },
+  a: { id: string; position: number; type: string; currency: string; country: string | null; data: string },
 ): Promise<BeneficiaryAccountRow> {
   return one<BeneficiaryAccountRow>(
     sql,
-    `UPDATE beneficiary_accounts SET position = $2, type = $3, currency = $4, country = $5, data = $6::jsonb, updated_at = now()
+    `UPDATE beneficiary_accounts SET position = $2, type = $3, currency = $4, country = $5, data = $6, updated_at = now()
       WHERE id = $1 AND removed_at IS NULL RETURNING ${ACCOUNT_COLUMNS}`,
-    [a.id, a.position, a.type, a.currency, a.country, JSON.stringify(a.data)],
+    [a.id, a.position, a.type, a.currency, a.country, a.data],
   );
 }
 
@@ -177,7 +152,6 @@ export async function removeAccountsExcept(sql: Sql, beneficiaryId: string, keep
   );
 }
 
-/** The current accounts of each beneficiary, in position order. */
 /**
  * Beneficiaries and their live accounts in one round trip, each looked up in its own scope; the
  * answer is in request order, undefined where none is visible (the payout path reads this).
@@ -202,6 +176,7 @@ export async function findBeneficiariesWithAccounts(
   return keys.map((_, i) => byOrd.get(i + 1));
 }
 
+/** The current accounts of each beneficiary, in position order. */
 export async function accountsOf(sql: Sql, beneficiaryIds: readonly string[]): Promise<BeneficiaryAccountRow[]> {
   if (beneficiaryIds.length === 0) return [];
   return sql.query<BeneficiaryAccountRow>(

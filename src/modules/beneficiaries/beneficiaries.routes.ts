@@ -36,7 +36,7 @@ export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req, reply) =>
       runIdempotent(ctx, req, reply, async (tx) => {
-        const { status, beneficiary } = await beneficiaries.createOrReference(tx, scopeOf(req), req.body);
+        const { status, beneficiary } = await beneficiaries.createOrReference(tx, ctx.box, scopeOf(req), req.body);
         return { status, body: beneficiary };
       }),
   );
@@ -54,7 +54,7 @@ export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: BeneficiaryPage },
       },
     },
-    async (req) => beneficiaries.listBeneficiaries(ctx.db, scopeOf(req), req.query),
+    async (req) => beneficiaries.listBeneficiaries(ctx.db, ctx.box, scopeOf(req), req.query),
   );
 
   app.get<{ Params: Static<typeof IdParams> }>(
@@ -63,7 +63,7 @@ export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
       config: { auth: 'workspace', scope: 'read:beneficiaries' },
       schema: { tags, summary: 'One beneficiary', params: IdParams, response: { 200: BeneficiarySchema } },
     },
-    async (req) => beneficiaries.getBeneficiary(ctx.db, req.auth.workspaceId, req.params.id, { subAccountId: req.auth.subAccountId }),
+    async (req) => beneficiaries.getBeneficiary(ctx.db, ctx.box, req.auth.workspaceId, req.params.id, { subAccountId: req.auth.subAccountId }),
   );
 
   app.put<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateBeneficiaryBody> }>(
@@ -79,7 +79,7 @@ export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: BeneficiarySchema },
       },
     },
-    async (req) => ctx.db.tx((tx) => beneficiaries.updateBeneficiary(tx, scopeOf(req), req.params.id, req.body)),
+    async (req) => ctx.db.tx((tx) => beneficiaries.updateBeneficiary(tx, ctx.box, scopeOf(req), req.params.id, req.body)),
   );
 
   app.delete<{ Params: Static<typeof IdParams> }>(
@@ -94,7 +94,7 @@ export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: BeneficiarySchema },
       },
     },
-    async (req) => ctx.db.tx((tx) => beneficiaries.deactivateBeneficiary(tx, scopeOf(req), req.params.id)),
+    async (req) => ctx.db.tx((tx) => beneficiaries.deactivateBeneficiary(tx, ctx.box, scopeOf(req), req.params.id)),
   );
 
   app.put<{ Params: Static<typeof IdParams>; Body: Static<typeof OperatorStatusBody> }>(
@@ -110,6 +110,6 @@ export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: BeneficiarySchema },
       },
     },
-    async (req) => ctx.db.tx((tx) => beneficiaries.setStatusAsOperator(tx, req.params.id, req.body.status)),
+    async (req) => ctx.db.tx((tx) => beneficiaries.setStatusAsOperator(tx, ctx.box, req.params.id, req.body.status)),
   );
 }

@@ -4,14 +4,14 @@ import type { Sql, Tx } from '../../db/db.js';
 import { conflict, notFound, validationError, type FieldError } from '../../http/errors.js';
 import type { PageRequest } from '../../http/pagination.js';
 import { assert } from '../../lib/assert.js';
+import type { CryptoBox } from '../../lib/crypto-box.js';
 import { newId } from '../../lib/ids.js';
 import type { RecipientType } from '../corridors/catalog.js';
 import { normaliseIban } from '../corridors/account-formats.js';
 import { checkRecipient, type Recipient } from '../corridors/recipient-validation.js';
 import { isPastDate } from '../corridors/sender-validation.js';
 import * as repo from './beneficiaries.repository.js';
-import type { BeneficiaryAccountRow, BeneficiaryRow, BeneficiaryStatus, OptionalField, Scope } from './beneficiaries.repository.js';
-import { OPTIONAL_COLUMNS } from './beneficiaries.repository.js';
+import type { BeneficiaryAccountRow, BeneficiaryRow, BeneficiaryStatus, Scope } from './beneficiaries.repository.js';
 import type { CreateBeneficiaryBody, UpdateBeneficiaryBody } from './beneficiaries.schemas.js';
 
 export type { BeneficiaryStatus, Scope as BeneficiaryScope } from './beneficiaries.repository.js';
@@ -83,21 +83,41 @@ export interface ValidationOptions {
   today?: string | undefined;
 }
 
-const OPTIONAL_FIELDS = Object.keys(OPTIONAL_COLUMNS) as OptionalField[];
+/** The optional personal fields, sealed together at rest (everything but name, country, type and status, which lists show). */
+const OPTIONAL_FIELDS = [
+  'address',
+  'addressLine2',
+  'city',
+  'countrySubdivision',
+  'dateOfBirth',
+  'email',
+  'middleName',
+  'notes',
+  'postcode',
+  'registrationNumber',
+] as const;
+type OptionalField = (typeof OPTIONAL_FIELDS)[number];
+type OptionalValues = Partial<Record<OptionalField, string>>;
+
+/** The optional fields a beneficiary has, in their listed order. */
+function presentOptional(values: Partial<Record<OptionalField, string | null | undefined>>): OptionalValues {
+  const present: OptionalValues = {};
+  for (const field of OPTIONAL_FIELDS) {
+    const value = values[field];
+    if (value !== null && value !== undefined) present[field] = value;
+  }
+  return present;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Views
 
-function accountView(row: BeneficiaryAccountRow): BeneficiaryAccountView {
-  return { id: row.id, type: row.type, currency: row.currency, ...(row.country ? { country: row.country } : {}), data: row.data };
+function accountView(box: CryptoBox, row: BeneficiaryAccountRow): BeneficiaryAccountView {
+  return { id: row.id, type: row.type, currency: row.currency, ...(row.country ? { country: row.country } : {}), data: box.openJson<Record<string, unknown>>(row.data) };
 }
 
-export function beneficiaryView(row: BeneficiaryRow, accounts: readonly BeneficiaryAccountRow[]): BeneficiaryView {
-  const optional: Partial<Record<OptionalField, string>> = {};
-  for (const field of OPTIONAL_FIELDS) {
-    const value = row[OPTIONAL_COLUMNS[field]];
-    if (value !== null) optional[field] = value;
-  }
+export function beneficiaryView(box: CryptoBox, row: BeneficiaryRow, accounts: readonly BeneficiaryAccountRow[]): BeneficiaryView {
+  const optional = presentOptional(box.openJson<OptionalValues>(row.personal_data));
   return {
     id: row.id,
     ...(row.account_id ? { accountId: row.account_id } : {}),
@@ -105,15 +125,15 @@ export function beneficiaryView(row: BeneficiaryRow, accounts: readonly Benefici
     status: row.status,
     name: row.name,
     country: row.country,
-    accounts: accounts.filter((a) => a.beneficiary_id === row.id).map(accountView),
+    accounts: accounts.filter((a) => a.beneficiary_id === row.id).map((a) => accountView(box, a)),
     ...optional,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
 }
 
-async function withAccounts(sql: Sql, row: BeneficiaryRow): Promise<BeneficiaryView> {
-  return beneficiaryView(row, await repo.accountsOf(sql, [row.id]));
+async function withAccounts(sql: Sql, box: CryptoBox, row: BeneficiaryRow): Promise<BeneficiaryView> {
+  return beneficiaryView(box, row, await repo.accountsOf(sql, [row.id]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -163,10 +183,8 @@ export function assertValidBeneficiary(b: BeneficiaryInput, options: ValidationO
   if (structure.size) throw validationError([...structure.values()]);
 }
 
-function columnsOf(b: BeneficiaryInput, status: BeneficiaryStatus): repo.BeneficiaryColumns {
-  const optional: Partial<Record<OptionalField, string | null>> = {};
-  for (const field of OPTIONAL_FIELDS) optional[field] = b[field] ?? null;
-  return { type: b.type ?? 'individual', status, name: b.name, country: b.country, optional };
+function columnsOf(box: CryptoBox, b: BeneficiaryInput, status: BeneficiaryStatus): repo.BeneficiaryColumns {
+  return { type: b.type ?? 'individual', status, name: b.name, country: b.country, personalData: box.sealJson(presentOptional(b)) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -176,10 +194,10 @@ function columnsOf(b: BeneficiaryInput, status: BeneficiaryStatus): repo.Benefic
  * Validates and saves a beneficiary with its accounts (ids assigned here), owned by the scope's
  * sub-account or by the workspace. Throws a 400 validation error naming the failing fields.
  */
-export async function createBeneficiary(tx: Tx, scope: Scope, input: BeneficiaryInput, options: ValidationOptions = {}): Promise<BeneficiaryView> {
+export async function createBeneficiary(tx: Tx, box: CryptoBox, scope: Scope, input: BeneficiaryInput, options: ValidationOptions = {}): Promise<BeneficiaryView> {
   const b: BeneficiaryInput = { ...input, accounts: input.accounts.map((a) => ({ ...a, data: normaliseData(a.type, a.data) })) };
   assertValidBeneficiary(b, options);
-  const row = await repo.insertBeneficiary(tx, { id: newId(), scope, ...columnsOf(b, 'active') });
+  const row = await repo.insertBeneficiary(tx, { id: newId(), scope, ...columnsOf(box, b, 'active') });
   const accounts: BeneficiaryAccountRow[] = [];
   for (const [position, a] of b.accounts.entries()) {
     accounts.push(
@@ -191,20 +209,20 @@ export async function createBeneficiary(tx: Tx, scope: Scope, input: Beneficiary
         type: a.type,
         currency: a.currency,
         country: a.country ?? null,
-        data: a.data,
+        data: box.sealJson(a.data),
       }),
     );
   }
-  return beneficiaryView(row, accounts);
+  return beneficiaryView(box, row, accounts);
 }
 
 /** POST /v1/beneficiaries: `id` references an existing beneficiary (200), otherwise one is created (201). */
-export async function createOrReference(tx: Tx, scope: Scope, body: CreateBody): Promise<{ status: 200 | 201; beneficiary: BeneficiaryView }> {
-  if (body.id !== undefined) return { status: 200, beneficiary: await getBeneficiary(tx, scope.workspaceId, body.id, scope) };
+export async function createOrReference(tx: Tx, box: CryptoBox, scope: Scope, body: CreateBody): Promise<{ status: 200 | 201; beneficiary: BeneficiaryView }> {
+  if (body.id !== undefined) return { status: 200, beneficiary: await getBeneficiary(tx, box, scope.workspaceId, body.id, scope) };
   const { id: _id, accounts, name, country, ...rest } = body;
   // The schema requires these without `id`; a body reaching here without them is a bug in the schema.
   assert(accounts !== undefined && name !== undefined && country !== undefined, 'beneficiary body lacks accounts, name or country');
-  return { status: 201, beneficiary: await createBeneficiary(tx, scope, { ...rest, name, country, accounts }) };
+  return { status: 201, beneficiary: await createBeneficiary(tx, box, scope, { ...rest, name, country, accounts }) };
 }
 
 function merge(current: BeneficiaryView, patch: UpdateBody): BeneficiaryInput {
@@ -239,10 +257,10 @@ function accountIdErrors(patch: UpdateBody, current: BeneficiaryView): FieldErro
  * result is validated as a whole, as on create. `accounts`, when given, replaces the list: items
  * carrying an existing `id` keep it, the others get new ids, and the accounts left out are removed.
  */
-export async function updateBeneficiary(tx: Tx, scope: Scope, id: string, patch: UpdateBody): Promise<BeneficiaryView> {
+export async function updateBeneficiary(tx: Tx, box: CryptoBox, scope: Scope, id: string, patch: UpdateBody): Promise<BeneficiaryView> {
   const row = await repo.findBeneficiary(tx, scope, id, { lock: true });
   if (!row) throw notFound('Beneficiary');
-  const current = await withAccounts(tx, row);
+  const current = await withAccounts(tx, box, row);
   if (row.status === 'suspended' && patch.status !== undefined) {
     throw conflict('BENEFICIARY_SUSPENDED', 'The beneficiary is suspended; its status is changed by the operator only');
   }
@@ -251,31 +269,31 @@ export async function updateBeneficiary(tx: Tx, scope: Scope, id: string, patch:
   const merged = merge(current, patch);
   const b: BeneficiaryInput = { ...merged, accounts: merged.accounts.map((a) => ({ ...a, data: normaliseData(a.type, a.data) })) };
   assertValidBeneficiary(b);
-  const updated = await repo.updateBeneficiary(tx, id, columnsOf(b, patch.status ?? row.status));
+  const updated = await repo.updateBeneficiary(tx, id, columnsOf(box, b, patch.status ?? row.status));
   if (patch.accounts) {
     await repo.removeAccountsExcept(tx, id, b.accounts.flatMap((a) => (a.id ? [a.id] : [])));
     for (const [position, a] of b.accounts.entries()) {
-      const fields = { position, type: a.type, currency: a.currency, country: a.country ?? null, data: a.data };
+      const fields = { position, type: a.type, currency: a.currency, country: a.country ?? null, data: box.sealJson(a.data) };
       if (a.id) await repo.updateAccount(tx, { id: a.id, ...fields });
       else await repo.insertAccount(tx, { id: newId(), beneficiaryId: id, workspaceId: scope.workspaceId, ...fields });
     }
   }
-  return withAccounts(tx, updated);
+  return withAccounts(tx, box, updated);
 }
 
 /** DELETE /v1/beneficiaries/{id}: the beneficiary becomes inactive (kept for the payouts that name it). */
-export async function deactivateBeneficiary(tx: Tx, scope: Scope, id: string): Promise<BeneficiaryView> {
+export async function deactivateBeneficiary(tx: Tx, box: CryptoBox, scope: Scope, id: string): Promise<BeneficiaryView> {
   const row = await repo.findBeneficiary(tx, scope, id, { lock: true });
   if (!row) throw notFound('Beneficiary');
   if (row.status === 'suspended') throw conflict('BENEFICIARY_SUSPENDED', 'The beneficiary is suspended; its status is changed by the operator only');
-  return withAccounts(tx, row.status === 'inactive' ? row : await repo.setBeneficiaryStatus(tx, id, 'inactive'));
+  return withAccounts(tx, box, row.status === 'inactive' ? row : await repo.setBeneficiaryStatus(tx, id, 'inactive'));
 }
 
 /** Operator: set any status (e.g. suspend) of any workspace's beneficiary. */
-export async function setStatusAsOperator(tx: Tx, id: string, status: BeneficiaryStatus): Promise<BeneficiaryView> {
+export async function setStatusAsOperator(tx: Tx, box: CryptoBox, id: string, status: BeneficiaryStatus): Promise<BeneficiaryView> {
   const row = await repo.findBeneficiaryById(tx, id);
   if (!row) throw notFound('Beneficiary');
-  return withAccounts(tx, await repo.setBeneficiaryStatus(tx, id, status));
+  return withAccounts(tx, box, await repo.setBeneficiaryStatus(tx, id, status));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,8 +304,14 @@ export async function setStatusAsOperator(tx: Tx, id: string, status: Beneficiar
  * `subAccountId`, only that sub-account's beneficiaries are visible; without, the workspace's own and
  * its sub-accounts'.
  */
-export async function getBeneficiary(sql: Sql, workspaceId: string, id: string, options: { subAccountId?: string | undefined } = {}): Promise<BeneficiaryView> {
-  const [found] = await findBeneficiaries(sql, [{ workspaceId, subAccountId: options.subAccountId, id }]);
+export async function getBeneficiary(
+  sql: Sql,
+  box: CryptoBox,
+  workspaceId: string,
+  id: string,
+  options: { subAccountId?: string | undefined } = {},
+): Promise<BeneficiaryView> {
+  const [found] = await findBeneficiaries(sql, box, [{ workspaceId, subAccountId: options.subAccountId, id }]);
   if (!found) throw notFound('Beneficiary');
   return found;
 }
@@ -299,6 +323,7 @@ export async function getBeneficiary(sql: Sql, workspaceId: string, id: string, 
  */
 export async function findBeneficiaries(
   sql: Sql,
+  box: CryptoBox,
   keys: readonly (Scope & { id: string })[],
   options: { lock?: boolean } = {},
 ): Promise<(BeneficiaryView | undefined)[]> {
@@ -308,26 +333,27 @@ export async function findBeneficiaries(
   return keys.map((_, i) => {
     if (!valid[i]) return undefined;
     const f = found[next++];
-    return f && beneficiaryView(f.row, f.accounts);
+    return f && beneficiaryView(box, f.row, f.accounts);
   });
 }
 
 /** A page of beneficiaries, newest first: a roll-up over the workspace and its sub-accounts, or one sub-account's. */
-export async function listBeneficiaries(sql: Sql, scope: Scope, query: PageRequest & { status?: BeneficiaryStatus | undefined }) {
+export async function listBeneficiaries(sql: Sql, box: CryptoBox, scope: Scope, query: PageRequest & { status?: BeneficiaryStatus | undefined }) {
   const page = await repo.pageBeneficiaries(sql, scope, query, { status: query.status });
   const accounts = await repo.accountsOf(sql, page.data.map((r) => r.id));
-  return { ...page, data: page.data.map((row) => beneficiaryView(row, accounts)) };
+  return { ...page, data: page.data.map((row) => beneficiaryView(box, row, accounts)) };
 }
 
 /** A beneficiary account by its server-assigned id, with its beneficiary and its index in `accounts`. */
 export async function getBeneficiaryAccount(
   sql: Sql,
+  box: CryptoBox,
   scope: Scope,
   accountId: string,
 ): Promise<{ beneficiary: BeneficiaryView; account: BeneficiaryAccountView; accountIndex: number }> {
   const accountRow = await repo.findAccount(sql, scope, accountId);
   if (!accountRow) throw notFound('Beneficiary account');
-  const beneficiary = await getBeneficiary(sql, scope.workspaceId, accountRow.beneficiary_id, scope);
+  const beneficiary = await getBeneficiary(sql, box, scope.workspaceId, accountRow.beneficiary_id, scope);
   const accountIndex = beneficiary.accounts.findIndex((a) => a.id === accountId);
   const account = beneficiary.accounts[accountIndex];
   if (!account) throw notFound('Beneficiary account');

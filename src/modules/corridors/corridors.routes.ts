@@ -61,7 +61,7 @@ export function corridorRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => {
       const scope = { workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId };
-      const { beneficiary, account, accountIndex } = await getBeneficiaryAccount(ctx.db, scope, req.query.accountId);
+      const { beneficiary, account, accountIndex } = await getBeneficiaryAccount(ctx.db, ctx.box, scope, req.query.accountId);
       const workspace = await getWorkspace(ctx.db, req.auth.workspaceId);
       const rails = availableRails(beneficiary, accountIndex, {
         enabledCurrencies: workspace.enabled_currencies,

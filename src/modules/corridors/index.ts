@@ -50,11 +50,11 @@
  *   payoutRequirements({ currency, route?, country?, travelRuleScreening }): PayoutRequirements (throws 404)
  *
  * Beneficiaries (re-exported from ../beneficiaries/beneficiaries.service.ts)
- *   createBeneficiary(tx, { workspaceId, subAccountId? }, input: BeneficiaryInput, { fieldPrefix? = '' }): BeneficiaryView
+ *   createBeneficiary(tx, box, { workspaceId, subAccountId? }, input: BeneficiaryInput, { fieldPrefix? = '' }): BeneficiaryView
  *       Validates (400 naming `${fieldPrefix}…` fields) and saves a beneficiary; for a payout carrying a
  *       full beneficiary pass fieldPrefix 'beneficiary.'.
- *   getBeneficiary(sql, workspaceId, id, { subAccountId? }): BeneficiaryView   (404 when not visible)
- *   getBeneficiaryAccount(sql, scope, accountId): { beneficiary, account, accountIndex }
+ *   getBeneficiary(sql, box, workspaceId, id, { subAccountId? }): BeneficiaryView   (404 when not visible)
+ *   getBeneficiaryAccount(sql, box, scope, accountId): { beneficiary, account, accountIndex }
  *   assertValidBeneficiary(input, { fieldPrefix? }): void   the create-time checks without saving
  *   A BeneficiaryView is a Recipient: pass it to validateRecipient as is.
  */

@@ -19,7 +19,7 @@ export function beneficiaryPages(app: FastifyInstance, web: Web): void {
 
   app.get('/dashboard/beneficiaries', memberPage, async (req, reply) => {
     const wanted = queryChoice(req, 'status', STATUSES);
-    const list = await listBeneficiaries(ctx.db, actingOwner(req), { status: wanted, cursor: queryText(req, 'cursor') });
+    const list = await listBeneficiaries(ctx.db, ctx.box, actingOwner(req), { status: wanted, cursor: queryText(req, 'cursor') });
     const body = html`${filterForm('/dashboard/beneficiaries', [select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...STATUSES], value: wanted ?? '' })])}
 ${table(
   'Beneficiaries, newest first',
@@ -39,7 +39,7 @@ ${pager('/dashboard/beneficiaries', { status: wanted }, list.nextCursor)}`;
   });
 
   app.get<{ Params: { id: string } }>('/dashboard/beneficiaries/:id', { ...memberPage, schema: { hide: true, params: IdParams } }, async (req, reply) => {
-    const b = await getBeneficiary(ctx.db, dashboardUser(req).workspaceId, req.params.id);
+    const b = await getBeneficiary(ctx.db, ctx.box, dashboardUser(req).workspaceId, req.params.id);
     const body = html`${facts([
       ['Status', status(b.status)],
       ['Type', b.type],

@@ -40,7 +40,7 @@ function listFiltersForm(f: { status?: string | undefined; clientRef?: string | 
 async function beneficiaryFact(web: Web, workspaceId: string, payout: PayoutView): Promise<Html | string | null> {
   if (!payout.beneficiaryId) return null;
   // A beneficiary removed since (retention) leaves its id on the payout.
-  const beneficiary = await getBeneficiary(web.ctx.db, workspaceId, payout.beneficiaryId).catch((err: unknown) => {
+  const beneficiary = await getBeneficiary(web.ctx.db, web.ctx.box, workspaceId, payout.beneficiaryId).catch((err: unknown) => {
     if (err instanceof AppError && err.status === 404) return undefined;
     throw err;
   });

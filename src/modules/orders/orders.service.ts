@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
 import { AppError, conflict, fieldError, notFound } from '../../http/errors.js';
+import type { CryptoBox } from '../../lib/crypto-box.js';
 import { newId } from '../../lib/ids.js';
 import { payoutTerms } from '../accounts/payout-settings.js';
 import { findBeneficiaries } from '../corridors/index.js';
@@ -43,8 +44,8 @@ export const duplicateClientRef = (): AppError =>
   new AppError({ status: 400, code: 'DUPLICATE_CLIENT_REF', message: 'Order with this client reference already exists' });
 
 /** The clearing rail a beneficiary delivery goes out on: its account in the bought currency decides. */
-async function deliveryOf(tx: Tx, caller: OrderCaller, beneficiaryId: string, toCurrency: string): Promise<string> {
-  const [found] = await findBeneficiaries(tx, [{ workspaceId: caller.workspaceId, subAccountId: caller.subAccountId, id: beneficiaryId }], { lock: true });
+async function deliveryOf(tx: Tx, box: CryptoBox, caller: OrderCaller, beneficiaryId: string, toCurrency: string): Promise<string> {
+  const [found] = await findBeneficiaries(tx, box, [{ workspaceId: caller.workspaceId, subAccountId: caller.subAccountId, id: beneficiaryId }], { lock: true });
   if (!found) throw fieldError('beneficiary.id', 'beneficiary.id does not name a beneficiary of this account');
   if (found.status !== 'active') throw fieldError('beneficiary.id', `beneficiary.id names a beneficiary that is ${found.status}`);
   const account = found.accounts.find((a) => a.currency === toCurrency);
@@ -68,7 +69,7 @@ export async function createOrder(ctx: AppContext, tx: Tx, caller: OrderCaller, 
   const amounts = priceQuote(pair, input);
   const limit = payoutTerms(caller.workspace.settings).perTransactionMinor(input.fromCurrency);
   if (limit !== undefined && amounts.fromAmountMinor > limit) throw new AppError({ status: 400, code: 'LIMIT_EXCEEDED', message: 'LIMIT_EXCEEDED' });
-  const deliveryRail = input.beneficiary ? await deliveryOf(tx, caller, input.beneficiary.id, input.toCurrency) : null;
+  const deliveryRail = input.beneficiary ? await deliveryOf(tx, ctx.box, caller, input.beneficiary.id, input.toCurrency) : null;
   if (input.clientRef !== undefined && (await repo.lockAndFindClientRef(tx, caller.workspaceId, input.clientRef))) throw duplicateClientRef();
 
   const id = newId();

@@ -14,8 +14,6 @@ export interface PayoutRow {
   route: string;
   provider: string;
   beneficiary_id: string | null;
-  beneficiary: Record<string, unknown>;
-  sender: Record<string, unknown> | null;
   quote_id: string | null;
   funding_currency: string;
   funding_minor: string;
@@ -31,8 +29,9 @@ export interface PayoutRow {
   completed_at: Date | null;
 }
 
+/** What reads of a payout need: not its sealed copy of the recipient and sender, which no read opens. */
 export const PAYOUT_COLUMNS = `id, workspace_id, account_id, client_ref, status, currency, amount_minor::text AS amount_minor,
-  fee_minor::text AS fee_minor, route, provider, beneficiary_id, beneficiary, sender, quote_id, funding_currency,
+  fee_minor::text AS fee_minor, route, provider, beneficiary_id, quote_id, funding_currency,
   funding_minor::text AS funding_minor, purpose, reference, metadata, hold_transfer_id, fee_transfer_id, failure_reason,
   reverted_at, created_at, updated_at, completed_at`;
 
@@ -48,8 +47,9 @@ export interface NewPayout {
   route: string;
   provider: string;
   beneficiaryId: string | null;
-  beneficiary: Record<string, unknown>;
-  sender: Record<string, unknown> | null;
+  /** The recipient as validated and the sender, each sealed JSON (lib/crypto-box): personal data. */
+  beneficiary: string;
+  sender: string | null;
   quoteId: string | null;
   fundingCurrency: string;
   fundingMinor: bigint;
@@ -132,7 +132,7 @@ export async function insertPayouts(sql: Sql, ps: readonly NewPayout[]): Promise
                           beneficiary_id, beneficiary, sender, quote_id, funding_currency, funding_minor, purpose, reference,
                           metadata, hold_transfer_id, fee_transfer_id, failure_reason)
      SELECT id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, provider,
-            beneficiary_id, beneficiary::jsonb, sender::jsonb, quote_id, funding_currency, funding_minor, purpose, reference,
+            beneficiary_id, beneficiary, sender, quote_id, funding_currency, funding_minor, purpose, reference,
             metadata::jsonb, hold_transfer_id, fee_transfer_id, failure_reason
        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::numeric[], $9::text[],
                    $10::text[], $11::uuid[], $12::text[], $13::text[], $14::uuid[], $15::text[], $16::numeric[], $17::text[],
@@ -144,7 +144,7 @@ export async function insertPayouts(sql: Sql, ps: readonly NewPayout[]): Promise
     [
       col((p) => p.id), col((p) => p.workspaceId), col((p) => p.accountId), col((p) => p.clientRef), col((p) => p.status),
       col((p) => p.currency), col((p) => p.amountMinor.toString()), col((p) => p.feeMinor.toString()), col((p) => p.route),
-      col((p) => p.provider), col((p) => p.beneficiaryId), col((p) => json(p.beneficiary)), col((p) => json(p.sender)),
+      col((p) => p.provider), col((p) => p.beneficiaryId), col((p) => p.beneficiary), col((p) => p.sender),
       col((p) => p.quoteId), col((p) => p.fundingCurrency), col((p) => p.fundingMinor.toString()), col((p) => p.purpose),
       col((p) => p.reference), col((p) => json(p.metadata)), col((p) => p.holdTransferId), col((p) => p.feeTransferId),
       col((p) => p.failureReason),

@@ -362,13 +362,15 @@ async function storeRows(ctx: AppContext, tx: Tx, planned: Planned[]): Promise<S
     }
     taken.add(`${p.workspaceId}:${p.clientRef}`);
     if (hold.ok) paidToday.set(dailyKey, today + p.amountMinor);
-    const { crypto: _crypto, ...columns } = p;
+    const { crypto: _crypto, beneficiary, sender, ...columns } = p;
     results.push({
       caller: p,
       newBeneficiary: row.newBeneficiary,
       insert: {
         ...columns,
         id,
+        beneficiary: ctx.box.sealJson(beneficiary),
+        sender: sender && ctx.box.sealJson(sender),
         status: hold.ok ? 'queued' : 'failed',
         feeMinor,
         provider: provider.name,
@@ -385,7 +387,7 @@ async function storeRows(ctx: AppContext, tx: Tx, planned: Planned[]): Promise<S
   for (const r of inserts) {
     if (!r.newBeneficiary) continue;
     // A beneficiary sent in full is saved with the payout that names it (checked already, whole).
-    const created = await createBeneficiary(tx, { workspaceId: r.caller.workspaceId, subAccountId: r.caller.accountId === r.caller.workspaceId ? undefined : r.caller.accountId }, r.newBeneficiary, { fieldPrefix: 'beneficiary.' });
+    const created = await createBeneficiary(tx, ctx.box, { workspaceId: r.caller.workspaceId, subAccountId: r.caller.accountId === r.caller.workspaceId ? undefined : r.caller.accountId }, r.newBeneficiary, { fieldPrefix: 'beneficiary.' });
     r.insert.beneficiaryId = created.id;
   }
   await holds.commit(tx);
@@ -446,7 +448,7 @@ async function runBatch(ctx: AppContext, tx: Tx, works: Work[]): Promise<Submiss
     const w = works[i] as Work;
     return w.rows.flatMap((r, k) => (r.ok === 'saved' ? [{ i, k, id: r.id, scope: w.sub.caller }] : []));
   });
-  const found = await findBeneficiaries(tx, awaiting.map((a) => ({ workspaceId: a.scope.workspaceId, subAccountId: a.scope.subAccountId, id: a.id })), { lock: true });
+  const found = await findBeneficiaries(tx, ctx.box, awaiting.map((a) => ({ workspaceId: a.scope.workspaceId, subAccountId: a.scope.subAccountId, id: a.id })), { lock: true });
   awaiting.forEach((a, n) => {
     const w = works[a.i] as Work;
     w.rows[a.k] = (w.rows[a.k] as AwaitingBeneficiary).finish(found[n]);
