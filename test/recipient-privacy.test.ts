@@ -157,7 +157,29 @@ describe('migration 0018 of plaintext recipients', () => {
     const legacy = await plaintextRows();
     expect(await rowsAsText(db, 'beneficiaries', 'id', legacy.beneficiaryId)).toContain(SECRETS.dateOfBirth);
 
+    // Past one batch of the migration (500 rows): the walk in id order reaches every row.
+    await db.query(
+      `INSERT INTO beneficiaries (id, workspace_id, type, name, country, city)
+       SELECT gen_random_uuid(), $1, 'individual', 'Many ' || n, 'DE', 'Batchtown-' || n FROM generate_series(1, 1100) AS n`,
+      [legacy.workspaceId],
+    );
+
+    // A failure midway (here the third seal) rolls the whole migration back: nothing half-sealed, nothing recorded.
+    let seals = 0;
+    const failing = Object.create(box) as CryptoBox;
+    failing.encrypt = (plaintext: string) => {
+      if (++seals === 3) throw new Error('crashed while sealing');
+      return box.encrypt(plaintext);
+    };
+    await expect(migrate(db, failing)).rejects.toThrow(/crashed while sealing/);
+    expect(await rowsAsText(db, 'beneficiaries', 'id', legacy.beneficiaryId)).toContain(SECRETS.dateOfBirth);
+    expect(await db.query("SELECT 1 FROM schema_migrations WHERE version = '0018_sealed_recipients'")).toHaveLength(0);
+
     expect(await migrate(db, box)).toContain('0018_sealed_recipients');
+    expectNone(await rowsAsText(db, 'beneficiaries', 'workspace_id', legacy.workspaceId), ['Batchtown-']);
+    const many = await db.query<{ personal_data: string }>("SELECT personal_data FROM beneficiaries WHERE name LIKE 'Many %'");
+    expect(many).toHaveLength(1100);
+    expect(new Set(many.map((r) => box.openJson<{ city: string }>(r.personal_data).city)).size).toBe(1100);
 
     expectNone(await rowsAsText(db, 'beneficiaries', 'workspace_id', legacy.workspaceId), [...Object.values(SECRETS), BUSINESS_REG]);
     expectNone(await rowsAsText(db, 'beneficiary_accounts', 'workspace_id', legacy.workspaceId), [SECRETS.iban]);
