@@ -29,7 +29,7 @@ export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags,
         summary: 'Create a beneficiary (201), or reference an existing one by id (200)',
-        description: `Owned by the Service-Account-Id sub-account when the header is sent, else by the workspace. Account ids are assigned by the server. ${RECIPIENT_CODES_DOC}`,
+        description: `Owned by the Service-Account-Id sub-account when the header is sent, else by the workspace. Account ids are assigned by the server. Everything but name, country, type and status (the personal fields and the accounts' data) is stored encrypted. ${RECIPIENT_CODES_DOC}`,
         body: CreateBeneficiaryBody,
         response: { 200: BeneficiarySchema, 201: BeneficiarySchema },
       },

@@ -28,7 +28,7 @@ export const SenderInfoSchema = Type.Object(
     fundOrigin: Type.Optional(Type.String({ maxLength: 50 })),
     gender: Type.Optional(Type.String({ maxLength: 10 })),
   },
-  { title: 'SenderInfo', description: 'The originator. Keys outside the corridor lists are dropped from the stored identity.' },
+  { title: 'SenderInfo', description: 'The originator. Keys outside the corridor lists are dropped from the stored identity, which is stored encrypted.' },
 );
 
 export const PayoutSchema = Type.Object(

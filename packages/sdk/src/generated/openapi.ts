@@ -2628,7 +2628,7 @@ export interface paths {
         put?: never;
         /**
          * Create a beneficiary (201), or reference an existing one by id (200)
-         * @description Owned by the Service-Account-Id sub-account when the header is sent, else by the workspace. Account ids are assigned by the server. Recipient validation runs for the corridor of each account (the provider that would pay it without a route), in order: corridor-required recipient fields (MISSING_BENEFICIARY_NAME, BENEFICIARY_INCOMPLETE, RECIPIENT_DETAILS_INVALID for a name rule), then the account structure (MISSING_BANK_ACCOUNT_DETAILS, INVALID_IBAN, INVALID_ACCOUNT_NUMBER, INVALID_ROUTING_NUMBER, UNSUPPORTED_CORRIDOR); only the first failing stage is reported, in `details[].code`. Nigerian bankCode/crAccount are checked on the account object as a whole: one entry on `accounts.N.data` naming each failing field, without a code. See GET /docs/corridors for what each corridor needs.
+         * @description Owned by the Service-Account-Id sub-account when the header is sent, else by the workspace. Account ids are assigned by the server. Everything but name, country, type and status (the personal fields and the accounts' data) is stored encrypted. Recipient validation runs for the corridor of each account (the provider that would pay it without a route), in order: corridor-required recipient fields (MISSING_BENEFICIARY_NAME, BENEFICIARY_INCOMPLETE, RECIPIENT_DETAILS_INVALID for a name rule), then the account structure (MISSING_BANK_ACCOUNT_DETAILS, INVALID_IBAN, INVALID_ACCOUNT_NUMBER, INVALID_ROUTING_NUMBER, UNSUPPORTED_CORRIDOR); only the first failing stage is reported, in `details[].code`. Nigerian bankCode/crAccount are checked on the account object as a whole: one entry on `accounts.N.data` naming each failing field, without a code. See GET /docs/corridors for what each corridor needs.
          */
         post: {
             parameters: {
@@ -6826,7 +6826,7 @@ export interface paths {
                         route?: "sepa_inst" | "sepa_credit" | "bank_transfer" | "ach" | "fedwire" | "swift" | "crypto" | "mobile_money";
                         /**
                          * SenderInfo
-                         * @description The originator. Keys outside the corridor lists are dropped from the stored identity.
+                         * @description The originator. Keys outside the corridor lists are dropped from the stored identity, which is stored encrypted.
                          */
                         senderInfo?: {
                             address?: string;
@@ -6939,7 +6939,7 @@ export interface paths {
                         route?: "sepa_inst" | "sepa_credit" | "bank_transfer" | "ach" | "fedwire" | "swift" | "crypto" | "mobile_money";
                         /**
                          * SenderInfo
-                         * @description The originator. Keys outside the corridor lists are dropped from the stored identity.
+                         * @description The originator. Keys outside the corridor lists are dropped from the stored identity, which is stored encrypted.
                          */
                         senderInfo?: {
                             address?: string;
