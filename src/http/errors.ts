@@ -147,7 +147,9 @@ export function renderError(err: AppError, req: FastifyRequest): RenderedError {
   if (err.problem || err.status >= 500 || usesProblemDetails(path)) {
     const code = err.code ?? defaultCode(err.status);
     let retryable = err.retryable ?? RETRYABLE_STATUSES.has(err.status);
-    if (req.method === 'POST' && !req.headers['idempotency-key']) retryable = false;
+    // A POST without Idempotency-Key may have been carried out, so it is not retryable; a 429 was
+    // refused before anything was done, so it always is (with Retry-After).
+    if (req.method === 'POST' && !req.headers['idempotency-key'] && err.status !== 429) retryable = false;
     const body: Record<string, unknown> = {
       type: `urn:corridor:error:${code.toLowerCase()}`,
       title: STATUS_CODES[err.status] ?? 'Error',
