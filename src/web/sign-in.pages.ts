@@ -157,7 +157,7 @@ ${facts([
   ['Email', invited.email],
   ['Role', invited.role],
 ])}
-<p>Choose a password of at least ${users.PASSWORD_LENGTH_MIN} characters. A passphrase of a few words is good.</p>
+<p>Choose a password of at least ${users.PASSWORD_LENGTH_MIN} characters that is not easy to guess (not a common password, a repeat or a keyboard row). A passphrase of a few unrelated words is good.</p>
 ${postForm(
   { action: `/${area}/invitation`, csrf: req.web.csrf, submit: 'Set password and sign in' },
   html`<input type="text" name="username" value="${invited.email}" autocomplete="username" hidden>`,
