@@ -101,7 +101,7 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
         tags: ['Authentication'],
         summary: 'Exchange client credentials for an access token (OAuth 2.0 client credentials)',
         description:
-          'JSON body with client_id, client_secret, audience and grant_type; or application/x-www-form-urlencoded with HTTP Basic client authentication. The token is valid 86400 s: cache it.',
+          'JSON body with client_id, client_secret, audience and grant_type; or application/x-www-form-urlencoded with HTTP Basic client authentication. The token is valid 86400 s: cache it. The body is at most 8 KiB (413). A right secret is always accepted; past AUTH_FAILURE_LIMIT_PER_MINUTE failures in a minute from one address for one client_id, that caller\'s failures are answered 429 with Retry-After.',
         body: TokenBody,
         response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError },
       },
