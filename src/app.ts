@@ -51,6 +51,13 @@ function makeAjv(coerceTypes: AjvOptions['coerceTypes'], allErrors: boolean): Aj
 }
 
 
+/** A route anyone may call, signed in or not: the token endpoint, the sign-in, second-factor and invitation pages. */
+function takesAnyone(route: RouteOptions): boolean {
+  const web = route.config?.web;
+  if (web) return web.access === 'public' || web.access === 'second-factor';
+  return (route.config?.auth ?? 'none') === 'none';
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the HTTP application: cross-cutting plugins, then every module's routes, then one error handler. */
@@ -98,19 +105,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     try {
       assertUtf8Charset(req.headers['content-type']);
       text = utf8Text(body as Buffer);
+      // Depth and duplicate keys are checked before parsing: a deep body is refused at its 33rd level.
+      assertJsonShape(text, config.limits.jsonDepthMax);
     } catch (err) {
       return done(err as Error, undefined);
     }
     req.rawBody = text;
-    jsonParser(req, text, (err, parsed) => {
-      if (err) return done(err, undefined);
-      try {
-        assertJsonShape(text, config.limits.jsonDepthMax);
-      } catch (shapeErr) {
-        return done(shapeErr as Error, undefined);
-      }
-      done(null, parsed);
-    });
+    jsonParser(req, text, done);
   });
   // No string a request carries (body, query, path) may hold a NUL or an unpaired surrogate.
   app.addHook('preValidation', assertStorableInput);
@@ -163,6 +164,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Document every route's error shapes from the same place that renders them.
   app.addHook('onRoute', (route: RouteOptions) => {
     const auth = route.config?.auth ?? 'none';
+    // Anyone may send to an unauthenticated endpoint: a small body limit there (a route may set its own).
+    if (takesAnyone(route) && route.bodyLimit === undefined) route.bodyLimit = config.limits.unauthenticatedBodyBytesMax;
     const schema = (route.schema ??= {}) as Record<string, unknown>;
     if (auth === 'none' && !schema.security) schema.security = [];
     const response = (schema.response ??= {}) as Record<string, unknown>;
@@ -178,7 +181,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(authPlugin, { ctx, redis });
 
   app.setErrorHandler(async (err, req, reply) => {
-    const appError = toAppError(err, config.limits);
+    const appError = toAppError(err, { ...config.limits, bodyLimit: req.routeOptions.bodyLimit });
     if (appError.status === 503) req.log.warn({ err }, 'database unavailable');
     else if (appError.status >= 500) req.log.error({ err }, 'request failed');
     // A refusal of a keyed POST is an answer to its key too (DESIGN: completed 4xx answers are stored and replayed).

@@ -93,6 +93,8 @@ export interface Config {
     /** The webhook deliveries of the events of one page (an event's, or a payout's timeline). */
     eventDeliveriesMax: number;
     bodyBytesMax: number;
+    /** Body limit of the routes anyone may call (token endpoint, sign-in, second factor, invitation). */
+    unauthenticatedBodyBytesMax: number;
     idempotencyKeyLengthMax: number;
     idempotencyTtlMs: number;
     tokenLifetimeSec: number;
@@ -289,6 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timelineEventsMax: 100,
       eventDeliveriesMax: 200,
       bodyBytesMax: 1024 * 1024,
+      unauthenticatedBodyBytesMax: 8 * 1024,
       idempotencyKeyLengthMax: 255,
       idempotencyTtlMs: int(env.IDEMPOTENCY_TTL_MS, 24 * 3600 * 1000, 'IDEMPOTENCY_TTL_MS'),
       tokenLifetimeSec: 86400,

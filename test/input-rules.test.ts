@@ -250,9 +250,75 @@ describe('duplicate JSON keys (issue 14.5)', () => {
     expect(abyss.body.length).toBeLessThan(4096);
   });
 
+  it('enforces the depth while reading the text, before parsing: an over-deep body that is not even valid JSON is refused for its depth', async () => {
+    const res = await postRaw(payer, '/v1/payouts', `${'['.repeat(40)} this is not JSON`);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json<{ details: { field: string; message: string }[] }>().details[0]!.message).toMatch(/is nested deeper than 32 levels$/);
+    // Strings are skipped: brackets inside them are not nesting.
+    const quoted = await postRaw(caller, '/v1/accounts', JSON.stringify({ name: `Brackets ${'['.repeat(40)} Ltd`, country: 'DE', clientRef: ref() }));
+    expect(quoted.statusCode, quoted.body).toBe(201);
+  });
+
   it('accepts the same key in different objects and keys that only look alike', async () => {
     const text = JSON.stringify({ name: 'Twins Ltd', country: 'DE', clientRef: 'name:"name"' });
     const res = await postRaw(caller, '/v1/accounts', text);
     expect(res.statusCode, res.body).toBe(201);
+  });
+});
+
+describe('unauthenticated endpoints take small bodies (issue 19.5)', () => {
+  /** 1 MB of nesting: refused for its size, by the body limit, before any of it is parsed. */
+  const nested = `{"a":${'['.repeat(500_000)}${']'.repeat(499_990)}`;
+  const signInForm = async (area: 'dashboard' | 'console') => {
+    const page = await t.app.inject({ method: 'GET', url: `/${area}/sign-in` });
+    const cookie = (page.cookies as { name: string; value: string }[]).map((c) => `${c.name}=${c.value}`).join('; ');
+    return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] as string };
+  };
+
+  it('refuses a 1 MB nested JSON body to /oauth/token with 413 PAYLOAD_TOO_LARGE naming the 8 KiB limit', async () => {
+    expect(nested.length).toBeGreaterThan(999_000);
+    const res = await t.app.inject({ method: 'POST', url: '/oauth/token', payload: nested, headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode, res.body).toBe(413);
+    expect(res.json()).toMatchObject({ statusCode: 413, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is larger than 8 KiB' });
+    const form = await t.app.inject({ method: 'POST', url: '/oauth/token', payload: `grant_type=client_credentials&client_id=${'a'.repeat(9000)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.statusCode).toBe(413);
+    // A token request is far below the limit.
+    const ok = await t.app.inject({ method: 'POST', url: '/oauth/token', payload: { client_id: caller.clientId, client_secret: caller.clientSecret, grant_type: 'client_credentials', audience: 'corridor-api' } });
+    expect(ok.statusCode).toBe(200);
+  });
+
+  it('refuses a 1 MB body to the sign-in, operator key and invitation pages with 413', async () => {
+    for (const [area, url] of [
+      ['dashboard', '/dashboard/sign-in'],
+      ['console', '/console/sign-in'],
+      ['console', '/console/sign-in/key'],
+      ['dashboard', '/dashboard/invitation'],
+    ] as const) {
+      const { cookie, csrf } = await signInForm(area);
+      const json = await t.app.inject({ method: 'POST', url, payload: nested, headers: { cookie, 'content-type': 'application/json', origin: 'http://127.0.0.1:8080' } });
+      expect(json.statusCode, `${url} ${json.body.slice(0, 200)}`).toBe(413);
+      const form = await t.app.inject({
+        method: 'POST',
+        url,
+        payload: new URLSearchParams({ _csrf: csrf, email: 'a@example.com', password: 'x'.repeat(9000) }).toString(),
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: 'http://127.0.0.1:8080' },
+      });
+      expect(form.statusCode, url).toBe(413);
+    }
+    // A sign-in form is far below the limit (a wrong password: 401, not 413).
+    const { cookie, csrf } = await signInForm('dashboard');
+    const small = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/sign-in',
+      payload: new URLSearchParams({ _csrf: csrf, email: 'nobody@example.com', password: 'a wrong password' }).toString(),
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: 'http://127.0.0.1:8080' },
+    });
+    expect(small.statusCode).toBe(401);
+  });
+
+  it('keeps the 1 MiB limit for authenticated API routes', async () => {
+    const res = await postRaw(caller, '/v1/accounts', JSON.stringify({ name: 'Big', country: 'DE', clientRef: 'x'.repeat(100_000) }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json<{ details: { field: string }[] }>().details.map((d) => d.field)).toEqual(['clientRef']);
   });
 });

@@ -34,7 +34,7 @@ declare module 'fastify' {
     capability?: Capability;
   }
   interface FastifyInstance {
-    /** Failed operator and token-endpoint authentication per client address (AUTH_FAILURE_LIMIT_PER_MINUTE). */
+    /** Failed operator and token-endpoint authentication per caller: client address and presented id (AUTH_FAILURE_LIMIT_PER_MINUTE). */
     authFailures: AuthFailureLimiter;
   }
   interface FastifyRequest {
@@ -93,28 +93,35 @@ const operatorCaches = new WeakMap<object, Map<string, { keyId: string; untilMs:
 const OPERATOR_CACHE_MS = 30_000;
 const OPERATOR_CACHE_MAX = 100;
 
-export async function authenticateOperatorKey(ctx: AppContext, presented: string): Promise<string | undefined> {
+/**
+ * The operator key's id, or undefined. `legacyAllowed` is asked only when no current digest
+ * matches: whether the keys still stored in the old scrypt form may be tried (memory-hard, so not
+ * for a caller past its failures).
+ */
+export async function authenticateOperatorKey(ctx: AppContext, presented: string, legacyAllowed: () => Promise<boolean>): Promise<string | undefined> {
   const digest = hashSecret(presented, ctx.box);
   let operatorCache = operatorCaches.get(ctx.db);
   if (!operatorCache) operatorCaches.set(ctx.db, (operatorCache = new Map()));
   const cached = operatorCache.get(digest);
   if (cached && cached.untilMs > Date.now()) return cached.keyId;
-  const keyId = await findOperatorKey(ctx.db, ctx.box, presented, ctx.config.limits.legacyOperatorKeysMax);
+  const legacyKeysMax = async () => ((await legacyAllowed()) ? ctx.config.limits.legacyOperatorKeysMax : 0);
+  const keyId = await findOperatorKey(ctx.db, ctx.box, presented, legacyKeysMax);
   if (!keyId) return undefined;
   if (operatorCache.size >= OPERATOR_CACHE_MAX) operatorCache.clear();
   operatorCache.set(digest, { keyId, untilMs: Date.now() + OPERATOR_CACHE_MS });
   return keyId;
 }
 
-/** An address that has failed too often is refused (429) before its key is even looked at. */
+/**
+ * A wrong operator key is refused at the cost of one digest, and counted for its caller (the
+ * address): past its failures that caller is answered 429 and its keys are no longer tried against
+ * legacy scrypt hashes. A right key is always accepted, whatever others failed from the same address.
+ */
 async function authenticateOperator(ctx: AppContext, failures: AuthFailureLimiter, req: FastifyRequest): Promise<void> {
-  await failures.check(req.ip);
   const token = bearerToken(req);
-  const keyId = token ? await authenticateOperatorKey(ctx, token) : undefined;
-  if (!keyId) {
-    await failures.recordFailure(req.ip);
-    throw unauthorized(token ? 'Invalid operator key' : 'Missing operator key');
-  }
+  const failureKey = `operator:${req.ip}`;
+  const keyId = token ? await authenticateOperatorKey(ctx, token, async () => !(await failures.isLimited(failureKey))) : undefined;
+  if (!keyId) throw (await failures.recordFailure(failureKey)) ?? unauthorized(token ? 'Invalid operator key' : 'Missing operator key');
   req.operator = { keyId };
 }
 

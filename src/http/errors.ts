@@ -147,7 +147,9 @@ export function renderError(err: AppError, req: FastifyRequest): RenderedError {
   if (err.problem || err.status >= 500 || usesProblemDetails(path)) {
     const code = err.code ?? defaultCode(err.status);
     let retryable = err.retryable ?? RETRYABLE_STATUSES.has(err.status);
-    if (req.method === 'POST' && !req.headers['idempotency-key']) retryable = false;
+    // A POST without Idempotency-Key may have been carried out, so it is not retryable; a 429 was
+    // refused before anything was done, so it always is (with Retry-After).
+    if (req.method === 'POST' && !req.headers['idempotency-key'] && err.status !== 429) retryable = false;
     const body: Record<string, unknown> = {
       type: `urn:corridor:error:${code.toLowerCase()}`,
       title: STATUS_CODES[err.status] ?? 'Error',
@@ -250,18 +252,25 @@ export const serviceUnavailable = (retryAfterSec: number): AppError =>
     headers: { 'retry-after': String(retryAfterSec) },
   });
 
+/** A byte count as the limits are set: `1 MiB`, `8 KiB`, else bytes. */
+function byteSize(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
 /**
  * Maps anything thrown in a request to an AppError: a lost or refused database connection becomes
- * a 503 outage, other unknown errors an opaque 500.
+ * a 503 outage, a body over the route's `bodyLimit` a 413, other unknown errors an opaque 500.
  */
-export function toAppError(err: unknown, options: { unavailableRetryAfterSec?: number } = {}): AppError {
+export function toAppError(err: unknown, options: { unavailableRetryAfterSec?: number; bodyLimit?: number | undefined } = {}): AppError {
   if (err instanceof AppError) return err;
   if (isConnectionError(err)) return serviceUnavailable(options.unavailableRetryAfterSec ?? 1);
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe.validation) return validationError(fieldErrorsFromValidation(fe.validation, fe.validationContext));
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError({ status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is larger than 1 MiB' });
+      return new AppError({ status: 413, code: 'PAYLOAD_TOO_LARGE', message: `Request body is larger than ${byteSize(options.bodyLimit ?? 1024 * 1024)}` });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

@@ -25,14 +25,24 @@ export function utf8Text(bytes: Buffer): string {
   return bytes.toString('utf8');
 }
 
+/** A key written with escapes, as the parser will read it; a malformed one is the body's syntax error. */
+function escapedKey(quoted: string): string {
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    throw fieldError('body', 'body is not valid JSON');
+  }
+}
+
 type Frame = { object: true; keys: Set<string> | undefined; key: string; expectKey: boolean } | { object: false; index: number };
 
 const pathOf = (frames: Frame[]): string[] => frames.map((f) => (f.object ? f.key : String(f.index)));
 const fieldOf = (path: string[]): string => path.map(printable).join('.') || 'body';
 
 /**
- * One pass over JSON text that JSON.parse has accepted: refuses a key given twice in one object
- * (at any depth; `"a"` and `"\u0061"` are the same key) and nesting deeper than `depthMax`.
+ * One pass over JSON text before it is parsed (so a deep body costs nothing past `depthMax`
+ * levels): refuses nesting deeper than `depthMax` and a key given twice in one object (at any
+ * depth; `"a"` and `"\u0061"` are the same key). Whatever else is wrong is left to the parser.
  */
 export function assertJsonShape(text: string, depthMax: number): void {
   const frames: Frame[] = [];
@@ -51,7 +61,7 @@ export function assertJsonShape(text: string, depthMax: number): void {
       }
       const top = frames[frames.length - 1];
       if (top?.object && top.expectKey) {
-        const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+        const key = escaped ? escapedKey(text.slice(start, i + 1)) : text.slice(start + 1, i);
         top.keys ??= new Set();
         if (top.keys.has(key)) {
           const field = fieldOf([...pathOf(frames.slice(0, -1)), key]);

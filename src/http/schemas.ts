@@ -50,7 +50,7 @@ export const ProblemSchema = Type.Object(
         Type.Literal(c),
       ),
     ),
-    retryable: Type.Boolean({ description: 'Authoritative. False on a POST sent without Idempotency-Key.' }),
+    retryable: Type.Boolean({ description: 'Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After).' }),
     request_id: Type.String({ description: 'Equal to the x-request-id response header' }),
     errors: Type.Optional(Type.Array(FieldErrorSchema, { description: 'At most 50 entries' })),
     errorsOmitted: Type.Optional(Type.Integer({ description: 'How many more failing fields there were than `errors` lists' })),

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../http/errors.js';
+import { AppError, fieldError } from '../http/errors.js';
 import { totpUri } from '../lib/totp.js';
 import * as users from '../modules/users/users.service.js';
 import { field, notice, postForm, facts } from './components.js';
@@ -33,6 +33,9 @@ ${postForm(
 </div>${extra ? extra(req, options.next) : ''}`;
 }
 
+/** The attempts at a user's second factor (at sign-in and to turn it off), limited together. */
+const secondFactorKey = (userId: string): string => `signin:second-factor:${userId}`;
+
 /** A refused attempt: a rate limit says so (with Retry-After), anything else gets the one generic answer. */
 function refusal(err: unknown): { status: number; message: string; headers: Record<string, string> } {
   if (err instanceof AppError && err.status === 429) return { status: 429, message: 'Too many attempts. Wait a few minutes and try again.', headers: err.headers ?? {} };
@@ -60,14 +63,11 @@ export function signInPages(app: FastifyInstance, web: Web, area: Area, extra?: 
     const accountKey = `signin:account:${ctx.box.hmac('sign-in-account', email.toLowerCase()).toString('base64url')}`;
     const addressKey = `signin:address:${req.ip}`;
     try {
-      await web.signInFailures.check(addressKey);
-      await web.signInFailures.check(accountKey);
+      // The attempt is counted before the password is checked (concurrent attempts cannot all pass); a success gives it back.
+      const release = await web.signInFailures.reserve([addressKey, accountKey]);
       const user = await users.checkPassword(ctx.db, ctx.box, area, email, formText(req, 'password', { raw: true, maxLength: users.PASSWORD_LENGTH_MAX }));
-      if (!user) {
-        await web.signInFailures.recordFailure(addressKey);
-        await web.signInFailures.recordFailure(accountKey);
-        throw new AppError({ status: 401, message: GENERIC_SIGN_IN_FAILURE });
-      }
+      if (!user) throw new AppError({ status: 401, message: GENERIC_SIGN_IN_FAILURE });
+      await release();
       const secondFactorPending = user.totp_secret_encrypted !== null;
       await startSession(web, req, reply, { area, userId: user.id, secondFactorPending });
       return seeOther(reply, secondFactorPending ? `/${area}/second-factor?next=${encodeURIComponent(next)}` : next);
@@ -92,13 +92,12 @@ ${postForm(
 
   app.post(`/${area}/second-factor`, secondFactorPage, async (req, reply) => {
     const user = req.web.session?.user as NonNullable<NonNullable<typeof req.web.session>['user']>;
-    const key = `signin:second-factor:${user.id}`;
     try {
-      await web.signInFailures.check(key);
+      const release = await web.signInFailures.reserve([secondFactorKey(user.id)]);
       if (!(await users.checkSecondFactor(ctx.db, ctx.box, user.id, formText(req, 'code', { maxLength: 20 })))) {
-        await web.signInFailures.recordFailure(key);
         throw new AppError({ status: 401, message: 'That code is not right, or was already used.' });
       }
+      await release();
     } catch (err) {
       const { status, headers } = refusal(err);
       for (const [k, v] of Object.entries(headers)) reply.header(k, v);
@@ -158,7 +157,7 @@ ${facts([
   ['Email', invited.email],
   ['Role', invited.role],
 ])}
-<p>Choose a password of at least ${users.PASSWORD_LENGTH_MIN} characters. A passphrase of a few words is good.</p>
+<p>Choose a password of at least ${users.PASSWORD_LENGTH_MIN} characters that is not easy to guess (not a common password, a repeat or a keyboard row). A passphrase of a few unrelated words is good.</p>
 ${postForm(
   { action: `/${area}/invitation`, csrf: req.web.csrf, submit: 'Set password and sign in' },
   html`<input type="text" name="username" value="${invited.email}" autocomplete="username" hidden>`,
@@ -186,6 +185,8 @@ ${
   user.twoFactor
     ? postForm(
         { action: `${account}/second-factor/disable`, csrf: req.web.csrf, submit: 'Turn off two-step sign-in', danger: true },
+        html`<input type="text" name="username" value="${user.email}" autocomplete="username" hidden>`,
+        field({ label: 'Password', name: 'password', type: 'password', required: true, autocomplete: 'current-password' }),
         field({ label: 'Current code', name: 'code', required: true, autocomplete: 'one-time-code', inputmode: 'numeric' }),
       )
     : html`<p>Ask for a code from an authenticator app at every sign-in, beside your password.</p>${postForm({ action: `${account}/second-factor/begin`, csrf: req.web.csrf, submit: 'Set up two-step sign-in' })}`
@@ -229,11 +230,25 @@ ${postForm(
     return seeOther(reply, `${account}?done=second-factor-on`);
   });
 
+  // Turning the factor off takes the password and a current code, under the second factor's limit.
   app.post(`${account}/second-factor/disable`, member, async (req, reply) => {
-    if (!(await users.checkSecondFactor(ctx.db, ctx.box, me(req).id, formText(req, 'code', { maxLength: 20 })))) {
-      return sendPage(web, req, reply, { title: 'Security', status: 400, body: accountBody(req, notice('error', 'That code is not right, or was already used.')) });
+    const user = me(req);
+    try {
+      const release = await web.signInFailures.reserve([secondFactorKey(user.id)]);
+      const password = formText(req, 'password', { raw: true, maxLength: users.PASSWORD_LENGTH_MAX });
+      if ((await users.checkPassword(ctx.db, ctx.box, area, user.email, password))?.id !== user.id) {
+        throw fieldError('password', 'The password is not right.', 'PASSWORD_MISMATCH');
+      }
+      if (!(await users.checkSecondFactor(ctx.db, ctx.box, user.id, formText(req, 'code', { maxLength: 20 })))) {
+        throw fieldError('code', 'That code is not right, or was already used.', 'CODE_MISMATCH');
+      }
+      await release();
+    } catch (err) {
+      const errors = formErrors(err);
+      if (!errors) throw err;
+      return sendPage(web, req, reply, { title: 'Security', status: 400, body: accountBody(req, notice('error', errors.message)) });
     }
-    await users.disableSecondFactor(ctx.db, me(req).id);
+    await users.disableSecondFactor(ctx.db, user.id);
     return seeOther(reply, account);
   });
 }

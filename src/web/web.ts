@@ -172,7 +172,7 @@ function enforceAccess(req: FastifyRequest, reply: FastifyReply, route: WebRoute
 }
 
 function errorPage(web: Web, req: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
-  const appError = toAppError(err, web.ctx.config.limits);
+  const appError = toAppError(err, { ...web.ctx.config.limits, bodyLimit: req.routeOptions.bodyLimit });
   if (appError.status >= 500) req.log.error({ err }, 'page failed');
   for (const [k, v] of Object.entries(appError.headers ?? {})) reply.header(k, v);
   if (!req.web) req.web = { area: req.url.startsWith('/console') ? 'console' : 'dashboard', session: undefined, sessionToken: undefined, csrf: '' };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, newWorkspace, operator, OPERATOR_KEY, type TestApp } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
 import { totpCode, totpStep } from '../../src/lib/totp.js';
+import { checkNewPassword } from '../../src/modules/users/users.service.js';
 
 const PASSWORD = 'a long enough passphrase';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -86,6 +87,25 @@ describe('dashboard users and sessions', () => {
     await again.get(new URL(url).pathname + new URL(url).search);
     expect((await again.get('/dashboard/invitation')).statusCode).toBe(404);
     expect((await signIn(t, 'ada@example.com', PASSWORD)).location).toBe('/dashboard');
+  });
+
+  it('refuses a trivial password when accepting an invitation, naming the field, with a clear message and code', async () => {
+    const { url } = await invite(t, workspaceId, 'weak@example.com');
+    const client = new WebClient(t.app);
+    await client.get(new URL(url).pathname + new URL(url).search);
+    await client.get('/dashboard/invitation');
+    for (const password of ['aaaaaaaaaaaa', 'password1234', ' '.repeat(12), 'qwertyuiop12']) {
+      const res = await client.post('/dashboard/invitation', { password, confirmation: password });
+      expect(res.statusCode, password).toBe(400);
+      expect(res.body, password).toMatch(/too easy to guess/);
+    }
+    // The service's refusal: field, message and code (as the form shows it under the field).
+    expect(() => checkNewPassword('password1234', 'password1234', 'weak@example.com')).toThrow(
+      expect.objectContaining({ status: 400, details: [expect.objectContaining({ field: 'password', code: 'PASSWORD_TOO_WEAK', message: expect.stringMatching(/^The password is too easy to guess/) })] }),
+    );
+    const users = await operator(t.app, 'GET', `/operator/v1/workspaces/${workspaceId}/users`);
+    expect(users.json<{ data: { email: string; status: string }[] }>().data.find((u) => u.email === 'weak@example.com')?.status).toBe('invited');
+    expect((await client.post('/dashboard/invitation', { password: PASSWORD, confirmation: PASSWORD })).statusCode).toBe(303);
   });
 
   it('answers one generic refusal for an unknown email and a wrong password, and limits attempts per account and per address', async () => {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { Page, PageQuery, Uuid } from '../../http/schemas.js';
-import { newId } from '../../lib/ids.js';
+import { isUuid, newId } from '../../lib/ids.js';
 import { ApiKeySchema } from './credentials.schemas.js';
 import { authenticateClient, credentialData, listCredentials, updateScopes } from './credentials.service.js';
 import { ALL_SCOPES } from './scopes.js';
@@ -101,7 +101,7 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
         tags: ['Authentication'],
         summary: 'Exchange client credentials for an access token (OAuth 2.0 client credentials)',
         description:
-          'JSON body with client_id, client_secret, audience and grant_type; or application/x-www-form-urlencoded with HTTP Basic client authentication. The token is valid 86400 s: cache it.',
+          'JSON body with client_id, client_secret, audience and grant_type; or application/x-www-form-urlencoded with HTTP Basic client authentication. The token is valid 86400 s: cache it. The body is at most 8 KiB (413). A right secret is always accepted; past AUTH_FAILURE_LIMIT_PER_MINUTE failures in a minute from one address for one client_id, that caller\'s failures are answered 429 with Retry-After.',
         body: TokenBody,
         response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError },
       },
@@ -112,11 +112,12 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
       const body = req.body ?? {};
       const clientId = basic?.id ?? body.client_id ?? '';
       const clientSecret = basic?.secret ?? body.client_secret ?? '';
-      // An address that has failed too often is refused (429) before any secret is checked.
-      await app.authFailures.check(req.ip);
+      // A right secret is always accepted; failures are counted per caller (address and client id),
+      // and a caller past its failures is answered 429 instead of 401.
       const credential = clientId && clientSecret ? await authenticateClient(ctx.db, ctx.box, clientId, clientSecret) : undefined;
       if (!credential) {
-        await app.authFailures.recordFailure(req.ip);
+        const limited = await app.authFailures.recordFailure(`token:${req.ip}:${isUuid(clientId) ? clientId : '-'}`);
+        if (limited) throw limited;
         return oauthError(reply, 401, 'access_denied', 'Unauthorized', basic !== undefined);
       }
       if (body.grant_type !== 'client_credentials') {

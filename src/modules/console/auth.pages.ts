@@ -37,12 +37,10 @@ export function consoleAuthPages(app: FastifyInstance, web: Web): void {
     const next = safeNext(formText(req, 'next'), 'console');
     const addressKey = `console:address:${req.ip}`;
     try {
-      await web.signInFailures.check(addressKey);
-      const keyId = await authenticateOperatorKey(ctx, formText(req, 'operatorKey', { raw: true, maxLength: 200 }));
-      if (!keyId) {
-        await web.signInFailures.recordFailure(addressKey);
-        throw new AppError({ status: 401, message: 'That operator key is not valid.' });
-      }
+      // A right key is always accepted; wrong ones are counted per address, which past its failures gets 429.
+      const legacyAllowed = async () => !(await web.signInFailures.isLimited(addressKey));
+      const keyId = await authenticateOperatorKey(ctx, formText(req, 'operatorKey', { raw: true, maxLength: 200 }), legacyAllowed);
+      if (!keyId) throw (await web.signInFailures.recordFailure(addressKey)) ?? new AppError({ status: 401, message: 'That operator key is not valid.' });
       await startSession(web, req, reply, { area: 'console', operatorKeyId: keyId });
       return seeOther(reply, next);
     } catch (err) {

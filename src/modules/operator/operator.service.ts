@@ -149,13 +149,20 @@ export async function rehashOperatorKey(sql: Sql, digestKey: SecretDigestKey, id
  * costs microseconds. Keys still stored as scrypt (earlier releases, other than the bootstrap key,
  * which is rehashed at start) are tried after that and rehashed when one matches.
  */
-export async function findOperatorKey(sql: Sql, digestKey: SecretDigestKey, presented: string, legacyKeysMax: number): Promise<string | undefined> {
+/**
+ * The active operator key presented, by its digest; else among keys still stored in the legacy
+ * scrypt form, at most `legacyKeysMax()` of them (asked only when no digest matched: a caller past
+ * its failures is given 0, so a wrong key never costs memory-hard hashes then).
+ */
+export async function findOperatorKey(sql: Sql, digestKey: SecretDigestKey, presented: string, legacyKeysMax: () => Promise<number>): Promise<string | undefined> {
   const digest = hashSecret(presented, digestKey);
   const [current] = await sql.query<{ id: string }>('SELECT id FROM operator_keys WHERE key_hash = $1 AND revoked_at IS NULL', [digest]);
   if (current) return current.id;
+  const legacyMax = await legacyKeysMax();
+  if (legacyMax <= 0) return undefined;
   const legacy = await sql.query<{ id: string; key_hash: string }>(
     "SELECT id, key_hash FROM operator_keys WHERE revoked_at IS NULL AND key_hash LIKE 'scrypt$%' ORDER BY created_at LIMIT $1",
-    [legacyKeysMax],
+    [legacyMax],
   );
   for (const row of legacy) {
     if (await verifySecret(presented, row.key_hash, digestKey)) {

@@ -5,6 +5,7 @@ import type { PageRequest } from '../../http/pagination.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { hashPassword, hashSecret, randomSecret, verifyPassword } from '../../lib/secrets.js';
+import { passwordWeakness } from '../../lib/password-strength.js';
 import { matchTotp, newTotpSecret } from '../../lib/totp.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
 import { endUserSessions } from './sessions.service.js';
@@ -131,12 +132,15 @@ export async function findInvitation(sql: Sql, box: CryptoBox, token: string): P
   return row ? userData(box, row) : undefined;
 }
 
+/** A password a person chooses: long enough, not their email, not easy to guess (zxcvbn), typed twice alike. */
 export function checkNewPassword(password: string, confirmation: string, email: string): void {
   if (password.length < PASSWORD_LENGTH_MIN) throw fieldError('password', `The password must have at least ${PASSWORD_LENGTH_MIN} characters`);
   if (password.length > PASSWORD_LENGTH_MAX) throw fieldError('password', `The password must have at most ${PASSWORD_LENGTH_MAX} characters`);
   if (password.toLowerCase().includes(email.split('@')[0]!.toLowerCase()) && email.split('@')[0]!.length >= 4) {
     throw fieldError('password', 'The password must not contain your email address');
   }
+  const weakness = passwordWeakness(password, [email, ...email.split(/[@.]/)]);
+  if (weakness) throw fieldError('password', weakness, 'PASSWORD_TOO_WEAK');
   if (password !== confirmation) throw fieldError('confirmation', 'The two passwords differ');
 }
 
