@@ -367,11 +367,16 @@ describe('Idempotency-Key on the operator API', () => {
     t.app.inject({ method, url, headers: { authorization: `Bearer ${token}`, 'idempotency-key': key }, payload: body as object });
   const depositsOf = async (workspaceId: string) => (await t.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM deposits WHERE workspace_id = $1', [workspaceId]))[0]?.n;
   const adjustmentsOf = async (workspaceId: string) =>
-    (await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM ledger_transfers WHERE workspace_id = $1 AND reference_type = 'adjustment'", [workspaceId]))[0]?.n;
+    (
+      await t.ctx.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM ledger_transfers t JOIN ledger_accounts a ON a.id = t.credit_account_id WHERE a.workspace_id = $1 AND t.reference_type = 'adjustment'",
+        [workspaceId],
+      )
+    )[0]?.n;
 
   it('credits a deposit once when the same key is sent twice, and replays the first answer', async () => {
     const ws = (await operator(t.app, 'POST', '/operator/v1/workspaces', { name: 'Keyed Deposits', country: 'GB' })).json<Workspace>();
-    const body = { workspaceId: ws.id, currency: 'EUR', amount: '25.00', rail: 'crypto', clientRef: 'wire-1' };
+    const body = { workspaceId: ws.id, currency: 'USDC', amount: '25.00', rail: 'crypto', clientRef: 'wire-1' };
     const first = await keyed('POST', '/operator/v1/deposits', 'credit-wire-1', body);
     expect(first.statusCode, first.body).toBe(201);
     const again = await keyed('POST', '/operator/v1/deposits', 'credit-wire-1', body);
@@ -411,7 +416,7 @@ describe('Idempotency-Key on the operator API', () => {
     const token = await getToken(t.app, cred.clientId, cred.clientSecret);
     const funded = await t.app.inject({ method: 'POST', url: '/v1/sandbox/balances/fund', headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'same-key' }, payload: { currency: 'EUR', amount: '5.00' } });
     expect(funded.statusCode, funded.body).toBe(201);
-    const credited = await keyed('POST', '/operator/v1/deposits', 'same-key', { workspaceId: ws.id, currency: 'EUR', amount: '7.00', rail: 'crypto' });
+    const credited = await keyed('POST', '/operator/v1/deposits', 'same-key', { workspaceId: ws.id, currency: 'USDC', amount: '7.00', rail: 'crypto' });
     expect(credited.statusCode, credited.body).toBe(201);
     expect(credited.headers['idempotent-replayed']).toBeUndefined();
     const rows = await t.ctx.db.query<{ scope: string }>("SELECT scope FROM idempotency_keys WHERE key = 'same-key' ORDER BY scope");
