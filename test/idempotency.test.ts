@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advisoryKey } from '../src/db/db.js';
 import { fieldError } from '../src/http/errors.js';
-import { deleteExpiredIdempotencyKeys, runIdempotent } from '../src/http/idempotency.js';
+import { deleteExpiredIdempotencyKeys, keyName, runIdempotent } from '../src/http/idempotency.js';
 import { jobHandlers } from '../src/jobs/index.js';
 import type { Job } from '../src/jobs/queue.js';
 import type { JobHandler } from '../src/jobs/runner.js';
@@ -399,7 +399,7 @@ describe('concurrency', () => {
     await holder.connect();
     try {
       await holder.query('BEGIN');
-      await holder.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey(`idempotency:${caller.workspaceId}:${key}`)]);
+      await holder.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey(`idempotency:${keyName({ scope: 'workspace', ownerId: caller.workspaceId, key })}`)]);
       const body = { name: 'In Flight Ltd', country: 'GB' };
       const res = await caller.request('POST', '/v1/accounts', body, { 'idempotency-key': key });
       const problem = expectProblem(res, 409, 'IDEMPOTENCY_KEY_PROCESSING');
