@@ -65,10 +65,11 @@ async function main(argv: string[]): Promise<void> {
       const { values } = parseArgs({ args: rest, options: { workspace: { type: 'string' }, scopes: { type: 'string' } } });
       if (!values.workspace) fail('--workspace is required');
       const scopes = values.scopes?.split(',').map((s) => s.trim()).filter(Boolean);
-      if (!isUuid(values.workspace)) fail(`no workspace ${values.workspace}`);
+      const workspaceId = values.workspace;
+      if (!isUuid(workspaceId)) fail(`no workspace ${workspaceId}`);
       const ctx = await openContext(config);
       // The same issuing rule as the operator API and the pages: known scopes, an existing workspace.
-      const issued = await issueCredential(ctx.db, ctx.box, values.workspace, { scopes }).catch(async (err: unknown) => {
+      const issued = await ctx.db.tx((tx) => issueCredential(tx, ctx.box, workspaceId, { scopes })).catch(async (err: unknown) => {
         await ctx.db.close();
         if (err instanceof AppError) fail(err.status === 404 ? `no workspace ${values.workspace}` : err.message);
         throw err;

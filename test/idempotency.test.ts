@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advisoryKey } from '../src/db/db.js';
 import { fieldError } from '../src/http/errors.js';
-import { deleteExpiredIdempotencyKeys, runIdempotent } from '../src/http/idempotency.js';
+import { deleteExpiredIdempotencyKeys, keyName, runIdempotent } from '../src/http/idempotency.js';
 import { jobHandlers } from '../src/jobs/index.js';
 import type { Job } from '../src/jobs/queue.js';
 import type { JobHandler } from '../src/jobs/runner.js';
@@ -75,7 +75,7 @@ async function createdEvents(app: TestApp, workspaceId: string): Promise<number>
 }
 
 async function storedKeys(app: TestApp, workspaceId: string): Promise<{ key: string; status_code: number }[]> {
-  return app.ctx.db.query('SELECT key, status_code FROM idempotency_keys WHERE workspace_id = $1 ORDER BY key', [workspaceId]);
+  return app.ctx.db.query('SELECT key, status_code FROM idempotency_keys WHERE owner_id = $1 ORDER BY key', [workspaceId]);
 }
 
 function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; json: () => unknown }, status: number, code: string) {
@@ -96,7 +96,7 @@ describe('replay', () => {
     const res = await caller.request('POST', '/v1/webhooks', { url: 'https://hooks.example.com/corridor' }, { 'idempotency-key': 'secret-once' });
     expect(res.statusCode, res.body).toBe(201);
     const secret = res.json<{ secret: string }>().secret;
-    const [row] = await t.ctx.db.query<{ response_body: string }>('SELECT response_body FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [caller.workspaceId, 'secret-once']);
+    const [row] = await t.ctx.db.query<{ response_body: string }>('SELECT response_body FROM idempotency_keys WHERE owner_id = $1 AND key = $2', [caller.workspaceId, 'secret-once']);
     expect(row?.response_body).not.toContain(secret);
     expect(row?.response_body).not.toContain('whsec_');
     const replay = await caller.request('POST', '/v1/webhooks', { url: 'https://hooks.example.com/corridor' }, { 'idempotency-key': 'secret-once' });
@@ -364,7 +364,7 @@ describe('expiry and cleanup', () => {
     }
     // A key that has not expired.
     await short.ctx.db.query(
-      `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, status_code, response_body, content_type, expires_at)
+      `INSERT INTO idempotency_keys (owner_id, key, fingerprint, status_code, response_body, content_type, expires_at)
        VALUES ($1, 'live', 'f', 201, '{}', 'application/json', now() + interval '1 hour')`,
       [caller.workspaceId],
     );
@@ -399,7 +399,7 @@ describe('concurrency', () => {
     await holder.connect();
     try {
       await holder.query('BEGIN');
-      await holder.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey(`idempotency:${caller.workspaceId}:${key}`)]);
+      await holder.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey(`idempotency:${keyName({ scope: 'workspace', ownerId: caller.workspaceId, key })}`)]);
       const body = { name: 'In Flight Ltd', country: 'GB' };
       const res = await caller.request('POST', '/v1/accounts', body, { 'idempotency-key': key });
       const problem = expectProblem(res, 409, 'IDEMPOTENCY_KEY_PROCESSING');

@@ -361,3 +361,65 @@ describe('audit log', () => {
     expect(p2.nextCursor).toBeNull();
   });
 });
+
+describe('Idempotency-Key on the operator API', () => {
+  const keyed = (method: 'POST', url: string, key: string, body: unknown, token = OPERATOR_KEY) =>
+    t.app.inject({ method, url, headers: { authorization: `Bearer ${token}`, 'idempotency-key': key }, payload: body as object });
+  const depositsOf = async (workspaceId: string) => (await t.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM deposits WHERE workspace_id = $1', [workspaceId]))[0]?.n;
+  const adjustmentsOf = async (workspaceId: string) =>
+    (
+      await t.ctx.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM ledger_transfers t JOIN ledger_accounts a ON a.id = t.credit_account_id WHERE a.workspace_id = $1 AND t.reference_type = 'adjustment'",
+        [workspaceId],
+      )
+    )[0]?.n;
+
+  it('credits a deposit once when the same key is sent twice, and replays the first answer', async () => {
+    const ws = (await operator(t.app, 'POST', '/operator/v1/workspaces', { name: 'Keyed Deposits', country: 'GB' })).json<Workspace>();
+    const body = { workspaceId: ws.id, currency: 'USDC', amount: '25.00', rail: 'crypto', clientRef: 'wire-1' };
+    const first = await keyed('POST', '/operator/v1/deposits', 'credit-wire-1', body);
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await keyed('POST', '/operator/v1/deposits', 'credit-wire-1', body);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    expect(await depositsOf(ws.id)).toBe(1);
+  });
+
+  it('adjusts a balance once per key; the same key with another body is refused with 422 IDEMPOTENCY_KEY_REUSED', async () => {
+    const ws = (await operator(t.app, 'POST', '/operator/v1/workspaces', { name: 'Keyed Adjust', country: 'GB' })).json<Workspace>();
+    const url = `/operator/v1/workspaces/${ws.id}/balances/adjust`;
+    const body = { currency: 'EUR', amount: '10.00', reason: 'goodwill credit' };
+    const first = await keyed('POST', url, 'adjust-1', body);
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await keyed('POST', url, 'adjust-1', body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    const other = await keyed('POST', url, 'adjust-1', { ...body, amount: '11.00' });
+    expect(other.statusCode).toBe(422);
+    expect(other.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(other.json()).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(await adjustmentsOf(ws.id)).toBe(1);
+  });
+
+  it('stores a refusal decided before the handler (schema) under the key too', async () => {
+    const first = await keyed('POST', '/operator/v1/workspaces', 'bad-workspace', { name: 'X', country: 'gb' });
+    expect(first.statusCode).toBe(400);
+    const again = await keyed('POST', '/operator/v1/workspaces', 'bad-workspace', { name: 'X', country: 'gb' });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+  });
+
+  it("keys the operator's answers apart from a workspace's: the same key string in both scopes runs both", async () => {
+    const ws = (await operator(t.app, 'POST', '/operator/v1/workspaces', { name: 'Shared Key', country: 'GB' })).json<Workspace>();
+    const cred = (await operator(t.app, 'POST', `/operator/v1/workspaces/${ws.id}/credentials`, {})).json<{ clientId: string; clientSecret: string }>();
+    const token = await getToken(t.app, cred.clientId, cred.clientSecret);
+    const funded = await t.app.inject({ method: 'POST', url: '/v1/sandbox/balances/fund', headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'same-key' }, payload: { currency: 'EUR', amount: '5.00' } });
+    expect(funded.statusCode, funded.body).toBe(201);
+    const credited = await keyed('POST', '/operator/v1/deposits', 'same-key', { workspaceId: ws.id, currency: 'USDC', amount: '7.00', rail: 'crypto' });
+    expect(credited.statusCode, credited.body).toBe(201);
+    expect(credited.headers['idempotent-replayed']).toBeUndefined();
+    const rows = await t.ctx.db.query<{ scope: string }>("SELECT scope FROM idempotency_keys WHERE key = 'same-key' ORDER BY scope");
+    expect(rows.map((r) => r.scope)).toEqual(['operator', 'workspace']);
+  });
+});

@@ -52,7 +52,7 @@ Every operation below shows a request in curl and with the TypeScript SDK (\`pac
 
 ## Conventions
 
-Amounts are decimal strings in major units. Every POST takes an \`Idempotency-Key\`: retry with the same key. Three error shapes exist: the legacy envelope, the validation envelope (legacy plus \`details\`), and RFC 9457 problem details.`;
+Amounts are decimal strings in major units. Every POST takes an \`Idempotency-Key\` (the operator API's too, scoped to the operator key): retry with the same key. Three error shapes exist: the legacy envelope, the validation envelope (legacy plus \`details\`), and RFC 9457 problem details.`;
 }
 
 /** `payouts.create` for POST /v1/payouts, read from the SDK's own method tables. */

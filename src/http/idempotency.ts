@@ -58,28 +58,38 @@ export async function runIdempotent(
     if (outcome.contentType) reply.type(outcome.contentType);
     return reply.code(outcome.status).send(outcome.body);
   }
-  const { answer, replayed } = await ctx.db.tx(async (tx) => {
-    const [claim] = await claimKeys(ctx, tx, [keyed]);
-    const decided = decideClaim(claim as KeyClaim, keyed);
-    if (decided instanceof AppError) throw decided;
-    if (decided) return { answer: decided, replayed: true };
-    let fresh: StoredAnswer;
+  const { answer, replayed } = await answerOnce(ctx, keyed, async (tx) => {
     try {
       const outcome = await tx.savepoint(work);
       reply.code(outcome.status);
       // A refusal has no response schema of its own (the route's `4xx` entry documents the error shapes
       // per media type, which reply.serialize cannot pick): it is sent as it is.
       const text = outcome.status >= 400 ? JSON.stringify(outcome.body) : String(reply.serialize(outcome.body));
-      fresh = { status: outcome.status, contentType: outcome.contentType ?? 'application/json; charset=utf-8', text };
+      return { status: outcome.status, contentType: outcome.contentType ?? 'application/json; charset=utf-8', text };
     } catch (err) {
       const appError = toAppError(err);
       if (appError.status >= 500 || appError.status === 429) throw err;
-      fresh = renderedAnswer(renderError(appError, req));
+      return renderedAnswer(renderError(appError, req));
     }
-    await storeAnswers(ctx, tx, [{ request: keyed, answer: fresh }]);
-    return { answer: fresh, replayed: false };
   });
   return sendAnswer(reply, answer, replayed);
+}
+
+/**
+ * The answer stored under a key, or `work`'s answer stored under it now, in one transaction with
+ * `work`'s writes: a key held by another request in flight is 409, a key used with another request 422.
+ * `work` throwing rolls everything back and stores nothing.
+ */
+export async function answerOnce(ctx: AppContext, keyed: KeyedRequest, work: (tx: Tx) => Promise<StoredAnswer>): Promise<{ answer: StoredAnswer; replayed: boolean }> {
+  return ctx.db.tx(async (tx) => {
+    const [claim] = await claimKeys(ctx, tx, [keyed]);
+    const decided = decideClaim(claim as KeyClaim, keyed);
+    if (decided instanceof AppError) throw decided;
+    if (decided) return { answer: decided, replayed: true };
+    const answer = await work(tx);
+    await storeAnswers(ctx, tx, [{ request: keyed, answer }]);
+    return { answer, replayed: false };
+  });
 }
 
 /**
@@ -87,10 +97,10 @@ export async function runIdempotent(
  * before any write) is still an answer to its Idempotency-Key: stored like any other 4xx, so a repeat
  * is replayed with the same body (a body refused unread, 413 or 415, is not). Returns the answer to send: the stored one when the key already has
  * one, else this refusal (now stored). Undefined when the request carries no key or is not a POST of a
- * workspace; key errors themselves, 429 and 5xx are never stored.
+ * workspace or the operator; key errors themselves, 429 and 5xx are never stored.
  */
 export async function storeRefusal(ctx: AppContext, req: FastifyRequest, error: AppError): Promise<{ answer: StoredAnswer; replayed: boolean } | undefined> {
-  if (req.method !== 'POST' || !req.auth || req.headers['idempotency-key'] === undefined) return undefined;
+  if (req.method !== 'POST' || !(req.auth || req.operator) || req.headers['idempotency-key'] === undefined) return undefined;
   if (error.status < 400 || error.status >= 500 || error.status === 429 || error.code?.startsWith('IDEMPOTENCY_KEY_')) return undefined;
   // A body refused before it was read (too large, another media type) cannot be fingerprinted: answered, not stored.
   if (error.status === 413 || error.status === 415) return undefined;
@@ -122,8 +132,8 @@ const renderedAnswer = (rendered: { status: number; contentType: string; body: u
 /** Deletes keys past their expiry; run by the `idempotency.cleanup` job. Bounded per run. */
 export async function deleteExpiredIdempotencyKeys(ctx: AppContext, batchMax = 10_000): Promise<number> {
   const rows = await ctx.db.query(
-    `DELETE FROM idempotency_keys WHERE (workspace_id, key) IN (
-       SELECT workspace_id, key FROM idempotency_keys WHERE expires_at <= now() LIMIT $1) RETURNING 1`,
+    `DELETE FROM idempotency_keys WHERE (scope, owner_id, key) IN (
+       SELECT scope, owner_id, key FROM idempotency_keys WHERE expires_at <= now() LIMIT $1) RETURNING 1`,
     [batchMax],
   );
   return rows.length;
@@ -132,8 +142,13 @@ export async function deleteExpiredIdempotencyKeys(ctx: AppContext, batchMax = 1
 // ---------------------------------------------------------------------------------------------
 // Claiming keys and storing answers: for one request or a batch of them (group commit), the same statements.
 
+/** Who a key belongs to: a workspace (the API), or an operator principal (an operator key, or an operator user in the console). */
+export type KeyScope = 'workspace' | 'operator';
+
 export interface KeyedRequest {
-  workspaceId: string;
+  scope: KeyScope;
+  /** The workspace, or the operator key or operator user. */
+  ownerId: string;
   key: string;
   fingerprint: string;
 }
@@ -152,8 +167,22 @@ export function idempotencyOf(req: FastifyRequest): KeyedRequest | undefined {
   if (!KEY_SHAPE.test(key)) {
     throw new AppError({ status: 400, code: 'IDEMPOTENCY_KEY_INVALID', message: 'Idempotency-Key must be 1 to 255 printable ASCII characters', problem: true });
   }
-  return { workspaceId: req.auth.workspaceId, key, fingerprint: fingerprintOf(req) };
+  const owner: Pick<KeyedRequest, 'scope' | 'ownerId'> = req.operator ? { scope: 'operator', ownerId: req.operator.keyId } : { scope: 'workspace', ownerId: req.auth.workspaceId };
+  return { ...owner, key, fingerprint: fingerprintOf(req) };
 }
+
+/**
+ * The key a web form carries (`_idempotency`, generated when the form was rendered), owned by
+ * `owner`; undefined when the form has none. A malformed key is no key (the form runs unkeyed).
+ */
+export function formIdempotencyOf(req: FastifyRequest, owner: Pick<KeyedRequest, 'scope' | 'ownerId'>): KeyedRequest | undefined {
+  const value = ((req.body ?? {}) as Record<string, unknown>)[FORM_KEY_FIELD];
+  if (typeof value !== 'string' || !KEY_SHAPE.test(value)) return undefined;
+  return { ...owner, key: value, fingerprint: fingerprintOf(req) };
+}
+
+/** The hidden field of a web form that carries its Idempotency-Key. */
+export const FORM_KEY_FIELD = '_idempotency';
 
 export const keyProcessing = (): AppError =>
   new AppError({ status: 409, code: 'IDEMPOTENCY_KEY_PROCESSING', message: 'A request with this Idempotency-Key is still being processed; retry shortly', retryable: true, problem: true });
@@ -162,6 +191,9 @@ export const keyReused = (): AppError =>
   new AppError({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED', message: 'This Idempotency-Key was used with a different request', problem: true });
 
 export type KeyClaim = StoredResponse | 'processing' | 'new';
+
+/** One name per key and its owner (two requests with the same name are the same key). */
+export const keyName = (r: Pick<KeyedRequest, 'scope' | 'ownerId' | 'key'>): string => `${r.scope}:${r.ownerId}:${r.key}`;
 
 /**
  * Takes the keys of one or many requests (each with a transaction-scoped advisory lock) and reads
@@ -172,16 +204,16 @@ export async function claimKeys(ctx: AppContext, tx: Tx, requests: readonly Keye
   if (requests.length === 0) return [];
   const locks = await tx.query<{ locked: boolean }>(
     'SELECT pg_try_advisory_xact_lock(k) AS locked FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, ord) ORDER BY ord',
-    [requests.map((r) => advisoryKey(`idempotency:${r.workspaceId}:${r.key}`))],
+    [requests.map((r) => advisoryKey(`idempotency:${keyName(r)}`))],
   );
-  const stored = await tx.query<StoredResponse & { workspace_id: string; key: string }>(
-    `SELECT i.workspace_id, i.key, i.fingerprint, i.status_code, i.response_body, i.content_type
-       FROM idempotency_keys i JOIN unnest($1::uuid[], $2::text[]) AS r(workspace_id, key) ON i.workspace_id = r.workspace_id AND i.key = r.key
+  const stored = await tx.query<StoredResponse & { scope: KeyScope; owner_id: string; key: string }>(
+    `SELECT i.scope, i.owner_id, i.key, i.fingerprint, i.status_code, i.response_body, i.content_type
+       FROM idempotency_keys i JOIN unnest($1::text[], $2::uuid[], $3::text[]) AS r(scope, owner_id, key) ON i.scope = r.scope AND i.owner_id = r.owner_id AND i.key = r.key
       WHERE i.expires_at > now()`,
-    [requests.map((r) => r.workspaceId), requests.map((r) => r.key)],
+    [requests.map((r) => r.scope), requests.map((r) => r.ownerId), requests.map((r) => r.key)],
   );
-  const byKey = new Map(stored.map((s) => [`${s.workspace_id}:${s.key}`, { ...s, response_body: ctx.box.decrypt(s.response_body) }]));
-  return requests.map((r, i) => (locks[i]?.locked ? byKey.get(`${r.workspaceId}:${r.key}`) ?? 'new' : 'processing'));
+  const byKey = new Map(stored.map((s) => [keyName({ scope: s.scope, ownerId: s.owner_id, key: s.key }), { ...s, response_body: ctx.box.decrypt(s.response_body) }]));
+  return requests.map((r, i) => (locks[i]?.locked ? byKey.get(keyName(r)) ?? 'new' : 'processing'));
 }
 
 /**
@@ -200,14 +232,15 @@ export async function storeAnswers(ctx: AppContext, tx: Tx, entries: readonly { 
   const kept = entries.filter((e) => e.answer.status < 500 && e.answer.status !== 429);
   if (kept.length === 0) return;
   await tx.query(
-    `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, status_code, response_body, content_type, expires_at)
-     SELECT w, k, f, s, b, c, clock_timestamp() + make_interval(secs => $7::double precision / 1000)
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[]) AS e(w, k, f, s, b, c)
-     ON CONFLICT (workspace_id, key) DO UPDATE
+    `INSERT INTO idempotency_keys (scope, owner_id, key, fingerprint, status_code, response_body, content_type, expires_at)
+     SELECT sc, o, k, f, s, b, c, clock_timestamp() + make_interval(secs => $8::double precision / 1000)
+       FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[]) AS e(sc, o, k, f, s, b, c)
+     ON CONFLICT (scope, owner_id, key) DO UPDATE
        SET fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code, response_body = EXCLUDED.response_body,
            content_type = EXCLUDED.content_type, created_at = now(), expires_at = EXCLUDED.expires_at`,
     [
-      kept.map((e) => e.request.workspaceId),
+      kept.map((e) => e.request.scope),
+      kept.map((e) => e.request.ownerId),
       kept.map((e) => e.request.key),
       kept.map((e) => e.request.fingerprint),
       kept.map((e) => e.answer.status),

@@ -1,3 +1,5 @@
+import { FORM_KEY_FIELD } from '../http/idempotency.js';
+import { randomSecret } from '../lib/secrets.js';
 import { html, join, type Html } from './html.js';
 
 /** The pieces every page is built from: forms, tables, lists, amounts, states, pagination. */
@@ -67,6 +69,7 @@ export function postForm(
 ): Html {
   return html`<form method="post" action="${o.action}" class="${o.inline ? 'inline' : 'stacked'}"${o.confirm ? html` data-confirm="${o.confirm}"` : ''}${o.id ? html` id="${o.id}"` : ''}>
 <input type="hidden" name="_csrf" value="${o.csrf}">
+<input type="hidden" name="${FORM_KEY_FIELD}" value="${randomSecret('form_', 18)}">
 ${body}
 <button type="submit" class="${o.danger ? 'danger' : 'primary'}"${o.label ? html` aria-label="${o.label}"` : ''}>${o.submit}</button>
 </form>`;

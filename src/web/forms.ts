@@ -1,5 +1,9 @@
 import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { Tx } from '../db/db.js';
 import { AppError, fieldError, type FieldError } from '../http/errors.js';
+import { answerOnce, formIdempotencyOf, keyProcessing, type KeyedRequest } from '../http/idempotency.js';
+import type { WebSession } from '../modules/users/sessions.service.js';
 
 /** A form field's text: one value (the last if sent twice), trimmed unless `raw` (passwords). */
 export function formText(req: FastifyRequest, name: string, options: { raw?: boolean; maxLength?: number } = {}): string {
@@ -83,5 +87,41 @@ export async function attempt<T>(change: () => Promise<T>): Promise<{ done: T } 
     return { done: await change() };
   } catch (err) {
     return { refused: refusalOf(err) };
+  }
+}
+
+/** Whose keys a session's forms carry: the console's operator (its user, or the key it was opened with), or the dashboard's workspace. */
+function formKeyOwner(session: WebSession | undefined): Pick<KeyedRequest, 'scope' | 'ownerId'> | undefined {
+  if (!session) return undefined;
+  if (session.area === 'console') {
+    const ownerId = session.user?.id ?? session.operatorKeyId;
+    return ownerId ? { scope: 'operator', ownerId } : undefined;
+  }
+  return session.user?.workspaceId ? { scope: 'workspace', ownerId: session.user.workspaceId } : undefined;
+}
+
+/** A double submit waits for the first to finish (then sees its answer) this long at most. */
+const FORM_KEY_WAIT = { attempts: 50, delayMs: 100 } as const;
+
+/**
+ * Runs a form's change once per rendered form: with the form's key (postForm renders a fresh one),
+ * the place to go next (303) is stored under the key in the change's transaction, and the same form
+ * sent again (a double click, a resend after a timeout) goes there without changing anything again.
+ * A refusal stores nothing: the page shows it, rendered again with a new key. Without a key the
+ * change just runs. Returns where to go.
+ */
+export async function changeOnce(ctx: AppContext, req: FastifyRequest, change: (tx: Tx) => Promise<string>): Promise<string> {
+  const owner = formKeyOwner(req.web?.session);
+  const keyed = owner ? formIdempotencyOf(req, owner) : undefined;
+  if (!keyed) return ctx.db.tx(change);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { answer } = await answerOnce(ctx, keyed, async (tx) => ({ status: 303, contentType: 'text/plain; charset=utf-8', text: await tx.savepoint(change) }));
+      return answer.text;
+    } catch (err) {
+      const inFlight = err instanceof AppError && err.code === keyProcessing().code;
+      if (!inFlight || attempt >= FORM_KEY_WAIT.attempts) throw err;
+      await new Promise((resolve) => setTimeout(resolve, FORM_KEY_WAIT.delayMs));
+    }
   }
 }

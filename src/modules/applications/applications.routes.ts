@@ -249,7 +249,7 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
       config: { auth: 'operator' },
       schema: { ...operator, summary: "Review any workspace's application (audited)", description: REVIEW_DOC, params: ApplicationParams, body: ReviewBody, response: { 200: ApplicationSchema } },
     },
-    async (req) => ctx.db.tx((tx) => applications.reviewAnyApplication(ctx, tx, req.params.id, req.body)),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.reviewAnyApplication(ctx, tx, req.params.id, req.body) })),
   );
 
   app.put<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof ScreeningBody> }>(

@@ -1,4 +1,4 @@
-import type { Db, Sql, Tx } from '../../db/db.js';
+import type { Sql, Tx } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
 import { conflict, fieldError, forbidden, notFound, validationError } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
@@ -53,12 +53,10 @@ export function assertKnownScopes(scopes: readonly string[]): void {
 }
 
 /** A new credential of an existing workspace (the operator API and a dashboard admin): scopes checked, the secret returned once. */
-export async function issueCredential(db: Db, key: SecretDigestKey, workspaceId: string, options: { scopes?: readonly string[] | undefined; label?: string | undefined }): Promise<IssuedCredential> {
+export async function issueCredential(tx: Tx, key: SecretDigestKey, workspaceId: string, options: { scopes?: readonly string[] | undefined; label?: string | undefined }): Promise<IssuedCredential> {
   assertKnownScopes(options.scopes ?? []);
-  return db.tx(async (tx) => {
-    await getWorkspace(tx, workspaceId);
-    return createCredential(tx, key, workspaceId, { scopes: options.scopes, label: options.label });
-  });
+  await getWorkspace(tx, workspaceId);
+  return createCredential(tx, key, workspaceId, { scopes: options.scopes, label: options.label });
 }
 
 /** Replaces a credential's secret hash (bootstrap with a configured secret). */
@@ -133,19 +131,15 @@ export async function rotateCredential(tx: Tx, key: SecretDigestKey, workspaceId
 }
 
 /** Rotates a credential of an existing workspace (the operator API and a dashboard admin). */
-export async function rotateWorkspaceCredential(db: Db, key: SecretDigestKey, workspaceId: string, clientId: string, graceSeconds: number): Promise<RotatedCredential> {
-  return db.tx(async (tx) => {
-    await getWorkspace(tx, workspaceId);
-    return rotateCredential(tx, key, workspaceId, clientId, graceSeconds);
-  });
+export async function rotateWorkspaceCredential(tx: Tx, key: SecretDigestKey, workspaceId: string, clientId: string, graceSeconds: number): Promise<RotatedCredential> {
+  await getWorkspace(tx, workspaceId);
+  return rotateCredential(tx, key, workspaceId, clientId, graceSeconds);
 }
 
 /** Revokes a credential of an existing workspace (the operator API and a dashboard admin). */
-export async function revokeWorkspaceCredential(db: Db, workspaceId: string, clientId: string): Promise<CredentialRow> {
-  return db.tx(async (tx) => {
-    await getWorkspace(tx, workspaceId);
-    return revokeCredential(tx, workspaceId, clientId);
-  });
+export async function revokeWorkspaceCredential(tx: Tx, workspaceId: string, clientId: string): Promise<CredentialRow> {
+  await getWorkspace(tx, workspaceId);
+  return revokeCredential(tx, workspaceId, clientId);
 }
 
 /**

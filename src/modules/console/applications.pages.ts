@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkboxes, facts, field, filterForm, link, pager, postForm, section, select, status, table, textarea, when } from '../../web/components.js';
-import { formList, formOptional, formText, queryText } from '../../web/forms.js';
+import { changeOnce, formList, formOptional, formText, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import * as applications from '../applications/applications.service.js';
@@ -115,15 +115,15 @@ ${pager('/console/applications', { ...query, status: query.status ?? 'all' }, pa
   app.post<Params>('/console/applications/:id/review', consoleRoute(IdPath), async (req, reply) => {
     const sections = formList(req, 'editableSections', 10) as Section[];
     const review = { decision: formText(req, 'decision') as ReviewDecision, reason: formOptional(req, 'reason'), ...(sections.length ? { editableSections: sections } : {}) };
-    const result = await attempt(() => ctx.db.tx((tx) => applications.reviewAnyApplication(ctx, tx, req.params.id, review)));
+    const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await applications.reviewAnyApplication(ctx, tx, req.params.id, review), `/console/applications/${req.params.id}`)));
     if ('refused' in result) return applicationPage(web, req, reply, result.refused);
-    return seeOther(reply, `/console/applications/${req.params.id}`);
+    return seeOther(reply, result.done);
   });
 
   app.post<Params>('/console/applications/:id/screening', consoleRoute(IdPath), async (req, reply) => {
     const screening = { screeningStatus: formText(req, 'screeningStatus') as ScreeningStatus, riskLevel: formOptional(req, 'riskLevel') as RiskLevel | undefined };
-    const result = await attempt(() => ctx.db.tx((tx) => applications.setScreening(ctx, tx, req.params.id, screening)));
+    const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await applications.setScreening(ctx, tx, req.params.id, screening), `/console/applications/${req.params.id}`)));
     if ('refused' in result) return applicationPage(web, req, reply, result.refused);
-    return seeOther(reply, `/console/applications/${req.params.id}`);
+    return seeOther(reply, result.done);
   });
 }

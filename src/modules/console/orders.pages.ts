@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { facts, field, filterForm, link, money, pager, postForm, section, select, status, table, when } from '../../web/components.js';
-import { formOptional, queryText } from '../../web/forms.js';
+import { changeOnce, formOptional, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { moveAnyOrder } from '../orders/orders.lifecycle.js';
@@ -94,9 +94,9 @@ export function orderPages(app: FastifyInstance, web: Web, storage: Storage): vo
   for (const move of DESK_MOVES) {
     app.post<Params>(`/console/orders/:id/${move}`, consoleRoute(IdPath), async (req, reply) => {
       const input = move === 'complete' ? { toAmount: formOptional(req, 'toAmount', 40), rate: formOptional(req, 'rate', 40), uetr: formOptional(req, 'uetr', 36) } : {};
-      const result = await attempt(() => ctx.db.tx((tx) => moveAnyOrder(ctx, tx, req.params.id, move, input)));
+      const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await moveAnyOrder(ctx, tx, req.params.id, move, input), `/console/orders/${req.params.id}`)));
       if ('refused' in result) return orderPage(web, req, reply, result.refused);
-      return seeOther(reply, `/console/orders/${req.params.id}`);
+      return seeOther(reply, result.done);
     });
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { field, filterForm, money, pager, postForm, select, status, table, when } from '../../web/components.js';
-import { formOptional, formText, queryText } from '../../web/forms.js';
+import type { Tx } from '../../db/db.js';
+import { changeOnce, formOptional, formText, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import type { DepositRail } from '../deposits/deposits.transitions.js';
@@ -15,11 +16,11 @@ import { attempt, consolePage, consoleRoute, IdPath, queryChoice, queryId, QUEUE
 
 type Params = { Params: { id: string } };
 
-/** A move from a queue: back to the queue (keeping its filters) when done; the queue with the refusal when not. */
-async function queueMove(reply: FastifyReply, back: string, move: () => Promise<unknown>, show: (refusal: Refusal) => Promise<FastifyReply>): Promise<FastifyReply> {
-  const result = await attempt(move);
+/** A move from a queue, once per rendered form (changeOnce): back to the queue (keeping its filters) when done; the queue with the refusal when not. */
+async function queueMove(web: Web, req: FastifyRequest, reply: FastifyReply, back: string, move: (tx: Tx) => Promise<unknown>, show: (refusal: Refusal) => Promise<FastifyReply>): Promise<FastifyReply> {
+  const result = await attempt(() => changeOnce(web.ctx, req, async (tx) => (await move(tx), back)));
   if ('refused' in result) return show(result.refused);
-  return seeOther(reply, back);
+  return seeOther(reply, result.done);
 }
 
 const backTo = (req: FastifyRequest, queue: string) => {
@@ -127,14 +128,14 @@ export function settlementPages(app: FastifyInstance, web: Web): void {
   app.get('/console/payouts', consolePage, async (req, reply) => payoutsPage(web, req, reply));
   for (const move of PAYOUT_MOVES) {
     app.post<Params>(`/console/payouts/:id/${move}`, consoleRoute(IdPath), async (req, reply) =>
-      queueMove(reply, backTo(req, '/console/payouts'), () => ctx.db.tx((tx) => moveAnyPayout(ctx, tx, req.params.id, move)), (r) => payoutsPage(web, req, reply, r)),
+      queueMove(web, req, reply, backTo(req, '/console/payouts'), (tx) => moveAnyPayout(ctx, tx, req.params.id, move), (r) => payoutsPage(web, req, reply, r)),
     );
   }
 
   app.get('/console/virtual-accounts', consolePage, async (req, reply) => virtualAccountsPage(web, req, reply));
   for (const move of ['approve', 'fail'] as const) {
     app.post<Params>(`/console/virtual-accounts/:id/${move}`, consoleRoute(IdPath), async (req, reply) =>
-      queueMove(reply, backTo(req, '/console/virtual-accounts'), () => ctx.db.tx((tx) => moveAnyVirtualAccount(ctx, tx, req.params.id, move)), (r) => virtualAccountsPage(web, req, reply, r)),
+      queueMove(web, req, reply, backTo(req, '/console/virtual-accounts'), (tx) => moveAnyVirtualAccount(ctx, tx, req.params.id, move), (r) => virtualAccountsPage(web, req, reply, r)),
     );
   }
 
@@ -148,11 +149,11 @@ export function settlementPages(app: FastifyInstance, web: Web): void {
       rail: formOptional(req, 'rail', 40) as DepositRail | undefined,
       clientRef: formOptional(req, 'clientRef', 100),
     };
-    return queueMove(reply, '/console/deposits', () => ctx.db.tx((tx) => creditDeposit(tx, input)), (r) => depositsPage(web, req, reply, r));
+    return queueMove(web, req, reply, '/console/deposits', (tx) => creditDeposit(tx, input), (r) => depositsPage(web, req, reply, r));
   });
   for (const move of DEPOSIT_MOVES) {
     app.post<Params>(`/console/deposits/:id/${move}`, consoleRoute(IdPath), async (req, reply) =>
-      queueMove(reply, backTo(req, '/console/deposits'), () => ctx.db.tx((tx) => moveAnyDeposit(tx, req.params.id, move)), (r) => depositsPage(web, req, reply, r)),
+      queueMove(web, req, reply, backTo(req, '/console/deposits'), (tx) => moveAnyDeposit(tx, req.params.id, move), (r) => depositsPage(web, req, reply, r)),
     );
   }
 }

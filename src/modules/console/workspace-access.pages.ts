@@ -38,7 +38,7 @@ export function workspaceAccessPages(app: FastifyInstance, web: Web): void {
       req,
       reply,
       'credentials',
-      () => credentials.issueCredential(ctx.db, ctx.box, req.params.id, { label: formOptional(req, 'label', 100) }),
+      () => ctx.db.tx((tx) => credentials.issueCredential(tx, ctx.box, req.params.id, { label: formOptional(req, 'label', 100) })),
       (c) => html`${secretOnce(`Client ${c.clientId}: its secret.`, c.clientSecret)}`,
     ),
   );
@@ -49,13 +49,13 @@ export function workspaceAccessPages(app: FastifyInstance, web: Web): void {
       req,
       reply,
       'credentials',
-      () => credentials.rotateWorkspaceCredential(ctx.db, ctx.box, req.params.id, req.params.clientId, graceSecondsOf(req)),
+      () => ctx.db.tx((tx) => credentials.rotateWorkspaceCredential(tx, ctx.box, req.params.id, req.params.clientId, graceSecondsOf(req))),
       (r) => html`${secretOnce(`Client ${r.clientId}: its new secret (the old one works until ${r.previousSecretExpiresAt}).`, r.clientSecret)}`,
     ),
   );
 
   app.post<Params<{ clientId: string }>>('/console/workspaces/:id/credentials/:clientId/revoke', consoleRoute(idsPath('clientId')), async (req, reply) =>
-    changeWorkspace(web, req, reply, 'credentials', () => credentials.revokeWorkspaceCredential(ctx.db, req.params.id, req.params.clientId)),
+    changeWorkspace(web, req, reply, 'credentials', (tx) => credentials.revokeWorkspaceCredential(tx, req.params.id, req.params.clientId)),
   );
 
   app.post<Params>('/console/workspaces/:id/users', consoleRoute(IdPath), async (req, reply) =>
@@ -75,7 +75,7 @@ export function workspaceAccessPages(app: FastifyInstance, web: Web): void {
       req,
       reply,
       'users',
-      () => reinviteUser(ctx.db, ctx.box, invitation, req.params.id, req.params.userId),
+      () => ctx.db.tx((tx) => reinviteUser(tx, ctx.box, invitation, req.params.id, req.params.userId)),
       (i) => html`${secretOnce(`New invitation link for ${i.user.email} (the earlier one no longer works).`, i.invitationUrl)}`,
     ),
   );
@@ -83,6 +83,6 @@ export function workspaceAccessPages(app: FastifyInstance, web: Web): void {
   app.post<Params<{ userId: string }>>('/console/workspaces/:id/users/:userId', consoleRoute(idsPath('userId')), async (req, reply) => {
     const role = formOptional(req, 'role') as UserRole | undefined;
     const status = formOptional(req, 'status') as 'active' | 'disabled' | undefined;
-    return changeWorkspace(web, req, reply, 'users', () => ctx.db.tx((tx) => changeUser(tx, ctx.box, req.params.id, undefined, req.params.userId, { ...(role ? { role } : {}), ...(status ? { status } : {}) })));
+    return changeWorkspace(web, req, reply, 'users', (tx) => changeUser(tx, ctx.box, req.params.id, undefined, req.params.userId, { ...(role ? { role } : {}), ...(status ? { status } : {}) }));
   });
 }

@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import { fieldError } from '../../http/errors.js';
 import { Uuid } from '../../http/schemas.js';
 import { field, link, pager, postForm, status, table, when } from '../../web/components.js';
-import { formList, formOptional, formText, queryText } from '../../web/forms.js';
+import type { Tx } from '../../db/db.js';
+import { changeOnce, formList, formOptional, formText, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import type { Capability } from '../auth/scopes.js';
@@ -13,11 +14,15 @@ import { showWorkspace, type WorkspaceSection } from './workspace.view.js';
 
 type Params = { Params: { id: string } };
 
-/** A change to a workspace's section: 303 back to the section when done; the page again with the refusal when not. */
-export async function changeWorkspace(web: Web, req: FastifyRequest<Params>, reply: FastifyReply, section: WorkspaceSection, change: () => Promise<unknown>): Promise<FastifyReply> {
-  const result = await attempt(change);
+/**
+ * A change to a workspace's section, once per rendered form (changeOnce): 303 back to the section
+ * when done; the page again with the refusal when not.
+ */
+export async function changeWorkspace(web: Web, req: FastifyRequest<Params>, reply: FastifyReply, section: WorkspaceSection, change: (tx: Tx) => Promise<unknown>): Promise<FastifyReply> {
+  const back = `/console/workspaces/${req.params.id}#${section}`;
+  const result = await attempt(() => changeOnce(web.ctx, req, async (tx) => (await change(tx), back)));
   if ('refused' in result) return showWorkspace(web, req, reply, req.params.id, { refused: { section, refusal: result.refused }, status: result.refused.status });
-  return seeOther(reply, `/console/workspaces/${req.params.id}#${section}`);
+  return seeOther(reply, result.done);
 }
 
 /** `CURRENCY AMOUNT` lines as the settings' map; a line that is not that shape is refused naming the field. */
@@ -99,31 +104,29 @@ export function workspacePages(app: FastifyInstance, web: Web): void {
   app.get('/console', consolePage, async (req, reply) => listPage(web, req, reply));
 
   app.post('/console/workspaces', consolePage, async (req, reply) => {
-    const result = await attempt(() => operator.openWorkspace(ctx.db, { name: formText(req, 'name', { maxLength: 200 }), country: formText(req, 'country', { maxLength: 10 }).toUpperCase() }));
+    const input = { name: formText(req, 'name', { maxLength: 200 }), country: formText(req, 'country', { maxLength: 10 }).toUpperCase() };
+    const result = await attempt(() => changeOnce(ctx, req, async (tx) => `/console/workspaces/${(await operator.openWorkspace(tx, input)).id}`));
     if ('refused' in result) return listPage(web, req, reply, result.refused);
-    return seeOther(reply, `/console/workspaces/${result.done.id}`);
+    return seeOther(reply, result.done);
   });
 
   app.get<Params>('/console/workspaces/:id', consoleRoute(IdPath), async (req, reply) => showWorkspace(web, req, reply, req.params.id));
 
   app.post<{ Params: { id: string } }>('/console/workspaces/:id/currencies', consoleRoute(IdPath), async (req, reply) =>
-    changeWorkspace(web, req, reply, 'currencies', () => ctx.db.tx((tx) => operator.setCurrency(tx, req.params.id, formText(req, 'code', { maxLength: 10 }), formText(req, 'enabled') === 'true', ctx.config.env))),
+    changeWorkspace(web, req, reply, 'currencies', (tx) => operator.setCurrency(tx, req.params.id, formText(req, 'code', { maxLength: 10 }), formText(req, 'enabled') === 'true', ctx.config.env)),
   );
 
   app.post<{ Params: { id: string; name: string } }>('/console/workspaces/:id/capabilities/:name', consoleRoute(Type.Object({ id: Uuid, name: Type.String({ maxLength: 40 }) })), async (req, reply) =>
-    changeWorkspace(web, req, reply, 'capabilities', () => ctx.db.tx((tx) => operator.setCapability(tx, req.params.id, req.params.name as Capability, formText(req, 'enabled') === 'true'))),
+    changeWorkspace(web, req, reply, 'capabilities', (tx) => operator.setCapability(tx, req.params.id, req.params.name as Capability, formText(req, 'enabled') === 'true')),
   );
 
   app.post<Params>('/console/workspaces/:id/settings', consoleRoute(IdPath), async (req, reply) =>
-    changeWorkspace(web, req, reply, 'settings', async () => {
-      const settings = settingsFromForm(req);
-      return ctx.db.tx((tx) => operator.updateSettings(tx, req.params.id, settings));
-    }),
+    changeWorkspace(web, req, reply, 'settings', async (tx) => operator.updateSettings(tx, req.params.id, settingsFromForm(req))),
   );
 
   app.post<Params>('/console/workspaces/:id/balances/adjust', consoleRoute(IdPath), async (req, reply) =>
-    changeWorkspace(web, req, reply, 'balances', () =>
-      operator.adjustBalance(ctx.db, req.params.id, { currency: formText(req, 'currency', { maxLength: 10 }), amount: formText(req, 'amount', { maxLength: 40 }), reason: formText(req, 'reason', { maxLength: 600 }) }, String(req.id)),
+    changeWorkspace(web, req, reply, 'balances', (tx) =>
+      operator.adjustBalance(tx, req.params.id, { currency: formText(req, 'currency', { maxLength: 10 }), amount: formText(req, 'amount', { maxLength: 40 }), reason: formText(req, 'reason', { maxLength: 600 }) }, String(req.id)),
     ),
   );
 }

@@ -130,7 +130,7 @@ export function credentialPages(app: FastifyInstance, web: Web): void {
   app.post('/dashboard/credentials', adminPage, async (req, reply) => {
     try {
       const scopes = formList(req, 'scopes', ALL_SCOPES.length);
-      const issued = await credentials.issueCredential(ctx.db, ctx.box, workspaceOf(req), { scopes, label: formOptional(req, 'label', LABEL_LENGTH_MAX) });
+      const issued = await ctx.db.tx((tx) => credentials.issueCredential(tx, ctx.box, workspaceOf(req), { scopes, label: formOptional(req, 'label', LABEL_LENGTH_MAX) }));
       const body = html`${secretOnce('The client secret.', issued.clientSecret)}
 ${facts([
   ['Client id', html`<code>${issued.clientId}</code>`],
@@ -151,7 +151,7 @@ ${facts([
 
   app.post<{ Params: { clientId: string } }>('/dashboard/credentials/:clientId/rotate', adminPage, async (req, reply) => {
     try {
-      const rotated = await credentials.rotateWorkspaceCredential(ctx.db, ctx.box, workspaceOf(req), req.params.clientId, graceSecondsOf(req));
+      const rotated = await ctx.db.tx((tx) => credentials.rotateWorkspaceCredential(tx, ctx.box, workspaceOf(req), req.params.clientId, graceSecondsOf(req)));
       const body = html`${secretOnce('The new client secret.', rotated.clientSecret)}
 <p>The previous secret ${Date.parse(rotated.previousSecretExpiresAt) > Date.now() ? html`keeps working until ${when(rotated.previousSecretExpiresAt)}, then stops` : 'has stopped working'}.
 Tokens already issued stay valid until they expire; revoke the credential to end them.</p>
@@ -176,7 +176,7 @@ Tokens already issued stay valid until they expire; revoke the credential to end
   });
 
   app.post<{ Params: { clientId: string } }>('/dashboard/credentials/:clientId/revoke', adminPage, async (req, reply) => {
-    await credentials.revokeWorkspaceCredential(ctx.db, workspaceOf(req), req.params.clientId);
+    await ctx.db.tx((tx) => credentials.revokeWorkspaceCredential(tx, workspaceOf(req), req.params.clientId));
     return seeOther(reply, detailPath(req.params.clientId));
   });
 }

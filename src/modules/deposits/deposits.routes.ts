@@ -98,7 +98,7 @@ export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
       config: { auth: 'operator' },
       schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: 'Credit an inbound payment to an account (audited)', description: RECEIVE_DESCRIPTION, body: OperatorDepositBody, response: { 201: DepositSchema } },
     },
-    async (req, reply) => reply.code(201).send(depositData(await ctx.db.tx((tx) => creditDeposit(tx, req.body)))),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: depositData(await creditDeposit(tx, req.body)) })),
   );
 
   for (const move of DEPOSIT_MOVES) {
@@ -109,7 +109,7 @@ export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
         preValidation: emptyBodyIsObject,
         schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: `${MOVE_SUMMARY[move]} (any workspace's deposit, audited)`, params: IdParams, body: DepositMoveBody, response: { 200: DepositSchema } },
       },
-      async (req) => depositData(await ctx.db.tx((tx) => moveAnyDeposit(tx, req.params.id, move, req.body?.reason))),
+      async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: depositData(await moveAnyDeposit(tx, req.params.id, move, req.body?.reason)) })),
     );
   }
 }

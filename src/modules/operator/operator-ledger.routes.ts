@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
+import { runIdempotent } from '../../http/idempotency.js';
 import { Uuid } from '../../http/schemas.js';
 import { BalanceEntry } from '../ledger/ledger.schemas.js';
 import { adjustBalance } from './operator.service.js';
@@ -26,6 +27,6 @@ export function operatorLedgerRoutes(app: FastifyInstance, ctx: AppContext): voi
         response: { 201: BalanceEntry },
       },
     },
-    async (req, reply) => reply.code(201).send(await adjustBalance(ctx.db, req.params.id, req.body, String(req.id))),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await adjustBalance(tx, req.params.id, req.body, String(req.id)) })),
   );
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
+import { runIdempotent } from '../../http/idempotency.js';
 import { Country, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
 import { ApiKeySchema, CredentialParams, RotateBody, RotatedSchema } from '../auth/credentials.schemas.js';
@@ -84,10 +85,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 201: WorkspaceSchema },
       },
     },
-    async (req, reply) => {
-      const row = await operator.openWorkspace(ctx.db, req.body);
-      return reply.code(201).send(operator.workspaceData(row));
-    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: operator.workspaceData(await operator.openWorkspace(tx, req.body)) })),
   );
 
   app.get<{ Querystring: Static<typeof PageQuery> }>(
@@ -119,7 +117,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 201: Type.Object({ clientId: Uuid, clientSecret: Type.String(), scopes: Type.Array(Type.String()) }) },
       },
     },
-    async (req, reply) => reply.code(201).send(await issueCredential(ctx.db, ctx.box, req.params.id, req.body)),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await issueCredential(tx, ctx.box, req.params.id, req.body) })),
   );
 
   app.get<{ Params: Static<typeof WorkspaceParams>; Querystring: Static<typeof PageQuery> }>(
@@ -155,7 +153,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: RotatedSchema },
       },
     },
-    async (req) => rotateWorkspaceCredential(ctx.db, ctx.box, req.params.id, req.params.clientId, req.body.graceSeconds ?? 0),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await rotateWorkspaceCredential(tx, ctx.box, req.params.id, req.params.clientId, req.body.graceSeconds ?? 0) })),
   );
 
   app.delete<{ Params: Static<typeof CredentialParams> }>(
@@ -171,7 +169,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: ApiKeySchema },
       },
     },
-    async (req) => credentialData(await revokeWorkspaceCredential(ctx.db, req.params.id, req.params.clientId)),
+    async (req) => credentialData(await ctx.db.tx((tx) => revokeWorkspaceCredential(tx, req.params.id, req.params.clientId))),
   );
 
   app.put<{ Params: { id: string; code: string }; Body: { enabled: boolean } }>(

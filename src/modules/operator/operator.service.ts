@@ -1,4 +1,4 @@
-import type { Db, Sql, Tx } from '../../db/db.js';
+import type { Sql, Tx } from '../../db/db.js';
 import { fieldError, notFound, validationError, type FieldError } from '../../http/errors.js';
 import { storableText } from '../../http/input-rules.js';
 import { listFilters, paginate, type PageRequest } from '../../http/pagination.js';
@@ -50,14 +50,14 @@ async function locked(tx: Tx, id: string): Promise<WorkspaceRow> {
 export const WORKSPACE_NAME_LENGTH = { min: 2, max: 100 } as const;
 
 /** A new workspace (its master account, default currencies, every capability on). */
-export async function openWorkspace(db: Db, input: { name: string; country: string }): Promise<WorkspaceRow> {
+export async function openWorkspace(tx: Tx, input: { name: string; country: string }): Promise<WorkspaceRow> {
   const errors: FieldError[] = [];
   if (input.name.length < WORKSPACE_NAME_LENGTH.min || input.name.length > WORKSPACE_NAME_LENGTH.max) {
     errors.push({ field: 'name', message: `name must have ${WORKSPACE_NAME_LENGTH.min} to ${WORKSPACE_NAME_LENGTH.max} characters` });
   }
   if (!/^[A-Z]{2}$/.test(input.country)) errors.push({ field: 'country', message: 'country must be an ISO 3166-1 alpha-2 code such as GB' });
   if (errors.length) throw validationError(errors);
-  return db.tx((tx) => createWorkspace(tx, input));
+  return createWorkspace(tx, input);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -79,20 +79,18 @@ export const ADJUSTMENT_REASON_LENGTH = { min: 3, max: 500 } as const;
  * adjustments account; a positive amount credits, a negative one debits. `referenceId` names the
  * request that asked.
  */
-export async function adjustBalance(db: Db, workspaceId: string, input: { currency: string; amount: string; reason: string; accountId?: string | undefined }, referenceId: string) {
+export async function adjustBalance(tx: Tx, workspaceId: string, input: { currency: string; amount: string; reason: string; accountId?: string | undefined }, referenceId: string) {
   const { currency, reason } = input;
   if (!currencyInfo(currency)) throw fieldError('currency', `currency ${currency} is not supported`, 'UNSUPPORTED_CURRENCY');
   if (reason.length < ADJUSTMENT_REASON_LENGTH.min || reason.length > ADJUSTMENT_REASON_LENGTH.max) {
     throw fieldError('reason', `reason must have ${ADJUSTMENT_REASON_LENGTH.min} to ${ADJUSTMENT_REASON_LENGTH.max} characters`);
   }
   const amountMinor = parseSignedAmount(input.amount, currency, 'amount');
-  const workspace = await getWorkspace(db, workspaceId);
+  const workspace = await getWorkspace(tx, workspaceId);
   const accountId = input.accountId ?? workspace.id;
-  const entry = await db.tx(async (tx) => {
-    await getAccount(tx, workspace.id, accountId);
-    await moveFromSystem(tx, { workspaceId: workspace.id, accountId, currency, amountMinor, system: 'operator_adjustments', reference: { type: 'adjustment', id: referenceId }, description: reason });
-    return (await balancesOf(tx, accountId)).find((b) => b.currency === currency);
-  });
+  await getAccount(tx, workspace.id, accountId);
+  await moveFromSystem(tx, { workspaceId: workspace.id, accountId, currency, amountMinor, system: 'operator_adjustments', reference: { type: 'adjustment', id: referenceId }, description: reason });
+  const entry = (await balancesOf(tx, accountId)).find((b) => b.currency === currency);
   return entry && balanceEntry(entry, workspace.enabled_currencies);
 }
 

@@ -162,7 +162,7 @@ export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Stor
           response: { 200: OrderSchema },
         },
       },
-      async (req) => orderData(await ctx.db.tx((tx) => moveAnyOrder(ctx, tx, req.params.id, move, move === 'complete' ? req.body : {}))),
+      async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: orderData(await moveAnyOrder(ctx, tx, req.params.id, move, move === 'complete' ? req.body : {})) })),
     );
   }
 

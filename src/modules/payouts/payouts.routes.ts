@@ -162,7 +162,7 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
           response: { 200: PayoutSchema },
         },
       },
-      async (req) => payoutData(await ctx.db.tx((tx) => moveAnyPayout(ctx, tx, req.params.id, move, req.body?.reason))),
+      async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: payoutData(await moveAnyPayout(ctx, tx, req.params.id, move, req.body?.reason)) })),
     );
   }
 }

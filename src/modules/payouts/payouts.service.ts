@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import { AppError, fieldError, validationError, type FieldError } from '../../http/errors.js';
-import { claimKeys, decideClaim, keyProcessing, storeAnswers, type KeyedRequest, type StoredAnswer } from '../../http/idempotency.js';
+import { claimKeys, decideClaim, keyName, keyProcessing, storeAnswers, type KeyedRequest, type StoredAnswer } from '../../http/idempotency.js';
 import { enqueueMany } from '../../jobs/queue.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
@@ -434,7 +434,7 @@ async function runBatch(ctx: AppContext, tx: Tx, works: Work[]): Promise<Submiss
   const claims = await claimKeys(ctx, tx, keyed.map((k) => k.request));
   const seen = new Set<string>();
   keyed.forEach(({ i, request }, n) => {
-    const id = `${request.workspaceId}:${request.key}`;
+    const id = keyName(request);
     const decided = seen.has(id) ? keyProcessing() : decideClaim(claims[n] as Parameters<typeof decideClaim>[0], request);
     seen.add(id);
     if (decided === undefined) return;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
+import { runIdempotent } from '../../http/idempotency.js';
 import { Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
 import * as users from './users.service.js';
@@ -69,10 +70,7 @@ export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 201: InvitationSchema },
       },
     },
-    async (req, reply) => {
-      const invitation = await ctx.db.tx((tx) => users.inviteUser(tx, ctx.box, invitationOptions, req.params.id, req.body));
-      return reply.code(201).send(invitation);
-    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await users.inviteUser(tx, ctx.box, invitationOptions, req.params.id, req.body) })),
   );
 
   app.get<{ Params: Static<typeof WorkspaceParams>; Querystring: Static<typeof PageQuery> }>(
@@ -99,7 +97,7 @@ export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 201: InvitationSchema },
       },
     },
-    async (req, reply) => reply.code(201).send(await users.reinviteUser(ctx.db, ctx.box, invitationOptions, req.params.id, req.params.userId)),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await users.reinviteUser(tx, ctx.box, invitationOptions, req.params.id, req.params.userId) })),
   );
 
   app.patch<{ Params: Static<typeof UserParams>; Body: { role?: 'admin' | 'viewer'; status?: 'active' | 'disabled' } }>(
@@ -139,7 +137,7 @@ function operatorUserRoutes(app: FastifyInstance, ctx: AppContext, invitationOpt
         response: { 201: OperatorInvitationSchema },
       },
     },
-    async (req, reply) => reply.code(201).send(await ctx.db.tx((tx) => users.inviteUser(tx, ctx.box, invitationOptions, null, req.body))),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await users.inviteUser(tx, ctx.box, invitationOptions, null, req.body) })),
   );
 
   app.get<{ Querystring: Static<typeof PageQuery> }>(
@@ -154,7 +152,7 @@ function operatorUserRoutes(app: FastifyInstance, ctx: AppContext, invitationOpt
       config: auth,
       schema: { tags, security, summary: 'A new invitation link for an operator user who has not accepted yet (the earlier link stops working)', params: OperatorUserParams, response: { 201: OperatorInvitationSchema } },
     },
-    async (req, reply) => reply.code(201).send(await users.reinviteUser(ctx.db, ctx.box, invitationOptions, null, req.params.userId)),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await users.reinviteUser(tx, ctx.box, invitationOptions, null, req.params.userId) })),
   );
 
   app.patch<{ Params: Static<typeof OperatorUserParams>; Body: { status: 'active' | 'disabled' } }>(

@@ -135,8 +135,8 @@ export function virtualAccountRoutes(app: FastifyInstance, ctx: AppContext): voi
         preValidation: emptyBodyIsObject,
         schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: `As the issuer: ${MOVE_SUMMARY[move]} (audited)`, ...schema },
       },
-      async (req) =>
-        virtualAccountData(await ctx.db.tx((tx) => moveAnyVirtualAccount(ctx, tx, req.params.id, move, input(req.body)))),
+      async (req, reply) =>
+        runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: virtualAccountData(await moveAnyVirtualAccount(ctx, tx, req.params.id, move, input(req.body))) })),
     );
   }
   app.get<{ Querystring: Static<typeof OperatorVirtualAccountListQuery> }>(
