@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
-import { renderError } from '../../http/errors.js';
+import { AppError, renderError } from '../../http/errors.js';
 import { idempotencyOf, runIdempotent, sendAnswer, type StoredAnswer } from '../../http/idempotency.js';
+import { IdempotentBatcher } from '../../http/idempotent-batcher.js';
 import { IdParams } from '../../http/schemas.js';
 import { moveAnyPayout, moveOwnPayout } from './payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from './payouts.read.js';
 import { OperatorPayoutListQuery, OperatorPayoutPage, PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';
-import { PayoutService, type SubmissionResult } from './payouts.service.js';
+import { PayoutService, type CheckedRequest, type SubmissionResult } from './payouts.service.js';
 import type { PayoutMove } from './payouts.transitions.js';
 
 const tags = ['Payouts'];
@@ -39,8 +40,36 @@ function renderSubmission(req: FastifyRequest, result: SubmissionResult): Stored
   }
 }
 
+const payoutsBusy = (): AppError =>
+  new AppError({
+    status: 503,
+    code: 'SERVICE_BUSY',
+    message: 'Too many payouts are waiting to be written; retry shortly with the same Idempotency-Key',
+    retryable: true,
+    problem: true,
+    headers: { 'retry-after': '1' },
+  });
+
+/**
+ * Payout creations, grouped: requests of one workspace share a lane; a group takes at most
+ * `payoutCommitRowsMax` rows and is one transaction with its Idempotency-Keys; past `payoutQueueMax`
+ * waiting requests, a request is refused with 503 and Retry-After.
+ */
+function payoutCreations(ctx: AppContext, payouts: PayoutService): IdempotentBatcher<CheckedRequest, SubmissionResult> {
+  const limits = ctx.config.limits;
+  return new IdempotentBatcher<CheckedRequest, SubmissionResult>(ctx, (tx, requests) => payouts.createMany(tx, requests), {
+    lanes: limits.payoutLanes,
+    batchWeightMax: limits.payoutCommitRowsMax,
+    queueMax: limits.payoutQueueMax,
+    laneOf: (request) => request.caller.workspaceId,
+    weightOf: (request) => request.weight,
+    onFull: payoutsBusy,
+  });
+}
+
 export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
   const payouts = new PayoutService(ctx);
+  const creations = payoutCreations(ctx, payouts);
   app.post(
     '/v1/payouts',
     {
@@ -60,11 +89,12 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (req, reply) => {
-      const { answer, replayed } = await payouts.submit({
-        caller: req.auth,
-        body: req.body as Static<typeof PayoutRequest>,
-        idempotency: idempotencyOf(req),
-        render: (result) => renderSubmission(req, result),
+      const keyed = idempotencyOf(req);
+      const request = await payouts.check(req.auth, req.body as Static<typeof PayoutRequest>);
+      const { answer, replayed } = await creations.submit({
+        keyed,
+        item: request,
+        render: (result) => renderSubmission(req, result instanceof AppError ? { kind: 'refused', error: result } : result),
       });
       return sendAnswer(reply, answer, replayed);
     },
