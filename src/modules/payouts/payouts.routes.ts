@@ -68,6 +68,15 @@ function payoutCreations(ctx: AppContext, payouts: PayoutService): IdempotentBat
 }
 
 export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
+  createRoute(app, ctx);
+  readRoutes(app, ctx);
+  cancelRoute(app, ctx);
+  operatorListRoute(app, ctx);
+  providerMoveRoutes(app, ctx);
+}
+
+/** POST /v1/payouts: checked by the service, written in a group with its Idempotency-Key, answered as rendered here. */
+function createRoute(app: FastifyInstance, ctx: AppContext): void {
   const payouts = new PayoutService(ctx);
   const creations = payoutCreations(ctx, payouts);
   app.post(
@@ -99,7 +108,9 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
       return sendAnswer(reply, answer, replayed);
     },
   );
+}
 
+function readRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Querystring: Static<typeof PayoutListQuery> }>(
     '/v1/payouts',
     {
@@ -122,7 +133,9 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => payoutData(await getPayout(ctx.db, req.auth.workspaceId, req.params.id)),
   );
+}
 
+function cancelRoute(app: FastifyInstance, ctx: AppContext): void {
   app.post<{ Params: Static<typeof IdParams> }>(
     '/v1/payouts/:id/cancel',
     {
@@ -140,7 +153,9 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
         return { status: 200, body: payoutData(row) };
       }),
   );
+}
 
+function operatorListRoute(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Querystring: Static<typeof OperatorPayoutListQuery> }>(
     '/operator/v1/payouts',
     {
@@ -155,7 +170,10 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => listPayouts(ctx.db, { workspaceId: req.query.workspaceId }, req.query),
   );
+}
 
+/** The provider's moves of a payout: simulated by the workspace (sandbox only), settled by the operator (audited). */
+function providerMoveRoutes(app: FastifyInstance, ctx: AppContext): void {
   for (const move of SIMULATED_MOVES) {
     if (ctx.config.env === 'sandbox') {
       app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof FailBody> }>(

@@ -26,7 +26,7 @@ import { recordEvent } from '../events/events.service.js';
 import { lockQuotes, useQuotes } from '../fx/fx.service.js';
 import { ledger } from '../ledger/ledger.service.js';
 import { PAYOUT_STEP_JOB, payoutEventData } from './payouts.lifecycle.js';
-import { clientRefKey, insufficient, planPayouts, refusal, quoteKey, type Decision, type PlanRow, type PlanSnapshot, type Prepared } from './payouts.plan.js';
+import { insufficient, planPayouts, refusal, quoteKey, type Decision, type PlanRow, type PlanSnapshot, type Prepared } from './payouts.plan.js';
 import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
 import type { PayoutBody } from './payouts.schemas.js';
