@@ -296,7 +296,7 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
   return out;
 }
 
-/** The saved beneficiaries of the live requests' rows, in one statement, share-locked until commit; then each row's checks that need them. */
+/** The saved beneficiaries the requests' rows name, in one statement, share-locked until commit; then each row's checks that need them. */
 async function finishRows(tx: Tx, requests: readonly CheckedRequest[]): Promise<Checked[][]> {
   const awaiting = requests.flatMap((r, i) => r.rows.flatMap((row, k) => (row.ok === 'saved' ? [{ i, k, row, caller: r.caller }] : [])));
   const found = await findBeneficiaries(tx, awaiting.map((a) => ({ workspaceId: a.caller.workspaceId, subAccountId: a.caller.subAccountId, id: a.row.id })), { lock: true });
@@ -322,23 +322,18 @@ function resultOf(request: CheckedRequest, rows: Stored[]): SubmissionResult {
  * single payout's refusal, a batch's field-format errors) writes nothing.
  */
 async function createMany(ctx: AppContext, tx: Tx, requests: readonly CheckedRequest[]): Promise<SubmissionResult[]> {
-  const live = requests.filter((r) => !r.early);
-  const finished = new Map(live.map((r, n) => [r, n]));
-  const checked = await finishRows(tx, live);
-  const rowsOf = (r: CheckedRequest) => checked[finished.get(r) as number] as Checked[];
-  const accepting = live.filter((r) => !wholeRefusal(r, rowsOf(r)));
-  const planned = accepting.flatMap((r) =>
-    rowsOf(r).flatMap((row): PlanRow[] => (row.ok ? [{ prepared: row.prepared, newBeneficiary: row.newBeneficiary, dailyLimitMinor: row.dailyLimitMinor, terms: r.terms as PayoutTerms }] : [])),
+  const checked = await finishRows(tx, requests);
+  const refusals = requests.map((r, i) => r.early ?? wholeRefusal(r, checked[i] as Checked[]));
+  const planned = requests.flatMap((r, i) =>
+    refusals[i] ? [] : (checked[i] as Checked[]).flatMap((row): PlanRow[] => (row.ok ? [{ prepared: row.prepared, newBeneficiary: row.newBeneficiary, dailyLimitMinor: row.dailyLimitMinor, terms: r.terms as PayoutTerms }] : [])),
   );
   const snapshot = await readSnapshot(tx, planned);
   const stored = await writePlan(ctx, tx, planPayouts(planned, snapshot), snapshot);
   let next = 0;
-  return requests.map((r): SubmissionResult => {
-    if (r.early) return { kind: 'refused', error: r.early };
-    const rows = rowsOf(r);
-    const whole = wholeRefusal(r, rows);
+  return requests.map((r, i): SubmissionResult => {
+    const whole = refusals[i];
     if (whole) return { kind: 'refused', error: whole };
-    return resultOf(r, rows.map((row): Stored => (row.ok ? (stored[next++] as Stored) : { ok: false, error: row.error })));
+    return resultOf(r, (checked[i] as Checked[]).map((row): Stored => (row.ok ? (stored[next++] as Stored) : { ok: false, error: row.error })));
   });
 }
 
