@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /** Rules of the code's shape that a reviewer would otherwise have to check by hand. */
@@ -52,5 +53,29 @@ describe('the shape of src/', () => {
       return /\bFastify(Request|Reply)\b/.test(fs.readFileSync(f, 'utf8'));
     });
     expect(offenders.map((f) => path.relative(SRC, f))).toEqual([]);
+  });
+
+  it('keeps Idempotency-Keys in the HTTP layer: no service, rule or repository of a module imports http/idempotency', () => {
+    const idempotency = path.join(SRC, 'http', 'idempotency.ts');
+    const offenders = files.filter((f) => f.startsWith(path.join(SRC, 'modules')) && !f.endsWith('.routes.ts') && importsOf(f).includes(idempotency));
+    expect(offenders.map((f) => path.relative(SRC, f))).toEqual([]);
+  });
+
+  it('keeps every function of the payout creation path within 70 lines', () => {
+    const payoutPath = ['modules/payouts/payouts.service.ts', 'modules/payouts/payouts.plan.ts', 'modules/payouts/payouts.routes.ts', 'http/idempotent-batcher.ts'];
+    const long: string[] = [];
+    for (const rel of payoutPath) {
+      const file = path.join(SRC, rel);
+      const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node) => {
+        if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+          const lines = source.getLineAndCharacterOfPosition(node.getEnd()).line - source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+          if (lines > 70) long.push(`${rel}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} (${lines} lines)`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(long).toEqual([]);
   });
 });

@@ -44,7 +44,8 @@ function sendText(reply: FastifyReply, status: number, contentType: string, text
  * in the same transaction as the effect (storeAnswers), so a crash can never leave an effect without
  * its stored answer or the reverse. Stored answers are encrypted at rest (they may hold a secret shown
  * once, such as a webhook signing secret). 2xx and 4xx are stored and replayed with
- * `Idempotent-Replayed: true`; 5xx and 429 roll back and are not stored.
+ * `Idempotent-Replayed: true`; 5xx and 429 roll back and are not stored. A keyed request is a group
+ * of one (answerGroup), its work run in a savepoint.
  */
 export async function runIdempotent(
   ctx: AppContext,
@@ -58,21 +59,34 @@ export async function runIdempotent(
     if (outcome.contentType) reply.type(outcome.contentType);
     return reply.code(outcome.status).send(outcome.body);
   }
-  const { answer, replayed } = await answerOnce(ctx, keyed, async (tx) => {
-    try {
-      const outcome = await tx.savepoint(work);
-      reply.code(outcome.status);
-      // A refusal has no response schema of its own (the route's `4xx` entry documents the error shapes
-      // per media type, which reply.serialize cannot pick): it is sent as it is.
-      const text = outcome.status >= 400 ? JSON.stringify(outcome.body) : String(reply.serialize(outcome.body));
-      return { status: outcome.status, contentType: outcome.contentType ?? 'application/json; charset=utf-8', text };
-    } catch (err) {
-      const appError = toAppError(err);
-      if (appError.status >= 500 || appError.status === 429) throw err;
-      return renderedAnswer(renderError(appError, req));
-    }
-  });
+  const entry: GroupEntry<typeof work, Outcome | AppError> = {
+    keyed,
+    item: work,
+    render: (result) => (result instanceof AppError ? renderedAnswer(renderError(result, req)) : outcomeAnswer(reply, result)),
+  };
+  const [answered] = await ctx.db.tx((tx) => answerGroup(ctx, tx, [entry], async (t, works) => (works[0] ? [await workOrRefusal(t, works[0])] : [])));
+  const { answer, replayed } = answered as GroupAnswer;
   return sendAnswer(reply, answer, replayed);
+}
+
+/** A POST's work in a savepoint: its outcome, or the refusal it threw (4xx other than 429); 5xx and 429 are thrown on. */
+async function workOrRefusal(tx: Tx, work: (tx: Tx) => Promise<Outcome>): Promise<Outcome | AppError> {
+  try {
+    return await tx.savepoint(work);
+  } catch (err) {
+    const appError = toAppError(err);
+    if (appError.status >= 500 || appError.status === 429) throw err;
+    return appError;
+  }
+}
+
+/** An outcome as sent and stored, through the route's response schema. */
+function outcomeAnswer(reply: FastifyReply, outcome: Outcome): StoredAnswer {
+  reply.code(outcome.status);
+  // A refusal has no response schema of its own (the route's `4xx` entry documents the error shapes
+  // per media type, which reply.serialize cannot pick): it is sent as it is.
+  const text = outcome.status >= 400 ? JSON.stringify(outcome.body) : String(reply.serialize(outcome.body));
+  return { status: outcome.status, contentType: outcome.contentType ?? 'application/json; charset=utf-8', text };
 }
 
 /**
@@ -249,6 +263,58 @@ export async function storeAnswers(ctx: AppContext, tx: Tx, entries: readonly { 
       ctx.config.limits.idempotencyTtlMs,
     ],
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Idempotency around a group of requests written in one transaction (runIdempotent is a group of one)
+
+/** One request of a group: its key (if any), what the work takes, and how its result is written for its caller. */
+export interface GroupEntry<I, R> {
+  keyed: KeyedRequest | undefined;
+  item: I;
+  /** The answer to a result of the work, or to a refusal about the request's key. */
+  render: (result: R | AppError) => StoredAnswer;
+}
+
+export interface GroupAnswer {
+  answer: StoredAnswer;
+  replayed: boolean;
+}
+
+/**
+ * Per entry: the refusal about its key (in flight elsewhere, the same key earlier in this group, or
+ * used with another request), the stored answer to replay, or undefined when the work must run.
+ */
+async function claimGroup<I, R>(ctx: AppContext, tx: Tx, entries: readonly GroupEntry<I, R>[]): Promise<(AppError | StoredAnswer | undefined)[]> {
+  const keyed = entries.flatMap((e, i) => (e.keyed ? [{ i, request: e.keyed }] : []));
+  const claims = await claimKeys(ctx, tx, keyed.map((k) => k.request));
+  const decided: (AppError | StoredAnswer | undefined)[] = entries.map(() => undefined);
+  const seen = new Set<string>();
+  keyed.forEach(({ i, request }, n) => {
+    const id = keyName(request);
+    decided[i] = seen.has(id) ? keyProcessing() : decideClaim(claims[n] as KeyClaim, request);
+    seen.add(id);
+  });
+  return decided;
+}
+
+/**
+ * Idempotency around work done for a group of requests in one transaction: claims the keys, runs the
+ * work once for the requests it did not answer already (`run` returns one result per item, in order),
+ * renders every answer, and stores the answers of keyed requests in the same transaction as the
+ * effects they describe. A refusal about a key is answered, not stored; a replay is answered as stored.
+ */
+export async function answerGroup<I, R>(ctx: AppContext, tx: Tx, entries: readonly GroupEntry<I, R>[], run: (tx: Tx, items: I[]) => Promise<R[]>): Promise<GroupAnswer[]> {
+  const decided = await claimGroup(ctx, tx, entries);
+  const open = entries.flatMap((e, i) => (decided[i] === undefined ? [i] : []));
+  const results = await run(tx, open.map((i) => (entries[i] as GroupEntry<I, R>).item));
+  const answers: GroupAnswer[] = entries.map((e, i) => {
+    const d = decided[i];
+    if (d instanceof AppError) return { answer: e.render(d), replayed: false };
+    return d ? { answer: d, replayed: true } : { answer: e.render(results[open.indexOf(i)] as R), replayed: false };
+  });
+  await storeAnswers(ctx, tx, open.flatMap((i) => (entries[i]?.keyed ? [{ request: entries[i].keyed, answer: (answers[i] as GroupAnswer).answer }] : [])));
+  return answers;
 }
 
 /** Sends an answer decided elsewhere (replayed or fresh) exactly as stored. */

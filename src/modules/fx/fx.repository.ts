@@ -104,6 +104,47 @@ export async function findQuote(sql: Sql, workspaceId: string, accountId: string
 }
 
 /**
+ * The quotes these accounts name, each within its account and workspace, locked for update in id
+ * order (concurrent writers never deadlock): what a payout plan decides on, until its transaction ends.
+ */
+export async function lockQuotes(sql: Sql, refs: readonly { workspaceId: string; accountId: string; id: string }[]): Promise<QuoteRow[]> {
+  if (refs.length === 0) return [];
+  return sql.query<QuoteRow>(
+    `SELECT ${QUOTE_COLUMNS} FROM fx_quotes
+      WHERE (workspace_id, account_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]))
+      ORDER BY id FOR UPDATE`,
+    [refs.map((r) => r.workspaceId), refs.map((r) => r.accountId), refs.map((r) => r.id)],
+  );
+}
+
+/**
+ * Many consumptions at once, each a compare-and-set as markQuoteUsed's (open, of its intent, not
+ * expired): the quotes used by the rows of one plan. Returns the ids marked.
+ */
+export async function markQuotesUsed(
+  sql: Sql,
+  uses: readonly { workspaceId: string; accountId: string; id: string; intent: QuoteIntent; usedByType: string; usedById: string }[],
+): Promise<string[]> {
+  if (uses.length === 0) return [];
+  const rows = await sql.query<{ id: string }>(
+    `UPDATE fx_quotes q SET status = 'used', used_at = now(), used_by_type = u.used_by_type, used_by_id = u.used_by_id
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[]) AS u(workspace_id, account_id, id, intent, used_by_type, used_by_id)
+      WHERE q.workspace_id = u.workspace_id AND q.account_id = u.account_id AND q.id = u.id AND q.intent = u.intent
+        AND q.status = 'open' AND q.expires_at > now()
+      RETURNING q.id`,
+    [
+      uses.map((u) => u.workspaceId),
+      uses.map((u) => u.accountId),
+      uses.map((u) => u.id),
+      uses.map((u) => u.intent),
+      uses.map((u) => u.usedByType),
+      uses.map((u) => u.usedById),
+    ],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
  * The one consumption of a quote, as a compare-and-set: open, of this intent, not yet expired, to used.
  * No row when any of these does not hold (the caller reads the quote to say which).
  */

@@ -222,12 +222,6 @@ export interface ConsumedQuote {
   rate: string;
 }
 
-/** The currency a quote debits, when the caller's account can see it: to lock that balance before consuming the quote. */
-export async function quoteFromCurrency(sql: Sql, scope: { workspaceId: string; accountId: string }, quoteId: string): Promise<string | undefined> {
-  if (!isUuid(quoteId)) return undefined;
-  return (await repo.findQuote(sql, scope.workspaceId, scope.accountId, quoteId))?.from_currency;
-}
-
 /**
  * Consumes a quote once, inside the executor's transaction: a compare-and-set open → used, so two
  * executors racing for one quote cannot both have it, and a rollback of the executor's work leaves the
@@ -247,24 +241,56 @@ export async function consumeQuote(
     usedByType: input.usedBy?.type ?? input.intent,
     usedById: input.usedBy?.id ?? null,
   });
-  if (used) {
-    return {
-      id: used.id,
-      intent: used.intent,
-      fromCurrency: used.from_currency,
-      toCurrency: used.to_currency,
-      fromAmountMinor: BigInt(used.from_amount_minor),
-      toAmountMinor: BigInt(used.to_amount_minor),
-      feeMinor: BigInt(used.fee_minor),
-      rate: used.rate,
-    };
-  }
+  if (used) return consumedQuote(used);
   const quote = await repo.findQuote(tx, input.workspaceId, input.accountId, input.quoteId);
-  if (!quote) throw quoteNotFound();
-  if (quote.intent !== input.intent) throw quoteRefusal('QUOTE_INTENT_MISMATCH');
-  if (quote.status === 'used') throw quoteRefusal('QUOTE_ALREADY_USED');
-  assert(quote.expired, `quote ${quote.id} refused while open, of its intent and unexpired`);
-  throw quoteRefusal('QUOTE_EXPIRED');
+  const refusal = quoteRefusalFor(quote, input.intent);
+  assert(refusal !== undefined, `quote ${input.quoteId} refused while open, of its intent and unexpired`);
+  throw refusal;
+}
+
+/** A quote's amounts in minor units, as its executor moves them. */
+export function consumedQuote(row: QuoteRow): ConsumedQuote {
+  return {
+    id: row.id,
+    intent: row.intent,
+    fromCurrency: row.from_currency,
+    toCurrency: row.to_currency,
+    fromAmountMinor: BigInt(row.from_amount_minor),
+    toAmountMinor: BigInt(row.to_amount_minor),
+    feeMinor: BigInt(row.fee_minor),
+    rate: row.rate,
+  };
+}
+
+/**
+ * Whether a quote as read (undefined: none the caller's account can see) can be consumed for this
+ * intent, in the order the refusals are checked: the refusal, or undefined when it can. The one
+ * statement of a quote's rules: consumeQuote explains its refusals with it, and a payout plan decides with it.
+ */
+export function quoteRefusalFor(quote: QuoteRow | undefined, intent: QuoteIntent): AppError | undefined {
+  if (!quote) return quoteNotFound();
+  if (quote.intent !== intent) return quoteRefusal('QUOTE_INTENT_MISMATCH');
+  if (quote.status === 'used') return quoteRefusal('QUOTE_ALREADY_USED');
+  if (quote.expired) return quoteRefusal('QUOTE_EXPIRED');
+  return undefined;
+}
+
+/** The quotes these accounts name (ids that are not UUIDs name none), locked until the transaction ends. */
+export async function lockQuotes(tx: Tx, refs: readonly { workspaceId: string; accountId: string; quoteId: string }[]): Promise<QuoteRow[]> {
+  const named = refs.filter((r) => isUuid(r.quoteId)).map((r) => ({ workspaceId: r.workspaceId, accountId: r.accountId, id: r.quoteId }));
+  return repo.lockQuotes(tx, named);
+}
+
+/** Consumes quotes read with lockQuotes and decided consumable (quoteRefusalFor): every one is marked used, or this throws. */
+export async function useQuotes(
+  tx: Tx,
+  uses: readonly { workspaceId: string; accountId: string; quoteId: string; intent: QuoteIntent; usedBy: { type: string; id: string } }[],
+): Promise<void> {
+  const marked = await repo.markQuotesUsed(
+    tx,
+    uses.map((u) => ({ workspaceId: u.workspaceId, accountId: u.accountId, id: u.quoteId, intent: u.intent, usedByType: u.usedBy.type, usedById: u.usedBy.id })),
+  );
+  assert(marked.length === uses.length, `every quote decided consumable is consumed (${marked.length} of ${uses.length})`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -174,7 +174,7 @@ class Ledger {
   async openHolds(tx: Tx, balances: readonly { accountId: string; currency: string }[]): Promise<HoldSet> {
     const unique = new Map(balances.map((b) => [balanceKey(b.accountId, b.currency), b]));
     const locked = unique.size ? await repo.lockCustomersAvailable(tx, [...unique.values()]) : [];
-    return new HoldSet(locked.map((a) => ({ key: balanceKey(a.account_id, a.currency), id: a.id, available: BigInt(a.available) })));
+    return HoldSet.of(locked.map((a) => ({ accountId: a.account_id, currency: a.currency, id: a.id, available: BigInt(a.available) })));
   }
 
   /**
@@ -209,6 +209,11 @@ export class HoldSet {
 
   constructor(locked: { key: string; id: string; available: bigint }[]) {
     this.accounts = new Map(locked.map((a) => [a.key, { id: a.id, available: a.available, held: 0n }]));
+  }
+
+  /** A set over balances as read and locked (openHolds), or as given to a pure decision's test. */
+  static of(balances: readonly { accountId: string; currency: string; id: string; available: bigint }[]): HoldSet {
+    return new HoldSet(balances.map((b) => ({ key: balanceKey(b.accountId, b.currency), id: b.id, available: b.available })));
   }
 
   /** Whether the balance covers this much more now (false when the account holds no balance in the currency). */

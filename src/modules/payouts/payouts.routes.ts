@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
-import { renderError } from '../../http/errors.js';
+import { AppError, renderError } from '../../http/errors.js';
 import { idempotencyOf, runIdempotent, sendAnswer, type StoredAnswer } from '../../http/idempotency.js';
+import { IdempotentBatcher } from '../../http/idempotent-batcher.js';
 import { IdParams } from '../../http/schemas.js';
 import { moveAnyPayout, moveOwnPayout } from './payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from './payouts.read.js';
 import { OperatorPayoutListQuery, OperatorPayoutPage, PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';
-import { PayoutService, type SubmissionResult } from './payouts.service.js';
+import { PayoutService, type CheckedRequest, type SubmissionResult } from './payouts.service.js';
 import type { PayoutMove } from './payouts.transitions.js';
 
 const tags = ['Payouts'];
@@ -39,8 +40,45 @@ function renderSubmission(req: FastifyRequest, result: SubmissionResult): Stored
   }
 }
 
+const payoutsBusy = (): AppError =>
+  new AppError({
+    status: 503,
+    code: 'SERVICE_BUSY',
+    message: 'Too many payouts are waiting to be written; retry shortly with the same Idempotency-Key',
+    retryable: true,
+    problem: true,
+    headers: { 'retry-after': '1' },
+  });
+
+/**
+ * Payout creations, grouped: requests of one workspace share a lane; a group takes at most
+ * `payoutCommitRowsMax` rows and is one transaction with its Idempotency-Keys; past `payoutQueueMax`
+ * waiting requests, a request is refused with 503 and Retry-After.
+ */
+function payoutCreations(ctx: AppContext, payouts: PayoutService): IdempotentBatcher<CheckedRequest, SubmissionResult> {
+  const limits = ctx.config.limits;
+  return new IdempotentBatcher<CheckedRequest, SubmissionResult>(ctx, (tx, requests) => payouts.createMany(tx, requests), {
+    lanes: limits.payoutLanes,
+    batchWeightMax: limits.payoutCommitRowsMax,
+    queueMax: limits.payoutQueueMax,
+    laneOf: (request) => request.caller.workspaceId,
+    weightOf: (request) => request.weight,
+    onFull: payoutsBusy,
+  });
+}
+
 export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
+  createRoute(app, ctx);
+  readRoutes(app, ctx);
+  cancelRoute(app, ctx);
+  operatorListRoute(app, ctx);
+  providerMoveRoutes(app, ctx);
+}
+
+/** POST /v1/payouts: checked by the service, written in a group with its Idempotency-Key, answered as rendered here. */
+function createRoute(app: FastifyInstance, ctx: AppContext): void {
   const payouts = new PayoutService(ctx);
+  const creations = payoutCreations(ctx, payouts);
   app.post(
     '/v1/payouts',
     {
@@ -60,16 +98,19 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (req, reply) => {
-      const { answer, replayed } = await payouts.submit({
-        caller: req.auth,
-        body: req.body as Static<typeof PayoutRequest>,
-        idempotency: idempotencyOf(req),
-        render: (result) => renderSubmission(req, result),
+      const keyed = idempotencyOf(req);
+      const request = await payouts.check(req.auth, req.body as Static<typeof PayoutRequest>);
+      const { answer, replayed } = await creations.submit({
+        keyed,
+        item: request,
+        render: (result) => renderSubmission(req, result instanceof AppError ? { kind: 'refused', error: result } : result),
       });
       return sendAnswer(reply, answer, replayed);
     },
   );
+}
 
+function readRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Querystring: Static<typeof PayoutListQuery> }>(
     '/v1/payouts',
     {
@@ -92,7 +133,9 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => payoutData(await getPayout(ctx.db, req.auth.workspaceId, req.params.id)),
   );
+}
 
+function cancelRoute(app: FastifyInstance, ctx: AppContext): void {
   app.post<{ Params: Static<typeof IdParams> }>(
     '/v1/payouts/:id/cancel',
     {
@@ -110,7 +153,9 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
         return { status: 200, body: payoutData(row) };
       }),
   );
+}
 
+function operatorListRoute(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Querystring: Static<typeof OperatorPayoutListQuery> }>(
     '/operator/v1/payouts',
     {
@@ -125,7 +170,10 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => listPayouts(ctx.db, { workspaceId: req.query.workspaceId }, req.query),
   );
+}
 
+/** The provider's moves of a payout: simulated by the workspace (sandbox only), settled by the operator (audited). */
+function providerMoveRoutes(app: FastifyInstance, ctx: AppContext): void {
   for (const move of SIMULATED_MOVES) {
     if (ctx.config.env === 'sandbox') {
       app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof FailBody> }>(

@@ -2,11 +2,8 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import { AppError, fieldError, validationError, type FieldError } from '../../http/errors.js';
-import { claimKeys, decideClaim, keyName, keyProcessing, storeAnswers, type KeyedRequest, type StoredAnswer } from '../../http/idempotency.js';
 import { enqueueMany } from '../../jobs/queue.js';
 import { currencyInfo } from '../../lib/currencies.js';
-import { newId } from '../../lib/ids.js';
-import { LaneBatcher } from '../../lib/lane-batcher.js';
 import { parseAmount } from '../../lib/money.js';
 import { payoutProviderFor } from '../../providers/index.js';
 import { hasOriginatorOnRecord } from '../accounts/accounts.service.js';
@@ -26,20 +23,21 @@ import {
   type Route,
 } from '../corridors/index.js';
 import { recordEvent } from '../events/events.service.js';
-import { consumeQuote, quoteFromCurrency } from '../fx/fx.service.js';
-import { ledger, type HoldSet, type SystemKind } from '../ledger/ledger.service.js';
+import { lockQuotes, useQuotes } from '../fx/fx.service.js';
+import { ledger } from '../ledger/ledger.service.js';
 import { PAYOUT_STEP_JOB, payoutEventData } from './payouts.lifecycle.js';
+import { insufficient, planPayouts, refusal, quoteKey, type Decision, type PlanRow, type PlanSnapshot, type Prepared } from './payouts.plan.js';
 import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
 import type { PayoutBody } from './payouts.schemas.js';
 
 /**
  * Payout creation: one pipeline for one payout, a batch request, and every request that arrives
- * together. A request is checked without I/O first (checkRequest), then requests are grouped by the
- * LaneBatcher and written together (runBatch), one transaction and a few statements per group:
- * claim the Idempotency-Keys, read (and share-lock) the saved beneficiaries, finish the checks, then
- * storeRows decides every row in arrival order (daily limit, duplicate clientRef, quote, hold) and
- * writes them. Each request gets exactly the answer it would get alone, in arrival order.
+ * together. A request is checked without I/O first (check), then the HTTP layer groups requests
+ * (one transaction per group, with their Idempotency-Keys) and hands the group to createMany: read
+ * (and share-lock) the saved beneficiaries and finish the checks, read and lock what the rows are
+ * decided against (readSnapshot), decide every row in arrival order without I/O (planPayouts), and
+ * write the plan (writePlan). Each request gets exactly the result it would get alone, in arrival order.
  */
 
 type Body = Static<typeof PayoutBody>;
@@ -58,38 +56,6 @@ export type BatchRow = PayoutView | { error: string; clientRef: string };
 /** What a request is answered: one payout, a batch's rows in request order, or a refusal of the whole request. */
 export type SubmissionResult = { kind: 'created'; payout: PayoutView } | { kind: 'batch'; rows: BatchRow[] } | { kind: 'refused'; error: AppError };
 
-export interface PayoutSubmission {
-  caller: PayoutCaller;
-  /** One payout, or an array (a batch). */
-  body: Body | Body[];
-  idempotency: KeyedRequest | undefined;
-  /** How the result is written for the caller (the route's rendering), so it can be stored under its key. */
-  render: (result: SubmissionResult) => StoredAnswer;
-}
-
-export interface SubmissionAnswer {
-  answer: StoredAnswer;
-  replayed: boolean;
-}
-
-/** A payout that passed every check of its own, ready for the checks against what is stored. */
-interface Prepared {
-  workspaceId: string;
-  accountId: string;
-  clientRef: string;
-  currency: string;
-  amountMinor: bigint;
-  route: string;
-  crypto: boolean;
-  beneficiaryId: string | null;
-  beneficiary: Record<string, unknown>;
-  sender: Record<string, unknown> | null;
-  quoteId: string | null;
-  purpose: string | null;
-  reference: string | null;
-  metadata: Record<string, string> | null;
-}
-
 type Refused = { ok: false; error: AppError; fieldFormat: boolean };
 type Ready = { ok: true; prepared: Prepared; newBeneficiary: BeneficiaryInput | undefined; dailyLimitMinor: bigint | undefined };
 type Checked = Ready | Refused;
@@ -97,9 +63,6 @@ type Checked = Ready | Refused;
 type AwaitingBeneficiary = { ok: 'saved'; id: string; finish: (found: BeneficiaryView | undefined) => Checked };
 
 const refused = (error: AppError, fieldFormat = false): Refused => ({ ok: false, error, fieldFormat });
-const refusal = (code: string): AppError => new AppError({ status: 400, code, message: code });
-export const duplicateClientRef = (): AppError => new AppError({ status: 400, message: 'Payout with this client reference already exists' });
-const insufficient = (): AppError => refusal('INSUFFICIENT_BALANCE');
 
 // ---------------------------------------------------------------------------------------------
 // The checks of one row that need no I/O, in the spec's order
@@ -225,39 +188,43 @@ function checkRow(rc: RowContext, body: Body): Checked | AwaitingBeneficiary {
 // ---------------------------------------------------------------------------------------------
 // A request on its way through the pipeline
 
-interface Work {
-  sub: PayoutSubmission;
+/** A request checked as far as it can be without I/O; what createMany takes. */
+export interface CheckedRequest {
+  caller: PayoutCaller;
   batch: boolean;
   bodies: Body[];
   rows: (Checked | AwaitingBeneficiary)[];
-  /** A refusal of the whole request decided before its batch (still answered under its key). */
+  /** A refusal of the whole request decided before its group (still answered under its key). */
   early: AppError | undefined;
   /** The workspace's payout terms, parsed once for the request (absent with an early refusal). */
   terms: PayoutTerms | undefined;
+  /** What the request weighs in a group: its rows (at least 1). */
+  weight: number;
 }
 
 /** The request-level checks and each row's checks that need no I/O. Throws (a 500 for this request only) when the workspace's stored settings do not parse. */
-function checkRequest(ctx: AppContext, sub: PayoutSubmission, originatorOnRecord: boolean): Work {
-  const batch = Array.isArray(sub.body);
-  const bodies = Array.isArray(sub.body) ? sub.body : [sub.body];
-  const work: Work = { sub, batch, bodies, rows: [], early: undefined, terms: undefined };
-  if (batch && bodies.length === 0) work.early = fieldError('body', 'body must contain at least one payout');
+function checkRequest(ctx: AppContext, caller: PayoutCaller, body: Body | Body[], originatorOnRecord: boolean): CheckedRequest {
+  const batch = Array.isArray(body);
+  const bodies = Array.isArray(body) ? body : [body];
+  const request: CheckedRequest = { caller, batch, bodies, rows: [], early: undefined, terms: undefined, weight: 1 };
+  if (batch && bodies.length === 0) request.early = fieldError('body', 'body must contain at least one payout');
   else if (bodies.length > ctx.config.limits.payoutBatchRowsMax) {
-    work.early = fieldError('body', `body must contain at most ${ctx.config.limits.payoutBatchRowsMax} payouts`);
+    request.early = fieldError('body', `body must contain at most ${ctx.config.limits.payoutBatchRowsMax} payouts`);
   } else {
-    work.terms = payoutTerms(sub.caller.workspace.settings);
-    const rc: RowContext = { ctx, caller: sub.caller, terms: work.terms, originatorOnRecord };
-    work.rows = bodies.map((body) => checkRow(rc, body));
+    request.terms = payoutTerms(caller.workspace.settings);
+    const rc: RowContext = { ctx, caller, terms: request.terms, originatorOnRecord };
+    request.rows = bodies.map((b) => checkRow(rc, b));
+    request.weight = Math.max(1, request.rows.length);
   }
-  return work;
+  return request;
 }
 
 const prefixed = (errors: FieldError[], prefix: string): FieldError[] =>
   errors.map((e) => ({ ...e, field: `${prefix}${e.field}`, message: `${prefix}${e.message}` }));
 
 /** A request whose rows are all checked: refused whole (a single payout's refusal, a batch's field-format errors) or not. */
-function wholeRefusal(work: Work, rows: Checked[]): AppError | undefined {
-  if (!work.batch) {
+function wholeRefusal(request: CheckedRequest, rows: Checked[]): AppError | undefined {
+  if (!request.batch) {
     const only = rows[0] as Checked;
     return only.ok ? undefined : only.error;
   }
@@ -266,270 +233,133 @@ function wholeRefusal(work: Work, rows: Checked[]): AppError | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Deciding and writing rows against what is stored
+// Reading what the rows are decided against, and writing the plan
 
 type Stored = { ok: true; payout: PayoutView } | { ok: false; error: AppError };
 
-interface Funding {
-  currency: string;
-  amountMinor: bigint;
-  credit: { system: SystemKind; code?: string };
-}
-
 /**
- * The quote of a quote-funded row, consumed in a savepoint that rolls back unless the row can be
- * held: a row refused for its quote or its balance leaves the quote open.
+ * What the plan decides against, read and locked until commit: the quotes the rows name (row locks),
+ * what each limited (workspace, currency) paid today and the rows' clientRefs (advisory locks, the
+ * clientRefs then read), and the balances the rows draw on in their funding currency.
  */
-async function fundFromQuote(tx: Tx, row: Ready, terms: PayoutTerms, holds: HoldSet, payoutId: string): Promise<Funding> {
-  const p = row.prepared;
-  return tx.savepoint(async (sp) => {
-    const quote = await consumeQuote(sp, { workspaceId: p.workspaceId, accountId: p.accountId, quoteId: p.quoteId as string, intent: 'payout', usedBy: { type: 'payout', id: payoutId } });
-    if (quote.toCurrency !== p.currency || quote.toAmountMinor !== p.amountMinor) {
-      throw new AppError({
-        status: 400,
-        code: 'QUOTE_AMOUNT_MISMATCH',
-        message: 'The quote is locked to another currency or amount than this payout',
-        details: [{ field: 'quoteId', message: 'quoteId is locked to another currency or amount than this payout', code: 'QUOTE_AMOUNT_MISMATCH' }],
-      });
-    }
-    if (!holds.covers(p.accountId, quote.fromCurrency, quote.fromAmountMinor + terms.feeMinor(quote.fromCurrency))) throw insufficient();
-    return { currency: quote.fromCurrency, amountMinor: quote.fromAmountMinor, credit: { system: 'fx_desk' } };
-  });
-}
-
-interface Planned {
-  row: Ready;
-  terms: PayoutTerms;
-}
-
-/**
- * Decides every row in arrival order exactly as if each ran alone after the ones before it (its daily
- * limit, its clientRef against stored payouts and the rows accepted before it, its quote, the fee in
- * the currency it is funded from, the hold on the balance as the earlier rows left it), then writes
- * them: holds, payouts, first provider steps, and the `payout.failed` events of fiat payouts recorded
- * as failed for balance. The fee of a payout is the workspace's fee for its funding currency.
- */
-async function storeRows(ctx: AppContext, tx: Tx, planned: Planned[]): Promise<Stored[]> {
-  const ps = planned.map((r) => r.row.prepared);
-  const quoteCurrencies = new Map<number, string>();
-  for (const [n, p] of ps.entries()) {
-    const from = p.quoteId ? await quoteFromCurrency(tx, p, p.quoteId) : undefined;
-    if (from) quoteCurrencies.set(n, from);
-  }
-  const paidToday = await repo.lockPaidToday(tx, planned.filter((r) => r.row.dailyLimitMinor !== undefined).map((r) => r.row.prepared));
+async function readSnapshot(tx: Tx, rows: readonly PlanRow[]): Promise<PlanSnapshot> {
+  const ps = rows.map((r) => r.prepared);
+  const named = ps.flatMap((p) => (p.quoteId ? [{ workspaceId: p.workspaceId, accountId: p.accountId, quoteId: p.quoteId }] : []));
+  const quotes = new Map((await lockQuotes(tx, named)).map((q) => [quoteKey(q.account_id, q.id), q]));
+  const paidToday = await repo.lockPaidToday(tx, rows.filter((r) => r.dailyLimitMinor !== undefined).map((r) => r.prepared));
   await repo.lockClientRefs(tx, ps);
-  const taken = await repo.existingClientRefs(tx, ps);
-  const holds = await ledger.openHolds(tx, ps.map((p, n) => ({ accountId: p.accountId, currency: quoteCurrencies.get(n) ?? p.currency })));
+  const clientRefsTaken = await repo.existingClientRefs(tx, ps);
+  const fundingCurrency = (p: Prepared) => (p.quoteId ? quotes.get(quoteKey(p.accountId, p.quoteId))?.from_currency : undefined) ?? p.currency;
+  const holds = await ledger.openHolds(tx, ps.map((p) => ({ accountId: p.accountId, currency: fundingCurrency(p) })));
+  return { quotes, paidToday, clientRefsTaken, holds };
+}
 
+type Accepted = Extract<Decision, { ok: true }>;
+
+/** Beneficiaries sent in full are saved with the payouts that name them (checked already, whole). */
+async function saveNewBeneficiaries(ctx: AppContext, tx: Tx, accepted: readonly Accepted[]): Promise<void> {
+  for (const a of accepted) {
+    if (!a.newBeneficiary) continue;
+    const { workspaceId, accountId } = a.insert;
+    const created = await createBeneficiary(tx, ctx.box, { workspaceId, subAccountId: accountId === workspaceId ? undefined : accountId }, a.newBeneficiary, { fieldPrefix: 'beneficiary.' });
+    a.insert.beneficiaryId = created.id;
+  }
+}
+
+/**
+ * Writes a plan: the new beneficiaries, the quotes it uses, its holds, its payouts (one statement),
+ * their first provider steps, and the `payout.failed` event of each fiat payout recorded as failed for
+ * balance (whose answer is still the refusal).
+ */
+async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[], snapshot: PlanSnapshot): Promise<Stored[]> {
+  const accepted = decisions.filter((d): d is Accepted => d.ok);
+  await saveNewBeneficiaries(ctx, tx, accepted);
+  const quoted = accepted.flatMap(({ insert: p }) => (p.quoteId ? [{ workspaceId: p.workspaceId, accountId: p.accountId, quoteId: p.quoteId, intent: 'payout' as const, usedBy: { type: 'payout', id: p.id } }] : []));
+  await useQuotes(tx, quoted);
+  await snapshot.holds.commit(tx);
   const provider = payoutProviderFor(ctx.config);
-  const results: (Stored | { insert: repo.NewPayout; newBeneficiary: BeneficiaryInput | undefined; caller: Prepared })[] = [];
-  for (const { row, terms } of planned) {
-    const p = row.prepared;
-    const dailyKey = `${p.workspaceId}:${p.currency}`;
-    const today = paidToday.get(dailyKey) ?? 0n;
-    if (row.dailyLimitMinor !== undefined && today + p.amountMinor > row.dailyLimitMinor) {
-      results.push({ ok: false, error: refusal('LIMIT_EXCEEDED') });
-      continue;
-    }
-    if (taken.has(`${p.workspaceId}:${p.clientRef}`)) {
-      results.push({ ok: false, error: duplicateClientRef() });
-      continue;
-    }
-    const id = newId();
-    let funding: Funding = { currency: p.currency, amountMinor: p.amountMinor, credit: { system: 'provider_clearing', code: p.route } };
-    if (p.quoteId) {
-      try {
-        funding = await fundFromQuote(tx, row, terms, holds, id);
-      } catch (err) {
-        if (!(err instanceof AppError) || err.status >= 500) throw err;
-        results.push({ ok: false, error: err });
-        continue;
-      }
-    }
-    const feeMinor = terms.feeMinor(funding.currency);
-    const hold = holds.tryHold({
-      accountId: p.accountId,
-      currency: funding.currency,
-      legs: [
-        { amountMinor: funding.amountMinor, credit: funding.credit },
-        ...(feeMinor > 0n ? [{ amountMinor: feeMinor, credit: { system: 'fee_revenue' as const }, description: 'Payout fee' }] : []),
-      ],
-      reference: { type: 'payout', id },
-    });
-    if (!hold.ok && (p.quoteId || p.crypto)) {
-      results.push({ ok: false, error: insufficient() });
-      continue;
-    }
-    taken.add(`${p.workspaceId}:${p.clientRef}`);
-    if (hold.ok) paidToday.set(dailyKey, today + p.amountMinor);
-    const { crypto: _crypto, beneficiary, sender, ...columns } = p;
-    results.push({
-      caller: p,
-      newBeneficiary: row.newBeneficiary,
-      insert: {
-        ...columns,
-        id,
-        beneficiary: ctx.box.sealJson(beneficiary),
-        sender: sender && ctx.box.sealJson(sender),
-        status: hold.ok ? 'queued' : 'failed',
-        feeMinor,
-        provider: provider.name,
-        fundingCurrency: funding.currency,
-        fundingMinor: funding.amountMinor,
-        holdTransferId: hold.ok ? (hold.transferIds[0] ?? null) : null,
-        feeTransferId: hold.ok ? (hold.transferIds[1] ?? null) : null,
-        failureReason: hold.ok ? null : 'insufficient_balance',
-      },
-    });
-  }
-
-  const inserts = results.flatMap((r) => ('insert' in r ? [r] : []));
-  for (const r of inserts) {
-    if (!r.newBeneficiary) continue;
-    // A beneficiary sent in full is saved with the payout that names it (checked already, whole).
-    const created = await createBeneficiary(tx, ctx.box, { workspaceId: r.caller.workspaceId, subAccountId: r.caller.accountId === r.caller.workspaceId ? undefined : r.caller.accountId }, r.newBeneficiary, { fieldPrefix: 'beneficiary.' });
-    r.insert.beneficiaryId = created.id;
-  }
-  await holds.commit(tx);
-  const stored = new Map((await repo.insertPayouts(tx, inserts.map((r) => r.insert))).map((row) => [row.id, row]));
+  const sealed = accepted.map(({ insert: { beneficiary, sender, ...columns } }) => ({
+    ...columns,
+    provider: provider.name,
+    beneficiary: ctx.box.sealJson(beneficiary),
+    sender: sender && ctx.box.sealJson(sender),
+  }));
+  const rows = await repo.insertPayouts(tx, sealed);
+  const stored = new Map(rows.map((row) => [row.id, row]));
   const firstStepAt = new Date(Date.now() + provider.firstStepMs());
-  await enqueueMany(
-    tx,
-    inserts.filter((r) => r.insert.status === 'queued').map((r) => ({ kind: PAYOUT_STEP_JOB, payload: { payoutId: r.insert.id }, runAt: firstStepAt, maxAttempts: 20 })),
-  );
+  const queued = rows.filter((row) => row.status === 'queued');
+  await enqueueMany(tx, queued.map((row) => ({ kind: PAYOUT_STEP_JOB, payload: { payoutId: row.id }, runAt: firstStepAt, maxAttempts: 20 })));
   const out: Stored[] = [];
-  for (const r of results) {
-    if (!('insert' in r)) {
-      out.push(r);
-      continue;
-    }
-    const row = stored.get(r.insert.id) as repo.PayoutRow;
-    if (row.status === 'failed') {
-      // Recorded as failed under its clientRef with its only event; the answer is still the refusal.
+  for (const d of decisions) {
+    const row = d.ok ? (stored.get(d.insert.id) as repo.PayoutRow) : undefined;
+    if (!row) out.push(d as Stored);
+    else if (row.status === 'queued') out.push({ ok: true, payout: payoutData(row) });
+    else {
       await recordEvent(tx, { workspaceId: row.workspace_id, accountId: row.account_id === row.workspace_id ? undefined : row.account_id, type: 'payout.failed', data: payoutEventData(row) });
       out.push({ ok: false, error: insufficient() });
-    } else out.push({ ok: true, payout: payoutData(row) });
+    }
   }
   return out;
 }
 
+/** The saved beneficiaries the requests' rows name, in one statement, share-locked until commit; then each row's checks that need them. */
+async function finishRows(ctx: AppContext, tx: Tx, requests: readonly CheckedRequest[]): Promise<Checked[][]> {
+  const awaiting = requests.flatMap((r, i) => r.rows.flatMap((row, k) => (row.ok === 'saved' ? [{ i, k, row, caller: r.caller }] : [])));
+  const found = await findBeneficiaries(tx, ctx.box, awaiting.map((a) => ({ workspaceId: a.caller.workspaceId, subAccountId: a.caller.subAccountId, id: a.row.id })), { lock: true });
+  const rows = requests.map((r) => [...r.rows]);
+  awaiting.forEach((a, n) => {
+    (rows[a.i] as (Checked | AwaitingBeneficiary)[])[a.k] = a.row.finish(found[n]);
+  });
+  return rows as Checked[][];
+}
+
 /** A request's result from its rows' outcomes: the payout or the refusal of a single one, or a batch's rows in order. */
-function resultOf(w: Work, rows: Stored[]): SubmissionResult {
-  if (w.batch) {
-    return { kind: 'batch', rows: rows.map((r, k) => (r.ok ? r.payout : { error: r.error.message, clientRef: (w.bodies[k] as Body).clientRef })) };
+function resultOf(request: CheckedRequest, rows: Stored[]): SubmissionResult {
+  if (request.batch) {
+    return { kind: 'batch', rows: rows.map((r, k) => (r.ok ? r.payout : { error: r.error.message, clientRef: (request.bodies[k] as Body).clientRef })) };
   }
   const only = rows[0] as Stored;
   return only.ok ? { kind: 'created', payout: only.payout } : { kind: 'refused', error: only.error };
 }
 
-// ---------------------------------------------------------------------------------------------
-// A group of requests: one transaction
-
-async function runBatch(ctx: AppContext, tx: Tx, works: Work[]): Promise<SubmissionAnswer[]> {
-  const answers: (SubmissionAnswer | undefined)[] = works.map(() => undefined);
-  const aboutKey = new Set<number>();
-
-  // 1. Idempotency-Keys: in flight elsewhere (or twice in this group), replayed, reused, or new.
-  const keyed = works.flatMap((w, i) => (w.sub.idempotency ? [{ i, request: w.sub.idempotency }] : []));
-  const claims = await claimKeys(ctx, tx, keyed.map((k) => k.request));
-  const seen = new Set<string>();
-  keyed.forEach(({ i, request }, n) => {
-    const id = keyName(request);
-    const decided = seen.has(id) ? keyProcessing() : decideClaim(claims[n] as Parameters<typeof decideClaim>[0], request);
-    seen.add(id);
-    if (decided === undefined) return;
-    aboutKey.add(i);
-    answers[i] = decided instanceof AppError ? { answer: (works[i] as Work).sub.render({ kind: 'refused', error: decided }), replayed: false } : { answer: decided, replayed: true };
-  });
-
-  // 2. The saved beneficiaries, in one statement, share-locked until commit; then the checks that need them.
-  const live = works.flatMap((w, i) => (answers[i] || w.early ? [] : [i]));
-  const awaiting = live.flatMap((i) => {
-    const w = works[i] as Work;
-    return w.rows.flatMap((r, k) => (r.ok === 'saved' ? [{ i, k, id: r.id, scope: w.sub.caller }] : []));
-  });
-  const found = await findBeneficiaries(tx, ctx.box, awaiting.map((a) => ({ workspaceId: a.scope.workspaceId, subAccountId: a.scope.subAccountId, id: a.id })), { lock: true });
-  awaiting.forEach((a, n) => {
-    const w = works[a.i] as Work;
-    w.rows[a.k] = (w.rows[a.k] as AwaitingBeneficiary).finish(found[n]);
-  });
-
-  // 3. Whole-request refusals, then every accepted row of the group decided and written in arrival order.
-  const results = new Map<number, SubmissionResult>();
-  for (const [i, w] of works.entries()) if (w.early && !answers[i]) results.set(i, { kind: 'refused', error: w.early });
-  const planned: Planned[] = [];
-  const slots: { i: number; k: number }[] = [];
-  for (const i of live) {
-    const w = works[i] as Work;
-    const whole = wholeRefusal(w, w.rows as Checked[]);
-    if (whole) {
-      results.set(i, { kind: 'refused', error: whole });
-      continue;
-    }
-    const terms = w.terms as PayoutTerms;
-    (w.rows as Checked[]).forEach((r, k) => {
-      if (!r.ok) return;
-      planned.push({ row: r, terms });
-      slots.push({ i, k });
-    });
-  }
-  const stored = await storeRows(ctx, tx, planned);
-  const perRow = new Map(slots.map((s, n) => [`${s.i}:${s.k}`, stored[n] as Stored]));
-  for (const i of live) {
-    if (results.has(i)) continue;
-    const w = works[i] as Work;
-    const rows = (w.rows as Checked[]).map((r, k): Stored => (r.ok ? (perRow.get(`${i}:${k}`) as Stored) : { ok: false, error: r.error }));
-    results.set(i, resultOf(w, rows));
-  }
-
-  // 4. Every answer, and the answers of keyed requests stored with the effects they describe.
-  works.forEach((w, i) => {
-    answers[i] ??= { answer: w.sub.render(results.get(i) as SubmissionResult), replayed: false };
-  });
-  await storeAnswers(
-    ctx,
-    tx,
-    keyed.flatMap(({ i, request }) => (aboutKey.has(i) ? [] : [{ request, answer: (answers[i] as SubmissionAnswer).answer }])),
+/**
+ * Creates the payouts of a group of checked requests in the caller's transaction: every accepted row
+ * of the group is planned and written together, in arrival order; a request refused whole (early, a
+ * single payout's refusal, a batch's field-format errors) writes nothing.
+ */
+async function createMany(ctx: AppContext, tx: Tx, requests: readonly CheckedRequest[]): Promise<SubmissionResult[]> {
+  const checked = await finishRows(ctx, tx, requests);
+  const refusals = requests.map((r, i) => r.early ?? wholeRefusal(r, checked[i] as Checked[]));
+  const planned = requests.flatMap((r, i) =>
+    refusals[i] ? [] : (checked[i] as Checked[]).flatMap((row): PlanRow[] => (row.ok ? [{ prepared: row.prepared, newBeneficiary: row.newBeneficiary, dailyLimitMinor: row.dailyLimitMinor, terms: r.terms as PayoutTerms }] : [])),
   );
-  return answers as SubmissionAnswer[];
+  const snapshot = await readSnapshot(tx, planned);
+  const stored = await writePlan(ctx, tx, planPayouts(planned, snapshot), snapshot);
+  let next = 0;
+  return requests.map((r, i): SubmissionResult => {
+    const whole = refusals[i];
+    if (whole) return { kind: 'refused', error: whole };
+    return resultOf(r, (checked[i] as Checked[]).map((row): Stored => (row.ok ? (stored[next++] as Stored) : { ok: false, error: row.error })));
+  });
 }
 
-/**
- * The payout creation service: checks a request, then hands it to the group commit. Requests of one
- * workspace share a lane; a group takes at most `payoutCommitRowsMax` rows; past `payoutQueueMax`
- * waiting requests, a request is refused with 503 and Retry-After.
- */
+/** The payout creation service: checks a request (check), then creates the payouts of a group of checked requests (createMany). */
 export class PayoutService {
-  private readonly batcher: LaneBatcher<Work, SubmissionAnswer>;
+  constructor(private readonly ctx: AppContext) {}
 
-  constructor(private readonly ctx: AppContext) {
-    const limits = ctx.config.limits;
-    this.batcher = new LaneBatcher((works) => ctx.db.tx((tx) => runBatch(ctx, tx, works)), (w) => w.sub.caller.workspaceId, {
-      lanes: limits.payoutLanes,
-      batchWeightMax: limits.payoutCommitRowsMax,
-      queueMax: limits.payoutQueueMax,
-      weightOf: (w) => Math.max(1, w.rows.length),
-      onFull: () =>
-        new AppError({
-          status: 503,
-          code: 'SERVICE_BUSY',
-          message: 'Too many payouts are waiting to be written; retry shortly with the same Idempotency-Key',
-          retryable: true,
-          problem: true,
-          headers: { 'retry-after': '1' },
-        }),
-    });
-  }
-
-  /** Creates the payouts of one request (one payout or a batch) and answers it, as rendered by `sub.render`. */
-  async submit(sub: PayoutSubmission): Promise<SubmissionAnswer> {
-    const { caller } = sub;
-    const bodies = Array.isArray(sub.body) ? sub.body : [sub.body];
+  /** A request (one payout, or an array: a batch) checked as far as it can be without a transaction. */
+  async check(caller: PayoutCaller, body: Body | Body[]): Promise<CheckedRequest> {
+    const bodies = Array.isArray(body) ? body : [body];
     // A sub-account's own identity is read only when a payout needs an originator and the workspace has none.
     const needsOriginator = bodies.some((b) => b.senderInfo === undefined);
     const originatorOnRecord = needsOriginator
       ? await hasOriginatorOnRecord(this.ctx.db, { id: caller.workspaceId, settings: caller.workspace.settings }, caller.subAccountId)
       : false;
-    return this.batcher.submit(checkRequest(this.ctx, sub, originatorOnRecord));
+    return checkRequest(this.ctx, caller, body, originatorOnRecord);
+  }
+
+  /** The results of a group of checked requests, in order, written in the caller's transaction. */
+  createMany(tx: Tx, requests: readonly CheckedRequest[]): Promise<SubmissionResult[]> {
+    return createMany(this.ctx, tx, requests);
   }
 }
