@@ -323,3 +323,44 @@ describe('corridor in production', () => {
     expect((await configured.stop()).code).toBe(0);
   }, START_TEST_MS);
 });
+
+describe('one process at a time on a data directory', () => {
+  it('a CLI command against the data of a running server fails, naming the server process (embedded); on PostgreSQL both share the database', async () => {
+    const env = await newInstance();
+    const port = await freePort();
+    const server = await startServer({ ...env, PORT: String(port) });
+    const res = await runCli(['workspaces', 'create', '--name', 'While Serving Ltd', '--country', 'GB'], env);
+    if (onPostgres) {
+      expect(res.code).toBe(0);
+      const { id } = JSON.parse(res.stdout) as { id: string };
+      const seen = await fetch(`http://127.0.0.1:${port}/operator/v1/workspaces/${id}`, { headers: { authorization: `Bearer ${server.printed.operatorKey}` } });
+      expect(seen.status).toBe(200);
+    } else {
+      expect(res.code).not.toBe(0);
+      expect(res.code).not.toBeNull();
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toContain(env.CORRIDOR_DATA_DIR);
+      expect(res.stderr).toContain(`pid ${server.child.pid}`);
+      expect(res.stderr).toMatch(/in use by another Corridor process/);
+      expect((await runCli(['migrate'], env)).code).not.toBe(0);
+    }
+    expect((await server.stop()).code).toBe(0);
+    // Stopped: the directory is free again.
+    const after = await runCli(['workspaces', 'create', '--name', 'After Stop Ltd', '--country', 'GB'], env);
+    expect(after.stderr).toBe('');
+    expect(after.code).toBe(0);
+  }, START_TEST_MS);
+
+  it.skipIf(onPostgres)('a lock left by a process that died is taken over', async () => {
+    const env = await newInstance();
+    expect((await runCli(['migrate'], env)).code).toBe(0);
+    const dead = spawn(process.execPath, ['-e', '']);
+    await exited(dead);
+    fs.writeFileSync(path.join(env.CORRIDOR_DATA_DIR!, 'corridor.lock'), JSON.stringify({ pid: dead.pid, command: 'start' }));
+    const res = await runCli(['migrate'], env);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout.trim()).toBe('up to date');
+    expect(fs.existsSync(path.join(env.CORRIDOR_DATA_DIR!, 'corridor.lock'))).toBe(false); // released at close
+  });
+});
