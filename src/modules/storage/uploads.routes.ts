@@ -6,9 +6,11 @@ import type { Storage } from './storage.js';
 import { admitUpload, receiveUpload, type UploadUrl } from './uploads.service.js';
 
 const UploadParams = Type.Object({ key: Type.String({ pattern: '^upl_[A-Za-z0-9_-]{24}$', 'x-message': 'is not an upload key this service issued' }) });
+/** The query of a signed URL, by parameter: the schema's patterns, checked again before the body is read. */
+const QUERY_PATTERNS = { expires: '^[0-9]{1,16}$', signature: '^[0-9a-f]{64}$' } as const;
 const UploadQuery = Type.Object({
-  expires: Type.String({ pattern: '^[0-9]{1,16}$', description: 'Expiry of the URL (Unix milliseconds), as issued' }),
-  signature: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'HMAC-SHA256 of the key and expiry, as issued' }),
+  expires: Type.String({ pattern: QUERY_PATTERNS.expires, description: 'Expiry of the URL (Unix milliseconds), as issued' }),
+  signature: Type.String({ pattern: QUERY_PATTERNS.signature, description: 'HMAC-SHA256 of the key and expiry, as issued' }),
 });
 const Uploaded = Type.Object(
   { key: Type.String(), contentType: Type.String(), contentLength: Type.Integer() },
@@ -22,10 +24,10 @@ const Uploaded = Type.Object(
 function signedUrlOf(req: FastifyRequest): UploadUrl {
   const params = req.params as { key: string };
   const query = (req.query ?? {}) as Record<string, unknown>;
-  for (const [name, schema] of Object.entries(UploadQuery.properties)) {
+  for (const [name, pattern] of Object.entries(QUERY_PATTERNS)) {
     const value = query[name];
     if (typeof value !== 'string') throw fieldError(name, `${name} is required`);
-    if (!new RegExp(schema.pattern).test(value)) throw fieldError(name, `${name} must match pattern "${schema.pattern}"`);
+    if (!new RegExp(pattern).test(value)) throw fieldError(name, `${name} must match pattern "${pattern}"`);
   }
   return { key: params.key, expiresAtMs: Number(query.expires), signature: String(query.signature) };
 }
