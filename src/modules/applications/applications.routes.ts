@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Static } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../http/errors.js';
 import { runIdempotent } from '../../http/idempotency.js';
@@ -209,7 +209,17 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
   const terms = termsDocument(ctx.config);
   app.get<{ Params: { version: string } }>(
     '/terms/:version',
-    { config: { auth: 'none' }, schema: { hide: true } },
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags,
+        summary: 'The terms document (HTML)',
+        description: "The URL GET /v2/terms answers by default. The operator's CORRIDOR_TERMS_FILE, else the default terms shipped with Corridor; no credential. 404 for a version other than the current one.",
+        params: Type.Object({ version: Type.String({ description: 'The current terms version (GET /v2/terms)' }) }),
+        produces: ['text/html'],
+        response: { 200: Type.String({ description: 'The terms, an HTML document' }) },
+      },
+    },
     async (req, reply) => {
       if (req.params.version !== ctx.config.termsVersion) throw notFound('Terms version');
       return reply.type('text/html; charset=utf-8').header('x-content-type-options', 'nosniff').send(terms);
