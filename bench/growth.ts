@@ -3,13 +3,20 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { pino } from 'pino';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import type { AppContext } from '../src/context.js';
 import { createRunner } from '../src/jobs/index.js';
-import { createTestApp, newWorkspace, operator } from '../test/helpers/app.js';
-import { generateTestPki } from '../test/helpers/test-pki.js';
-import { ADA } from '../test/payouts/helpers.js';
-import { freshBenchDatabase } from './run.js';
+import { updateWorkspace } from '../src/modules/accounts/accounts.repository.js';
+import { createWorkspace } from '../src/modules/accounts/accounts.service.js';
+import { createCredential } from '../src/modules/auth/credentials.service.js';
+import { openContext } from '../src/runtime.js';
+import { generateTestPki } from '../support/test-pki.js';
+import { benchSize, freshBenchDatabase } from './measure.js';
 
-const PAYOUTS = Number(process.env.BENCH_GROWTH_PAYOUTS || 10_000);
+const PAYOUTS = benchSize('BENCH_GROWTH_PAYOUTS', 10_000, 200);
 const BATCH = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -36,22 +43,31 @@ export async function growthBench(): Promise<void> {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const port = (receiver.address() as AddressInfo).port;
-  const t = await createTestApp({
-    databaseUrl: db.url,
-    env: { SANDBOX_STEP_MS: '1', JOB_POLL_MS: '10', WEBHOOK_CA_FILE: pki.caFile, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' },
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: db.url,
+    CORRIDOR_DATA_DIR: 'memory://',
+    CORRIDOR_ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64'),
+    CORRIDOR_ENV: 'sandbox',
+    RATE_LIMIT_PER_SECOND: '100000000',
+    TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
+    SANDBOX_STEP_MS: '1',
+    JOB_POLL_MS: '10',
+    WEBHOOK_CA_FILE: pki.caFile,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'warn',
   });
-  const runner = createRunner(t.ctx);
+  const ctx = await openContext(config, pino({ level: 'warn' }));
+  const app = await buildApp(ctx);
+  const runner = createRunner(ctx);
   try {
-    const c = await newWorkspace(t.app, { name: 'Growth Ltd', country: 'DE' });
-    await operator(t.app, 'PUT', `/operator/v1/workspaces/${c.workspaceId}/settings`, {
-      businessIdentity: { companyName: 'Growth Ltd', registrationNumber: '1', country: 'DE', address: '1 Weg', city: 'Berlin', postalCode: '10115' },
-    });
+    const c = await growthWorkspace(app, ctx);
     await c.request('POST', '/v1/sandbox/balances/fund', { currency: 'EUR', amount: String(PAYOUTS * 20) });
     const hook = await c.request('POST', '/v1/webhooks', { url: `https://localhost:${port}/hook` });
     if (hook.statusCode !== 201) throw new Error(hook.body);
     const beneficiaryId = (await c.request('POST', '/v1/beneficiaries', ADA)).json<{ id: string }>().id;
-    await t.ctx.db.exec('VACUUM ANALYZE');
-    const before = await tableSizes(t.ctx);
+    await ctx.db.exec('VACUUM ANALYZE');
+    const before = await tableSizes(ctx);
 
     runner.start();
     const started = Date.now();
@@ -67,13 +83,13 @@ export async function growthBench(): Promise<void> {
       const res = await c.request('POST', '/v1/payouts', rows, { 'idempotency-key': `growth-${i}` });
       if (res.statusCode !== 201) throw new Error(`${res.statusCode} ${res.body.slice(0, 500)}`);
     }
-    while (!(await settled(t.ctx))) await sleep(200);
+    while (!(await settled(ctx))) await sleep(200);
     const seconds = (Date.now() - started) / 1000;
     await runner.stop();
-    await t.ctx.db.exec('VACUUM ANALYZE');
-    const after = await tableSizes(t.ctx);
-    await t.ctx.db.exec('VACUUM FULL ANALYZE');
-    const compacted = await tableSizes(t.ctx);
+    await ctx.db.exec('VACUUM ANALYZE');
+    const after = await tableSizes(ctx);
+    await ctx.db.exec('VACUUM FULL ANALYZE');
+    const compacted = await tableSizes(ctx);
 
     console.log(`growth: ${PAYOUTS} payouts (batches of ${BATCH}, keyed) paid and their events delivered to 1 endpoint in ${seconds.toFixed(0)} s, PostgreSQL`);
     console.log('  table                rows/payout  bytes/payout  per million (VACUUM)  per million (VACUUM FULL)');
@@ -94,11 +110,45 @@ export async function growthBench(): Promise<void> {
     console.log(`growth bytes_per_payout=${Math.round(totals.bytes / PAYOUTS)} gib_per_million=${((totals.bytes / PAYOUTS) * 1e6 / 2 ** 30).toFixed(2)}`);
   } finally {
     await runner.stop();
-    await t.close();
+    await app.close();
+    await ctx.db.close();
     await db.drop();
     receiver.close();
     fs.rmSync(pkiDir, { recursive: true, force: true });
   }
+}
+
+/** The beneficiary the payouts go to (any EUR rail pays it). */
+const ADA = {
+  type: 'individual',
+  name: 'Ada Lovelace',
+  country: 'DE',
+  address: '1 Hauptstrasse',
+  city: 'Berlin',
+  postcode: '10115',
+  accounts: [{ type: 'iban', currency: 'EUR', data: { iban: 'DE89370400440532013000' } }],
+};
+
+/** The payer: a workspace with a business identity and a credential of every scope, as HTTP requests with its token. */
+async function growthWorkspace(app: FastifyInstance, ctx: AppContext) {
+  const issued = await ctx.db.tx(async (tx) => {
+    const ws = await createWorkspace(tx, { name: 'Growth Ltd', country: 'DE' });
+    await updateWorkspace(tx, ws.id, {
+      settings: { businessIdentity: { companyName: 'Growth Ltd', registrationNumber: '1', country: 'DE', address: '1 Weg', city: 'Berlin', postalCode: '10115' } },
+    });
+    return createCredential(tx, ctx.box, ws.id, {});
+  });
+  const tokenRes = await app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    payload: { client_id: issued.clientId, client_secret: issued.clientSecret, audience: 'corridor-api', grant_type: 'client_credentials' },
+  });
+  if (tokenRes.statusCode !== 200) throw new Error(tokenRes.body);
+  const token = tokenRes.json<{ access_token: string }>().access_token;
+  return {
+    request: (method: InjectOptions['method'], url: string, body?: unknown, headers: Record<string, string> = {}) =>
+      app.inject({ method, url, headers: { authorization: `Bearer ${token}`, ...headers }, ...(body === undefined ? {} : { payload: body as object }) }),
+  };
 }
 
 /** Bytes grown for PAYOUTS payouts, scaled to a million payouts. */

@@ -5,10 +5,10 @@ import { moveFromSystem } from '../src/modules/ledger/funding.service.js';
 import { HoldBatcher } from '../src/modules/ledger/hold-batcher.js';
 import { ledgerInvariantViolations } from '../src/modules/ledger/ledger.service.js';
 import { openContext } from '../src/runtime.js';
-import { freshBenchDatabase, percentile } from './run.js';
+import { benchSize, freshBenchDatabase, percentile } from './measure.js';
 
 const CALLERS = 50;
-const DURATION_MS = Number(process.env.BENCH_DURATION_MS || 10_000);
+const DURATION_MS = benchSize('BENCH_DURATION_MS', 10_000, 1000);
 const ACCOUNTS = 100;
 
 /** 50 callers issuing holds of 0.01 EUR for a fixed time, each waiting for its answer before the next. */

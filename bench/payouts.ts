@@ -13,20 +13,20 @@ import { createBeneficiary } from '../src/modules/beneficiaries/beneficiaries.se
 import { moveFromSystem } from '../src/modules/ledger/funding.service.js';
 import { createEndpoint } from '../src/modules/webhooks/webhooks.service.js';
 import { openContext } from '../src/runtime.js';
-import { CORRIDOR_BIN, freePort, startCorridor } from '../test/helpers/processes.js';
-import { generateTestPki } from '../test/helpers/test-pki.js';
-import { databaseCpuMs, freshBenchDatabase, ownCpuMs, percentile, processCpuMs, sustainableOnCores } from './run.js';
-import { Receiver } from './webhooks.js';
+import { CORRIDOR_BIN, freePort, startCorridor } from '../support/processes.js';
+import { generateTestPki } from '../support/test-pki.js';
+import { benchSize, databaseCpuMs, freshBenchDatabase, ownCpuMs, percentile, processCpuMs, smoke, sustainableOnCores } from './measure.js';
+import { Receiver } from './receiver.js';
 
 const CONNECTIONS = 50;
-const DURATION_S = Number(process.env.BENCH_DURATION_S || 20);
+const DURATION_S = benchSize('BENCH_DURATION_S', 20, 1);
 /** Sustained case: load before the measured window, so the pipeline is full when it starts. */
-const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 10);
+const WARMUP_S = benchSize('BENCH_WARMUP_S', 10, 0);
 /** Sustained case: the sandbox provider's step, so payouts reach `paid` within the run. */
 const SANDBOX_STEP_MS = Number(process.env.BENCH_SANDBOX_STEP_MS || 100);
 /** Sustained case: payouts created but not yet seen paid at the receiver, past which the load generator waits. */
 const UNPAID_MAX = Number(process.env.BENCH_UNPAID_MAX || 1000);
-const WORKSPACES = 100;
+const WORKSPACES = benchSize('BENCH_WORKSPACES', 100, 2);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Payer {
@@ -107,10 +107,13 @@ async function load(base: string, payers: Payer[], label: string, durationS: num
   return { perSecond: Math.round(result.created / elapsedS), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), created: result.created, refused };
 }
 
+/** pgbench's TPC-B reference figure (scale 10, 8 clients, 20 s; scale 1 for 1 s in a smoke run). */
+const PGBENCH = smoke ? { scale: '1', seconds: '1' } : { scale: '10', seconds: '20' };
+
 function pgbenchTps(url: string): number {
   const env = { ...process.env };
-  execFileSync('pgbench', ['-i', '-q', '-s', '10', url], { env, stdio: 'ignore' });
-  const out = execFileSync('pgbench', ['-c', '8', '-j', '2', '-T', '20', url], { env, encoding: 'utf8' });
+  execFileSync('pgbench', ['-i', '-q', '-s', PGBENCH.scale, url], { env, stdio: 'ignore' });
+  const out = execFileSync('pgbench', ['-c', '8', '-j', '2', '-T', PGBENCH.seconds, url], { env, encoding: 'utf8' });
   const match = /tps = ([0-9.]+)/.exec(out);
   if (!match?.[1]) throw new Error(`pgbench printed no tps:\n${out}`);
   return Math.round(Number(match[1]));
@@ -290,7 +293,7 @@ export async function payoutsBench(): Promise<void> {
       `payouts: ${CONNECTIONS} connections, each request with its own Idempotency-Key, ${DURATION_S} s per case, HTTP to one API process, PostgreSQL on this machine over ${transport}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     );
     const hot = await creation(cpuNow, base, payers.slice(0, 1), 'hot', 'creation, one workspace: ');
-    const many = await creation(cpuNow, base, payers.slice(1), 'many', 'creation, 100 workspaces:');
+    const many = await creation(cpuNow, base, payers.slice(1), 'many', `creation, ${WORKSPACES} workspaces:`);
     const [counts] = await ctx.db.query<{ payouts: number; holds: number }>(
       `SELECT (SELECT count(*)::int FROM payouts) AS payouts,
               (SELECT count(*)::int FROM ledger_transfers WHERE reference_type = 'payout' AND two_phase) AS holds`,
@@ -307,7 +310,7 @@ export async function payoutsBench(): Promise<void> {
     worker.kill('SIGTERM');
     worker = undefined;
     const tps = pgbenchTps(databaseUrl);
-    console.log(`  pgbench TPC-B (scale 10, 8 clients, 20 s) on the same PostgreSQL over ${transport}: ${tps} tps; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(`  pgbench TPC-B (scale ${PGBENCH.scale}, 8 clients, ${PGBENCH.seconds} s) on the same PostgreSQL over ${transport}: ${tps} tps; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     console.log(
       `payouts hot_per_s=${hot.perSecond} many_per_s=${many.perSecond} sustained_per_s=${steady.perSecond} p99_ms=${hot.p99} tpcb_tps=${tps} ` +
         `ratio=${(hot.perSecond / tps).toFixed(2)} sustained_ratio=${(steady.perSecond / tps).toFixed(2)}`,

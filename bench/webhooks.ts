@@ -1,8 +1,6 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
@@ -11,52 +9,16 @@ import { recordEvent } from '../src/modules/events/events.service.js';
 import { WebhookEngine } from '../src/modules/webhooks/delivery-engine.js';
 import { createEndpoint } from '../src/modules/webhooks/webhooks.service.js';
 import { openContext } from '../src/runtime.js';
-import { generateTestPki } from '../test/helpers/test-pki.js';
-import { databaseCpuMs, freshBenchDatabase, ownCpuMs, percentile, sustainableOnCores } from './run.js';
+import { generateTestPki } from '../support/test-pki.js';
+import { benchSize, databaseCpuMs, freshBenchDatabase, ownCpuMs, percentile, sustainableOnCores } from './measure.js';
+import { Receiver } from './receiver.js';
 
-const BACKLOG = Number(process.env.BENCH_WEBHOOK_BACKLOG || 20_000);
-const LOAD_DURATION_MS = Number(process.env.BENCH_DURATION_MS || 10_000);
-const LOAD_EVENTS_PER_S = Number(process.env.BENCH_WEBHOOK_LOAD_PER_S || 200);
+const BACKLOG = benchSize('BENCH_WEBHOOK_BACKLOG', 20_000, 200);
+const LOAD_DURATION_MS = benchSize('BENCH_DURATION_MS', 10_000, 1000);
+const LOAD_EVENTS_PER_S = benchSize('BENCH_WEBHOOK_LOAD_PER_S', 200, 40);
 const PRODUCERS = 20;
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The receiver process and a request/answer over IPC. */
-export class Receiver {
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly port: number,
-  ) {}
-
-  static async start(certFile: string, keyFile: string): Promise<Receiver> {
-    const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'webhooks-receiver.ts');
-    const child = fork(script, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, BENCH_CERT_FILE: certFile, BENCH_KEY_FILE: keyFile } });
-    const port = await new Promise<number>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('message', (m: { port: number }) => resolve(m.port));
-    });
-    return new Receiver(child, port);
-  }
-
-  private asking: Promise<unknown> = Promise.resolve();
-
-  /** One question at a time: each answer is the next message. */
-  ask<T>(message: Record<string, unknown>): Promise<T> {
-    const answer = this.asking.then(
-      () =>
-        new Promise<T>((resolve) => {
-          this.child.once('message', (m: T) => resolve(m));
-          this.child.send(message);
-        }),
-    );
-    this.asking = answer;
-    return answer;
-  }
-
-  stop(): void {
-    this.child.send({ type: 'stop' });
-  }
-}
 
 const payoutData = (i: number) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, clientRef: `bench-${i}`, amount: '125.50', currency: 'EUR', status: 'paid', completedAt: new Date().toISOString() });
 

@@ -53,8 +53,10 @@ export interface Config {
     signInFailuresMax: number;
   };
   termsVersion: string;
-  /** Where the current terms are published (GET /v2/terms). */
+  /** Where the current terms are published (GET /v2/terms); by default /terms/{version}, served here. */
   termsUrl: string;
+  /** The operator's terms (an HTML file) served at /terms/{version}; unset, Corridor's shipped default. */
+  termsFile: string | undefined;
   /** Local uploads (encrypted at rest): `<CORRIDOR_DATA_DIR>/uploads`, or UPLOAD_DIR. */
   uploadDir: string;
   /** Lifetime of a signed upload URL. */
@@ -260,7 +262,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signInFailuresMax: Math.max(1, int(env.SIGN_IN_FAILURES_PER_15_MIN, 5, 'SIGN_IN_FAILURES_PER_15_MIN')),
     },
     termsVersion,
-    termsUrl: env.CORRIDOR_TERMS_URL || `${publicBaseUrl}/terms/${termsVersion}`,
+    termsUrl: env.CORRIDOR_TERMS_URL || `${publicBaseUrl}/terms/${encodeURIComponent(termsVersion)}`,
+    termsFile: env.CORRIDOR_TERMS_FILE ? path.resolve(env.CORRIDOR_TERMS_FILE) : undefined,
     uploadDir: path.resolve(env.UPLOAD_DIR || path.join(env.CORRIDOR_DATA_DIR === 'memory://' ? path.join(os.tmpdir(), 'corridor-memory') : env.CORRIDOR_DATA_DIR || './.corridor', 'uploads')),
     uploadUrlTtlMs: int(env.UPLOAD_URL_TTL_MS, 900_000, 'UPLOAD_URL_TTL_MS'),
     s3: env.S3_BUCKET

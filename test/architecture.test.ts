@@ -22,26 +22,31 @@ function importsOf(file: string): string[] {
   return specifiers.map((s) => path.resolve(path.dirname(file), s.replace(/\.js$/, '.ts')));
 }
 
+/** Every import cycle among `files`, each as a path relative to `root` (a → b → a). */
+function importCycles(files: string[], root: string): string[] {
+  const graph = new Map(files.map((f) => [f, importsOf(f).filter((i) => fs.existsSync(i))]));
+  const cycles: string[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const stack: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, 'visiting');
+    stack.push(f);
+    for (const next of graph.get(f) ?? []) {
+      if (state.get(next) === 'visiting') cycles.push([...stack.slice(stack.indexOf(next)), next].map((p) => path.relative(root, p)).join(' → '));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of files) if (!state.has(f)) visit(f);
+  return cycles;
+}
+
 describe('the shape of src/', () => {
   const files = sourceFiles(SRC);
 
   it('has no import cycle', () => {
-    const graph = new Map(files.map((f) => [f, importsOf(f).filter((i) => fs.existsSync(i))]));
-    const cycles: string[] = [];
-    const state = new Map<string, 'visiting' | 'done'>();
-    const stack: string[] = [];
-    const visit = (f: string) => {
-      state.set(f, 'visiting');
-      stack.push(f);
-      for (const next of graph.get(f) ?? []) {
-        if (state.get(next) === 'visiting') cycles.push([...stack.slice(stack.indexOf(next)), next].map((p) => path.relative(SRC, p)).join(' → '));
-        else if (!state.has(next)) visit(next);
-      }
-      stack.pop();
-      state.set(f, 'done');
-    };
-    for (const f of files) if (!state.has(f)) visit(f);
-    expect(cycles).toEqual([]);
+    expect(importCycles(files, SRC)).toEqual([]);
   });
 
   it('keeps requests and replies in routes and the HTTP layer: no service or repository takes them', () => {
@@ -77,5 +82,20 @@ describe('the shape of src/', () => {
       visit(source);
     }
     expect(long).toEqual([]);
+  });
+});
+
+describe('the shape of bench/', () => {
+  const BENCH = path.resolve(import.meta.dirname, '../bench');
+  const TEST = path.resolve(import.meta.dirname);
+  const files = sourceFiles(BENCH);
+
+  it('imports nothing from test/ (test code pulls in vitest, which crashes outside a test run)', () => {
+    const offenders = files.flatMap((f) => importsOf(f).filter((i) => i.startsWith(`${TEST}${path.sep}`)).map((i) => `${path.relative(BENCH, f)} → ${path.relative(TEST, i)}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it('has no import cycle', () => {
+    expect(importCycles(files, BENCH)).toEqual([]);
   });
 });

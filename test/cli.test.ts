@@ -65,7 +65,7 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
-/** Runs `corridor start ...` and waits for the printed block (it ends with the operator key). */
+/** Runs `corridor start ...` and waits for the printed block (written at once; it names the operator key). */
 async function startServer(env: Record<string, string>, args: string[] = []): Promise<Server> {
   if (!env.CORRIDOR_DATA_DIR) throw new Error('no data directory: refusing to start on the default ./.corridor');
   const child = spawn(process.execPath, [CORRIDOR_BIN, 'start', ...args], { cwd: ROOT, env: { ...corridorFreeEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -77,7 +77,7 @@ async function startServer(env: Record<string, string>, args: string[] = []): Pr
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no startup block within 60 s\nstdout: ${stdout}\nstderr: ${stderr}`)), 60_000);
     const check = () => {
-      if (/Operator key\s+\S+\s*\n/.test(stdout)) {
+      if (/Operator key .*\n/.test(stdout)) {
         clearTimeout(timer);
         resolve();
       }
@@ -96,7 +96,7 @@ async function startServer(env: Record<string, string>, args: string[] = []): Pr
     audience: field('Audience'),
     clientId: field('Client ID'),
     clientSecret: field('Client secret'),
-    operatorKey: field('Operator key')!,
+    operatorKey: field('Operator key') ?? '',
   };
   return {
     child,
@@ -302,5 +302,65 @@ describe('corridor in production', () => {
     expect(res.code).not.toBeNull();
     expect(res.stderr).toMatch(/DATABASE_URL/);
     expect(fs.existsSync(path.join(dir, 'pgdata'))).toBe(false); // nothing embedded was created
+  });
+
+  it.skipIf(!onPostgres)('never prints the operator key, generated or configured: it says where it comes from and how to rotate it', async () => {
+    const env = { ...(await newInstance()), CORRIDOR_ENV: 'production' };
+    const generated = await startServer({ ...env, PORT: String(await freePort()) });
+    expect(generated.stdout()).not.toMatch(/op_/);
+    expect(generated.stdout()).toMatch(/Operator key +generated at first start, not printed in production/);
+    expect(generated.stdout()).toMatch(/CORRIDOR_BOOTSTRAP_OPERATOR_KEY/);
+    expect((await generated.stop()).code).toBe(0);
+
+    const port = await freePort();
+    const configured = await startServer({ ...env, PORT: String(port), CORRIDOR_BOOTSTRAP_OPERATOR_KEY: CONFIGURED.operatorKey });
+    expect(configured.stdout()).not.toContain(CONFIGURED.operatorKey);
+    expect(configured.stdout()).not.toMatch(/op_/);
+    expect(configured.stdout()).toMatch(/Operator key +set by CORRIDOR_BOOTSTRAP_OPERATOR_KEY, not printed in production/);
+    expect(configured.stdout()).toMatch(/to rotate it: set a new CORRIDOR_BOOTSTRAP_OPERATOR_KEY and restart/);
+    const operatorRes = await fetch(`http://127.0.0.1:${port}/operator/v1/workspaces`, { headers: { authorization: `Bearer ${CONFIGURED.operatorKey}` } });
+    expect(operatorRes.status).toBe(200);
+    expect((await configured.stop()).code).toBe(0);
+  }, START_TEST_MS);
+});
+
+describe('one process at a time on a data directory', () => {
+  it('a CLI command against the data of a running server fails, naming the server process (embedded); on PostgreSQL both share the database', async () => {
+    const env = await newInstance();
+    const port = await freePort();
+    const server = await startServer({ ...env, PORT: String(port) });
+    const res = await runCli(['workspaces', 'create', '--name', 'While Serving Ltd', '--country', 'GB'], env);
+    if (onPostgres) {
+      expect(res.code).toBe(0);
+      const { id } = JSON.parse(res.stdout) as { id: string };
+      const seen = await fetch(`http://127.0.0.1:${port}/operator/v1/workspaces/${id}`, { headers: { authorization: `Bearer ${server.printed.operatorKey}` } });
+      expect(seen.status).toBe(200);
+    } else {
+      expect(res.code).not.toBe(0);
+      expect(res.code).not.toBeNull();
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toContain(env.CORRIDOR_DATA_DIR);
+      expect(res.stderr).toContain(`pid ${server.child.pid}`);
+      expect(res.stderr).toMatch(/in use by another Corridor process/);
+      expect((await runCli(['migrate'], env)).code).not.toBe(0);
+    }
+    expect((await server.stop()).code).toBe(0);
+    // Stopped: the directory is free again.
+    const after = await runCli(['workspaces', 'create', '--name', 'After Stop Ltd', '--country', 'GB'], env);
+    expect(after.stderr).toBe('');
+    expect(after.code).toBe(0);
+  }, START_TEST_MS);
+
+  it.skipIf(onPostgres)('a lock left by a process that died is taken over', async () => {
+    const env = await newInstance();
+    expect((await runCli(['migrate'], env)).code).toBe(0);
+    const dead = spawn(process.execPath, ['-e', '']);
+    await exited(dead);
+    fs.writeFileSync(path.join(env.CORRIDOR_DATA_DIR!, 'corridor.lock'), JSON.stringify({ pid: dead.pid, command: 'start' }));
+    const res = await runCli(['migrate'], env);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout.trim()).toBe('up to date');
+    expect(fs.existsSync(path.join(env.CORRIDOR_DATA_DIR!, 'corridor.lock'))).toBe(false); // released at close
   });
 });

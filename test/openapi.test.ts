@@ -17,7 +17,7 @@ interface OpenApiDoc {
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']);
 // Public: no credential, or (signed upload URLs) the URL itself is the credential.
-const PUBLIC_PATHS = /^\/(oauth\/token|\.well-known\/.*|healthz|readyz|v2\/uploads\/\{key\})$/;
+const PUBLIC_PATHS = /^\/(oauth\/token|\.well-known\/.*|healthz|readyz|v2\/uploads\/\{key\}|terms\/\{version\})$/;
 
 let t: TestApp;
 let doc: OpenApiDoc;

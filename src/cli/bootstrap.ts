@@ -10,6 +10,8 @@ import { moveFromSystem, parseFundingSpec } from '../modules/ledger/funding.serv
 
 export interface BootstrapResult {
   operatorKey: string;
+  /** Where the operator key comes from: CORRIDOR_BOOTSTRAP_OPERATOR_KEY, or generated at first start. */
+  operatorKeySource: 'configured' | 'generated';
   demo?: { workspaceId: string; clientId: string; clientSecret: string };
   /** The demo workspace's dashboard user: its invitation link until it is accepted. */
   demoUser?: { email: string; invitationUrl: string | undefined };
@@ -134,8 +136,9 @@ async function ensureDemoUser(ctx: AppContext, workspaceId: string): Promise<Non
 export async function bootstrap(ctx: AppContext): Promise<BootstrapResult> {
   return ctx.db.withAdvisoryLock('corridor.bootstrap', async () => {
     const operatorKey = await ensureOperatorKey(ctx);
-    if (ctx.config.env !== 'sandbox') return { operatorKey };
+    const operatorKeySource = ctx.config.bootstrap.operatorKey ? 'configured' : 'generated';
+    if (ctx.config.env !== 'sandbox') return { operatorKey, operatorKeySource };
     const demo = await ensureDemoWorkspace(ctx);
-    return { operatorKey, demo, demoUser: await ensureDemoUser(ctx, demo.workspaceId) };
+    return { operatorKey, operatorKeySource, demo, demoUser: await ensureDemoUser(ctx, demo.workspaceId) };
   });
 }

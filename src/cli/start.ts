@@ -2,9 +2,27 @@ import { buildApp } from '../app.js';
 import type { Config } from '../config.js';
 import { createRunner } from '../jobs/index.js';
 import { openContext } from '../runtime.js';
-import { bootstrap } from './bootstrap.js';
+import { bootstrap, type BootstrapResult } from './bootstrap.js';
 
 export type Role = 'all' | 'api' | 'worker';
+
+/**
+ * The operator key's lines of the start-up block. The sandbox prints the key; production never does
+ * (stdout ends up in log collectors): it says where the key comes from and how to rotate it.
+ */
+function operatorKeyLines(config: Config, boot: BootstrapResult): string[] {
+  if (config.env === 'sandbox') return [`  Operator key  ${boot.operatorKey}`];
+  const indent = '                ';
+  return boot.operatorKeySource === 'configured'
+    ? [
+        `  Operator key  set by CORRIDOR_BOOTSTRAP_OPERATOR_KEY, not printed in production`,
+        `${indent}to rotate it: set a new CORRIDOR_BOOTSTRAP_OPERATOR_KEY and restart (the previous key stops working)`,
+      ]
+    : [
+        `  Operator key  generated at first start, not printed in production`,
+        `${indent}to choose one (and to rotate it): set CORRIDOR_BOOTSTRAP_OPERATOR_KEY and restart (the previous key stops working)`,
+      ];
+}
 
 /** Starts the API and/or the workers; stops gracefully on SIGTERM or SIGINT. */
 export async function start(config: Config, role: Role): Promise<void> {
@@ -30,7 +48,7 @@ export async function start(config: Config, role: Role): Promise<void> {
         ]
       : []),
     ...(boot.demo ? [`  Client ID     ${boot.demo.clientId}`, `  Client secret ${boot.demo.clientSecret}`] : []),
-    `  Operator key  ${boot.operatorKey}`,
+    ...operatorKeyLines(config, boot),
     ...(app ? [`  Console       ${base}/console (sign in with the operator key, then invite your staff)`] : []),
     ...(app && boot.demoUser
       ? boot.demoUser.invitationUrl

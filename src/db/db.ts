@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 
 /** Anything that runs SQL: the database itself or an open transaction. */
 export interface Sql {
@@ -348,7 +349,11 @@ class PostgresDb implements Db {
 /** The embedded database (PGlite): one connection, so its transactions run one at a time. */
 export class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
-  constructor(private readonly pglite: PGlite) {}
+  /** `lock`: the data directory's, released at close (none in memory). */
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly lock?: DataDirLock,
+  ) {}
 
   async query<T>(text: string, params?: readonly unknown[]): Promise<T[]> {
     const result = await this.pglite.query<T>(text, params as unknown[]);
@@ -391,7 +396,11 @@ export class PgliteDb implements Db {
   }
 
   async close(): Promise<void> {
-    await this.pglite.close();
+    try {
+      await this.pglite.close();
+    } finally {
+      this.lock?.release();
+    }
   }
 }
 
@@ -422,7 +431,18 @@ export async function connect(options: ConnectOptions): Promise<Db> {
     return new PostgresDb(pool);
   }
   if (options.dataDir === 'memory://') return new PgliteDb(await PGlite.create(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}));
-  const pgdata = path.join(options.dataDir, 'pgdata');
-  fs.mkdirSync(pgdata, { recursive: true });
-  return new PgliteDb(await PGlite.create(pgdata));
+  return openEmbedded(options.dataDir);
+}
+
+/** The embedded database of a data directory, which this process holds alone (src/db/data-dir-lock.ts). */
+async function openEmbedded(dataDir: string): Promise<Db> {
+  const lock = lockDataDir(dataDir);
+  try {
+    const pgdata = path.join(dataDir, 'pgdata');
+    fs.mkdirSync(pgdata, { recursive: true });
+    return new PgliteDb(await PGlite.create(pgdata), lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
 }

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
+import { createTestApp, listeningTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { ADA, fund, ref } from '../payouts/helpers.js';
 import { addDocument, addPerson, BUSINESS, completeBusiness, createApplication, DIRECTOR, eventsOf, PNG, type ApplicationView } from './helpers.js';
 
@@ -207,6 +210,36 @@ describe('terms', () => {
     expect(old.json().errors[0]).toMatchObject({ field: 'version', code: 'TERMS_VERSION_NOT_CURRENT' });
     const ok = await acme.request('POST', `/v2/applications/${a.id}/terms-acceptance`, { version: '1' });
     expect(ok.json()).toMatchObject({ termsAcceptedVersion: '1' });
+  });
+
+  it('serves the terms at the URL it answers: the shipped default, or the operator\'s CORRIDOR_TERMS_FILE', async () => {
+    const listening = await listeningTestApp();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-terms-'));
+    const file = path.join(dir, 'terms.html');
+    fs.writeFileSync(file, '<!doctype html><title>Acme Payments terms</title><p>Our own terms, clause 1.</p>');
+    const own = await createTestApp({ env: { CORRIDOR_TERMS_FILE: file, CORRIDOR_TERMS_VERSION: '2024-06' } });
+    try {
+      const c = await newWorkspace(listening.app);
+      const { url } = (await c.request('GET', '/v2/terms')).json<{ url: string }>();
+      const res = await fetch(url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      const text = await res.text();
+      expect(text).toMatch(/Terms/);
+      expect(text).toContain('version 1');
+      expect((await fetch(url.replace(/\/1$/, '/0'))).status).toBe(404);
+
+      const o = await newWorkspace(own.app);
+      const ownTerms = (await o.request('GET', '/v2/terms')).json<{ version: string; url: string }>();
+      expect(ownTerms.version).toBe('2024-06');
+      const served = await own.app.inject({ method: 'GET', url: new URL(ownTerms.url).pathname });
+      expect(served.statusCode).toBe(200);
+      expect(served.body).toBe(fs.readFileSync(file, 'utf8'));
+    } finally {
+      await listening.close();
+      await own.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +53,35 @@ async function issue(c: Caller, applicationId: string, contentType: string, cont
 async function put(url: string, bytes: Buffer, contentType = 'application/octet-stream'): Promise<{ status: number; body: Record<string, unknown>; type: string }> {
   const res = await fetch(url, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': contentType } });
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, type: res.headers.get('content-type') ?? '' };
+}
+
+/**
+ * Sends a PUT's headers and a first chunk of a body that never completes (Content-Length says
+ * `declared` bytes): the answer, if the server gives one within `waitMs` without the rest of the body.
+ */
+function putNeverFinished(url: string, declared: number, waitMs = 3000): Promise<{ status: number; body: Record<string, unknown> } | 'no answer'> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'PUT', headers: { 'content-type': 'application/pdf', 'content-length': String(declared) } });
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve('no answer');
+    }, waitMs);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        clearTimeout(timer);
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> });
+      });
+    });
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    req.write(Buffer.alloc(64 * 1024, 'a'));
+  });
 }
 
 const register = (c: Caller, applicationId: string, body: Record<string, unknown>) => c.request('POST', `/v2/applications/${applicationId}/documents`, body);
@@ -156,6 +186,23 @@ describe('document upload through a signed URL', () => {
     const unsigned = new URL(url);
     unsigned.search = '';
     expect((await put(unsigned.toString(), PDF)).status).toBe(400);
+  });
+
+  it('refuses a bad signature, an expired URL, a used URL or a Content-Length other than declared before reading the body', async () => {
+    const madeUp = `${t.config.publicBaseUrl}/v2/uploads/upl_${'A'.repeat(24)}?expires=${Date.now() + 60_000}&signature=${'0'.repeat(64)}`;
+    expect(await putNeverFinished(madeUp, 10 * 1024 * 1024)).toMatchObject({ status: 403, body: { code: 'UPLOAD_URL_INVALID' } });
+    const unsigned = new URL(madeUp);
+    unsigned.search = '';
+    expect(await putNeverFinished(unsigned.toString(), 10 * 1024 * 1024)).toMatchObject({ status: 400 });
+    const a = await createApplication(acme);
+    const issued = await issue(acme, a.id, 'application/pdf', PDF.length);
+    expect(await putNeverFinished(issued.uploadUrl, 10 * 1024 * 1024)).toMatchObject({ status: 400, body: { code: 'UPLOAD_SIZE_MISMATCH' } });
+    expect((await put(issued.uploadUrl, PDF)).status).toBe(200);
+    expect(await putNeverFinished(issued.uploadUrl, PDF.length + 64 * 1024)).toMatchObject({ status: 409, body: { code: 'UPLOAD_URL_USED' } });
+    const c = await newWorkspace(short.app);
+    const expiring = await issue(c, (await createApplication(c)).id, 'application/pdf', PDF.length);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await putNeverFinished(expiring.uploadUrl, 1000)).toMatchObject({ status: 403, body: { code: 'UPLOAD_URL_EXPIRED' } });
   });
 
   it('refuses an expired URL (403 UPLOAD_URL_EXPIRED) and files over UPLOAD_BYTES_MAX (400 on issue, 413 on PUT)', async () => {

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { bootstrap } from '../../src/cli/bootstrap.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -11,6 +10,7 @@ import type { AppContext } from '../../src/context.js';
 import { createLogger, openContext } from '../../src/runtime.js';
 import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
 import { freePort } from './processes.js';
+import { freshPostgresDatabase as freshDatabase } from '../../support/postgres.js';
 
 /** The PostgreSQL server tests run against when set; otherwise the embedded database. */
 export const postgresUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
@@ -18,28 +18,9 @@ export const onPostgres = postgresUrl !== undefined;
 
 export const OPERATOR_KEY = 'op_test_key_0123456789';
 
-/**
- * A fresh, empty PostgreSQL database beside the one `adminUrl` names (default: the test server),
- * for one test file or one benchmark run; dropped by the returned function.
- */
-export async function freshPostgresDatabase(adminUrl = postgresUrl, prefix = 'corridor_t'): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (!adminUrl) throw new Error('no PostgreSQL configured');
-  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+/** A fresh, empty PostgreSQL database beside the one `adminUrl` names (default: the test server); dropped by the returned function. */
+export function freshPostgresDatabase(adminUrl = postgresUrl, prefix = 'corridor_t'): Promise<{ url: string; drop: () => Promise<void> }> {
+  return freshDatabase(adminUrl, prefix);
 }
 
 export interface TestApp {

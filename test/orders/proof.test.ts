@@ -80,6 +80,12 @@ describe('proof of payment of a bank-transfer settlement', () => {
     expect(read.statusCode).toBe(200);
     expect(read.headers['content-type']).toBe('application/pdf');
     expect(Buffer.from(read.rawPayload).equals(PDF)).toBe(true);
+    // As the console's route sends it: never sniffed, never cached, a PDF downloaded under a plain name.
+    expect(read.headers).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+      'content-disposition': `attachment; filename="proof-of-payment-${order.id}.pdf"`,
+    });
     const audit = (await operator(t.app, 'GET', '/operator/v1/audit-log')).json<{ data: { path: string }[] }>();
     expect(audit.data.map((e) => e.path)).toContain(`/operator/v1/orders/${order.id}/settlement/proof`);
 
@@ -87,7 +93,9 @@ describe('proof of payment of a bank-transfer settlement', () => {
     const second = await issue(c, order.id, 'image/png', PNG.length);
     expect((await put(second.uploadUrl, PNG)).status).toBe(200);
     expect((await submit(c, order.id, second.proofKey)).statusCode).toBe(200);
-    expect((await operator(t.app, 'GET', `/operator/v1/orders/${order.id}/settlement/proof`)).headers['content-type']).toBe('image/png');
+    const image = await operator(t.app, 'GET', `/operator/v1/orders/${order.id}/settlement/proof`);
+    expect(image.headers).toMatchObject({ 'content-type': 'image/png', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+    expect(image.headers['content-disposition']).toBe(`inline; filename="proof-of-payment-${order.id}.png"`);
     expect((await operator(t.app, 'POST', `/operator/v1/orders/${order.id}/confirm-funds`)).json()).toMatchObject({ status: 'funds_received', settlement: { status: 'received' } });
   });
 

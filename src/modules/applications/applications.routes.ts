@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Static } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
+import { notFound } from '../../http/errors.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import type { Storage } from '../storage/storage.js';
 import {
@@ -30,6 +31,7 @@ import {
 import * as applications from './applications.service.js';
 import * as documents from './documents.service.js';
 import * as persons from './persons.service.js';
+import { termsDocument } from './terms.js';
 
 const tags = ['Applications'];
 const read = { auth: 'workspace' as const, scope: 'read:applications' as const, capability: 'applications' as const };
@@ -199,9 +201,29 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
     '/v2/terms',
     {
       config: read,
-      schema: { tags, summary: 'The current terms', description: 'Accept them on an application with POST /v2/applications/{id}/terms-acceptance; only the current version counts at submit.', response: { 200: TermsSchema } },
+      schema: { tags, summary: 'The current terms', description: 'Accept them on an application with POST /v2/applications/{id}/terms-acceptance; only the current version counts at submit. `url` is CORRIDOR_TERMS_URL when set, else /terms/{version} on this server, which serves the operator\'s CORRIDOR_TERMS_FILE or the default terms shipped with Corridor (an HTML page).', response: { 200: TermsSchema } },
     },
     async () => ({ version: ctx.config.termsVersion, url: ctx.config.termsUrl }),
+  );
+
+  const terms = termsDocument(ctx.config);
+  app.get<{ Params: { version: string } }>(
+    '/terms/:version',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags,
+        summary: 'The terms document (HTML)',
+        description: "The URL GET /v2/terms answers by default. The operator's CORRIDOR_TERMS_FILE, else the default terms shipped with Corridor; no credential. 404 for a version other than the current one.",
+        params: Type.Object({ version: Type.String({ description: 'The current terms version (GET /v2/terms)' }) }),
+        produces: ['text/html'],
+        response: { 200: Type.String({ description: 'The terms, an HTML document' }) },
+      },
+    },
+    async (req, reply) => {
+      if (req.params.version !== ctx.config.termsVersion) throw notFound('Terms version');
+      return reply.type('text/html; charset=utf-8').header('x-content-type-options', 'nosniff').send(terms);
+    },
   );
 
   app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof TermsAcceptanceBody> }>(

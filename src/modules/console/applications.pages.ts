@@ -10,7 +10,7 @@ import { listPersons } from '../applications/persons.service.js';
 import { APPLICATION_STATUSES, RISK_LEVELS, SCREENING_STATUSES, SECTIONS_OF, type ReviewDecision, type RiskLevel, type ScreeningStatus, type Section } from '../applications/applications.transitions.js';
 import type { Storage } from '../storage/storage.js';
 import { attempt, consolePage, consoleRoute, IdPath, idsPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, type Refusal } from './console.kit.js';
-import { sendStoredFile } from './files.js';
+import { sendStoredFile } from '../../http/stored-file.js';
 
 type Params = { Params: { id: string } };
 

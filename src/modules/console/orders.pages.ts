@@ -9,7 +9,7 @@ import { readProof } from '../orders/orders.service.js';
 import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../orders/orders.transitions.js';
 import type { Storage } from '../storage/storage.js';
 import { attempt, consolePage, consoleRoute, IdPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, type Refusal } from './console.kit.js';
-import { sendStoredFile } from './files.js';
+import { sendStoredFile } from '../../http/stored-file.js';
 
 type Params = { Params: { id: string } };
 const DESK_MOVES = ['confirm-funds', 'execute', 'complete', 'fail'] as const;

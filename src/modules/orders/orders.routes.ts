@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../http/schemas.js';
+import { sendStoredFile } from '../../http/stored-file.js';
 import type { Storage } from '../storage/storage.js';
 import { moveAnyOrder, moveOwnOrder } from './orders.lifecycle.js';
 import { getOrder, listOrders, orderData } from './orders.read.js';
@@ -179,14 +180,14 @@ export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Stor
       schema: {
         ...operator,
         summary: 'Read the proof of payment submitted for an order (audited)',
-        description: 'The file as uploaded, with its Content-Type (application/pdf, image/jpeg or image/png). 404 when no proof was submitted.',
+        description: 'The file as uploaded, with its Content-Type (application/pdf, image/jpeg or image/png), X-Content-Type-Options nosniff, Cache-Control no-store and a Content-Disposition naming it proof-of-payment-{id} (images inline, PDFs as attachment), as the console sends it. 404 when no proof was submitted.',
         params: IdParams,
         response: { 200: Type.String({ description: 'The file', contentEncoding: 'binary' }) },
       },
     },
     async (req, reply) => {
       const proof = await readProof(ctx.db, storage, req.params.id);
-      return reply.type(proof.contentType).send(proof.bytes);
+      return sendStoredFile(reply, { ...proof, name: `proof-of-payment-${req.params.id}` });
     },
   );
 }

@@ -20,6 +20,8 @@ export interface IssuedUpload {
 }
 
 const refusal = (status: number, code: string, message: string) => new AppError({ status, code, message });
+const sizeMismatch = (length: number, upload: Pick<UploadRow, 'content_length'>) =>
+  refusal(400, 'UPLOAD_SIZE_MISMATCH', `The upload is ${length} bytes; the URL was issued for ${upload.content_length} bytes (contentLength)`);
 
 /**
  * Opens an upload slot for one file of `contentLength` bytes and answers its signed, single-use URL
@@ -51,9 +53,7 @@ export async function issueUpload(
 
 /** The content refusals of an upload's bytes against what was declared, or undefined when they fit. */
 export async function contentRefusal(upload: Pick<UploadRow, 'content_type' | 'content_length'>, bytes: Buffer): Promise<AppError | undefined> {
-  if (bytes.length !== Number(upload.content_length)) {
-    return refusal(400, 'UPLOAD_SIZE_MISMATCH', `The upload is ${bytes.length} bytes; the URL was issued for ${upload.content_length} bytes (contentLength)`);
-  }
+  if (bytes.length !== Number(upload.content_length)) return sizeMismatch(bytes.length, upload);
   const sniffed = (await fileTypeFromBuffer(bytes))?.mime;
   if (!sniffed || !(UPLOAD_CONTENT_TYPES as readonly string[]).includes(sniffed)) {
     return refusal(415, 'UPLOAD_TYPE_NOT_ALLOWED', `The file is ${sniffed ?? 'of an unrecognised type'}; only PDF, JPEG or PNG files are accepted`);
@@ -64,26 +64,45 @@ export async function contentRefusal(upload: Pick<UploadRow, 'content_type' | 'c
   return undefined;
 }
 
+export interface UploadUrl {
+  key: string;
+  expiresAtMs: number;
+  signature: string;
+}
+
 /**
- * PUT to a signed upload URL: the signature, the expiry, single use, the size and the type sniffed
- * from the bytes are checked before anything is written; the slot is claimed (compare-and-set) and
- * the bytes stored in one transaction, so a refused or failed upload stores nothing.
+ * The checks of a PUT that need no body: the signature, the expiry, the slot (issued and unused) and,
+ * when the client declared it, the Content-Length against the slot's size. Run before the body is read,
+ * so a made-up or spent URL costs no more than its headers. Answers the slot.
+ */
+export async function admitUpload(db: Db, storage: Storage, config: Config, url: UploadUrl & { declaredLength?: number; nowMs?: number }): Promise<UploadRow> {
+  if (!storage.verifyUploadSignature(url.key, url.expiresAtMs, url.signature)) {
+    throw refusal(403, 'UPLOAD_URL_INVALID', 'The upload URL is not one this service issued (signature mismatch)');
+  }
+  if ((url.nowMs ?? Date.now()) >= url.expiresAtMs) {
+    throw refusal(403, 'UPLOAD_URL_EXPIRED', `The upload URL has expired (URLs are valid ${Math.round(config.uploadUrlTtlMs / 1000)} s); request a new one`);
+  }
+  const upload = await repo.findUpload(db, url.key);
+  if (!upload) throw refusal(403, 'UPLOAD_URL_INVALID', 'The upload URL is not one this service issued');
+  if (upload.uploaded_at) throw conflict('UPLOAD_URL_USED', 'The upload URL was already used; request a new one to upload another file');
+  if (url.declaredLength !== undefined && url.declaredLength !== Number(upload.content_length)) {
+    throw sizeMismatch(url.declaredLength, upload);
+  }
+  return upload;
+}
+
+/**
+ * PUT to a signed upload URL: the checks of `admitUpload`, then the size and the type sniffed from
+ * the bytes, all before anything is written; the slot is claimed (compare-and-set) and the bytes
+ * stored in one transaction, so a refused or failed upload stores nothing.
  */
 export async function receiveUpload(
   db: Db,
   storage: Storage,
   config: Config,
-  input: { key: string; expiresAtMs: number; signature: string; bytes: Buffer; nowMs?: number },
+  input: UploadUrl & { bytes: Buffer; nowMs?: number },
 ): Promise<{ key: string; contentType: string; contentLength: number }> {
-  if (!storage.verifyUploadSignature(input.key, input.expiresAtMs, input.signature)) {
-    throw refusal(403, 'UPLOAD_URL_INVALID', 'The upload URL is not one this service issued (signature mismatch)');
-  }
-  if ((input.nowMs ?? Date.now()) >= input.expiresAtMs) {
-    throw refusal(403, 'UPLOAD_URL_EXPIRED', `The upload URL has expired (URLs are valid ${Math.round(config.uploadUrlTtlMs / 1000)} s); request a new one`);
-  }
-  const upload = await repo.findUpload(db, input.key);
-  if (!upload) throw refusal(403, 'UPLOAD_URL_INVALID', 'The upload URL is not one this service issued');
-  if (upload.uploaded_at) throw conflict('UPLOAD_URL_USED', 'The upload URL was already used; request a new one to upload another file');
+  const upload = await admitUpload(db, storage, config, input);
   const refused = await contentRefusal(upload, input.bytes);
   if (refused) throw refused;
   return db.tx(async (tx) => {

@@ -3,8 +3,9 @@ import type { FastifyReply } from 'fastify';
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpg', 'image/png': 'png' };
 
 /**
- * A stored file sent to the operator's browser: its own type, images shown inline, anything else
- * (PDFs: the page's CSP allows no plugin) downloaded; never sniffed, never cached.
+ * A stored file (an uploaded document, a proof of payment) sent to the operator, by the console and
+ * the operator API alike: its own type, images shown inline, anything else (PDFs: the page's CSP
+ * allows no plugin) downloaded; never sniffed, never cached.
  */
 export function sendStoredFile(reply: FastifyReply, file: { contentType: string; bytes: Buffer; name: string }): FastifyReply {
   const disposition = file.contentType.startsWith('image/') ? 'inline' : 'attachment';

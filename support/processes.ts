@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Running the real `corridor` command in child processes (tests and benchmarks). */
+
+export const CORRIDOR_BIN = path.join(fileURLToPath(new URL('..', import.meta.url)), 'bin', 'corridor.js');
+
+/** A port free on the loopback address now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** This process's environment without anything that would configure Corridor. */
+export function corridorFreeEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(CORRIDOR_|DATABASE_URL$|TEST_DATABASE_URL$|REDIS_URL$|PORT$|HOST$|PUBLIC_BASE_URL$|LOG_LEVEL$)/.test(key)) continue;
+    env[key] = value;
+  }
+  return env;
+}
+
+/** Starts `corridor <args>` and resolves once `base/readyz` answers 200. */
+export async function startCorridor(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  base: string,
+  options: { nodeArgs?: string[]; readyTimeoutMs?: number } = {},
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CORRIDOR_BIN, ...args], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) return child;
+    } catch {
+      // not up yet
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`corridor ${args.join(' ')} did not become ready at ${base}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * A second `corridor start --role api` process on the same database as a test app (PostgreSQL):
+ * its base URL, and how to stop it.
+ */
+export async function secondApiProcess(env: Record<string, string>): Promise<{ base: string; stop: () => void }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = await startCorridor(['start', '--role', 'api'], { ...corridorFreeEnv(), ...env, PORT: String(port), HOST: '127.0.0.1' }, base);
+  return { base, stop: () => void child.kill('SIGTERM') };
+}
