@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
-import { Uuid } from '../../http/schemas.js';
+import { Uuid } from '../../lib/schemas.js';
 import { BalanceEntry } from '../ledger/ledger.schemas.js';
 import { adjustBalance } from './operator.service.js';
 

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
-import { AppError, fieldError, validationError, type FieldError } from '../../http/errors.js';
+import { DomainError, fieldError, isRefusal, validationError, type FieldError } from '../../lib/errors.js';
 import { claimKeys, decideClaim, keyProcessing, storeAnswers, type KeyedRequest, type StoredAnswer } from '../../http/idempotency.js';
 import { enqueueMany } from '../../jobs/queue.js';
 import { currencyInfo } from '../../lib/currencies.js';
@@ -56,7 +56,7 @@ export type PayoutView = ReturnType<typeof payoutData>;
 export type BatchRow = PayoutView | { error: string; clientRef: string };
 
 /** What a request is answered: one payout, a batch's rows in request order, or a refusal of the whole request. */
-export type SubmissionResult = { kind: 'created'; payout: PayoutView } | { kind: 'batch'; rows: BatchRow[] } | { kind: 'refused'; error: AppError };
+export type SubmissionResult = { kind: 'created'; payout: PayoutView } | { kind: 'batch'; rows: BatchRow[] } | { kind: 'refused'; error: DomainError };
 
 export interface PayoutSubmission {
   caller: PayoutCaller;
@@ -90,16 +90,16 @@ interface Prepared {
   metadata: Record<string, string> | null;
 }
 
-type Refused = { ok: false; error: AppError; fieldFormat: boolean };
+type Refused = { ok: false; error: DomainError; fieldFormat: boolean };
 type Ready = { ok: true; prepared: Prepared; newBeneficiary: BeneficiaryInput | undefined; dailyLimitMinor: bigint | undefined };
 type Checked = Ready | Refused;
 /** A row waiting for its saved beneficiary, read in the write transaction. */
 type AwaitingBeneficiary = { ok: 'saved'; id: string; finish: (found: BeneficiaryView | undefined) => Checked };
 
-const refused = (error: AppError, fieldFormat = false): Refused => ({ ok: false, error, fieldFormat });
-const refusal = (code: string): AppError => new AppError({ status: 400, code, message: code });
-export const duplicateClientRef = (): AppError => new AppError({ status: 400, message: 'Payout with this client reference already exists' });
-const insufficient = (): AppError => refusal('INSUFFICIENT_BALANCE');
+const refused = (error: DomainError, fieldFormat = false): Refused => ({ ok: false, error, fieldFormat });
+const refusal = (code: string): DomainError => new DomainError({ category: 'invalid_request', code, message: code });
+export const duplicateClientRef = (): DomainError => new DomainError({ category: 'invalid_request', message: 'Payout with this client reference already exists' });
+const insufficient = (): DomainError => refusal('INSUFFICIENT_BALANCE');
 
 // ---------------------------------------------------------------------------------------------
 // The checks of one row that need no I/O, in the spec's order
@@ -122,7 +122,7 @@ function checkBasics(rc: RowContext, body: Body): Refused | { ok: true; amountMi
   try {
     return { ok: true, amountMinor: parseAmount(body.amount, body.currency, 'amount') };
   } catch (err) {
-    if (!(err instanceof AppError)) throw err;
+    if (!(err instanceof DomainError)) throw err;
     return refused(err, true);
   }
 }
@@ -140,7 +140,7 @@ function wholeBeneficiaryRefusal(input: BeneficiaryInput): Refused | undefined {
     assertValidBeneficiary(input, { fieldPrefix: 'beneficiary.' });
     return undefined;
   } catch (err) {
-    if (!(err instanceof AppError)) throw err;
+    if (!(err instanceof DomainError)) throw err;
     return refused(err, (err.details ?? []).some(isFieldFormatError));
   }
 }
@@ -173,7 +173,7 @@ function checkWithRecipient(
   }
   const provider = check.provider;
   if (provider.route === 'crypto' && workspace.disabledCapabilities.includes('crypto_payouts')) {
-    return refused(new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: 'The crypto_payouts capability is not enabled for this workspace' }));
+    return refused(new DomainError({ category: 'permission', code: 'CAPABILITY_DISABLED', message: 'The crypto_payouts capability is not enabled for this workspace' }));
   }
   const sender = validateSender(body.senderInfo, provider, rc.originatorOnRecord);
   if (sender.errors.length) return refused(validationError(sender.errors));
@@ -231,7 +231,7 @@ interface Work {
   bodies: Body[];
   rows: (Checked | AwaitingBeneficiary)[];
   /** A refusal of the whole request decided before its batch (still answered under its key). */
-  early: AppError | undefined;
+  early: DomainError | undefined;
   /** The workspace's payout terms, parsed once for the request (absent with an early refusal). */
   terms: PayoutTerms | undefined;
 }
@@ -256,7 +256,7 @@ const prefixed = (errors: FieldError[], prefix: string): FieldError[] =>
   errors.map((e) => ({ ...e, field: `${prefix}${e.field}`, message: `${prefix}${e.message}` }));
 
 /** A request whose rows are all checked: refused whole (a single payout's refusal, a batch's field-format errors) or not. */
-function wholeRefusal(work: Work, rows: Checked[]): AppError | undefined {
+function wholeRefusal(work: Work, rows: Checked[]): DomainError | undefined {
   if (!work.batch) {
     const only = rows[0] as Checked;
     return only.ok ? undefined : only.error;
@@ -268,7 +268,7 @@ function wholeRefusal(work: Work, rows: Checked[]): AppError | undefined {
 // ---------------------------------------------------------------------------------------------
 // Deciding and writing rows against what is stored
 
-type Stored = { ok: true; payout: PayoutView } | { ok: false; error: AppError };
+type Stored = { ok: true; payout: PayoutView } | { ok: false; error: DomainError };
 
 interface Funding {
   currency: string;
@@ -285,8 +285,8 @@ async function fundFromQuote(tx: Tx, row: Ready, terms: PayoutTerms, holds: Hold
   return tx.savepoint(async (sp) => {
     const quote = await consumeQuote(sp, { workspaceId: p.workspaceId, accountId: p.accountId, quoteId: p.quoteId as string, intent: 'payout', usedBy: { type: 'payout', id: payoutId } });
     if (quote.toCurrency !== p.currency || quote.toAmountMinor !== p.amountMinor) {
-      throw new AppError({
-        status: 400,
+      throw new DomainError({
+        category: 'invalid_request',
         code: 'QUOTE_AMOUNT_MISMATCH',
         message: 'The quote is locked to another currency or amount than this payout',
         details: [{ field: 'quoteId', message: 'quoteId is locked to another currency or amount than this payout', code: 'QUOTE_AMOUNT_MISMATCH' }],
@@ -341,7 +341,7 @@ async function storeRows(ctx: AppContext, tx: Tx, planned: Planned[]): Promise<S
       try {
         funding = await fundFromQuote(tx, row, terms, holds, id);
       } catch (err) {
-        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        if (!isRefusal(err)) throw err;
         results.push({ ok: false, error: err });
         continue;
       }
@@ -437,7 +437,7 @@ async function runBatch(ctx: AppContext, tx: Tx, works: Work[]): Promise<Submiss
     seen.add(id);
     if (decided === undefined) return;
     aboutKey.add(i);
-    answers[i] = decided instanceof AppError ? { answer: (works[i] as Work).sub.render({ kind: 'refused', error: decided }), replayed: false } : { answer: decided, replayed: true };
+    answers[i] = decided instanceof DomainError ? { answer: (works[i] as Work).sub.render({ kind: 'refused', error: decided }), replayed: false } : { answer: decided, replayed: true };
   });
 
   // 2. The saved beneficiaries, in one statement, share-locked until commit; then the checks that need them.
@@ -508,13 +508,12 @@ export class PayoutService {
       queueMax: limits.payoutQueueMax,
       weightOf: (w) => Math.max(1, w.rows.length),
       onFull: () =>
-        new AppError({
-          status: 503,
+        new DomainError({
+          category: 'unavailable',
           code: 'SERVICE_BUSY',
           message: 'Too many payouts are waiting to be written; retry shortly with the same Idempotency-Key',
           retryable: true,
-          problem: true,
-          headers: { 'retry-after': '1' },
+          retryAfterSec: 1,
         }),
     });
   }
