@@ -13,7 +13,7 @@ import { sendAnswer, storeRefusal } from './http/idempotency.js';
 import { assertJsonShape, assertStorableInput, assertUtf8Charset, utf8Text } from './http/input-rules.js';
 import { addCodeSamples, docsDescription, swaggerUiBranding } from './http/docs.js';
 import { compileRequestValidator } from './http/validation.js';
-import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema } from './http/schemas.js';
+import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema } from './lib/schemas.js';
 import { newRequestId } from './lib/ids.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
 import { applicationRoutes } from './modules/applications/applications.routes.js';

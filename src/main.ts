@@ -4,7 +4,7 @@ import { start, type Role } from './cli/start.js';
 import { openContext } from './runtime.js';
 import { createWorkspace } from './modules/accounts/accounts.service.js';
 import { issueCredential } from './modules/auth/credentials.service.js';
-import { AppError } from './http/errors.js';
+import { DomainError } from './lib/errors.js';
 import { isUuid } from './lib/ids.js';
 import { migrate } from './db/migrate.js';
 import { CryptoBox } from './lib/crypto-box.js';
@@ -71,7 +71,7 @@ async function main(argv: string[]): Promise<void> {
       // The same issuing rule as the operator API and the pages: known scopes, an existing workspace.
       const issued = await ctx.db.tx((tx) => issueCredential(tx, ctx.box, workspaceId, { scopes })).catch(async (err: unknown) => {
         await ctx.db.close();
-        if (err instanceof AppError) fail(err.status === 404 ? `no workspace ${values.workspace}` : err.message);
+        if (err instanceof DomainError) fail(err.category === 'not_found' ? `no workspace ${values.workspace}` : err.message);
         throw err;
       });
       await ctx.db.close();

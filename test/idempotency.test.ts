@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advisoryKey } from '../src/db/db.js';
-import { fieldError } from '../src/http/errors.js';
+import { fieldError } from '../src/lib/errors.js';
 import { deleteExpiredIdempotencyKeys, keyName, runIdempotent } from '../src/http/idempotency.js';
 import { jobHandlers } from '../src/jobs/index.js';
 import type { Job } from '../src/jobs/queue.js';

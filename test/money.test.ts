@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../src/http/errors.js';
+import { AppError, toAppError } from '../src/http/errors.js';
+import { DomainError } from '../src/lib/errors.js';
 import { AssertionError } from '../src/lib/assert.js';
 import { CURRENCY_CODES } from '../src/lib/currencies.js';
 import {
@@ -27,7 +28,7 @@ import {
   toScale,
 } from '../src/lib/money.js';
 
-/** The 400 a call throws, checked to be a validation error naming `field`. */
+/** The 400 a call throws (a domain refusal, answered 400), checked to be a validation error naming `field`. */
 function refusal(call: () => unknown, field: string): AppError {
   let thrown: unknown;
   try {
@@ -35,8 +36,8 @@ function refusal(call: () => unknown, field: string): AppError {
   } catch (err) {
     thrown = err;
   }
-  expect(thrown).toBeInstanceOf(AppError);
-  const err = thrown as AppError;
+  expect(thrown).toBeInstanceOf(DomainError);
+  const err = toAppError(thrown);
   expect(err.status).toBe(400);
   expect(err.details).toHaveLength(1);
   expect(err.details?.[0]?.field).toBe(field);

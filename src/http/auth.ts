@@ -7,7 +7,8 @@ import { hasScope, type Capability, type Scope } from '../modules/auth/scopes.js
 import { findOperatorKey } from '../modules/operator/operator.service.js';
 import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore } from './auth-failures.js';
 import { CredentialCache } from './credential-cache.js';
-import { AppError, forbidden, unauthorized } from './errors.js';
+import { AppError, unauthorized } from './errors.js';
+import { forbidden } from '../lib/errors.js';
 
 /** Who is calling and which account the call acts on. */
 export interface AuthContext {

@@ -2,24 +2,12 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { ERROR_DETAILS_MAX } from '../config.js';
 import { isConnectionError } from '../db/db.js';
+import { DomainError, fieldError, validationError, type ErrorCategory, type FieldError } from '../lib/errors.js';
 
-/** One failing field of a validation error. */
-export interface FieldError {
-  field: string;
-  message: string;
-  code?: string;
-  value?: unknown;
-}
+export type { FieldError } from '../lib/errors.js';
 
-export type ErrorCategory =
-  | 'invalid_request'
-  | 'authentication'
-  | 'permission'
-  | 'not_found'
-  | 'conflict'
-  | 'rate_limit'
-  | 'provider'
-  | 'internal';
+/** The `category` an error body carries (the spec's problem-details vocabulary). */
+export type WireCategory = 'invalid_request' | 'authentication' | 'permission' | 'not_found' | 'conflict' | 'rate_limit' | 'provider' | 'internal';
 
 export interface AppErrorOptions {
   status: number;
@@ -29,7 +17,6 @@ export interface AppErrorOptions {
   message?: string | undefined;
   details?: FieldError[] | undefined;
   retryable?: boolean | undefined;
-  category?: ErrorCategory | undefined;
   /** Always answer with problem details whatever the route (Idempotency-Key errors). */
   problem?: boolean | undefined;
   /** A 401 answered with only `statusCode` and `message`. */
@@ -37,43 +24,88 @@ export interface AppErrorOptions {
   headers?: Record<string, string> | undefined;
 }
 
-/** An expected refusal: a value with a stable code, mapped to the spec's shapes in one place. */
-export class AppError extends Error {
+/** The status each category of refusal is answered with. */
+const STATUS_BY_CATEGORY: Record<ErrorCategory, number> = {
+  invalid_request: 400,
+  unprocessable: 422,
+  too_large: 413,
+  unsupported_type: 415,
+  authentication: 401,
+  permission: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limit: 429,
+  unavailable: 503,
+  provider: 502,
+  internal: 500,
+};
+
+function categoryOfStatus(status: number): ErrorCategory {
+  const found = (Object.entries(STATUS_BY_CATEGORY) as [ErrorCategory, number][]).find(([, s]) => s === status);
+  if (found) return found[0];
+  if (status >= 500) return status === 504 ? 'provider' : 'internal';
+  return 'invalid_request';
+}
+
+const WIRE_CATEGORY: Record<ErrorCategory, WireCategory> = {
+  invalid_request: 'invalid_request',
+  unprocessable: 'invalid_request',
+  too_large: 'invalid_request',
+  unsupported_type: 'invalid_request',
+  authentication: 'authentication',
+  permission: 'permission',
+  not_found: 'not_found',
+  conflict: 'conflict',
+  rate_limit: 'rate_limit',
+  unavailable: 'provider',
+  provider: 'provider',
+  internal: 'internal',
+};
+
+/**
+ * A refusal as HTTP answers it: a domain error with its status, and how it is sent. Only the HTTP
+ * layer makes these; rules throw DomainError, mapped here by `toAppError`.
+ */
+export class AppError extends DomainError {
   readonly status: number;
-  readonly code: string | undefined;
-  readonly details: FieldError[] | undefined;
-  readonly retryable: boolean | undefined;
-  readonly category: ErrorCategory | undefined;
   readonly problem: boolean;
   readonly bare: boolean;
   readonly headers: Record<string, string> | undefined;
 
   constructor(options: AppErrorOptions) {
-    super(options.message ?? options.code ?? STATUS_CODES[options.status] ?? 'Error');
+    super({
+      category: categoryOfStatus(options.status),
+      code: options.code,
+      message: options.message ?? options.code ?? STATUS_CODES[options.status] ?? 'Error',
+      details: options.details,
+      retryable: options.retryable,
+    });
     this.name = 'AppError';
     this.status = options.status;
-    this.code = options.code;
-    this.details = options.details;
-    this.retryable = options.retryable;
-    this.category = options.category;
     this.problem = options.problem ?? false;
     this.bare = options.bare ?? false;
     this.headers = options.headers;
   }
 }
 
-export const validationError = (details: FieldError[]): AppError =>
-  new AppError({ status: 400, message: details.map((d) => d.message).join('; '), details });
+/** A domain refusal as HTTP answers it: its category's status, and Retry-After when it says when to retry. */
+function fromDomain(err: DomainError): AppError {
+  const status = STATUS_BY_CATEGORY[err.category];
+  const error = new AppError({
+    status,
+    code: err.code,
+    message: err.message,
+    details: err.details,
+    retryable: err.retryable,
+    problem: status >= 500,
+    headers: err.retryAfterSec === undefined ? undefined : { 'retry-after': String(err.retryAfterSec) },
+  });
+  error.stack = err.stack;
+  return error;
+}
 
-export const fieldError = (field: string, message: string, code?: string): AppError =>
-  validationError([{ field, message, ...(code ? { code } : {}) }]);
-
-export const notFound = (what = 'Resource'): AppError =>
-  new AppError({ status: 404, code: 'NOT_FOUND', message: `${what} not found` });
-
-export const forbidden = (code: string, message?: string): AppError => new AppError({ status: 403, code, message });
-
-export const conflict = (code: string, message?: string): AppError => new AppError({ status: 409, code, message });
+/** A thrown refusal (a rule's or the HTTP layer's) as HTTP answers it; undefined for anything else (a failure). */
+export const asHttpRefusal = (err: unknown): AppError | undefined => (err instanceof DomainError ? toAppError(err) : undefined);
 
 export const unauthorized = (message = 'Unauthorized'): AppError => new AppError({ status: 401, message, bare: true });
 
@@ -84,22 +116,6 @@ const PROBLEM_ROUTES =
 export function usesProblemDetails(url: string): boolean {
   return PROBLEM_ROUTES.test(url);
 }
-
-const CATEGORY_BY_STATUS: Record<number, ErrorCategory> = {
-  400: 'invalid_request',
-  401: 'authentication',
-  403: 'permission',
-  404: 'not_found',
-  405: 'invalid_request',
-  409: 'conflict',
-  413: 'invalid_request',
-  415: 'invalid_request',
-  422: 'invalid_request',
-  429: 'rate_limit',
-  502: 'provider',
-  503: 'provider',
-  504: 'provider',
-};
 
 const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
 
@@ -137,7 +153,8 @@ function boundedDetails(err: AppError): { message: string; details: FieldError[]
 }
 
 /** The one place an error becomes one of the spec's three body shapes. */
-export function renderError(err: AppError, req: FastifyRequest): RenderedError {
+export function renderError(error: DomainError, req: FastifyRequest): RenderedError {
+  const err = toAppError(error);
   const headers = { ...(err.headers ?? {}) };
   const path = clip(req.url);
   const { message, details, omitted } = boundedDetails(err);
@@ -156,7 +173,7 @@ export function renderError(err: AppError, req: FastifyRequest): RenderedError {
       status: err.status,
       code,
       detail: message,
-      category: err.category ?? CATEGORY_BY_STATUS[err.status] ?? 'internal',
+      category: WIRE_CATEGORY[err.category],
       retryable,
       request_id: String(req.id),
     };
@@ -265,23 +282,24 @@ function byteSize(bytes: number): string {
  */
 export function toAppError(err: unknown, options: { unavailableRetryAfterSec?: number; bodyLimit?: number | undefined } = {}): AppError {
   if (err instanceof AppError) return err;
+  if (err instanceof DomainError) return fromDomain(err);
   if (isConnectionError(err)) return serviceUnavailable(options.unavailableRetryAfterSec ?? 1);
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
-  if (fe.validation) return validationError(fieldErrorsFromValidation(fe.validation, fe.validationContext));
+  if (fe.validation) return fromDomain(validationError(fieldErrorsFromValidation(fe.validation, fe.validationContext)));
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError({ status: 413, code: 'PAYLOAD_TOO_LARGE', message: `Request body is larger than ${byteSize(options.bodyLimit ?? 1024 * 1024)}` });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return fieldError('body', 'body must be a JSON object');
+      return fromDomain(fieldError('body', 'body must be a JSON object'));
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return fieldError('body', 'body is not valid JSON');
+      return fromDomain(fieldError('body', 'body is not valid JSON'));
     default:
       break;
   }
   if (fe instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message))) {
-    return fieldError('body', 'body is not valid JSON');
+    return fromDomain(fieldError('body', 'body is not valid JSON'));
   }
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new AppError({ status: fe.statusCode, message: STATUS_CODES[fe.statusCode] ?? 'Bad Request' });

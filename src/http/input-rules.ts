@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyRequest } from 'fastify';
-import { AppError, fieldError } from './errors.js';
+import { AppError } from './errors.js';
+import { fieldError } from '../lib/errors.js';
 
 /**
  * What every request's input must be before any route sees it, whatever the route (issue 14.5):

@@ -10,7 +10,7 @@
  * - Conversions have one rounding rule, CONVERSION_ROUNDING: toward zero at the target currency's
  *   scale, so a conversion never delivers more than the rate allows.
  */
-import { fieldError } from '../http/errors.js';
+import { fieldError } from '../lib/errors.js';
 import { AssertionError, assert } from './assert.js';
 import { currencyInfo } from './currencies.js';
 

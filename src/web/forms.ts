@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Tx } from '../db/db.js';
-import { AppError, fieldError, type FieldError } from '../http/errors.js';
+import { AppError, asHttpRefusal } from '../http/errors.js';
+import { fieldError, type FieldError } from '../lib/errors.js';
 import { answerOnce, formIdempotencyOf, keyProcessing, type KeyedRequest } from '../http/idempotency.js';
 import type { WebSession } from '../modules/users/sessions.service.js';
 
@@ -30,10 +31,11 @@ export function formOptional(req: FastifyRequest, name: string, maxLength?: numb
 
 /** The field errors of a refusal, by field name (to show beside each input), and its message. */
 export function formErrors(err: unknown): { message: string; fields: Record<string, string> } | undefined {
-  if (!(err instanceof AppError) || err.status >= 500 || err.status === 401 || err.status === 429) return undefined;
+  const refused = asHttpRefusal(err);
+  if (!refused || refused.status >= 500 || refused.status === 401 || refused.status === 429) return undefined;
   const fields: Record<string, string> = {};
-  for (const d of (err.details ?? []) as FieldError[]) fields[d.field] ??= d.message;
-  return { message: err.message, fields };
+  for (const d of (refused.details ?? []) as FieldError[]) fields[d.field] ??= d.message;
+  return { message: refused.message, fields };
 }
 
 /** A query parameter as one string. */
@@ -77,8 +79,9 @@ export interface Refusal {
  */
 export function refusalOf(err: unknown): Refusal {
   const errors = formErrors(err);
-  if (!errors || !(err instanceof AppError) || err.status === 404) throw err;
-  return { status: err.status, ...errors };
+  const refused = asHttpRefusal(err);
+  if (!errors || !refused || refused.status === 404) throw err;
+  return { status: refused.status, ...errors };
 }
 
 /** Runs a change through its service: done, or refused (nothing changed: the service refused before writing, or its transaction rolled back). */

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, fieldError } from '../http/errors.js';
+import { AppError, asHttpRefusal } from '../http/errors.js';
+import { fieldError } from '../lib/errors.js';
 import { totpUri } from '../lib/totp.js';
 import * as users from '../modules/users/users.service.js';
 import { field, notice, postForm, facts } from './components.js';
@@ -38,7 +39,8 @@ const secondFactorKey = (userId: string): string => `signin:second-factor:${user
 
 /** A refused attempt: a rate limit says so (with Retry-After), anything else gets the one generic answer. */
 function refusal(err: unknown): { status: number; message: string; headers: Record<string, string> } {
-  if (err instanceof AppError && err.status === 429) return { status: 429, message: 'Too many attempts. Wait a few minutes and try again.', headers: err.headers ?? {} };
+  const refused = asHttpRefusal(err);
+  if (refused?.status === 429) return { status: 429, message: 'Too many attempts. Wait a few minutes and try again.', headers: refused.headers ?? {} };
   return { status: 401, message: GENERIC_SIGN_IN_FAILURE, headers: {} };
 }
 

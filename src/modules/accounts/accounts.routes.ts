@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
-import { IdParams, PageQuery } from '../../http/schemas.js';
+import { IdParams, PageQuery } from '../../lib/schemas.js';
 import { AccountPage, AccountSchema, CreateAccountBody } from './accounts.schemas.js';
 import * as accounts from './accounts.service.js';
 import type { Static } from 'typebox';

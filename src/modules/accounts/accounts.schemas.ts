@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Country, Page, Timestamp, Uuid } from '../../http/schemas.js';
+import { Country, Page, Timestamp, Uuid } from '../../lib/schemas.js';
 
 export const AccountSchema = Type.Object(
   {

@@ -1,6 +1,6 @@
 import type { Sql, Tx } from '../../db/db.js';
-import { conflict, notFound } from '../../http/errors.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { conflict, notFound } from '../../lib/errors.js';
+import { paginate, type PageRequest } from '../../db/pagination.js';
 import { DEFAULT_CURRENCIES } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
 import { hasBusinessIdentity } from '../corridors/index.js';

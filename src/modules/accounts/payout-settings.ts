@@ -1,4 +1,4 @@
-import { validationError, type FieldError } from '../../http/errors.js';
+import { validationError, type FieldError } from '../../lib/errors.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { parseAmount } from '../../lib/money.js';
 

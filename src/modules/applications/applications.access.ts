@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/db.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import * as repo from './applications.repository.js';
 import type { ApplicationRow, Scope } from './applications.repository.js';

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
-import { paginate, type PageRequest, type PageResult } from '../../http/pagination.js';
+import { paginate, type PageRequest, type PageResult } from '../../db/pagination.js';
 import type { ApplicationStatus, ApplicationType, DocumentType, RiskLevel, ScreeningStatus, Section } from './applications.transitions.js';
 
 /** All SQL of the applications module. `data` columns hold sealed JSON (lib/crypto-box). */

@@ -1,4 +1,4 @@
-import type { FieldError } from '../../http/errors.js';
+import type { FieldError } from '../../lib/errors.js';
 import { isPastDate } from '../corridors/sender-validation.js';
 import type { ApplicationType, DocumentType, RiskLevel, ScreeningStatus, Section } from './applications.transitions.js';
 

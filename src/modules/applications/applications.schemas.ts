@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { Country, Nullable, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Country, Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { UPLOAD_CONTENT_TYPES } from '../storage/uploads.service.js';
 import { APPLICATION_STATUSES, APPLICATION_TYPES, DOCUMENT_TYPES, RISK_LEVELS, SCREENING_STATUSES, SECTIONS } from './applications.transitions.js';
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
-import { AppError, conflict, fieldError, notFound, validationError, type FieldError } from '../../http/errors.js';
-import type { PageRequest } from '../../http/pagination.js';
+import { DomainError, conflict, fieldError, notFound, validationError, type FieldError } from '../../lib/errors.js';
+import type { PageRequest } from '../../db/pagination.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { newId } from '../../lib/ids.js';
 import { recordBusinessIdentity } from '../accounts/accounts.service.js';
@@ -212,7 +212,7 @@ export async function submitApplication(ctx: AppContext, tx: Tx, scope: Scope, i
   const data = openData(ctx.box, row);
   const missing = await missingForSubmit(ctx, tx, row, data);
   if (missing.length) {
-    throw new AppError({ status: 422, code: 'APPLICATION_INCOMPLETE', message: `The application cannot be submitted: ${missing.length} item(s) missing`, details: missing });
+    throw new DomainError({ category: 'unprocessable', code: 'APPLICATION_INCOMPLETE', message: `The application cannot be submitted: ${missing.length} item(s) missing`, details: missing });
   }
   // Sandbox screening lands before the move, so the application.under_review event carries its outcome.
   const screened = ctx.config.env === 'sandbox' ? await repo.setScreening(tx, row.id, simulatedScreening(screenedName(row.application_type, data))) : row;

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
-import { conflict, fieldError, notFound } from '../../http/errors.js';
+import { conflict, fieldError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Storage } from '../storage/storage.js';
 import { findUpload, issueUpload, type IssuedUpload, type UploadContentType } from '../storage/uploads.service.js';

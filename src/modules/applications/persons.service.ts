@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
-import { conflict, notFound, validationError, type FieldError } from '../../http/errors.js';
+import { conflict, notFound, validationError, type FieldError } from '../../lib/errors.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { newId } from '../../lib/ids.js';
 import * as repo from './applications.repository.js';

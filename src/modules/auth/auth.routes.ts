@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
-import { Page, PageQuery, Uuid } from '../../http/schemas.js';
+import { Page, PageQuery, Uuid } from '../../lib/schemas.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { ApiKeySchema } from './credentials.schemas.js';
 import { authenticateClient, credentialData, listCredentials, updateScopes } from './credentials.service.js';

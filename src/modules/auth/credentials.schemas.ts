@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Timestamp, Uuid } from '../../http/schemas.js';
+import { Timestamp, Uuid } from '../../lib/schemas.js';
 import { ROTATION_GRACE_SECONDS_MAX } from './credentials.service.js';
 
 /** A credential as listed (GET /v1/api-keys, GET /operator/v1/workspaces/{id}/credentials): never its secret. */

@@ -1,7 +1,7 @@
 import type { Sql, Tx } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
-import { conflict, fieldError, forbidden, notFound, validationError } from '../../http/errors.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { conflict, fieldError, forbidden, notFound, validationError } from '../../lib/errors.js';
+import { paginate, type PageRequest } from '../../db/pagination.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { DUMMY_SECRET_HASH, hashSecret, isCurrentHash, randomSecret, verifySecret, type SecretDigestKey } from '../../lib/secrets.js';
 import { getWorkspace } from '../accounts/accounts.service.js';

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
-import { paginate, type PageRequest, type PageResult } from '../../http/pagination.js';
+import { paginate, type PageRequest, type PageResult } from '../../db/pagination.js';
 
 /**
  * All SQL of the beneficiaries module. A beneficiary's personal fields (`personal_data`) and an

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
-import { IdParams } from '../../http/schemas.js';
+import { IdParams } from '../../lib/schemas.js';
 import {
   BeneficiaryPage,
   BeneficiarySchema,

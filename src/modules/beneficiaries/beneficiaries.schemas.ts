@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Country, Nullable, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Country, Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { ACCOUNT_TYPES } from '../corridors/catalog.js';
 
 /** Named limits of this module. */

@@ -1,8 +1,8 @@
 import { isUuid } from '../../lib/ids.js';
 import type { Static } from 'typebox';
 import type { Sql, Tx } from '../../db/db.js';
-import { conflict, notFound, validationError, type FieldError } from '../../http/errors.js';
-import type { PageRequest } from '../../http/pagination.js';
+import { conflict, notFound, validationError, type FieldError } from '../../lib/errors.js';
+import type { PageRequest } from '../../db/pagination.js';
 import { assert } from '../../lib/assert.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { newId } from '../../lib/ids.js';

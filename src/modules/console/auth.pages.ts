@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateOperatorKey } from '../../http/auth.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, asHttpRefusal } from '../../http/errors.js';
 import { field, notice, postForm } from '../../web/components.js';
 import { formText, safeNext } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
@@ -44,10 +44,11 @@ export function consoleAuthPages(app: FastifyInstance, web: Web): void {
       await startSession(web, req, reply, { area: 'console', operatorKeyId: keyId });
       return seeOther(reply, next);
     } catch (err) {
-      if (!(err instanceof AppError) || (err.status !== 401 && err.status !== 429)) throw err;
-      for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
-      const message = err.status === 429 ? 'Too many attempts. Wait a few minutes and try again.' : err.message;
-      return sendPage(web, req, reply, { title: 'Operator console', status: err.status, body: signInForm(req, 'console', { next }, (r, n) => keyForm(r, n, message)) });
+      const refused = asHttpRefusal(err);
+      if (!refused || (refused.status !== 401 && refused.status !== 429)) throw err;
+      for (const [k, v] of Object.entries(refused.headers ?? {})) reply.header(k, v);
+      const message = refused.status === 429 ? 'Too many attempts. Wait a few minutes and try again.' : refused.message;
+      return sendPage(web, req, reply, { title: 'Operator console', status: refused.status, body: signInForm(req, 'console', { next }, (r, n) => keyForm(r, n, message)) });
     }
   });
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type, type TObject } from 'typebox';
-import { Uuid } from '../../http/schemas.js';
+import { Uuid } from '../../lib/schemas.js';
 import { isUuid } from '../../lib/ids.js';
 import { notice } from '../../web/components.js';
 import type { Refusal } from '../../web/forms.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { fieldError } from '../../http/errors.js';
-import { Uuid } from '../../http/schemas.js';
+import { fieldError } from '../../lib/errors.js';
+import { Uuid } from '../../lib/schemas.js';
 import { field, link, pager, postForm, status, table, when } from '../../web/components.js';
 import type { Tx } from '../../db/db.js';
 import { changeOnce, formList, formOptional, formText, queryText } from '../../web/forms.js';

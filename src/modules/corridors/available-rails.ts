@@ -5,7 +5,7 @@
  * beneficiary is not active, the currency is not enabled for the workspace, or payouts (crypto payouts
  * for a crypto account) are switched off.
  */
-import type { FieldError } from '../../http/errors.js';
+import type { FieldError } from '../../lib/errors.js';
 import { CATALOG, ROUTES, type Provider, type Route } from './catalog.js';
 import { amountBounds, isAutoRouted, selectProvider } from './providers.js';
 import { checkRecipient, type Recipient, type RecipientAccount } from './recipient-validation.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Uuid } from '../../http/schemas.js';
+import { Uuid } from '../../lib/schemas.js';
 import { RECIPIENT_FIELDS, ROUTES, SENDER_INFO_KEYS } from './catalog.js';
 
 const literals = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) => Type.Union(values.map((v) => Type.Literal(v)), options);

@@ -6,7 +6,7 @@
  * nothing for a beneficiary) and carries the spec's code in `code`, except the field-format entry of
  * account-object rules (Nigerian bankCode/crAccount), which has none.
  */
-import type { FieldError } from '../../http/errors.js';
+import type { FieldError } from '../../lib/errors.js';
 import {
   CRYPTO_NETWORKS,
   MOBILE_MONEY_NETWORKS,

@@ -13,7 +13,7 @@
  * - `name`, `country` and `accounts` are never listed; a business is never asked for `dateOfBirth`;
  *   an individual on a crypto rail must give it while Travel Rule screening is on.
  */
-import { AppError } from '../../http/errors.js';
+import { DomainError } from '../../lib/errors.js';
 import {
   CATALOG,
   RECIPIENT_FIELDS,
@@ -55,7 +55,7 @@ export interface PayoutRequirements {
   sender: Record<SenderType, SenderFields> & { senderInfoRequired: boolean };
 }
 
-const noProvider = (detail: string): AppError => new AppError({ status: 404, code: 'CORRIDOR_NOT_FOUND', message: detail });
+const noProvider = (detail: string): DomainError => new DomainError({ category: 'not_found', code: 'CORRIDOR_NOT_FOUND', message: detail });
 
 /** The providers the answer is drawn from, or the 404 of the spec's four "no provider" cases. */
 export function providersFor(query: RequirementsQuery, catalog: readonly Provider[] = CATALOG): Provider[] {

@@ -4,7 +4,7 @@
  * ORIGINATOR_NOT_ON_RECORD. Keys outside the provider's lists are dropped from the stored identity;
  * `dateOfBirth` on a business sender is refused outright.
  */
-import type { FieldError } from '../../http/errors.js';
+import type { FieldError } from '../../lib/errors.js';
 import {
   FUND_ORIGINS,
   SENDER_GENDERS,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { IdParams } from '../../http/schemas.js';
+import { IdParams } from '../../lib/schemas.js';
 import { facts, filterForm, link, pager, section, select, status, table, when } from '../../web/components.js';
 import { queryChoice, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { fieldError } from '../../http/errors.js';
+import { fieldError } from '../../lib/errors.js';
 import { checkboxes, facts, field, link, notice, pager, postForm, secretOnce, section, select, status, table, when } from '../../web/components.js';
 import { formList, formOptional, formText, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { FieldError } from '../../http/errors.js';
+import type { FieldError } from '../../lib/errors.js';
 import { facts, notice, pager, postForm, select, status, textarea, when } from '../../web/components.js';
 import { queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';

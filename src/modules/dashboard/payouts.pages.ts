@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { assertCapability } from '../../http/auth.js';
-import { AppError } from '../../http/errors.js';
-import { IdParams } from '../../http/schemas.js';
+import { DomainError } from '../../lib/errors.js';
+import { IdParams } from '../../lib/schemas.js';
 import { facts, field, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
 import { queryChoice, queryDay, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
@@ -41,7 +41,7 @@ async function beneficiaryFact(web: Web, workspaceId: string, payout: PayoutView
   if (!payout.beneficiaryId) return null;
   // A beneficiary removed since (retention) leaves its id on the payout.
   const beneficiary = await getBeneficiary(web.ctx.db, web.ctx.box, workspaceId, payout.beneficiaryId).catch((err: unknown) => {
-    if (err instanceof AppError && err.status === 404) return undefined;
+    if (err instanceof DomainError && err.category === 'not_found') return undefined;
     throw err;
   });
   const label = beneficiary ? `${beneficiary.name} (${beneficiary.country})` : payout.beneficiaryId;

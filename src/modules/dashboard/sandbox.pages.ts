@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { assertCapability, type AuthContext } from '../../http/auth.js';
-import { fieldError } from '../../http/errors.js';
-import { Uuid } from '../../http/schemas.js';
+import { fieldError } from '../../lib/errors.js';
+import { Uuid } from '../../lib/schemas.js';
 import { isUuid } from '../../lib/ids.js';
 import { field, link, notice, postForm, section, select } from '../../web/components.js';
 import { formOptional, formText } from '../../web/forms.js';

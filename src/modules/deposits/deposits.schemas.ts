@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { AMOUNT_PATTERN } from '../../lib/money.js';
 import { DEPOSIT_RAILS, DEPOSIT_STATUSES } from './deposits.transitions.js';
 

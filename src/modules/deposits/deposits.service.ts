@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql, Tx } from '../../db/db.js';
-import { conflict, fieldError, notFound } from '../../http/errors.js';
-import { listFilters, paginate, type PageRequest } from '../../http/pagination.js';
+import { conflict, fieldError, notFound } from '../../lib/errors.js';
+import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import { assert } from '../../lib/assert.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { formatAmount, minAmount, parseAmount } from '../../lib/money.js';

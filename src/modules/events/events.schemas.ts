@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 
 export const EventId = Type.String({ pattern: '^evt_[A-Za-z0-9_-]{1,64}$', description: 'Event id, prefix evt_' });
 

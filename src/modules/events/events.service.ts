@@ -1,6 +1,6 @@
 import type { Sql, Tx } from '../../db/db.js';
-import { notFound } from '../../http/errors.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { notFound } from '../../lib/errors.js';
+import { paginate, type PageRequest } from '../../db/pagination.js';
 import { newEventId } from '../../lib/ids.js';
 import { eventColumns, eventsAboutObject, findEvent, type EventRow } from './events.repository.js';
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { DomainError } from '../../lib/errors.js';
 import { eventsAfter, type StreamCursor, type StreamEventRow } from './events.repository.js';
 
 /** The NOTIFY channel of 0012_events_stream.sql; the payload is the workspace id. */
@@ -61,12 +61,12 @@ export class EventStreams {
     const max = this.ctx.config.limits.eventStreamsPerWorkspaceMax;
     const set = this.byWorkspace.get(workspaceId) ?? new Set<Subscriber>();
     if (this.stopped || set.size >= max) {
-      throw new AppError({
-        status: 429,
+      throw new DomainError({
+        category: 'rate_limit',
         code: 'EVENT_STREAMS_EXCEEDED',
         message: `At most ${max} event streams may be open per workspace`,
         retryable: true,
-        headers: { 'retry-after': '5' },
+        retryAfterSec: 5,
       });
     }
     const sub: Subscriber = { workspaceId, cursor, filter, sink, pumping: false, again: false, closed: false, lookAgain: false };

@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { routeWithLegacyAlias } from '../../http/legacy.js';
-import { IdParams } from '../../http/schemas.js';
+import { IdParams } from '../../lib/schemas.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
 import { ConversionSchema, CreateConversionBody, CreateQuoteBody, QuoteSchema, RatesQuery, RatesResponse } from './fx.schemas.js';
 import * as fx from './fx.service.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
+import { Nullable, Timestamp, Uuid } from '../../lib/schemas.js';
 import { AMOUNT_PATTERN, RATE_PATTERN } from '../../lib/money.js';
 
 const CurrencyCode = (description: string) =>

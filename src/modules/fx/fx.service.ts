@@ -1,5 +1,5 @@
 import type { Sql, Tx } from '../../db/db.js';
-import { AppError, conflict, fieldError, notFound, validationError } from '../../http/errors.js';
+import { DomainError, conflict, fieldError, notFound, validationError } from '../../lib/errors.js';
 import { assert } from '../../lib/assert.js';
 import { CURRENCY_CODES, currencyInfo } from '../../lib/currencies.js';
 import { isUuid, newId } from '../../lib/ids.js';
@@ -173,7 +173,7 @@ export async function createQuote(tx: Tx, deps: FxPricing & { quoteLifetimeMs: n
   });
 }
 
-const quoteNotFound = (): AppError => notFound('Quote');
+const quoteNotFound = (): DomainError => notFound('Quote');
 
 export async function getQuote(sql: Sql, scope: { workspaceId: string; accountId: string }, id: string): Promise<QuoteRow> {
   const row = await repo.findQuote(sql, scope.workspaceId, scope.accountId, id);
@@ -204,8 +204,8 @@ export function quoteView(row: QuoteRow) {
 // Consuming a quote
 
 /** A quote's refusals: 400 with a stable code (in `message` too, the spec's convention for money movement). */
-const quoteRefusal = (code: 'QUOTE_EXPIRED' | 'QUOTE_ALREADY_USED' | 'QUOTE_INTENT_MISMATCH'): AppError =>
-  new AppError({ status: 400, code, message: code });
+const quoteRefusal = (code: 'QUOTE_EXPIRED' | 'QUOTE_ALREADY_USED' | 'QUOTE_INTENT_MISMATCH'): DomainError =>
+  new DomainError({ category: 'invalid_request', code, message: code });
 
 /** What the executor of a quote's intent moves: amounts in minor units. */
 export interface ConsumedQuote {
@@ -267,7 +267,7 @@ export function consumedQuote(row: QuoteRow): ConsumedQuote {
  * intent, in the order the refusals are checked: the refusal, or undefined when it can. The one
  * statement of a quote's rules: consumeQuote explains its refusals with it, and a payout plan decides with it.
  */
-export function quoteRefusalFor(quote: QuoteRow | undefined, intent: QuoteIntent): AppError | undefined {
+export function quoteRefusalFor(quote: QuoteRow | undefined, intent: QuoteIntent): DomainError | undefined {
   if (!quote) return quoteNotFound();
   if (quote.intent !== intent) return quoteRefusal('QUOTE_INTENT_MISMATCH');
   if (quote.status === 'used') return quoteRefusal('QUOTE_ALREADY_USED');

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/db.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../db/pagination.js';
 import { convert, formatAmount } from '../../lib/money.js';
 import type { RateSource } from '../fx/rates.js';
 import { balancesOf, type Balance } from './ledger.service.js';

@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/db.js';
-import { fieldError } from '../../http/errors.js';
+import { fieldError } from '../../lib/errors.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { parseAmount } from '../../lib/money.js';
 import { ledger, type SystemKind } from './ledger.service.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Page, Timestamp, Uuid } from '../../http/schemas.js';
+import { Page, Timestamp, Uuid } from '../../lib/schemas.js';
 
 const Decimal = (description: string) => Type.String({ description: `${description}; decimal string in major units`, examples: ['1250.00'] });
 

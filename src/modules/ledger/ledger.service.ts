@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Sql, Tx } from '../../db/db.js';
-import { AppError } from '../../http/errors.js';
+import { DomainError } from '../../lib/errors.js';
 import { assert } from '../../lib/assert.js';
 import { CURRENCY_CODES, currencyInfo } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
@@ -23,8 +23,8 @@ export interface TransferInput {
   description?: string | undefined;
 }
 
-export const insufficientBalance = (): AppError =>
-  new AppError({ status: 400, code: 'INSUFFICIENT_BALANCE', message: 'INSUFFICIENT_BALANCE' });
+export const insufficientBalance = (): DomainError =>
+  new DomainError({ category: 'invalid_request', code: 'INSUFFICIENT_BALANCE', message: 'INSUFFICIENT_BALANCE' });
 
 /** System accounts have ids derived from what they are, so every process agrees without a lookup. */
 export function systemAccountId(kind: SystemKind, code: string, currency: string): string {

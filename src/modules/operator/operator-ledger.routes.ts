@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
-import { Uuid } from '../../http/schemas.js';
+import { Uuid } from '../../lib/schemas.js';
 import { BalanceEntry } from '../ledger/ledger.schemas.js';
 import { adjustBalance } from './operator.service.js';
 

@@ -1,7 +1,7 @@
 import type { Sql, Tx } from '../../db/db.js';
-import { fieldError, notFound, validationError, type FieldError } from '../../http/errors.js';
+import { fieldError, notFound, validationError, type FieldError } from '../../lib/errors.js';
 import { storableText } from '../../http/input-rules.js';
-import { listFilters, paginate, type PageRequest } from '../../http/pagination.js';
+import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { parseSignedAmount } from '../../lib/money.js';

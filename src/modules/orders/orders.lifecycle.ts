@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
-import { conflict, fieldError, notFound } from '../../http/errors.js';
+import { conflict, fieldError, notFound } from '../../lib/errors.js';
 import { enqueue } from '../../jobs/queue.js';
 import { assert } from '../../lib/assert.js';
 import { isUuid } from '../../lib/ids.js';

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/db.js';
-import { notFound } from '../../http/errors.js';
-import { listFilters, paginate, type PageRequest } from '../../http/pagination.js';
+import { notFound } from '../../lib/errors.js';
+import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import { formatAmount } from '../../lib/money.js';
 import * as repo from './orders.repository.js';
 import type { OrderRow } from './orders.repository.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Page, Timestamp, Uuid } from '../../http/schemas.js';
+import { Nullable, Page, Timestamp, Uuid } from '../../lib/schemas.js';
 import { AMOUNT_PATTERN, RATE_PATTERN } from '../../lib/money.js';
 import { UPLOAD_CONTENT_TYPES } from '../storage/uploads.service.js';
 import { ORDER_STATUSES, SETTLEMENT_STATUSES } from './orders.transitions.js';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
-import { AppError, conflict, fieldError, notFound } from '../../http/errors.js';
+import { DomainError, conflict, fieldError, notFound } from '../../lib/errors.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { newId } from '../../lib/ids.js';
 import { payoutTerms } from '../accounts/payout-settings.js';
@@ -37,11 +37,11 @@ export interface CreateOrderInput {
 }
 
 /** The 422 of an order the balance cannot cover when settlement funding is unavailable (asked for the balance, or none configured): spec §Errors. */
-const insufficientBalance = (): AppError => new AppError({ status: 422, code: 'INSUFFICIENT_BALANCE', message: 'INSUFFICIENT_BALANCE' });
-const settlementUnavailable = (currency: string): AppError =>
-  new AppError({ status: 422, code: 'SETTLEMENT_UNAVAILABLE', message: `Settlement funding is not available for ${currency}: fund the order from the balance` });
-export const duplicateClientRef = (): AppError =>
-  new AppError({ status: 400, code: 'DUPLICATE_CLIENT_REF', message: 'Order with this client reference already exists' });
+const insufficientBalance = (): DomainError => new DomainError({ category: 'unprocessable', code: 'INSUFFICIENT_BALANCE', message: 'INSUFFICIENT_BALANCE' });
+const settlementUnavailable = (currency: string): DomainError =>
+  new DomainError({ category: 'unprocessable', code: 'SETTLEMENT_UNAVAILABLE', message: `Settlement funding is not available for ${currency}: fund the order from the balance` });
+export const duplicateClientRef = (): DomainError =>
+  new DomainError({ category: 'invalid_request', code: 'DUPLICATE_CLIENT_REF', message: 'Order with this client reference already exists' });
 
 /** The clearing rail a beneficiary delivery goes out on: its account in the bought currency decides. */
 async function deliveryOf(tx: Tx, box: CryptoBox, caller: OrderCaller, beneficiaryId: string, toCurrency: string): Promise<string> {
@@ -68,7 +68,7 @@ export async function createOrder(ctx: AppContext, tx: Tx, caller: OrderCaller, 
   const pair = checkPair({ rates: ctx.rates, spreadBps: ctx.config.fxSpreadBps }, { enabledCurrencies: caller.workspace.enabledCurrencies, fromCurrency: input.fromCurrency, toCurrency: input.toCurrency });
   const amounts = priceQuote(pair, input);
   const limit = payoutTerms(caller.workspace.settings).perTransactionMinor(input.fromCurrency);
-  if (limit !== undefined && amounts.fromAmountMinor > limit) throw new AppError({ status: 400, code: 'LIMIT_EXCEEDED', message: 'LIMIT_EXCEEDED' });
+  if (limit !== undefined && amounts.fromAmountMinor > limit) throw new DomainError({ category: 'invalid_request', code: 'LIMIT_EXCEEDED', message: 'LIMIT_EXCEEDED' });
   const deliveryRail = input.beneficiary ? await deliveryOf(tx, ctx.box, caller, input.beneficiary.id, input.toCurrency) : null;
   if (input.clientRef !== undefined && (await repo.lockAndFindClientRef(tx, caller.workspaceId, input.clientRef))) throw duplicateClientRef();
 

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound } from '../../lib/errors.js';
 import { assert } from '../../lib/assert.js';
 import { enqueue, type NewJob } from '../../jobs/queue.js';
 import { payoutProviderFor } from '../../providers/index.js';

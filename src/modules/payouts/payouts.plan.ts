@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { DomainError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PayoutTerms } from '../accounts/payout-settings.js';
 import type { BeneficiaryInput } from '../corridors/index.js';
@@ -56,19 +56,19 @@ export interface PlanSnapshot {
 /** A row's decision: refused with its error, or a payout to insert (queued, or failed for balance). */
 /** A payout as planned: its recipient and sender still open (they are sealed when the plan is written). */
 export type PlannedPayout = Omit<NewPayout, 'provider' | 'beneficiary' | 'sender'> & { beneficiary: Record<string, unknown>; sender: Record<string, unknown> | null };
-export type Decision = { ok: false; error: AppError } | { ok: true; insert: PlannedPayout; newBeneficiary: BeneficiaryInput | undefined };
+export type Decision = { ok: false; error: DomainError } | { ok: true; insert: PlannedPayout; newBeneficiary: BeneficiaryInput | undefined };
 
 export const dailyKey = (workspaceId: string, currency: string): string => `${workspaceId}:${currency}`;
 export const clientRefKey = (workspaceId: string, clientRef: string): string => `${workspaceId}:${clientRef}`;
 export const quoteKey = (accountId: string, quoteId: string): string => `${accountId}:${quoteId}`;
 
 /** A refusal whose code is its message too (the spec's convention for money movement). */
-export const refusal = (code: string): AppError => new AppError({ status: 400, code, message: code });
-export const duplicateClientRef = (): AppError => new AppError({ status: 400, message: 'Payout with this client reference already exists' });
-export const insufficient = (): AppError => refusal('INSUFFICIENT_BALANCE');
-const quoteAmountMismatch = (): AppError =>
-  new AppError({
-    status: 400,
+export const refusal = (code: string): DomainError => new DomainError({ category: 'invalid_request', code, message: code });
+export const duplicateClientRef = (): DomainError => new DomainError({ category: 'invalid_request', message: 'Payout with this client reference already exists' });
+export const insufficient = (): DomainError => refusal('INSUFFICIENT_BALANCE');
+const quoteAmountMismatch = (): DomainError =>
+  new DomainError({
+    category: 'invalid_request',
     code: 'QUOTE_AMOUNT_MISMATCH',
     message: 'The quote is locked to another currency or amount than this payout',
     details: [{ field: 'quoteId', message: 'quoteId is locked to another currency or amount than this payout', code: 'QUOTE_AMOUNT_MISMATCH' }],
@@ -93,11 +93,11 @@ interface Funding {
  * What a row is funded from: its own currency, or its quote's source side when the quote can be used
  * for this payout (the quote's rules, then its currency and amount against the payout's).
  */
-function fundingOf(p: Prepared, quotes: ReadonlyMap<string, QuoteRow>): Funding | { ok: false; error: AppError } {
+function fundingOf(p: Prepared, quotes: ReadonlyMap<string, QuoteRow>): Funding | { ok: false; error: DomainError } {
   if (!p.quoteId) return { ok: true, currency: p.currency, amountMinor: p.amountMinor, credit: { system: 'provider_clearing', code: p.route }, quote: undefined };
   const quote = quotes.get(quoteKey(p.accountId, p.quoteId));
   const error = quoteRefusalFor(quote, 'payout');
-  if (error || !quote) return { ok: false, error: error as AppError };
+  if (error || !quote) return { ok: false, error: error as DomainError };
   const q = consumedQuote(quote);
   if (q.toCurrency !== p.currency || q.toAmountMinor !== p.amountMinor) return { ok: false, error: quoteAmountMismatch() };
   return { ok: true, currency: q.fromCurrency, amountMinor: q.fromAmountMinor, credit: { system: 'fx_desk' }, quote };

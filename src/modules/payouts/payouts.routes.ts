@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, renderError } from '../../http/errors.js';
 import { idempotencyOf, runIdempotent, sendAnswer, type StoredAnswer } from '../../http/idempotency.js';
 import { IdempotentBatcher } from '../../http/idempotent-batcher.js';
-import { IdParams } from '../../http/schemas.js';
+import { IdParams } from '../../lib/schemas.js';
 import { moveAnyPayout, moveOwnPayout } from './payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from './payouts.read.js';
 import { OperatorPayoutListQuery, OperatorPayoutPage, PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Page, Timestamp, Uuid } from '../../http/schemas.js';
+import { Nullable, Page, Timestamp, Uuid } from '../../lib/schemas.js';
 import { AMOUNT_PATTERN } from '../../lib/money.js';
 import { PAYOUT_STATUSES } from './payouts.transitions.js';
 

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
-import { AppError, fieldError, validationError, type FieldError } from '../../http/errors.js';
+import { DomainError, fieldError, validationError, type FieldError } from '../../lib/errors.js';
 import { enqueueMany } from '../../jobs/queue.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { parseAmount } from '../../lib/money.js';
@@ -54,15 +54,15 @@ export type PayoutView = ReturnType<typeof payoutData>;
 export type BatchRow = PayoutView | { error: string; clientRef: string };
 
 /** What a request is answered: one payout, a batch's rows in request order, or a refusal of the whole request. */
-export type SubmissionResult = { kind: 'created'; payout: PayoutView } | { kind: 'batch'; rows: BatchRow[] } | { kind: 'refused'; error: AppError };
+export type SubmissionResult = { kind: 'created'; payout: PayoutView } | { kind: 'batch'; rows: BatchRow[] } | { kind: 'refused'; error: DomainError };
 
-type Refused = { ok: false; error: AppError; fieldFormat: boolean };
+type Refused = { ok: false; error: DomainError; fieldFormat: boolean };
 type Ready = { ok: true; prepared: Prepared; newBeneficiary: BeneficiaryInput | undefined; dailyLimitMinor: bigint | undefined };
 type Checked = Ready | Refused;
 /** A row waiting for its saved beneficiary, read in the write transaction. */
 type AwaitingBeneficiary = { ok: 'saved'; id: string; finish: (found: BeneficiaryView | undefined) => Checked };
 
-const refused = (error: AppError, fieldFormat = false): Refused => ({ ok: false, error, fieldFormat });
+const refused = (error: DomainError, fieldFormat = false): Refused => ({ ok: false, error, fieldFormat });
 
 // ---------------------------------------------------------------------------------------------
 // The checks of one row that need no I/O, in the spec's order
@@ -85,7 +85,7 @@ function checkBasics(rc: RowContext, body: Body): Refused | { ok: true; amountMi
   try {
     return { ok: true, amountMinor: parseAmount(body.amount, body.currency, 'amount') };
   } catch (err) {
-    if (!(err instanceof AppError)) throw err;
+    if (!(err instanceof DomainError)) throw err;
     return refused(err, true);
   }
 }
@@ -103,7 +103,7 @@ function wholeBeneficiaryRefusal(input: BeneficiaryInput): Refused | undefined {
     assertValidBeneficiary(input, { fieldPrefix: 'beneficiary.' });
     return undefined;
   } catch (err) {
-    if (!(err instanceof AppError)) throw err;
+    if (!(err instanceof DomainError)) throw err;
     return refused(err, (err.details ?? []).some(isFieldFormatError));
   }
 }
@@ -136,7 +136,7 @@ function checkWithRecipient(
   }
   const provider = check.provider;
   if (provider.route === 'crypto' && workspace.disabledCapabilities.includes('crypto_payouts')) {
-    return refused(new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: 'The crypto_payouts capability is not enabled for this workspace' }));
+    return refused(new DomainError({ category: 'permission', code: 'CAPABILITY_DISABLED', message: 'The crypto_payouts capability is not enabled for this workspace' }));
   }
   const sender = validateSender(body.senderInfo, provider, rc.originatorOnRecord);
   if (sender.errors.length) return refused(validationError(sender.errors));
@@ -195,7 +195,7 @@ export interface CheckedRequest {
   bodies: Body[];
   rows: (Checked | AwaitingBeneficiary)[];
   /** A refusal of the whole request decided before its group (still answered under its key). */
-  early: AppError | undefined;
+  early: DomainError | undefined;
   /** The workspace's payout terms, parsed once for the request (absent with an early refusal). */
   terms: PayoutTerms | undefined;
   /** What the request weighs in a group: its rows (at least 1). */
@@ -223,7 +223,7 @@ const prefixed = (errors: FieldError[], prefix: string): FieldError[] =>
   errors.map((e) => ({ ...e, field: `${prefix}${e.field}`, message: `${prefix}${e.message}` }));
 
 /** A request whose rows are all checked: refused whole (a single payout's refusal, a batch's field-format errors) or not. */
-function wholeRefusal(request: CheckedRequest, rows: Checked[]): AppError | undefined {
+function wholeRefusal(request: CheckedRequest, rows: Checked[]): DomainError | undefined {
   if (!request.batch) {
     const only = rows[0] as Checked;
     return only.ok ? undefined : only.error;
@@ -235,7 +235,7 @@ function wholeRefusal(request: CheckedRequest, rows: Checked[]): AppError | unde
 // ---------------------------------------------------------------------------------------------
 // Reading what the rows are decided against, and writing the plan
 
-type Stored = { ok: true; payout: PayoutView } | { ok: false; error: AppError };
+type Stored = { ok: true; payout: PayoutView } | { ok: false; error: DomainError };
 
 /**
  * What the plan decides against, read and locked until commit: the quotes the rows name (row locks),

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
-import { AppError, fieldError } from '../../http/errors.js';
+import { AppError } from '../../http/errors.js';
+import { fieldError } from '../../lib/errors.js';
 import type { Storage } from './storage.js';
 import { admitUpload, receiveUpload, type UploadUrl } from './uploads.service.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Config } from '../../config.js';
 import type { Db, Sql, Tx } from '../../db/db.js';
-import { AppError, conflict, fieldError } from '../../http/errors.js';
+import { DomainError, conflict, fieldError, type ErrorCategory } from '../../lib/errors.js';
 import * as repo from './uploads.repository.js';
 import type { UploadRow } from './uploads.repository.js';
 import type { Storage } from './storage.js';
@@ -19,9 +19,9 @@ export interface IssuedUpload {
   expiresAt: string;
 }
 
-const refusal = (status: number, code: string, message: string) => new AppError({ status, code, message });
+const refusal = (category: ErrorCategory, code: string, message: string) => new DomainError({ category, code, message });
 const sizeMismatch = (length: number, upload: Pick<UploadRow, 'content_length'>) =>
-  refusal(400, 'UPLOAD_SIZE_MISMATCH', `The upload is ${length} bytes; the URL was issued for ${upload.content_length} bytes (contentLength)`);
+  refusal('invalid_request', 'UPLOAD_SIZE_MISMATCH', `The upload is ${length} bytes; the URL was issued for ${upload.content_length} bytes (contentLength)`);
 
 /**
  * Opens an upload slot for one file of `contentLength` bytes and answers its signed, single-use URL
@@ -52,14 +52,14 @@ export async function issueUpload(
 }
 
 /** The content refusals of an upload's bytes against what was declared, or undefined when they fit. */
-export async function contentRefusal(upload: Pick<UploadRow, 'content_type' | 'content_length'>, bytes: Buffer): Promise<AppError | undefined> {
+export async function contentRefusal(upload: Pick<UploadRow, 'content_type' | 'content_length'>, bytes: Buffer): Promise<DomainError | undefined> {
   if (bytes.length !== Number(upload.content_length)) return sizeMismatch(bytes.length, upload);
   const sniffed = (await fileTypeFromBuffer(bytes))?.mime;
   if (!sniffed || !(UPLOAD_CONTENT_TYPES as readonly string[]).includes(sniffed)) {
-    return refusal(415, 'UPLOAD_TYPE_NOT_ALLOWED', `The file is ${sniffed ?? 'of an unrecognised type'}; only PDF, JPEG or PNG files are accepted`);
+    return refusal('unsupported_type', 'UPLOAD_TYPE_NOT_ALLOWED', `The file is ${sniffed ?? 'of an unrecognised type'}; only PDF, JPEG or PNG files are accepted`);
   }
   if (sniffed !== upload.content_type) {
-    return refusal(415, 'UPLOAD_TYPE_MISMATCH', `The file is ${sniffed}; the URL was issued for ${upload.content_type} (contentType)`);
+    return refusal('unsupported_type', 'UPLOAD_TYPE_MISMATCH', `The file is ${sniffed}; the URL was issued for ${upload.content_type} (contentType)`);
   }
   return undefined;
 }
@@ -77,13 +77,13 @@ export interface UploadUrl {
  */
 export async function admitUpload(db: Db, storage: Storage, config: Config, url: UploadUrl & { declaredLength?: number; nowMs?: number }): Promise<UploadRow> {
   if (!storage.verifyUploadSignature(url.key, url.expiresAtMs, url.signature)) {
-    throw refusal(403, 'UPLOAD_URL_INVALID', 'The upload URL is not one this service issued (signature mismatch)');
+    throw refusal('permission', 'UPLOAD_URL_INVALID', 'The upload URL is not one this service issued (signature mismatch)');
   }
   if ((url.nowMs ?? Date.now()) >= url.expiresAtMs) {
-    throw refusal(403, 'UPLOAD_URL_EXPIRED', `The upload URL has expired (URLs are valid ${Math.round(config.uploadUrlTtlMs / 1000)} s); request a new one`);
+    throw refusal('permission', 'UPLOAD_URL_EXPIRED', `The upload URL has expired (URLs are valid ${Math.round(config.uploadUrlTtlMs / 1000)} s); request a new one`);
   }
   const upload = await repo.findUpload(db, url.key);
-  if (!upload) throw refusal(403, 'UPLOAD_URL_INVALID', 'The upload URL is not one this service issued');
+  if (!upload) throw refusal('permission', 'UPLOAD_URL_INVALID', 'The upload URL is not one this service issued');
   if (upload.uploaded_at) throw conflict('UPLOAD_URL_USED', 'The upload URL was already used; request a new one to upload another file');
   if (url.declaredLength !== undefined && url.declaredLength !== Number(upload.content_length)) {
     throw sizeMismatch(url.declaredLength, upload);

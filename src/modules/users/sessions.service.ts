@@ -1,6 +1,6 @@
 import { maybeOne, type Sql } from '../../db/db.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { hashSecret, randomSecret, safeEqual } from '../../lib/secrets.js';
 import { ownsSubAccount } from '../accounts/accounts.repository.js';

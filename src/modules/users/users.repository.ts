@@ -1,5 +1,5 @@
 import { maybeOne, one, type Sql } from '../../db/db.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../db/pagination.js';
 
 /** `admin` and `viewer` belong to a workspace (the dashboard); `operator` to the operator (the console). */
 export type UserRole = 'admin' | 'viewer' | 'operator';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
-import { Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
 import * as users from './users.service.js';
 

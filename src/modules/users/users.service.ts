@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Db, Sql, Tx } from '../../db/db.js';
-import { conflict, fieldError, notFound } from '../../http/errors.js';
-import type { PageRequest } from '../../http/pagination.js';
+import { conflict, fieldError, notFound } from '../../lib/errors.js';
+import type { PageRequest } from '../../db/pagination.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { hashPassword, hashSecret, randomSecret, verifyPassword } from '../../lib/secrets.js';

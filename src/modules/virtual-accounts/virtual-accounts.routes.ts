@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { renderError } from '../../http/errors.js';
 import { runIdempotent } from '../../http/idempotency.js';
-import { IdParams } from '../../http/schemas.js';
+import { IdParams } from '../../lib/schemas.js';
 import type { BankDetails } from '../../providers/issuer.js';
 import {
   MoveBody,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { VIRTUAL_ACCOUNT_CURRENCIES } from '../../providers/issuers.js';
 import { VIRTUAL_ACCOUNT_STATUSES } from './virtual-accounts.transitions.js';
 

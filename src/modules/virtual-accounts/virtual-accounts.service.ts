@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
-import { AppError, conflict, fieldError, notFound } from '../../http/errors.js';
-import { listFilters, paginate, type PageRequest } from '../../http/pagination.js';
+import { DomainError, conflict, fieldError, notFound } from '../../lib/errors.js';
+import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import { assert } from '../../lib/assert.js';
 import { newId } from '../../lib/ids.js';
 import type { BankDetails, IssueRequest } from '../../providers/issuer.js';
@@ -52,9 +52,9 @@ async function emit(tx: Tx, row: VirtualAccountRow, type: 'virtual_account.activ
   await recordEvent(tx, { workspaceId: row.workspace_id, accountId: row.account_id === row.workspace_id ? undefined : row.account_id, type, data: eventData(row) });
 }
 
-export const kybIncomplete = (): AppError =>
+export const kybIncomplete = (): DomainError =>
   conflict('KYB_INCOMPLETE', 'The account has no approved application with its documents and a terms acceptance at the current version (see GET /v1/virtual-accounts/requirements)');
-export const deactivatedError = (): AppError =>
+export const deactivatedError = (): DomainError =>
   conflict('VIRTUAL_ACCOUNT_DEACTIVATED', 'The virtual account in this currency was deactivated; only support can issue it again');
 
 /** The currency must be one virtual accounts are offered in, and enabled for the workspace. */
@@ -80,7 +80,7 @@ export async function requirements(ctx: AppContext, sql: Sql, owner: Owner, curr
   return { currency, termsVersion: ctx.config.termsVersion, applicationApproved: standing.approved, outstanding };
 }
 
-export type RequestResult = { kind: 'account'; row: VirtualAccountRow; created: boolean } | { kind: 'refused'; error: AppError };
+export type RequestResult = { kind: 'account'; row: VirtualAccountRow; created: boolean } | { kind: 'refused'; error: DomainError };
 
 /**
  * POST /v1/virtual-accounts: idempotent per owner and currency. Answers the owner's account in the
@@ -90,7 +90,7 @@ export type RequestResult = { kind: 'account'; row: VirtualAccountRow; created: 
  */
 export async function requestVirtualAccount(ctx: AppContext, tx: Tx, owner: Owner, currency: string): Promise<RequestResult> {
   if (currency === 'NGN' && ctx.config.env === 'production') {
-    throw new AppError({ status: 422, code: 'VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED', message: 'NGN virtual accounts are issued by support, not self-serve' });
+    throw new DomainError({ category: 'unprocessable', code: 'VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED', message: 'NGN virtual accounts are issued by support, not self-serve' });
   }
   await repo.lockOwnerCurrency(tx, owner.accountId, currency);
   const existing = await repo.findForOwner(tx, owner.accountId, currency);
@@ -125,10 +125,10 @@ export async function requestVirtualAccount(ctx: AppContext, tx: Tx, owner: Owne
   return { kind: 'account', row, created: true };
 }
 
-function refusalError(code: string, detail: string): AppError {
+function refusalError(code: string, detail: string): DomainError {
   return code === 'VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED'
     ? conflict(code, detail)
-    : new AppError({ status: 422, code, message: detail });
+    : new DomainError({ category: 'unprocessable', code, message: detail });
 }
 
 /** The owner's active accounts (not deactivated), newest first, with their bank details. */

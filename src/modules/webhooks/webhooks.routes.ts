@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
-import { IdParams, PageQuery } from '../../http/schemas.js';
+import { IdParams, PageQuery } from '../../lib/schemas.js';
 import {
   CreatedEndpointSchema,
   CreateEndpointBody,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from './event-types.js';
 
 const EndpointUrl = Type.String({

@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Sql, Tx } from '../../db/db.js';
-import { AppError, conflict, fieldError, notFound } from '../../http/errors.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { DomainError, conflict, fieldError, notFound } from '../../lib/errors.js';
+import { paginate, type PageRequest } from '../../db/pagination.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { randomSecret } from '../../lib/secrets.js';
@@ -165,7 +165,7 @@ export async function rotateSecret(tx: Tx, box: CryptoBox, workspaceId: string, 
 export async function sendTestEvent(tx: Tx, workspaceId: string, id: string): Promise<DeliveryRow> {
   const endpoint = await getEndpoint(tx, workspaceId, id);
   if (endpoint.status !== 'enabled') {
-    throw new AppError({ status: 409, code: 'WEBHOOK_ENDPOINT_DISABLED', message: 'The endpoint is disabled: enable it to send a test event' });
+    throw new DomainError({ category: 'conflict', code: 'WEBHOOK_ENDPOINT_DISABLED', message: 'The endpoint is disabled: enable it to send a test event' });
   }
   const eventId = await recordEvent(tx, {
     workspaceId,

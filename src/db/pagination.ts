@@ -1,5 +1,5 @@
 import type { Sql } from '../db/db.js';
-import { fieldError } from './errors.js';
+import { fieldError } from '../lib/errors.js';
 
 export interface PageResult<T> {
   object: string;
