@@ -1,6 +1,6 @@
 import type { Sql, Tx } from '../../db/db.js';
 import { fieldError, notFound, validationError, type FieldError } from '../../lib/errors.js';
-import { storableText } from '../../http/input-rules.js';
+import { storableText } from '../../lib/text.js';
 import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { isUuid, newId } from '../../lib/ids.js';
@@ -173,7 +173,7 @@ export async function findOperatorKey(sql: Sql, digestKey: SecretDigestKey, pres
 
 const REDACTED_FIELDS = /secret|password|key|token|csrf|confirmation|sealed|^code$/i;
 
-/** The body as audited: secrets redacted, and text a refused call carried made storable (src/http/input-rules.ts). */
+/** The body as audited: secrets redacted, and text a refused call carried made storable (src/lib/text.ts). */
 function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return storableText(value);
   if (depth > 5 || value === null || typeof value !== 'object') return value;
