@@ -5,6 +5,7 @@ import { AppError, asHttpRefusal } from '../http/errors.js';
 import { fieldError, type FieldError } from '../lib/errors.js';
 import { answerOnce, formIdempotencyOf, keyProcessing, type KeyedRequest } from '../http/idempotency.js';
 import type { WebSession } from '../modules/users/sessions.service.js';
+import { isDay } from '../lib/dates.js';
 
 /** A form field's text: one value (the last if sent twice), trimmed unless `raw` (passwords). */
 export function formText(req: FastifyRequest, name: string, options: { raw?: boolean; maxLength?: number } = {}): string {
@@ -58,10 +59,14 @@ export function queryChoice<T extends string>(req: FastifyRequest, name: string,
   return choices.find((choice) => choice === text) ?? fallback;
 }
 
-/** A date filter (YYYY-MM-DD from a date input) as the instant its day starts in UTC; anything else is no filter. */
+/**
+ * A date filter (YYYY-MM-DD from a date input) as the instant its day starts in UTC; none when empty.
+ * Anything else (a day the database has no date for, such as year 0000) is refused naming the field.
+ */
 export function queryDay(req: FastifyRequest, name: string): { day: string; instant: string } | undefined {
   const day = queryText(req, name);
-  if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) return undefined;
+  if (!day) return undefined;
+  if (!isDay(day)) throw fieldError(name, `${name} must be a day such as 2025-01-31 (years 0001 to 9999)`);
   return { day, instant: `${day}T00:00:00.000Z` };
 }
 

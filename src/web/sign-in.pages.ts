@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, asHttpRefusal } from '../http/errors.js';
 import { fieldError } from '../lib/errors.js';
 import { totpUri } from '../lib/totp.js';
@@ -168,10 +168,25 @@ ${postForm(
 )}</div>`;
 }
 
+/**
+ * The security page of a console session opened with the operator key: there is no person, so no
+ * password or second factor to set; operator users (invited from the Operators page) have them.
+ */
+const keyOnlyBody = html`<section><h2>Signed in with the operator key</h2>
+<p>This page holds the security settings of an operator user (email, password, two-step sign-in). You opened the console with the operator key, which is not a user and has none of these.</p>
+<p>Invite yourself and your staff as operator users from <a href="/console/operators">Operators</a>, then sign in with email and password: the audit log then names the person behind each change.</p></section>`;
+
 /** Security settings of the signed-in user: the optional TOTP second factor. */
 function accountPages(app: FastifyInstance, web: Web, area: Area): void {
   const { ctx } = web;
   const member = { ...page, config: { web: { area } } };
+  // A console session opened with the operator key has no user: the page says so, and the changes are refused.
+  const userOnly = {
+    ...member,
+    preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
+      if (!req.web.session?.user) return sendPage(web, req, reply, { title: 'Security', status: 403, body: keyOnlyBody });
+    },
+  };
   const account = `/${area}/account`;
   const me = (req: FastifyRequest) => req.web.session?.user as NonNullable<NonNullable<typeof req.web.session>['user']>;
 
@@ -195,7 +210,9 @@ ${
 }</section>`;
   };
 
-  app.get(account, member, async (req, reply) => sendPage(web, req, reply, { title: 'Security', body: accountBody(req) }));
+  app.get(account, member, async (req, reply) =>
+    sendPage(web, req, reply, req.web.session?.user ? { title: 'Security', body: accountBody(req) } : { title: 'Security', body: keyOnlyBody }),
+  );
 
   // The new secret travels sealed in the form (encrypted, bound to this user) until a code confirms it.
   const enrolForm = (req: FastifyRequest, secret: string, error?: string) =>
@@ -209,11 +226,11 @@ ${postForm(
   field({ label: 'Code from the app', name: 'code', required: true, autocomplete: 'one-time-code', inputmode: 'numeric' }),
 )}</section>`;
 
-  app.post(`${account}/second-factor/begin`, member, async (req, reply) =>
+  app.post(`${account}/second-factor/begin`, userOnly, async (req, reply) =>
     sendPage(web, req, reply, { title: 'Two-step sign-in', body: enrolForm(req, users.newSecondFactor()) }),
   );
 
-  app.post(`${account}/second-factor/enable`, member, async (req, reply) => {
+  app.post(`${account}/second-factor/enable`, userOnly, async (req, reply) => {
     let secret: string;
     try {
       const [userId, sealedSecret] = ctx.box.decrypt(formText(req, 'sealed', { maxLength: 500 })).split(':');
@@ -233,7 +250,7 @@ ${postForm(
   });
 
   // Turning the factor off takes the password and a current code, under the second factor's limit.
-  app.post(`${account}/second-factor/disable`, member, async (req, reply) => {
+  app.post(`${account}/second-factor/disable`, userOnly, async (req, reply) => {
     const user = me(req);
     try {
       const release = await web.signInFailures.reserve([secondFactorKey(user.id)]);

@@ -10,7 +10,7 @@ afterAll(async () => t.close());
 
 interface Capabilities {
   currencies: { code: string; enabled: boolean; payouts: boolean; deposits: boolean; virtualAccounts: boolean; sandboxOnly: boolean }[];
-  paymentMethods: { route: string; currencies: string[]; countries: string[] | 'any' }[];
+  paymentMethods: { route: string; currencies: string[]; countries: string[]; anyCountry: boolean }[];
 }
 
 async function capabilities(c: Caller): Promise<Capabilities> {
@@ -34,7 +34,13 @@ describe('GET /v1/capabilities', () => {
     // Payment methods: routes of the corridor catalog with the currencies enabled on them.
     expect(method(caps, 'sepa_inst')).toMatchObject({ currencies: ['EUR'] });
     expect(method(caps, 'sepa_inst')!.countries).toContain('DE');
-    expect(method(caps, 'crypto')).toMatchObject({ countries: 'any' });
+    // One type for countries (DESIGN: an array): crypto pays to any country, said by anyCountry with no list.
+    expect(method(caps, 'crypto')).toMatchObject({ countries: [], anyCountry: true });
+    expect(method(caps, 'sepa_inst')).toMatchObject({ anyCountry: false });
+    for (const m of caps.paymentMethods) {
+      expect(Array.isArray(m.countries), m.route).toBe(true);
+      expect(typeof m.anyCountry, m.route).toBe('boolean');
+    }
     expect(method(caps, 'crypto')!.currencies).toContain('USDC');
     expect(method(caps, 'crypto')!.currencies).not.toContain('USDT');
     expect(method(caps, 'mobile_money')).toBeUndefined(); // XOF, XAF, GHS are not enabled yet

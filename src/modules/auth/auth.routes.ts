@@ -177,14 +177,14 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags: ['API keys'],
         summary: "Replace a credential's scopes; applies to its next request",
-        description: `The caller may add or remove only scopes it holds itself (write:x covers read:x); anything else is 403 METHOD_NOT_ENTITLED naming the scope. ${NO_MINTING}`,
+        description: `The caller may add or remove only scopes it holds itself (write:x covers read:x); anything else is 403 METHOD_NOT_ENTITLED naming the scope. A credential may not remove write:api_keys from itself (it could then change no scopes again): 400 with field scopes, code OWN_API_KEYS_SCOPE_REQUIRED. ${NO_MINTING}`,
         params: Type.Object({ clientId: Type.String({ maxLength: 100 }) }),
         body: ScopesBody,
         response: { 200: ScopesUpdated },
       },
     },
     async (req) => {
-      const row = await ctx.db.tx((tx) => updateScopes(tx, req.auth.workspaceId, req.params.clientId, req.body.scopes, req.auth.scopes));
+      const row = await ctx.db.tx((tx) => updateScopes(tx, req.auth.workspaceId, req.params.clientId, req.body.scopes, req.auth));
       return { message: 'Scopes updated' as const, clientId: row.client_id, scopes: credentialData(row).scopes };
     },
   );

@@ -195,13 +195,32 @@ export function listCredentials(sql: Sql, workspaceId: string, page: PageRequest
   });
 }
 
+/** Who changes scopes: the scopes it holds, and its client id when it is a credential (a dashboard admin is none). */
+export interface ScopesCaller {
+  scopes: readonly string[];
+  clientId?: string | undefined;
+}
+
+/** A credential that removed `write:api_keys` from itself could change no scopes again, its own included. */
+function assertKeepsOwnKeyManagement(clientId: string, scopes: readonly string[], caller: ScopesCaller): void {
+  if (caller.clientId !== clientId || hasScope(scopes, 'write:api_keys')) return;
+  throw fieldError(
+    'scopes',
+    'A credential cannot remove write:api_keys from itself: it could then change no scopes, its own included. Keep write:api_keys, or make the change with another credential or from the dashboard',
+    'OWN_API_KEYS_SCOPE_REQUIRED',
+  );
+}
+
 /**
- * Replaces a credential's scopes on behalf of a caller holding `callerScopes`. The caller may add
- * or remove only scopes it holds itself (`write:x` covers `read:x`); a scope it lacks stays as the
- * target has it. So `write:api_keys` is not a way to any other scope.
+ * Replaces a credential's scopes on behalf of a caller. The caller may add or remove only scopes
+ * it holds itself (`write:x` covers `read:x`); a scope it lacks stays as the target has it. So
+ * `write:api_keys` is not a way to any other scope. A credential may not drop `write:api_keys`
+ * from itself.
  */
-export async function updateScopes(tx: Tx, workspaceId: string, clientId: string, scopes: string[], callerScopes: readonly string[]): Promise<CredentialRow> {
+export async function updateScopes(tx: Tx, workspaceId: string, clientId: string, scopes: string[], caller: ScopesCaller): Promise<CredentialRow> {
   assertKnownScopes(scopes);
+  assertKeepsOwnKeyManagement(clientId, scopes, caller);
+  const callerScopes = caller.scopes;
   const current = isUuid(clientId)
     ? await maybeOne<{ scopes: string[] }>(tx, 'SELECT scopes FROM credentials WHERE workspace_id = $1 AND client_id = $2 FOR UPDATE', [workspaceId, clientId])
     : undefined;

@@ -19,7 +19,8 @@ const CapabilitiesSchema = Type.Object(
       Type.Object({
         route: Type.String({ description: 'The payout route (rail)' }),
         currencies: Type.Array(Type.String(), { description: 'Currencies enabled for payouts on this route' }),
-        countries: Type.Union([Type.Array(Type.String()), Type.Literal('any')], { description: 'Destination countries (ISO 3166-1 alpha-2), or `any` (crypto)' }),
+        countries: Type.Array(Type.String(), { description: 'Destination countries (ISO 3166-1 alpha-2); empty when anyCountry is true' }),
+        anyCountry: Type.Boolean({ description: 'Pays to any destination country (crypto): countries is then empty' }),
       }),
     ),
   },

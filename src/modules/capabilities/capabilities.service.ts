@@ -43,10 +43,12 @@ export function capabilitiesOf(facts: CapabilityFacts, catalog: readonly Provide
     else for (const country of p.countries) entry.countries.add(country);
     routes.set(p.route, entry);
   }
+  // `countries` is always a list (DESIGN); a route that pays to any country (crypto) says so with `anyCountry` and an empty list.
   const paymentMethods = [...routes].map(([route, e]) => ({
     route,
     currencies: [...e.currencies].sort(),
-    countries: e.countries === 'any' ? ('any' as const) : [...e.countries].sort(),
+    countries: e.countries === 'any' ? [] : [...e.countries].sort(),
+    anyCountry: e.countries === 'any',
   }));
   return { currencies, paymentMethods };
 }

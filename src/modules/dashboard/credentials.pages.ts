@@ -167,7 +167,7 @@ Tokens already issued stay valid until they expire; revoke the credential to end
     try {
       const scopes = formList(req, 'scopes', ALL_SCOPES.length);
       // A workspace admin holds every scope of the workspace, so may grant or remove any.
-      await ctx.db.tx((tx) => credentials.updateScopes(tx, workspaceOf(req), req.params.clientId, scopes, ALL_SCOPES));
+      await ctx.db.tx((tx) => credentials.updateScopes(tx, workspaceOf(req), req.params.clientId, scopes, { scopes: ALL_SCOPES }));
     } catch (err) {
       const refusal = refusalOf(err);
       return sendPage(web, req, reply, { title: 'Credential', status: refusal.status, body: detailBody(req, await credentialOf(req), refusal) });

@@ -27,12 +27,14 @@ const SANDBOX_MOVES: readonly { move: PayoutMove; label: string }[] = [
   { move: 'revert', label: 'Sandbox: revert (paid, then returned)' },
 ];
 
-function listFiltersForm(f: { status?: string | undefined; clientRef?: string | undefined; from?: string | undefined; to?: string | undefined }): Html {
+type ListFilters = { status?: string | undefined; clientRef?: string | undefined; createdFrom?: string | undefined; createdTo?: string | undefined };
+
+function listFiltersForm(f: ListFilters, errors: Record<string, string> = {}): Html {
   return filterForm('/dashboard/payouts', [
     select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...PAYOUT_STATUSES], value: f.status ?? '' }),
     field({ label: 'Client reference', name: 'clientRef', value: f.clientRef }),
-    field({ label: 'Created from (UTC)', name: 'createdFrom', type: 'date', value: f.from }),
-    field({ label: 'Created before (UTC)', name: 'createdTo', type: 'date', value: f.to }),
+    field({ label: 'Created from (UTC)', name: 'createdFrom', type: 'date', value: f.createdFrom, error: errors.createdFrom }),
+    field({ label: 'Created before (UTC)', name: 'createdTo', type: 'date', value: f.createdTo, error: errors.createdTo }),
   ]);
 }
 
@@ -102,21 +104,25 @@ export function payoutPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
 
   app.get('/dashboard/payouts', memberPage, async (req, reply) => {
-    const f = {
+    const shown: ListFilters = {
       status: queryChoice(req, 'status', PAYOUT_STATUSES),
       clientRef: queryText(req, 'clientRef'),
-      createdFrom: queryDay(req, 'createdFrom'),
-      createdTo: queryDay(req, 'createdTo'),
+      createdFrom: queryText(req, 'createdFrom'),
+      createdTo: queryText(req, 'createdTo'),
     };
-    const list = await listPayouts(ctx.db, actingOwner(req), {
-      status: f.status,
-      clientRef: f.clientRef,
-      createdFrom: f.createdFrom?.instant,
-      createdTo: f.createdTo?.instant,
-      cursor: queryText(req, 'cursor'),
-    });
-    const shown = { status: f.status, clientRef: f.clientRef, createdFrom: f.createdFrom?.day, createdTo: f.createdTo?.day };
-    const body = html`${listFiltersForm({ status: f.status, clientRef: f.clientRef, from: shown.createdFrom, to: shown.createdTo })}
+    // A day the filter cannot take is a form error beside its field, with no list.
+    const result = await attempt(() =>
+      listPayouts(ctx.db, actingOwner(req), {
+        status: shown.status,
+        clientRef: shown.clientRef,
+        createdFrom: queryDay(req, 'createdFrom')?.instant,
+        createdTo: queryDay(req, 'createdTo')?.instant,
+        cursor: queryText(req, 'cursor'),
+      }),
+    );
+    const list = 'done' in result ? result.done : { data: [], nextCursor: null };
+    const refusal = 'refused' in result ? result.refused : undefined;
+    const body = html`${listFiltersForm(shown, refusal?.fields)}${refusal ? notice('error', refusal.message) : ''}
 ${table(
   'Payouts, newest first',
   [
@@ -131,7 +137,7 @@ ${table(
   'No payout matches.',
 )}
 ${pager('/dashboard/payouts', shown, list.nextCursor)}`;
-    return sendPage(web, req, reply, { title: 'Payouts', body });
+    return sendPage(web, req, reply, { title: 'Payouts', body, status: refusal?.status });
   });
 
   app.get<{ Params: { id: string } }>('/dashboard/payouts/:id', { ...page, config: memberPage.config }, async (req, reply) =>

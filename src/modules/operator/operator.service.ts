@@ -3,6 +3,7 @@ import { fieldError, notFound, validationError, type FieldError } from '../../li
 import { storableText } from '../../lib/text.js';
 import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import { currencyInfo } from '../../lib/currencies.js';
+import { isDateTime } from '../../lib/dates.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { parseSignedAmount } from '../../lib/money.js';
 import { hashSecret, verifySecret, type SecretDigestKey } from '../../lib/secrets.js';
@@ -250,7 +251,7 @@ function auditFilterErrors(f: AuditFilters): FieldError[] {
   if (f.workspaceId && !isUuid(f.workspaceId)) errors.push({ field: 'workspaceId', message: 'workspaceId must be a workspace id (a UUID)' });
   for (const name of ['from', 'to'] as const) {
     const value = f[name];
-    if (value && Number.isNaN(Date.parse(value))) errors.push({ field: name, message: `${name} must be a date-time such as 2025-01-31T12:00:00Z` });
+    if (value && !isDateTime(value)) errors.push({ field: name, message: `${name} must be a date-time such as 2025-01-31T12:00:00Z` });
   }
   if (f.statusCode !== undefined && !(Number.isInteger(f.statusCode) && f.statusCode >= 100 && f.statusCode <= 599)) {
     errors.push({ field: 'statusCode', message: 'statusCode must be an HTTP status between 100 and 599' });

@@ -21,6 +21,7 @@ export interface UserRow {
   updated_at: Date;
 }
 
+/** An invited user; none when the owner already lists the email (an invitation claims no email elsewhere: migration 0023). */
 export async function insertInvitedUser(
   sql: Sql,
   user: { id: string; workspaceId: string | null; emailDigest: string; emailEncrypted: string; role: UserRole; invitationDigest: string; invitationExpiresAt: Date },
@@ -29,7 +30,7 @@ export async function insertInvitedUser(
     sql,
     `INSERT INTO dashboard_users (id, workspace_id, email_digest, email_encrypted, role, status, invitation_digest, invitation_expires_at)
      VALUES ($1, $2, $3, $4, $5, 'invited', $6, $7)
-     ON CONFLICT (email_digest) DO NOTHING RETURNING *`,
+     ON CONFLICT DO NOTHING RETURNING *`,
     [user.id, user.workspaceId, user.emailDigest, user.emailEncrypted, user.role, user.invitationDigest, user.invitationExpiresAt],
   );
 }
@@ -44,8 +45,12 @@ export async function renewInvitation(sql: Sql, workspaceId: string | null, user
   );
 }
 
+/** Another user (active or disabled) already has the email: an invitation to it cannot be accepted. */
+const EMAIL_FREE = `NOT EXISTS (SELECT 1 FROM dashboard_users other WHERE other.email_digest = dashboard_users.email_digest AND other.status <> 'invited')`;
+
+/** The invitation a token opens: unspent, unexpired, and to an email no one has taken since. */
 export function findUserByInvitation(sql: Sql, digest: string): Promise<UserRow | undefined> {
-  return maybeOne<UserRow>(sql, `SELECT * FROM dashboard_users WHERE invitation_digest = $1 AND status = 'invited' AND invitation_expires_at > now()`, [digest]);
+  return maybeOne<UserRow>(sql, `SELECT * FROM dashboard_users WHERE invitation_digest = $1 AND status = 'invited' AND invitation_expires_at > now() AND ${EMAIL_FREE}`, [digest]);
 }
 
 /** Accepting spends the invitation: the compare-and-set on its digest lets one acceptance through. */
@@ -53,13 +58,14 @@ export function activateInvitedUser(sql: Sql, digest: string, passwordHash: stri
   return maybeOne<UserRow>(
     sql,
     `UPDATE dashboard_users SET status = 'active', password_hash = $2, invitation_digest = NULL, invitation_expires_at = NULL, updated_at = now()
-      WHERE invitation_digest = $1 AND status = 'invited' AND invitation_expires_at > now() RETURNING *`,
+      WHERE invitation_digest = $1 AND status = 'invited' AND invitation_expires_at > now() AND ${EMAIL_FREE} RETURNING *`,
     [digest, passwordHash],
   );
 }
 
+/** The user an email names: the one who took it (active or disabled), else an invitation to it (several owners may have invited it). */
 export function findUserByEmail(sql: Sql, emailDigest: string): Promise<UserRow | undefined> {
-  return maybeOne<UserRow>(sql, 'SELECT * FROM dashboard_users WHERE email_digest = $1', [emailDigest]);
+  return maybeOne<UserRow>(sql, `SELECT * FROM dashboard_users WHERE email_digest = $1 ORDER BY status = 'invited', created_at, id LIMIT 1`, [emailDigest]);
 }
 
 export function findUsers(sql: Sql, ids: readonly string[]): Promise<UserRow[]> {

@@ -85,6 +85,8 @@ export function invitationLink(baseUrl: string, owner: UserOwner, token: string)
   return `${baseUrl}/${areaOf({ workspaceId: owner })}/invitation?token=${token}`;
 }
 
+const userExists = () => conflict('USER_EXISTS', 'A user with this email already exists');
+
 /**
  * The operator (API or console) or a workspace admin invites a person; the link is returned since
  * there is no mail server. With a null owner the person is an operator user (role `operator`).
@@ -95,11 +97,15 @@ export async function inviteUser(
   options: InvitationOptions,
   workspaceId: UserOwner,
   input: { email: string; role?: UserRole },
+  inviter: { seesEveryOwner: boolean } = { seesEveryOwner: true },
 ): Promise<Invitation> {
   const role = workspaceId === null ? 'operator' : input.role;
   if (workspaceId !== null && (role === undefined || !USER_ROLES.includes(role))) throw fieldError('role', 'role must be admin or viewer');
   const email = normalEmail(input.email);
   if (workspaceId !== null) await getWorkspace(tx, workspaceId);
+  // The operator sees every workspace: told the email is taken. A workspace admin is not told that
+  // an email belongs elsewhere: the invitation is made as for any email and cannot be accepted.
+  if (inviter.seesEveryOwner && (await repo.findUserByEmail(tx, emailDigest(box, email)))) throw userExists();
   const token = randomSecret('inv_');
   const row = await repo.insertInvitedUser(tx, {
     id: newId(),
@@ -110,7 +116,7 @@ export async function inviteUser(
     invitationDigest: hashSecret(token, box),
     invitationExpiresAt: new Date(Date.now() + options.invitationTtlMs),
   });
-  if (!row) throw conflict('USER_EXISTS', 'A user with this email already exists');
+  if (!row) throw userExists();
   return { user: userData(box, row), invitationUrl: invitationLink(options.baseUrl, workspaceId, token) };
 }
 

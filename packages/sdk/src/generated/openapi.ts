@@ -2313,7 +2313,7 @@ export interface paths {
         get?: never;
         /**
          * Replace a credential's scopes; applies to its next request
-         * @description The caller may add or remove only scopes it holds itself (write:x covers read:x); anything else is 403 METHOD_NOT_ENTITLED naming the scope. A workspace API token can never create, rotate or revoke a credential: there is no such route under /v1. The operator does it (POST /operator/v1/workspaces/{id}/credentials, .../{clientId}/rotate, DELETE .../{clientId}; audited).
+         * @description The caller may add or remove only scopes it holds itself (write:x covers read:x); anything else is 403 METHOD_NOT_ENTITLED naming the scope. A credential may not remove write:api_keys from itself (it could then change no scopes again): 400 with field scopes, code OWN_API_KEYS_SCOPE_REQUIRED. A workspace API token can never create, rotate or revoke a credential: there is no such route under /v1. The operator does it (POST /operator/v1/workspaces/{id}/credentials, .../{clientId}/rotate, DELETE .../{clientId}; audited).
          */
         put: {
             parameters: {
@@ -3665,8 +3665,10 @@ export interface paths {
                                 virtualAccounts: boolean;
                             }[];
                             paymentMethods: {
-                                /** @description Destination countries (ISO 3166-1 alpha-2), or `any` (crypto) */
-                                countries: string[] | "any";
+                                /** @description Pays to any destination country (crypto): countries is then empty */
+                                anyCountry: boolean;
+                                /** @description Destination countries (ISO 3166-1 alpha-2); empty when anyCountry is true */
+                                countries: string[];
                                 /** @description Currencies enabled for payouts on this route */
                                 currencies: string[];
                                 /** @description The payout route (rail) */
@@ -7769,7 +7771,10 @@ export interface paths {
                                 /** @description Tax identification number */
                                 taxId?: string;
                                 tradingName?: string;
-                                /** Format: uri */
+                                /**
+                                 * Format: uri
+                                 * @description An http or https URL (javascript:, data: and other schemes are refused)
+                                 */
                                 website?: string;
                             } | null;
                             companySize: ("sme" | "large_corp" | "licensed_fi") | null;
@@ -12282,7 +12287,10 @@ export interface paths {
                                     /** @description Tax identification number */
                                     taxId?: string;
                                     tradingName?: string;
-                                    /** Format: uri */
+                                    /**
+                                     * Format: uri
+                                     * @description An http or https URL (javascript:, data: and other schemes are refused)
+                                     */
                                     website?: string;
                                 } | null;
                                 companySize: ("sme" | "large_corp" | "licensed_fi") | null;
@@ -12421,7 +12429,10 @@ export interface paths {
                             /** @description Tax identification number */
                             taxId?: string;
                             tradingName?: string;
-                            /** Format: uri */
+                            /**
+                             * Format: uri
+                             * @description An http or https URL (javascript:, data: and other schemes are refused)
+                             */
                             website?: string;
                         };
                         companySize?: "sme" | "large_corp" | "licensed_fi";
@@ -12612,7 +12623,10 @@ export interface paths {
                                 /** @description Tax identification number */
                                 taxId?: string;
                                 tradingName?: string;
-                                /** Format: uri */
+                                /**
+                                 * Format: uri
+                                 * @description An http or https URL (javascript:, data: and other schemes are refused)
+                                 */
                                 website?: string;
                             } | null;
                             companySize: ("sme" | "large_corp" | "licensed_fi") | null;
@@ -12827,7 +12841,10 @@ export interface paths {
                                 /** @description Tax identification number */
                                 taxId?: string;
                                 tradingName?: string;
-                                /** Format: uri */
+                                /**
+                                 * Format: uri
+                                 * @description An http or https URL (javascript:, data: and other schemes are refused)
+                                 */
                                 website?: string;
                             } | null;
                             companySize: ("sme" | "large_corp" | "licensed_fi") | null;
@@ -13090,7 +13107,10 @@ export interface paths {
                                 /** @description Tax identification number */
                                 taxId?: string;
                                 tradingName?: string;
-                                /** Format: uri */
+                                /**
+                                 * Format: uri
+                                 * @description An http or https URL (javascript:, data: and other schemes are refused)
+                                 */
                                 website?: string;
                             } | null;
                             companySize: ("sme" | "large_corp" | "licensed_fi") | null;
@@ -14739,7 +14759,10 @@ export interface paths {
                                 /** @description Tax identification number */
                                 taxId?: string;
                                 tradingName?: string;
-                                /** Format: uri */
+                                /**
+                                 * Format: uri
+                                 * @description An http or https URL (javascript:, data: and other schemes are refused)
+                                 */
                                 website?: string;
                             } | null;
                             companySize: ("sme" | "large_corp" | "licensed_fi") | null;
@@ -14966,7 +14989,10 @@ export interface paths {
                                 /** @description Tax identification number */
                                 taxId?: string;
                                 tradingName?: string;
-                                /** Format: uri */
+                                /**
+                                 * Format: uri
+                                 * @description An http or https URL (javascript:, data: and other schemes are refused)
+                                 */
                                 website?: string;
                             } | null;
                             companySize: ("sme" | "large_corp" | "licensed_fi") | null;
