@@ -21,7 +21,7 @@ export interface UserRow {
   updated_at: Date;
 }
 
-/** An invited user; none when the owner already lists the email (an invitation claims no email elsewhere: migration 0023). */
+/** An invited user; none when the owner already lists the email (an invitation claims no email elsewhere: migration 0020). */
 export async function insertInvitedUser(
   sql: Sql,
   user: { id: string; workspaceId: string | null; emailDigest: string; emailEncrypted: string; role: UserRole; invitationDigest: string; invitationExpiresAt: Date },
