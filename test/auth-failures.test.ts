@@ -46,23 +46,10 @@ function expect429(res: LightMyRequestResponse): void {
 }
 
 describe('wrong credentials are cheap to refuse', () => {
-  it('refuses 20 wrong operator keys and 20 wrong client secrets without a memory-hard hash each (well under 52 ms apiece)', async () => {
-    // Warm up the paths once.
-    await asOperator(`op_${randomBytes(32).toString('base64url')}`, freshIp());
-    await tokenFor(caller.clientId, `cs_${randomBytes(32).toString('base64url')}`, freshIp());
-
-    let started = performance.now();
+  // What makes a refusal cheap is the digest kind (keyed HMAC, next test), not a timing: tests assert no durations.
+  it('refuses 20 wrong operator keys and 20 wrong client secrets from fresh addresses with 401, and the right ones still work', async () => {
     for (let i = 0; i < 20; i++) expect((await asOperator(`op_${randomBytes(32).toString('base64url')}`, freshIp())).statusCode).toBe(401);
-    const operatorMs = performance.now() - started;
-
-    started = performance.now();
     for (let i = 0; i < 20; i++) expect((await tokenFor(caller.clientId, `cs_${randomBytes(32).toString('base64url')}`, freshIp())).statusCode).toBe(401);
-    const secretMs = performance.now() - started;
-
-    // scrypt (N=16384) alone costs about 52 ms per attempt here: 20 attempts would take over a second.
-    expect(operatorMs).toBeLessThan(400);
-    expect(secretMs).toBeLessThan(400);
-    // The right ones still work.
     expect((await asOperator(OPERATOR_KEY, freshIp())).statusCode).toBe(200);
     expect((await tokenFor(caller.clientId, caller.clientSecret, freshIp())).statusCode).toBe(200);
   });
