@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../src/db/db.js';
 import { listMigrations, migrate } from '../src/db/migrate.js';
@@ -28,6 +30,15 @@ describe('migrations', () => {
     h = await openDb();
   });
   afterAll(async () => h.close());
+
+  it('numbers each migration uniquely (the two 0008s were applied before this rule and keep their names), and lists every file of the folder', () => {
+    const numbers = versions.map((v) => v.slice(0, 4));
+    const repeated = numbers.filter((n, i) => numbers.indexOf(n) !== i && n !== '0008');
+    expect(repeated).toEqual([]);
+    expect(numbers.filter((n) => n === '0008')).toHaveLength(2);
+    const files = fs.readdirSync(path.resolve(import.meta.dirname, '../src/db/migrations')).map((f) => f.replace(/\.(sql|ts)$/, ''));
+    expect([...versions].sort()).toEqual(files.sort());
+  });
 
   it('applies every migration on a new database, then nothing on the second run', async () => {
     expect(versions.length).toBeGreaterThan(0);
