@@ -166,6 +166,149 @@ export interface Config {
 /** Field errors listed in one error body; the rest are counted (`detailsOmitted` / `errorsOmitted`). */
 export const ERROR_DETAILS_MAX = 50;
 
+/**
+ * One environment setting: its loader default (when it is a plain value) and what the
+ * configuration reference says of it. `shown` is the default as documented when it is computed
+ * (from another setting, the environment, or generated at start) rather than a plain value.
+ */
+export interface EnvSetting {
+  readonly default?: string | number | boolean | readonly number[];
+  readonly shown?: string;
+  readonly description: string;
+}
+
+/**
+ * Every environment variable Corridor reads, in the order docs/configuration.md lists them. The
+ * loader below reads the environment only through these names and takes its defaults from here,
+ * and `npm run docs:config` writes docs/configuration.md from this list (a test fails when it is
+ * out of date), so the code and its reference cannot differ.
+ */
+export const ENV_SETTINGS = {
+  PORT: { default: 8080, description: 'listen port' },
+  HOST: { default: '127.0.0.1', description: 'listen address' },
+  CORRIDOR_ENV: { default: 'sandbox', description: '`sandbox` or `production` (production refuses to start without `DATABASE_URL`)' },
+  CORRIDOR_DATA_DIR: {
+    default: './.corridor',
+    description:
+      'embedded database, generated encryption key, local uploads. The embedded database takes one process at a time: a second process on the same directory (e.g. `corridor workspaces create` while `npm start` serves it) exits 1 naming the process that holds `corridor.lock`; a lock whose process has died is taken over. On PostgreSQL (`DATABASE_URL`) any number of processes share the database',
+  },
+  DATABASE_URL: {
+    description: 'PostgreSQL; unset means the embedded database. On the database\'s own host, a Unix socket: `postgres://postgres@/corridor?host=/var/run/postgresql` (see [benchmarks](benchmarks.md))',
+  },
+  REDIS_URL: { description: 'shared rate-limit store for several API processes' },
+  PUBLIC_BASE_URL: { shown: 'http://HOST:PORT', description: 'base of printed URLs, token issuer, upload URLs' },
+  CORRIDOR_AUDIENCE: { default: 'corridor-api', description: 'the `audience` a token request must name' },
+  CORRIDOR_ENCRYPTION_KEY: {
+    shown: 'generated into the data dir',
+    description:
+      'base64 of 32 bytes; encrypts signing keys, secrets and personal data (applicants, beneficiaries, payout senders) at rest. Set it when several hosts share one database. Unset, it is read from `encryption.key` in the data dir, generated there on first start (mode 0600)',
+  },
+  CORRIDOR_BOOTSTRAP_CLIENT_ID: { shown: 'generated on first sandbox start', description: 'the demo workspace\'s credential id (all scopes)' },
+  CORRIDOR_BOOTSTRAP_CLIENT_SECRET: { shown: 'generated on first sandbox start', description: 'the demo workspace\'s credential secret' },
+  CORRIDOR_BOOTSTRAP_OPERATOR_KEY: {
+    shown: 'generated on first start',
+    description:
+      'bearer key of the operator API. The sandbox prints it at every start; production never prints it (only whether it is configured or generated): set it to choose the key, set a new value and restart to rotate it (the previous key is revoked)',
+  },
+  CORRIDOR_SANDBOX_FUNDING: { default: 'EUR:100000,USD:100000,GBP:100000,NGN:50000000,USDC:100000', description: 'opening balances of the demo workspace (set but empty: none)' },
+  RATE_LIMIT_PER_SECOND: { default: 100, description: 'requests per client IP per second' },
+  TOKEN_RATE_LIMIT_PER_MINUTE: { default: 60, description: 'token requests per client IP per minute' },
+  AUTH_FAILURE_LIMIT_PER_MINUTE: {
+    default: 10,
+    description:
+      'failed operator-key authentications per client IP, and token-endpoint ones per client IP and `client_id`, per minute; that caller\'s further failures get 429 with `Retry-After` until the minute ends; a right key is never refused (see [security](security.md))',
+  },
+  SANDBOX_STEP_MS: { default: 1000, description: 'delay between simulated provider steps' },
+  WEBHOOK_RETRY_DELAYS_MS: { default: [60000, 120000, 240000, 480000, 960000], description: 'base delays before webhook attempts 2..6' },
+  WEBHOOK_TIMEOUT_MS: { default: 30000, description: 'webhook delivery deadline' },
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: { shown: 'true in sandbox, false in production', description: 'may webhook endpoints resolve to private addresses' },
+  WEBHOOK_ENDPOINT_CONCURRENCY: { default: 16, description: 'webhook attempts at once per endpoint, per worker process (at least 1)' },
+  WEBHOOK_IN_FLIGHT_MAX: { default: 256, description: 'webhook attempts at once in all, per worker process (at least 1)' },
+  WEBHOOK_CA_FILE: { description: 'PEM of extra CAs trusted for webhook endpoints (besides the system store and `NODE_EXTRA_CA_CERTS`)' },
+  ORDER_FUNDING_WINDOW_MS: { default: 86_400_000, description: 'settlement funding window of orders' },
+  ORDER_SETTLEMENT_INSTRUCTIONS: {
+    shown: 'built-in test details in sandbox, none in production',
+    description:
+      'the desk\'s collection details per source currency (JSON object of currency → bank details or `network`/`address`); a currency without them cannot be settlement-funded',
+  },
+  ORDER_EXECUTION_WINDOW_MS: { default: 259_200_000, description: 'how long the desk has to execute a funded order before it fails with `review_expired`' },
+  CORRIDOR_TERMS_VERSION: { default: '1', description: 'current terms version' },
+  CORRIDOR_TERMS_URL: { shown: 'PUBLIC_BASE_URL/terms/<version>', description: 'where the current terms are published (`GET /v2/terms`); the default URL is served by Corridor itself' },
+  CORRIDOR_TERMS_FILE: { description: 'an HTML file with the operator\'s terms, served at `/terms/<version>` (read at start); unset, a default terms page shipped with Corridor' },
+  UPLOAD_DIR: { shown: 'CORRIDOR_DATA_DIR/uploads', description: 'local uploads (KYB documents), each file encrypted at rest with the encryption key' },
+  UPLOAD_BYTES_MAX: { default: 10_485_760, description: 'largest upload' },
+  UPLOAD_URL_TTL_MS: { default: 900_000, description: 'lifetime of a signed upload URL' },
+  S3_BUCKET: { description: 'keep uploads in an S3-compatible bucket instead of local files (the other `S3_*` settings apply only when this is set)' },
+  S3_ENDPOINT: { description: 'the bucket\'s endpoint, for MinIO and the like (with `S3_FORCE_PATH_STYLE=true`)' },
+  S3_REGION: { default: 'us-east-1', description: 'the bucket\'s region' },
+  S3_ACCESS_KEY_ID: { description: 'access key of the bucket' },
+  S3_SECRET_ACCESS_KEY: { description: 'secret key of the bucket' },
+  S3_FORCE_PATH_STYLE: { default: false, description: 'path-style bucket URLs (MinIO and the like)' },
+  PAYOUT_QUEUE_MAX: { default: 5000, description: 'payout requests waiting for a group commit before 503 `retryable`' },
+  PAYOUT_LANES: { default: 4, description: 'group-commit lanes per API process (at least 1)' },
+  IDEMPOTENCY_TTL_MS: { default: 86_400_000, description: 'how long a completed Idempotency-Key is remembered' },
+  REQUEST_TIMEOUT_MS: { default: 30_000, description: 'slow clients cannot hold connections: deadline of a whole request' },
+  HEADERS_TIMEOUT_MS: { default: 10_000, description: 'deadline for a request\'s headers' },
+  KEEP_ALIVE_TIMEOUT_MS: { default: 5_000, description: 'how long an idle kept-alive connection stays open' },
+  CONNECTION_TIMEOUT_MS: { default: 60_000, description: 'deadline of a connection without activity' },
+  SHUTDOWN_GRACE_MS: { default: 10_000, description: 'after SIGTERM or SIGINT, how long draining may take before the process exits 1' },
+  DB_POOL_MAX: { default: 20, description: 'PostgreSQL connections per process' },
+  DB_CONNECT_TIMEOUT_MS: { default: 5000, description: 'how long a request waits for a PostgreSQL connection before it is answered 503' },
+  JOB_POLL_MS: { default: 250, description: 'worker polling interval' },
+  JOB_LEASE_MS: { default: 60_000, description: 'how long a claimed job is leased' },
+  JOB_BATCH_MAX: { default: 100, description: 'jobs a worker claims at once and holds at most' },
+  JOB_HANDLER_BATCH_MAX: {
+    default: 25,
+    description: 'jobs of one kind a batch handler (payout steps) takes in one transaction, several such transactions running side by side',
+  },
+  FX_RATES: { shown: 'built-in sandbox table', description: 'mid-rate overrides, EUR per unit: `USD:0.92,GBP:1.17`' },
+  FX_SPREAD_BPS: { default: 50, description: 'spread applied to mid rates (against the customer)' },
+  FX_QUOTE_LIFETIME_MS: { default: 30_000, description: 'how long a quote stays usable' },
+  EVENT_STREAMS_PER_WORKSPACE_MAX: { default: 10, description: 'open `GET /v1/events/stream` connections per workspace per API process; 429 past it' },
+  EVENT_STREAM_HEARTBEAT_MS: { default: 15_000, description: 'heartbeat comment on idle event streams (at least 100)' },
+  EVENT_STREAM_POLL_MS: { default: 500, description: 'catch-up query interval (beside `LISTEN`/`NOTIFY` on PostgreSQL; at least 10)' },
+  LOG_LEVEL: { default: 'info', description: 'pino level (`silent` to mute)' },
+  RETENTION_EVENTS_DAYS: { default: 90, description: 'days an event is kept (0: for ever; otherwise at least 30); kept longer while a delivery of it is' },
+  RETENTION_WEBHOOK_DELIVERIES_DAYS: { default: 30, description: 'days a finished webhook delivery (and its attempts) is kept; a pending one is never deleted' },
+  RETENTION_FX_QUOTES_DAYS: { default: 7, description: 'days a used or expired FX quote is kept; a quote a conversion references is kept with it' },
+  RETENTION_FAILED_JOBS_DAYS: { default: 30, description: 'days a job that failed for good is kept (finished jobs are deleted when they finish)' },
+  RETENTION_AUDIT_LOG_DAYS: { default: 0, description: 'days an operator audit entry is kept; 0 keeps the audit log for ever' },
+  RETENTION_BATCH_ROWS: { default: 1000, description: 'rows deleted per statement by the retention job (at least 1)' },
+  DASHBOARD_SESSION_IDLE_MS: { default: 1_800_000, description: 'a dashboard or console session ends after 30 minutes without a request' },
+  DASHBOARD_SESSION_ABSOLUTE_MS: { default: 43_200_000, description: 'a dashboard or console session ends 12 hours after sign-in whatever happens' },
+  DASHBOARD_INVITATION_TTL_MS: { default: 604_800_000, description: 'how long a dashboard invitation link works (once)' },
+  SIGN_IN_FAILURES_PER_15_MIN: {
+    default: 5,
+    description:
+      'dashboard and console sign-in attempts per account and per client address, and second-factor codes per user, in 15 minutes, counted before the password or code is checked (a success is given back); further attempts are refused until the window ends; wrong console operator keys per address (a right key is never refused) (shared through `REDIS_URL`)',
+  },
+} as const satisfies Record<string, EnvSetting>;
+
+export type EnvName = keyof typeof ENV_SETTINGS;
+type Settings = typeof ENV_SETTINGS;
+/** The settings whose default is a value of type T. */
+type NamesWith<T> = { [K in EnvName]: Settings[K] extends { default: T } ? K : never }[EnvName];
+
+/** The raw value of a declared setting (undefined when unset). */
+function raw(env: NodeJS.ProcessEnv, name: EnvName): string | undefined {
+  return env[name];
+}
+
+/** A number setting: its value, or its declared default when unset or empty. */
+function intSetting(env: NodeJS.ProcessEnv, name: NamesWith<number>): number {
+  return int(raw(env, name), ENV_SETTINGS[name].default, name);
+}
+
+/** A text setting: its value, or its declared default when unset or empty. */
+function textSetting(env: NodeJS.ProcessEnv, name: NamesWith<string>): string {
+  return raw(env, name) || ENV_SETTINGS[name].default;
+}
+
+/** An optional setting: its value, undefined when unset or empty. */
+function optional(env: NodeJS.ProcessEnv, name: EnvName): string | undefined {
+  return raw(env, name) || undefined;
+}
+
 function int(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
@@ -180,17 +323,17 @@ function bool(value: string | undefined, fallback: boolean, name: string): boole
   throw new Error(`${name} must be true or false, got "${value}"`);
 }
 
-function intList(value: string | undefined, fallback: number[], name: string): number[] {
-  if (value === undefined || value === '') return fallback;
+function intList(value: string | undefined, fallback: readonly number[], name: string): number[] {
+  if (value === undefined || value === '') return [...fallback];
   return value.split(',').map((part) => int(part.trim(), 0, name));
 }
 
 /** Events are kept at least this long (0, for ever, is allowed): clients catch up from GET /v1/events. */
 const EVENTS_RETENTION_DAYS_MIN = 30;
 
-function retentionDays(value: string | undefined, fallback: number, name: string, min = 1): number {
-  const days = int(value, fallback, name);
-  if (days !== 0 && days < min) throw new Error(`${name} must be 0 (keep for ever) or at least ${min} days, got "${value}"`);
+function retentionDays(env: NodeJS.ProcessEnv, name: NamesWith<number>, min = 1): number {
+  const days = intSetting(env, name);
+  if (days !== 0 && days < min) throw new Error(`${name} must be 0 (keep for ever) or at least ${min} days, got "${raw(env, name)}"`);
   return days;
 }
 
@@ -215,77 +358,87 @@ function settlementInstructions(value: string | undefined): Record<string, Recor
   return parsed as Record<string, Record<string, string>>;
 }
 
+function termsFile(value: string | undefined): string | undefined {
+  return value ? path.resolve(value) : undefined;
+}
+
+/** S3-compatible storage for uploads when S3_BUCKET is set; local files otherwise. */
+function s3Settings(env: NodeJS.ProcessEnv): Config['s3'] {
+  const bucket = raw(env, 'S3_BUCKET');
+  if (!bucket) return undefined;
+  return {
+    endpoint: optional(env, 'S3_ENDPOINT'),
+    bucket,
+    region: textSetting(env, 'S3_REGION'),
+    accessKeyId: optional(env, 'S3_ACCESS_KEY_ID'),
+    secretAccessKey: optional(env, 'S3_SECRET_ACCESS_KEY'),
+    forcePathStyle: bool(raw(env, 'S3_FORCE_PATH_STYLE'), ENV_SETTINGS.S3_FORCE_PATH_STYLE.default, 'S3_FORCE_PATH_STYLE'),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const corridorEnv = env.CORRIDOR_ENV ?? 'sandbox';
+  const corridorEnv = raw(env, 'CORRIDOR_ENV') ?? ENV_SETTINGS.CORRIDOR_ENV.default;
   if (corridorEnv !== 'sandbox' && corridorEnv !== 'production') {
     throw new Error(`CORRIDOR_ENV must be sandbox or production, got "${corridorEnv}"`);
   }
-  const host = env.HOST || '127.0.0.1';
-  const port = int(env.PORT, 8080, 'PORT');
+  const host = textSetting(env, 'HOST');
+  const port = intSetting(env, 'PORT');
   const sandbox = corridorEnv === 'sandbox';
-  const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
-  const termsVersion = env.CORRIDOR_TERMS_VERSION || '1';
+  const publicBaseUrl = (raw(env, 'PUBLIC_BASE_URL') || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const termsVersion = textSetting(env, 'CORRIDOR_TERMS_VERSION');
+  const dataDir = raw(env, 'CORRIDOR_DATA_DIR');
   return {
     env: corridorEnv,
     host,
     port,
     publicBaseUrl,
-    dataDir: env.CORRIDOR_DATA_DIR === 'memory://' ? 'memory://' : path.resolve(env.CORRIDOR_DATA_DIR || './.corridor'),
-    databaseUrl: env.DATABASE_URL || undefined,
-    redisUrl: env.REDIS_URL || undefined,
-    audience: env.CORRIDOR_AUDIENCE || 'corridor-api',
-    encryptionKey: env.CORRIDOR_ENCRYPTION_KEY || undefined,
+    dataDir: dataDir === 'memory://' ? 'memory://' : path.resolve(dataDir || ENV_SETTINGS.CORRIDOR_DATA_DIR.default),
+    databaseUrl: optional(env, 'DATABASE_URL'),
+    redisUrl: optional(env, 'REDIS_URL'),
+    audience: textSetting(env, 'CORRIDOR_AUDIENCE'),
+    encryptionKey: optional(env, 'CORRIDOR_ENCRYPTION_KEY'),
     bootstrap: {
-      clientId: env.CORRIDOR_BOOTSTRAP_CLIENT_ID || undefined,
-      clientSecret: env.CORRIDOR_BOOTSTRAP_CLIENT_SECRET || undefined,
-      operatorKey: env.CORRIDOR_BOOTSTRAP_OPERATOR_KEY || undefined,
+      clientId: optional(env, 'CORRIDOR_BOOTSTRAP_CLIENT_ID'),
+      clientSecret: optional(env, 'CORRIDOR_BOOTSTRAP_CLIENT_SECRET'),
+      operatorKey: optional(env, 'CORRIDOR_BOOTSTRAP_OPERATOR_KEY'),
     },
-    sandboxFunding: env.CORRIDOR_SANDBOX_FUNDING ?? 'EUR:100000,USD:100000,GBP:100000,NGN:50000000,USDC:100000',
-    logLevel: env.LOG_LEVEL || 'info',
-    rateLimitPerSecond: int(env.RATE_LIMIT_PER_SECOND, 100, 'RATE_LIMIT_PER_SECOND'),
-    tokenRateLimitPerMinute: int(env.TOKEN_RATE_LIMIT_PER_MINUTE, 60, 'TOKEN_RATE_LIMIT_PER_MINUTE'),
-    authFailureLimitPerMinute: int(env.AUTH_FAILURE_LIMIT_PER_MINUTE, 10, 'AUTH_FAILURE_LIMIT_PER_MINUTE'),
-    sandboxStepMs: int(env.SANDBOX_STEP_MS, 1000, 'SANDBOX_STEP_MS'),
-    webhookRetryDelaysMs: intList(env.WEBHOOK_RETRY_DELAYS_MS, [60000, 120000, 240000, 480000, 960000], 'WEBHOOK_RETRY_DELAYS_MS'),
-    webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 30000, 'WEBHOOK_TIMEOUT_MS'),
-    webhookAllowPrivateNetworks: bool(env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, sandbox, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
-    webhookCaFile: env.WEBHOOK_CA_FILE || undefined,
-    webhookEndpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 16, 'WEBHOOK_ENDPOINT_CONCURRENCY')),
-    webhookInFlightMax: Math.max(1, int(env.WEBHOOK_IN_FLIGHT_MAX, 256, 'WEBHOOK_IN_FLIGHT_MAX')),
-    orderFundingWindowMs: int(env.ORDER_FUNDING_WINDOW_MS, 86_400_000, 'ORDER_FUNDING_WINDOW_MS'),
-    orderExecutionWindowMs: int(env.ORDER_EXECUTION_WINDOW_MS, 3 * 86_400_000, 'ORDER_EXECUTION_WINDOW_MS'),
-    orderSettlementInstructions: settlementInstructions(env.ORDER_SETTLEMENT_INSTRUCTIONS),
+    sandboxFunding: raw(env, 'CORRIDOR_SANDBOX_FUNDING') ?? ENV_SETTINGS.CORRIDOR_SANDBOX_FUNDING.default,
+    logLevel: textSetting(env, 'LOG_LEVEL'),
+    rateLimitPerSecond: intSetting(env, 'RATE_LIMIT_PER_SECOND'),
+    tokenRateLimitPerMinute: intSetting(env, 'TOKEN_RATE_LIMIT_PER_MINUTE'),
+    authFailureLimitPerMinute: intSetting(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE'),
+    sandboxStepMs: intSetting(env, 'SANDBOX_STEP_MS'),
+    webhookRetryDelaysMs: intList(raw(env, 'WEBHOOK_RETRY_DELAYS_MS'), ENV_SETTINGS.WEBHOOK_RETRY_DELAYS_MS.default, 'WEBHOOK_RETRY_DELAYS_MS'),
+    webhookTimeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS'),
+    webhookAllowPrivateNetworks: bool(raw(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'), sandbox, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
+    webhookCaFile: optional(env, 'WEBHOOK_CA_FILE'),
+    webhookEndpointConcurrency: Math.max(1, intSetting(env, 'WEBHOOK_ENDPOINT_CONCURRENCY')),
+    webhookInFlightMax: Math.max(1, intSetting(env, 'WEBHOOK_IN_FLIGHT_MAX')),
+    orderFundingWindowMs: intSetting(env, 'ORDER_FUNDING_WINDOW_MS'),
+    orderExecutionWindowMs: intSetting(env, 'ORDER_EXECUTION_WINDOW_MS'),
+    orderSettlementInstructions: settlementInstructions(raw(env, 'ORDER_SETTLEMENT_INSTRUCTIONS')),
     web: {
-      sessionIdleMs: int(env.DASHBOARD_SESSION_IDLE_MS, 30 * 60_000, 'DASHBOARD_SESSION_IDLE_MS'),
-      sessionAbsoluteMs: int(env.DASHBOARD_SESSION_ABSOLUTE_MS, 12 * 3_600_000, 'DASHBOARD_SESSION_ABSOLUTE_MS'),
-      invitationTtlMs: int(env.DASHBOARD_INVITATION_TTL_MS, 7 * 86_400_000, 'DASHBOARD_INVITATION_TTL_MS'),
-      signInFailuresMax: Math.max(1, int(env.SIGN_IN_FAILURES_PER_15_MIN, 5, 'SIGN_IN_FAILURES_PER_15_MIN')),
+      sessionIdleMs: intSetting(env, 'DASHBOARD_SESSION_IDLE_MS'),
+      sessionAbsoluteMs: intSetting(env, 'DASHBOARD_SESSION_ABSOLUTE_MS'),
+      invitationTtlMs: intSetting(env, 'DASHBOARD_INVITATION_TTL_MS'),
+      signInFailuresMax: Math.max(1, intSetting(env, 'SIGN_IN_FAILURES_PER_15_MIN')),
     },
     termsVersion,
-    termsUrl: env.CORRIDOR_TERMS_URL || `${publicBaseUrl}/terms/${encodeURIComponent(termsVersion)}`,
-    termsFile: env.CORRIDOR_TERMS_FILE ? path.resolve(env.CORRIDOR_TERMS_FILE) : undefined,
-    uploadDir: path.resolve(env.UPLOAD_DIR || path.join(env.CORRIDOR_DATA_DIR === 'memory://' ? path.join(os.tmpdir(), 'corridor-memory') : env.CORRIDOR_DATA_DIR || './.corridor', 'uploads')),
-    uploadUrlTtlMs: int(env.UPLOAD_URL_TTL_MS, 900_000, 'UPLOAD_URL_TTL_MS'),
-    s3: env.S3_BUCKET
-      ? {
-          endpoint: env.S3_ENDPOINT || undefined,
-          bucket: env.S3_BUCKET,
-          region: env.S3_REGION || 'us-east-1',
-          accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
-          secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
-          forcePathStyle: bool(env.S3_FORCE_PATH_STYLE, false, 'S3_FORCE_PATH_STYLE'),
-        }
-      : undefined,
-    fxRates: env.FX_RATES || undefined,
-    fxSpreadBps: int(env.FX_SPREAD_BPS, 50, 'FX_SPREAD_BPS'),
-    fxQuoteLifetimeMs: int(env.FX_QUOTE_LIFETIME_MS, 30_000, 'FX_QUOTE_LIFETIME_MS'),
+    termsUrl: raw(env, 'CORRIDOR_TERMS_URL') || `${publicBaseUrl}/terms/${encodeURIComponent(termsVersion)}`,
+    termsFile: termsFile(raw(env, 'CORRIDOR_TERMS_FILE')),
+    uploadDir: path.resolve(raw(env, 'UPLOAD_DIR') || path.join(dataDir === 'memory://' ? path.join(os.tmpdir(), 'corridor-memory') : dataDir || ENV_SETTINGS.CORRIDOR_DATA_DIR.default, 'uploads')),
+    uploadUrlTtlMs: intSetting(env, 'UPLOAD_URL_TTL_MS'),
+    s3: s3Settings(env),
+    fxRates: optional(env, 'FX_RATES'),
+    fxSpreadBps: intSetting(env, 'FX_SPREAD_BPS'),
+    fxQuoteLifetimeMs: intSetting(env, 'FX_QUOTE_LIFETIME_MS'),
     retention: {
-      eventsDays: retentionDays(env.RETENTION_EVENTS_DAYS, 90, 'RETENTION_EVENTS_DAYS', EVENTS_RETENTION_DAYS_MIN),
-      webhookDeliveriesDays: retentionDays(env.RETENTION_WEBHOOK_DELIVERIES_DAYS, 30, 'RETENTION_WEBHOOK_DELIVERIES_DAYS'),
-      fxQuotesDays: retentionDays(env.RETENTION_FX_QUOTES_DAYS, 7, 'RETENTION_FX_QUOTES_DAYS'),
-      failedJobsDays: retentionDays(env.RETENTION_FAILED_JOBS_DAYS, 30, 'RETENTION_FAILED_JOBS_DAYS'),
-      auditLogDays: retentionDays(env.RETENTION_AUDIT_LOG_DAYS, 0, 'RETENTION_AUDIT_LOG_DAYS'),
-      batchRows: Math.max(1, int(env.RETENTION_BATCH_ROWS, 1000, 'RETENTION_BATCH_ROWS')),
+      eventsDays: retentionDays(env, 'RETENTION_EVENTS_DAYS', EVENTS_RETENTION_DAYS_MIN),
+      webhookDeliveriesDays: retentionDays(env, 'RETENTION_WEBHOOK_DELIVERIES_DAYS'),
+      fxQuotesDays: retentionDays(env, 'RETENTION_FX_QUOTES_DAYS'),
+      failedJobsDays: retentionDays(env, 'RETENTION_FAILED_JOBS_DAYS'),
+      auditLogDays: retentionDays(env, 'RETENTION_AUDIT_LOG_DAYS'),
+      batchRows: Math.max(1, intSetting(env, 'RETENTION_BATCH_ROWS')),
       statementsPerRunMax: 20,
     },
     limits: {
@@ -296,27 +449,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bodyBytesMax: 1024 * 1024,
       unauthenticatedBodyBytesMax: 8 * 1024,
       idempotencyKeyLengthMax: 255,
-      idempotencyTtlMs: int(env.IDEMPOTENCY_TTL_MS, 24 * 3600 * 1000, 'IDEMPOTENCY_TTL_MS'),
+      idempotencyTtlMs: intSetting(env, 'IDEMPOTENCY_TTL_MS'),
       tokenLifetimeSec: 86400,
       authFailureAddressesMax: 100_000,
       legacyOperatorKeysMax: 20,
-      requestTimeoutMs: int(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),
-      headersTimeoutMs: int(env.HEADERS_TIMEOUT_MS, 10_000, 'HEADERS_TIMEOUT_MS'),
-      keepAliveTimeoutMs: int(env.KEEP_ALIVE_TIMEOUT_MS, 5_000, 'KEEP_ALIVE_TIMEOUT_MS'),
-      connectionTimeoutMs: int(env.CONNECTION_TIMEOUT_MS, 60_000, 'CONNECTION_TIMEOUT_MS'),
-      shutdownGraceMs: int(env.SHUTDOWN_GRACE_MS, 10_000, 'SHUTDOWN_GRACE_MS'),
-      jobBatchMax: int(env.JOB_BATCH_MAX, 100, 'JOB_BATCH_MAX'),
-      jobHandlerBatchMax: int(env.JOB_HANDLER_BATCH_MAX, 25, 'JOB_HANDLER_BATCH_MAX'),
+      requestTimeoutMs: intSetting(env, 'REQUEST_TIMEOUT_MS'),
+      headersTimeoutMs: intSetting(env, 'HEADERS_TIMEOUT_MS'),
+      keepAliveTimeoutMs: intSetting(env, 'KEEP_ALIVE_TIMEOUT_MS'),
+      connectionTimeoutMs: intSetting(env, 'CONNECTION_TIMEOUT_MS'),
+      shutdownGraceMs: intSetting(env, 'SHUTDOWN_GRACE_MS'),
+      jobBatchMax: intSetting(env, 'JOB_BATCH_MAX'),
+      jobHandlerBatchMax: intSetting(env, 'JOB_HANDLER_BATCH_MAX'),
       authCacheEntriesMax: 10_000,
       payoutBatchRowsMax: 100,
-      payoutQueueMax: int(env.PAYOUT_QUEUE_MAX, 5_000, 'PAYOUT_QUEUE_MAX'),
+      payoutQueueMax: intSetting(env, 'PAYOUT_QUEUE_MAX'),
       payoutCommitRowsMax: 400,
-      payoutLanes: Math.max(1, int(env.PAYOUT_LANES, 4, 'PAYOUT_LANES')),
+      payoutLanes: Math.max(1, intSetting(env, 'PAYOUT_LANES')),
       jobAttemptsMax: 10,
-      jobLeaseMs: int(env.JOB_LEASE_MS, 60_000, 'JOB_LEASE_MS'),
-      jobPollMs: int(env.JOB_POLL_MS, 250, 'JOB_POLL_MS'),
-      dbPoolMax: int(env.DB_POOL_MAX, 20, 'DB_POOL_MAX'),
-      dbConnectTimeoutMs: int(env.DB_CONNECT_TIMEOUT_MS, 5000, 'DB_CONNECT_TIMEOUT_MS'),
+      jobLeaseMs: intSetting(env, 'JOB_LEASE_MS'),
+      jobPollMs: intSetting(env, 'JOB_POLL_MS'),
+      dbPoolMax: intSetting(env, 'DB_POOL_MAX'),
+      dbConnectTimeoutMs: intSetting(env, 'DB_CONNECT_TIMEOUT_MS'),
       unavailableRetryAfterSec: 2,
       webhookAttemptsMax: 6,
       webhookEndpointsMax: 20,
@@ -328,11 +481,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       errorDetailsMax: ERROR_DETAILS_MAX,
       jsonDepthMax: 32,
       validationReportValuesMax: 10_000,
-      uploadBytesMax: int(env.UPLOAD_BYTES_MAX, 10 * 1024 * 1024, 'UPLOAD_BYTES_MAX'),
+      uploadBytesMax: intSetting(env, 'UPLOAD_BYTES_MAX'),
       virtualAccountRefusalMemoMs: 600_000,
-      eventStreamsPerWorkspaceMax: int(env.EVENT_STREAMS_PER_WORKSPACE_MAX, 10, 'EVENT_STREAMS_PER_WORKSPACE_MAX'),
-      eventStreamHeartbeatMs: Math.max(100, int(env.EVENT_STREAM_HEARTBEAT_MS, 15_000, 'EVENT_STREAM_HEARTBEAT_MS')),
-      eventStreamPollMs: Math.max(10, int(env.EVENT_STREAM_POLL_MS, 500, 'EVENT_STREAM_POLL_MS')),
+      eventStreamsPerWorkspaceMax: intSetting(env, 'EVENT_STREAMS_PER_WORKSPACE_MAX'),
+      eventStreamHeartbeatMs: Math.max(100, intSetting(env, 'EVENT_STREAM_HEARTBEAT_MS')),
+      eventStreamPollMs: Math.max(10, intSetting(env, 'EVENT_STREAM_POLL_MS')),
       eventStreamBatchMax: 100,
     },
   };
