@@ -24,7 +24,7 @@ const USAGE = `Usage: corridor <command>
                                                     listen and trigger take --base-url, --client-id, --client-secret
                                                     or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET
 
-Configuration comes from the environment; see the README.`;
+Configuration comes from the environment; see docs/configuration.md.`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);

@@ -31,7 +31,7 @@ async function record(workspaceId: string, type = 'payout.paid', data: Record<st
 describe('GET /v1/events/stream', () => {
   // Each test that expects exact events from "now" streams a workspace of its own: a stream starts
   // before every transaction still running anywhere on the server, so events committed just before
-  // it opened may come first when another transaction is long (see README, Live event stream).
+  // it opened may come first when another transaction is long (see docs/guides/webhooks.md, Live event stream).
   it('streams each event as it commits, with the event id as the SSE id and the event as data', async () => {
     const w = await newWorkspace(t.app);
     const s = await stream(w);

@@ -12,7 +12,7 @@ import { acceptInvitation, consoleSignIn, haveChromium, launchBrowser, signedInA
 /**
  * A tour of every main page of the dashboard and the console, on a workspace with data in it: each
  * page answers 200 with its heading, breaks no CSP rule, logs no error, and labels every field.
- * With SCREENSHOTS_DIR set (`npm run screenshots`), each page is also saved there for the README.
+ * With SCREENSHOTS_DIR set (`npm run screenshots`), each page is also saved there for docs/guides/dashboard.md.
  */
 const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR;
 

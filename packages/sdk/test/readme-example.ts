@@ -1,5 +1,5 @@
 /**
- * The README's "Integrate in five minutes" calls, typechecked (npm run typecheck) against the
+ * The quickstart's (docs/quickstart.md) "Integrate in five minutes" calls, typechecked (npm run typecheck) against the
  * generated types: if the API or the SDK changes under them, this file stops compiling.
  */
 import { Corridor } from '../src/index.js';
