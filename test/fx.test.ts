@@ -391,7 +391,7 @@ describe('consumeQuote (the payouts module funds a payout from another currency 
       feeMinor: 0n,
       rate: '0.9154',
     });
-    await expect(t.ctx.db.tx((tx) => consumeQuote(tx, scope))).rejects.toMatchObject({ status: 400, code: 'QUOTE_ALREADY_USED' });
+    await expect(t.ctx.db.tx((tx) => consumeQuote(tx, scope))).rejects.toMatchObject({ category: 'invalid_request', code: 'QUOTE_ALREADY_USED' });
     expect((await c.request('GET', `/v1/fx/quotes/${q.id}`)).json()).toMatchObject({ status: 'used' });
   });
 
@@ -400,10 +400,10 @@ describe('consumeQuote (the payouts module funds a payout from another currency 
     const conversionQuote = await quote(c, { fromCurrency: 'USD', toCurrency: 'EUR', fromAmount: '1', intent: 'conversion' });
     const base = { workspaceId: c.workspaceId, accountId: c.workspaceId, intent: 'payout' as const };
     await expect(t.ctx.db.tx((tx) => consumeQuote(tx, { ...base, quoteId: conversionQuote.id }))).rejects.toMatchObject({
-      status: 400,
+      category: 'invalid_request',
       code: 'QUOTE_INTENT_MISMATCH',
     });
-    await expect(t.ctx.db.tx((tx) => consumeQuote(tx, { ...base, quoteId: 'not-a-uuid' }))).rejects.toMatchObject({ status: 404 });
+    await expect(t.ctx.db.tx((tx) => consumeQuote(tx, { ...base, quoteId: 'not-a-uuid' }))).rejects.toMatchObject({ category: 'not_found' });
 
     const payoutQuote = await quote(c, { fromCurrency: 'USD', toCurrency: 'EUR', fromAmount: '1', intent: 'payout' });
     await expect(

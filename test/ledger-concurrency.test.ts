@@ -56,7 +56,7 @@ describe('concurrent holds against one balance', () => {
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(accepted.length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
-    for (const r of refused) expect(r.reason).toMatchObject({ status: 400, code: 'INSUFFICIENT_BALANCE' });
+    for (const r of refused) expect(r.reason).toMatchObject({ category: 'invalid_request', code: 'INSUFFICIENT_BALANCE' });
     await expectSound(workspaceId, accepted);
   });
 
@@ -69,7 +69,7 @@ describe('concurrent holds against one balance', () => {
       ),
     );
     const accepted = AMOUNTS.filter((_, i) => results[i]?.ok);
-    for (const r of results) if (!r.ok) expect(r.error).toMatchObject({ status: 400, code: 'INSUFFICIENT_BALANCE' });
+    for (const r of results) if (!r.ok) expect(r.error).toMatchObject({ category: 'invalid_request', code: 'INSUFFICIENT_BALANCE' });
     // Arrival order is kept, and any later hold that still fits is accepted: no refused hold would fit in what is left.
     const left = BALANCE - accepted.reduce((a, b) => a + b, 0n);
     const refusedAmounts = AMOUNTS.filter((_, i) => !results[i]?.ok);

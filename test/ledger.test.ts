@@ -90,7 +90,7 @@ describe('GET /v1/ledger/balances', () => {
           reference: { type: 'payout' },
         }),
       ),
-    ).rejects.toMatchObject({ status: 400, code: 'INSUFFICIENT_BALANCE' });
+    ).rejects.toMatchObject({ category: 'invalid_request', code: 'INSUFFICIENT_BALANCE' });
     expect(await t.ctx.db.query('SELECT count(*)::int AS n FROM ledger_transfers')).toEqual(before);
     expect((await balances(c)).balances[0]).toMatchObject({ balance: '10.00' });
   });

@@ -31,6 +31,7 @@ async function inviteAnswer(email: string): Promise<{ status: number; link: stri
     .replaceAll(email, 'EMAIL')
     .replace(LINK, 'LINK')
     .replace(/name="_csrf" value="[^"]+"/g, '')
+    .replace(/name="_idempotency" value="[^"]+"/g, '') // a fresh key per rendered form
     .replace(/f-[a-z]+-\d+/g, 'ID') // element ids count the rows above them
     .replace(/<main[\s\S]*<\/main>/, (main) => main.replace(/<table[\s\S]*<\/table>/, 'TABLE'));
   return { status: res.statusCode, link, shape };

@@ -101,7 +101,7 @@ describe('dashboard users and sessions', () => {
     }
     // The service's refusal: field, message and code (as the form shows it under the field).
     expect(() => checkNewPassword('password1234', 'password1234', 'weak@example.com')).toThrow(
-      expect.objectContaining({ status: 400, details: [expect.objectContaining({ field: 'password', code: 'PASSWORD_TOO_WEAK', message: expect.stringMatching(/^The password is too easy to guess/) })] }),
+      expect.objectContaining({ category: 'invalid_request', details: [expect.objectContaining({ field: 'password', code: 'PASSWORD_TOO_WEAK', message: expect.stringMatching(/^The password is too easy to guess/) })] }),
     );
     const users = await operator(t.app, 'GET', `/operator/v1/workspaces/${workspaceId}/users`);
     expect(users.json<{ data: { email: string; status: string }[] }>().data.find((u) => u.email === 'weak@example.com')?.status).toBe('invited');

@@ -73,7 +73,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -181,7 +181,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -274,7 +274,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -304,7 +304,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -417,7 +417,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -447,7 +447,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -583,7 +583,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -613,7 +613,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -741,7 +741,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -771,7 +771,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -904,7 +904,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -934,7 +934,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -1073,7 +1073,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -1177,7 +1177,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -1346,7 +1346,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -1427,7 +1427,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange client credentials for an access token (OAuth 2.0 client credentials)
-         * @description JSON body with client_id, client_secret, audience and grant_type; or application/x-www-form-urlencoded with HTTP Basic client authentication. The token is valid 86400 s: cache it.
+         * @description JSON body with client_id, client_secret, audience and grant_type; or application/x-www-form-urlencoded with HTTP Basic client authentication. The token is valid 86400 s: cache it. The body is at most 8 KiB (413). A right secret is always accepted; past AUTH_FAILURE_LIMIT_PER_MINUTE failures in a minute from one address for one client_id, that caller's failures are answered 429 with Retry-After.
          */
         post: {
             parameters: {
@@ -1468,7 +1468,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -1594,7 +1594,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -1613,6 +1613,109 @@ export interface paths {
                             /** @enum {string} */
                             status: "ok";
                         };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/terms/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The terms document (HTML)
+         * @description The URL GET /v2/terms answers by default. The operator's CORRIDOR_TERMS_FILE, else the default terms shipped with Corridor; no credential. 404 for a version other than the current one.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The current terms version (GET /v2/terms) */
+                    version: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Legacy or validation envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code?: string;
+                            /** @description At most 50 entries */
+                            details?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `details` lists */
+                            detailsOmitted?: number;
+                            /** @example BAD_REQUEST */
+                            error?: string;
+                            /** @description A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; " */
+                            message: string;
+                            path?: string;
+                            statusCode: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            timestamp?: string;
+                        };
+                    };
+                };
+                /** @description Problem details */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": {
+                            category: "invalid_request" | "authentication" | "permission" | "not_found" | "conflict" | "rate_limit" | "provider" | "internal";
+                            code: string;
+                            detail: string;
+                            /** @description At most 50 entries */
+                            errors?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `errors` lists */
+                            errorsOmitted?: number;
+                            /** @description Equal to the x-request-id response header */
+                            request_id: string;
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
+                            retryable: boolean;
+                            status: number;
+                            title: string;
+                            /** Format: uri */
+                            type: string;
+                        };
+                    };
+                };
+                /** @description The terms, an HTML document */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
                     };
                 };
             };
@@ -1694,7 +1797,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -1832,7 +1935,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -1966,7 +2069,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -2100,7 +2203,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -2210,7 +2313,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -2240,7 +2343,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -2354,7 +2457,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -2384,7 +2487,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -2511,7 +2614,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -2765,7 +2868,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -3035,7 +3138,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -3274,7 +3377,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -3451,7 +3554,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -3605,7 +3708,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -3635,7 +3738,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -3749,7 +3852,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -3779,7 +3882,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -3896,7 +3999,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -3926,7 +4029,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4045,7 +4148,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4075,7 +4178,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4180,7 +4283,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4210,7 +4313,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4315,7 +4418,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4345,7 +4448,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4441,7 +4544,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4471,7 +4574,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4581,7 +4684,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4611,7 +4714,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4746,7 +4849,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4776,7 +4879,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4901,7 +5004,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -4931,7 +5034,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -5063,7 +5166,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -5093,7 +5196,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -5235,7 +5338,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -5401,7 +5504,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -5545,7 +5648,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -5752,7 +5855,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -5934,7 +6037,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -6123,7 +6226,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -6316,7 +6419,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -6512,7 +6615,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -6636,7 +6739,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -7015,7 +7118,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -7217,7 +7320,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -7376,7 +7479,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -7534,7 +7637,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -7698,7 +7801,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -7924,7 +8027,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -8083,7 +8186,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -8231,7 +8334,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -8379,7 +8482,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -8541,7 +8644,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -8728,7 +8831,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -8915,7 +9018,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -9102,7 +9205,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -9289,7 +9392,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -9479,7 +9582,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -9636,7 +9739,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -9793,7 +9896,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -9950,7 +10053,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -10123,7 +10226,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -10274,7 +10377,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -10425,7 +10528,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -10534,7 +10637,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -10564,7 +10667,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -10673,7 +10776,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -10703,7 +10806,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -10836,7 +10939,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -10866,7 +10969,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -10962,7 +11065,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -10992,7 +11095,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11099,7 +11202,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11129,7 +11232,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11232,7 +11335,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11262,7 +11365,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11352,7 +11455,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11382,7 +11485,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11476,7 +11579,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11506,7 +11609,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11613,7 +11716,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11643,7 +11746,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11767,7 +11870,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11797,7 +11900,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11915,7 +12018,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -11945,7 +12048,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -12033,7 +12136,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -12063,7 +12166,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -12183,7 +12286,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -12213,7 +12316,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -12520,7 +12623,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -12550,7 +12653,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -12738,7 +12841,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -12768,7 +12871,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13004,7 +13107,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13034,7 +13137,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13218,7 +13321,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13248,7 +13351,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13358,7 +13461,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13388,7 +13491,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13491,7 +13594,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13521,7 +13624,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13613,7 +13716,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13643,7 +13746,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13734,7 +13837,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13764,7 +13867,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13857,7 +13960,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -13887,7 +13990,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -14053,7 +14156,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -14083,7 +14186,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -14216,7 +14319,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -14246,7 +14349,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -14368,7 +14471,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -14398,7 +14501,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -14494,7 +14597,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -14524,7 +14627,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -14656,7 +14759,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -14686,7 +14789,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -14886,7 +14989,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -14916,7 +15019,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -15146,7 +15249,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -15176,7 +15279,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -15279,7 +15382,7 @@ export interface paths {
         };
         /**
          * The current terms
-         * @description Accept them on an application with POST /v2/applications/{id}/terms-acceptance; only the current version counts at submit.
+         * @description Accept them on an application with POST /v2/applications/{id}/terms-acceptance; only the current version counts at submit. `url` is CORRIDOR_TERMS_URL when set, else /terms/{version} on this server, which serves the operator's CORRIDOR_TERMS_FILE or the default terms shipped with Corridor (an HTML page).
          */
         get: {
             parameters: {
@@ -15311,7 +15414,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -15341,7 +15444,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -15396,7 +15499,7 @@ export interface paths {
         get?: never;
         /**
          * Upload a file to a signed upload URL (single use, valid 15 minutes)
-         * @description The URL comes from an upload-url operation (e.g. POST /v2/applications/{id}/documents/upload-url) and is the only credential. The body is the file's raw bytes: PDF, JPEG or PNG, recognised from its content, at most 10485760 bytes, exactly the contentLength declared. Refusals store nothing: 403 UPLOAD_URL_INVALID (not issued here) or UPLOAD_URL_EXPIRED, 409 UPLOAD_URL_USED (a URL takes one file), 400 UPLOAD_SIZE_MISMATCH, 413 UPLOAD_TOO_LARGE, 415 UPLOAD_TYPE_NOT_ALLOWED or UPLOAD_TYPE_MISMATCH (not the declared contentType).
+         * @description The URL comes from an upload-url operation (e.g. POST /v2/applications/{id}/documents/upload-url) and is the only credential. The body is the file's raw bytes: PDF, JPEG or PNG, recognised from its content, at most 10485760 bytes, exactly the contentLength declared. Refusals store nothing, and those that need no body (signature, expiry, single use, a Content-Length over the limit or other than declared) come before the body is read: 403 UPLOAD_URL_INVALID (not issued here) or UPLOAD_URL_EXPIRED, 409 UPLOAD_URL_USED (a URL takes one file), 400 UPLOAD_SIZE_MISMATCH, 413 UPLOAD_TOO_LARGE, 415 UPLOAD_TYPE_NOT_ALLOWED or UPLOAD_TYPE_MISMATCH (not the declared contentType).
          */
         put: {
             parameters: {
@@ -15435,7 +15538,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
@@ -15465,7 +15568,7 @@ export interface paths {
                             errorsOmitted?: number;
                             /** @description Equal to the x-request-id response header */
                             request_id: string;
-                            /** @description Authoritative. False on a POST sent without Idempotency-Key. */
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
                             retryable: boolean;
                             status: number;
                             title: string;
