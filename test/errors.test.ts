@@ -1,4 +1,7 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { renderError, toAppError } from '../src/http/errors.js';
+import { DomainError, fieldError, type ErrorCategory } from '../src/lib/errors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from './helpers/app.js';
 
@@ -350,5 +353,36 @@ describe('request bodies', () => {
       payload: 'scopes',
     });
     expectProblem(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+});
+
+describe('domain errors as HTTP answers them (src/http/errors.ts is the one mapping)', () => {
+  const cases: [ErrorCategory, number, string][] = [
+    ['invalid_request', 400, 'invalid_request'],
+    ['unprocessable', 422, 'invalid_request'],
+    ['too_large', 413, 'invalid_request'],
+    ['unsupported_type', 415, 'invalid_request'],
+    ['authentication', 401, 'authentication'],
+    ['permission', 403, 'permission'],
+    ['not_found', 404, 'not_found'],
+    ['conflict', 409, 'conflict'],
+    ['rate_limit', 429, 'rate_limit'],
+    ['unavailable', 503, 'provider'],
+    ['provider', 502, 'provider'],
+    ['internal', 500, 'internal'],
+  ];
+  it.each(cases)('a %s refusal is answered %i, with category %s in problem details', (category, status, wire) => {
+    const err = toAppError(new DomainError({ category, code: 'SOME_CODE', message: 'why', retryAfterSec: category === 'unavailable' ? 2 : undefined }));
+    expect(err.status).toBe(status);
+    const rendered = renderError(err, { url: '/v2/x', method: 'GET', headers: {}, id: 'req-1' } as unknown as FastifyRequest);
+    expect(rendered.status).toBe(status);
+    expect(rendered.body).toMatchObject({ status, code: 'SOME_CODE', detail: 'why', category: wire });
+    if (category === 'unavailable') expect(rendered.headers['retry-after']).toBe('2');
+  });
+
+  it('keeps the field errors of a validation error', () => {
+    const err = toAppError(fieldError('amount', 'amount must be positive', 'AMOUNT_INVALID'));
+    expect(err.status).toBe(400);
+    expect(err.details).toEqual([{ field: 'amount', message: 'amount must be positive', code: 'AMOUNT_INVALID' }]);
   });
 });
