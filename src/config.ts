@@ -95,6 +95,7 @@ export interface Config {
     bodyBytesMax: number;
     idempotencyKeyLengthMax: number;
     idempotencyTtlMs: number;
+    /** Lifetime of an access token (TOKEN_LIFETIME_SEC); an open event stream ends at its token's expiry. */
     tokenLifetimeSec: number;
     /** Client addresses whose failed authentications are remembered at once (oldest forgotten first). */
     authFailureAddressesMax: number;
@@ -291,7 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bodyBytesMax: 1024 * 1024,
       idempotencyKeyLengthMax: 255,
       idempotencyTtlMs: int(env.IDEMPOTENCY_TTL_MS, 24 * 3600 * 1000, 'IDEMPOTENCY_TTL_MS'),
-      tokenLifetimeSec: 86400,
+      tokenLifetimeSec: Math.max(1, int(env.TOKEN_LIFETIME_SEC, 86400, 'TOKEN_LIFETIME_SEC')),
       authFailureAddressesMax: 100_000,
       legacyOperatorKeysMax: 20,
       requestTimeoutMs: int(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),
