@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Corridor, CorridorError, type CorridorEvent } from '../../packages/sdk/src/index.js';
+import { listen } from '../../src/cli/listen.js';
 import { recordEvent } from '../../src/modules/events/events.service.js';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { openSse, type SseConnection, type SseMessage } from '../helpers/sse.js';
@@ -54,12 +56,14 @@ describe('GET /v1/events/stream while its credential changes', () => {
     const before = await record(w.workspaceId);
     expect((await s.events(1))[0]?.id).toBe(before);
 
+    // Ended as soon as the revocation is announced, with no event to send.
     const revoked = await operator(t.app, 'DELETE', `/operator/v1/workspaces/${w.workspaceId}/credentials/${w.clientId}`);
     expect(revoked.statusCode, revoked.body).toBe(200);
-    await record(w.workspaceId, 'payout.failed');
     const got = await untilEnd(s);
     expect(got.filter((m) => m.event !== 'error')).toEqual([]);
     expect(errorEvent(got)).toMatchObject({ status: 401, code: 'CREDENTIAL_REVOKED', category: 'authentication', retryable: false });
+    await record(w.workspaceId, 'payout.failed');
+    expect(await s.next(300)).toBeUndefined();
   });
 
   it('ends the stream with METHOD_NOT_ENTITLED once read:webhooks is removed from its credential', async () => {
@@ -74,5 +78,49 @@ describe('GET /v1/events/stream while its credential changes', () => {
     const got = await untilEnd(s);
     expect(got.filter((m) => m.event !== 'error')).toEqual([]);
     expect(errorEvent(got)).toMatchObject({ status: 403, code: 'METHOD_NOT_ENTITLED', retryable: false });
+  });
+
+  it('the SDK stops with CorridorError METHOD_NOT_ENTITLED when read:webhooks is removed, after the events it could read', async () => {
+    const w = await newWorkspace(t.app, { scopes: ['read:webhooks', 'write:api_keys'] });
+    const start = await record(w.workspaceId, 'payout.processing');
+    const first = await record(w.workspaceId);
+    const corridor = new Corridor({ baseUrl: base, clientId: w.clientId, clientSecret: w.clientSecret, retryBaseDelayMs: 20 });
+    const received: CorridorEvent[] = [];
+    const reconnects: unknown[] = [];
+    const following = (async () => {
+      for await (const event of corridor.events.stream({ lastEventId: start, onReconnect: (reason) => reconnects.push(reason) })) {
+        received.push(event);
+        if (received.length === 1) {
+          const narrowed = await w.request('PUT', `/v1/api-keys/${w.clientId}/scopes`, { scopes: ['write:api_keys'] });
+          expect(narrowed.statusCode, narrowed.body).toBe(200);
+          await record(w.workspaceId, 'payout.failed');
+        }
+      }
+    })();
+    const err = await following.then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(CorridorError);
+    expect(err).toMatchObject({ status: 403, code: 'METHOD_NOT_ENTITLED', retryable: false });
+    expect(received.map((e) => e.id)).toEqual([first]);
+    expect(reconnects).toEqual([]);
+  });
+
+  it('corridor listen stops with a clear error once its credential is revoked, forwarding nothing more', async () => {
+    const w = await newWorkspace(t.app);
+    const start = await record(w.workspaceId, 'payout.processing');
+    const lines: string[] = [];
+    const corridor = new Corridor({ baseUrl: base, clientId: w.clientId, clientSecret: w.clientSecret, retryBaseDelayMs: 20 });
+    // Nothing listens at the forwarding address: each forwarded event is one line with its error.
+    const following = listen({ corridor, forwardTo: 'http://127.0.0.1:9/hooks', lastEventId: start, write: (l) => lines.push(l) });
+    const outcome = following.then(() => undefined, (e: unknown) => e);
+    await record(w.workspaceId);
+    for (let i = 0; i < 400 && !lines.some((l) => / -> /.test(l)); i++) await new Promise((r) => setTimeout(r, 25));
+    const revoked = await operator(t.app, 'DELETE', `/operator/v1/workspaces/${w.workspaceId}/credentials/${w.clientId}`);
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    await record(w.workspaceId, 'payout.failed');
+    const err = await outcome;
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toBe('Stream ended: The credential was revoked (CREDENTIAL_REVOKED); not reconnecting');
+    expect(lines.filter((l) => / -> /.test(l))).toHaveLength(1);
+    expect(lines.find((l) => l.startsWith('Stream dropped') || l.startsWith('Token expired'))).toBeUndefined();
   });
 });
