@@ -133,14 +133,21 @@ export class EventStreams {
     sub.expiryTimer = setTimeout(() => {
       sub.recheck = true;
       void this.pump(sub);
-      if (delayMs === TIMER_MS_MAX) this.armExpiry(sub);
+      if (delayMs === TIMER_MS_MAX && !sub.closed) this.armExpiry(sub);
     }, delayMs).unref();
   }
 
   /** Checks the stream's access; a refused stream is ended with the refusal (an SSE error event). */
   private async allowed(sub: Subscriber): Promise<boolean> {
-    const refusal = await sub.access.check();
+    // Cleared before the check: a change announced while it runs asks for another.
     sub.recheck = false;
+    let refusal: AppError | undefined;
+    try {
+      refusal = await sub.access.check();
+    } catch (err) {
+      sub.recheck = true;
+      throw err;
+    }
     if (!refusal) return true;
     this.remove(sub);
     sub.sink.fail(refusal);
