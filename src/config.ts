@@ -99,6 +99,7 @@ export interface Config {
     unauthenticatedBodyBytesMax: number;
     idempotencyKeyLengthMax: number;
     idempotencyTtlMs: number;
+    /** Lifetime of an access token (TOKEN_LIFETIME_SEC); an open event stream ends at its token's expiry. */
     tokenLifetimeSec: number;
     /** Client addresses whose failed authentications are remembered at once (oldest forgotten first). */
     authFailureAddressesMax: number;
@@ -247,6 +248,7 @@ export const ENV_SETTINGS = {
   PAYOUT_QUEUE_MAX: { default: 5000, description: 'payout requests waiting for a group commit before 503 `retryable`' },
   PAYOUT_LANES: { default: 4, description: 'group-commit lanes per API process (at least 1)' },
   IDEMPOTENCY_TTL_MS: { default: 86_400_000, description: 'how long a completed Idempotency-Key is remembered' },
+  TOKEN_LIFETIME_SEC: { default: 86_400, description: 'lifetime of an access token from POST /oauth/token (at least 1); an open event stream ends at its token\'s expiry' },
   REQUEST_TIMEOUT_MS: { default: 30_000, description: 'slow clients cannot hold connections: deadline of a whole request' },
   HEADERS_TIMEOUT_MS: { default: 10_000, description: 'deadline for a request\'s headers' },
   KEEP_ALIVE_TIMEOUT_MS: { default: 5_000, description: 'how long an idle kept-alive connection stays open' },
@@ -450,7 +452,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       unauthenticatedBodyBytesMax: 8 * 1024,
       idempotencyKeyLengthMax: 255,
       idempotencyTtlMs: intSetting(env, 'IDEMPOTENCY_TTL_MS'),
-      tokenLifetimeSec: 86400,
+      tokenLifetimeSec: Math.max(1, intSetting(env, 'TOKEN_LIFETIME_SEC')),
       authFailureAddressesMax: 100_000,
       legacyOperatorKeysMax: 20,
       requestTimeoutMs: intSetting(env, 'REQUEST_TIMEOUT_MS'),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Corridor, type CorridorEvent } from '../../packages/sdk/src/index.js';
+import { Corridor, CorridorError, type CorridorEvent } from '../../packages/sdk/src/index.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signPayload } from '../modules/webhooks/signature.js';
 
 /** How long the local receiver may take to answer one forwarded event (as real deliveries: 30 s). */
@@ -25,10 +25,24 @@ export function deliveryBody(event: CorridorEvent): string {
   return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, test: event.test, data: event.data });
 }
 
+/** The line told before the stream reconnects: after its token expired (with a new one, at once), or after it dropped. */
+function reconnectLine(reason: unknown, delayMs: number, lastEventId: string | undefined): string {
+  const after = lastEventId ? ` after ${lastEventId}` : '';
+  if (reason instanceof CorridorError && reason.code === 'TOKEN_EXPIRED') return `Token expired; resuming with a new token${after}`;
+  return `Stream dropped${reason instanceof Error ? ` (${reason.message})` : ''}; reconnecting in ${Math.round(delayMs / 100) / 10} s${after}`;
+}
+
+/** Why listening stopped, said plainly: the credential may no longer read the stream (revoked, scope removed) or gets no token. */
+function stopped(err: unknown): unknown {
+  if (!(err instanceof CorridorError)) return err;
+  return new Error(`Stream ended: ${err.message}${err.code ? ` (${err.code})` : ''}; not reconnecting`, { cause: err });
+}
+
 /**
  * `corridor listen`: follows the event stream (reconnecting with Last-Event-ID after a dropped
- * connection) and POSTs each event to the local URL signed as real deliveries are
- * (X-Service-Signature over `<timestamp>.<body>` with the printed secret), one line per event.
+ * connection, and with a new token at the token's expiry) and POSTs each event to the local URL
+ * signed as real deliveries are (X-Service-Signature over `<timestamp>.<body>` with the printed
+ * secret), one line per event. Stops with a clear error when the credential may no longer read.
  */
 export async function listen(options: ListenOptions): Promise<void> {
   const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
@@ -40,13 +54,12 @@ export async function listen(options: ListenOptions): Promise<void> {
     ...(options.lastEventId ? { lastEventId: options.lastEventId } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     reconnectsMax: 1000,
-    onReconnect: (reason, delayMs, lastEventId) =>
-      write(
-        `Stream dropped${reason instanceof Error ? ` (${reason.message})` : ''}; reconnecting in ${Math.round(delayMs / 100) / 10} s${lastEventId ? ` after ${lastEventId}` : ''}`,
-      ),
+    onReconnect: (reason, delayMs, lastEventId) => write(reconnectLine(reason, delayMs, lastEventId)),
   });
-  for await (const event of stream) {
-    write(await forward(options.forwardTo, secret, event));
+  try {
+    for await (const event of stream) write(await forward(options.forwardTo, secret, event));
+  } catch (err) {
+    throw stopped(err);
   }
 }
 

@@ -6,9 +6,9 @@ import { hashSecret } from '../lib/secrets.js';
 import { hasScope, type Capability, type Scope } from '../modules/auth/scopes.js';
 import { findOperatorKey } from '../modules/operator/operator.service.js';
 import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore } from './auth-failures.js';
-import { CredentialCache } from './credential-cache.js';
+import { CredentialCache, type CredentialGrant } from './credential-cache.js';
 import { AppError, unauthorized } from './errors.js';
-import { forbidden } from '../lib/errors.js';
+import { DomainError, forbidden } from '../lib/errors.js';
 
 /** Who is calling and which account the call acts on. */
 export interface AuthContext {
@@ -21,6 +21,8 @@ export interface AuthContext {
   subAccountId: string | undefined;
   /** The workspace's configuration as read with the credential, for this request. */
   workspace: { settings: Record<string, unknown>; enabledCurrencies: string[]; disabledCapabilities: string[] };
+  /** When the bearer token expires, ms since the epoch (absent for a dashboard session). */
+  tokenExpiresAtMs?: number | undefined;
 }
 
 export interface OperatorContext {
@@ -37,6 +39,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Failed operator and token-endpoint authentication per caller: client address and presented id (AUTH_FAILURE_LIMIT_PER_MINUTE). */
     authFailures: AuthFailureLimiter;
+    /** Workspace credentials checked again for requests that stay open (the event stream). */
+    workspaceAuth: WorkspaceAuth;
   }
   interface FastifyRequest {
     auth: AuthContext;
@@ -44,11 +48,15 @@ declare module 'fastify' {
   }
 }
 
+function capabilityRefusal(disabledCapabilities: readonly string[], capability: Capability): AppError | undefined {
+  if (!disabledCapabilities.includes(capability)) return undefined;
+  return new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: `The ${capability} capability is not enabled for this workspace` });
+}
+
 /** A change through a capability the operator disabled for the workspace is refused (403). */
 export function assertCapability(disabledCapabilities: readonly string[], capability: Capability): void {
-  if (disabledCapabilities.includes(capability)) {
-    throw new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: `The ${capability} capability is not enabled for this workspace` });
-  }
+  const refusal = capabilityRefusal(disabledCapabilities, capability);
+  if (refusal) throw refusal;
 }
 
 function bearerToken(req: FastifyRequest): string | undefined {
@@ -58,35 +66,84 @@ function bearerToken(req: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-async function authenticateWorkspace(ctx: AppContext, credentials: CredentialCache, req: FastifyRequest): Promise<void> {
-  const token = bearerToken(req);
-  if (!token) throw unauthorized(req.headers.authorization ? 'Malformed authorization header' : 'Missing bearer token');
-  const claims = await ctx.keys.verify(token, ctx.config.publicBaseUrl, ctx.config.audience);
-  if (!claims) throw unauthorized('Invalid or expired token');
+/**
+ * Why the credential as just read may not make a call needing `scope` and `capability`, or undefined
+ * when it may. `gone` is the refusal of a credential that is missing or no longer active.
+ */
+function grantRefusal(
+  read: { grant: CredentialGrant | undefined; ownsSubAccount: boolean },
+  subAccountId: string | undefined,
+  needs: { scope?: Scope | undefined; capability?: Capability | undefined },
+  gone: () => DomainError,
+): DomainError | undefined {
+  const row = read.grant;
+  if (!row || row.status !== 'active') return gone();
+  if (row.workspace_status !== 'active') return forbidden('WORKSPACE_SUSPENDED', 'The workspace is suspended');
+  if (subAccountId !== undefined && !read.ownsSubAccount) {
+    return forbidden('not_account_owner', 'Service-Account-Id names an account this credential does not own');
+  }
+  if (needs.scope && !hasScope(row.scopes, needs.scope)) {
+    return new AppError({ status: 403, code: 'METHOD_NOT_ENTITLED', message: `This credential lacks the scope ${needs.scope}` });
+  }
+  return needs.capability ? capabilityRefusal(row.disabled_capabilities, needs.capability) : undefined;
+}
 
-  const subHeader = req.headers['service-account-id'];
-  const subAccountId = typeof subHeader === 'string' && subHeader !== '' ? subHeader : undefined;
-  // The credential's current scopes and its workspace, and whether the named sub-account is owned:
-  // remembered until a change to any of them is announced (no query on most requests).
-  const { grant: row, ownsSubAccount } = await credentials.read(claims.sub, claims.wid, subAccountId);
-  if (!row || row.status !== 'active') throw unauthorized('Invalid or expired token');
-  if (row.workspace_status !== 'active') throw forbidden('WORKSPACE_SUSPENDED', 'The workspace is suspended');
-  if (subAccountId !== undefined && !ownsSubAccount) {
-    throw forbidden('not_account_owner', 'Service-Account-Id names an account this credential does not own');
+/**
+ * Workspace-credential authentication: once per request, and again for a request that stays open
+ * (an event stream, which ends with the refusal: `recheck`), told of every change that may alter
+ * the answer (`onChange`, from the credential cache's invalidation).
+ */
+export class WorkspaceAuth {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly credentials: CredentialCache,
+  ) {}
+
+  async authenticate(req: FastifyRequest): Promise<void> {
+    const ctx = this.ctx;
+    const token = bearerToken(req);
+    if (!token) throw unauthorized(req.headers.authorization ? 'Malformed authorization header' : 'Missing bearer token');
+    const claims = await ctx.keys.verify(token, ctx.config.publicBaseUrl, ctx.config.audience);
+    if (!claims) throw unauthorized('Invalid or expired token');
+
+    const subHeader = req.headers['service-account-id'];
+    const subAccountId = typeof subHeader === 'string' && subHeader !== '' ? subHeader : undefined;
+    // The credential's current scopes and its workspace, and whether the named sub-account is owned:
+    // remembered until a change to any of them is announced (no query on most requests).
+    const read = await this.credentials.read(claims.sub, claims.wid, subAccountId);
+    const refusal = grantRefusal(read, subAccountId, req.routeOptions.config, () => unauthorized('Invalid or expired token'));
+    if (refusal) throw refusal;
+    const row = read.grant as CredentialGrant;
+    const owned = read.ownsSubAccount && subAccountId !== undefined ? subAccountId : undefined;
+    req.auth = {
+      workspaceId: row.workspace_id,
+      clientId: claims.sub,
+      scopes: row.scopes,
+      accountId: owned ?? row.workspace_id,
+      subAccountId: owned,
+      workspace: { settings: row.settings, enabledCurrencies: row.enabled_currencies, disabledCapabilities: row.disabled_capabilities },
+      tokenExpiresAtMs: claims.exp === undefined ? undefined : claims.exp * 1000,
+    };
   }
-  const config = req.routeOptions.config;
-  if (config.scope && !hasScope(row.scopes, config.scope)) {
-    throw new AppError({ status: 403, code: 'METHOD_NOT_ENTITLED', message: `This credential lacks the scope ${config.scope}` });
+
+  /**
+   * Why an open request authenticated as `auth` may no longer go on needing `scope`: its token
+   * expired (TOKEN_EXPIRED, retryable with a new token), its credential was revoked
+   * (CREDENTIAL_REVOKED), or what authentication refuses now (scope, workspace, sub-account).
+   */
+  async recheck(auth: AuthContext, scope: Scope | undefined): Promise<DomainError | undefined> {
+    if (auth.tokenExpiresAtMs !== undefined && Date.now() >= auth.tokenExpiresAtMs) {
+      return new AppError({ status: 401, code: 'TOKEN_EXPIRED', message: 'The access token expired: request a new one and resume', retryable: true });
+    }
+    const read = await this.credentials.read(auth.clientId, auth.workspaceId, auth.subAccountId);
+    const revoked = () => new AppError({ status: 401, code: 'CREDENTIAL_REVOKED', message: 'The credential was revoked', retryable: false });
+    return grantRefusal(read, auth.subAccountId, { scope }, revoked);
   }
-  if (config.capability) assertCapability(row.disabled_capabilities, config.capability);
-  req.auth = {
-    workspaceId: row.workspace_id,
-    clientId: claims.sub,
-    scopes: row.scopes,
-    accountId: ownsSubAccount && subAccountId !== undefined ? subAccountId : row.workspace_id,
-    subAccountId: ownsSubAccount ? subAccountId : undefined,
-    workspace: { settings: row.settings, enabledCurrencies: row.enabled_currencies, disabledCapabilities: row.disabled_capabilities },
-  };
+
+  /** Calls `listener` with the workspace whose credentials may have changed (undefined: any). Returns the unsubscribe function. */
+  onChange(listener: (workspaceId: string | undefined) => void): () => void {
+    return this.credentials.onChange(listener);
+  }
 }
 
 /** Verified operator keys are remembered briefly (per database) by their digest; a revoked key stops working within OPERATOR_CACHE_MS. */
@@ -137,9 +194,11 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContex
   const credentials = new CredentialCache(opts.ctx.db, opts.ctx.config.limits.authCacheEntriesMax);
   await credentials.start();
   app.addHook('onClose', async () => credentials.stop());
+  const workspaceAuth = new WorkspaceAuth(opts.ctx, credentials);
+  app.decorate('workspaceAuth', workspaceAuth);
   app.addHook('onRequest', async (req) => {
     const mode = req.routeOptions.config.auth ?? 'none';
-    if (mode === 'workspace') await authenticateWorkspace(opts.ctx, credentials, req);
+    if (mode === 'workspace') await workspaceAuth.authenticate(req);
     else if (mode === 'operator') await authenticateOperator(opts.ctx, failures, req);
   });
 });

@@ -51,6 +51,8 @@ export class CredentialCache {
   /** Counts forgets: a read that saw one happen while it ran is not remembered (it may be stale). */
   private generation = 0;
   private listener: Listening | undefined;
+  /** Told of each workspace whose entries were dropped for a change (undefined: any workspace, the listening connection came or went). */
+  private readonly changeListeners = new Set<(workspaceId: string | undefined) => void>();
 
   constructor(
     private readonly db: Db,
@@ -63,6 +65,7 @@ export class CredentialCache {
       onListening: (listening) => {
         this.forgetAll();
         this.listening = listening;
+        this.announce(undefined);
       },
     });
   }
@@ -71,6 +74,16 @@ export class CredentialCache {
     this.listening = false;
     this.forgetAll();
     await this.listener?.stop();
+  }
+
+  /** Calls `listener` after every change announced for a workspace (undefined: changes may have been missed). Returns the unsubscribe function. */
+  onChange(listener: (workspaceId: string | undefined) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private announce(workspaceId: string | undefined): void {
+    for (const listener of this.changeListeners) listener(workspaceId);
   }
 
   /**
@@ -119,6 +132,7 @@ export class CredentialCache {
     this.generation++;
     for (const [key, grant] of this.grants) if (grant.workspace_id === workspaceId) this.grants.delete(key);
     for (const key of this.subAccounts) if (key.startsWith(`${workspaceId}:`)) this.subAccounts.delete(key);
+    this.announce(workspaceId);
   }
 
   private forgetAll(): void {

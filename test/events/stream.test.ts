@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/modules/events/events.service.js';
-import { createTestApp, newWorkspace, onPostgres, type Caller, type TestApp } from '../helpers/app.js';
+import { createTestApp, newWorkspace, onPostgres, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { openSse, type SseConnection } from '../helpers/sse.js';
 
 let t: TestApp;
@@ -167,6 +167,20 @@ describe.runIf(onPostgres)('GET /v1/events/stream over several processes on one 
       await second.ctx.db.close();
     }
   }
+
+  it("ends a stream on another API process as soon as its credential is revoked here, without waiting for an event or a poll", async () => {
+    const w = await newWorkspace(t.app);
+    await onQuietSecondProcess(w, async (s) => {
+      const revoked = await operator(t.app, 'DELETE', `/operator/v1/workspaces/${w.workspaceId}/credentials/${w.clientId}`);
+      expect(revoked.statusCode, revoked.body).toBe(200);
+      const deadline = Date.now() + 5000;
+      let msg = await s.next(5000);
+      while (msg?.comment !== undefined) msg = await s.next(Math.max(1, deadline - Date.now()));
+      expect(msg?.event).toBe('error');
+      expect(JSON.parse(msg?.data ?? '{}')).toMatchObject({ code: 'CREDENTIAL_REVOKED', retryable: false });
+      expect(await s.next(1000)).toBeUndefined();
+    });
+  });
 
   it('delivers events committed by another API process, woken by NOTIFY, and resumes on the other process', async () => {
     const w = await newWorkspace(t.app);

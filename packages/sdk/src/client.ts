@@ -231,7 +231,11 @@ export class Corridor {
     verify: (rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, toleranceS?: number) => Promise<boolean>;
   };
   readonly events: Group<typeof RESOURCES.events> & {
-    /** The live event stream as an async iterator; reconnects with Last-Event-ID after a dropped connection. */
+    /**
+     * The live event stream as an async iterator; reconnects with Last-Event-ID after a dropped
+     * connection, and with a new token when the server ends it at the token's expiry. Throws the
+     * CorridorError when the credential may no longer read it (CREDENTIAL_REVOKED, METHOD_NOT_ENTITLED).
+     */
     stream: (options?: StreamOptions) => AsyncGenerator<CorridorEvent, void, undefined>;
   };
   readonly balances: Group<typeof RESOURCES.balances>;
@@ -306,7 +310,7 @@ export class Corridor {
       );
       if (!res.body) throw new CorridorError({ status: res.status, message: 'event stream without a body', retryable: true, shape: 'network' });
       return res.body;
-    }, options);
+    }, options, () => this.transport.dropToken());
   }
 
   /**

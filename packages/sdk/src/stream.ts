@@ -1,4 +1,4 @@
-import { CorridorError } from './errors.js';
+import { CorridorError, errorFromResponse } from './errors.js';
 
 /** One message of a Server-Sent Events stream. */
 export interface SseMessage {
@@ -50,17 +50,34 @@ export interface StreamOptions {
   reconnectsMax?: number;
   /** Delay before reconnecting after a dropped connection (default 1 s, doubled per failure up to 30 s). */
   reconnectDelayMs?: number;
-  /** Told before each reconnection: why the connection ended (undefined: the server closed it) and the wait. */
+  /** Told before each reconnection: why the connection ended (undefined: the server closed it; TOKEN_EXPIRED: the token did) and the wait. */
   onReconnect?: (reason: unknown, delayMs: number, lastEventId: string | undefined) => void;
+}
+
+/** The code of the stream's `event: error` that a new token fixes: the stream is resumed at once with one. */
+const TOKEN_EXPIRED = 'TOKEN_EXPIRED';
+
+/** The refusal an `event: error` message carries (problem details: the token expired, the credential was revoked or lost its scope). */
+function streamError(data: string): CorridorError {
+  let status = 0;
+  try {
+    status = Number((JSON.parse(data) as { status?: unknown }).status) || 0;
+  } catch {
+    // not JSON: kept as the error's text
+  }
+  return errorFromResponse(status, new Headers({ 'content-type': 'application/problem+json' }), data);
 }
 
 /**
  * Follows a stream of events, reconnecting after a dropped connection with `Last-Event-ID` set to
  * the last event received: no event is missed or received twice. `open` opens one connection.
+ * When the server ends the stream with `event: error`: TOKEN_EXPIRED calls `renewToken` and
+ * reconnects at once; any other refusal (CREDENTIAL_REVOKED, METHOD_NOT_ENTITLED) is thrown.
  */
 export async function* followEvents<E extends { id: string }>(
   open: (lastEventId: string | undefined, signal: AbortSignal | undefined) => Promise<ReadableStream<Uint8Array>>,
   options: StreamOptions = {},
+  renewToken: () => void = () => undefined,
 ): AsyncGenerator<E, void, undefined> {
   let lastEventId = options.lastEventId;
   const reconnectsMax = options.reconnectsMax ?? 10;
@@ -68,9 +85,11 @@ export async function* followEvents<E extends { id: string }>(
   let failures = 0;
   for (;;) {
     let reason: unknown;
+    let expired = false;
     try {
       const body = await open(lastEventId, options.signal);
       for await (const msg of readSse(body)) {
+        if (msg.event === 'error') throw streamError(msg.data);
         const event = JSON.parse(msg.data) as E;
         failures = 0;
         lastEventId = msg.id ?? event.id;
@@ -78,13 +97,15 @@ export async function* followEvents<E extends { id: string }>(
       }
     } catch (err) {
       if (options.signal?.aborted) return;
-      // A refusal that sending again cannot fix (bad token scope, unknown Last-Event-ID) ends the stream.
+      expired = err instanceof CorridorError && err.code === TOKEN_EXPIRED;
+      // A refusal that sending again cannot fix (bad token scope, revoked credential, unknown Last-Event-ID) ends the stream.
       if (err instanceof CorridorError && err.status !== 0 && !err.retryable) throw err;
-      if (++failures > reconnectsMax) throw err;
+      if (expired) renewToken();
+      else if (++failures > reconnectsMax) throw err;
       reason = err;
     }
     if (options.signal?.aborted) return;
-    const delayMs = Math.min(30_000, baseDelayMs * 2 ** Math.max(0, failures - 1));
+    const delayMs = expired ? 0 : Math.min(30_000, baseDelayMs * 2 ** Math.max(0, failures - 1));
     options.onReconnect?.(reason, delayMs, lastEventId);
     await new Promise((resolve) => setTimeout(resolve, delayMs));
   }

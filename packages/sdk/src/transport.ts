@@ -110,9 +110,9 @@ export class Transport {
     return this.renewal;
   }
 
-  /** Forgets the cached token (it was refused: revoked, or the server's keys changed). */
-  dropToken(value: string): void {
-    if (this.token?.value === value) this.token = undefined;
+  /** Forgets the cached token `value` (it was refused: revoked, or the server's keys changed); without `value`, whichever is cached (it expired under an open stream). */
+  dropToken(value?: string): void {
+    if (value === undefined || this.token?.value === value) this.token = undefined;
   }
 
   private async requestToken(): Promise<string> {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, renderError } from '../../http/errors.js';
 import { currentStreamCursor, findStreamCursor, type StreamEventRow } from './events.repository.js';
 import { EventPage, EventParams, EventQuery, EventSchema, EventStreamHeaders, EventStreamQuery } from './events.schemas.js';
 import * as events from './events.service.js';
@@ -16,7 +16,11 @@ const tags = ['Events'];
  */
 export function eventRoutes(app: FastifyInstance, ctx: AppContext): void {
   const streams = new EventStreams(ctx);
-  app.addHook('preClose', async () => streams.close());
+  const unsubscribe = app.workspaceAuth.onChange((workspaceId) => streams.credentialsChanged(workspaceId));
+  app.addHook('preClose', async () => {
+    unsubscribe();
+    await streams.close();
+  });
 
   app.get<{ Querystring: Static<typeof EventStreamQuery>; Headers: Static<typeof EventStreamHeaders> }>(
     '/v1/events/stream',
@@ -31,12 +35,17 @@ export function eventRoutes(app: FastifyInstance, ctx: AppContext): void {
           'Reconnect with `Last-Event-ID` set to the last id received to get every later event, none twice (an unknown id answers 400).',
           'Without it, the stream starts now. A `: heartbeat` comment is sent on idle streams (every 15 seconds by default).',
           'Open streams per workspace are limited (10 per API process by default): past it, 429 `EVENT_STREAMS_EXCEEDED`, retryable, with Retry-After.',
+          'The credential is checked again before each batch of events is written and whenever its scopes, its status or its workspace change, and the stream closes at the token\'s `exp`.',
+          'A stream that may no longer go on ends with one `event: error` message (no `id`) whose `data` is problem details {type, title, status, code, detail, category, retryable, request_id}:',
+          '`TOKEN_EXPIRED` (401, retryable: request a new token and reconnect with `Last-Event-ID`; nothing is lost or repeated),',
+          '`CREDENTIAL_REVOKED` (401), `METHOD_NOT_ENTITLED` (403, `read:webhooks` removed), `WORKSPACE_SUSPENDED` (403) or `not_account_owner` (403), none retryable.',
+          'The SDK\'s `events.stream()` and `corridor listen` renew the token and resume after `TOKEN_EXPIRED`, and stop with the error otherwise.',
         ].join(' '),
         querystring: EventStreamQuery,
         headers: EventStreamHeaders,
         response: {
           200: {
-            description: 'Server-Sent Events: `id: evt_…`, `event: <type>`, `data: <Event JSON>`',
+            description: 'Server-Sent Events: `id: evt_…`, `event: <type>`, `data: <Event JSON>`; last, when the credential may no longer read: `event: error`, `data: <problem details JSON>`',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
         },
@@ -80,6 +89,11 @@ export function sseFrame(row: StreamEventRow): string {
   return `id: ${row.id}\nevent: ${row.type}\ndata: ${JSON.stringify(events.eventView(row))}\n\n`;
 }
 
+/** The stream's last message when its caller may no longer read it: `event: error`, the refusal as problem details. */
+export function sseErrorFrame(refusal: AppError, req: FastifyRequest): string {
+  return `event: error\ndata: ${JSON.stringify(renderError(refusal, req).body)}\n\n`;
+}
+
 /** Resolves once the response can take more (or has closed): a slow client holds back only its own stream. */
 function drained(raw: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
@@ -120,8 +134,14 @@ export async function openEventStream(
       if (!raw.destroyed) raw.write(': heartbeat\n\n');
     },
     end: () => raw.end(),
+    fail: (refusal: AppError) => {
+      if (!raw.destroyed) raw.end(sseErrorFrame(refusal, req));
+    },
   };
-  const close = streams.open(workspaceId, cursor, filter, sink); // throws 429 before anything is sent
+  const auth = req.auth;
+  const scope = req.routeOptions.config.scope;
+  const access = { check: () => req.server.workspaceAuth.recheck(auth, scope), expiresAtMs: auth.tokenExpiresAtMs };
+  const close = streams.open(workspaceId, cursor, filter, sink, access); // throws 429 before anything is sent
   reply.hijack();
   req.raw.socket.setTimeout(0); // the heartbeats keep it alive; the idle-connection timeout is for requests
   raw.writeHead(200, {

@@ -8,6 +8,8 @@ export const EVENTS_CHANNEL = 'corridor_events';
 const LISTEN_RETRY_MS_MAX = 30_000;
 /** How soon a stream looks again when committed events wait behind an older transaction still running. */
 const WITHHELD_RETRY_MS = 50;
+/** The longest delay a Node timer takes; a token expiring later is checked again when it fires. */
+const TIMER_MS_MAX = 2 ** 31 - 1;
 
 /** Where one stream's events go (the SSE connection); `send` resolves once the client can take more. */
 export interface StreamSink {
@@ -15,6 +17,16 @@ export interface StreamSink {
   heartbeat(): void;
   /** The process is shutting down: end the connection. */
   end(): void;
+  /** The credential may no longer read the stream: end the connection with this refusal. */
+  fail(refusal: DomainError): void;
+}
+
+/** Whether the stream's caller may still read it: checked before each batch is written, on every announced change, and at `expiresAtMs`. */
+export interface StreamAccess {
+  /** The refusal the caller gets now, or undefined while it may read. */
+  check(): Promise<DomainError | undefined>;
+  /** When the caller's token expires (ms since the epoch). */
+  expiresAtMs: number | undefined;
 }
 
 export interface StreamFilter {
@@ -27,6 +39,10 @@ interface Subscriber {
   cursor: StreamCursor;
   filter: StreamFilter;
   sink: StreamSink;
+  access: StreamAccess;
+  /** Check access before the next look even with nothing to send (a change was announced, or the token's expiry came). */
+  recheck: boolean;
+  expiryTimer: NodeJS.Timeout | undefined;
   pumping: boolean;
   again: boolean;
   closed: boolean;
@@ -57,7 +73,7 @@ export class EventStreams {
   }
 
   /** Opens a stream from `cursor`; refuses with 429 when the workspace has its maximum open. Returns its close function. */
-  open(workspaceId: string, cursor: StreamCursor, filter: StreamFilter, sink: StreamSink): () => void {
+  open(workspaceId: string, cursor: StreamCursor, filter: StreamFilter, sink: StreamSink, access: StreamAccess): () => void {
     const max = this.ctx.config.limits.eventStreamsPerWorkspaceMax;
     const set = this.byWorkspace.get(workspaceId) ?? new Set<Subscriber>();
     if (this.stopped || set.size >= max) {
@@ -69,10 +85,23 @@ export class EventStreams {
         retryAfterSec: 5,
       });
     }
-    const sub: Subscriber = { workspaceId, cursor, filter, sink, pumping: false, again: false, closed: false, lookAgain: false };
+    const sub: Subscriber = {
+      workspaceId,
+      cursor,
+      filter,
+      sink,
+      access,
+      recheck: false,
+      expiryTimer: undefined,
+      pumping: false,
+      again: false,
+      closed: false,
+      lookAgain: false,
+    };
     set.add(sub);
     this.byWorkspace.set(workspaceId, set);
     this.startTimers();
+    this.armExpiry(sub);
     void this.pump(sub);
     return () => this.remove(sub);
   }
@@ -86,8 +115,48 @@ export class EventStreams {
     await this.stopListener();
   }
 
+  /** The credentials of `workspaceId` (undefined: of any workspace) may have changed: its streams check theirs now. */
+  credentialsChanged(workspaceId: string | undefined): void {
+    const sets = workspaceId === undefined ? [...this.byWorkspace.values()] : [this.byWorkspace.get(workspaceId) ?? new Set<Subscriber>()];
+    for (const set of sets) {
+      for (const sub of set) {
+        sub.recheck = true;
+        void this.pump(sub);
+      }
+    }
+  }
+
+  /** At the token's expiry the stream checks its access (and ends: TOKEN_EXPIRED). */
+  private armExpiry(sub: Subscriber): void {
+    if (sub.access.expiresAtMs === undefined) return;
+    const delayMs = Math.min(TIMER_MS_MAX, Math.max(0, sub.access.expiresAtMs - Date.now()) + 1);
+    sub.expiryTimer = setTimeout(() => {
+      sub.recheck = true;
+      void this.pump(sub);
+      if (delayMs === TIMER_MS_MAX && !sub.closed) this.armExpiry(sub);
+    }, delayMs).unref();
+  }
+
+  /** Checks the stream's access; a refused stream is ended with the refusal (an SSE error event). */
+  private async allowed(sub: Subscriber): Promise<boolean> {
+    // Cleared before the check: a change announced while it runs asks for another.
+    sub.recheck = false;
+    let refusal: DomainError | undefined;
+    try {
+      refusal = await sub.access.check();
+    } catch (err) {
+      sub.recheck = true;
+      throw err;
+    }
+    if (!refusal) return true;
+    this.remove(sub);
+    sub.sink.fail(refusal);
+    return false;
+  }
+
   private remove(sub: Subscriber): void {
     sub.closed = true;
+    clearTimeout(sub.expiryTimer);
     const set = this.byWorkspace.get(sub.workspaceId);
     set?.delete(sub);
     if (set && set.size === 0) this.byWorkspace.delete(sub.workspaceId);
@@ -117,6 +186,8 @@ export class EventStreams {
           if (sub.closed) return;
           const batch = this.ctx.config.limits.eventStreamBatchMax;
           const found = await eventsAfter(this.ctx.db, sub.workspaceId, sub.cursor, sub.filter, batch);
+          // The credential is checked again after the batch is read and before any of it is written.
+          if ((found.rows.length > 0 || sub.recheck) && !(await this.allowed(sub))) return;
           for (const row of found.rows) {
             if (sub.closed) return;
             await sub.sink.send(row);

@@ -4380,7 +4380,7 @@ export interface paths {
         };
         /**
          * The events as they commit, as Server-Sent Events
-         * @description A `text/event-stream` of the workspace's events (with Service-Account-Id, that sub-account's) as they commit, in any API process. Each event is one SSE message: `id` is the event id, `event` its type, `data` the event as GET /v1/events/{id} returns it. Reconnect with `Last-Event-ID` set to the last id received to get every later event, none twice (an unknown id answers 400). Without it, the stream starts now. A `: heartbeat` comment is sent on idle streams (every 15 seconds by default). Open streams per workspace are limited (10 per API process by default): past it, 429 `EVENT_STREAMS_EXCEEDED`, retryable, with Retry-After.
+         * @description A `text/event-stream` of the workspace's events (with Service-Account-Id, that sub-account's) as they commit, in any API process. Each event is one SSE message: `id` is the event id, `event` its type, `data` the event as GET /v1/events/{id} returns it. Reconnect with `Last-Event-ID` set to the last id received to get every later event, none twice (an unknown id answers 400). Without it, the stream starts now. A `: heartbeat` comment is sent on idle streams (every 15 seconds by default). Open streams per workspace are limited (10 per API process by default): past it, 429 `EVENT_STREAMS_EXCEEDED`, retryable, with Retry-After. The credential is checked again before each batch of events is written and whenever its scopes, its status or its workspace change, and the stream closes at the token's `exp`. A stream that may no longer go on ends with one `event: error` message (no `id`) whose `data` is problem details {type, title, status, code, detail, category, retryable, request_id}: `TOKEN_EXPIRED` (401, retryable: request a new token and reconnect with `Last-Event-ID`; nothing is lost or repeated), `CREDENTIAL_REVOKED` (401), `METHOD_NOT_ENTITLED` (403, `read:webhooks` removed), `WORKSPACE_SUSPENDED` (403) or `not_account_owner` (403), none retryable. The SDK's `events.stream()` and `corridor listen` renew the token and resume after `TOKEN_EXPIRED`, and stop with the error otherwise.
          */
         get: {
             parameters: {
@@ -4457,7 +4457,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Server-Sent Events: `id: evt_…`, `event: <type>`, `data: <Event JSON>` */
+                /** @description Server-Sent Events: `id: evt_…`, `event: <type>`, `data: <Event JSON>`; last, when the credential may no longer read: `event: error`, `data: <problem details JSON>` */
                 200: {
                     headers: {
                         [name: string]: unknown;
