@@ -44,7 +44,7 @@ describe('dashboard users and sessions', () => {
   let workspaceId: string;
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { SIGN_IN_FAILURES_PER_15_MIN: '3', DASHBOARD_SESSION_IDLE_MS: '1500', DASHBOARD_SESSION_ABSOLUTE_MS: '60000' } });
+    t = await createTestApp({ env: { SIGN_IN_FAILURES_PER_15_MIN: '3', DASHBOARD_SESSION_IDLE_MS: '60000', DASHBOARD_SESSION_ABSOLUTE_MS: '60000' } });
     workspaceId = (await newWorkspace(t.app)).workspaceId;
   });
   afterAll(async () => t?.close());
@@ -183,24 +183,6 @@ describe('dashboard users and sessions', () => {
     expect((await madeUp.get('/dashboard')).statusCode).toBe(303);
   });
 
-  it('ends a session after the idle window, and a disabled user’s sessions at once', async () => {
-    const { url, userId } = await invite(t, workspaceId, 'idle@example.com');
-    const client = await accepted(t, url);
-    for (let i = 0; i < 3; i++) {
-      await sleep(600);
-      expect((await client.get('/dashboard')).statusCode).toBe(200); // activity keeps it alive past 1.5 s
-    }
-    await sleep(1800);
-    expect((await client.get('/dashboard')).headers.location).toMatch(/^\/dashboard\/sign-in/);
-
-    const again = await signIn(t, 'idle@example.com', PASSWORD, '10.0.4.1');
-    expect((await again.client.get('/dashboard')).statusCode).toBe(200);
-    const disabled = await operator(t.app, 'PATCH', `/operator/v1/workspaces/${workspaceId}/users/${userId}`, { status: 'disabled' });
-    expect(disabled.statusCode).toBe(200);
-    expect((await again.client.get('/dashboard')).statusCode).toBe(303);
-    expect((await signIn(t, 'idle@example.com', PASSWORD, '10.0.4.2')).status).toBe(401);
-  });
-
   it('asks for a TOTP code after the password once the second factor is on; a code is good once', async () => {
     const { url } = await invite(t, workspaceId, 'totp@example.com');
     const client = await accepted(t, url);
@@ -297,5 +279,35 @@ describe('the absolute session lifetime', () => {
     }
     await sleep(800);
     expect((await client.get('/dashboard')).headers.location).toMatch(/^\/dashboard\/sign-in/);
+  });
+});
+
+// A short idle window of its own: on a loaded machine, the other tests' pauses between requests (a
+// password hash, a strength check) could outlast it and end their sessions.
+describe('the idle session window', () => {
+  let t: TestApp;
+  let workspaceId: string;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { DASHBOARD_SESSION_IDLE_MS: '1500', DASHBOARD_SESSION_ABSOLUTE_MS: '60000' } });
+    workspaceId = (await newWorkspace(t.app)).workspaceId;
+  });
+  afterAll(async () => t?.close());
+
+  it('ends a session after the idle window, and a disabled user’s sessions at once', async () => {
+    const { url, userId } = await invite(t, workspaceId, 'idle@example.com');
+    const client = await accepted(t, url);
+    for (let i = 0; i < 3; i++) {
+      await sleep(600);
+      expect((await client.get('/dashboard')).statusCode).toBe(200); // activity keeps it alive past 1.5 s
+    }
+    await sleep(1800);
+    expect((await client.get('/dashboard')).headers.location).toMatch(/^\/dashboard\/sign-in/);
+
+    const again = await signIn(t, 'idle@example.com', PASSWORD, '10.0.4.1');
+    expect((await again.client.get('/dashboard')).statusCode).toBe(200);
+    const disabled = await operator(t.app, 'PATCH', `/operator/v1/workspaces/${workspaceId}/users/${userId}`, { status: 'disabled' });
+    expect(disabled.statusCode).toBe(200);
+    expect((await again.client.get('/dashboard')).statusCode).toBe(303);
+    expect((await signIn(t, 'idle@example.com', PASSWORD, '10.0.4.2')).status).toBe(401);
   });
 });
