@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { hashSecret } from '../lib/secrets.js';
 import { hasScope, type Capability, type Scope } from '../modules/auth/scopes.js';
+import type { WorkspaceTerms } from '../modules/accounts/workspace-terms.js';
 import { findOperatorKey } from '../modules/operator/operator.service.js';
 import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore } from './auth-failures.js';
 import { CredentialCache } from './credential-cache.js';
@@ -20,7 +21,7 @@ export interface AuthContext {
   /** The `Service-Account-Id` header when present (an owned sub-account). */
   subAccountId: string | undefined;
   /** The workspace's configuration as read with the credential, for this request. */
-  workspace: { settings: Record<string, unknown>; enabledCurrencies: string[]; disabledCapabilities: string[] };
+  workspace: { terms: WorkspaceTerms; enabledCurrencies: string[]; disabledCapabilities: string[] };
 }
 
 export interface OperatorContext {
@@ -85,7 +86,7 @@ async function authenticateWorkspace(ctx: AppContext, credentials: CredentialCac
     scopes: row.scopes,
     accountId: ownsSubAccount && subAccountId !== undefined ? subAccountId : row.workspace_id,
     subAccountId: ownsSubAccount ? subAccountId : undefined,
-    workspace: { settings: row.settings, enabledCurrencies: row.enabled_currencies, disabledCapabilities: row.disabled_capabilities },
+    workspace: { terms: row.terms, enabledCurrencies: row.enabled_currencies, disabledCapabilities: row.disabled_capabilities },
   };
 }
 

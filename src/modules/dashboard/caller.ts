@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { AuthContext } from '../../http/auth.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
+import { parseWorkspaceTerms } from '../accounts/workspace-terms.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import type { WebSession } from '../users/sessions.service.js';
 
@@ -40,7 +41,7 @@ export async function dashboardCaller(ctx: AppContext, req: FastifyRequest): Pro
     scopes: [...ALL_SCOPES],
     accountId: owner.accountId,
     subAccountId: owner.subAccountId,
-    workspace: { settings: workspace.settings, enabledCurrencies: workspace.enabled_currencies, disabledCapabilities: workspace.disabled_capabilities },
+    workspace: { terms: parseWorkspaceTerms(workspace.settings), enabledCurrencies: workspace.enabled_currencies, disabledCapabilities: workspace.disabled_capabilities },
   };
 }
 

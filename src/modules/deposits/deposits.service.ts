@@ -6,7 +6,7 @@ import { assert } from '../../lib/assert.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { formatAmount, minAmount, parseAmount } from '../../lib/money.js';
 import { isUuid, newId } from '../../lib/ids.js';
-import { depositFeeMinor } from '../accounts/deposit-settings.js';
+import { parseWorkspaceTerms, type WorkspaceTerms } from '../accounts/workspace-terms.js';
 import { recordEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
 import { getAccount, getWorkspace } from '../accounts/accounts.service.js';
@@ -73,7 +73,7 @@ const defaultRail = (currency: string): DepositRail => (currencyInfo(currency)?.
 export async function receiveDeposit(
   tx: Tx,
   owner: Owner,
-  workspace: { enabledCurrencies: readonly string[]; settings: Record<string, unknown> },
+  workspace: { enabledCurrencies: readonly string[]; terms: WorkspaceTerms },
   input: NewDeposit,
 ): Promise<DepositRow> {
   if (!input.virtualAccountId && !input.currency) throw fieldError('virtualAccountId', 'virtualAccountId or currency is required');
@@ -100,7 +100,7 @@ export async function receiveDeposit(
     rail,
     currency,
     amountMinor,
-    feeMinor: minAmount(depositFeeMinor(workspace.settings, currency), amountMinor),
+    feeMinor: minAmount(workspace.terms.depositFeeMinor(currency), amountMinor),
   });
   const row = await expectCredit(tx, inserted);
   const outcome = input.outcome ?? 'completed';
@@ -230,7 +230,7 @@ export async function creditDeposit(tx: Tx, input: NewDeposit & OperatorDepositT
   if (input.rail !== undefined && !DEPOSIT_RAILS.includes(input.rail)) throw fieldError('rail', `rail must be one of ${DEPOSIT_RAILS.join(', ')}`);
   const owner = await operatorOwner(tx, input);
   const workspace = await getWorkspace(tx, owner.workspaceId);
-  return receiveDeposit(tx, owner, { enabledCurrencies: workspace.enabled_currencies, settings: workspace.settings }, input);
+  return receiveDeposit(tx, owner, { enabledCurrencies: workspace.enabled_currencies, terms: parseWorkspaceTerms(workspace.settings) }, input);
 }
 
 /** Every workspace's deposits (the operator's queue), newest first. */

@@ -3,7 +3,7 @@ import type { Sql, Tx } from '../../db/db.js';
 import { DomainError, conflict, fieldError, notFound } from '../../lib/errors.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { newId } from '../../lib/ids.js';
-import { payoutTerms } from '../accounts/payout-settings.js';
+import type { WorkspaceTerms } from '../accounts/workspace-terms.js';
 import { findBeneficiaries } from '../corridors/index.js';
 import { checkPair, priceQuote } from '../fx/fx.service.js';
 import { ledger } from '../ledger/ledger.service.js';
@@ -23,7 +23,7 @@ export interface OrderCaller {
   workspaceId: string;
   accountId: string;
   subAccountId: string | undefined;
-  workspace: { settings: Record<string, unknown>; enabledCurrencies: string[] };
+  workspace: { terms: WorkspaceTerms; enabledCurrencies: string[] };
 }
 
 export interface CreateOrderInput {
@@ -67,7 +67,7 @@ async function deliveryOf(tx: Tx, box: CryptoBox, caller: OrderCaller, beneficia
 export async function createOrder(ctx: AppContext, tx: Tx, caller: OrderCaller, input: CreateOrderInput): Promise<OrderRow> {
   const pair = checkPair({ rates: ctx.rates, spreadBps: ctx.config.fxSpreadBps }, { enabledCurrencies: caller.workspace.enabledCurrencies, fromCurrency: input.fromCurrency, toCurrency: input.toCurrency });
   const amounts = priceQuote(pair, input);
-  const limit = payoutTerms(caller.workspace.settings).perTransactionMinor(input.fromCurrency);
+  const limit = caller.workspace.terms.perTransactionMinor(input.fromCurrency);
   if (limit !== undefined && amounts.fromAmountMinor > limit) throw new DomainError({ category: 'invalid_request', code: 'LIMIT_EXCEEDED', message: 'LIMIT_EXCEEDED' });
   const deliveryRail = input.beneficiary ? await deliveryOf(tx, ctx.box, caller, input.beneficiary.id, input.toCurrency) : null;
   if (input.clientRef !== undefined && (await repo.lockAndFindClientRef(tx, caller.workspaceId, input.clientRef))) throw duplicateClientRef();
