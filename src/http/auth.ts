@@ -4,25 +4,12 @@ import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { hashSecret } from '../lib/secrets.js';
 import { hasScope, type Capability, type Scope } from '../modules/auth/scopes.js';
-import type { WorkspaceTerms } from '../modules/accounts/workspace-terms.js';
+import { assertCapability, type Caller } from '../modules/accounts/caller.js';
 import { findOperatorKey } from '../modules/operator/operator.service.js';
 import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore } from './auth-failures.js';
 import { CredentialCache } from './credential-cache.js';
 import { AppError, unauthorized } from './errors.js';
 import { forbidden } from '../lib/errors.js';
-
-/** Who is calling and which account the call acts on. */
-export interface AuthContext {
-  workspaceId: string;
-  clientId: string;
-  scopes: string[];
-  /** The account acted on: the `Service-Account-Id` sub-account, or the workspace's master account. */
-  accountId: string;
-  /** The `Service-Account-Id` header when present (an owned sub-account). */
-  subAccountId: string | undefined;
-  /** The workspace's configuration as read with the credential, for this request. */
-  workspace: { terms: WorkspaceTerms; enabledCurrencies: string[]; disabledCapabilities: string[] };
-}
 
 export interface OperatorContext {
   keyId: string;
@@ -40,15 +27,9 @@ declare module 'fastify' {
     authFailures: AuthFailureLimiter;
   }
   interface FastifyRequest {
-    auth: AuthContext;
+    /** The workspace credential's caller (routes with `auth: 'workspace'`). */
+    auth: Caller;
     operator: OperatorContext | undefined;
-  }
-}
-
-/** A change through a capability the operator disabled for the workspace is refused (403). */
-export function assertCapability(disabledCapabilities: readonly string[], capability: Capability): void {
-  if (disabledCapabilities.includes(capability)) {
-    throw new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: `The ${capability} capability is not enabled for this workspace` });
   }
 }
 
@@ -79,7 +60,8 @@ async function authenticateWorkspace(ctx: AppContext, credentials: CredentialCac
   if (config.scope && !hasScope(row.scopes, config.scope)) {
     throw new AppError({ status: 403, code: 'METHOD_NOT_ENTITLED', message: `This credential lacks the scope ${config.scope}` });
   }
-  if (config.capability) assertCapability(row.disabled_capabilities, config.capability);
+  // Refused before the body is read; the services that change through a capability check it again (the dashboard calls them too).
+  if (config.capability) assertCapability({ disabledCapabilities: row.disabled_capabilities }, config.capability);
   req.auth = {
     workspaceId: row.workspace_id,
     clientId: claims.sub,
@@ -133,7 +115,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContex
   const memory = new MemoryFailureStore(config.limits.authFailureAddressesMax);
   const failures = new AuthFailureLimiter(config.authFailureLimitPerMinute, 60_000, opts.redis ? new RedisFailureStore(opts.redis, memory) : memory);
   app.decorate('authFailures', failures);
-  app.decorateRequest('auth', undefined as unknown as AuthContext);
+  app.decorateRequest('auth', undefined as unknown as Caller);
   app.decorateRequest('operator', undefined);
   const credentials = new CredentialCache(opts.ctx.db, opts.ctx.config.limits.authCacheEntriesMax);
   await credentials.start();

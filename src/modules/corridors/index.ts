@@ -102,6 +102,5 @@ export {
   getBeneficiaryAccount,
   type BeneficiaryAccountView,
   type BeneficiaryInput,
-  type BeneficiaryScope,
   type BeneficiaryView,
 } from '../beneficiaries/beneficiaries.service.js';

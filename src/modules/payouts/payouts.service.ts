@@ -30,6 +30,7 @@ import { insufficient, planPayouts, refusal, quoteKey, type Decision, type PlanR
 import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
 import type { PayoutBody } from './payouts.schemas.js';
+import type { Caller } from '../accounts/caller.js';
 
 /**
  * Payout creation: one pipeline for one payout, a batch request, and every request that arrives
@@ -41,14 +42,6 @@ import type { PayoutBody } from './payouts.schemas.js';
  */
 
 type Body = Static<typeof PayoutBody>;
-
-/** Who creates the payouts: the workspace, the account acted on, and the workspace's configuration. */
-export interface PayoutCaller {
-  workspaceId: string;
-  accountId: string;
-  subAccountId: string | undefined;
-  workspace: { terms: WorkspaceTerms; enabledCurrencies: string[]; disabledCapabilities: string[] };
-}
 
 export type PayoutView = ReturnType<typeof payoutData>;
 export type BatchRow = PayoutView | { error: string; clientRef: string };
@@ -69,7 +62,7 @@ const refused = (error: DomainError, fieldFormat = false): Refused => ({ ok: fal
 
 interface RowContext {
   ctx: AppContext;
-  caller: PayoutCaller;
+  caller: Caller;
   terms: WorkspaceTerms;
   /** The account acted on has a business identity on record (the originator when senderInfo is omitted). */
   originatorOnRecord: boolean;
@@ -190,7 +183,7 @@ function checkRow(rc: RowContext, body: Body): Checked | AwaitingBeneficiary {
 
 /** A request checked as far as it can be without I/O; what createMany takes. */
 export interface CheckedRequest {
-  caller: PayoutCaller;
+  caller: Caller;
   batch: boolean;
   bodies: Body[];
   rows: (Checked | AwaitingBeneficiary)[];
@@ -203,7 +196,7 @@ export interface CheckedRequest {
 }
 
 /** The request-level checks and each row's checks that need no I/O. */
-function checkRequest(ctx: AppContext, caller: PayoutCaller, body: Body | Body[], originatorOnRecord: boolean): CheckedRequest {
+function checkRequest(ctx: AppContext, caller: Caller, body: Body | Body[], originatorOnRecord: boolean): CheckedRequest {
   const batch = Array.isArray(body);
   const bodies = Array.isArray(body) ? body : [body];
   const request: CheckedRequest = { caller, batch, bodies, rows: [], early: undefined, terms: undefined, weight: 1 };
@@ -348,7 +341,7 @@ export class PayoutService {
   constructor(private readonly ctx: AppContext) {}
 
   /** A request (one payout, or an array: a batch) checked as far as it can be without a transaction. */
-  async check(caller: PayoutCaller, body: Body | Body[]): Promise<CheckedRequest> {
+  async check(caller: Caller, body: Body | Body[]): Promise<CheckedRequest> {
     const bodies = Array.isArray(body) ? body : [body];
     // A sub-account's own identity is read only when a payout needs an originator and the workspace has none.
     const needsOriginator = bodies.some((b) => b.senderInfo === undefined);
