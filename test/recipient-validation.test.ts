@@ -19,7 +19,6 @@ import {
   catalogCurrencies,
   checkRecipient,
   findProviders,
-  hasBusinessIdentity,
   payoutRequirements,
   validateSender,
   recipientErrorKind,
@@ -30,6 +29,7 @@ import {
   type RecipientType,
   type RecipientValidator,
 } from '../src/modules/corridors/index.js';
+import { parseWorkspaceTerms } from '../src/modules/accounts/workspace-terms.js';
 import { ADDRESSES, corridorCases, mobileNumber, validRecipient } from './helpers/corridor-fixtures.js';
 
 const provider = (id: string): Provider => {
@@ -389,8 +389,8 @@ describe('sender validation', () => {
         code: 'ORIGINATOR_NOT_ON_RECORD',
       },
     ]);
-    expect(hasBusinessIdentity({ businessIdentity: { companyName: 'Demo Ltd' } })).toBe(true);
-    expect(hasBusinessIdentity({ travelRuleScreening: true })).toBe(false);
+    expect(parseWorkspaceTerms({ businessIdentity: { companyName: 'Demo Ltd' } }).businessIdentity !== undefined).toBe(true);
+    expect(parseWorkspaceTerms({ travelRuleScreening: true }).businessIdentity !== undefined).toBe(false);
   });
 
   it('requires senderInfo with the sender phone on mobile money into Cameroon', () => {

@@ -4,26 +4,12 @@ import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { hashSecret } from '../lib/secrets.js';
 import { hasScope, type Capability, type Scope } from '../modules/auth/scopes.js';
+import { capabilityRefusal, type Caller } from '../modules/accounts/caller.js';
 import { findOperatorKey } from '../modules/operator/operator.service.js';
 import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore } from './auth-failures.js';
 import { CredentialCache, type CredentialGrant } from './credential-cache.js';
 import { AppError, unauthorized } from './errors.js';
 import { DomainError, forbidden } from '../lib/errors.js';
-
-/** Who is calling and which account the call acts on. */
-export interface AuthContext {
-  workspaceId: string;
-  clientId: string;
-  scopes: string[];
-  /** The account acted on: the `Service-Account-Id` sub-account, or the workspace's master account. */
-  accountId: string;
-  /** The `Service-Account-Id` header when present (an owned sub-account). */
-  subAccountId: string | undefined;
-  /** The workspace's configuration as read with the credential, for this request. */
-  workspace: { settings: Record<string, unknown>; enabledCurrencies: string[]; disabledCapabilities: string[] };
-  /** When the bearer token expires, ms since the epoch (absent for a dashboard session). */
-  tokenExpiresAtMs?: number | undefined;
-}
 
 export interface OperatorContext {
   keyId: string;
@@ -43,20 +29,10 @@ declare module 'fastify' {
     workspaceAuth: WorkspaceAuth;
   }
   interface FastifyRequest {
-    auth: AuthContext;
+    /** The workspace credential's caller (routes with `auth: 'workspace'`). */
+    auth: Caller;
     operator: OperatorContext | undefined;
   }
-}
-
-function capabilityRefusal(disabledCapabilities: readonly string[], capability: Capability): AppError | undefined {
-  if (!disabledCapabilities.includes(capability)) return undefined;
-  return new AppError({ status: 403, code: 'CAPABILITY_DISABLED', message: `The ${capability} capability is not enabled for this workspace` });
-}
-
-/** A change through a capability the operator disabled for the workspace is refused (403). */
-export function assertCapability(disabledCapabilities: readonly string[], capability: Capability): void {
-  const refusal = capabilityRefusal(disabledCapabilities, capability);
-  if (refusal) throw refusal;
 }
 
 function bearerToken(req: FastifyRequest): string | undefined {
@@ -85,7 +61,7 @@ function grantRefusal(
   if (needs.scope && !hasScope(row.scopes, needs.scope)) {
     return new AppError({ status: 403, code: 'METHOD_NOT_ENTITLED', message: `This credential lacks the scope ${needs.scope}` });
   }
-  return needs.capability ? capabilityRefusal(row.disabled_capabilities, needs.capability) : undefined;
+  return needs.capability ? capabilityRefusal({ disabledCapabilities: row.disabled_capabilities }, needs.capability) : undefined;
 }
 
 /**
@@ -121,7 +97,7 @@ export class WorkspaceAuth {
       scopes: row.scopes,
       accountId: owned ?? row.workspace_id,
       subAccountId: owned,
-      workspace: { settings: row.settings, enabledCurrencies: row.enabled_currencies, disabledCapabilities: row.disabled_capabilities },
+      workspace: { terms: row.terms, enabledCurrencies: row.enabled_currencies, disabledCapabilities: row.disabled_capabilities },
       tokenExpiresAtMs: claims.exp === undefined ? undefined : claims.exp * 1000,
     };
   }
@@ -131,7 +107,7 @@ export class WorkspaceAuth {
    * expired (TOKEN_EXPIRED, retryable with a new token), its credential was revoked
    * (CREDENTIAL_REVOKED), or what authentication refuses now (scope, workspace, sub-account).
    */
-  async recheck(auth: AuthContext, scope: Scope | undefined): Promise<DomainError | undefined> {
+  async recheck(auth: Caller, scope: Scope | undefined): Promise<DomainError | undefined> {
     if (auth.tokenExpiresAtMs !== undefined && Date.now() >= auth.tokenExpiresAtMs) {
       return new AppError({ status: 401, code: 'TOKEN_EXPIRED', message: 'The access token expired: request a new one and resume', retryable: true });
     }
@@ -189,7 +165,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContex
   const memory = new MemoryFailureStore(config.limits.authFailureAddressesMax);
   const failures = new AuthFailureLimiter(config.authFailureLimitPerMinute, 60_000, opts.redis ? new RedisFailureStore(opts.redis, memory) : memory);
   app.decorate('authFailures', failures);
-  app.decorateRequest('auth', undefined as unknown as AuthContext);
+  app.decorateRequest('auth', undefined as unknown as Caller);
   app.decorateRequest('operator', undefined);
   const credentials = new CredentialCache(opts.ctx.db, opts.ctx.config.limits.authCacheEntriesMax);
   await credentials.start();

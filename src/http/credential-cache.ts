@@ -2,6 +2,7 @@ import type { Db, Listening, Sql } from '../db/db.js';
 import { maybeOne } from '../db/db.js';
 import { isUuid } from '../lib/ids.js';
 import { ownsSubAccount } from '../modules/accounts/accounts.repository.js';
+import { parseWorkspaceTerms, type WorkspaceTerms } from '../modules/accounts/workspace-terms.js';
 
 /**
  * The channel on which every change to what authentication reads (a credential's scopes or status,
@@ -10,8 +11,8 @@ import { ownsSubAccount } from '../modules/accounts/accounts.repository.js';
  */
 export const AUTH_CHANGES_CHANNEL = 'corridor_auth_changes';
 
-/** A credential as authentication uses it, with its workspace. */
-export interface CredentialGrant {
+/** A credential as stored, with its workspace. */
+interface GrantRow {
   scopes: string[];
   status: string;
   workspace_id: string;
@@ -21,8 +22,11 @@ export interface CredentialGrant {
   settings: Record<string, unknown>;
 }
 
+/** A credential as authentication uses it, with its workspace and the workspace's settings parsed into terms. */
+export type CredentialGrant = Omit<GrantRow, 'settings'> & { terms: WorkspaceTerms };
+
 /** One round trip: the credential's current scopes, its workspace, and the named sub-account if that workspace owns it. */
-async function readGrant(sql: Sql, clientId: string, workspaceId: string, subAccountId: string | null): Promise<(CredentialGrant & { sub_account_id: string | null }) | undefined> {
+async function readGrant(sql: Sql, clientId: string, workspaceId: string, subAccountId: string | null): Promise<(GrantRow & { sub_account_id: string | null }) | undefined> {
   return maybeOne(
     sql,
     `SELECT c.scopes, c.status, c.workspace_id, w.status AS workspace_status, w.disabled_capabilities, w.enabled_currencies, w.settings,
@@ -114,7 +118,8 @@ export class CredentialCache {
     }
     const row = await readGrant(this.db, clientId, workspaceId, subId ?? null);
     if (!row) return { grant: undefined, ownsSubAccount: false };
-    const { sub_account_id: owned, ...grant } = row;
+    const { sub_account_id: owned, settings, ...rest } = row;
+    const grant: CredentialGrant = { ...rest, terms: parseWorkspaceTerms(settings) };
     this.remember(generation, () => {
       this.grants.set(key, grant);
       if (owned) this.subAccounts.add(subKey);

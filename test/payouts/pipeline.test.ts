@@ -89,6 +89,13 @@ describe('operator settings are validated when written', () => {
     expect(row?.settings.payoutLimits).toBeUndefined();
   });
 
+  it('names every failing field at once, payout and deposit amounts alike', async () => {
+    const c = await newWorkspace(t.app);
+    const res = await operator(t.app, 'PUT', `/operator/v1/workspaces/${c.workspaceId}/settings`, { payoutFees: { EUR: '1.005' }, depositFees: { GBP: '0.001' } });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual(['payoutFees.EUR', 'depositFees.GBP']);
+  });
+
   it('a workspace whose stored settings do not parse fails only its own requests, not the others of its batch', async () => {
     const callers = await Promise.all([0, 1, 2].map(() => payingWorkspace(t)));
     const beneficiaries: string[] = [];

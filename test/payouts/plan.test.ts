@@ -29,7 +29,7 @@ function row(over: Partial<PlanRow['prepared']> = {}, extra: Partial<Omit<PlanRo
     },
     newBeneficiary: undefined,
     dailyLimitMinor: undefined,
-    terms: { feeMinor: () => 0n },
+    terms: { payoutFeeMinor: () => 0n },
     ...extra,
   };
 }
@@ -136,7 +136,7 @@ describe('planPayouts', () => {
   });
 
   it("holds the workspace's fee in the funding currency with the amount, both or neither", () => {
-    const fee = { terms: { feeMinor: (currency: string) => (currency === 'EUR' ? 500n : 0n) } };
+    const fee = { terms: { payoutFeeMinor: (currency: string) => (currency === 'EUR' ? 500n : 0n) } };
     const decisions = planPayouts([row({}, fee), row({}, fee)], snapshot({ balances: [{ currency: 'EUR', available: 12_000n }] }));
     expect(decisions.map(outcome)).toEqual(['queued:EUR:6000', 'failed:EUR:6000']);
     const first = decisions[0] as Extract<Decision, { ok: true }>;

@@ -1,4 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tx } from '../../src/db/db.js';
+import { getWorkspace } from '../../src/modules/accounts/accounts.service.js';
+import { callerWorkspace, type Caller as ServiceCaller } from '../../src/modules/accounts/caller.js';
+import { reviewOwnApplication } from '../../src/modules/applications/applications.service.js';
+import { simulateDeposit } from '../../src/modules/deposits/deposits.service.js';
+import { cancelOwnOrder } from '../../src/modules/orders/orders.lifecycle.js';
+import { cancelOwnPayout } from '../../src/modules/payouts/payouts.lifecycle.js';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { asSub, createSubAccount, expectProblem } from './helpers.js';
 
@@ -82,5 +90,26 @@ describe('GET /v1/capabilities', () => {
     const ok = await newWorkspace(t.app, { scopes: ['read:capabilities'] });
     expect((await ok.request('GET', '/v1/capabilities')).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'GET', url: '/v1/capabilities' })).statusCode).toBe(401);
+  });
+});
+
+describe('capabilities are checked by the services the API and the dashboard share', () => {
+  it('refuses a sandbox deposit, a payout or order cancel and an application review while the capability is off', async () => {
+    const c = await newWorkspace(t.app);
+    for (const name of ['deposits', 'payouts', 'orders', 'applications']) {
+      expect((await operator(t.app, 'PUT', `/operator/v1/workspaces/${c.workspaceId}/capabilities/${name}`, { enabled: false })).statusCode).toBe(200);
+    }
+    const workspace = await getWorkspace(t.ctx.db, c.workspaceId);
+    const caller: ServiceCaller = { workspaceId: c.workspaceId, accountId: c.workspaceId, subAccountId: undefined, clientId: 'test', scopes: [], workspace: callerWorkspace(workspace) };
+    const id = randomUUID();
+    const changes: [string, (tx: Tx) => Promise<unknown>][] = [
+      ['deposits', (tx) => simulateDeposit(tx, caller, { currency: 'EUR', amount: '1.00' })],
+      ['payouts', (tx) => cancelOwnPayout(t.ctx, tx, caller, id)],
+      ['orders', (tx) => cancelOwnOrder(t.ctx, tx, caller, id)],
+      ['applications', (tx) => reviewOwnApplication(t.ctx, tx, caller, id, { decision: 'approve' })],
+    ];
+    for (const [capability, change] of changes) {
+      await expect(t.ctx.db.tx(change)).rejects.toMatchObject({ code: 'CAPABILITY_DISABLED', message: `The ${capability} capability is not enabled for this workspace` });
+    }
   });
 });

@@ -3,10 +3,10 @@ import { conflict, notFound } from '../../lib/errors.js';
 import { paginate, type PageRequest } from '../../db/pagination.js';
 import { DEFAULT_CURRENCIES } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
-import { hasBusinessIdentity } from '../corridors/index.js';
 import { recordEvent } from '../events/events.service.js';
 import * as repo from './accounts.repository.js';
 import type { AccountRow, WorkspaceRow } from './accounts.repository.js';
+import { parseWorkspaceTerms, type WorkspaceSettings, type WorkspaceTerms } from './workspace-terms.js';
 
 const PRIMARY_CURRENCY_BY_COUNTRY: Record<string, string> = { GB: 'GBP', US: 'USD', NG: 'NGN', GH: 'GHS' };
 const EURO_COUNTRIES = new Set('AT BE CY DE EE ES FI FR GR HR IE IT LT LU LV MT NL PT SI SK'.split(' '));
@@ -17,14 +17,7 @@ export function primaryCurrencyFor(country: string): string {
 
 /** The workspace's primary currency: set by the operator, else derived from its country. */
 export function workspacePrimaryCurrency(workspace: WorkspaceRow): string {
-  const set = workspace.settings.primaryCurrency;
-  return typeof set === 'string' ? set : primaryCurrencyFor(workspace.country);
-}
-
-export interface WorkspaceSettings {
-  primaryCurrency?: string;
-  travelRuleScreening?: boolean;
-  [key: string]: unknown;
+  return parseWorkspaceTerms(workspace.settings).primaryCurrency ?? primaryCurrencyFor(workspace.country);
 }
 
 /** A workspace and its master account (same id), with the default currencies and every capability. */
@@ -126,7 +119,7 @@ export async function recordBusinessIdentity(tx: Tx, workspaceId: string, identi
 }
 
 /** Whether the account acted on has a business identity on record: the workspace's, or a sub-account's own. */
-export async function hasOriginatorOnRecord(sql: Sql, workspace: { id: string; settings: Record<string, unknown> }, subAccountId: string | undefined): Promise<boolean> {
-  if (hasBusinessIdentity(workspace.settings)) return true;
+export async function hasOriginatorOnRecord(sql: Sql, workspace: { id: string; terms: WorkspaceTerms }, subAccountId: string | undefined): Promise<boolean> {
+  if (workspace.terms.businessIdentity !== undefined) return true;
   return subAccountId !== undefined && repo.accountHasBusinessIdentity(sql, workspace.id, subAccountId);
 }

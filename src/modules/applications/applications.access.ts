@@ -2,11 +2,12 @@ import type { Sql } from '../../db/db.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import * as repo from './applications.repository.js';
-import type { ApplicationRow, Scope } from './applications.repository.js';
+import type { ApplicationRow } from './applications.repository.js';
 import type { Section } from './applications.transitions.js';
+import type { AccountScope } from '../accounts/caller.js';
 
 /** An application in the caller's scope (404 for another workspace's or sub-account's, or an unknown id). */
-export async function requireApplication(sql: Sql, scope: Scope, id: string, options: { lock?: boolean } = {}): Promise<ApplicationRow> {
+export async function requireApplication(sql: Sql, scope: AccountScope, id: string, options: { lock?: boolean } = {}): Promise<ApplicationRow> {
   const row = isUuid(id) ? await repo.findApplication(sql, scope, id, options) : undefined;
   if (!row) throw notFound('Application');
   return row;

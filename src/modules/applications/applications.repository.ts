@@ -2,6 +2,7 @@ import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
 import { paginate, type PageRequest, type PageResult } from '../../db/pagination.js';
 import type { ApplicationStatus, ApplicationType, DocumentType, RiskLevel, ScreeningStatus, Section } from './applications.transitions.js';
+import type { AccountScope } from '../accounts/caller.js';
 
 /** All SQL of the applications module. `data` columns hold sealed JSON (lib/crypto-box). */
 
@@ -43,19 +44,13 @@ export interface DocumentRow {
   created_at: Date;
 }
 
-export interface Scope {
-  workspaceId: string;
-  /** The Service-Account-Id sub-account: only its applications are visible and it owns new ones. */
-  subAccountId: string | undefined;
-}
-
 const COLUMNS = `id, workspace_id, account_id, application_type, status, data, editable_sections, more_info_reason, risk_level,
   screening_status, terms_version, terms_accepted_at, submitted_at, decided_at, created_at, updated_at`;
 const PERSON_COLUMNS = 'id, application_id, data, created_at, updated_at';
 const DOCUMENT_COLUMNS = 'id, application_id, person_id, type, upload_key, content_type, size_bytes::text AS size_bytes, created_at';
 const SCOPE = '(workspace_id = $1 AND ($2::uuid IS NULL OR account_id = $2::uuid))';
 
-export async function insertApplication(sql: Sql, a: { id: string; scope: Scope; type: ApplicationType; data: string }): Promise<ApplicationRow> {
+export async function insertApplication(sql: Sql, a: { id: string; scope: AccountScope; type: ApplicationType; data: string }): Promise<ApplicationRow> {
   return one<ApplicationRow>(
     sql,
     `INSERT INTO applications (id, workspace_id, account_id, application_type, data) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
@@ -64,7 +59,7 @@ export async function insertApplication(sql: Sql, a: { id: string; scope: Scope;
 }
 
 /** One application in the caller's scope; with `lock`, held until the transaction ends (every write takes it first). */
-export async function findApplication(sql: Sql, scope: Scope, id: string, options: { lock?: boolean } = {}): Promise<ApplicationRow | undefined> {
+export async function findApplication(sql: Sql, scope: AccountScope, id: string, options: { lock?: boolean } = {}): Promise<ApplicationRow | undefined> {
   return maybeOne<ApplicationRow>(sql, `SELECT ${COLUMNS} FROM applications WHERE ${SCOPE} AND id = $3${options.lock ? ' FOR UPDATE' : ''}`, [
     scope.workspaceId,
     scope.subAccountId ?? null,
@@ -123,7 +118,7 @@ export async function moveStatus(
 
 export async function pageApplications(
   sql: Sql,
-  scope: Scope | undefined,
+  scope: AccountScope | undefined,
   page: PageRequest,
   filter: { status?: ApplicationStatus | undefined; workspaceId?: string | undefined },
 ): Promise<PageResult<ApplicationRow>> {

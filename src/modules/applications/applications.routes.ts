@@ -32,12 +32,13 @@ import * as applications from './applications.service.js';
 import * as documents from './documents.service.js';
 import * as persons from './persons.service.js';
 import { termsDocument } from './terms.js';
+import type { AccountScope } from '../accounts/caller.js';
 
 const tags = ['Applications'];
 const read = { auth: 'workspace' as const, scope: 'read:applications' as const, capability: 'applications' as const };
 const write = { auth: 'workspace' as const, scope: 'write:applications' as const, capability: 'applications' as const };
 
-const scopeOf = (req: FastifyRequest): applications.ApplicationScope => ({ workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId });
+const scopeOf = (req: FastifyRequest): AccountScope => ({ workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId });
 
 type Fields = Record<string, unknown>;
 
@@ -259,7 +260,7 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
         schema: { tags: ['Sandbox'], summary: 'Simulate the review of an application (sandbox only)', description: REVIEW_DOC, params: ApplicationParams, body: ReviewBody, response: { 200: ApplicationSchema } },
       },
       async (req, reply) =>
-        runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.reviewOwnApplication(ctx, tx, scopeOf(req), req.params.id, req.body) })),
+        runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.reviewOwnApplication(ctx, tx, req.auth, req.params.id, req.body) })),
     );
   }
 

@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { recordBusinessIdentity } from '../accounts/accounts.service.js';
 import { recordEvent } from '../events/events.service.js';
 import * as repo from './applications.repository.js';
-import type { ApplicationRow, Scope } from './applications.repository.js';
+import type { ApplicationRow } from './applications.repository.js';
 import {
   applyIndirectControl,
   createData,
@@ -37,8 +37,8 @@ import {
 import { assertEditable, requireApplication } from './applications.access.js';
 import { addPersons, personFacts } from './persons.service.js';
 import { documentFacts } from './documents.service.js';
+import { assertCapability, type AccountScope, type Caller } from '../accounts/caller.js';
 
-export type { Scope as ApplicationScope } from './applications.repository.js';
 
 // ---------------------------------------------------------------------------------------------
 // Views
@@ -111,7 +111,7 @@ function assertValidData(data: ApplicationData): ApplicationData {
 // Commands
 
 /** POST /v2/applications: a draft owned by the scope's account; `persons` become persons, `documents` are ignored. */
-export async function createApplication(ctx: AppContext, tx: Tx, scope: Scope, body: Fields & { applicationType: 'business' | 'individual' }): Promise<ApplicationView> {
+export async function createApplication(ctx: AppContext, tx: Tx, scope: AccountScope, body: Fields & { applicationType: 'business' | 'individual' }): Promise<ApplicationView> {
   const type = body.applicationType;
   assertFieldsOfType(type, body);
   const data = assertValidData(createData(body));
@@ -121,17 +121,17 @@ export async function createApplication(ctx: AppContext, tx: Tx, scope: Scope, b
   return applicationView(row, data);
 }
 
-export async function getApplication(ctx: AppContext, sql: Sql, scope: Scope, id: string): Promise<ApplicationView> {
+export async function getApplication(ctx: AppContext, sql: Sql, scope: AccountScope, id: string): Promise<ApplicationView> {
   return view(ctx.box, await requireApplication(sql, scope, id));
 }
 
-export async function listApplications(ctx: AppContext, sql: Sql, scope: Scope | undefined, query: PageRequest & { status?: ApplicationStatus | undefined; workspaceId?: string | undefined }) {
+export async function listApplications(ctx: AppContext, sql: Sql, scope: AccountScope | undefined, query: PageRequest & { status?: ApplicationStatus | undefined; workspaceId?: string | undefined }) {
   const page = await repo.pageApplications(sql, scope, query, query);
   return { ...page, data: page.data.map((row) => view(ctx.box, row)) };
 }
 
 /** PATCH /v2/applications/{id}: by section, on the application as it stands after the write. */
-export async function patchApplication(ctx: AppContext, tx: Tx, scope: Scope, id: string, body: Fields): Promise<ApplicationView> {
+export async function patchApplication(ctx: AppContext, tx: Tx, scope: AccountScope, id: string, body: Fields): Promise<ApplicationView> {
   const row = await requireApplication(tx, scope, id, { lock: true });
   assertEditable(row, sectionsTouched(body));
   assertFieldsOfType(row.application_type, body);
@@ -140,7 +140,7 @@ export async function patchApplication(ctx: AppContext, tx: Tx, scope: Scope, id
 }
 
 /** POST /v2/applications/{id}/terms-acceptance: only the current version counts. */
-export async function acceptTerms(ctx: AppContext, tx: Tx, scope: Scope, id: string, version: string): Promise<ApplicationView> {
+export async function acceptTerms(ctx: AppContext, tx: Tx, scope: AccountScope, id: string, version: string): Promise<ApplicationView> {
   const row = await requireApplication(tx, scope, id, { lock: true });
   if (row.status !== 'draft' && row.status !== 'more_info_requested') throw conflict('APPLICATION_NOT_EDITABLE', `The application is ${row.status}`);
   if (version !== ctx.config.termsVersion) {
@@ -192,7 +192,7 @@ async function missingForSubmit(ctx: AppContext, sql: Sql, row: ApplicationRow, 
 }
 
 /** The scope's application and what it still lacks for submit, as submit itself would list it. */
-export async function applicationWithGaps(ctx: AppContext, sql: Sql, scope: Scope, id: string): Promise<{ application: ApplicationView; missing: FieldError[] }> {
+export async function applicationWithGaps(ctx: AppContext, sql: Sql, scope: AccountScope, id: string): Promise<{ application: ApplicationView; missing: FieldError[] }> {
   const row = await requireApplication(sql, scope, id);
   const data = openData(ctx.box, row);
   return { application: applicationView(row, data), missing: await missingForSubmit(ctx, sql, row, data) };
@@ -204,7 +204,7 @@ export async function applicationWithGaps(ctx: AppContext, sql: Sql, scope: Scop
  * application.under_review, again on each resubmission). In the sandbox, screening runs at once
  * (applications.rules simulatedScreening); in production it stays pending until the operator sets it.
  */
-export async function submitApplication(ctx: AppContext, tx: Tx, scope: Scope, id: string): Promise<ApplicationView> {
+export async function submitApplication(ctx: AppContext, tx: Tx, scope: AccountScope, id: string): Promise<ApplicationView> {
   const row = await requireApplication(tx, scope, id, { lock: true });
   if (row.status !== 'draft' && row.status !== 'more_info_requested') {
     throw conflict('APPLICATION_STATE_CONFLICT', `The application is ${row.status}; only a draft or more_info_requested application is submitted`);
@@ -265,9 +265,10 @@ function businessIdentityOf(data: ApplicationData): Record<string, string> {
   return Object.fromEntries(Object.entries(identity).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
-/** Review in the sandbox: the caller's own application. */
-export async function reviewOwnApplication(ctx: AppContext, tx: Tx, scope: Scope, id: string, review: Review): Promise<ApplicationView> {
-  return reviewApplication(ctx, tx, await requireApplication(tx, scope, id, { lock: true }), review);
+/** Review in the sandbox (API and dashboard): the caller's own application; refused while the applications capability is off. */
+export async function reviewOwnApplication(ctx: AppContext, tx: Tx, caller: AccountScope & Pick<Caller, 'workspace'>, id: string, review: Review): Promise<ApplicationView> {
+  assertCapability(caller.workspace, 'applications');
+  return reviewApplication(ctx, tx, await requireApplication(tx, caller, id, { lock: true }), review);
 }
 
 /** Operator: any workspace's application. */
@@ -283,7 +284,7 @@ export async function reviewAnyApplication(ctx: AppContext, tx: Tx, id: string, 
 }
 
 /** Operator: any workspace's application, with the workspace it belongs to (the scope its persons and documents are read in). */
-export async function getAnyApplication(ctx: AppContext, sql: Sql, id: string): Promise<{ application: ApplicationView; scope: Scope }> {
+export async function getAnyApplication(ctx: AppContext, sql: Sql, id: string): Promise<{ application: ApplicationView; scope: AccountScope }> {
   const row = await repo.findApplicationById(sql, id);
   if (!row) throw notFound('Application');
   return { application: view(ctx.box, row), scope: { workspaceId: row.workspace_id, subAccountId: undefined } };
@@ -319,7 +320,7 @@ const DOCUMENTS_FOR_RECEIVING: Record<'business' | 'individual', readonly string
   individual: ['photo_id'],
 };
 
-export async function onboardingStanding(sql: Sql, owner: Scope, termsVersion: string): Promise<OnboardingStanding> {
+export async function onboardingStanding(sql: Sql, owner: AccountScope, termsVersion: string): Promise<OnboardingStanding> {
   const approved = await repo.latestApproved(sql, owner.workspaceId, owner.subAccountId);
   if (!approved) return { approved: false, missingDocuments: [...DOCUMENTS_FOR_RECEIVING.business], termsAccepted: false, documentTypes: [] };
   const present = new Set<string>(approved.document_types);

@@ -6,9 +6,10 @@ import type { Storage } from '../storage/storage.js';
 import { findUpload, issueUpload, type IssuedUpload, type UploadContentType } from '../storage/uploads.service.js';
 import { assertEditable, requireApplication } from './applications.access.js';
 import * as repo from './applications.repository.js';
-import type { ApplicationRow, DocumentRow, Scope } from './applications.repository.js';
+import type { ApplicationRow, DocumentRow } from './applications.repository.js';
 import { APPLICATION_DOCUMENTS_MAX } from './applications.schemas.js';
 import { PERSON_DOCUMENT_TYPES, type DocumentType } from './applications.transitions.js';
+import type { AccountScope } from '../accounts/caller.js';
 
 /** Documents of an application: upload URL, PUT (modules/storage), register, list, delete. */
 
@@ -47,7 +48,7 @@ export async function issueDocumentUpload(
   ctx: AppContext,
   tx: Tx,
   storage: Storage,
-  scope: Scope,
+  scope: AccountScope,
   applicationId: string,
   body: { contentType: UploadContentType; contentLength: number },
 ): Promise<{ documentKey: string; uploadUrl: string; expiresAt: string }> {
@@ -66,7 +67,7 @@ export async function issueDocumentUpload(
 /** POST …/documents: registers an uploaded file as a document of the application (or of one of its persons). */
 export async function registerDocument(
   tx: Tx,
-  scope: Scope,
+  scope: AccountScope,
   applicationId: string,
   body: { documentKey: string; type: DocumentType; personId?: string | undefined },
 ): Promise<DocumentView> {
@@ -102,7 +103,7 @@ export async function registerDocument(
   return documentView(row);
 }
 
-export async function listDocuments(sql: Sql, scope: Scope, applicationId: string) {
+export async function listDocuments(sql: Sql, scope: AccountScope, applicationId: string) {
   await requireApplication(sql, scope, applicationId);
   const rows = await repo.documentsOf(sql, applicationId);
   return { object: 'application_document.list' as const, data: rows.map(documentView), hasMore: false, nextCursor: null };
@@ -114,13 +115,13 @@ async function requireDocument(sql: Sql, applicationId: string, documentId: stri
   return row;
 }
 
-export async function getDocument(sql: Sql, scope: Scope, applicationId: string, documentId: string): Promise<DocumentView> {
+export async function getDocument(sql: Sql, scope: AccountScope, applicationId: string, documentId: string): Promise<DocumentView> {
   await requireApplication(sql, scope, applicationId);
   return documentView(await requireDocument(sql, applicationId, documentId));
 }
 
 /** Operator: a document's file as uploaded, with its type (the bytes come from storage). */
-export async function readDocumentFile(sql: Sql, storage: Storage, scope: Scope, applicationId: string, documentId: string): Promise<{ document: DocumentView; bytes: Buffer }> {
+export async function readDocumentFile(sql: Sql, storage: Storage, scope: AccountScope, applicationId: string, documentId: string): Promise<{ document: DocumentView; bytes: Buffer }> {
   await requireApplication(sql, scope, applicationId);
   const row = await requireDocument(sql, applicationId, documentId);
   const upload = await findUpload(sql, scope.workspaceId, row.upload_key);
@@ -130,7 +131,7 @@ export async function readDocumentFile(sql: Sql, storage: Storage, scope: Scope,
 }
 
 /** DELETE …/documents/{documentId}: the document leaves the application (the stored file is kept with its record). */
-export async function deleteDocument(tx: Tx, scope: Scope, applicationId: string, documentId: string): Promise<void> {
+export async function deleteDocument(tx: Tx, scope: AccountScope, applicationId: string, documentId: string): Promise<void> {
   const app = await requireApplication(tx, scope, applicationId, { lock: true });
   const doc = await requireDocument(tx, applicationId, documentId);
   assertEditable(app, [sectionOf(doc.person_id)]);

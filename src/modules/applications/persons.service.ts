@@ -4,10 +4,11 @@ import { conflict, notFound, validationError, type FieldError } from '../../lib/
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { newId } from '../../lib/ids.js';
 import * as repo from './applications.repository.js';
-import type { ApplicationRow, PersonRow, Scope } from './applications.repository.js';
+import type { ApplicationRow, PersonRow } from './applications.repository.js';
 import { mergeFields, ownershipError, personDateErrors, type Fields } from './applications.rules.js';
 import { APPLICATION_PERSONS_MAX } from './applications.schemas.js';
 import { assertEditable, requireApplication } from './applications.access.js';
+import type { AccountScope } from '../accounts/caller.js';
 
 /** Persons of a business application (directors, owners): `/v2/applications/{id}/persons`. Their data is sealed at rest. */
 
@@ -60,7 +61,7 @@ export async function addPersons(ctx: AppContext, tx: Tx, app: ApplicationRow, i
   return views;
 }
 
-async function editable(ctx: AppContext, tx: Tx, scope: Scope, applicationId: string): Promise<ApplicationRow> {
+async function editable(ctx: AppContext, tx: Tx, scope: AccountScope, applicationId: string): Promise<ApplicationRow> {
   const app = await requireApplication(tx, scope, applicationId, { lock: true });
   assertBusiness(app);
   assertEditable(app, ['persons']);
@@ -73,26 +74,26 @@ async function requirePerson(sql: Sql, applicationId: string, personId: string):
   return row;
 }
 
-export async function createPerson(ctx: AppContext, tx: Tx, scope: Scope, applicationId: string, body: Fields): Promise<PersonView> {
+export async function createPerson(ctx: AppContext, tx: Tx, scope: AccountScope, applicationId: string, body: Fields): Promise<PersonView> {
   const app = await editable(ctx, tx, scope, applicationId);
   const [created] = await addPersons(ctx, tx, app, [body]);
   return created as PersonView;
 }
 
-export async function listPersons(ctx: AppContext, sql: Sql, scope: Scope, applicationId: string) {
+export async function listPersons(ctx: AppContext, sql: Sql, scope: AccountScope, applicationId: string) {
   await requireApplication(sql, scope, applicationId);
   const rows = await repo.personsOf(sql, applicationId);
   return { object: 'application_person.list' as const, data: rows.map((r) => personView(r, open(ctx.box, r))), hasMore: false, nextCursor: null };
 }
 
-export async function getPerson(ctx: AppContext, sql: Sql, scope: Scope, applicationId: string, personId: string): Promise<PersonView> {
+export async function getPerson(ctx: AppContext, sql: Sql, scope: AccountScope, applicationId: string, personId: string): Promise<PersonView> {
   await requireApplication(sql, scope, applicationId);
   const row = await requirePerson(sql, applicationId, personId);
   return personView(row, open(ctx.box, row));
 }
 
 /** PATCH a person: absent keeps, null clears an optional field; ownership is summed again. */
-export async function patchPerson(ctx: AppContext, tx: Tx, scope: Scope, applicationId: string, personId: string, body: Fields): Promise<PersonView> {
+export async function patchPerson(ctx: AppContext, tx: Tx, scope: AccountScope, applicationId: string, personId: string, body: Fields): Promise<PersonView> {
   await editable(ctx, tx, scope, applicationId);
   const row = await requirePerson(tx, applicationId, personId);
   const data = mergeFields(open(ctx.box, row), body) ?? {};
@@ -107,7 +108,7 @@ export async function patchPerson(ctx: AppContext, tx: Tx, scope: Scope, applica
 }
 
 /** DELETE a person, with the documents registered for them. */
-export async function deletePerson(ctx: AppContext, tx: Tx, scope: Scope, applicationId: string, personId: string): Promise<void> {
+export async function deletePerson(ctx: AppContext, tx: Tx, scope: AccountScope, applicationId: string, personId: string): Promise<void> {
   await editable(ctx, tx, scope, applicationId);
   await requirePerson(tx, applicationId, personId);
   await repo.deletePerson(tx, personId);

@@ -1,6 +1,7 @@
 import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
 import { paginate, type PageRequest, type PageResult } from '../../db/pagination.js';
+import type { AccountScope } from '../accounts/caller.js';
 
 /**
  * All SQL of the beneficiaries module. A beneficiary's personal fields (`personal_data`) and an
@@ -44,12 +45,6 @@ const ACCOUNT_COLUMNS = 'id, beneficiary_id, position, type, currency, country, 
 /** Rows visible to a caller: the workspace's and its sub-accounts' (roll-up), or one sub-account's only. */
 const SCOPE = '(workspace_id = $1 AND ($2::uuid IS NULL OR account_id = $2::uuid))';
 
-export interface Scope {
-  workspaceId: string;
-  /** The Service-Account-Id sub-account: only its beneficiaries are visible and it owns new ones. */
-  subAccountId: string | undefined;
-}
-
 export interface BeneficiaryColumns {
   type: 'individual' | 'business';
   status: BeneficiaryStatus;
@@ -59,7 +54,7 @@ export interface BeneficiaryColumns {
   personalData: string;
 }
 
-export async function insertBeneficiary(sql: Sql, b: BeneficiaryColumns & { id: string; scope: Scope }): Promise<BeneficiaryRow> {
+export async function insertBeneficiary(sql: Sql, b: BeneficiaryColumns & { id: string; scope: AccountScope }): Promise<BeneficiaryRow> {
   return one<BeneficiaryRow>(
     sql,
     `INSERT INTO beneficiaries (id, workspace_id, account_id, type, status, name, country, personal_data)
@@ -78,7 +73,7 @@ export async function updateBeneficiary(sql: Sql, id: string, b: BeneficiaryColu
   );
 }
 
-export async function findBeneficiary(sql: Sql, scope: Scope, id: string, options: { lock?: boolean } = {}): Promise<BeneficiaryRow | undefined> {
+export async function findBeneficiary(sql: Sql, scope: AccountScope, id: string, options: { lock?: boolean } = {}): Promise<BeneficiaryRow | undefined> {
   return maybeOne<BeneficiaryRow>(
     sql,
     `SELECT ${BENEFICIARY_COLUMNS} FROM beneficiaries WHERE ${SCOPE} AND id = $3${options.lock ? ' FOR UPDATE' : ''}`,
@@ -97,7 +92,7 @@ export async function setBeneficiaryStatus(sql: Sql, id: string, status: Benefic
 
 export async function pageBeneficiaries(
   sql: Sql,
-  scope: Scope,
+  scope: AccountScope,
   page: PageRequest,
   filter: { status?: BeneficiaryStatus | undefined },
 ): Promise<PageResult<BeneficiaryRow>> {
@@ -158,7 +153,7 @@ export async function removeAccountsExcept(sql: Sql, beneficiaryId: string, keep
  */
 export async function findBeneficiariesWithAccounts(
   sql: Sql,
-  keys: readonly (Scope & { id: string })[],
+  keys: readonly (AccountScope & { id: string })[],
   options: { lock?: boolean } = {},
 ): Promise<({ row: BeneficiaryRow; accounts: BeneficiaryAccountRow[] } | undefined)[]> {
   if (keys.length === 0) return [];
@@ -187,7 +182,7 @@ export async function accountsOf(sql: Sql, beneficiaryIds: readonly string[]): P
 }
 
 /** A current account by its id, with its beneficiary's id, within the caller's scope. */
-export async function findAccount(sql: Sql, scope: Scope, accountId: string): Promise<BeneficiaryAccountRow | undefined> {
+export async function findAccount(sql: Sql, scope: AccountScope, accountId: string): Promise<BeneficiaryAccountRow | undefined> {
   return maybeOne<BeneficiaryAccountRow>(
     sql,
     `SELECT a.id, a.beneficiary_id, a.position, a.type, a.currency, a.country, a.data

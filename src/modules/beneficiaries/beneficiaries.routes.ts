@@ -12,13 +12,14 @@ import {
   UpdateBeneficiaryBody,
 } from './beneficiaries.schemas.js';
 import * as beneficiaries from './beneficiaries.service.js';
+import type { AccountScope } from '../accounts/caller.js';
 
 const tags = ['Beneficiaries'];
 
 const RECIPIENT_CODES_DOC =
   'Recipient validation runs for the corridor of each account (the provider that would pay it without a route), in order: corridor-required recipient fields (MISSING_BENEFICIARY_NAME, BENEFICIARY_INCOMPLETE, RECIPIENT_DETAILS_INVALID for a name rule), then the account structure (MISSING_BANK_ACCOUNT_DETAILS, INVALID_IBAN, INVALID_ACCOUNT_NUMBER, INVALID_ROUTING_NUMBER, UNSUPPORTED_CORRIDOR); only the first failing stage is reported, in `details[].code`. Nigerian bankCode/crAccount are checked on the account object as a whole: one entry on `accounts.N.data` naming each failing field, without a code. See GET /docs/corridors for what each corridor needs.';
 
-const scopeOf = (req: FastifyRequest): beneficiaries.BeneficiaryScope => ({ workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId });
+const scopeOf = (req: FastifyRequest): AccountScope => ({ workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId });
 
 /** Beneficiaries: saved recipients with their payment accounts, at the workspace or a sub-account (Service-Account-Id). */
 export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {

@@ -11,10 +11,11 @@ import { normaliseIban } from '../corridors/account-formats.js';
 import { checkRecipient, type Recipient } from '../corridors/recipient-validation.js';
 import { isPastDate } from '../corridors/sender-validation.js';
 import * as repo from './beneficiaries.repository.js';
-import type { BeneficiaryAccountRow, BeneficiaryRow, BeneficiaryStatus, Scope } from './beneficiaries.repository.js';
+import type { BeneficiaryAccountRow, BeneficiaryRow, BeneficiaryStatus } from './beneficiaries.repository.js';
 import type { CreateBeneficiaryBody, UpdateBeneficiaryBody } from './beneficiaries.schemas.js';
+import type { AccountScope } from '../accounts/caller.js';
 
-export type { BeneficiaryStatus, Scope as BeneficiaryScope } from './beneficiaries.repository.js';
+export type { BeneficiaryStatus } from './beneficiaries.repository.js';
 
 export interface BeneficiaryAccountView {
   id: string;
@@ -194,7 +195,7 @@ function columnsOf(box: CryptoBox, b: BeneficiaryInput, status: BeneficiaryStatu
  * Validates and saves a beneficiary with its accounts (ids assigned here), owned by the scope's
  * sub-account or by the workspace. Throws a 400 validation error naming the failing fields.
  */
-export async function createBeneficiary(tx: Tx, box: CryptoBox, scope: Scope, input: BeneficiaryInput, options: ValidationOptions = {}): Promise<BeneficiaryView> {
+export async function createBeneficiary(tx: Tx, box: CryptoBox, scope: AccountScope, input: BeneficiaryInput, options: ValidationOptions = {}): Promise<BeneficiaryView> {
   const b: BeneficiaryInput = { ...input, accounts: input.accounts.map((a) => ({ ...a, data: normaliseData(a.type, a.data) })) };
   assertValidBeneficiary(b, options);
   const row = await repo.insertBeneficiary(tx, { id: newId(), scope, ...columnsOf(box, b, 'active') });
@@ -217,7 +218,7 @@ export async function createBeneficiary(tx: Tx, box: CryptoBox, scope: Scope, in
 }
 
 /** POST /v1/beneficiaries: `id` references an existing beneficiary (200), otherwise one is created (201). */
-export async function createOrReference(tx: Tx, box: CryptoBox, scope: Scope, body: CreateBody): Promise<{ status: 200 | 201; beneficiary: BeneficiaryView }> {
+export async function createOrReference(tx: Tx, box: CryptoBox, scope: AccountScope, body: CreateBody): Promise<{ status: 200 | 201; beneficiary: BeneficiaryView }> {
   if (body.id !== undefined) return { status: 200, beneficiary: await getBeneficiary(tx, box, scope.workspaceId, body.id, scope) };
   const { id: _id, accounts, name, country, ...rest } = body;
   // The schema requires these without `id`; a body reaching here without them is a bug in the schema.
@@ -257,7 +258,7 @@ function accountIdErrors(patch: UpdateBody, current: BeneficiaryView): FieldErro
  * result is validated as a whole, as on create. `accounts`, when given, replaces the list: items
  * carrying an existing `id` keep it, the others get new ids, and the accounts left out are removed.
  */
-export async function updateBeneficiary(tx: Tx, box: CryptoBox, scope: Scope, id: string, patch: UpdateBody): Promise<BeneficiaryView> {
+export async function updateBeneficiary(tx: Tx, box: CryptoBox, scope: AccountScope, id: string, patch: UpdateBody): Promise<BeneficiaryView> {
   const row = await repo.findBeneficiary(tx, scope, id, { lock: true });
   if (!row) throw notFound('Beneficiary');
   const current = await withAccounts(tx, box, row);
@@ -282,7 +283,7 @@ export async function updateBeneficiary(tx: Tx, box: CryptoBox, scope: Scope, id
 }
 
 /** DELETE /v1/beneficiaries/{id}: the beneficiary becomes inactive (kept for the payouts that name it). */
-export async function deactivateBeneficiary(tx: Tx, box: CryptoBox, scope: Scope, id: string): Promise<BeneficiaryView> {
+export async function deactivateBeneficiary(tx: Tx, box: CryptoBox, scope: AccountScope, id: string): Promise<BeneficiaryView> {
   const row = await repo.findBeneficiary(tx, scope, id, { lock: true });
   if (!row) throw notFound('Beneficiary');
   if (row.status === 'suspended') throw conflict('BENEFICIARY_SUSPENDED', 'The beneficiary is suspended; its status is changed by the operator only');
@@ -324,7 +325,7 @@ export async function getBeneficiary(
 export async function findBeneficiaries(
   sql: Sql,
   box: CryptoBox,
-  keys: readonly (Scope & { id: string })[],
+  keys: readonly (AccountScope & { id: string })[],
   options: { lock?: boolean } = {},
 ): Promise<(BeneficiaryView | undefined)[]> {
   const valid = keys.map((k) => isUuid(k.id));
@@ -338,7 +339,7 @@ export async function findBeneficiaries(
 }
 
 /** A page of beneficiaries, newest first: a roll-up over the workspace and its sub-accounts, or one sub-account's. */
-export async function listBeneficiaries(sql: Sql, box: CryptoBox, scope: Scope, query: PageRequest & { status?: BeneficiaryStatus | undefined }) {
+export async function listBeneficiaries(sql: Sql, box: CryptoBox, scope: AccountScope, query: PageRequest & { status?: BeneficiaryStatus | undefined }) {
   const page = await repo.pageBeneficiaries(sql, scope, query, { status: query.status });
   const accounts = await repo.accountsOf(sql, page.data.map((r) => r.id));
   return { ...page, data: page.data.map((row) => beneficiaryView(box, row, accounts)) };
@@ -348,7 +349,7 @@ export async function listBeneficiaries(sql: Sql, box: CryptoBox, scope: Scope, 
 export async function getBeneficiaryAccount(
   sql: Sql,
   box: CryptoBox,
-  scope: Scope,
+  scope: AccountScope,
   accountId: string,
 ): Promise<{ beneficiary: BeneficiaryView; account: BeneficiaryAccountView; accountIndex: number }> {
   const accountRow = await repo.findAccount(sql, scope, accountId);

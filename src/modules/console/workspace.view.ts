@@ -4,6 +4,7 @@ import { checkboxes, facts, field, money, postForm, select, status, table, texta
 import { html, type Html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
+import type { BusinessIdentity, WorkspaceSettings } from '../accounts/workspace-terms.js';
 import { ROTATION_GRACE_SECONDS_MAX } from '../auth/credentials.service.js';
 import { CAPABILITIES } from '../auth/scopes.js';
 import * as operator from '../operator/operator.service.js';
@@ -21,15 +22,6 @@ export interface WorkspaceExtras {
 }
 
 type Workspace = ReturnType<typeof operator.workspaceData>;
-type Settings = {
-  travelRuleScreening?: boolean;
-  payoutsPermitted?: boolean;
-  primaryCurrency?: string;
-  businessIdentity?: Record<string, string>;
-  payoutFees?: Record<string, string>;
-  payoutLimits?: Record<string, { perTransaction?: string; daily?: string }>;
-  depositFees?: Record<string, string>;
-};
 
 /** The rows shown of a workspace's credentials and users. */
 const ACCESS_ROWS_MAX = 100;
@@ -66,11 +58,11 @@ ${table('Capabilities (off answers 403 CAPABILITY_DISABLED)', [
 }
 
 const lines = (map: Record<string, string> | undefined) => Object.entries(map ?? {}).map(([c, a]) => `${c} ${a}`).join('\n');
-const limitLines = (map: Settings['payoutLimits']) => Object.entries(map ?? {}).map(([c, l]) => `${c} ${l.perTransaction ?? '-'} ${l.daily ?? '-'}`).join('\n');
+const limitLines = (map: WorkspaceSettings['payoutLimits']) => Object.entries(map ?? {}).map(([c, l]) => `${c} ${l.perTransaction ?? '-'} ${l.daily ?? '-'}`).join('\n');
 
 function settingsSection(req: FastifyRequest, w: Workspace, refusal: Refusal | undefined): Html {
-  const s = w.settings as Settings;
-  const id = s.businessIdentity ?? {};
+  const s = w.settings as WorkspaceSettings;
+  const id: Partial<BusinessIdentity> = s.businessIdentity ?? {};
   const flags = [...(s.travelRuleScreening !== false ? ['travelRuleScreening'] : []), ...(s.payoutsPermitted !== false ? ['payoutsPermitted'] : [])];
   const err = (name: string) => refusal && Object.entries(refusal.fields).find(([k]) => k === name || k.startsWith(`${name}.`))?.[1];
   return html`<section id="settings"><h2>Settings</h2>${refusalNotice(refusal)}

@@ -7,6 +7,7 @@ import type { Tx } from '../../db/db.js';
 import { changeOnce, formList, formOptional, formText, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
+import type { PayoutLimits, WorkspaceSettings } from '../accounts/workspace-terms.js';
 import type { Capability } from '../auth/scopes.js';
 import * as operator from '../operator/operator.service.js';
 import { attempt, consolePage, consoleRoute, IdPath, refusalNotice, type Refusal } from './console.kit.js';
@@ -36,8 +37,8 @@ function amountLines(text: string, name: string): Record<string, string> {
   return map;
 }
 
-function limitLines(text: string): Record<string, { perTransaction?: string; daily?: string }> {
-  const map: Record<string, { perTransaction?: string; daily?: string }> = {};
+function limitLines(text: string): Record<string, PayoutLimits> {
+  const map: Record<string, PayoutLimits> = {};
   for (const line of text.split('\n').map((l) => l.trim()).filter(Boolean)) {
     const [code, perTransaction, daily, extra] = line.split(/\s+/);
     if (!code || !perTransaction || !daily || extra !== undefined) throw fieldError('payoutLimits', `payoutLimits: each line is a currency, a per-transaction and a daily limit ("-" for none), not "${line}"`);
@@ -47,7 +48,7 @@ function limitLines(text: string): Record<string, { perTransaction?: string; dai
 }
 
 /** The settings form as the settings the operator API takes (the same service validates them). */
-function settingsFromForm(req: FastifyRequest): Record<string, unknown> {
+function settingsFromForm(req: FastifyRequest): WorkspaceSettings {
   const flags = formList(req, 'flags');
   const identity = {
     companyName: formOptional(req, 'companyName', 200),
@@ -65,7 +66,7 @@ function settingsFromForm(req: FastifyRequest): Record<string, unknown> {
     travelRuleScreening: flags.includes('travelRuleScreening'),
     payoutsPermitted: flags.includes('payoutsPermitted'),
     ...(primaryCurrency ? { primaryCurrency } : {}),
-    ...(Object.keys(given).length ? { businessIdentity: given } : {}),
+    ...(given.companyName ? { businessIdentity: { ...given, companyName: given.companyName } } : {}),
     payoutFees: amountLines(formText(req, 'payoutFees'), 'payoutFees'),
     payoutLimits: limitLines(formText(req, 'payoutLimits')),
     depositFees: amountLines(formText(req, 'depositFees'), 'depositFees'),

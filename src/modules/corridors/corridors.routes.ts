@@ -36,12 +36,11 @@ export function corridorRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (req) => {
-      const workspace = await getWorkspace(ctx.db, req.auth.workspaceId);
       return payoutRequirements({
         currency: req.query.currency.toUpperCase(),
         route: req.query.route,
         country: req.query.country?.toUpperCase(),
-        travelRuleScreening: workspace.settings.travelRuleScreening !== false,
+        travelRuleScreening: req.auth.workspace.terms.travelRuleScreening,
       });
     },
   );

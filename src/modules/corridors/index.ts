@@ -44,7 +44,6 @@
  *       SENDER_INFO_INVALID (bad type, dateOfBirth on a business, malformed value: gender, fundOrigin,
  *       country, E.164 phoneNumber, dateOfBirth), ORIGINATOR_NOT_ON_RECORD (no senderInfo and no business
  *       identity). `senderInfo` keeps only `type` and the provider's allowed keys (the rest is dropped).
- *   hasBusinessIdentity(workspaceSettings): boolean
  *
  * Requirements (requirements.ts)
  *   payoutRequirements({ currency, route?, country?, travelRuleScreening }): PayoutRequirements (throws 404)
@@ -91,7 +90,7 @@ export {
   type RecipientAccount,
   type RecipientCheck,
 } from './recipient-validation.js';
-export { hasBusinessIdentity, senderRequirements, validateSender, type SenderCheck, type SenderInfo } from './sender-validation.js';
+export { senderRequirements, validateSender, type SenderCheck, type SenderInfo } from './sender-validation.js';
 export { payoutRequirements, type PayoutRequirements, type RequirementsQuery } from './requirements.js';
 export { availableRails, type AvailableRail } from './available-rails.js';
 export { corridorRows, corridorTableHtml, corridorTableMarkdown } from './corridor-table.js';
@@ -103,6 +102,5 @@ export {
   getBeneficiaryAccount,
   type BeneficiaryAccountView,
   type BeneficiaryInput,
-  type BeneficiaryScope,
   type BeneficiaryView,
 } from '../beneficiaries/beneficiaries.service.js';

@@ -32,12 +32,6 @@ export function senderRequirements(provider: Provider, senderType: SenderType): 
   return provider.sender[senderType];
 }
 
-/** A workspace has a business identity on record when the operator set one (settings.businessIdentity with a companyName). */
-export function hasBusinessIdentity(settings: Record<string, unknown>): boolean {
-  const identity = settings.businessIdentity;
-  return typeof identity === 'object' && identity !== null && typeof (identity as Record<string, unknown>).companyName === 'string';
-}
-
 const LENGTH_MAX: Readonly<Record<SenderInfoKey, number>> = {
   firstName: 100,
   lastName: 100,

@@ -5,7 +5,7 @@ import { html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { getWorkspace, listSubAccounts } from '../accounts/accounts.service.js';
 import { setActingAccount } from '../users/sessions.service.js';
-import { actingOwner, dashboardUser, memberPage } from './caller.js';
+import { actingAccount, dashboardUser, memberPage } from './caller.js';
 
 const LIST_PAGE_SIZE = 50;
 
@@ -26,7 +26,7 @@ export function accountPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
 
   app.get('/dashboard/accounts', memberPage, async (req, reply) => {
-    const { workspaceId, subAccountId } = actingOwner(req);
+    const { workspaceId, subAccountId } = actingAccount(req);
     const workspace = await getWorkspace(ctx.db, workspaceId);
     const subs = await listSubAccounts(ctx.db, workspaceId, { cursor: queryText(req, 'cursor'), limit: LIST_PAGE_SIZE });
     const lines: AccountLine[] = [

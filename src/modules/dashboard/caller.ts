@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import type { AuthContext } from '../../http/auth.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
+import { callerWorkspace, type ActingAccount, type Caller } from '../accounts/caller.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import type { WebSession } from '../users/sessions.service.js';
 
@@ -19,28 +19,29 @@ export function dashboardUser(req: FastifyRequest): DashboardUser {
  * sub-account the session chose on the Accounts page (as Service-Account-Id; the session reads it
  * only while the workspace still owns it).
  */
-export function actingOwner(req: FastifyRequest): { workspaceId: string; subAccountId: string | undefined; accountId: string } {
+export function actingAccount(req: FastifyRequest): ActingAccount {
   const { workspaceId } = dashboardUser(req);
   const sub = req.web.session?.actingAccount?.id;
   return { workspaceId, subAccountId: sub, accountId: sub ?? workspaceId };
 }
 
 /**
- * The caller the services expect, for a dashboard user acting on their workspace's master account
- * or the sub-account they chose. Pages that change something are admin-only (src/web/web.ts), so
- * the scopes are every scope; the client id names the user (what audit entries show).
+ * The caller the services expect (the same Caller http/auth builds), for a dashboard user acting on
+ * their workspace's master account or the sub-account they chose. Pages that change something are
+ * admin-only (src/web/web.ts), so the scopes are every scope; the client id names the user (what
+ * audit entries show). Capabilities are checked by the services, as for an API call.
  */
-export async function dashboardCaller(ctx: AppContext, req: FastifyRequest): Promise<AuthContext> {
+export async function dashboardCaller(ctx: AppContext, req: FastifyRequest): Promise<Caller> {
   const user = dashboardUser(req);
   const workspace = await getWorkspace(ctx.db, user.workspaceId);
-  const owner = actingOwner(req);
+  const acting = actingAccount(req);
   return {
     workspaceId: workspace.id,
     clientId: `dashboard:${user.id}`,
     scopes: [...ALL_SCOPES],
-    accountId: owner.accountId,
-    subAccountId: owner.subAccountId,
-    workspace: { settings: workspace.settings, enabledCurrencies: workspace.enabled_currencies, disabledCapabilities: workspace.disabled_capabilities },
+    accountId: acting.accountId,
+    subAccountId: acting.subAccountId,
+    workspace: callerWorkspace(workspace),
   };
 }
 

@@ -5,7 +5,7 @@ import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { getWorkspace, workspacePrimaryCurrency } from '../accounts/accounts.service.js';
 import { balancesView, listTransactions } from '../ledger/balances.service.js';
-import { actingOwner, dashboardUser, memberPage } from './caller.js';
+import { actingAccount, dashboardUser, memberPage } from './caller.js';
 
 
 /** Overview: the balances (as GET /v1/ledger/balances) and the movements behind them. */
@@ -14,7 +14,7 @@ export function homePages(app: FastifyInstance, web: Web): void {
   app.get('/dashboard', memberPage, async (req, reply) => {
     const user = dashboardUser(req);
     const workspace = await getWorkspace(ctx.db, user.workspaceId);
-    const { accountId } = actingOwner(req);
+    const { accountId } = actingAccount(req);
     const view = await balancesView(ctx.db, {
       accountId,
       clientId: `dashboard:${user.id}`,

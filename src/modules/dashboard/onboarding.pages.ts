@@ -5,7 +5,7 @@ import { queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { applicationWithGaps, listApplications, type ApplicationView } from '../applications/applications.service.js';
-import { actingOwner, dashboardUser, memberPage } from './caller.js';
+import { actingAccount, dashboardUser, memberPage } from './caller.js';
 
 /** Only these can still be completed and submitted, so only these have anything "missing". */
 const OPEN_STATUSES: readonly string[] = ['draft', 'more_info_requested'];
@@ -43,7 +43,7 @@ function sandboxReview(web: Web, req: FastifyRequest, a: ApplicationView): Html 
 
 async function applicationCard(web: Web, req: FastifyRequest, a: ApplicationView): Promise<Html> {
   const missing = OPEN_STATUSES.includes(a.status)
-    ? missingList((await applicationWithGaps(web.ctx, web.ctx.db, actingOwner(req), a.id)).missing)
+    ? missingList((await applicationWithGaps(web.ctx, web.ctx.db, actingAccount(req), a.id)).missing)
     : html``;
   return html`<section aria-label="Application ${a.id}"><h2>${a.applicationType === 'business' ? 'Business' : 'Individual'} application ${status(a.status)}</h2>
 ${facts([
@@ -65,7 +65,7 @@ ${sandboxReview(web, req, a)}</section>`;
 export function onboardingPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   app.get('/dashboard/onboarding', memberPage, async (req, reply) => {
-    const list = await listApplications(ctx, ctx.db, actingOwner(req), { cursor: queryText(req, 'cursor') });
+    const list = await listApplications(ctx, ctx.db, actingAccount(req), { cursor: queryText(req, 'cursor') });
     const cards: Html[] = [];
     for (const a of list.data) cards.push(await applicationCard(web, req, a));
     const body = html`<p class="help">Applications are filled in and submitted through the API (/v2/applications); this page shows where each stands.</p>

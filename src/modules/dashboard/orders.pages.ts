@@ -1,14 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { assertCapability } from '../../http/auth.js';
 import { IdParams } from '../../lib/schemas.js';
 import { facts, field, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
 import { queryChoice, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
-import { moveOwnOrder } from '../orders/orders.lifecycle.js';
+import { cancelOwnOrder } from '../orders/orders.lifecycle.js';
 import { getOrder, listOrders, orderData, type OrderView } from '../orders/orders.read.js';
 import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../orders/orders.transitions.js';
-import { actingOwner, dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import { actingAccount, dashboardCaller, dashboardUser, memberPage } from './caller.js';
 import { attempt } from '../../web/forms.js';
 
 const byId = { schema: { hide: true, params: IdParams } };
@@ -84,7 +83,7 @@ export function orderPages(app: FastifyInstance, web: Web): void {
 
   app.get('/dashboard/orders', memberPage, async (req, reply) => {
     const f = { status: queryChoice(req, 'status', ORDER_STATUSES), clientRef: queryText(req, 'clientRef') };
-    const list = await listOrders(ctx.db, actingOwner(req), { ...f, cursor: queryText(req, 'cursor') });
+    const list = await listOrders(ctx.db, actingAccount(req), { ...f, cursor: queryText(req, 'cursor') });
     const body = html`${filterForm('/dashboard/orders', [
       select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...ORDER_STATUSES], value: f.status ?? '' }),
       field({ label: 'Client reference', name: 'clientRef', value: f.clientRef }),
@@ -111,10 +110,7 @@ ${pager('/dashboard/orders', f, list.nextCursor)}`;
   // The same service as POST /v1/orders/:id/cancel; a refusal (409) is shown on the order's page.
   app.post<{ Params: { id: string } }>('/dashboard/orders/:id/cancel', { ...byId, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
-    const result = await attempt(async () => {
-      assertCapability(caller.workspace.disabledCapabilities, 'orders');
-      await ctx.db.tx((tx) => moveOwnOrder(ctx, tx, caller.workspaceId, req.params.id, 'cancel'));
-    });
+    const result = await attempt(() => ctx.db.tx((tx) => cancelOwnOrder(ctx, tx, caller, req.params.id)));
     if ('refused' in result) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, result.refused.message)), status: result.refused.status });
     return seeOther(reply, `/dashboard/orders/${req.params.id}`);
   });

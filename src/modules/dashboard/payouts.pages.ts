@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { assertCapability } from '../../http/auth.js';
 import { DomainError } from '../../lib/errors.js';
 import { IdParams } from '../../lib/schemas.js';
 import { facts, field, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
@@ -8,11 +7,11 @@ import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { getBeneficiary } from '../beneficiaries/beneficiaries.service.js';
 import { eventsAbout } from '../events/events.service.js';
-import { moveOwnPayout } from '../payouts/payouts.lifecycle.js';
+import { cancelOwnPayout } from '../payouts/payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from '../payouts/payouts.read.js';
 import { MOVE_FROM, PAYOUT_STATUSES, type PayoutMove } from '../payouts/payouts.transitions.js';
 import { deliveriesOfEvents } from '../webhooks/webhooks.service.js';
-import { actingOwner, dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import { actingAccount, dashboardCaller, dashboardUser, memberPage } from './caller.js';
 import { deliveriesTable } from './events.pages.js';
 import { attempt } from '../../web/forms.js';
 
@@ -112,7 +111,7 @@ export function payoutPages(app: FastifyInstance, web: Web): void {
     };
     // A day the filter cannot take is a form error beside its field, with no list.
     const result = await attempt(() =>
-      listPayouts(ctx.db, actingOwner(req), {
+      listPayouts(ctx.db, actingAccount(req), {
         status: shown.status,
         clientRef: shown.clientRef,
         createdFrom: queryDay(req, 'createdFrom')?.instant,
@@ -147,10 +146,7 @@ ${pager('/dashboard/payouts', shown, list.nextCursor)}`;
   // Cancelling: the same service as POST /v1/payouts/:id/cancel; a refusal (409) is shown on the payout's page.
   app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/cancel', { ...page, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
-    const result = await attempt(async () => {
-      assertCapability(caller.workspace.disabledCapabilities, 'payouts');
-      await ctx.db.tx((tx) => moveOwnPayout(ctx, tx, caller.workspaceId, req.params.id, 'cancel'));
-    });
+    const result = await attempt(() => ctx.db.tx((tx) => cancelOwnPayout(ctx, tx, caller, req.params.id)));
     if ('refused' in result) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, result.refused.message)), status: result.refused.status });
     return seeOther(reply, `/dashboard/payouts/${req.params.id}`);
   });

@@ -5,8 +5,8 @@ import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { listDeposits } from '../deposits/deposits.service.js';
 import { DEPOSIT_STATUSES } from '../deposits/deposits.transitions.js';
-import { listVirtualAccounts, type Owner } from '../virtual-accounts/virtual-accounts.service.js';
-import { actingOwner, dashboardUser, memberPage } from './caller.js';
+import { listVirtualAccounts } from '../virtual-accounts/virtual-accounts.service.js';
+import { actingAccount, dashboardUser, memberPage } from './caller.js';
 
 
 /** Receiving money: the active virtual accounts with their bank details (as GET /v1/virtual-accounts), and deposits (as GET /v1/deposits). */
@@ -14,7 +14,7 @@ export function receivingPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
 
   app.get('/dashboard/receiving', memberPage, async (req, reply) => {
-    const owner: Owner = actingOwner(req);
+    const owner = actingAccount(req);
     // At most one account per currency: one page of the largest size holds them all.
     const accounts = await listVirtualAccounts(ctx, ctx.db, owner, { limit: ctx.config.limits.pageLimitMax });
     const depositStatus = queryChoice(req, 'status', DEPOSIT_STATUSES);

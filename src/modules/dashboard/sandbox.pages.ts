@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { assertCapability, type AuthContext } from '../../http/auth.js';
+import type { Caller } from '../accounts/caller.js';
 import { fieldError } from '../../lib/errors.js';
 import { Uuid } from '../../lib/schemas.js';
 import { isUuid } from '../../lib/ids.js';
@@ -9,13 +9,13 @@ import { formOptional, formText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { reviewOwnApplication } from '../applications/applications.service.js';
-import { receiveDeposit } from '../deposits/deposits.service.js';
+import { simulateDeposit } from '../deposits/deposits.service.js';
 import { DEPOSIT_RAILS } from '../deposits/deposits.transitions.js';
 import { moveOwnOrder } from '../orders/orders.lifecycle.js';
 import { moveOwnPayout } from '../payouts/payouts.lifecycle.js';
 import type { PayoutMove } from '../payouts/payouts.transitions.js';
 import { fundBalance, fundingAmount } from '../sandbox/sandbox.service.js';
-import { actingOwner, dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import { dashboardCaller, dashboardUser, memberPage } from './caller.js';
 import { REVIEW_DECISIONS } from './onboarding.pages.js';
 import { SANDBOX_ORDER_MOVES } from './orders.pages.js';
 import { attempt, type Refusal } from '../../web/forms.js';
@@ -45,7 +45,7 @@ function formId(req: FastifyRequest, name: string): string {
   return id;
 }
 
-function toolsBody(req: FastifyRequest, caller: AuthContext, refusal?: Refusal): Html {
+function toolsBody(req: FastifyRequest, caller: Caller, refusal?: Refusal): Html {
   const errors = refusal?.fields ?? {};
   const values = (req.method === 'POST' ? (req.body ?? {}) : {}) as Record<string, string | undefined>;
   const currencies = caller.workspace.enabledCurrencies;
@@ -103,15 +103,15 @@ export function sandboxPages(app: FastifyInstance, web: Web): void {
     sendPage(web, req, reply, { title: 'Sandbox tools', body: toolsBody(req, await dashboardCaller(ctx, req), refusal), status: refusal?.status });
 
   /** Runs a tool; after it, the page that shows the result, or the tools again with the refusal. */
-  const run = async (req: FastifyRequest, reply: FastifyReply, change: (caller: AuthContext) => Promise<unknown>, done: string) => {
+  const run = async (req: FastifyRequest, reply: FastifyReply, change: (caller: Caller) => Promise<unknown>, done: string) => {
     const caller = await dashboardCaller(ctx, req);
     const result = await attempt(() => change(caller));
     return 'refused' in result ? tools(req, reply, result.refused) : seeOther(reply, done);
   };
 
-  const movePayout = (caller: AuthContext, id: string, move: PayoutMove, reason: string | undefined) =>
+  const movePayout = (caller: Caller, id: string, move: PayoutMove, reason: string | undefined) =>
     ctx.db.tx((tx) => moveOwnPayout(ctx, tx, caller.workspaceId, id, move, reason));
-  const moveOrder = (caller: AuthContext, id: string, move: (typeof ORDER_MOVES)[number]) => ctx.db.tx((tx) => moveOwnOrder(ctx, tx, caller.workspaceId, id, move));
+  const moveOrder = (caller: Caller, id: string, move: (typeof ORDER_MOVES)[number]) => ctx.db.tx((tx) => moveOwnOrder(ctx, tx, caller.workspaceId, id, move));
 
   app.get('/dashboard/sandbox', memberPage, async (req, reply) => tools(req, reply));
 
@@ -125,10 +125,9 @@ export function sandboxPages(app: FastifyInstance, web: Web): void {
 
   app.post('/dashboard/sandbox/deposits', { schema: { hide: true }, ...admin }, async (req, reply) =>
     run(req, reply, async (caller) => {
-      assertCapability(caller.workspace.disabledCapabilities, 'deposits');
       const rail = formOptional(req, 'rail', 40) === undefined ? undefined : formChoice(req, 'rail', DEPOSIT_RAILS);
       const input = { currency: formText(req, 'currency', { maxLength: 10 }), amount: formText(req, 'amount', { maxLength: 40 }), rail, outcome: formChoice(req, 'outcome', DEPOSIT_OUTCOMES) };
-      await ctx.db.tx((tx) => receiveDeposit(tx, actingOwner(req), caller.workspace, input));
+      await ctx.db.tx((tx) => simulateDeposit(tx, caller, input));
     }, '/dashboard/receiving'),
   );
 
@@ -152,10 +151,9 @@ export function sandboxPages(app: FastifyInstance, web: Web): void {
 
   app.post<{ Params: Static<typeof ReviewParams> }>('/dashboard/sandbox/applications/:id/review', { schema: { hide: true, params: ReviewParams }, ...admin }, async (req, reply) =>
     run(req, reply, async (caller) => {
-      assertCapability(caller.workspace.disabledCapabilities, 'applications');
       const decision = formChoice(req, 'decision', REVIEW_DECISIONS.map((d) => d.value));
       const review = { decision, reason: formOptional(req, 'reason', 2000) };
-      await ctx.db.tx((tx) => reviewOwnApplication(ctx, tx, actingOwner(req), req.params.id, review));
+      await ctx.db.tx((tx) => reviewOwnApplication(ctx, tx, caller, req.params.id, review));
     }, '/dashboard/onboarding'),
   );
 }

@@ -3,15 +3,13 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../lib/schemas.js';
-import type { Owner } from '../virtual-accounts/virtual-accounts.service.js';
 import { DepositListQuery, DepositMoveBody, DepositPage, DepositSchema, OperatorDepositBody, OperatorDepositListQuery, OperatorDepositPage, SandboxDepositBody } from './deposits.schemas.js';
-import { creditDeposit, depositData, findDeposit, getDeposit, listAnyDeposits, listDeposits, moveAnyDeposit, receiveDeposit, requestMove } from './deposits.service.js';
+import { creditDeposit, depositData, findDeposit, getDeposit, listAnyDeposits, listDeposits, moveAnyDeposit, requestMove, simulateDeposit } from './deposits.service.js';
 import { DEPOSIT_MOVES, type DepositMove } from './deposits.transitions.js';
 
 const tags = ['Deposits'];
 const SANDBOX_MOVES: DepositMove[] = ['complete', 'fail'];
 
-const ownerOf = (req: FastifyRequest): Owner => ({ workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId, accountId: req.auth.accountId });
 
 const emptyBodyIsObject = async (req: FastifyRequest) => {
   req.body ??= {};
@@ -44,13 +42,13 @@ export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: DepositPage },
       },
     },
-    async (req) => listDeposits(ctx.db, ownerOf(req), req.query),
+    async (req) => listDeposits(ctx.db, req.auth, req.query),
   );
 
   app.get<{ Params: Static<typeof IdParams> }>(
     '/v1/deposits/:id',
     { config: { auth: 'workspace', scope: 'read:deposits' }, schema: { tags, summary: 'One deposit', params: IdParams, response: { 200: DepositSchema } } },
-    async (req) => depositData(await getDeposit(ctx.db, ownerOf(req), req.params.id)),
+    async (req) => depositData(await getDeposit(ctx.db, req.auth, req.params.id)),
   );
 
   if (ctx.config.env === 'sandbox') {
@@ -62,7 +60,7 @@ export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
       async (req, reply) =>
         runIdempotent(ctx, req, reply, async (tx) => {
-          const row = await receiveDeposit(tx, ownerOf(req), req.auth.workspace, req.body);
+          const row = await simulateDeposit(tx, req.auth, req.body);
           return { status: 201, body: depositData(row) };
         }),
     );

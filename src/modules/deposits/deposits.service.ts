@@ -6,11 +6,11 @@ import { assert } from '../../lib/assert.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { formatAmount, minAmount, parseAmount } from '../../lib/money.js';
 import { isUuid, newId } from '../../lib/ids.js';
-import { depositFeeMinor } from '../accounts/deposit-settings.js';
+import { assertCapability, callerWorkspace, type ActingAccount, type Caller, type CallerWorkspace } from '../accounts/caller.js';
 import { recordEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
 import { getAccount, getWorkspace } from '../accounts/accounts.service.js';
-import { depositTarget, findVirtualAccountById, type Owner } from '../virtual-accounts/virtual-accounts.service.js';
+import { depositTarget, findVirtualAccountById } from '../virtual-accounts/virtual-accounts.service.js';
 import * as repo from './deposits.repository.js';
 import type { DepositRow } from './deposits.repository.js';
 import {
@@ -70,12 +70,7 @@ const defaultRail = (currency: string): DepositRail => (currencyInfo(currency)?.
  * has enabled, and on a virtual account rail only into an active account of the owner. Created
  * pending, then moved to the outcome asked for (default completed) in the same transaction.
  */
-export async function receiveDeposit(
-  tx: Tx,
-  owner: Owner,
-  workspace: { enabledCurrencies: readonly string[]; settings: Record<string, unknown> },
-  input: NewDeposit,
-): Promise<DepositRow> {
+async function receiveDeposit(tx: Tx, owner: ActingAccount, workspace: Pick<CallerWorkspace, 'enabledCurrencies' | 'terms'>, input: NewDeposit): Promise<DepositRow> {
   if (!input.virtualAccountId && !input.currency) throw fieldError('virtualAccountId', 'virtualAccountId or currency is required');
   const account = await depositTarget(tx, owner, input);
   const currency = account?.currency ?? (input.currency as string);
@@ -100,7 +95,7 @@ export async function receiveDeposit(
     rail,
     currency,
     amountMinor,
-    feeMinor: minAmount(depositFeeMinor(workspace.settings, currency), amountMinor),
+    feeMinor: minAmount(workspace.terms.depositFeeMinor(currency), amountMinor),
   });
   const row = await expectCredit(tx, inserted);
   const outcome = input.outcome ?? 'completed';
@@ -200,6 +195,12 @@ export function moveAnyDeposit(tx: Tx, id: string, move: DepositMove, failureRea
   return requestMove(tx, () => repo.findDepositById(tx, id, true), move, failureReason);
 }
 
+/** A sandbox deposit (API and dashboard) to the account the caller acts on: refused while the deposits capability is off. */
+export function simulateDeposit(tx: Tx, caller: ActingAccount & Pick<Caller, 'workspace'>, input: NewDeposit): Promise<DepositRow> {
+  assertCapability(caller.workspace, 'deposits');
+  return receiveDeposit(tx, caller, caller.workspace, input);
+}
+
 /** Where an operator credit lands: a virtual account, or a workspace (and sub-account) named directly. */
 export interface OperatorDepositTarget {
   virtualAccountId?: string | undefined;
@@ -208,7 +209,7 @@ export interface OperatorDepositTarget {
 }
 
 /** The account an operator credit lands on: the virtual account's owner, or the named workspace (and sub-account). */
-async function operatorOwner(tx: Sql, target: OperatorDepositTarget): Promise<Owner> {
+async function operatorOwner(tx: Sql, target: OperatorDepositTarget): Promise<ActingAccount> {
   for (const name of ['virtualAccountId', 'workspaceId', 'accountId'] as const) {
     const id = target[name];
     if (id !== undefined && !isUuid(id)) throw fieldError(name, `${name} must be an id (a UUID)`);
@@ -230,7 +231,7 @@ export async function creditDeposit(tx: Tx, input: NewDeposit & OperatorDepositT
   if (input.rail !== undefined && !DEPOSIT_RAILS.includes(input.rail)) throw fieldError('rail', `rail must be one of ${DEPOSIT_RAILS.join(', ')}`);
   const owner = await operatorOwner(tx, input);
   const workspace = await getWorkspace(tx, owner.workspaceId);
-  return receiveDeposit(tx, owner, { enabledCurrencies: workspace.enabled_currencies, settings: workspace.settings }, input);
+  return receiveDeposit(tx, owner, callerWorkspace(workspace), input);
 }
 
 /** Every workspace's deposits (the operator's queue), newest first. */
@@ -247,14 +248,14 @@ export function listAnyDeposits(sql: Sql, f: PageRequest & { status?: string | u
   });
 }
 
-export async function getDeposit(sql: Sql, owner: Owner, id: string): Promise<DepositRow> {
+export async function getDeposit(sql: Sql, owner: ActingAccount, id: string): Promise<DepositRow> {
   const row = await repo.findDeposit(sql, owner.workspaceId, id, { accountId: owner.subAccountId });
   if (!row) throw notFound('Deposit');
   return row;
 }
 
 /** Deposits newest first: without Service-Account-Id the workspace's whole roll-up, with it that sub-account's. */
-export function listDeposits(sql: Sql, owner: Owner, f: PageRequest & { status?: string | undefined; virtualAccountId?: string | undefined }) {
+export function listDeposits(sql: Sql, owner: ActingAccount, f: PageRequest & { status?: string | undefined; virtualAccountId?: string | undefined }) {
   const where = ['workspace_id = $1'];
   const params: unknown[] = [owner.workspaceId];
   if (owner.subAccountId) where.push(`account_id = $${params.push(owner.subAccountId)}::uuid`);

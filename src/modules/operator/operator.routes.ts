@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { Country, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
+import { WorkspaceSettingsSchema, type WorkspaceSettings } from '../accounts/workspace-terms.js';
 import { ApiKeySchema, CredentialParams, RotateBody, RotatedSchema } from '../auth/credentials.schemas.js';
 import { credentialData, issueCredential, revokeWorkspaceCredential, rotateWorkspaceCredential } from '../auth/credentials.service.js';
 import { ALL_SCOPES, CAPABILITIES, type Capability } from '../auth/scopes.js';
@@ -204,7 +205,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (req) => operator.workspaceData(await ctx.db.tx((tx) => operator.setCapability(tx, req.params.id, req.params.name, req.body.enabled))),
   );
 
-  app.put<{ Params: Static<typeof WorkspaceParams>; Body: { travelRuleScreening?: boolean; primaryCurrency?: string; businessIdentity?: Record<string, string>; payoutsPermitted?: boolean; payoutFees?: Record<string, string>; payoutLimits?: Record<string, { perTransaction?: string; daily?: string }>; depositFees?: Record<string, string> } }>(
+  app.put<{ Params: Static<typeof WorkspaceParams>; Body: WorkspaceSettings }>(
     '/operator/v1/workspaces/:id/settings',
     {
       config: auth,
@@ -213,48 +214,7 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         security,
         summary: 'Update workspace settings',
         params: WorkspaceParams,
-        body: Type.Object(
-          {
-            travelRuleScreening: Type.Optional(Type.Boolean()),
-            primaryCurrency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,10}$' })),
-            businessIdentity: Type.Optional(
-              Type.Object(
-                {
-                  companyName: Type.String({ minLength: 1, maxLength: 200 }),
-                  registrationNumber: Type.Optional(Type.String({ maxLength: 100 })),
-                  country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
-                  address: Type.Optional(Type.String({ maxLength: 200 })),
-                  city: Type.Optional(Type.String({ maxLength: 100 })),
-                  postalCode: Type.Optional(Type.String({ maxLength: 20 })),
-                },
-                { description: 'The business identity that originates payouts sent without senderInfo' },
-              ),
-            ),
-            payoutsPermitted: Type.Optional(Type.Boolean({ description: 'false refuses payouts with PAYOUT_NOT_PERMITTED' })),
-            payoutFees: Type.Optional(
-              Type.Record(Type.String({ pattern: '^[A-Z]{3,10}$' }), Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' }), {
-                description:
-                  'Fixed fee per payout by the currency the payout is funded from (its own currency, or the quote\'s fromCurrency), held with the amount and returned with it. Each amount must fit its currency\'s scale (400 naming `payoutFees.<CODE>` otherwise).',
-              }),
-            ),
-            payoutLimits: Type.Optional(
-              Type.Record(
-                Type.String({ pattern: '^[A-Z]{3,10}$' }),
-                Type.Object({
-                  perTransaction: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' })),
-                  daily: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' })),
-                }),
-                { description: 'Per-transaction and daily (UTC) payout limits by payout currency; beyond them LIMIT_EXCEEDED. Each amount must fit its currency\'s scale and be above 0 (400 naming the field otherwise).' },
-              ),
-            ),
-            depositFees: Type.Optional(
-              Type.Record(Type.String({ pattern: '^[A-Z]{3,10}$' }), Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$' }), {
-                description: 'Fixed service fee per deposit by currency (default 0): a deposit credits `amount - serviceFee`. Each amount must fit its currency\'s scale (400 naming `depositFees.<CODE>` otherwise).',
-              }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
+        body: WorkspaceSettingsSchema,
         response: { 200: WorkspaceSchema },
       },
     },

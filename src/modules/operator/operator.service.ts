@@ -9,8 +9,7 @@ import { parseSignedAmount } from '../../lib/money.js';
 import { hashSecret, verifySecret, type SecretDigestKey } from '../../lib/secrets.js';
 import * as repo from '../accounts/accounts.repository.js';
 import { createWorkspace, getAccount, getWorkspace } from '../accounts/accounts.service.js';
-import { assertValidDepositSettings } from '../accounts/deposit-settings.js';
-import { assertValidPayoutSettings } from '../accounts/payout-settings.js';
+import { assertValidSettings, type WorkspaceSettings } from '../accounts/workspace-terms.js';
 import type { WorkspaceRow } from '../accounts/accounts.repository.js';
 import { listCredentials } from '../auth/credentials.service.js';
 import { CAPABILITIES, type Capability } from '../auth/scopes.js';
@@ -124,9 +123,9 @@ export async function setCapability(tx: Tx, id: string, name: Capability, enable
   return (await repo.updateWorkspace(tx, id, { disabledCapabilities: [...disabled] })) as WorkspaceRow;
 }
 
-export async function updateSettings(tx: Tx, id: string, settings: Record<string, unknown>): Promise<WorkspaceRow> {
-  assertValidPayoutSettings(settings);
-  assertValidDepositSettings(settings);
+/** Merges the settings into the workspace's, refusing amounts that do not fit their currency (400 naming each field). */
+export async function updateSettings(tx: Tx, id: string, settings: WorkspaceSettings): Promise<WorkspaceRow> {
+  assertValidSettings(settings);
   await locked(tx, id);
   return (await repo.updateWorkspace(tx, id, { settings })) as WorkspaceRow;
 }

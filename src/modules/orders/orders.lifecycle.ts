@@ -12,6 +12,7 @@ import { orderEventData } from './orders.read.js';
 import * as repo from './orders.repository.js';
 import type { OrderRow } from './orders.repository.js';
 import { FAILURE_REASON, MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type OrderMove } from './orders.transitions.js';
+import { assertCapability, type Caller } from '../accounts/caller.js';
 
 export const ORDER_DEADLINE_JOB = 'order.deadline';
 
@@ -157,6 +158,12 @@ export async function requestMove(
   const moved = await applyMove(ctx, tx, row, move, completion);
   if (!moved) throw conflict('INVALID_ORDER_STATE', `An order in status ${row.status} cannot be moved to ${MOVE_TARGET[move]} this way`);
   return moved;
+}
+
+/** The caller cancels its workspace's order (API and dashboard): refused while the orders capability is off. */
+export function cancelOwnOrder(ctx: AppContext, tx: Tx, caller: Pick<Caller, 'workspaceId' | 'workspace'>, id: string): Promise<OrderRow> {
+  assertCapability(caller.workspace, 'orders');
+  return moveOwnOrder(ctx, tx, caller.workspaceId, id, 'cancel');
 }
 
 /** A move of a workspace's own order (cancel, or a sandbox simulation of the desk): another workspace's order is a 404. */

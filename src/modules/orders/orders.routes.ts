@@ -5,10 +5,10 @@ import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../lib/schemas.js';
 import { sendStoredFile } from '../../http/stored-file.js';
 import type { Storage } from '../storage/storage.js';
-import { moveAnyOrder, moveOwnOrder } from './orders.lifecycle.js';
+import { cancelOwnOrder, moveAnyOrder, moveOwnOrder } from './orders.lifecycle.js';
 import { getOrder, listOrders, orderData } from './orders.read.js';
 import { CompleteBody, CreateOrderBody, OperatorOrderListQuery, OrderListQuery, OrderPage, OrderSchema, ProofBody, ProofUploadBody, ProofUploadSchema } from './orders.schemas.js';
-import { createOrder, issueProofUpload, readProof, submitProof, type OrderCaller } from './orders.service.js';
+import { createOrder, issueProofUpload, readProof, submitProof } from './orders.service.js';
 import type { OrderMove } from './orders.transitions.js';
 
 const tags = ['Orders'];
@@ -33,13 +33,6 @@ const MOVE_DOC: Record<Exclude<OrderMove, 'cancel' | 'review-expire'>, string> =
 const SANDBOX_MOVES = ['confirm-funds', 'execute', 'complete', 'fail', 'expire'] as const;
 const OPERATOR_MOVES = ['confirm-funds', 'execute', 'complete', 'fail'] as const;
 
-const callerOf = (req: FastifyRequest): OrderCaller => ({
-  workspaceId: req.auth.workspaceId,
-  accountId: req.auth.accountId,
-  subAccountId: req.auth.subAccountId,
-  workspace: req.auth.workspace,
-});
-
 export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Storage): void {
   app.post<{ Body: Static<typeof CreateOrderBody> }>(
     '/v1/orders',
@@ -59,7 +52,7 @@ export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Stor
         response: { 201: OrderSchema },
       },
     },
-    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: orderData(await createOrder(ctx, tx, callerOf(req), req.body)) })),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: orderData(await createOrder(ctx, tx, req.auth, req.body)) })),
   );
 
   app.get<{ Querystring: Static<typeof OrderListQuery> }>(
@@ -87,7 +80,7 @@ export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Stor
       },
     },
     async (req, reply) =>
-      runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: orderData(await moveOwnOrder(ctx, tx, req.auth.workspaceId, req.params.id, 'cancel')) })),
+      runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: orderData(await cancelOwnOrder(ctx, tx, req.auth, req.params.id)) })),
   );
 
   app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof ProofUploadBody> }>(

@@ -3,7 +3,7 @@ import type { Sql, Tx } from '../../db/db.js';
 import { DomainError, conflict, fieldError, notFound } from '../../lib/errors.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { newId } from '../../lib/ids.js';
-import { payoutTerms } from '../accounts/payout-settings.js';
+import type { Caller } from '../accounts/caller.js';
 import { findBeneficiaries } from '../corridors/index.js';
 import { checkPair, priceQuote } from '../fx/fx.service.js';
 import { ledger } from '../ledger/ledger.service.js';
@@ -18,13 +18,6 @@ import { newSettlement, settlementInstructions } from './orders.settlement.js';
 /** Order creation and the settlement's proof of payment (spec §Order; DESIGN §4 Orders). */
 
 export const PROOF_UPLOAD_PURPOSE = 'order-proofs';
-
-export interface OrderCaller {
-  workspaceId: string;
-  accountId: string;
-  subAccountId: string | undefined;
-  workspace: { settings: Record<string, unknown>; enabledCurrencies: string[] };
-}
 
 export interface CreateOrderInput {
   clientRef?: string | undefined;
@@ -44,7 +37,7 @@ export const duplicateClientRef = (): DomainError =>
   new DomainError({ category: 'invalid_request', code: 'DUPLICATE_CLIENT_REF', message: 'Order with this client reference already exists' });
 
 /** The clearing rail a beneficiary delivery goes out on: its account in the bought currency decides. */
-async function deliveryOf(tx: Tx, box: CryptoBox, caller: OrderCaller, beneficiaryId: string, toCurrency: string): Promise<string> {
+async function deliveryOf(tx: Tx, box: CryptoBox, caller: Caller, beneficiaryId: string, toCurrency: string): Promise<string> {
   const [found] = await findBeneficiaries(tx, box, [{ workspaceId: caller.workspaceId, subAccountId: caller.subAccountId, id: beneficiaryId }], { lock: true });
   if (!found) throw fieldError('beneficiary.id', 'beneficiary.id does not name a beneficiary of this account');
   if (found.status !== 'active') throw fieldError('beneficiary.id', `beneficiary.id names a beneficiary that is ${found.status}`);
@@ -64,10 +57,10 @@ async function deliveryOf(tx: Tx, box: CryptoBox, caller: OrderCaller, beneficia
  * is 422 INSUFFICIENT_BALANCE and writes nothing; `funding: "settlement"` without them is 422
  * SETTLEMENT_UNAVAILABLE.
  */
-export async function createOrder(ctx: AppContext, tx: Tx, caller: OrderCaller, input: CreateOrderInput): Promise<OrderRow> {
+export async function createOrder(ctx: AppContext, tx: Tx, caller: Caller, input: CreateOrderInput): Promise<OrderRow> {
   const pair = checkPair({ rates: ctx.rates, spreadBps: ctx.config.fxSpreadBps }, { enabledCurrencies: caller.workspace.enabledCurrencies, fromCurrency: input.fromCurrency, toCurrency: input.toCurrency });
   const amounts = priceQuote(pair, input);
-  const limit = payoutTerms(caller.workspace.settings).perTransactionMinor(input.fromCurrency);
+  const limit = caller.workspace.terms.perTransactionMinor(input.fromCurrency);
   if (limit !== undefined && amounts.fromAmountMinor > limit) throw new DomainError({ category: 'invalid_request', code: 'LIMIT_EXCEEDED', message: 'LIMIT_EXCEEDED' });
   const deliveryRail = input.beneficiary ? await deliveryOf(tx, ctx.box, caller, input.beneficiary.id, input.toCurrency) : null;
   if (input.clientRef !== undefined && (await repo.lockAndFindClientRef(tx, caller.workspaceId, input.clientRef))) throw duplicateClientRef();

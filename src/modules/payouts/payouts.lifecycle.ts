@@ -12,6 +12,7 @@ import * as stepsRepo from './payouts.steps.repository.js';
 import type { StatusChange } from './payouts.steps.repository.js';
 import { findPayoutById, type PayoutRow } from './payouts.repository.js';
 import { MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type PayoutMove } from './payouts.transitions.js';
+import { assertCapability, type Caller } from '../accounts/caller.js';
 
 export const PAYOUT_STEP_JOB = 'payout.step';
 
@@ -180,6 +181,12 @@ export async function requestMove(
   const moved = await applyMove(tx, row, move, failureReason);
   if (!moved) throw conflict('INVALID_PAYOUT_STATE', `A payout in status ${row.status} cannot be moved to ${MOVE_TARGET[move]} this way`);
   return moved;
+}
+
+/** The caller cancels its workspace's payout (API and dashboard): refused while the payouts capability is off. */
+export function cancelOwnPayout(ctx: AppContext, tx: Tx, caller: Pick<Caller, 'workspaceId' | 'workspace'>, id: string): Promise<PayoutRow> {
+  assertCapability(caller.workspace, 'payouts');
+  return moveOwnPayout(ctx, tx, caller.workspaceId, id, 'cancel');
 }
 
 /** A move of a workspace's own payout (cancel, or a sandbox simulation): another workspace's payout is a 404. */

@@ -1,6 +1,6 @@
 import { DomainError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { PayoutTerms } from '../accounts/payout-settings.js';
+import type { WorkspaceTerms } from '../accounts/workspace-terms.js';
 import type { BeneficiaryInput } from '../corridors/index.js';
 import type { QuoteRow } from '../fx/fx.repository.js';
 import { consumedQuote, quoteRefusalFor } from '../fx/fx.service.js';
@@ -38,7 +38,7 @@ export interface PlanRow {
   /** A beneficiary sent in full, saved with the payout. */
   newBeneficiary: BeneficiaryInput | undefined;
   dailyLimitMinor: bigint | undefined;
-  terms: Pick<PayoutTerms, 'feeMinor'>;
+  terms: Pick<WorkspaceTerms, 'payoutFeeMinor'>;
 }
 
 /** What is stored, as the plan's rows need it; read (and locked) by the service before planning. */
@@ -116,7 +116,7 @@ function planRow(row: PlanRow, state: PlanState): Decision {
   const funding = fundingOf(p, state.quotes);
   if (!funding.ok) return funding;
   const id = newId();
-  const feeMinor = row.terms.feeMinor(funding.currency);
+  const feeMinor = row.terms.payoutFeeMinor(funding.currency);
   const hold = state.holds.tryHold({
     accountId: p.accountId,
     currency: funding.currency,

@@ -5,7 +5,7 @@ import { AppError, renderError } from '../../http/errors.js';
 import { idempotencyOf, runIdempotent, sendAnswer, type StoredAnswer } from '../../http/idempotency.js';
 import { IdempotentBatcher } from '../../http/idempotent-batcher.js';
 import { IdParams } from '../../lib/schemas.js';
-import { moveAnyPayout, moveOwnPayout } from './payouts.lifecycle.js';
+import { cancelOwnPayout, moveAnyPayout, moveOwnPayout } from './payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from './payouts.read.js';
 import { OperatorPayoutListQuery, OperatorPayoutPage, PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';
 import { PayoutService, type CheckedRequest, type SubmissionResult } from './payouts.service.js';
@@ -149,7 +149,7 @@ function cancelRoute(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req, reply) =>
       runIdempotent(ctx, req, reply, async (tx) => {
-        const row = await moveOwnPayout(ctx, tx, req.auth.workspaceId, req.params.id, 'cancel');
+        const row = await cancelOwnPayout(ctx, tx, req.auth, req.params.id);
         return { status: 200, body: payoutData(row) };
       }),
   );

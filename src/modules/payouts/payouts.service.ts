@@ -7,7 +7,7 @@ import { currencyInfo } from '../../lib/currencies.js';
 import { parseAmount } from '../../lib/money.js';
 import { payoutProviderFor } from '../../providers/index.js';
 import { hasOriginatorOnRecord } from '../accounts/accounts.service.js';
-import { payoutTerms, type PayoutTerms } from '../accounts/payout-settings.js';
+import type { WorkspaceTerms } from '../accounts/workspace-terms.js';
 import {
   assertValidBeneficiary,
   checkRecipient,
@@ -30,6 +30,7 @@ import { insufficient, planPayouts, refusal, quoteKey, type Decision, type PlanR
 import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
 import type { PayoutBody } from './payouts.schemas.js';
+import type { Caller } from '../accounts/caller.js';
 
 /**
  * Payout creation: one pipeline for one payout, a batch request, and every request that arrives
@@ -41,14 +42,6 @@ import type { PayoutBody } from './payouts.schemas.js';
  */
 
 type Body = Static<typeof PayoutBody>;
-
-/** Who creates the payouts: the workspace, the account acted on, and the workspace's configuration. */
-export interface PayoutCaller {
-  workspaceId: string;
-  accountId: string;
-  subAccountId: string | undefined;
-  workspace: { settings: Record<string, unknown>; enabledCurrencies: string[]; disabledCapabilities: string[] };
-}
 
 export type PayoutView = ReturnType<typeof payoutData>;
 export type BatchRow = PayoutView | { error: string; clientRef: string };
@@ -69,15 +62,15 @@ const refused = (error: DomainError, fieldFormat = false): Refused => ({ ok: fal
 
 interface RowContext {
   ctx: AppContext;
-  caller: PayoutCaller;
-  terms: PayoutTerms;
+  caller: Caller;
+  terms: WorkspaceTerms;
   /** The account acted on has a business identity on record (the originator when senderInfo is omitted). */
   originatorOnRecord: boolean;
 }
 
 /** The first checks: the workspace may pay out and has the corridor's currency, the amount is well formed. */
 function checkBasics(rc: RowContext, body: Body): Refused | { ok: true; amountMinor: bigint } {
-  if (!rc.terms.permitted) return refused(refusal('PAYOUT_NOT_PERMITTED'));
+  if (!rc.terms.payoutsPermitted) return refused(refusal('PAYOUT_NOT_PERMITTED'));
   const info = currencyInfo(body.currency);
   if (!info) return refused(fieldError('currency', `currency ${body.currency} is not a supported currency`), true);
   const sandboxOnlyInProduction = info.availability === 'sandbox_only' && rc.ctx.config.env === 'production';
@@ -190,20 +183,20 @@ function checkRow(rc: RowContext, body: Body): Checked | AwaitingBeneficiary {
 
 /** A request checked as far as it can be without I/O; what createMany takes. */
 export interface CheckedRequest {
-  caller: PayoutCaller;
+  caller: Caller;
   batch: boolean;
   bodies: Body[];
   rows: (Checked | AwaitingBeneficiary)[];
   /** A refusal of the whole request decided before its group (still answered under its key). */
   early: DomainError | undefined;
   /** The workspace's payout terms, parsed once for the request (absent with an early refusal). */
-  terms: PayoutTerms | undefined;
+  terms: WorkspaceTerms | undefined;
   /** What the request weighs in a group: its rows (at least 1). */
   weight: number;
 }
 
-/** The request-level checks and each row's checks that need no I/O. Throws (a 500 for this request only) when the workspace's stored settings do not parse. */
-function checkRequest(ctx: AppContext, caller: PayoutCaller, body: Body | Body[], originatorOnRecord: boolean): CheckedRequest {
+/** The request-level checks and each row's checks that need no I/O. */
+function checkRequest(ctx: AppContext, caller: Caller, body: Body | Body[], originatorOnRecord: boolean): CheckedRequest {
   const batch = Array.isArray(body);
   const bodies = Array.isArray(body) ? body : [body];
   const request: CheckedRequest = { caller, batch, bodies, rows: [], early: undefined, terms: undefined, weight: 1 };
@@ -211,7 +204,7 @@ function checkRequest(ctx: AppContext, caller: PayoutCaller, body: Body | Body[]
   else if (bodies.length > ctx.config.limits.payoutBatchRowsMax) {
     request.early = fieldError('body', `body must contain at most ${ctx.config.limits.payoutBatchRowsMax} payouts`);
   } else {
-    request.terms = payoutTerms(caller.workspace.settings);
+    request.terms = caller.workspace.terms;
     const rc: RowContext = { ctx, caller, terms: request.terms, originatorOnRecord };
     request.rows = bodies.map((b) => checkRow(rc, b));
     request.weight = Math.max(1, request.rows.length);
@@ -331,7 +324,7 @@ async function createMany(ctx: AppContext, tx: Tx, requests: readonly CheckedReq
   const checked = await finishRows(ctx, tx, requests);
   const refusals = requests.map((r, i) => r.early ?? wholeRefusal(r, checked[i] as Checked[]));
   const planned = requests.flatMap((r, i) =>
-    refusals[i] ? [] : (checked[i] as Checked[]).flatMap((row): PlanRow[] => (row.ok ? [{ prepared: row.prepared, newBeneficiary: row.newBeneficiary, dailyLimitMinor: row.dailyLimitMinor, terms: r.terms as PayoutTerms }] : [])),
+    refusals[i] ? [] : (checked[i] as Checked[]).flatMap((row): PlanRow[] => (row.ok ? [{ prepared: row.prepared, newBeneficiary: row.newBeneficiary, dailyLimitMinor: row.dailyLimitMinor, terms: r.terms as WorkspaceTerms }] : [])),
   );
   const snapshot = await readSnapshot(tx, planned);
   const stored = await writePlan(ctx, tx, planPayouts(planned, snapshot), snapshot);
@@ -348,12 +341,12 @@ export class PayoutService {
   constructor(private readonly ctx: AppContext) {}
 
   /** A request (one payout, or an array: a batch) checked as far as it can be without a transaction. */
-  async check(caller: PayoutCaller, body: Body | Body[]): Promise<CheckedRequest> {
+  async check(caller: Caller, body: Body | Body[]): Promise<CheckedRequest> {
     const bodies = Array.isArray(body) ? body : [body];
     // A sub-account's own identity is read only when a payout needs an originator and the workspace has none.
     const needsOriginator = bodies.some((b) => b.senderInfo === undefined);
     const originatorOnRecord = needsOriginator
-      ? await hasOriginatorOnRecord(this.ctx.db, { id: caller.workspaceId, settings: caller.workspace.settings }, caller.subAccountId)
+      ? await hasOriginatorOnRecord(this.ctx.db, { id: caller.workspaceId, terms: caller.workspace.terms }, caller.subAccountId)
       : false;
     return checkRequest(this.ctx, caller, body, originatorOnRecord);
   }

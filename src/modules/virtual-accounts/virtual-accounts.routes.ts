@@ -26,13 +26,11 @@ import {
   requestVirtualAccount,
   requirements,
   virtualAccountData,
-  type Owner,
 } from './virtual-accounts.service.js';
 import { VIRTUAL_ACCOUNT_MOVES } from './virtual-accounts.transitions.js';
 
 const tags = ['Virtual accounts'];
 
-const ownerOf = (req: FastifyRequest): Owner => ({ workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId, accountId: req.auth.accountId });
 
 /** A move's body is optional: a POST without one is validated as an empty object. */
 const emptyBodyIsObject = async (req: FastifyRequest) => {
@@ -69,7 +67,7 @@ export function virtualAccountRoutes(app: FastifyInstance, ctx: AppContext): voi
     async (req, reply) => {
       assertVirtualAccountCurrency(req.body.currency, req.auth.workspace.enabledCurrencies);
       return runIdempotent(ctx, req, reply, async (tx) => {
-        const result = await requestVirtualAccount(ctx, tx, ownerOf(req), req.body.currency);
+        const result = await requestVirtualAccount(ctx, tx, req.auth, req.body.currency);
         if (result.kind === 'account') return { status: result.created ? 201 : 200, body: virtualAccountData(result.row) };
         // The issuer's refusal is remembered (the memo commits with this answer).
         const rendered = renderError(result.error, req);
@@ -90,7 +88,7 @@ export function virtualAccountRoutes(app: FastifyInstance, ctx: AppContext): voi
         response: { 200: VirtualAccountPage },
       },
     },
-    async (req) => listVirtualAccounts(ctx, ctx.db, ownerOf(req), req.query),
+    async (req) => listVirtualAccounts(ctx, ctx.db, req.auth, req.query),
   );
 
   app.get<{ Querystring: Static<typeof RequirementsQuery> }>(
@@ -106,7 +104,7 @@ export function virtualAccountRoutes(app: FastifyInstance, ctx: AppContext): voi
     },
     async (req) => {
       assertVirtualAccountCurrency(req.query.currency, req.auth.workspace.enabledCurrencies);
-      return requirements(ctx, ctx.db, ownerOf(req), req.query.currency);
+      return requirements(ctx, ctx.db, req.auth, req.query.currency);
     },
   );
 

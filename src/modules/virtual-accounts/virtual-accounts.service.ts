@@ -12,14 +12,7 @@ import { recordEvent } from '../events/events.service.js';
 import * as repo from './virtual-accounts.repository.js';
 import type { VirtualAccountRow } from './virtual-accounts.repository.js';
 import { canMove, type VirtualAccountMove, type VirtualAccountStatus } from './virtual-accounts.transitions.js';
-
-/** Who a request acts for: the workspace, and the `Service-Account-Id` sub-account if any. */
-export interface Owner {
-  workspaceId: string;
-  subAccountId: string | undefined;
-  /** The sub-account, or the workspace's master account. */
-  accountId: string;
-}
+import type { ActingAccount } from '../accounts/caller.js';
 
 /** A virtual account as its owner reads it, without bank details. */
 export function virtualAccountData(row: VirtualAccountRow) {
@@ -71,7 +64,7 @@ async function issueRequest(sql: Sql, workspaceId: string, accountId: string, cu
 }
 
 /** The documents and terms the owner must still provide before asking (GET /v1/virtual-accounts/requirements). */
-export async function requirements(ctx: AppContext, sql: Sql, owner: Owner, currency: string) {
+export async function requirements(ctx: AppContext, sql: Sql, owner: ActingAccount, currency: string) {
   const standing = await onboardingStanding(sql, owner, ctx.config.termsVersion);
   const outstanding = [
     ...standing.missingDocuments.map((name) => ({ type: 'document' as const, name })),
@@ -88,7 +81,7 @@ export type RequestResult = { kind: 'account'; row: VirtualAccountRow; created: 
  * answers a refusal younger than the memo from it, and else asks the issuer. A refusal by the issuer
  * is remembered (so it is a result to commit, not a throw).
  */
-export async function requestVirtualAccount(ctx: AppContext, tx: Tx, owner: Owner, currency: string): Promise<RequestResult> {
+export async function requestVirtualAccount(ctx: AppContext, tx: Tx, owner: ActingAccount, currency: string): Promise<RequestResult> {
   if (currency === 'NGN' && ctx.config.env === 'production') {
     throw new DomainError({ category: 'unprocessable', code: 'VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED', message: 'NGN virtual accounts are issued by support, not self-serve' });
   }
@@ -132,7 +125,7 @@ function refusalError(code: string, detail: string): DomainError {
 }
 
 /** The owner's active accounts (not deactivated), newest first, with their bank details. */
-export function listVirtualAccounts(ctx: AppContext, sql: Sql, owner: Owner, page: PageRequest & { currency?: string | undefined }) {
+export function listVirtualAccounts(ctx: AppContext, sql: Sql, owner: ActingAccount, page: PageRequest & { currency?: string | undefined }) {
   const where = [...repo.ACTIVE_LIST_WHERE];
   const params: unknown[] = [owner.workspaceId, owner.accountId];
   if (page.currency) where.push(`currency = $${params.push(page.currency)}`);
@@ -203,7 +196,7 @@ export async function moveVirtualAccount(
 }
 
 /** Where a deposit lands: the owner's active account by id (404 when not the owner's, 409 when not active) or by currency. */
-export async function depositTarget(sql: Sql, owner: Owner, by: { virtualAccountId?: string | undefined; currency?: string | undefined }): Promise<VirtualAccountRow | undefined> {
+export async function depositTarget(sql: Sql, owner: ActingAccount, by: { virtualAccountId?: string | undefined; currency?: string | undefined }): Promise<VirtualAccountRow | undefined> {
   if (by.virtualAccountId) {
     const row = await repo.findInWorkspace(sql, owner.workspaceId, by.virtualAccountId);
     if (!row || row.account_id !== owner.accountId) throw notFound('Virtual account');
