@@ -88,7 +88,6 @@ export interface Config {
   };
   /** Named limits. A loop, list or queue without a bound is a bug. */
   limits: {
-    pageLimitDefault: number;
     pageLimitMax: number;
     /** The events about one object shown on its timeline (a payout's page), oldest first. */
     timelineEventsMax: number;
@@ -97,7 +96,6 @@ export interface Config {
     bodyBytesMax: number;
     /** Body limit of the routes anyone may call (token endpoint, sign-in, second factor, invitation). */
     unauthenticatedBodyBytesMax: number;
-    idempotencyKeyLengthMax: number;
     idempotencyTtlMs: number;
     /** Lifetime of an access token (TOKEN_LIFETIME_SEC); an open event stream ends at its token's expiry. */
     tokenLifetimeSec: number;
@@ -124,7 +122,6 @@ export interface Config {
     payoutCommitRowsMax: number;
     /** Group-commit lanes of payout creation per API process (requests of one workspace share a lane). */
     payoutLanes: number;
-    jobAttemptsMax: number;
     jobLeaseMs: number;
     jobPollMs: number;
     dbPoolMax: number;
@@ -140,8 +137,6 @@ export interface Config {
     /** The outbox is polled at least this often (an empty poll reads an empty partial index). */
     webhookDispatchPollMs: number;
     webhookClaimEndpointsMax: number;
-    /** Field errors listed in one error body (`details` / `errors`); the rest are counted, not listed. */
-    errorDetailsMax: number;
     /** JSON bodies nested deeper than this are refused before validation. */
     jsonDepthMax: number;
     /**
@@ -444,13 +439,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementsPerRunMax: 20,
     },
     limits: {
-      pageLimitDefault: 20,
       pageLimitMax: 100,
       timelineEventsMax: 100,
       eventDeliveriesMax: 200,
       bodyBytesMax: 1024 * 1024,
       unauthenticatedBodyBytesMax: 8 * 1024,
-      idempotencyKeyLengthMax: 255,
       idempotencyTtlMs: intSetting(env, 'IDEMPOTENCY_TTL_MS'),
       tokenLifetimeSec: Math.max(1, intSetting(env, 'TOKEN_LIFETIME_SEC')),
       authFailureAddressesMax: 100_000,
@@ -467,7 +460,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       payoutQueueMax: intSetting(env, 'PAYOUT_QUEUE_MAX'),
       payoutCommitRowsMax: 400,
       payoutLanes: Math.max(1, intSetting(env, 'PAYOUT_LANES')),
-      jobAttemptsMax: 10,
       jobLeaseMs: intSetting(env, 'JOB_LEASE_MS'),
       jobPollMs: intSetting(env, 'JOB_POLL_MS'),
       dbPoolMax: intSetting(env, 'DB_POOL_MAX'),
@@ -480,7 +472,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       webhookDispatchBatchMax: 500,
       webhookDispatchPollMs: 50,
       webhookClaimEndpointsMax: 1000,
-      errorDetailsMax: ERROR_DETAILS_MAX,
       jsonDepthMax: 32,
       validationReportValuesMax: 10_000,
       uploadBytesMax: intSetting(env, 'UPLOAD_BYTES_MAX'),

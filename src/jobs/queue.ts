@@ -18,7 +18,12 @@ export interface Job {
 }
 
 /** Enqueues a job inside the caller's transaction, so it exists exactly when the change that needs it does. */
-export async function enqueue(sql: Sql, job: NewJob, attemptsMaxDefault = 10): Promise<void> {
+/** Attempts of a job that does not say (a recurring job says 3). */
+const JOB_ATTEMPTS_MAX = 10;
+/** Attempts of a job that moves an object through its lifecycle (a payout step, an order deadline): retried longer. */
+export const LIFECYCLE_JOB_ATTEMPTS_MAX = 20;
+
+export async function enqueue(sql: Sql, job: NewJob, attemptsMaxDefault = JOB_ATTEMPTS_MAX): Promise<void> {
   await sql.query(
     `INSERT INTO jobs (kind, payload, run_at, unique_key, max_attempts)
      VALUES ($1, $2, COALESCE($3::timestamptz, now()), $4, $5)
@@ -78,7 +83,7 @@ export async function rescheduleJob(sql: Sql, id: string, runAt: Date): Promise<
 }
 
 /** Enqueues many jobs with one statement, in the caller's transaction. */
-export async function enqueueMany(sql: Sql, jobs: NewJob[], attemptsMaxDefault = 10): Promise<void> {
+export async function enqueueMany(sql: Sql, jobs: NewJob[], attemptsMaxDefault = JOB_ATTEMPTS_MAX): Promise<void> {
   if (jobs.length === 0) return;
   await sql.query(
     `INSERT INTO jobs (kind, payload, run_at, unique_key, max_attempts)

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import { conflict, fieldError, notFound } from '../../lib/errors.js';
-import { enqueue } from '../../jobs/queue.js';
+import { enqueue, LIFECYCLE_JOB_ATTEMPTS_MAX } from '../../jobs/queue.js';
 import { assert } from '../../lib/assert.js';
 import { isUuid } from '../../lib/ids.js';
 import { formatRate, parseAmount, parseRate } from '../../lib/money.js';
@@ -27,7 +27,7 @@ type Completion = { toAmountMinor: bigint; rate: string; uetr: string | null };
 
 /** Schedules the look at an order's funding or execution deadline, in the caller's transaction. */
 export async function scheduleDeadline(tx: Tx, orderId: string, deadline: 'funding' | 'execution', at: Date): Promise<void> {
-  await enqueue(tx, { kind: ORDER_DEADLINE_JOB, payload: { orderId, deadline }, runAt: at, uniqueKey: `order-deadline:${orderId}:${deadline}`, maxAttempts: 20 });
+  await enqueue(tx, { kind: ORDER_DEADLINE_JOB, payload: { orderId, deadline }, runAt: at, uniqueKey: `order-deadline:${orderId}:${deadline}`, maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX });
 }
 
 export async function recordOrderEvent(tx: Tx, row: OrderRow, type: string): Promise<void> {

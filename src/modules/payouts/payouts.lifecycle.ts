@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { assert } from '../../lib/assert.js';
-import { enqueue, type NewJob } from '../../jobs/queue.js';
+import { enqueue, type NewJob, LIFECYCLE_JOB_ATTEMPTS_MAX } from '../../jobs/queue.js';
 import { payoutProviderFor } from '../../providers/index.js';
 import { recordEvents, type NewEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
@@ -196,7 +196,7 @@ export function moveOwnPayout(ctx: AppContext, tx: Tx, workspaceId: string, id: 
 
 /** The job of the provider's next look at a payout, in `inMs`. */
 export function stepJob(payoutId: string, inMs: number): NewJob {
-  return { kind: PAYOUT_STEP_JOB, payload: { payoutId }, runAt: new Date(Date.now() + inMs), maxAttempts: 20 };
+  return { kind: PAYOUT_STEP_JOB, payload: { payoutId }, runAt: new Date(Date.now() + inMs), maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX };
 }
 
 /** Schedules the provider's next look at a payout, in the caller's transaction. */

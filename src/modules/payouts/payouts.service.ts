@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import { DomainError, fieldError, validationError, type FieldError } from '../../lib/errors.js';
-import { enqueueMany } from '../../jobs/queue.js';
+import { enqueueMany, LIFECYCLE_JOB_ATTEMPTS_MAX } from '../../jobs/queue.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { parseAmount } from '../../lib/money.js';
 import { payoutProviderFor } from '../../providers/index.js';
@@ -281,7 +281,7 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
   const stored = new Map(rows.map((row) => [row.id, row]));
   const firstStepAt = new Date(Date.now() + provider.firstStepMs());
   const queued = rows.filter((row) => row.status === 'queued');
-  await enqueueMany(tx, queued.map((row) => ({ kind: PAYOUT_STEP_JOB, payload: { payoutId: row.id }, runAt: firstStepAt, maxAttempts: 20 })));
+  await enqueueMany(tx, queued.map((row) => ({ kind: PAYOUT_STEP_JOB, payload: { payoutId: row.id }, runAt: firstStepAt, maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX })));
   const out: Stored[] = [];
   for (const d of decisions) {
     const row = d.ok ? (stored.get(d.insert.id) as repo.PayoutRow) : undefined;
