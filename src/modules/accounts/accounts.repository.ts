@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
+import { paginate, type PageRequest } from '../../db/pagination.js';
 
 export interface WorkspaceRow {
   id: string;
@@ -109,4 +110,15 @@ export async function accountHasBusinessIdentity(sql: Sql, workspaceId: string, 
 export async function ownsSubAccount(sql: Sql, workspaceId: string, subAccountId: string): Promise<boolean> {
   const row = await maybeOne(sql, `SELECT 1 FROM accounts WHERE id = $1::uuid AND workspace_id = $2::uuid AND account_type = 'sub'`, [subAccountId, workspaceId]);
   return row !== undefined;
+}
+
+/** A workspace's sub-accounts, newest first. */
+export function listSubAccounts<Item>(sql: Sql, workspaceId: string, page: PageRequest, map: (row: AccountRow) => Item) {
+  return paginate(sql, page, {
+    object: 'account.list',
+    from: `SELECT ${ACCOUNT_COLUMNS} FROM accounts`,
+    where: ['workspace_id = $1', "account_type = 'sub'"],
+    params: [workspaceId],
+    map,
+  });
 }

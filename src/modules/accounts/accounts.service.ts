@@ -1,6 +1,6 @@
 import type { Sql, Tx } from '../../db/db.js';
 import { conflict, notFound } from '../../lib/errors.js';
-import { paginate, type PageRequest } from '../../db/pagination.js';
+import type { PageRequest } from '../../db/pagination.js';
 import { DEFAULT_CURRENCIES } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
 import { hasBusinessIdentity } from '../corridors/index.js';
@@ -100,13 +100,7 @@ export async function getWorkspace(sql: Sql, id: string): Promise<WorkspaceRow> 
 }
 
 export function listSubAccounts(sql: Sql, workspaceId: string, page: PageRequest) {
-  return paginate(sql, page, {
-    object: 'account.list',
-    from: `SELECT ${repo.accountColumns} FROM accounts`,
-    where: ['workspace_id = $1', "account_type = 'sub'"],
-    params: [workspaceId],
-    map: (row: AccountRow) => accountData(row),
-  });
+  return repo.listSubAccounts(sql, workspaceId, page, accountData);
 }
 
 /**
