@@ -1,7 +1,9 @@
-import type { Db, Listening, Sql } from '../db/db.js';
-import { maybeOne } from '../db/db.js';
+import type { Db, Listening } from '../db/db.js';
 import { isUuid } from '../lib/ids.js';
-import { ownsSubAccount } from '../modules/accounts/accounts.repository.js';
+import { ownsSubAccount } from '../modules/accounts/accounts.service.js';
+import { readCredentialGrant, type CredentialGrant } from '../modules/auth/credentials.service.js';
+
+export type { CredentialGrant } from '../modules/auth/credentials.service.js';
 
 /**
  * The channel on which every change to what authentication reads (a credential's scopes or status,
@@ -9,30 +11,6 @@ import { ownsSubAccount } from '../modules/accounts/accounts.repository.js';
  * by triggers (migration 0008), in the changing transaction; the payload is the workspace id.
  */
 export const AUTH_CHANGES_CHANNEL = 'corridor_auth_changes';
-
-/** A credential as authentication uses it, with its workspace. */
-export interface CredentialGrant {
-  scopes: string[];
-  status: string;
-  workspace_id: string;
-  workspace_status: string;
-  disabled_capabilities: string[];
-  enabled_currencies: string[];
-  settings: Record<string, unknown>;
-}
-
-/** One round trip: the credential's current scopes, its workspace, and the named sub-account if that workspace owns it. */
-async function readGrant(sql: Sql, clientId: string, workspaceId: string, subAccountId: string | null): Promise<(CredentialGrant & { sub_account_id: string | null }) | undefined> {
-  return maybeOne(
-    sql,
-    `SELECT c.scopes, c.status, c.workspace_id, w.status AS workspace_status, w.disabled_capabilities, w.enabled_currencies, w.settings,
-            (SELECT a.id FROM accounts a
-              WHERE a.id = $3::uuid AND a.workspace_id = c.workspace_id AND a.account_type = 'sub') AS sub_account_id
-       FROM credentials c JOIN workspaces w ON w.id = c.workspace_id
-      WHERE c.client_id = $1::uuid AND c.workspace_id = $2::uuid`,
-    [clientId, workspaceId, subAccountId],
-  );
-}
 
 /**
  * Credentials (with their workspaces) and owned sub-accounts as last read, so a request needs no
@@ -99,7 +77,7 @@ export class CredentialCache {
       if (owned) this.remember(generation, () => this.subAccounts.add(subKey));
       return { grant: cached, ownsSubAccount: owned };
     }
-    const row = await readGrant(this.db, clientId, workspaceId, subId ?? null);
+    const row = await readCredentialGrant(this.db, clientId, workspaceId, subId ?? null);
     if (!row) return { grant: undefined, ownsSubAccount: false };
     const { sub_account_id: owned, ...grant } = row;
     this.remember(generation, () => {

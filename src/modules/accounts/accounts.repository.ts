@@ -71,11 +71,13 @@ export async function findAccountByClientRef(sql: Sql, workspaceId: string, clie
   ]);
 }
 
-export async function updateWorkspace(
-  sql: Sql,
-  id: string,
-  change: { currencies?: string[]; disabledCapabilities?: string[]; settings?: Record<string, unknown> },
-): Promise<WorkspaceRow | undefined> {
+export interface WorkspaceChange {
+  currencies?: string[];
+  disabledCapabilities?: string[];
+  settings?: Record<string, unknown>;
+}
+
+export async function updateWorkspace(sql: Sql, id: string, change: WorkspaceChange): Promise<WorkspaceRow | undefined> {
   return maybeOne<WorkspaceRow>(
     sql,
     `UPDATE workspaces SET enabled_currencies = COALESCE($2, enabled_currencies),
@@ -121,4 +123,9 @@ export function listSubAccounts<Item>(sql: Sql, workspaceId: string, page: PageR
     params: [workspaceId],
     map,
   });
+}
+
+/** Every workspace, newest first. */
+export function listWorkspaces<Item>(sql: Sql, page: PageRequest, map: (row: WorkspaceRow) => Item) {
+  return paginate(sql, page, { object: 'workspace.list', from: `SELECT ${WORKSPACE_COLUMNS} FROM workspaces`, where: [], params: [], map });
 }

@@ -7,6 +7,7 @@ import { hasBusinessIdentity } from '../corridors/index.js';
 import { recordEvent } from '../events/events.service.js';
 import * as repo from './accounts.repository.js';
 import type { AccountRow, WorkspaceRow } from './accounts.repository.js';
+export type { AccountRow, WorkspaceRow } from './accounts.repository.js';
 
 const PRIMARY_CURRENCY_BY_COUNTRY: Record<string, string> = { GB: 'GBP', US: 'USD', NG: 'NGN', GH: 'GHS' };
 const EURO_COUNTRIES = new Set('AT BE CY DE EE ES FI FR GR HR IE IT LT LU LV MT NL PT SI SK'.split(' '));
@@ -98,6 +99,28 @@ export async function getWorkspace(sql: Sql, id: string): Promise<WorkspaceRow> 
   if (!row) throw notFound('Workspace');
   return row;
 }
+
+/** The workspace, locked for a read-modify-write of its arrays and settings until the transaction ends. */
+export async function lockWorkspace(tx: Tx, id: string): Promise<WorkspaceRow> {
+  const row = await repo.lockWorkspace(tx, id);
+  if (!row) throw notFound('Workspace');
+  return row;
+}
+
+/** Replaces the workspace's currencies or disabled capabilities, or merges into its settings (the one writer of a workspace). */
+export async function changeWorkspace(tx: Tx, id: string, change: repo.WorkspaceChange): Promise<WorkspaceRow> {
+  const row = await repo.updateWorkspace(tx, id, change);
+  if (!row) throw notFound('Workspace');
+  return row;
+}
+
+/** Every workspace, newest first. */
+export function listWorkspaces<Item>(sql: Sql, page: PageRequest, map: (row: WorkspaceRow) => Item) {
+  return repo.listWorkspaces(sql, page, map);
+}
+
+/** Whether `subAccountId` is one of the workspace's sub-accounts (what Service-Account-Id may name). */
+export const ownsSubAccount = repo.ownsSubAccount;
 
 export function listSubAccounts(sql: Sql, workspaceId: string, page: PageRequest) {
   return repo.listSubAccounts(sql, workspaceId, page, accountData);

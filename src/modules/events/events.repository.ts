@@ -150,3 +150,8 @@ export function listEvents<Item>(sql: Sql, workspaceId: string, f: EventFilters,
   if (f.createdTo) add('created_at < ?::timestamptz', f.createdTo);
   return paginate(sql, f, { object: 'event.list', from: `SELECT ${eventColumns} FROM events`, where, params, map });
 }
+
+/** Subscribes a dedicated connection to the channel on which committed event inserts are announced. */
+export async function listenForEvents(client: { query: (text: string) => Promise<unknown> }, channel: string): Promise<void> {
+  await client.query(`LISTEN ${channel}`);
+}

@@ -191,3 +191,8 @@ export async function deliveriesOfEvents(sql: Sql, workspaceId: string, eventIds
   if (eventIds.length === 0) return [];
   return (await repo.deliveriesOfEvents(sql, workspaceId, eventIds, limit)).map(deliveryView);
 }
+
+export type { AttemptRecord } from './webhooks.repository.js';
+
+/** Retention: deletes at most `limit` finished deliveries older than `before`; answers how many. */
+export const deleteFinishedDeliveriesBefore = repo.deleteFinishedDeliveriesBefore;
