@@ -2,18 +2,6 @@ import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
 import { paginate, type PageRequest } from '../../db/pagination.js';
 
-export interface WorkspaceRow {
-  id: string;
-  name: string;
-  country: string;
-  status: string;
-  enabled_currencies: string[];
-  disabled_capabilities: string[];
-  settings: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
-
 export interface AccountRow {
   id: string;
   workspace_id: string;
@@ -26,23 +14,7 @@ export interface AccountRow {
   created_at: Date;
 }
 
-const WORKSPACE_COLUMNS = 'id, name, country, status, enabled_currencies, disabled_capabilities, settings, created_at, updated_at';
 const ACCOUNT_COLUMNS = 'id, workspace_id, parent_account_id, account_type, name, country, status, client_ref, created_at';
-
-export const workspaceColumns = WORKSPACE_COLUMNS;
-export const accountColumns = ACCOUNT_COLUMNS;
-
-export async function insertWorkspace(
-  sql: Sql,
-  w: { id: string; name: string; country: string; currencies: readonly string[]; settings: Record<string, unknown> },
-): Promise<WorkspaceRow> {
-  return one<WorkspaceRow>(
-    sql,
-    `INSERT INTO workspaces (id, name, country, enabled_currencies, settings) VALUES ($1, $2, $3, $4, $5)
-     RETURNING ${WORKSPACE_COLUMNS}`,
-    [w.id, w.name, w.country, w.currencies, JSON.stringify(w.settings)],
-  );
-}
 
 export async function insertAccount(
   sql: Sql,
@@ -56,10 +28,6 @@ export async function insertAccount(
   );
 }
 
-export async function findWorkspace(sql: Sql, id: string): Promise<WorkspaceRow | undefined> {
-  return maybeOne<WorkspaceRow>(sql, `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE id = $1`, [id]);
-}
-
 export async function findAccount(sql: Sql, workspaceId: string, id: string): Promise<AccountRow | undefined> {
   return maybeOne<AccountRow>(sql, `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
 }
@@ -69,28 +37,6 @@ export async function findAccountByClientRef(sql: Sql, workspaceId: string, clie
     workspaceId,
     clientRef,
   ]);
-}
-
-export interface WorkspaceChange {
-  currencies?: string[];
-  disabledCapabilities?: string[];
-  settings?: Record<string, unknown>;
-}
-
-export async function updateWorkspace(sql: Sql, id: string, change: WorkspaceChange): Promise<WorkspaceRow | undefined> {
-  return maybeOne<WorkspaceRow>(
-    sql,
-    `UPDATE workspaces SET enabled_currencies = COALESCE($2, enabled_currencies),
-            disabled_capabilities = COALESCE($3, disabled_capabilities),
-            settings = settings || COALESCE($4::jsonb, '{}'::jsonb), updated_at = now()
-      WHERE id = $1 RETURNING ${WORKSPACE_COLUMNS}`,
-    [id, change.currencies ?? null, change.disabledCapabilities ?? null, change.settings ? JSON.stringify(change.settings) : null],
-  );
-}
-
-/** Locks the workspace row for a read-modify-write of its arrays. */
-export async function lockWorkspace(sql: Sql, id: string): Promise<WorkspaceRow | undefined> {
-  return maybeOne<WorkspaceRow>(sql, `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE id = $1 FOR UPDATE`, [id]);
 }
 
 /** Records a sub-account's business identity unless it has one; true when this call set it. */
@@ -123,9 +69,4 @@ export function listSubAccounts<Item>(sql: Sql, workspaceId: string, page: PageR
     params: [workspaceId],
     map,
   });
-}
-
-/** Every workspace, newest first. */
-export function listWorkspaces<Item>(sql: Sql, page: PageRequest, map: (row: WorkspaceRow) => Item) {
-  return paginate(sql, page, { object: 'workspace.list', from: `SELECT ${WORKSPACE_COLUMNS} FROM workspaces`, where: [], params: [], map });
 }

@@ -63,11 +63,6 @@ export async function countEndpoints(sql: Sql, workspaceId: string): Promise<num
   return row.n;
 }
 
-/** Serialises endpoint creation per workspace, so the endpoint limit holds under concurrent requests. */
-export async function lockWorkspaceEndpoints(sql: Sql, workspaceId: string): Promise<void> {
-  await sql.query('SELECT id FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
-}
-
 export async function findEndpoint(sql: Sql, workspaceId: string, id: string): Promise<EndpointRow | undefined> {
   return maybeOne<EndpointRow>(sql, `SELECT ${endpointColumns} FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
 }

@@ -5,6 +5,7 @@ import type { PageRequest } from '../../db/pagination.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { randomSecret } from '../../lib/secrets.js';
+import { lockWorkspace } from '../accounts/accounts.service.js';
 import { markEventDispatched, recordEvent } from '../events/events.service.js';
 import { SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE } from './event-types.js';
 import { blockedHostReason } from './ssrf-guard.js';
@@ -95,7 +96,8 @@ export async function createEndpoint(
 ): Promise<{ row: EndpointRow; secret: string }> {
   const url = validateEndpointUrl(input.url, rules);
   const eventTypes = eventFilter(input.events) ?? null;
-  await repo.lockWorkspaceEndpoints(tx, workspaceId);
+  // The workspace's lock serialises endpoint creation, so the endpoint limit holds under concurrent requests.
+  await lockWorkspace(tx, workspaceId);
   if ((await repo.countEndpoints(tx, workspaceId)) >= rules.endpointsMax) {
     throw conflict('WEBHOOK_ENDPOINT_LIMIT', `A workspace has at most ${rules.endpointsMax} webhook endpoints`);
   }
