@@ -11,12 +11,12 @@ import { changeWorkspace, createWorkspace, getAccount, getWorkspace, listWorkspa
 import { assertValidDepositSettings } from '../accounts/deposit-settings.js';
 import { assertValidPayoutSettings } from '../accounts/payout-settings.js';
 import { listCredentials } from '../auth/credentials.service.js';
-import * as audit from './audit.repository.js';
-import * as keys from './operator-keys.repository.js';
 import { CAPABILITIES, type Capability } from '../auth/scopes.js';
 import { balanceEntry } from '../ledger/balances.service.js';
 import { moveFromSystem } from '../ledger/funding.service.js';
 import { balancesOf } from '../ledger/ledger.service.js';
+import * as audit from './audit.repository.js';
+import * as keys from './operator-keys.repository.js';
 
 export function workspaceData(row: WorkspaceRow) {
   return {
