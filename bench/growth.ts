@@ -9,7 +9,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { createRunner } from '../src/jobs/index.js';
-import { updateWorkspace } from '../src/modules/accounts/accounts.repository.js';
+import { changeWorkspace } from '../src/modules/accounts/accounts.service.js';
 import { createWorkspace } from '../src/modules/accounts/accounts.service.js';
 import { createCredential } from '../src/modules/auth/credentials.service.js';
 import { openContext } from '../src/runtime.js';
@@ -133,7 +133,7 @@ const ADA = {
 async function growthWorkspace(app: FastifyInstance, ctx: AppContext) {
   const issued = await ctx.db.tx(async (tx) => {
     const ws = await createWorkspace(tx, { name: 'Growth Ltd', country: 'DE' });
-    await updateWorkspace(tx, ws.id, {
+    await changeWorkspace(tx, ws.id, {
       settings: { businessIdentity: { companyName: 'Growth Ltd', registrationNumber: '1', country: 'DE', address: '1 Weg', city: 'Berlin', postalCode: '10115' } },
     });
     return createCredential(tx, ctx.box, ws.id, {});

@@ -7,7 +7,7 @@ import { Pool } from 'undici';
 import { loadConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { createWorkspace } from '../src/modules/accounts/accounts.service.js';
-import { updateWorkspace } from '../src/modules/accounts/accounts.repository.js';
+import { changeWorkspace } from '../src/modules/accounts/accounts.service.js';
 import { createCredential } from '../src/modules/auth/credentials.service.js';
 import { createBeneficiary } from '../src/modules/beneficiaries/beneficiaries.service.js';
 import { moveFromSystem } from '../src/modules/ledger/funding.service.js';
@@ -262,7 +262,7 @@ export async function payoutsBench(): Promise<void> {
       credentials.push(
         await ctx.db.tx(async (tx) => {
           const ws = await createWorkspace(tx, { name: `Bench ${i}`, country: 'GB' });
-          await updateWorkspace(tx, ws.id, { settings: { businessIdentity: { companyName: `Bench ${i} Ltd`, country: 'GB' } } });
+          await changeWorkspace(tx, ws.id, { settings: { businessIdentity: { companyName: `Bench ${i} Ltd`, country: 'GB' } } });
           await moveFromSystem(tx, { workspaceId: ws.id, accountId: ws.id, currency: 'EUR', amountMinor: 10n ** 12n, system: 'sandbox_funding', reference: { type: 'funding' } });
           const b = await createBeneficiary(tx, ctx.box, { workspaceId: ws.id, subAccountId: undefined }, { type: 'individual', name: 'Ada Lovelace', country: 'DE', accounts: [{ type: 'iban', currency: 'EUR', data: { iban: 'DE89370400440532013000' } }] });
           await createEndpoint(tx, ctx.box, { allowPrivateNetworks: true, urlLengthMax: 2048, endpointsMax: 20 }, ws.id, { url: `https://localhost:${receiver.port}/webhooks` });

@@ -263,7 +263,7 @@ export const ENV_SETTINGS = {
   FX_QUOTE_LIFETIME_MS: { default: 30_000, description: 'how long a quote stays usable' },
   EVENT_STREAMS_PER_WORKSPACE_MAX: { default: 10, description: 'open `GET /v1/events/stream` connections per workspace per API process; 429 past it' },
   EVENT_STREAM_HEARTBEAT_MS: { default: 15_000, description: 'heartbeat comment on idle event streams (at least 100)' },
-  EVENT_STREAM_POLL_MS: { default: 500, description: 'catch-up query interval (beside `LISTEN`/`NOTIFY` on PostgreSQL; at least 10)' },
+  EVENT_STREAM_POLL_MS: { default: 500, description: 'catch-up query interval (beside PostgreSQL LISTEN and NOTIFY; at least 10)' },
   LOG_LEVEL: { default: 'info', description: 'pino level (`silent` to mute)' },
   RETENTION_EVENTS_DAYS: { default: 90, description: 'days an event is kept (0: for ever; otherwise at least 30); kept longer while a delivery of it is' },
   RETENTION_WEBHOOK_DELIVERIES_DAYS: { default: 30, description: 'days a finished webhook delivery (and its attempts) is kept; a pending one is never deleted' },

@@ -66,6 +66,45 @@ describe('the shape of src/', () => {
     expect(offenders.map((f) => path.relative(SRC, f))).toEqual([]);
   });
 
+  it('keeps SQL in repositories: no statement, query call or list query outside *.repository.ts, db/ and jobs/queue.ts', () => {
+    const statement = /[`'"]\s*(SELECT|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM|WITH [a-z_]+ AS|LISTEN|NOTIFY)\b/;
+    const queryCall = /\.query\s*(<[^>()]*>)?\(|\b(paginate|listFilters|maybeOne)\s*(<[^>()]*>)?\(|\bone(<[^>()]*>)?\(\s*(sql|tx|db|ctx\.db)\b/;
+    const offenders = files.filter((f) => {
+      const rel = path.relative(SRC, f);
+      if (rel.endsWith('.repository.ts') || rel.startsWith(`db${path.sep}`) || rel === path.join('jobs', 'queue.ts')) return false;
+      const text = fs.readFileSync(f, 'utf8');
+      return statement.test(text) || queryCall.test(text);
+    });
+    expect(offenders.map((f) => path.relative(SRC, f))).toEqual([]);
+  });
+
+  it('keeps each table with one module: no file imports the repository of another module', () => {
+    // The owner of a file is its module (the folder under src/modules), or its folder elsewhere in src.
+    const ownerOf = (f: string) => {
+      const parts = path.relative(SRC, f).split(path.sep);
+      return parts[0] === 'modules' ? parts.slice(0, 2).join('/') : parts.slice(0, -1).join('/');
+    };
+    const offenders = files.flatMap((f) =>
+      importsOf(f)
+        .filter((i) => i.endsWith('.repository.ts') && ownerOf(i) !== ownerOf(f))
+        .map((i) => `${path.relative(SRC, f)} → ${path.relative(SRC, i)}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps http/ for the HTTP side: only routes, pages, web/, the dashboard and console modules and app.ts import it', () => {
+    const http = path.join(SRC, 'http') + path.sep;
+    const httpSide = (rel: string) =>
+      rel.endsWith('.routes.ts') ||
+      rel.endsWith('.pages.ts') ||
+      rel === 'app.ts' ||
+      ['http', 'web', path.join('modules', 'dashboard'), path.join('modules', 'console')].some((dir) => rel.startsWith(dir + path.sep));
+    const offenders = files.flatMap((f) =>
+      httpSide(path.relative(SRC, f)) ? [] : importsOf(f).filter((i) => i.startsWith(http)).map((i) => `${path.relative(SRC, f)} → ${path.relative(SRC, i)}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it('keeps every function of the payout creation path within 70 lines', () => {
     const payoutPath = ['modules/payouts/payouts.service.ts', 'modules/payouts/payouts.plan.ts', 'modules/payouts/payouts.routes.ts', 'http/idempotent-batcher.ts'];
     const long: string[] = [];

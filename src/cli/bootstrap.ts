@@ -1,12 +1,11 @@
 import type { AppContext } from '../context.js';
-import { maybeOne, type Sql } from '../db/db.js';
 import { isCurrentHash, randomSecret, verifySecret } from '../lib/secrets.js';
-import { createWorkspace } from '../modules/accounts/accounts.service.js';
-import * as accountsRepo from '../modules/accounts/accounts.repository.js';
-import { createCredential, setCredentialSecret } from '../modules/auth/credentials.service.js';
-import { createOperatorKey, rehashOperatorKey } from '../modules/operator/operator.service.js';
+import { changeWorkspace, createWorkspace } from '../modules/accounts/accounts.service.js';
+import { createCredential, findCredentialSecret, setCredentialSecret } from '../modules/auth/credentials.service.js';
+import { createOperatorKey, rehashOperatorKey, revokeOperatorKey } from '../modules/operator/operator.service.js';
 import { findInvitation, invitationLink, invitationOptions, inviteUser, listUsers, reinviteUser } from '../modules/users/users.service.js';
 import { moveFromSystem, parseFundingSpec } from '../modules/ledger/funding.service.js';
+import { readSetting, writeSetting } from './settings.repository.js';
 
 export interface BootstrapResult {
   operatorKey: string;
@@ -30,18 +29,6 @@ interface StoredDemo {
   clientSecretEncrypted: string;
 }
 
-async function readSetting<T>(sql: Sql, key: string): Promise<T | undefined> {
-  return (await maybeOne<{ value: T }>(sql, 'SELECT value FROM settings WHERE key = $1', [key]))?.value;
-}
-
-async function writeSetting(sql: Sql, key: string, value: unknown): Promise<void> {
-  await sql.query(
-    `INSERT INTO settings (key, value) VALUES ($1, $2)
-     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-    [key, JSON.stringify(value)],
-  );
-}
-
 /** The operator key: the configured one, else the one generated on first start (kept encrypted to print again). */
 async function ensureOperatorKey(ctx: AppContext): Promise<string> {
   const stored = await readSetting<StoredOperatorKey>(ctx.db, 'bootstrap.operator_key');
@@ -52,7 +39,7 @@ async function ensureOperatorKey(ctx: AppContext): Promise<string> {
     await rehashOperatorKey(ctx.db, ctx.box, stored.keyId, wanted);
     return wanted;
   }
-  if (stored) await ctx.db.query('UPDATE operator_keys SET revoked_at = now() WHERE id = $1', [stored.keyId]);
+  if (stored) await revokeOperatorKey(ctx.db, stored.keyId);
   const keyId = await createOperatorKey(ctx.db, ctx.box, wanted, 'bootstrap');
   await writeSetting(ctx.db, 'bootstrap.operator_key', { keyId, keyEncrypted: ctx.box.encrypt(wanted) });
   return wanted;
@@ -67,7 +54,7 @@ async function ensureDemoWorkspace(ctx: AppContext): Promise<NonNullable<Bootstr
     (await ctx.db.tx(async (tx) => {
       const workspace = await createWorkspace(tx, { name: 'Demo workspace', country: 'GB' });
       // The demo workspace has a business identity on record, so payouts without senderInfo are attributed to it.
-      await accountsRepo.updateWorkspace(tx, workspace.id, {
+      await changeWorkspace(tx, workspace.id, {
         settings: {
           businessIdentity: { companyName: 'Demo workspace Ltd', registrationNumber: '00000000', country: 'GB', address: '1 Demo Street', city: 'London', postalCode: 'EC1A 1AA' },
         },
@@ -88,9 +75,7 @@ async function ensureDemoWorkspace(ctx: AppContext): Promise<NonNullable<Bootstr
     }));
   const clientId = bootstrap.clientId ?? stored?.clientId;
   const clientSecret = bootstrap.clientSecret ?? (stored ? ctx.box.decrypt(stored.clientSecretEncrypted) : randomSecret('cs_'));
-  const existing = clientId
-    ? await maybeOne<{ workspace_id: string; secret_hash: string }>(ctx.db, 'SELECT workspace_id, secret_hash FROM credentials WHERE client_id = $1', [clientId])
-    : undefined;
+  const existing = clientId ? await findCredentialSecret(ctx.db, clientId) : undefined;
   let issuedId: string;
   if (existing) {
     if (existing.workspace_id !== workspaceId) throw new Error(`CORRIDOR_BOOTSTRAP_CLIENT_ID ${clientId} belongs to another workspace`);

@@ -63,6 +63,11 @@ function channelIdentifier(channel: string): string {
 }
 
 /** First row or undefined. */
+/** Whether the database answers: a trivial round trip that throws when it does not. */
+export async function ping(sql: Sql): Promise<void> {
+  await sql.query('SELECT 1');
+}
+
 export async function maybeOne<T>(sql: Sql, text: string, params?: readonly unknown[]): Promise<T | undefined> {
   const rows = await sql.query<T>(text, params);
   return rows[0];

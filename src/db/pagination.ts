@@ -55,18 +55,19 @@ function decodeCursor(value: string): Cursor {
 }
 
 /**
- * The WHERE conditions of a list's filters, numbered as they are added: `add('status = ?', value)`
- * for each filter the caller gave; `where` and `params` then go to `paginate`.
+ * The one builder of a list's WHERE: `add('status = ?', value)` for each filter the caller gave, each
+ * `?` numbered as it is added (`add('deactivated_at IS NULL')` takes none); `where` and `params` then
+ * go to `paginate`.
  */
-export function listFilters(): { where: string[]; params: unknown[]; add: (condition: string, value: unknown) => void } {
+export function listFilters(): { where: string[]; params: unknown[]; add: (condition: string, ...values: unknown[]) => void } {
   const where: string[] = [];
   const params: unknown[] = [];
   return {
     where,
     params,
-    add: (condition, value) => {
-      params.push(value);
-      where.push(condition.replace('?', `$${params.length}`));
+    add: (condition, ...values) => {
+      let next = 0;
+      where.push(condition.replace(/\?/g, () => `$${params.push(values[next++])}`));
     },
   };
 }

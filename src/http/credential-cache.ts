@@ -1,8 +1,8 @@
-import type { Db, Listening, Sql } from '../db/db.js';
-import { maybeOne } from '../db/db.js';
+import type { Db, Listening } from '../db/db.js';
 import { isUuid } from '../lib/ids.js';
-import { ownsSubAccount } from '../modules/accounts/accounts.repository.js';
+import { ownsSubAccount } from '../modules/accounts/accounts.service.js';
 import { parseWorkspaceTerms, type WorkspaceTerms } from '../modules/accounts/workspace-terms.js';
+import { readCredentialGrant, type CredentialGrantRow } from '../modules/auth/credentials.service.js';
 
 /**
  * The channel on which every change to what authentication reads (a credential's scopes or status,
@@ -11,32 +11,8 @@ import { parseWorkspaceTerms, type WorkspaceTerms } from '../modules/accounts/wo
  */
 export const AUTH_CHANGES_CHANNEL = 'corridor_auth_changes';
 
-/** A credential as stored, with its workspace. */
-interface GrantRow {
-  scopes: string[];
-  status: string;
-  workspace_id: string;
-  workspace_status: string;
-  disabled_capabilities: string[];
-  enabled_currencies: string[];
-  settings: Record<string, unknown>;
-}
-
 /** A credential as authentication uses it, with its workspace and the workspace's settings parsed into terms. */
-export type CredentialGrant = Omit<GrantRow, 'settings'> & { terms: WorkspaceTerms };
-
-/** One round trip: the credential's current scopes, its workspace, and the named sub-account if that workspace owns it. */
-async function readGrant(sql: Sql, clientId: string, workspaceId: string, subAccountId: string | null): Promise<(GrantRow & { sub_account_id: string | null }) | undefined> {
-  return maybeOne(
-    sql,
-    `SELECT c.scopes, c.status, c.workspace_id, w.status AS workspace_status, w.disabled_capabilities, w.enabled_currencies, w.settings,
-            (SELECT a.id FROM accounts a
-              WHERE a.id = $3::uuid AND a.workspace_id = c.workspace_id AND a.account_type = 'sub') AS sub_account_id
-       FROM credentials c JOIN workspaces w ON w.id = c.workspace_id
-      WHERE c.client_id = $1::uuid AND c.workspace_id = $2::uuid`,
-    [clientId, workspaceId, subAccountId],
-  );
-}
+export type CredentialGrant = Omit<CredentialGrantRow, 'settings'> & { terms: WorkspaceTerms };
 
 /**
  * Credentials (with their workspaces) and owned sub-accounts as last read, so a request needs no
@@ -116,7 +92,7 @@ export class CredentialCache {
       if (owned) this.remember(generation, () => this.subAccounts.add(subKey));
       return { grant: cached, ownsSubAccount: owned };
     }
-    const row = await readGrant(this.db, clientId, workspaceId, subId ?? null);
+    const row = await readCredentialGrant(this.db, clientId, workspaceId, subId ?? null);
     if (!row) return { grant: undefined, ownsSubAccount: false };
     const { sub_account_id: owned, settings, ...rest } = row;
     const grant: CredentialGrant = { ...rest, terms: parseWorkspaceTerms(settings) };

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { advisoryKey, type Tx } from '../db/db.js';
+import type { Tx } from '../db/db.js';
 import { sha256Hex } from '../lib/secrets.js';
+import { claimStoredKeys, keyName, storeKeyAnswers, type KeyScope, type StoredAnswerRow } from '../modules/idempotency/idempotency.service.js';
 import { AppError, renderError, toAppError } from './errors.js';
 
 /** What a POST's work decides to answer. A refusal that must still commit writes is an outcome too. */
@@ -12,12 +13,7 @@ export interface Outcome {
   contentType?: string;
 }
 
-interface StoredResponse {
-  fingerprint: string;
-  status_code: number;
-  response_body: string;
-  content_type: string;
-}
+type StoredResponse = StoredAnswerRow;
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
@@ -143,21 +139,12 @@ const renderedAnswer = (rendered: { status: number; contentType: string; body: u
   text: JSON.stringify(rendered.body),
 });
 
-/** Deletes keys past their expiry; run by the `idempotency.cleanup` job. Bounded per run. */
-export async function deleteExpiredIdempotencyKeys(ctx: AppContext, batchMax = 10_000): Promise<number> {
-  const rows = await ctx.db.query(
-    `DELETE FROM idempotency_keys WHERE (scope, owner_id, key) IN (
-       SELECT scope, owner_id, key FROM idempotency_keys WHERE expires_at <= now() LIMIT $1) RETURNING 1`,
-    [batchMax],
-  );
-  return rows.length;
-}
+export { deleteExpiredIdempotencyKeys } from '../modules/idempotency/idempotency.service.js';
 
 // ---------------------------------------------------------------------------------------------
 // Claiming keys and storing answers: for one request or a batch of them (group commit), the same statements.
 
-/** Who a key belongs to: a workspace (the API), or an operator principal (an operator key, or an operator user in the console). */
-export type KeyScope = 'workspace' | 'operator';
+export type { KeyScope } from '../modules/idempotency/idempotency.service.js';
 
 export interface KeyedRequest {
   scope: KeyScope;
@@ -206,8 +193,7 @@ export const keyReused = (): AppError =>
 
 export type KeyClaim = StoredResponse | 'processing' | 'new';
 
-/** One name per key and its owner (two requests with the same name are the same key). */
-export const keyName = (r: Pick<KeyedRequest, 'scope' | 'ownerId' | 'key'>): string => `${r.scope}:${r.ownerId}:${r.key}`;
+export { keyName } from '../modules/idempotency/idempotency.service.js';
 
 /**
  * Takes the keys of one or many requests (each with a transaction-scoped advisory lock) and reads
@@ -215,19 +201,7 @@ export const keyName = (r: Pick<KeyedRequest, 'scope' | 'ownerId' | 'key'>): str
  * answer, or 'new'.
  */
 export async function claimKeys(ctx: AppContext, tx: Tx, requests: readonly KeyedRequest[]): Promise<KeyClaim[]> {
-  if (requests.length === 0) return [];
-  const locks = await tx.query<{ locked: boolean }>(
-    'SELECT pg_try_advisory_xact_lock(k) AS locked FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, ord) ORDER BY ord',
-    [requests.map((r) => advisoryKey(`idempotency:${keyName(r)}`))],
-  );
-  const stored = await tx.query<StoredResponse & { scope: KeyScope; owner_id: string; key: string }>(
-    `SELECT i.scope, i.owner_id, i.key, i.fingerprint, i.status_code, i.response_body, i.content_type
-       FROM idempotency_keys i JOIN unnest($1::text[], $2::uuid[], $3::text[]) AS r(scope, owner_id, key) ON i.scope = r.scope AND i.owner_id = r.owner_id AND i.key = r.key
-      WHERE i.expires_at > now()`,
-    [requests.map((r) => r.scope), requests.map((r) => r.ownerId), requests.map((r) => r.key)],
-  );
-  const byKey = new Map(stored.map((s) => [keyName({ scope: s.scope, ownerId: s.owner_id, key: s.key }), { ...s, response_body: ctx.box.decrypt(s.response_body) }]));
-  return requests.map((r, i) => (locks[i]?.locked ? byKey.get(keyName(r)) ?? 'new' : 'processing'));
+  return claimStoredKeys(tx, ctx.box, requests);
 }
 
 /**
@@ -244,25 +218,8 @@ export function decideClaim(claim: KeyClaim, request: KeyedRequest): AppError | 
 /** Stores the answers of keyed requests (2xx and 4xx only), in the batch's transaction. */
 export async function storeAnswers(ctx: AppContext, tx: Tx, entries: readonly { request: KeyedRequest; answer: StoredAnswer }[]): Promise<void> {
   const kept = entries.filter((e) => e.answer.status < 500 && e.answer.status !== 429);
-  if (kept.length === 0) return;
-  await tx.query(
-    `INSERT INTO idempotency_keys (scope, owner_id, key, fingerprint, status_code, response_body, content_type, expires_at)
-     SELECT sc, o, k, f, s, b, c, clock_timestamp() + make_interval(secs => $8::double precision / 1000)
-       FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[]) AS e(sc, o, k, f, s, b, c)
-     ON CONFLICT (scope, owner_id, key) DO UPDATE
-       SET fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code, response_body = EXCLUDED.response_body,
-           content_type = EXCLUDED.content_type, created_at = now(), expires_at = EXCLUDED.expires_at`,
-    [
-      kept.map((e) => e.request.scope),
-      kept.map((e) => e.request.ownerId),
-      kept.map((e) => e.request.key),
-      kept.map((e) => e.request.fingerprint),
-      kept.map((e) => e.answer.status),
-      kept.map((e) => ctx.box.encrypt(e.answer.text)),
-      kept.map((e) => e.answer.contentType),
-      ctx.config.limits.idempotencyTtlMs,
-    ],
-  );
+  const answers = kept.map(({ request: r, answer: a }) => ({ scope: r.scope, ownerId: r.ownerId, key: r.key, fingerprint: r.fingerprint, statusCode: a.status, contentType: a.contentType, text: a.text }));
+  await storeKeyAnswers(tx, ctx.box, answers, ctx.config.limits.idempotencyTtlMs);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
+import { deleteExpiredIdempotencyKeys } from '../modules/idempotency/idempotency.service.js';
 import { payoutStepJobs } from '../modules/payouts/payouts.jobs.js';
 import { orderDeadlineJob } from '../modules/orders/orders.jobs.js';
 import { ORDER_DEADLINE_JOB } from '../modules/orders/orders.lifecycle.js';

@@ -1,10 +1,10 @@
 import type { AppContext } from '../context.js';
 import type { Sql } from '../db/db.js';
-import { deleteEventsBefore } from '../modules/events/events.repository.js';
-import { deleteSpentQuotesBefore } from '../modules/fx/fx.repository.js';
+import { deleteEventsBefore } from '../modules/events/events.service.js';
+import { deleteSpentQuotesBefore } from '../modules/fx/fx.service.js';
 import { deleteAuditBefore } from '../modules/operator/operator.service.js';
 import { deleteSessionsEndedBefore } from '../modules/users/sessions.service.js';
-import { deleteFinishedDeliveriesBefore } from '../modules/webhooks/webhooks.repository.js';
+import { deleteFinishedDeliveriesBefore } from '../modules/webhooks/webhooks.service.js';
 import { deleteFailedJobsBefore } from './queue.js';
 
 export const RETENTION_JOB = 'retention.sweep';

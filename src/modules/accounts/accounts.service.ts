@@ -1,11 +1,16 @@
 import type { Sql, Tx } from '../../db/db.js';
 import { conflict, notFound } from '../../lib/errors.js';
-import { paginate, type PageRequest } from '../../db/pagination.js';
+import type { PageRequest } from '../../db/pagination.js';
 import { DEFAULT_CURRENCIES } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
 import { recordEvent } from '../events/events.service.js';
 import * as repo from './accounts.repository.js';
-import type { AccountRow, WorkspaceRow } from './accounts.repository.js';
+import type { AccountRow } from './accounts.repository.js';
+import * as workspaces from './workspaces.repository.js';
+import type { WorkspaceRow } from './workspaces.repository.js';
+
+export type { AccountRow } from './accounts.repository.js';
+export type { WorkspaceRow } from './workspaces.repository.js';
 import { parseWorkspaceTerms, type WorkspaceSettings, type WorkspaceTerms } from './workspace-terms.js';
 
 const PRIMARY_CURRENCY_BY_COUNTRY: Record<string, string> = { GB: 'GBP', US: 'USD', NG: 'NGN', GH: 'GHS' };
@@ -24,7 +29,7 @@ export function workspacePrimaryCurrency(workspace: WorkspaceRow): string {
 export async function createWorkspace(tx: Tx, input: { name: string; country: string; id?: string }): Promise<WorkspaceRow> {
   const id = input.id ?? newId();
   const settings: WorkspaceSettings = { primaryCurrency: primaryCurrencyFor(input.country), travelRuleScreening: true };
-  const workspace = await repo.insertWorkspace(tx, { id, name: input.name, country: input.country, currencies: DEFAULT_CURRENCIES, settings });
+  const workspace = await workspaces.insertWorkspace(tx, { id, name: input.name, country: input.country, currencies: DEFAULT_CURRENCIES, settings });
   await repo.insertAccount(tx, {
     id,
     workspaceId: id,
@@ -87,19 +92,35 @@ export async function getAccount(sql: Sql, workspaceId: string, id: string): Pro
 }
 
 export async function getWorkspace(sql: Sql, id: string): Promise<WorkspaceRow> {
-  const row = await repo.findWorkspace(sql, id);
+  const row = await workspaces.findWorkspace(sql, id);
   if (!row) throw notFound('Workspace');
   return row;
 }
 
+/** The workspace, locked for a read-modify-write of its arrays and settings until the transaction ends. */
+export async function lockWorkspace(tx: Tx, id: string): Promise<WorkspaceRow> {
+  const row = await workspaces.lockWorkspace(tx, id);
+  if (!row) throw notFound('Workspace');
+  return row;
+}
+
+/** Replaces the workspace's currencies or disabled capabilities, or merges into its settings (the one writer of a workspace). */
+export async function changeWorkspace(tx: Tx, id: string, change: workspaces.WorkspaceChange): Promise<WorkspaceRow> {
+  const row = await workspaces.updateWorkspace(tx, id, change);
+  if (!row) throw notFound('Workspace');
+  return row;
+}
+
+/** Every workspace, newest first. */
+export function listWorkspaces<Item>(sql: Sql, page: PageRequest, map: (row: WorkspaceRow) => Item) {
+  return workspaces.listWorkspaces(sql, page, map);
+}
+
+/** Whether `subAccountId` is one of the workspace's sub-accounts (what Service-Account-Id may name). */
+export const ownsSubAccount = repo.ownsSubAccount;
+
 export function listSubAccounts(sql: Sql, workspaceId: string, page: PageRequest) {
-  return paginate(sql, page, {
-    object: 'account.list',
-    from: `SELECT ${repo.accountColumns} FROM accounts`,
-    where: ['workspace_id = $1', "account_type = 'sub'"],
-    params: [workspaceId],
-    map: (row: AccountRow) => accountData(row),
-  });
+  return repo.listSubAccounts(sql, workspaceId, page, accountData);
 }
 
 /**
@@ -110,11 +131,11 @@ export function listSubAccounts(sql: Sql, workspaceId: string, page: PageRequest
  */
 export async function recordBusinessIdentity(tx: Tx, workspaceId: string, identity: Record<string, string>, subAccountId?: string): Promise<boolean> {
   if (subAccountId !== undefined) return repo.setAccountBusinessIdentity(tx, workspaceId, subAccountId, identity);
-  const row = await repo.lockWorkspace(tx, workspaceId);
+  const row = await workspaces.lockWorkspace(tx, workspaceId);
   if (!row) throw notFound('Workspace');
   const current = row.settings.businessIdentity;
   if (typeof current === 'object' && current !== null) return false;
-  await repo.updateWorkspace(tx, workspaceId, { settings: { businessIdentity: identity } });
+  await workspaces.updateWorkspace(tx, workspaceId, { settings: { businessIdentity: identity } });
   return true;
 }
 

@@ -1,6 +1,6 @@
 import { forbidden, type DomainError } from '../../lib/errors.js';
 import type { Capability } from '../auth/scopes.js';
-import type { WorkspaceRow } from './accounts.repository.js';
+import type { WorkspaceRow } from './workspaces.repository.js';
 import { parseWorkspaceTerms, type WorkspaceTerms } from './workspace-terms.js';
 
 /**

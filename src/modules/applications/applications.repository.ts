@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
-import { paginate, type PageRequest, type PageResult } from '../../db/pagination.js';
+import { listFilters, paginate, type PageRequest, type PageResult } from '../../db/pagination.js';
 import type { ApplicationStatus, ApplicationType, DocumentType, RiskLevel, ScreeningStatus, Section } from './applications.transitions.js';
 import type { AccountScope } from '../accounts/caller.js';
 
@@ -122,15 +122,11 @@ export async function pageApplications(
   page: PageRequest,
   filter: { status?: ApplicationStatus | undefined; workspaceId?: string | undefined },
 ): Promise<PageResult<ApplicationRow>> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (scope) {
-    params.push(scope.workspaceId, scope.subAccountId ?? null);
-    where.push(SCOPE);
-  } else if (filter.workspaceId) {
-    where.push(`workspace_id = $${params.push(filter.workspaceId)}`);
-  }
-  if (filter.status) where.push(`status = $${params.push(filter.status)}`);
+  const { where, params, add } = listFilters();
+  const workspaceId = scope ? scope.workspaceId : filter.workspaceId;
+  if (workspaceId) add('workspace_id = ?', workspaceId);
+  if (scope?.subAccountId) add('account_id = ?::uuid', scope.subAccountId);
+  if (filter.status) add('status = ?', filter.status);
   return paginate(sql, page, { object: 'application.list', from: `SELECT ${COLUMNS} FROM applications`, where, params, map: (row: ApplicationRow) => row });
 }
 

@@ -1,24 +1,14 @@
 import type { Sql, Tx } from '../../db/db.js';
-import { maybeOne, one } from '../../db/db.js';
 import { conflict, fieldError, forbidden, notFound, validationError } from '../../lib/errors.js';
-import { paginate, type PageRequest } from '../../db/pagination.js';
+import type { PageRequest } from '../../db/pagination.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { DUMMY_SECRET_HASH, hashSecret, isCurrentHash, randomSecret, verifySecret, type SecretDigestKey } from '../../lib/secrets.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
+import * as repo from './credentials.repository.js';
+import type { CredentialGrantRow, CredentialRow } from './credentials.repository.js';
 import { ALL_SCOPES, hasScope, isScope } from './scopes.js';
 
-export interface CredentialRow {
-  client_id: string;
-  workspace_id: string;
-  scopes: string[];
-  status: string;
-  label: string | null;
-  created_at: Date;
-  updated_at: Date;
-  last_used_at: Date | null;
-}
-
-const COLUMNS = 'client_id, workspace_id, scopes, status, label, created_at, updated_at, last_used_at';
+export type { CredentialGrantRow, CredentialRow } from './credentials.repository.js';
 
 export interface IssuedCredential {
   clientId: string;
@@ -36,13 +26,7 @@ export async function createCredential(
   const clientId = options.clientId ?? newId();
   const clientSecret = options.clientSecret ?? randomSecret('cs_');
   const scopes = [...(options.scopes ?? ALL_SCOPES)];
-  await tx.query('INSERT INTO credentials (client_id, workspace_id, secret_hash, scopes, label) VALUES ($1, $2, $3, $4, $5)', [
-    clientId,
-    workspaceId,
-    hashSecret(clientSecret, key),
-    scopes,
-    options.label ?? null,
-  ]);
+  await repo.insertCredential(tx, { clientId, workspaceId, secretHash: hashSecret(clientSecret, key), scopes, label: options.label ?? null });
   return { clientId, clientSecret, scopes };
 }
 
@@ -61,7 +45,17 @@ export async function issueCredential(tx: Tx, key: SecretDigestKey, workspaceId:
 
 /** Replaces a credential's secret hash (bootstrap with a configured secret). */
 export async function setCredentialSecret(sql: Sql, key: SecretDigestKey, clientId: string, clientSecret: string): Promise<void> {
-  await sql.query('UPDATE credentials SET secret_hash = $2, updated_at = now() WHERE client_id = $1', [clientId, hashSecret(clientSecret, key)]);
+  await repo.setSecretHash(sql, clientId, hashSecret(clientSecret, key));
+}
+
+/** A credential's workspace and secret digest by client id alone (bootstrap's demo credential), or undefined. */
+export async function findCredentialSecret(sql: Sql, clientId: string): Promise<{ workspace_id: string; secret_hash: string } | undefined> {
+  return repo.findOwnerAndSecret(sql, clientId);
+}
+
+/** A credential as authentication uses it, with its workspace and the named sub-account if that workspace owns it (one round trip). */
+export async function readCredentialGrant(sql: Sql, clientId: string, workspaceId: string, subAccountId: string | null): Promise<(CredentialGrantRow & { sub_account_id: string | null }) | undefined> {
+  return repo.readGrant(sql, clientId, workspaceId, subAccountId);
 }
 
 /** The longest grace period a rotated secret keeps working for: 7 days. */
@@ -81,24 +75,13 @@ export const LAST_USED_RESOLUTION_SEC = 60;
  * (earlier releases) is rehashed on its first successful use.
  */
 export async function authenticateClient(sql: Sql, key: SecretDigestKey, clientId: string, clientSecret: string): Promise<CredentialRow | undefined> {
-  const row = isUuid(clientId)
-    ? await maybeOne<CredentialRow & { secret_hash: string; previous_secret_hash: string | null; previous_valid: boolean }>(
-        sql,
-        `SELECT ${COLUMNS}, secret_hash, previous_secret_hash, coalesce(previous_secret_expires_at > now(), false) AS previous_valid
-           FROM credentials WHERE client_id = $1`,
-        [clientId],
-      )
-    : undefined;
+  const row = isUuid(clientId) ? await repo.findWithSecrets(sql, clientId) : undefined;
   const current = await verifySecret(clientSecret, row?.secret_hash ?? DUMMY_SECRET_HASH, key);
   const previousHash = row?.previous_valid ? row.previous_secret_hash : null;
   const previous = await verifySecret(clientSecret, previousHash ?? DUMMY_SECRET_HASH, key);
   if (!row || !(current || (previous && previousHash !== null)) || row.status !== 'active') return undefined;
   const rehash = current && !isCurrentHash(row.secret_hash) ? hashSecret(clientSecret, key) : null;
-  await sql.query(
-    `UPDATE credentials SET last_used_at = now(), secret_hash = coalesce($2, secret_hash)
-      WHERE client_id = $1 AND ($2::text IS NOT NULL OR last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $3))`,
-    [clientId, rehash, LAST_USED_RESOLUTION_SEC],
-  );
+  await repo.markUsed(sql, clientId, rehash, LAST_USED_RESOLUTION_SEC);
   return row;
 }
 
@@ -119,15 +102,8 @@ export async function rotateCredential(tx: Tx, key: SecretDigestKey, workspaceId
   const current = await lockCredential(tx, workspaceId, clientId);
   if (current.status !== 'active') throw conflict('CREDENTIAL_REVOKED', 'A revoked credential cannot be rotated');
   const clientSecret = randomSecret('cs_');
-  const row = await one<{ previous_secret_expires_at: Date }>(
-    tx,
-    `UPDATE credentials
-        SET previous_secret_hash = secret_hash, previous_secret_expires_at = now() + make_interval(secs => $4),
-            secret_hash = $3, updated_at = now()
-      WHERE workspace_id = $1 AND client_id = $2 RETURNING previous_secret_expires_at`,
-    [workspaceId, clientId, hashSecret(clientSecret, key), graceSeconds],
-  );
-  return { clientId, clientSecret, previousSecretExpiresAt: row.previous_secret_expires_at.toISOString() };
+  const previousExpiresAt = await repo.rotateSecret(tx, workspaceId, clientId, hashSecret(clientSecret, key), graceSeconds);
+  return { clientId, clientSecret, previousSecretExpiresAt: previousExpiresAt.toISOString() };
 }
 
 /** Rotates a credential of an existing workspace (the operator API and a dashboard admin). */
@@ -150,25 +126,18 @@ export async function revokeWorkspaceCredential(tx: Tx, workspaceId: string, cli
 export async function revokeCredential(tx: Tx, workspaceId: string, clientId: string): Promise<CredentialRow> {
   const current = await lockCredential(tx, workspaceId, clientId);
   if (current.status === 'revoked') return current;
-  return one<CredentialRow>(
-    tx,
-    `UPDATE credentials SET status = 'revoked', revoked_at = now(), previous_secret_hash = NULL, previous_secret_expires_at = NULL, updated_at = now()
-      WHERE workspace_id = $1 AND client_id = $2 RETURNING ${COLUMNS}`,
-    [workspaceId, clientId],
-  );
+  return repo.revoke(tx, workspaceId, clientId);
 }
 
 async function lockCredential(tx: Tx, workspaceId: string, clientId: string): Promise<CredentialRow> {
-  const row = isUuid(clientId)
-    ? await maybeOne<CredentialRow>(tx, `SELECT ${COLUMNS} FROM credentials WHERE workspace_id = $1 AND client_id = $2 FOR UPDATE`, [workspaceId, clientId])
-    : undefined;
+  const row = isUuid(clientId) ? await repo.findCredential(tx, workspaceId, clientId, true) : undefined;
   if (!row) throw notFound('Credential');
   return row;
 }
 
 /** One credential of the workspace (never its secret); another workspace's is not found. */
 export async function getCredential(sql: Sql, workspaceId: string, clientId: string): Promise<CredentialRow> {
-  const row = isUuid(clientId) ? await maybeOne<CredentialRow>(sql, `SELECT ${COLUMNS} FROM credentials WHERE workspace_id = $1 AND client_id = $2`, [workspaceId, clientId]) : undefined;
+  const row = isUuid(clientId) ? await repo.findCredential(sql, workspaceId, clientId) : undefined;
   if (!row) throw notFound('Credential');
   return row;
 }
@@ -185,14 +154,7 @@ export function credentialData(row: CredentialRow) {
 }
 
 export function listCredentials(sql: Sql, workspaceId: string, page: PageRequest) {
-  return paginate(sql, page, {
-    object: 'api_key.list',
-    from: `SELECT ${COLUMNS} FROM credentials`,
-    where: ['workspace_id = $1'],
-    params: [workspaceId],
-    idColumn: 'client_id',
-    map: (row: CredentialRow) => credentialData(row),
-  });
+  return repo.listCredentials(sql, workspaceId, page, credentialData);
 }
 
 /** Who changes scopes: the scopes it holds, and its client id when it is a credential (a dashboard admin is none). */
@@ -221,20 +183,14 @@ export async function updateScopes(tx: Tx, workspaceId: string, clientId: string
   assertKnownScopes(scopes);
   assertKeepsOwnKeyManagement(clientId, scopes, caller);
   const callerScopes = caller.scopes;
-  const current = isUuid(clientId)
-    ? await maybeOne<{ scopes: string[] }>(tx, 'SELECT scopes FROM credentials WHERE workspace_id = $1 AND client_id = $2 FOR UPDATE', [workspaceId, clientId])
-    : undefined;
+  const current = isUuid(clientId) ? await repo.lockScopes(tx, workspaceId, clientId) : undefined;
   if (!current) throw notFound('API key');
   const wanted = [...new Set(scopes)];
   const beyondCaller = scopesChangedBeyond(current.scopes, wanted, callerScopes);
   if (beyondCaller.length) {
     throw forbidden('METHOD_NOT_ENTITLED', `This credential lacks the scope ${beyondCaller.join(', ')}, so it cannot grant or remove it`);
   }
-  return one<CredentialRow>(
-    tx,
-    `UPDATE credentials SET scopes = $3, updated_at = now() WHERE workspace_id = $1 AND client_id = $2 RETURNING ${COLUMNS}`,
-    [workspaceId, clientId, wanted],
-  );
+  return repo.setScopes(tx, workspaceId, clientId, wanted);
 }
 
 /** The scopes a change from `before` to `after` adds or removes that `held` does not cover. Pure. */

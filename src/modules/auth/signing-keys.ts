@@ -1,19 +1,13 @@
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/db.js';
-import { advisoryKey } from '../../db/db.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
+import * as repo from './signing-keys.repository.js';
 
 /** The only algorithm tokens are signed and accepted with. */
 export const TOKEN_ALG = 'EdDSA';
 /** A token without any of these is refused: without `exp` it would be valid forever. */
 const REQUIRED_CLAIMS = ['exp', 'iat', 'aud', 'iss', 'sub'];
-
-interface KeyRow {
-  kid: string;
-  public_jwk: JWK;
-  private_jwk_encrypted: string;
-}
 
 interface LoadedKey {
   kid: string;
@@ -40,19 +34,13 @@ export class SigningKeys {
 
   static async init(db: Db, box: CryptoBox): Promise<SigningKeys> {
     await db.tx(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey('corridor.signing-keys')]);
-      const [existing] = await tx.query('SELECT kid FROM signing_keys WHERE retired_at IS NULL LIMIT 1');
-      if (existing) return;
+      await repo.lockKeyCreation(tx);
+      if (await repo.hasActiveKey(tx)) return;
       const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
       const kid = randomBytes(12).toString('base64url');
       const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: TOKEN_ALG, use: 'sig' };
       const privateJwk = await exportJWK(privateKey);
-      await tx.query('INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk_encrypted) VALUES ($1, $2, $3, $4)', [
-        kid,
-        TOKEN_ALG,
-        JSON.stringify(publicJwk),
-        box.encrypt(JSON.stringify(privateJwk)),
-      ]);
+      await repo.insertKey(tx, { kid, alg: TOKEN_ALG, publicJwk, privateJwkEncrypted: box.encrypt(JSON.stringify(privateJwk)) });
     });
     const keys = new SigningKeys(db, box, []);
     await keys.reload();
@@ -61,9 +49,7 @@ export class SigningKeys {
 
   private async reload(): Promise<void> {
     this.reloadedAtMs = Date.now();
-    const rows = await this.db.query<KeyRow>(
-      'SELECT kid, public_jwk, private_jwk_encrypted FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC',
-    );
+    const rows = await repo.activeKeys(this.db);
     this.keys = await Promise.all(
       rows.map(async (row) => ({
         kid: row.kid,

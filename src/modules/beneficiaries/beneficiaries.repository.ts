@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
-import { paginate, type PageRequest, type PageResult } from '../../db/pagination.js';
+import { listFilters, paginate, type PageRequest, type PageResult } from '../../db/pagination.js';
 import type { AccountScope } from '../accounts/caller.js';
 
 /**
@@ -96,12 +96,10 @@ export async function pageBeneficiaries(
   page: PageRequest,
   filter: { status?: BeneficiaryStatus | undefined },
 ): Promise<PageResult<BeneficiaryRow>> {
-  const where = [SCOPE];
-  const params: unknown[] = [scope.workspaceId, scope.subAccountId ?? null];
-  if (filter.status) {
-    params.push(filter.status);
-    where.push(`status = $${params.length}`);
-  }
+  const { where, params, add } = listFilters();
+  add('workspace_id = ?', scope.workspaceId);
+  if (scope.subAccountId) add('account_id = ?::uuid', scope.subAccountId);
+  if (filter.status) add('status = ?', filter.status);
   return paginate(sql, page, {
     object: 'beneficiary.list',
     from: `SELECT ${BENEFICIARY_COLUMNS} FROM beneficiaries`,

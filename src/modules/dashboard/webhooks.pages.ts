@@ -4,7 +4,7 @@ import { formList, formOptional, formText, queryText } from '../../web/forms.js'
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../webhooks/event-types.js';
-import type { AttemptRecord } from '../webhooks/webhooks.repository.js';
+import type { AttemptRecord } from '../webhooks/webhooks.service.js';
 import * as webhooks from '../webhooks/webhooks.service.js';
 import { adminPage, canChange, dashboardUser, memberPage, refusalOf, type Refusal } from './caller.js';
 

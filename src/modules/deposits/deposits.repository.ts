@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
+import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import type { DepositStatus } from './deposits.transitions.js';
 
 export interface DepositRow {
@@ -75,4 +76,24 @@ export async function moveStatus(
       WHERE id = $1 AND status = $2 RETURNING ${DEPOSIT_COLUMNS}`,
     [id, from, to, change.credited ?? false, change.creditReversed ?? false, change.failureReason ?? null],
   );
+}
+
+export interface DepositFilters extends PageRequest {
+  status?: string | undefined;
+  virtualAccountId?: string | undefined;
+}
+
+/** Deposits newest first: a workspace's (or a sub-account's), or without a workspace every workspace's. */
+export function listDeposits<Item>(
+  sql: Sql,
+  scope: { workspaceId?: string | undefined; subAccountId?: string | undefined },
+  f: DepositFilters,
+  map: (row: DepositRow) => Item,
+) {
+  const { where, params, add } = listFilters();
+  if (scope.workspaceId) add('workspace_id = ?::uuid', scope.workspaceId);
+  if (scope.subAccountId) add('account_id = ?::uuid', scope.subAccountId);
+  if (f.status) add('status = ?', f.status);
+  if (f.virtualAccountId) add('virtual_account_id = ?::uuid', f.virtualAccountId);
+  return paginate(sql, f, { object: 'deposit.list', from: `SELECT ${DEPOSIT_COLUMNS} FROM deposits`, where, params, map });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql, Tx } from '../../db/db.js';
 import { conflict, fieldError, notFound } from '../../lib/errors.js';
-import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
+import type { PageRequest } from '../../db/pagination.js';
 import { assert } from '../../lib/assert.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { formatAmount, minAmount, parseAmount } from '../../lib/money.js';
@@ -236,16 +236,7 @@ export async function creditDeposit(tx: Tx, input: NewDeposit & OperatorDepositT
 
 /** Every workspace's deposits (the operator's queue), newest first. */
 export function listAnyDeposits(sql: Sql, f: PageRequest & { status?: string | undefined; workspaceId?: string | undefined }) {
-  const { where, params, add } = listFilters();
-  if (f.workspaceId) add('workspace_id = ?::uuid', f.workspaceId);
-  if (f.status) add('status = ?', f.status);
-  return paginate(sql, f, {
-    object: 'deposit.list',
-    from: `SELECT ${repo.DEPOSIT_COLUMNS} FROM deposits`,
-    where,
-    params,
-    map: (row: DepositRow) => ({ ...depositData(row), workspaceId: row.workspace_id }),
-  });
+  return repo.listDeposits(sql, { workspaceId: f.workspaceId }, f, (row) => ({ ...depositData(row), workspaceId: row.workspace_id }));
 }
 
 export async function getDeposit(sql: Sql, owner: ActingAccount, id: string): Promise<DepositRow> {
@@ -256,12 +247,7 @@ export async function getDeposit(sql: Sql, owner: ActingAccount, id: string): Pr
 
 /** Deposits newest first: without Service-Account-Id the workspace's whole roll-up, with it that sub-account's. */
 export function listDeposits(sql: Sql, owner: ActingAccount, f: PageRequest & { status?: string | undefined; virtualAccountId?: string | undefined }) {
-  const where = ['workspace_id = $1'];
-  const params: unknown[] = [owner.workspaceId];
-  if (owner.subAccountId) where.push(`account_id = $${params.push(owner.subAccountId)}::uuid`);
-  if (f.status) where.push(`status = $${params.push(f.status)}`);
-  if (f.virtualAccountId) where.push(`virtual_account_id = $${params.push(f.virtualAccountId)}::uuid`);
-  return paginate(sql, f, { object: 'deposit.list', from: `SELECT ${repo.DEPOSIT_COLUMNS} FROM deposits`, where, params, map: (row: DepositRow) => depositData(row) });
+  return repo.listDeposits(sql, { workspaceId: owner.workspaceId, subAccountId: owner.subAccountId }, f, depositData);
 }
 
 export const findDeposit = repo.findDeposit;

@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/db.js';
 import { maybeOne } from '../../db/db.js';
+import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 
 /** SQL of the events module beyond recordEvent: reads of the outbox and its dispatch mark. */
 
@@ -109,4 +110,48 @@ export async function eventsAfter(
   const settled = found.findIndex((row) => !row.settled);
   const rows = (settled < 0 ? found : found.slice(0, settled)).map(({ settled: _settled, ...row }) => row);
   return { rows, withheld: settled >= 0 };
+}
+
+/** Writes events to the outbox with one statement, in order. */
+export async function insertEvents(
+  sql: Sql,
+  events: readonly { id: string; workspaceId: string; accountId?: string | undefined; type: string; data: unknown; test?: boolean | undefined; deliverable?: boolean | undefined }[],
+): Promise<void> {
+  await sql.query(
+    `INSERT INTO events (id, workspace_id, account_id, type, data, test, deliverable)
+     SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::boolean[], $7::boolean[])`,
+    [
+      events.map((e) => e.id),
+      events.map((e) => e.workspaceId),
+      events.map((e) => e.accountId ?? null),
+      events.map((e) => e.type),
+      events.map((e) => JSON.stringify(e.data)),
+      events.map((e) => e.test ?? false),
+      events.map((e) => e.deliverable ?? true),
+    ],
+  );
+}
+
+export interface EventFilters extends PageRequest {
+  accountId?: string | undefined;
+  type?: string | undefined;
+  createdFrom?: string | undefined;
+  createdTo?: string | undefined;
+}
+
+/** A workspace's deliverable events newest first, by sub-account, type and time (`createdFrom` inclusive, `createdTo` exclusive). */
+export function listEvents<Item>(sql: Sql, workspaceId: string, f: EventFilters, map: (row: EventRow) => Item) {
+  const { where, params, add } = listFilters();
+  add('workspace_id = ?', workspaceId);
+  add('deliverable');
+  if (f.accountId) add('account_id = ?::uuid', f.accountId);
+  if (f.type) add('type = ?', f.type);
+  if (f.createdFrom) add('created_at >= ?::timestamptz', f.createdFrom);
+  if (f.createdTo) add('created_at < ?::timestamptz', f.createdTo);
+  return paginate(sql, f, { object: 'event.list', from: `SELECT ${eventColumns} FROM events`, where, params, map });
+}
+
+/** Subscribes a dedicated connection to the channel on which committed event inserts are announced. */
+export async function listenForEvents(client: { query: (text: string) => Promise<unknown> }, channel: string): Promise<void> {
+  await client.query(`LISTEN ${channel}`);
 }

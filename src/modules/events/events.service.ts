@@ -1,8 +1,8 @@
 import type { Sql, Tx } from '../../db/db.js';
 import { notFound } from '../../lib/errors.js';
-import { paginate, type PageRequest } from '../../db/pagination.js';
 import { newEventId } from '../../lib/ids.js';
-import { eventColumns, eventsAboutObject, findEvent, type EventRow } from './events.repository.js';
+import * as repo from './events.repository.js';
+import { eventsAboutObject, findEvent, type EventFilters, type EventRow } from './events.repository.js';
 
 export interface NewEvent {
   workspaceId: string;
@@ -27,19 +27,7 @@ export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
 export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
   const ids = events.map(() => newEventId());
-  await tx.query(
-    `INSERT INTO events (id, workspace_id, account_id, type, data, test, deliverable)
-     SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::boolean[], $7::boolean[])`,
-    [
-      ids,
-      events.map((e) => e.workspaceId),
-      events.map((e) => e.accountId ?? null),
-      events.map((e) => e.type),
-      events.map((e) => JSON.stringify(e.data)),
-      events.map((e) => e.test ?? false),
-      events.map((e) => e.deliverable ?? true),
-    ],
-  );
+  await repo.insertEvents(tx, events.map((e, i) => ({ ...e, id: ids[i] as string })));
   return ids;
 }
 
@@ -53,6 +41,12 @@ export async function getEvent(sql: Sql, workspaceId: string, id: string, accoun
   if (!row) throw notFound('Event');
   return row;
 }
+
+/** Marks an event handed to the webhook deliveries (the dispatcher's mark). */
+export const markEventDispatched = repo.markEventDispatched;
+
+/** Removes at most `limit` events older than `before` (retention); answers how many. */
+export const deleteEventsBefore = repo.deleteEventsBefore;
 
 /**
  * The events about one object of the workspace (a payout's moves), oldest first, at most `limit`;
@@ -70,19 +64,7 @@ export async function eventsAbout(sql: Sql, workspaceId: string, object: { id: s
 export function listEvents(
   sql: Sql,
   workspaceId: string,
-  query: PageRequest & { accountId?: string | undefined; type?: string | undefined; createdFrom?: string | undefined; createdTo?: string | undefined },
+  query: EventFilters,
 ) {
-  const where = ['workspace_id = $1', 'deliverable'];
-  const params: unknown[] = [workspaceId];
-  if (query.accountId) where.push(`account_id = $${params.push(query.accountId)}::uuid`);
-  if (query.type) where.push(`type = $${params.push(query.type)}`);
-  if (query.createdFrom) where.push(`created_at >= $${params.push(query.createdFrom)}::timestamptz`);
-  if (query.createdTo) where.push(`created_at < $${params.push(query.createdTo)}::timestamptz`);
-  return paginate(sql, query, {
-    object: 'event.list',
-    from: `SELECT ${eventColumns} FROM events`,
-    where,
-    params,
-    map: (row: EventRow) => eventView(row),
-  });
+  return repo.listEvents(sql, workspaceId, query, eventView);
 }

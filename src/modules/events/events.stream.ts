@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { AppContext } from '../../context.js';
 import { DomainError } from '../../lib/errors.js';
-import { eventsAfter, type StreamCursor, type StreamEventRow } from './events.repository.js';
+import { eventsAfter, listenForEvents, type StreamCursor, type StreamEventRow } from './events.repository.js';
 
 /** The NOTIFY channel of 0012_events_stream.sql; the payload is the workspace id. */
 export const EVENTS_CHANNEL = 'corridor_events';
@@ -249,7 +249,7 @@ export class EventStreams {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+      await listenForEvents(client, EVENTS_CHANNEL);
     } catch (err) {
       client.removeAllListeners('end');
       await client.end().catch(() => undefined);

@@ -21,7 +21,10 @@ import * as repo from './fx.repository.js';
 import type { ConversionRow, QuoteIntent, QuoteRow } from './fx.repository.js';
 import type { RateSource } from './rates.js';
 
-export type { QuoteIntent } from './fx.repository.js';
+export type { QuoteIntent, QuoteRow } from './fx.repository.js';
+
+/** Retention: deletes at most `limit` spent or expired quotes older than `before`; answers how many. */
+export const deleteSpentQuotesBefore = repo.deleteSpentQuotesBefore;
 
 /** Where prices come from: mid rates (EUR per unit) and the spread taken against the customer. */
 export interface FxPricing {

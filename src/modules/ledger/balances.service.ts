@@ -1,8 +1,9 @@
 import type { Sql } from '../../db/db.js';
-import { paginate, type PageRequest } from '../../db/pagination.js';
+import type { PageRequest } from '../../db/pagination.js';
 import { convert, formatAmount } from '../../lib/money.js';
 import type { RateSource } from '../fx/rates.js';
 import { balancesOf, type Balance } from './ledger.service.js';
+import * as repo from './ledger.repository.js';
 
 export function balanceEntry(b: Balance, enabledCurrencies: readonly string[]) {
   return {
@@ -37,46 +38,17 @@ export async function balancesView(
   };
 }
 
-interface TransactionRow {
-  id: string;
-  currency: string;
-  amount_minor: string;
-  direction: 'debit' | 'credit';
-  status: 'posted' | 'pending' | 'voided';
-  reference_type: string;
-  reference_id: string | null;
-  description: string | null;
-  created_at: Date;
-}
-
 /** The movement feed behind the balances: every transfer touching the account, newest first. */
 export function listTransactions(sql: Sql, accountId: string, page: PageRequest & { currency?: string | undefined }) {
-  const where = ["a.kind = 'customer'", 'a.account_id = $1'];
-  const params: unknown[] = [accountId];
-  if (page.currency) {
-    params.push(page.currency);
-    where.push(`t.currency = $${params.length}`);
-  }
-  return paginate(sql, page, {
-    object: 'ledger_transaction.list',
-    from: `SELECT t.id, t.currency, t.amount_minor::text AS amount_minor, t.status, t.reference_type, t.reference_id,
-                  t.description, t.created_at,
-                  CASE WHEN a.id = t.debit_account_id THEN 'debit' ELSE 'credit' END AS direction
-             FROM ledger_transfers t JOIN ledger_accounts a ON a.id = t.debit_account_id OR a.id = t.credit_account_id`,
-    where,
-    params,
-    createdColumn: 't.created_at',
-    idColumn: 't.id',
-    map: (r: TransactionRow) => ({
-      id: r.id,
-      currency: r.currency,
-      amount: formatAmount(BigInt(r.amount_minor), r.currency),
-      direction: r.direction,
-      status: r.status,
-      objectType: r.reference_type,
-      objectId: r.reference_id,
-      description: r.description,
-      createdAt: r.created_at.toISOString(),
-    }),
-  });
+  return repo.listTransfersOf(sql, accountId, page, (r) => ({
+    id: r.id,
+    currency: r.currency,
+    amount: formatAmount(BigInt(r.amount_minor), r.currency),
+    direction: r.direction,
+    status: r.status,
+    objectType: r.reference_type,
+    objectId: r.reference_id,
+    description: r.description,
+    createdAt: r.created_at.toISOString(),
+  }));
 }

@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/db.js';
+import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 
 /** All SQL of the ledger. Amounts cross this boundary as decimal strings of minor units. */
 
@@ -213,3 +214,34 @@ export async function lockCustomersAvailable(
   );
 }
 
+export interface TransactionRow {
+  id: string;
+  currency: string;
+  amount_minor: string;
+  direction: 'debit' | 'credit';
+  status: 'posted' | 'pending' | 'voided';
+  reference_type: string;
+  reference_id: string | null;
+  description: string | null;
+  created_at: Date;
+}
+
+/** Every transfer touching a customer account, newest first (the movement feed), optionally in one currency. */
+export function listTransfersOf<Item>(sql: Sql, accountId: string, page: PageRequest & { currency?: string | undefined }, map: (row: TransactionRow) => Item) {
+  const { where, params, add } = listFilters();
+  add("a.kind = 'customer'");
+  add('a.account_id = ?', accountId);
+  if (page.currency) add('t.currency = ?', page.currency);
+  return paginate(sql, page, {
+    object: 'ledger_transaction.list',
+    from: `SELECT t.id, t.currency, t.amount_minor::text AS amount_minor, t.status, t.reference_type, t.reference_id,
+                  t.description, t.created_at,
+                  CASE WHEN a.id = t.debit_account_id THEN 'debit' ELSE 'credit' END AS direction
+             FROM ledger_transfers t JOIN ledger_accounts a ON a.id = t.debit_account_id OR a.id = t.credit_account_id`,
+    where,
+    params,
+    createdColumn: 't.created_at',
+    idColumn: 't.id',
+    map,
+  });
+}

@@ -23,6 +23,14 @@ export interface TransferInput {
   description?: string | undefined;
 }
 
+/**
+ * Locks the customer balances of these accounts and currencies until the transaction ends, in
+ * ledger account id order (the order holds lock them in), so batches never deadlock.
+ */
+export async function lockCustomerBalances(tx: Tx, keys: { accountId: string; currency: string }[]): Promise<void> {
+  await repo.lockCustomersAvailable(tx, keys);
+}
+
 export const insufficientBalance = (): DomainError =>
   new DomainError({ category: 'invalid_request', code: 'INSUFFICIENT_BALANCE', message: 'INSUFFICIENT_BALANCE' });
 

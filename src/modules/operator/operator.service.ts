@@ -1,21 +1,21 @@
 import type { Sql, Tx } from '../../db/db.js';
-import { fieldError, notFound, validationError, type FieldError } from '../../lib/errors.js';
+import { fieldError, validationError, type FieldError } from '../../lib/errors.js';
 import { storableText } from '../../lib/text.js';
-import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
+import type { PageRequest } from '../../db/pagination.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { isDateTime } from '../../lib/dates.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { parseSignedAmount } from '../../lib/money.js';
 import { hashSecret, verifySecret, type SecretDigestKey } from '../../lib/secrets.js';
-import * as repo from '../accounts/accounts.repository.js';
-import { createWorkspace, getAccount, getWorkspace } from '../accounts/accounts.service.js';
+import { changeWorkspace, createWorkspace, getAccount, getWorkspace, listWorkspaces as listAllWorkspaces, lockWorkspace, type WorkspaceRow } from '../accounts/accounts.service.js';
 import { assertValidSettings, type WorkspaceSettings } from '../accounts/workspace-terms.js';
-import type { WorkspaceRow } from '../accounts/accounts.repository.js';
 import { listCredentials } from '../auth/credentials.service.js';
 import { CAPABILITIES, type Capability } from '../auth/scopes.js';
 import { balanceEntry } from '../ledger/balances.service.js';
 import { moveFromSystem } from '../ledger/funding.service.js';
 import { balancesOf } from '../ledger/ledger.service.js';
+import * as audit from './audit.repository.js';
+import * as keys from './operator-keys.repository.js';
 
 export function workspaceData(row: WorkspaceRow) {
   return {
@@ -32,19 +32,7 @@ export function workspaceData(row: WorkspaceRow) {
 }
 
 export function listWorkspaces(sql: Sql, page: PageRequest) {
-  return paginate(sql, page, {
-    object: 'workspace.list',
-    from: `SELECT ${repo.workspaceColumns} FROM workspaces`,
-    where: [],
-    params: [],
-    map: (row: WorkspaceRow) => workspaceData(row),
-  });
-}
-
-async function locked(tx: Tx, id: string): Promise<WorkspaceRow> {
-  const row = await repo.lockWorkspace(tx, id);
-  if (!row) throw notFound('Workspace');
-  return row;
+  return listAllWorkspaces(sql, page, workspaceData);
 }
 
 export const WORKSPACE_NAME_LENGTH = { min: 2, max: 100 } as const;
@@ -107,39 +95,44 @@ export async function setCurrency(tx: Tx, id: string, code: string, enabled: boo
   if (enabled && info.availability === 'sandbox_only' && env === 'production') {
     throw fieldError('code', `code ${code} exists only in the sandbox`, 'CURRENCY_SANDBOX_ONLY');
   }
-  const row = await locked(tx, id);
+  const row = await lockWorkspace(tx, id);
   const set = new Set(row.enabled_currencies);
   if (enabled) set.add(code);
   else set.delete(code);
-  return (await repo.updateWorkspace(tx, id, { currencies: [...set] })) as WorkspaceRow;
+  return changeWorkspace(tx, id, { currencies: [...set] });
 }
 
 export async function setCapability(tx: Tx, id: string, name: Capability, enabled: boolean): Promise<WorkspaceRow> {
   if (!CAPABILITIES.includes(name)) throw fieldError('name', `${String(name)} is not a capability (${CAPABILITIES.join(', ')})`);
-  const row = await locked(tx, id);
+  const row = await lockWorkspace(tx, id);
   const disabled = new Set(row.disabled_capabilities);
   if (enabled) disabled.delete(name);
   else disabled.add(name);
-  return (await repo.updateWorkspace(tx, id, { disabledCapabilities: [...disabled] })) as WorkspaceRow;
+  return changeWorkspace(tx, id, { disabledCapabilities: [...disabled] });
 }
 
 /** Merges the settings into the workspace's, refusing amounts that do not fit their currency (400 naming each field). */
 export async function updateSettings(tx: Tx, id: string, settings: WorkspaceSettings): Promise<WorkspaceRow> {
   assertValidSettings(settings);
-  await locked(tx, id);
-  return (await repo.updateWorkspace(tx, id, { settings })) as WorkspaceRow;
+  await lockWorkspace(tx, id);
+  return changeWorkspace(tx, id, { settings });
 }
 
 /** Adds an operator key, stored only as a keyed digest (src/lib/secrets.ts). */
 export async function createOperatorKey(sql: Sql, digestKey: SecretDigestKey, key: string, label: string): Promise<string> {
   const id = newId();
-  await sql.query('INSERT INTO operator_keys (id, key_hash, label) VALUES ($1, $2, $3)', [id, hashSecret(key, digestKey), label]);
+  await keys.insertKey(sql, id, hashSecret(key, digestKey), label);
   return id;
 }
 
 /** Replaces an operator key's hash from an earlier release (scrypt) with its digest; the key must be the right one. */
 export async function rehashOperatorKey(sql: Sql, digestKey: SecretDigestKey, id: string, key: string): Promise<void> {
-  await sql.query("UPDATE operator_keys SET key_hash = $2 WHERE id = $1 AND key_hash NOT LIKE 'hmac-sha256$%'", [id, hashSecret(key, digestKey)]);
+  await keys.replaceLegacyHash(sql, id, hashSecret(key, digestKey));
+}
+
+/** Revokes an operator key: it stops working at once. */
+export async function revokeOperatorKey(sql: Sql, id: string): Promise<void> {
+  await keys.revokeKey(sql, id);
 }
 
 /**
@@ -154,14 +147,11 @@ export async function rehashOperatorKey(sql: Sql, digestKey: SecretDigestKey, id
  */
 export async function findOperatorKey(sql: Sql, digestKey: SecretDigestKey, presented: string, legacyKeysMax: () => Promise<number>): Promise<string | undefined> {
   const digest = hashSecret(presented, digestKey);
-  const [current] = await sql.query<{ id: string }>('SELECT id FROM operator_keys WHERE key_hash = $1 AND revoked_at IS NULL', [digest]);
-  if (current) return current.id;
+  const current = await keys.findActiveByHash(sql, digest);
+  if (current) return current;
   const legacyMax = await legacyKeysMax();
   if (legacyMax <= 0) return undefined;
-  const legacy = await sql.query<{ id: string; key_hash: string }>(
-    "SELECT id, key_hash FROM operator_keys WHERE revoked_at IS NULL AND key_hash LIKE 'scrypt$%' ORDER BY created_at LIMIT $1",
-    [legacyMax],
-  );
+  const legacy = await keys.activeLegacyKeys(sql, legacyMax);
   for (const row of legacy) {
     if (await verifySecret(presented, row.key_hash, digestKey)) {
       await rehashOperatorKey(sql, digestKey, row.id, presented);
@@ -199,32 +189,22 @@ export interface AuditEntry {
 /** Every operator call is written to the audit log (request body with secrets redacted). */
 export async function writeAudit(sql: Sql, entry: AuditEntry): Promise<void> {
   const { workspaceId } = entry;
-  await sql.query(
-    `INSERT INTO operator_audit_log (id, operator_key, method, path, status_code, request_id, workspace_id, body, actor)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [
-      newId(),
-      entry.operatorKeyId,
-      entry.method,
-      entry.path.slice(0, 2000),
-      entry.statusCode,
-      entry.requestId,
-      workspaceId && /^[0-9a-f-]{36}$/i.test(workspaceId) ? workspaceId : null,
-      entry.body === undefined ? null : JSON.stringify(redact(entry.body)),
-      entry.actor ?? null,
-    ],
-  );
+  await audit.insertAudit(sql, {
+    id: newId(),
+    operator_key: entry.operatorKeyId,
+    method: entry.method,
+    path: entry.path.slice(0, 2000),
+    status_code: entry.statusCode,
+    request_id: entry.requestId,
+    workspace_id: workspaceId && /^[0-9a-f-]{36}$/i.test(workspaceId) ? workspaceId : null,
+    body: entry.body === undefined ? null : JSON.stringify(redact(entry.body)),
+    actor: entry.actor ?? null,
+  });
 }
 
 /** Retention: deletes at most `limit` audit entries written before `before` (only when RETENTION_AUDIT_LOG_DAYS is set). */
 export async function deleteAuditBefore(sql: Sql, before: Date, limit: number): Promise<number> {
-  const rows = await sql.query(
-    `DELETE FROM operator_audit_log WHERE id = ANY(ARRAY(
-       SELECT id FROM operator_audit_log WHERE at < $1 ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED))
-     RETURNING 1`,
-    [before, limit],
-  );
-  return rows.length;
+  return audit.deleteAuditBefore(sql, before, limit);
 }
 
 /** The audit log's filters (API query and console form alike). */
@@ -262,32 +242,22 @@ function auditFilterErrors(f: AuditFilters): FieldError[] {
 export function listAudit(sql: Sql, f: AuditFilters) {
   const errors = auditFilterErrors(f);
   if (errors.length) throw validationError(errors);
-  const { where, params, add } = listFilters();
-  if (f.workspaceId) add('workspace_id = ?::uuid', f.workspaceId);
-  if (f.method) add('method = ?', f.method.toUpperCase());
-  if (f.pathContains) add("path ILIKE '%' || ? || '%'", escapeLike(f.pathContains));
-  if (f.statusCode !== undefined) add('status_code = ?', f.statusCode);
-  if (f.actor === 'api') where.push('actor IS NULL');
-  else if (f.actor) add('actor = ?', f.actor);
-  if (f.from) add('at >= ?::timestamptz', f.from);
-  if (f.to) add('at < ?::timestamptz', f.to);
-  return paginate(sql, f, {
-    object: 'audit_entry.list',
-    from: 'SELECT id, at, operator_key, method, path, status_code, request_id, workspace_id, body, actor FROM operator_audit_log',
-    where,
-    params,
-    createdColumn: 'at',
-    map: (row: { id: string; at: Date; operator_key: string | null; method: string; path: string; status_code: number; request_id: string; workspace_id: string | null; body: unknown; actor: string | null }) => ({
-      id: row.id,
-      at: row.at.toISOString(),
-      operatorKeyId: row.operator_key,
-      method: row.method,
-      path: row.path,
-      statusCode: row.status_code,
-      requestId: row.request_id,
-      workspaceId: row.workspace_id,
-      body: row.body,
-      actor: row.actor,
-    }),
-  });
+  const query = {
+    ...f,
+    method: f.method?.toUpperCase(),
+    pathLike: f.pathContains ? escapeLike(f.pathContains) : undefined,
+    actor: f.actor === 'api' ? null : f.actor,
+  };
+  return audit.listAudit(sql, query, (row) => ({
+    id: row.id,
+    at: row.at.toISOString(),
+    operatorKeyId: row.operator_key,
+    method: row.method,
+    path: row.path,
+    statusCode: row.status_code,
+    requestId: row.request_id,
+    workspaceId: row.workspace_id,
+    body: row.body,
+    actor: row.actor,
+  }));
 }

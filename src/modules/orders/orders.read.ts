@@ -1,9 +1,8 @@
 import type { Sql } from '../../db/db.js';
 import { notFound } from '../../lib/errors.js';
-import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import { formatAmount } from '../../lib/money.js';
 import * as repo from './orders.repository.js';
-import type { OrderRow } from './orders.repository.js';
+import type { OrderFilters, OrderRow } from './orders.repository.js';
 import { settlementView } from './orders.settlement.js';
 
 /**
@@ -55,23 +54,9 @@ export async function getAnyOrder(sql: Sql, id: string): Promise<OrderRow> {
   return row;
 }
 
-export interface OrderFilters extends PageRequest {
-  status?: string | undefined;
-  clientRef?: string | undefined;
-}
+export type { OrderFilters } from './orders.repository.js';
 
 /** Orders newest first: the workspace's roll-up, or with Service-Account-Id only that sub-account's. */
 export function listOrders(sql: Sql, scope: { workspaceId?: string | undefined; subAccountId?: string | undefined }, f: OrderFilters) {
-  const { where, params, add } = listFilters();
-  if (scope.workspaceId) add('workspace_id = ?', scope.workspaceId);
-  if (scope.subAccountId) add('account_id = ?', scope.subAccountId);
-  if (f.status) add('status = ?', f.status);
-  if (f.clientRef) add('client_ref = ?', f.clientRef);
-  return paginate(sql, f, {
-    object: 'order.list',
-    from: `SELECT ${repo.ORDER_COLUMNS} FROM orders`,
-    where,
-    params,
-    map: (row: OrderRow) => orderData(row),
-  });
+  return repo.listOrders(sql, scope, f, orderData);
 }

@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/db.js';
 import { advisoryKey, maybeOne, one } from '../../db/db.js';
+import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import type { OrderStatus, SettlementStatus } from './orders.transitions.js';
 
 /** All SQL of the orders module, one exported function per statement. */
@@ -160,4 +161,24 @@ export async function lockAndFindClientRef(sql: Sql, workspaceId: string, client
   await sql.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey(`order-client-ref:${workspaceId}:${clientRef}`)]);
   const row = await maybeOne<{ id: string }>(sql, 'SELECT id FROM orders WHERE workspace_id = $1 AND client_ref = $2', [workspaceId, clientRef]);
   return row !== undefined;
+}
+
+export interface OrderFilters extends PageRequest {
+  status?: string | undefined;
+  clientRef?: string | undefined;
+}
+
+/** Orders newest first: a workspace's roll-up, or a sub-account's. */
+export function listOrders<Item>(
+  sql: Sql,
+  scope: { workspaceId?: string | undefined; subAccountId?: string | undefined },
+  f: OrderFilters,
+  map: (row: OrderRow) => Item,
+) {
+  const { where, params, add } = listFilters();
+  if (scope.workspaceId) add('workspace_id = ?', scope.workspaceId);
+  if (scope.subAccountId) add('account_id = ?', scope.subAccountId);
+  if (f.status) add('status = ?', f.status);
+  if (f.clientRef) add('client_ref = ?', f.clientRef);
+  return paginate(sql, f, { object: 'order.list', from: `SELECT ${ORDER_COLUMNS} FROM orders`, where, params, map });
 }

@@ -4,7 +4,7 @@ import type { JobBatchHandler } from '../../jobs/runner.js';
 import { completeJobs, enqueueMany, type Job } from '../../jobs/queue.js';
 import { formatAmount } from '../../lib/money.js';
 import { payoutProviderFor } from '../../providers/index.js';
-import { lockCustomersAvailable } from '../ledger/ledger.repository.js';
+import { lockCustomerBalances } from '../ledger/ledger.service.js';
 import { applyMoves, movePostsToLedger, stepJob, type MoveRequest } from './payouts.lifecycle.js';
 import { findPayoutsByIds } from './payouts.steps.repository.js';
 
@@ -35,7 +35,7 @@ async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> 
   // The balances these moves post to, locked up front in the order payout creation locks them (by
   // ledger account id), so a batch of steps and a batch of new payouts never deadlock.
   const balances = moving.filter(({ move }) => movePostsToLedger(move)).map(({ row }) => ({ accountId: row.account_id, currency: row.funding_currency }));
-  if (balances.length > 0) await lockCustomersAvailable(tx, balances);
+  if (balances.length > 0) await lockCustomerBalances(tx, balances);
   const moved = await applyMoves(tx, moving);
   // A payout moved by someone else meanwhile: their move decides what follows.
   const lost = new Set(moving.filter((_, i) => !moved[i]).map(({ row }) => row.id));

@@ -2,7 +2,7 @@ import { DomainError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { WorkspaceTerms } from '../accounts/workspace-terms.js';
 import type { BeneficiaryInput } from '../corridors/index.js';
-import type { QuoteRow } from '../fx/fx.repository.js';
+import type { QuoteRow } from '../fx/fx.service.js';
 import { consumedQuote, quoteRefusalFor } from '../fx/fx.service.js';
 import type { HoldSet, SystemKind } from '../ledger/ledger.service.js';
 import type { NewPayout } from './payouts.repository.js';

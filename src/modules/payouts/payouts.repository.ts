@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/db.js';
 import { advisoryKey, maybeOne } from '../../db/db.js';
+import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import type { PayoutStatus } from './payouts.transitions.js';
 
 export interface PayoutRow {
@@ -160,4 +161,31 @@ export async function lockClientRefs(sql: Sql, pairs: readonly { workspaceId: st
   if (pairs.length === 0) return;
   const keys = [...new Set(pairs.map((p) => advisoryKey(`payout-client-ref:${p.workspaceId}:${p.clientRef}`)))].sort();
   await sql.query('SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT unnest($1::bigint[]) AS k ORDER BY 1) s', [keys]);
+}
+
+export interface PayoutFilters extends PageRequest {
+  clientRef?: string | undefined;
+  status?: string | undefined;
+  createdFrom?: string | undefined;
+  createdTo?: string | undefined;
+  /** The provider settling it (`manual`: the operator's queue). */
+  provider?: string | undefined;
+}
+
+/** Payouts newest first: a workspace's roll-up, a sub-account's, or without a workspace every workspace's. */
+export function listPayouts<Item>(
+  sql: Sql,
+  scope: { workspaceId?: string | undefined; subAccountId?: string | undefined },
+  f: PayoutFilters,
+  map: (row: PayoutRow) => Item,
+) {
+  const { where, params, add } = listFilters();
+  if (scope.workspaceId) add('workspace_id = ?', scope.workspaceId);
+  if (f.provider) add('provider = ?', f.provider);
+  if (scope.subAccountId) add('account_id = ?', scope.subAccountId);
+  if (f.clientRef) add('client_ref = ?', f.clientRef);
+  if (f.status) add('status = ?', f.status);
+  if (f.createdFrom) add('created_at >= ?::timestamptz', f.createdFrom);
+  if (f.createdTo) add('created_at < ?::timestamptz', f.createdTo);
+  return paginate(sql, f, { object: 'payout.list', from: `SELECT ${PAYOUT_COLUMNS} FROM payouts`, where, params, map });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
+import { ping } from '../../db/db.js';
 import { AppError } from '../../http/errors.js';
 
 const Status = Type.Object({ status: Type.Literal('ok') });
@@ -16,7 +17,7 @@ export function serviceRoutes(app: FastifyInstance, ctx: AppContext): void {
     { config: { auth: 'none', rateLimit: false }, schema: { tags: ['Service'], summary: 'The database answers', response: { 200: Status } } },
     async () => {
       try {
-        await ctx.db.query('SELECT 1');
+        await ping(ctx.db);
       } catch {
         throw new AppError({
           status: 503,

@@ -1,9 +1,11 @@
-import { maybeOne, type Sql } from '../../db/db.js';
+import type { Sql } from '../../db/db.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { notFound } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { hashSecret, randomSecret, safeEqual } from '../../lib/secrets.js';
-import { ownsSubAccount } from '../accounts/accounts.repository.js';
+import { ownsSubAccount } from '../accounts/accounts.service.js';
+import * as repo from './sessions.repository.js';
+import type { SessionArea } from './sessions.repository.js';
 import type { UserRole } from './users.repository.js';
 
 /**
@@ -17,7 +19,7 @@ export interface SessionLimits {
   absoluteMs: number;
 }
 
-export type SessionArea = 'dashboard' | 'console';
+export type { SessionArea } from './sessions.repository.js';
 
 export interface WebSession {
   area: SessionArea;
@@ -31,20 +33,6 @@ export interface WebSession {
   actingAccount: { id: string; name: string } | undefined;
 }
 
-interface SessionJoinRow {
-  area: SessionArea;
-  user_id: string | null;
-  operator_key_id: string | null;
-  second_factor_pending: boolean;
-  last_seen_at: Date;
-  workspace_id: string | null;
-  role: UserRole | null;
-  email_encrypted: string | null;
-  totp_secret_encrypted: string | null;
-  acting_account_id: string | null;
-  acting_account_name: string | null;
-}
-
 /** `last_seen_at` is written at most this often (not on every page). */
 const TOUCH_RESOLUTION_MS = 60_000;
 
@@ -55,18 +43,14 @@ export async function createSession(
   owner: { area: SessionArea; userId: string; secondFactorPending: boolean } | { area: 'console'; operatorKeyId: string },
 ): Promise<string> {
   const token = randomSecret('', 32);
-  await sql.query(
-    `INSERT INTO web_sessions (id_digest, area, user_id, operator_key_id, second_factor_pending, expires_at)
-     VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-    [
-      hashSecret(token, box),
-      owner.area,
-      'userId' in owner ? owner.userId : null,
-      'operatorKeyId' in owner ? owner.operatorKeyId : null,
-      'userId' in owner ? owner.secondFactorPending : false,
-      limits.absoluteMs / 1000,
-    ],
-  );
+  await repo.insertSession(sql, {
+    digest: hashSecret(token, box),
+    area: owner.area,
+    userId: 'userId' in owner ? owner.userId : null,
+    operatorKeyId: 'operatorKeyId' in owner ? owner.operatorKeyId : null,
+    secondFactorPending: 'userId' in owner ? owner.secondFactorPending : false,
+    lifetimeSec: limits.absoluteMs / 1000,
+  });
   return token;
 }
 
@@ -74,26 +58,10 @@ export async function createSession(
 export async function readSession(sql: Sql, box: CryptoBox, limits: SessionLimits, token: string): Promise<WebSession | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const digest = hashSecret(token, box);
-  const row = await maybeOne<SessionJoinRow>(
-    sql,
-    `SELECT s.area, s.user_id, s.operator_key_id, s.second_factor_pending, s.last_seen_at,
-            u.workspace_id, u.role, u.email_encrypted, u.totp_secret_encrypted,
-            a.id AS acting_account_id, a.name AS acting_account_name
-       FROM web_sessions s
-       LEFT JOIN dashboard_users u ON u.id = s.user_id AND u.status = 'active'
-       LEFT JOIN workspaces w ON w.id = u.workspace_id
-       LEFT JOIN accounts a ON a.id = s.acting_account_id AND a.workspace_id = u.workspace_id AND a.account_type = 'sub'
-       LEFT JOIN operator_keys k ON k.id = s.operator_key_id AND k.revoked_at IS NULL
-      WHERE s.id_digest = $1 AND s.expires_at > now()
-        AND s.last_seen_at > now() - make_interval(secs => $2)
-        AND (s.user_id IS NULL OR (u.id IS NOT NULL AND (u.workspace_id IS NULL) = (s.area = 'console')
-                                   AND (u.workspace_id IS NULL OR w.status = 'active')))
-        AND (s.operator_key_id IS NULL OR k.id IS NOT NULL)`,
-    [digest, limits.idleMs / 1000],
-  );
+  const row = await repo.findLiveSession(sql, digest, limits.idleMs / 1000);
   if (!row) return undefined;
   if (Date.now() - row.last_seen_at.getTime() > Math.min(TOUCH_RESOLUTION_MS, limits.idleMs / 10)) {
-    await sql.query('UPDATE web_sessions SET last_seen_at = now() WHERE id_digest = $1', [digest]);
+    await repo.touchSession(sql, digest);
   }
   return {
     area: row.area,
@@ -121,28 +89,22 @@ export async function setActingAccount(sql: Sql, box: CryptoBox, token: string, 
   if (accountId !== null) {
     if (!isUuid(accountId) || !(await ownsSubAccount(sql, workspaceId, accountId))) throw notFound('Account');
   }
-  await sql.query('UPDATE web_sessions SET acting_account_id = $2 WHERE id_digest = $1', [hashSecret(token, box), accountId]);
+  await repo.setActingAccount(sql, hashSecret(token, box), accountId);
 }
 
 export async function endSession(sql: Sql, box: CryptoBox, token: string): Promise<void> {
-  await sql.query('DELETE FROM web_sessions WHERE id_digest = $1', [hashSecret(token, box)]);
+  await repo.deleteSession(sql, hashSecret(token, box));
 }
 
 /** Every session of a user ends (their password or second factor changed, or they were disabled). */
 export async function endUserSessions(sql: Sql, userId: string, exceptToken?: { box: CryptoBox; token: string }): Promise<void> {
   const keep = exceptToken ? hashSecret(exceptToken.token, exceptToken.box) : null;
-  await sql.query('DELETE FROM web_sessions WHERE user_id = $1 AND id_digest IS DISTINCT FROM $2', [userId, keep]);
+  await repo.deleteUserSessions(sql, userId, keep);
 }
 
 /** Retention: deletes at most `limit` sessions that had ended (expired or idle) before `before`. */
 export async function deleteSessionsEndedBefore(sql: Sql, before: Date, limit: number): Promise<number> {
-  const rows = await sql.query(
-    `DELETE FROM web_sessions WHERE id_digest = ANY(ARRAY(
-       SELECT id_digest FROM web_sessions WHERE expires_at < $1 OR last_seen_at < $1
-        LIMIT $2 FOR UPDATE SKIP LOCKED)) RETURNING 1`,
-    [before, limit],
-  );
-  return rows.length;
+  return repo.deleteSessionsEndedBefore(sql, before, limit);
 }
 
 /**

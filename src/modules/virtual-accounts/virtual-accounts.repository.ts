@@ -1,5 +1,6 @@
 import type { Sql, Tx } from '../../db/db.js';
 import { advisoryKey, maybeOne, one } from '../../db/db.js';
+import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import type { VirtualAccountStatus } from './virtual-accounts.transitions.js';
 
 /** All SQL of the virtual accounts module. `bank_details` holds sealed JSON (lib/crypto-box). */
@@ -105,8 +106,34 @@ export async function clearRefusal(sql: Sql, accountId: string, currency: string
 }
 
 /** The owner's usable accounts for the list: active and not deactivated. */
-export const ACTIVE_LIST_FROM = `SELECT ${VIRTUAL_ACCOUNT_COLUMNS} FROM virtual_accounts`;
-export const ACTIVE_LIST_WHERE = ['workspace_id = $1', 'account_id = $2', "status = 'active'", 'deactivated_at IS NULL'];
+/** An owner's active accounts (not deactivated), newest first, optionally in one currency. */
+export function listActiveOfOwner<Item>(
+  sql: Sql,
+  owner: { workspaceId: string; accountId: string },
+  page: PageRequest & { currency?: string | undefined },
+  map: (row: VirtualAccountRow) => Item,
+) {
+  const { where, params, add } = listFilters();
+  add('workspace_id = ?', owner.workspaceId);
+  add('account_id = ?', owner.accountId);
+  add("status = 'active'");
+  add('deactivated_at IS NULL');
+  if (page.currency) add('currency = ?', page.currency);
+  return paginate(sql, page, { object: 'virtual_account.list', from: `SELECT ${VIRTUAL_ACCOUNT_COLUMNS} FROM virtual_accounts`, where, params, map });
+}
+
+/** Every workspace's accounts (not deactivated), newest first, optionally of one workspace or status. */
+export function listAny<Item>(
+  sql: Sql,
+  f: PageRequest & { status?: VirtualAccountStatus | undefined; workspaceId?: string | undefined },
+  map: (row: VirtualAccountRow) => Item,
+) {
+  const { where, params, add } = listFilters();
+  if (f.status) add('status = ?', f.status);
+  if (f.workspaceId) add('workspace_id = ?', f.workspaceId);
+  add('deactivated_at IS NULL');
+  return paginate(sql, f, { object: 'virtual_account.list', from: `SELECT ${VIRTUAL_ACCOUNT_COLUMNS} FROM virtual_accounts`, where, params, map });
+}
 
 /** An active, not deactivated account of the owner in a currency (where deposits land). */
 export async function findActiveForOwner(sql: Sql, accountId: string, currency: string): Promise<VirtualAccountRow | undefined> {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
 import { DomainError, conflict, fieldError, notFound } from '../../lib/errors.js';
-import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
+import type { PageRequest } from '../../db/pagination.js';
 import { assert } from '../../lib/assert.js';
 import { newId } from '../../lib/ids.js';
 import type { BankDetails, IssueRequest } from '../../providers/issuer.js';
@@ -126,31 +126,12 @@ function refusalError(code: string, detail: string): DomainError {
 
 /** The owner's active accounts (not deactivated), newest first, with their bank details. */
 export function listVirtualAccounts(ctx: AppContext, sql: Sql, owner: ActingAccount, page: PageRequest & { currency?: string | undefined }) {
-  const where = [...repo.ACTIVE_LIST_WHERE];
-  const params: unknown[] = [owner.workspaceId, owner.accountId];
-  if (page.currency) where.push(`currency = $${params.push(page.currency)}`);
-  return paginate(sql, page, {
-    object: 'virtual_account.list',
-    from: repo.ACTIVE_LIST_FROM,
-    where,
-    params,
-    map: (row: VirtualAccountRow) => virtualAccountWithDetails(ctx, row),
-  });
+  return repo.listActiveOfOwner(sql, owner, page, (row) => virtualAccountWithDetails(ctx, row));
 }
 
 /** Every workspace's virtual accounts (the operator's queue: `pending` ones await approval), newest first, without bank details. */
 export function listAnyVirtualAccounts(sql: Sql, f: PageRequest & { status?: VirtualAccountStatus | undefined; workspaceId?: string | undefined }) {
-  const { where, params, add } = listFilters();
-  if (f.status) add('status = ?', f.status);
-  if (f.workspaceId) add('workspace_id = ?', f.workspaceId);
-  where.push('deactivated_at IS NULL');
-  return paginate(sql, f, {
-    object: 'virtual_account.list',
-    from: `SELECT ${repo.VIRTUAL_ACCOUNT_COLUMNS} FROM virtual_accounts`,
-    where,
-    params,
-    map: (row: VirtualAccountRow) => ({ ...virtualAccountData(row), workspaceId: row.workspace_id }),
-  });
+  return repo.listAny(sql, f, (row) => ({ ...virtualAccountData(row), workspaceId: row.workspace_id }));
 }
 
 /** The issuer (operator API and console): a move on any workspace's virtual account. */

@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
+import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 
 /** All SQL of the webhooks module: endpoints, deliveries, and turning the event outbox into deliveries. */
 
@@ -60,11 +61,6 @@ export async function insertEndpoint(
 export async function countEndpoints(sql: Sql, workspaceId: string): Promise<number> {
   const row = await one<{ n: number }>(sql, 'SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [workspaceId]);
   return row.n;
-}
-
-/** Serialises endpoint creation per workspace, so the endpoint limit holds under concurrent requests. */
-export async function lockWorkspaceEndpoints(sql: Sql, workspaceId: string): Promise<void> {
-  await sql.query('SELECT id FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
 }
 
 export async function findEndpoint(sql: Sql, workspaceId: string, id: string): Promise<EndpointRow | undefined> {
@@ -283,4 +279,25 @@ export async function deleteFinishedDeliveriesBefore(sql: Sql, before: Date, lim
     [before, limit],
   );
   return rows.length;
+}
+
+/** A workspace's endpoints, newest first. */
+export function listEndpoints<Item>(sql: Sql, workspaceId: string, page: PageRequest, map: (row: EndpointRow) => Item) {
+  return paginate(sql, page, { object: 'webhook_endpoint.list', from: `SELECT ${endpointColumns} FROM webhook_endpoints`, where: ['workspace_id = $1'], params: [workspaceId], map });
+}
+
+/** An endpoint's deliveries newest first, by status and event type. */
+export function listDeliveries<Item>(
+  sql: Sql,
+  workspaceId: string,
+  endpointId: string,
+  f: PageRequest & { status?: string | undefined; eventType?: string | undefined },
+  map: (row: DeliveryRow) => Item,
+) {
+  const { where, params, add } = listFilters();
+  add('workspace_id = ?', workspaceId);
+  add('endpoint_id = ?', endpointId);
+  if (f.status) add('status = ?', f.status);
+  if (f.eventType) add('event_type = ?', f.eventType);
+  return paginate(sql, f, { object: 'webhook_delivery.list', from: `SELECT ${deliveryListColumns} FROM webhook_deliveries`, where, params, map });
 }

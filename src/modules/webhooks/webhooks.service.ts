@@ -1,12 +1,12 @@
 import type { Config } from '../../config.js';
 import type { Sql, Tx } from '../../db/db.js';
 import { DomainError, conflict, fieldError, notFound } from '../../lib/errors.js';
-import { paginate, type PageRequest } from '../../db/pagination.js';
+import type { PageRequest } from '../../db/pagination.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { randomSecret } from '../../lib/secrets.js';
-import { recordEvent } from '../events/events.service.js';
-import { markEventDispatched } from '../events/events.repository.js';
+import { lockWorkspace } from '../accounts/accounts.service.js';
+import { markEventDispatched, recordEvent } from '../events/events.service.js';
 import { SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE } from './event-types.js';
 import { blockedHostReason } from './ssrf-guard.js';
 import * as repo from './webhooks.repository.js';
@@ -96,7 +96,8 @@ export async function createEndpoint(
 ): Promise<{ row: EndpointRow; secret: string }> {
   const url = validateEndpointUrl(input.url, rules);
   const eventTypes = eventFilter(input.events) ?? null;
-  await repo.lockWorkspaceEndpoints(tx, workspaceId);
+  // The workspace's lock serialises endpoint creation, so the endpoint limit holds under concurrent requests.
+  await lockWorkspace(tx, workspaceId);
   if ((await repo.countEndpoints(tx, workspaceId)) >= rules.endpointsMax) {
     throw conflict('WEBHOOK_ENDPOINT_LIMIT', `A workspace has at most ${rules.endpointsMax} webhook endpoints`);
   }
@@ -119,13 +120,7 @@ export async function getEndpoint(sql: Sql, workspaceId: string, id: string): Pr
 }
 
 export function listEndpoints(sql: Sql, workspaceId: string, page: PageRequest) {
-  return paginate(sql, page, {
-    object: 'webhook_endpoint.list',
-    from: `SELECT ${repo.endpointColumns} FROM webhook_endpoints`,
-    where: ['workspace_id = $1'],
-    params: [workspaceId],
-    map: (row: EndpointRow) => endpointView(row),
-  });
+  return repo.listEndpoints(sql, workspaceId, page, endpointView);
 }
 
 export async function updateEndpoint(
@@ -184,17 +179,7 @@ export async function listDeliveries(
   query: PageRequest & { status?: string | undefined; eventType?: string | undefined },
 ) {
   await getEndpoint(sql, workspaceId, endpointId);
-  const where = ['workspace_id = $1', 'endpoint_id = $2'];
-  const params: unknown[] = [workspaceId, endpointId];
-  if (query.status) where.push(`status = $${params.push(query.status)}`);
-  if (query.eventType) where.push(`event_type = $${params.push(query.eventType)}`);
-  return paginate(sql, query, {
-    object: 'webhook_delivery.list',
-    from: `SELECT ${repo.deliveryListColumns} FROM webhook_deliveries`,
-    where,
-    params,
-    map: (row: DeliveryRow) => deliveryView(row),
-  });
+  return repo.listDeliveries(sql, workspaceId, endpointId, query, deliveryView);
 }
 
 export async function getDelivery(sql: Sql, workspaceId: string, endpointId: string, id: string): Promise<DeliveryRow> {
@@ -208,3 +193,8 @@ export async function deliveriesOfEvents(sql: Sql, workspaceId: string, eventIds
   if (eventIds.length === 0) return [];
   return (await repo.deliveriesOfEvents(sql, workspaceId, eventIds, limit)).map(deliveryView);
 }
+
+export type { AttemptRecord } from './webhooks.repository.js';
+
+/** Retention: deletes at most `limit` finished deliveries older than `before`; answers how many. */
+export const deleteFinishedDeliveriesBefore = repo.deleteFinishedDeliveriesBefore;
