@@ -124,6 +124,25 @@ describe('the shape of src/', () => {
   });
 });
 
+describe('the shape of test/', () => {
+  const TEST = path.resolve(import.meta.dirname);
+  const folders = (dir: string) => fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  // A folder per module of src/modules, per other folder of src (http, web, db, jobs, lib, cli, providers), and the
+  // tests of the documentation and the helpers; at the root only this file, whose rules are about the whole tree.
+  const allowed = new Set([...folders(path.join(SRC, 'modules')), ...folders(SRC).filter((d) => d !== 'modules'), 'docs', 'helpers']);
+
+  it('mirrors the code: every test file sits in a folder named after a module of src/, or a cross-cutting one', () => {
+    const misplaced = sourceFiles(TEST)
+      .map((f) => path.relative(TEST, f))
+      .filter((rel) => rel.endsWith('.test.ts') && rel !== 'architecture.test.ts')
+      .filter((rel) => {
+        const parts = rel.split(path.sep);
+        return parts.length !== 2 || !allowed.has(parts[0] as string);
+      });
+    expect(misplaced).toEqual([]);
+  });
+});
+
 describe('the shape of bench/', () => {
   const BENCH = path.resolve(import.meta.dirname, '../bench');
   const TEST = path.resolve(import.meta.dirname);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
-import { createSubAccount } from '../receiving/helpers.js';
+import { createSubAccount } from '../virtual-accounts/helpers.js';
 import { ADA, saveBeneficiary } from '../payouts/helpers.js';
 
 const PASSWORD = 'a long enough passphrase';
