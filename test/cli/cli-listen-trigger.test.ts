@@ -1,3 +1,4 @@
+import { signedWith } from '../helpers/https-receiver.js';
 import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -5,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Corridor } from '../../packages/sdk/src/index.js';
 import { listen } from '../../src/cli/listen.js';
 import { trigger } from '../../src/cli/trigger.js';
-import { verifyWebhook } from '../../src/webhooks-verify.js';
 import { createTestApp, newWorkspace, onPostgres, type Caller, type TestApp } from '../helpers/app.js';
 import { CORRIDOR_BIN, corridorFreeEnv } from '../helpers/processes.js';
 
@@ -105,8 +105,8 @@ describe('corridor listen and corridor trigger', () => {
 
     for (const got of received) {
       expect(got.headers['content-type']).toBe('application/json');
-      expect(verifyWebhook(got.body, got.headers, secret as string)).toBe(true);
-      expect(verifyWebhook(got.body.replace('"', ' "'), got.headers, secret as string)).toBe(false);
+      expect(signedWith(got.body, got.headers, secret as string)).toBe(true);
+      expect(signedWith(got.body.replace('"', ' "'), got.headers, secret as string)).toBe(false);
       expect(Object.keys(JSON.parse(got.body) as object)).toEqual(['id', 'type', 'createdAt', 'test', 'data']);
     }
     const forwarded = lines.filter((l) => / -> /.test(l));

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signPayload } from '../../src/modules/webhooks/signature.js';
 
 /** One request the receiver got. */
 export interface Received {
@@ -127,4 +128,17 @@ export class HttpsReceiver {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * Whether a delivery carries the server's signature under `secret`, checked with the server's own
+ * signer (synchronous, for receivers' handlers and predicates). Integrators verify with the SDK's
+ * `verifyWebhook`, the one verifier; test/webhooks/webhooks-guard.test.ts checks that it and this
+ * signer agree.
+ */
+export function signedWith(body: string, headers: IncomingHttpHeaders, secret: string): boolean {
+  const signature = headers[SIGNATURE_HEADER];
+  const timestamp = headers[TIMESTAMP_HEADER];
+  if (typeof signature !== 'string' || typeof timestamp !== 'string' || !/^\d{1,12}$/.test(timestamp)) return false;
+  return signPayload(secret, Number(timestamp), body) === signature.toLowerCase();
 }

@@ -5,7 +5,8 @@ import { DeliveryClient } from '../../src/modules/webhooks/delivery-client.js';
 import { WebhookEngine } from '../../src/modules/webhooks/delivery-engine.js';
 import { decideOutcome, retryDelayMs } from '../../src/modules/webhooks/schedule.js';
 import { blockedAddressReason, guardedLookup, type Resolver } from '../../src/modules/webhooks/ssrf-guard.js';
-import { verifyWebhook } from '../../src/webhooks-verify.js';
+import { signWebhook, verifyWebhook } from '../../packages/sdk/src/webhooks.js';
+import { signPayload } from '../../src/modules/webhooks/signature.js';
 import { createTestApp, newWorkspace, type TestApp } from '../helpers/app.js';
 import { HttpsReceiver } from '../helpers/https-receiver.js';
 
@@ -176,40 +177,47 @@ describe('with WEBHOOK_ALLOW_PRIVATE_NETWORKS=false', () => {
   });
 });
 
-describe('verifyWebhook', () => {
+describe('verifyWebhook (the SDK\'s, the one verifier)', () => {
   const secret = 'whsec_c2VjcmV0LXNlY3JldA';
   const body = '{"id":"evt_1","type":"payout.paid","createdAt":"2025-01-01T00:00:00.000Z","test":false,"data":{"amount":"10.00"}}';
   const sign = (ts: number, payload = body, key = secret) => createHmac('sha256', Buffer.from(key, 'utf8')).update(`${ts}.${payload}`).digest('hex');
   const now = () => Math.floor(Date.now() / 1000);
   const headersAt = (ts: number, signature = sign(ts)) => ({ 'x-service-signature': signature, 'x-service-timestamp': String(ts) });
 
-  it('accepts a signature over `<timestamp>.<raw body>` keyed by the whole whsec_ string, from a string or bytes', () => {
+  it('accepts a signature over `<timestamp>.<raw body>` keyed by the whole whsec_ string, from a string or bytes', async () => {
     const ts = now();
-    expect(verifyWebhook(body, headersAt(ts), secret)).toBe(true);
-    expect(verifyWebhook(Buffer.from(body), headersAt(ts), secret)).toBe(true);
-    expect(verifyWebhook(body, { 'X-Service-Signature': sign(ts), 'X-Service-Timestamp': String(ts) }, secret)).toBe(true);
-    expect(verifyWebhook(body, new Headers(headersAt(ts)), secret)).toBe(true);
-    expect(verifyWebhook(body, headersAt(ts, sign(ts).toUpperCase()), secret)).toBe(true);
+    expect(await verifyWebhook(body, headersAt(ts), secret)).toBe(true);
+    expect(await verifyWebhook(Buffer.from(body), headersAt(ts), secret)).toBe(true);
+    expect(await verifyWebhook(body, { 'X-Service-Signature': sign(ts), 'X-Service-Timestamp': String(ts) }, secret)).toBe(true);
+    expect(await verifyWebhook(body, new Headers(headersAt(ts)), secret)).toBe(true);
+    expect(await verifyWebhook(body, headersAt(ts, sign(ts).toUpperCase()), secret)).toBe(true);
   });
 
-  it('refuses a changed body, another secret, a key without its whsec_ prefix, or a malformed or missing header', () => {
+  it('refuses a changed body, another secret, a key without its whsec_ prefix, or a malformed or missing header', async () => {
     const ts = now();
-    expect(verifyWebhook(body.replace('10.00', '1000.00'), headersAt(ts), secret)).toBe(false);
-    expect(verifyWebhook(body, headersAt(ts), 'whsec_other')).toBe(false);
-    expect(verifyWebhook(body, headersAt(ts, sign(ts, body, secret.slice(6))), secret)).toBe(false);
-    expect(verifyWebhook(body, headersAt(ts, 'abc'), secret)).toBe(false);
-    expect(verifyWebhook(body, headersAt(ts, 'z'.repeat(64)), secret)).toBe(false);
-    expect(verifyWebhook(body, { 'x-service-timestamp': String(ts) }, secret)).toBe(false);
-    expect(verifyWebhook(body, { 'x-service-signature': sign(ts) }, secret)).toBe(false);
-    expect(verifyWebhook(body, { 'x-service-signature': sign(ts), 'x-service-timestamp': `${ts}.5` }, secret)).toBe(false);
+    expect(await verifyWebhook(body.replace('10.00', '1000.00'), headersAt(ts), secret)).toBe(false);
+    expect(await verifyWebhook(body, headersAt(ts), 'whsec_other')).toBe(false);
+    expect(await verifyWebhook(body, headersAt(ts, sign(ts, body, secret.slice(6))), secret)).toBe(false);
+    expect(await verifyWebhook(body, headersAt(ts, 'abc'), secret)).toBe(false);
+    expect(await verifyWebhook(body, headersAt(ts, 'z'.repeat(64)), secret)).toBe(false);
+    expect(await verifyWebhook(body, { 'x-service-timestamp': String(ts) }, secret)).toBe(false);
+    expect(await verifyWebhook(body, { 'x-service-signature': sign(ts) }, secret)).toBe(false);
+    expect(await verifyWebhook(body, { 'x-service-signature': sign(ts), 'x-service-timestamp': `${ts}.5` }, secret)).toBe(false);
   });
 
-  it('refuses a timestamp more than the tolerance (300 s by default) away from this clock, either way', () => {
-    expect(verifyWebhook(body, headersAt(now() - 290), secret)).toBe(true);
-    expect(verifyWebhook(body, headersAt(now() - 310), secret)).toBe(false);
-    expect(verifyWebhook(body, headersAt(now() + 310), secret)).toBe(false);
-    expect(verifyWebhook(body, headersAt(now() - 310), secret, 600)).toBe(true);
-    expect(verifyWebhook(body, headersAt(now() - 20), secret, 10)).toBe(false);
+  it('refuses a timestamp more than the tolerance (300 s by default) away from this clock, either way', async () => {
+    expect(await verifyWebhook(body, headersAt(now() - 290), secret)).toBe(true);
+    expect(await verifyWebhook(body, headersAt(now() - 310), secret)).toBe(false);
+    expect(await verifyWebhook(body, headersAt(now() + 310), secret)).toBe(false);
+    expect(await verifyWebhook(body, headersAt(now() - 310), secret, 600)).toBe(true);
+    expect(await verifyWebhook(body, headersAt(now() - 20), secret, 10)).toBe(false);
+  });
+
+  it('the SDK signs exactly as the server does', async () => {
+    for (const payload of [body, '', '{"é":"ü ✓"}']) {
+      expect(await signWebhook(secret, 1_700_000_000, payload)).toBe(signPayload(secret, 1_700_000_000, payload));
+      expect(await signWebhook(secret, 1_700_000_000, Buffer.from(payload))).toBe(signPayload(secret, 1_700_000_000, Buffer.from(payload)));
+    }
   });
 });
 
@@ -217,7 +225,7 @@ describe('retry schedule', () => {
   const rules = { attemptsMax: 6, retryDelaysMs: [60_000, 120_000, 240_000, 480_000, 960_000] };
   const end = new Date('2025-01-01T00:00:00Z');
 
-  it('waits at least the base delay and less than twice it, counted from the end of the failed attempt', () => {
+  it('waits at least the base delay and less than twice it, counted from the end of the failed attempt', async () => {
     for (let n = 1; n <= 5; n++) {
       const base = rules.retryDelaysMs[n - 1]!;
       expect(retryDelayMs(n, rules.retryDelaysMs, () => 0)).toBe(base);
@@ -228,7 +236,7 @@ describe('retry schedule', () => {
     }
   });
 
-  it('succeeds on a 2xx at any attempt and fails for good after the sixth', () => {
+  it('succeeds on a 2xx at any attempt and fails for good after the sixth', async () => {
     expect(decideOutcome(1, true, end, rules)).toEqual({ status: 'succeeded', nextAttemptAt: null });
     expect(decideOutcome(6, true, end, rules)).toEqual({ status: 'succeeded', nextAttemptAt: null });
     expect(decideOutcome(6, false, end, rules)).toEqual({ status: 'failed', nextAttemptAt: null });
