@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import type { AppContext } from './context.js';
 import { authPlugin } from './http/auth.js';
+import type { TypeBoxRequestTypeProvider } from './http/routes.js';
 import { AppError, renderError, sendError, toAppError, usesProblemDetails } from './http/errors.js';
 import { sendAnswer, storeRefusal } from './http/idempotency.js';
 import { assertJsonShape, assertStorableInput, assertUtf8Charset, utf8Text } from './http/input-rules.js';
@@ -200,27 +201,29 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     sendError(reply, renderError(new AppError({ status: 404, code: 'NOT_FOUND', message: `Route ${req.method} ${req.url.split('?')[0]} not found` }), req)),
   );
 
-  serviceRoutes(app, ctx);
-  authRoutes(app, ctx);
-  accountRoutes(app, ctx);
-  operatorRoutes(app, ctx);
-  ledgerRoutes(app, ctx);
-  fxRoutes(app, ctx);
-  operatorLedgerRoutes(app, ctx);
-  sandboxRoutes(app, ctx);
-  payoutRoutes(app, ctx);
-  beneficiaryRoutes(app, ctx);
-  corridorRoutes(app, ctx);
-  webhookRoutes(app, ctx);
-  eventRoutes(app, ctx);
+  // Module routes see request types inferred from their TypeBox schemas (types only: validation stays with the Ajv compilers above).
+  const routes = app.withTypeProvider<TypeBoxRequestTypeProvider>();
+  serviceRoutes(routes, ctx);
+  authRoutes(routes, ctx);
+  accountRoutes(routes, ctx);
+  operatorRoutes(routes, ctx);
+  ledgerRoutes(routes, ctx);
+  fxRoutes(routes, ctx);
+  operatorLedgerRoutes(routes, ctx);
+  sandboxRoutes(routes, ctx);
+  payoutRoutes(routes, ctx);
+  beneficiaryRoutes(routes, ctx);
+  corridorRoutes(routes, ctx);
+  webhookRoutes(routes, ctx);
+  eventRoutes(routes, ctx);
   const storage = createStorage(ctx.config, ctx.box);
-  uploadRoutes(app, ctx, storage);
-  applicationRoutes(app, ctx, storage);
-  virtualAccountRoutes(app, ctx);
-  depositRoutes(app, ctx);
-  capabilityRoutes(app, ctx);
-  orderRoutes(app, ctx, storage);
-  userRoutes(app, ctx);
+  uploadRoutes(routes, ctx, storage);
+  applicationRoutes(routes, ctx, storage);
+  virtualAccountRoutes(routes, ctx);
+  depositRoutes(routes, ctx);
+  capabilityRoutes(routes, ctx);
+  orderRoutes(routes, ctx, storage);
+  userRoutes(routes, ctx);
 
   await registerWeb(app, webOptions(ctx, redis), (scope, web) => {
     dashboardPages(scope, web);

@@ -42,6 +42,23 @@ function importCycles(files: string[], root: string): string[] {
   return cycles;
 }
 
+/** Every function in `files` longer than `linesMax` lines, as file:line (n lines), the path relative to src/. */
+function longFunctions(files: string[], linesMax: number): string[] {
+  const long: string[] = [];
+  for (const file of files) {
+    const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node) => {
+      if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+        const lines = source.getLineAndCharacterOfPosition(node.getEnd()).line - source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+        if (lines > linesMax) long.push(`${path.relative(SRC, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} (${lines} lines)`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return long;
+}
+
 describe('the shape of src/', () => {
   const files = sourceFiles(SRC);
 
@@ -107,20 +124,11 @@ describe('the shape of src/', () => {
 
   it('keeps every function of the payout creation path within 70 lines', () => {
     const payoutPath = ['modules/payouts/payouts.service.ts', 'modules/payouts/payouts.plan.ts', 'modules/payouts/payouts.routes.ts', 'http/idempotent-batcher.ts'];
-    const long: string[] = [];
-    for (const rel of payoutPath) {
-      const file = path.join(SRC, rel);
-      const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-      const visit = (node: ts.Node) => {
-        if (ts.isFunctionLike(node) && 'body' in node && node.body) {
-          const lines = source.getLineAndCharacterOfPosition(node.getEnd()).line - source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
-          if (lines > 70) long.push(`${rel}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} (${lines} lines)`);
-        }
-        ts.forEachChild(node, visit);
-      };
-      visit(source);
-    }
-    expect(long).toEqual([]);
+    expect(longFunctions(payoutPath.map((rel) => path.join(SRC, rel)), 70)).toEqual([]);
+  });
+
+  it('keeps route registration short: no function in a *.routes.ts file is over 80 lines (handlers are named)', () => {
+    expect(longFunctions(files.filter((f) => f.endsWith('.routes.ts')), 80)).toEqual([]);
   });
 });
 

@@ -10,6 +10,10 @@ export const Country = Type.String({
   description: 'ISO 3166-1 alpha-2 country code',
   'x-message': 'must be an ISO 3166-1 alpha-2 country code (two capital letters)',
 });
+/** One of `values` (an anyOf of string consts), typed as their union so that a route's request and reply types name them. */
+export const literals = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Unsafe<T>(Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {}));
+
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const IdParams = Type.Object({ id: Uuid });

@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
 import { runIdempotent } from '../../http/idempotency.js';
+import { route, type App } from '../../http/routes.js';
 import type { Storage } from '../storage/storage.js';
 import {
   ApplicationPage,
@@ -45,9 +46,41 @@ type Fields = Record<string, unknown>;
 const SUBMIT_DOC =
   'From draft or more_info_requested. An incomplete application answers 422 APPLICATION_INCOMPLETE with one `errors` entry per missing item and is left as it was. A business needs businessInfo.registeredName, .registrationNumber and .country; at least one person, each with firstName, lastName, dateOfBirth, nationality and a photo_id document; a company-level certificate_of_incorporation; hasIndirectControl answered (details when true); the current terms accepted. An individual needs the applicant first and last name, date of birth and nationality, a photo_id document, individualActivity.applicantSourceOfFunds and the current terms accepted. A complete application moves to under_review and emits application.under_review (again on each resubmission). In the sandbox screening runs at submit, deterministically on the registered company name (individual: the applicant\'s full name), case-insensitive: containing "flagged" → screeningStatus flagged, riskLevel high; "prohibited" → clear, prohibited; "high risk" → clear, high; "medium risk" → clear, medium; otherwise clear, low. In production screeningStatus stays pending and riskLevel null until the operator sets them.';
 
+const REVIEW_DOC =
+  'From under_review only (409 otherwise): approve → approved (application.approved), reject → rejected (application.rejected), request_info → more_info_requested (application.more_info_requested, with moreInfoReason = reason, required, and editableSections, default every section of the type). Approving a business application of the workspace itself puts that business on record as the originator of payouts sent without senderInfo, unless the operator set one.';
+
+const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
+
 /** Onboarding: KYB (business) and KYC (individual) applications, their persons, documents, terms, submit and review. */
-export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage: Storage): void {
-  app.post<{ Body: Static<typeof CreateApplicationBody> }>(
+export function applicationRoutes(app: App, ctx: AppContext, storage: Storage): void {
+  app.route(createApplication(ctx));
+  app.route(listApplications(ctx));
+  app.route(getApplication(ctx));
+  app.route(patchApplication(ctx));
+  app.route(createPerson(ctx));
+  app.route(listPersons(ctx));
+  app.route(getPerson(ctx));
+  app.route(patchPerson(ctx));
+  app.route(deletePerson(ctx));
+  app.route(issueDocumentUpload(ctx, storage));
+  app.route(registerDocument(ctx));
+  app.route(listDocuments(ctx));
+  app.route(getDocument(ctx));
+  app.route(deleteDocument(ctx));
+  app.route(currentTerms(ctx));
+  app.route(termsPage(ctx));
+  app.route(acceptTerms(ctx));
+  app.route(submitApplication(ctx));
+  if (ctx.config.env === 'sandbox') app.route(reviewOwnApplication(ctx));
+  app.route(reviewAnyApplication(ctx));
+  app.route(setScreening(ctx));
+  app.route(listAnyApplications(ctx));
+}
+
+// Applications -------------------------------------------------------------------------------
+
+function createApplication(ctx: AppContext) {
+  return route.post(
     '/v2/applications',
     {
       config: write,
@@ -63,8 +96,10 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
     async (req, reply) =>
       runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await applications.createApplication(ctx, tx, scopeOf(req), req.body as Fields & { applicationType: 'business' | 'individual' }) })),
   );
+}
 
-  app.get<{ Querystring: Static<typeof ListApplicationsQuery> }>(
+function listApplications(ctx: AppContext) {
+  return route.get(
     '/v2/applications',
     {
       config: read,
@@ -78,14 +113,18 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
     },
     async (req) => applications.listApplications(ctx, ctx.db, scopeOf(req), req.query),
   );
+}
 
-  app.get<{ Params: Static<typeof ApplicationParams> }>(
+function getApplication(ctx: AppContext) {
+  return route.get(
     '/v2/applications/:id',
     { config: read, schema: { tags, summary: 'One application', params: ApplicationParams, response: { 200: ApplicationSchema } } },
     async (req) => applications.getApplication(ctx, ctx.db, scopeOf(req), req.params.id),
   );
+}
 
-  app.patch<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof PatchApplicationBody> }>(
+function patchApplication(ctx: AppContext) {
+  return route.patch(
     '/v2/applications/:id',
     {
       config: write,
@@ -93,10 +132,12 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
     },
     async (req) => ctx.db.tx((tx) => applications.patchApplication(ctx, tx, scopeOf(req), req.params.id, req.body as Fields)),
   );
+}
 
-  // Persons ----------------------------------------------------------------------------------
+// Persons ----------------------------------------------------------------------------------
 
-  app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof PersonBody> }>(
+function createPerson(ctx: AppContext) {
+  return route.post(
     '/v2/applications/:id/persons',
     {
       config: write,
@@ -111,26 +152,34 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await persons.createPerson(ctx, tx, scopeOf(req), req.params.id, req.body as Fields) })),
   );
+}
 
-  app.get<{ Params: Static<typeof ApplicationParams> }>(
+function listPersons(ctx: AppContext) {
+  return route.get(
     '/v2/applications/:id/persons',
     { config: read, schema: { tags, summary: 'The persons of an application (all of them, at most 25)', params: ApplicationParams, response: { 200: PersonPage } } },
     async (req) => persons.listPersons(ctx, ctx.db, scopeOf(req), req.params.id),
   );
+}
 
-  app.get<{ Params: Static<typeof PersonParams> }>(
+function getPerson(ctx: AppContext) {
+  return route.get(
     '/v2/applications/:id/persons/:personId',
     { config: read, schema: { tags, summary: 'One person', params: PersonParams, response: { 200: PersonSchema } } },
     async (req) => persons.getPerson(ctx, ctx.db, scopeOf(req), req.params.id, req.params.personId),
   );
+}
 
-  app.patch<{ Params: Static<typeof PersonParams>; Body: Static<typeof PersonPatch> }>(
+function patchPerson(ctx: AppContext) {
+  return route.patch(
     '/v2/applications/:id/persons/:personId',
     { config: write, schema: { tags, summary: 'Edit a person (absent keeps, null clears)', params: PersonParams, body: PersonPatch, response: { 200: PersonSchema } } },
     async (req) => ctx.db.tx((tx) => persons.patchPerson(ctx, tx, scopeOf(req), req.params.id, req.params.personId, req.body as Fields)),
   );
+}
 
-  app.delete<{ Params: Static<typeof PersonParams> }>(
+function deletePerson(ctx: AppContext) {
+  return route.delete(
     '/v2/applications/:id/persons/:personId',
     { config: write, schema: { tags, summary: 'Remove a person and the documents registered for them (204)', params: PersonParams, response: { 204: { type: 'null', description: 'Removed' } } } },
     async (req, reply) => {
@@ -138,10 +187,12 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
       return reply.code(204).send();
     },
   );
+}
 
-  // Documents --------------------------------------------------------------------------------
+// Documents --------------------------------------------------------------------------------
 
-  app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof UploadUrlBody> }>(
+function issueDocumentUpload(ctx: AppContext, storage: Storage) {
+  return route.post(
     '/v2/applications/:id/documents/upload-url',
     {
       config: write,
@@ -157,8 +208,10 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
     async (req, reply) =>
       runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await documents.issueDocumentUpload(ctx, tx, storage, scopeOf(req), req.params.id, req.body) })),
   );
+}
 
-  app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof RegisterDocumentBody> }>(
+function registerDocument(ctx: AppContext) {
+  return route.post(
     '/v2/applications/:id/documents',
     {
       config: write,
@@ -174,20 +227,26 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await documents.registerDocument(tx, scopeOf(req), req.params.id, req.body) })),
   );
+}
 
-  app.get<{ Params: Static<typeof ApplicationParams> }>(
+function listDocuments(ctx: AppContext) {
+  return route.get(
     '/v2/applications/:id/documents',
     { config: read, schema: { tags, summary: 'The documents of an application (all of them, at most 50)', params: ApplicationParams, response: { 200: DocumentPage } } },
     async (req) => documents.listDocuments(ctx.db, scopeOf(req), req.params.id),
   );
+}
 
-  app.get<{ Params: Static<typeof DocumentParams> }>(
+function getDocument(ctx: AppContext) {
+  return route.get(
     '/v2/applications/:id/documents/:documentId',
     { config: read, schema: { tags, summary: 'One document', params: DocumentParams, response: { 200: DocumentSchema } } },
     async (req) => documents.getDocument(ctx.db, scopeOf(req), req.params.id, req.params.documentId),
   );
+}
 
-  app.delete<{ Params: Static<typeof DocumentParams> }>(
+function deleteDocument(ctx: AppContext) {
+  return route.delete(
     '/v2/applications/:id/documents/:documentId',
     { config: write, schema: { tags, summary: 'Remove a document from the application (204)', params: DocumentParams, response: { 204: { type: 'null', description: 'Removed' } } } },
     async (req, reply) => {
@@ -195,10 +254,12 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
       return reply.code(204).send();
     },
   );
+}
 
-  // Terms, submit, review --------------------------------------------------------------------
+// Terms, submit, review --------------------------------------------------------------------
 
-  app.get(
+function currentTerms(ctx: AppContext) {
+  return route.get(
     '/v2/terms',
     {
       config: read,
@@ -206,9 +267,11 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
     },
     async () => ({ version: ctx.config.termsVersion, url: ctx.config.termsUrl }),
   );
+}
 
+function termsPage(ctx: AppContext) {
   const terms = termsDocument(ctx.config);
-  app.get<{ Params: { version: string } }>(
+  return route.get(
     '/terms/:version',
     {
       config: { auth: 'none' },
@@ -226,8 +289,10 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
       return reply.type('text/html; charset=utf-8').header('x-content-type-options', 'nosniff').send(terms);
     },
   );
+}
 
-  app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof TermsAcceptanceBody> }>(
+function acceptTerms(ctx: AppContext) {
+  return route.post(
     '/v2/applications/:id/terms-acceptance',
     {
       config: write,
@@ -242,31 +307,32 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.acceptTerms(ctx, tx, scopeOf(req), req.params.id, req.body.version) })),
   );
+}
 
-  app.post<{ Params: Static<typeof ApplicationParams> }>(
+function submitApplication(ctx: AppContext) {
+  return route.post(
     '/v2/applications/:id/submit',
     { config: write, schema: { tags, summary: 'Submit an application for review', description: SUBMIT_DOC, params: ApplicationParams, response: { 200: ApplicationSchema } } },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.submitApplication(ctx, tx, scopeOf(req), req.params.id) })),
   );
+}
 
-  const REVIEW_DOC =
-    'From under_review only (409 otherwise): approve → approved (application.approved), reject → rejected (application.rejected), request_info → more_info_requested (application.more_info_requested, with moreInfoReason = reason, required, and editableSections, default every section of the type). Approving a business application of the workspace itself puts that business on record as the originator of payouts sent without senderInfo, unless the operator set one.';
+function reviewOwnApplication(ctx: AppContext) {
+  return route.post(
+    '/v1/sandbox/applications/:id/review',
+    {
+      config: write,
+      schema: { tags: ['Sandbox'], summary: 'Simulate the review of an application (sandbox only)', description: REVIEW_DOC, params: ApplicationParams, body: ReviewBody, response: { 200: ApplicationSchema } },
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.reviewOwnApplication(ctx, tx, req.auth, req.params.id, req.body) })),
+  );
+}
 
-  if (ctx.config.env === 'sandbox') {
-    app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof ReviewBody> }>(
-      '/v1/sandbox/applications/:id/review',
-      {
-        config: write,
-        schema: { tags: ['Sandbox'], summary: 'Simulate the review of an application (sandbox only)', description: REVIEW_DOC, params: ApplicationParams, body: ReviewBody, response: { 200: ApplicationSchema } },
-      },
-      async (req, reply) =>
-        runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.reviewOwnApplication(ctx, tx, req.auth, req.params.id, req.body) })),
-    );
-  }
+// Operator ---------------------------------------------------------------------------------
 
-  const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
-
-  app.post<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof ReviewBody> }>(
+function reviewAnyApplication(ctx: AppContext) {
+  return route.post(
     '/operator/v1/applications/:id/review',
     {
       config: { auth: 'operator' },
@@ -274,8 +340,10 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.reviewAnyApplication(ctx, tx, req.params.id, req.body) })),
   );
+}
 
-  app.put<{ Params: Static<typeof ApplicationParams>; Body: Static<typeof ScreeningBody> }>(
+function setScreening(ctx: AppContext) {
+  return route.put(
     '/operator/v1/applications/:id/screening',
     {
       config: { auth: 'operator' },
@@ -283,8 +351,10 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
     },
     async (req) => ctx.db.tx((tx) => applications.setScreening(ctx, tx, req.params.id, req.body)),
   );
+}
 
-  app.get<{ Querystring: Static<typeof OperatorListApplicationsQuery> }>(
+function listAnyApplications(ctx: AppContext) {
+  return route.get(
     '/operator/v1/applications',
     {
       config: { auth: 'operator' },
@@ -292,5 +362,4 @@ export function applicationRoutes(app: FastifyInstance, ctx: AppContext, storage
     },
     async (req) => applications.listApplications(ctx, ctx.db, undefined, req.query),
   );
-
 }

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { Country, Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
+import { Country, literals, Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { UPLOAD_CONTENT_TYPES } from '../storage/uploads.service.js';
 import { APPLICATION_STATUSES, APPLICATION_TYPES, DOCUMENT_TYPES, RISK_LEVELS, SCREENING_STATUSES, SECTIONS } from './applications.transitions.js';
 
@@ -8,8 +8,6 @@ export const APPLICATION_PERSONS_MAX = 25;
 export const APPLICATION_DOCUMENTS_MAX = 50;
 export const LIST_ITEMS_MAX = 20;
 
-const literals = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
 
 const Text = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, ...(description ? { description } : {}) });
 const Name = Text(100);

@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
+import { route, type App } from '../../http/routes.js';
 import { Page, PageQuery, Uuid } from '../../lib/schemas.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { ApiKeySchema } from './credentials.schemas.js';
@@ -86,10 +87,17 @@ function oauthError(reply: FastifyReply, status: number, error: Static<typeof OA
   return reply.code(status).send({ error, error_description: description });
 }
 
-export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { config } = ctx;
+export function authRoutes(app: App, ctx: AppContext): void {
+  app.route(issueToken(app, ctx));
+  app.route(jwks(ctx));
+  app.route(authServerMetadata(ctx));
+  app.route(listApiKeys(ctx));
+  app.route(updateApiKeyScopes(ctx));
+}
 
-  app.post<{ Body: Static<typeof TokenBody> }>(
+function issueToken(app: App, ctx: AppContext) {
+  const { config } = ctx;
+  return route.post(
     '/oauth/token',
     {
       config: { auth: 'none', rateLimit: { max: config.tokenRateLimitPerMinute, timeWindow: 60_000 } },
@@ -135,12 +143,19 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
       return { access_token: accessToken, token_type: 'Bearer' as const, expires_in: config.limits.tokenLifetimeSec };
     },
   );
+}
 
-  app.get('/.well-known/jwks.json', { config: { auth: 'none' }, schema: { tags: ['Authentication'], summary: 'Public keys that sign access tokens', response: { 200: Jwks } } }, async () =>
-    ctx.keys.jwks(),
+function jwks(ctx: AppContext) {
+  return route.get(
+    '/.well-known/jwks.json',
+    { config: { auth: 'none' }, schema: { tags: ['Authentication'], summary: 'Public keys that sign access tokens', response: { 200: Jwks } } },
+    async () => ctx.keys.jwks(),
   );
+}
 
-  app.get(
+function authServerMetadata(ctx: AppContext) {
+  const { config } = ctx;
+  return route.get(
     '/.well-known/oauth-authorization-server',
     { config: { auth: 'none' }, schema: { tags: ['Authentication'], summary: 'Authorization server metadata (RFC 8414)', response: { 200: AuthServerMetadata } } },
     async () => ({
@@ -154,8 +169,10 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
       scopes_supported: ALL_SCOPES,
     }),
   );
+}
 
-  app.get<{ Querystring: Static<typeof PageQuery> }>(
+function listApiKeys(ctx: AppContext) {
+  return route.get(
     '/v1/api-keys',
     {
       config: { auth: 'workspace', scope: 'read:api_keys' },
@@ -169,8 +186,10 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => listCredentials(ctx.db, req.auth.workspaceId, req.query),
   );
+}
 
-  app.put<{ Params: { clientId: string }; Body: Static<typeof ScopesBody> }>(
+function updateApiKeyScopes(ctx: AppContext) {
+  return route.put(
     '/v1/api-keys/:clientId/scopes',
     {
       config: { auth: 'workspace', scope: 'write:api_keys' },

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Static } from 'typebox';
+import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { route, type App } from '../../http/routes.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../lib/schemas.js';
 import {
@@ -22,8 +22,17 @@ const RECIPIENT_CODES_DOC =
 const scopeOf = (req: FastifyRequest): AccountScope => ({ workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId });
 
 /** Beneficiaries: saved recipients with their payment accounts, at the workspace or a sub-account (Service-Account-Id). */
-export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post<{ Body: Static<typeof CreateBeneficiaryBody> }>(
+export function beneficiaryRoutes(app: App, ctx: AppContext): void {
+  app.route(createBeneficiary(ctx));
+  app.route(listBeneficiaries(ctx));
+  app.route(getBeneficiary(ctx));
+  app.route(updateBeneficiary(ctx));
+  app.route(deactivateBeneficiary(ctx));
+  app.route(setBeneficiaryStatus(ctx));
+}
+
+function createBeneficiary(ctx: AppContext) {
+  return route.post(
     '/v1/beneficiaries',
     {
       config: { auth: 'workspace', scope: 'write:beneficiaries' },
@@ -41,8 +50,10 @@ export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
         return { status, body: beneficiary };
       }),
   );
+}
 
-  app.get<{ Querystring: Static<typeof ListBeneficiariesQuery> }>(
+function listBeneficiaries(ctx: AppContext) {
+  return route.get(
     '/v1/beneficiaries',
     {
       config: { auth: 'workspace', scope: 'read:beneficiaries' },
@@ -57,8 +68,10 @@ export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => beneficiaries.listBeneficiaries(ctx.db, ctx.box, scopeOf(req), req.query),
   );
+}
 
-  app.get<{ Params: Static<typeof IdParams> }>(
+function getBeneficiary(ctx: AppContext) {
+  return route.get(
     '/v1/beneficiaries/:id',
     {
       config: { auth: 'workspace', scope: 'read:beneficiaries' },
@@ -66,8 +79,10 @@ export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => beneficiaries.getBeneficiary(ctx.db, ctx.box, req.auth.workspaceId, req.params.id, { subAccountId: req.auth.subAccountId }),
   );
+}
 
-  app.put<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateBeneficiaryBody> }>(
+function updateBeneficiary(ctx: AppContext) {
+  return route.put(
     '/v1/beneficiaries/:id',
     {
       config: { auth: 'workspace', scope: 'write:beneficiaries' },
@@ -82,8 +97,10 @@ export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => ctx.db.tx((tx) => beneficiaries.updateBeneficiary(tx, ctx.box, scopeOf(req), req.params.id, req.body)),
   );
+}
 
-  app.delete<{ Params: Static<typeof IdParams> }>(
+function deactivateBeneficiary(ctx: AppContext) {
+  return route.delete(
     '/v1/beneficiaries/:id',
     {
       config: { auth: 'workspace', scope: 'write:beneficiaries' },
@@ -97,8 +114,10 @@ export function beneficiaryRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => ctx.db.tx((tx) => beneficiaries.deactivateBeneficiary(tx, ctx.box, scopeOf(req), req.params.id)),
   );
+}
 
-  app.put<{ Params: Static<typeof IdParams>; Body: Static<typeof OperatorStatusBody> }>(
+function setBeneficiaryStatus(ctx: AppContext) {
+  return route.put(
     '/operator/v1/beneficiaries/:id/status',
     {
       config: { auth: 'operator' },

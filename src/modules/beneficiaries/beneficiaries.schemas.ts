@@ -1,13 +1,11 @@
 import { Type } from 'typebox';
-import { Country, Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
+import { Country, literals, Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { ACCOUNT_TYPES } from '../corridors/catalog.js';
 
 /** Named limits of this module. */
 export const BENEFICIARY_ACCOUNTS_MAX = 10;
 export const ACCOUNT_DATA_VALUE_LENGTH_MAX = 128;
 
-const literals = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
 
 export const BeneficiaryType = literals(['individual', 'business'], 'Default individual');
 export const BeneficiaryStatus = literals(['active', 'inactive', 'suspended']);

@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
-import { Uuid } from '../../lib/schemas.js';
+import { literals, Uuid } from '../../lib/schemas.js';
 import { RECIPIENT_FIELDS, ROUTES, SENDER_INFO_KEYS } from './catalog.js';
 
-const literals = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) => Type.Union(values.map((v) => Type.Literal(v)), options);
 
 export const RouteSchema = literals(ROUTES);
 
@@ -12,7 +11,7 @@ export const RequirementsQuery = Type.Object({
     description: 'Destination currency',
     'x-message': 'must be a currency code of 3 to 10 letters',
   }),
-  route: Type.Optional(literals(ROUTES, { description: 'Narrows both parties to that corridor' })),
+  route: Type.Optional(literals(ROUTES, 'Narrows both parties to that corridor')),
   country: Type.Optional(
     Type.String({
       pattern: '^[A-Za-z]{2}$',

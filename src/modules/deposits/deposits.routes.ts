@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Static } from 'typebox';
+import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { route, type App } from '../../http/routes.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../lib/schemas.js';
 import { DepositListQuery, DepositMoveBody, DepositPage, DepositSchema, OperatorDepositBody, OperatorDepositListQuery, OperatorDepositPage, SandboxDepositBody } from './deposits.schemas.js';
@@ -9,7 +9,6 @@ import { DEPOSIT_MOVES, type DepositMove } from './deposits.transitions.js';
 
 const tags = ['Deposits'];
 const SANDBOX_MOVES: DepositMove[] = ['complete', 'fail'];
-
 
 const emptyBodyIsObject = async (req: FastifyRequest) => {
   req.body ??= {};
@@ -29,8 +28,20 @@ const MOVE_SUMMARY: Record<DepositMove, string> = {
   refunded: 'The refund went out: refunded, no event',
 };
 
-export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get<{ Querystring: Static<typeof DepositListQuery> }>(
+export function depositRoutes(app: App, ctx: AppContext): void {
+  app.route(listDepositsRoute(ctx));
+  app.route(getDepositRoute(ctx));
+  if (ctx.config.env === 'sandbox') {
+    app.route(simulateDepositRoute(ctx));
+    for (const move of SANDBOX_MOVES) app.route(sandboxMoveDeposit(ctx, move));
+  }
+  app.route(listAnyDepositsRoute(ctx));
+  app.route(creditDepositRoute(ctx));
+  for (const move of DEPOSIT_MOVES) app.route(operatorMoveDeposit(ctx, move));
+}
+
+function listDepositsRoute(ctx: AppContext) {
+  return route.get(
     '/v1/deposits',
     {
       config: { auth: 'workspace', scope: 'read:deposits' },
@@ -44,44 +55,49 @@ export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => listDeposits(ctx.db, req.auth, req.query),
   );
+}
 
-  app.get<{ Params: Static<typeof IdParams> }>(
+function getDepositRoute(ctx: AppContext) {
+  return route.get(
     '/v1/deposits/:id',
     { config: { auth: 'workspace', scope: 'read:deposits' }, schema: { tags, summary: 'One deposit', params: IdParams, response: { 200: DepositSchema } } },
     async (req) => depositData(await getDeposit(ctx.db, req.auth, req.params.id)),
   );
+}
 
-  if (ctx.config.env === 'sandbox') {
-    app.post<{ Body: Static<typeof SandboxDepositBody> }>(
-      '/v1/sandbox/deposits',
-      {
-        config: { auth: 'workspace', scope: 'write:deposits', capability: 'deposits' },
-        schema: { tags: ['Sandbox'], summary: 'Simulate an inbound payment to the account acted on (sandbox only)', description: RECEIVE_DESCRIPTION, body: SandboxDepositBody, response: { 201: DepositSchema } },
-      },
-      async (req, reply) =>
-        runIdempotent(ctx, req, reply, async (tx) => {
-          const row = await simulateDeposit(tx, req.auth, req.body);
-          return { status: 201, body: depositData(row) };
-        }),
-    );
-    for (const move of SANDBOX_MOVES) {
-      app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof DepositMoveBody> }>(
-        `/v1/sandbox/deposits/:id/${move}`,
-        {
-          config: { auth: 'workspace', scope: 'write:deposits', capability: 'deposits' },
-          preValidation: emptyBodyIsObject,
-          schema: { tags: ['Sandbox'], summary: `${MOVE_SUMMARY[move]} (sandbox only)`, params: IdParams, body: DepositMoveBody, response: { 200: DepositSchema } },
-        },
-        async (req, reply) =>
-          runIdempotent(ctx, req, reply, async (tx) => {
-            const row = await requestMove(tx, () => findDeposit(tx, req.auth.workspaceId, req.params.id, { lock: true }), move, req.body?.reason);
-            return { status: 200, body: depositData(row) };
-          }),
-      );
-    }
-  }
+function simulateDepositRoute(ctx: AppContext) {
+  return route.post(
+    '/v1/sandbox/deposits',
+    {
+      config: { auth: 'workspace', scope: 'write:deposits', capability: 'deposits' },
+      schema: { tags: ['Sandbox'], summary: 'Simulate an inbound payment to the account acted on (sandbox only)', description: RECEIVE_DESCRIPTION, body: SandboxDepositBody, response: { 201: DepositSchema } },
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => {
+        const row = await simulateDeposit(tx, req.auth, req.body);
+        return { status: 201, body: depositData(row) };
+      }),
+  );
+}
 
-  app.get<{ Querystring: Static<typeof OperatorDepositListQuery> }>(
+function sandboxMoveDeposit(ctx: AppContext, move: DepositMove) {
+  return route.post(
+    `/v1/sandbox/deposits/:id/${move}`,
+    {
+      config: { auth: 'workspace', scope: 'write:deposits', capability: 'deposits' },
+      preValidation: emptyBodyIsObject,
+      schema: { tags: ['Sandbox'], summary: `${MOVE_SUMMARY[move]} (sandbox only)`, params: IdParams, body: DepositMoveBody, response: { 200: DepositSchema } },
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => {
+        const row = await requestMove(tx, () => findDeposit(tx, req.auth.workspaceId, req.params.id, { lock: true }), move, req.body?.reason);
+        return { status: 200, body: depositData(row) };
+      }),
+  );
+}
+
+function listAnyDepositsRoute(ctx: AppContext) {
+  return route.get(
     '/operator/v1/deposits',
     {
       config: { auth: 'operator' },
@@ -89,8 +105,10 @@ export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => listAnyDeposits(ctx.db, req.query),
   );
+}
 
-  app.post<{ Body: Static<typeof OperatorDepositBody> }>(
+function creditDepositRoute(ctx: AppContext) {
+  return route.post(
     '/operator/v1/deposits',
     {
       config: { auth: 'operator' },
@@ -98,16 +116,16 @@ export function depositRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: depositData(await creditDeposit(tx, req.body)) })),
   );
+}
 
-  for (const move of DEPOSIT_MOVES) {
-    app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof DepositMoveBody> }>(
-      `/operator/v1/deposits/:id/${move}`,
-      {
-        config: { auth: 'operator' },
-        preValidation: emptyBodyIsObject,
-        schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: `${MOVE_SUMMARY[move]} (any workspace's deposit, audited)`, params: IdParams, body: DepositMoveBody, response: { 200: DepositSchema } },
-      },
-      async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: depositData(await moveAnyDeposit(tx, req.params.id, move, req.body?.reason)) })),
-    );
-  }
+function operatorMoveDeposit(ctx: AppContext, move: DepositMove) {
+  return route.post(
+    `/operator/v1/deposits/:id/${move}`,
+    {
+      config: { auth: 'operator' },
+      preValidation: emptyBodyIsObject,
+      schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: `${MOVE_SUMMARY[move]} (any workspace's deposit, audited)`, params: IdParams, body: DepositMoveBody, response: { 200: DepositSchema } },
+    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: depositData(await moveAnyDeposit(tx, req.params.id, move, req.body?.reason)) })),
+  );
 }

@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
-import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
+import { literals, Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { AMOUNT_PATTERN } from '../../lib/money.js';
 import { DEPOSIT_RAILS, DEPOSIT_STATUSES } from './deposits.transitions.js';
 
-const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
 export const DepositSchema = Type.Object(
   {

@@ -1,14 +1,15 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { routeWithLegacyAlias } from '../../http/legacy.js';
+import type { App } from '../../http/routes.js';
 import { getWorkspace, workspacePrimaryCurrency } from '../accounts/accounts.service.js';
 import { balancesView, listTransactions } from './balances.service.js';
 import { BalancesResponse, TransactionsPage, TransactionsQuery } from './ledger.schemas.js';
 
 const tags = ['Ledger'];
 
-export function ledgerRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function ledgerRoutes(app: App, ctx: AppContext): void {
   routeWithLegacyAlias(app, {
     method: 'GET',
     url: '/v1/ledger/balances',

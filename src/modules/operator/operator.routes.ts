@@ -1,13 +1,13 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
+import { route, type App } from '../../http/routes.js';
 import { runIdempotent } from '../../http/idempotency.js';
-import { Country, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
+import { Country, literals, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
-import { WorkspaceSettingsSchema, type WorkspaceSettings } from '../accounts/workspace-terms.js';
+import { WorkspaceSettingsSchema } from '../accounts/workspace-terms.js';
 import { ApiKeySchema, CredentialParams, RotateBody, RotatedSchema } from '../auth/credentials.schemas.js';
 import { credentialData, issueCredential, revokeWorkspaceCredential, rotateWorkspaceCredential } from '../auth/credentials.service.js';
-import { ALL_SCOPES, CAPABILITIES, type Capability } from '../auth/scopes.js';
+import { ALL_SCOPES, CAPABILITIES } from '../auth/scopes.js';
 import * as operator from './operator.service.js';
 
 const tags = ['Operator'];
@@ -56,7 +56,7 @@ const AuditQuery = Type.Object({
   to: Type.Optional(Type.String({ format: 'date-time', description: 'Entries before this instant' })),
 });
 
-export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function operatorRoutes(app: App, ctx: AppContext): void {
   // Written before the answer leaves (onSend, not onResponse): a call the operator has seen answered
   // is already in the audit log, and no answered call goes unrecorded.
   app.addHook('onSend', async (req, reply) => {
@@ -74,7 +74,21 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
     await operator.writeAudit(ctx.db, entry).catch((err: unknown) => req.log.error({ err }, 'audit write failed'));
   });
 
-  app.post<{ Body: { name: string; country: string } }>(
+  app.route(createWorkspace(ctx));
+  app.route(listWorkspaces(ctx));
+  app.route(getWorkspaceRoute(ctx));
+  app.route(issueWorkspaceCredential(ctx));
+  app.route(listWorkspaceCredentials(ctx));
+  app.route(rotateCredential(ctx));
+  app.route(revokeCredential(ctx));
+  app.route(setWorkspaceCurrency(ctx));
+  app.route(setWorkspaceCapability(ctx));
+  app.route(updateWorkspaceSettings(ctx));
+  app.route(listAudit(ctx));
+}
+
+function createWorkspace(ctx: AppContext) {
+  return route.post(
     '/operator/v1/workspaces',
     {
       config: auth,
@@ -88,20 +102,26 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: operator.workspaceData(await operator.openWorkspace(tx, req.body)) })),
   );
+}
 
-  app.get<{ Querystring: Static<typeof PageQuery> }>(
+function listWorkspaces(ctx: AppContext) {
+  return route.get(
     '/operator/v1/workspaces',
     { config: auth, schema: { tags, security, summary: 'List workspaces', querystring: PageQuery, response: { 200: Page('workspace.list', WorkspaceSchema) } } },
     async (req) => operator.listWorkspaces(ctx.db, req.query),
   );
+}
 
-  app.get<{ Params: Static<typeof WorkspaceParams> }>(
+function getWorkspaceRoute(ctx: AppContext) {
+  return route.get(
     '/operator/v1/workspaces/:id',
     { config: auth, schema: { tags, security, summary: 'One workspace', params: WorkspaceParams, response: { 200: WorkspaceSchema } } },
     async (req) => operator.workspaceData(await getWorkspace(ctx.db, req.params.id)),
   );
+}
 
-  app.post<{ Params: Static<typeof WorkspaceParams>; Body: { scopes?: string[]; label?: string } }>(
+function issueWorkspaceCredential(ctx: AppContext) {
+  return route.post(
     '/operator/v1/workspaces/:id/credentials',
     {
       config: auth,
@@ -120,8 +140,10 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await issueCredential(tx, ctx.box, req.params.id, req.body) })),
   );
+}
 
-  app.get<{ Params: Static<typeof WorkspaceParams>; Querystring: Static<typeof PageQuery> }>(
+function listWorkspaceCredentials(ctx: AppContext) {
+  return route.get(
     '/operator/v1/workspaces/:id/credentials',
     {
       config: auth,
@@ -136,8 +158,10 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => operator.workspaceCredentials(ctx.db, req.params.id, req.query),
   );
+}
 
-  app.post<{ Params: Static<typeof CredentialParams>; Body: Static<typeof RotateBody> }>(
+function rotateCredential(ctx: AppContext) {
+  return route.post(
     '/operator/v1/workspaces/:id/credentials/:clientId/rotate',
     {
       config: auth,
@@ -156,8 +180,10 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await rotateWorkspaceCredential(tx, ctx.box, req.params.id, req.params.clientId, req.body.graceSeconds ?? 0) })),
   );
+}
 
-  app.delete<{ Params: Static<typeof CredentialParams> }>(
+function revokeCredential(ctx: AppContext) {
+  return route.delete(
     '/operator/v1/workspaces/:id/credentials/:clientId',
     {
       config: auth,
@@ -172,8 +198,10 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => credentialData(await ctx.db.tx((tx) => revokeWorkspaceCredential(tx, req.params.id, req.params.clientId))),
   );
+}
 
-  app.put<{ Params: { id: string; code: string }; Body: { enabled: boolean } }>(
+function setWorkspaceCurrency(ctx: AppContext) {
+  return route.put(
     '/operator/v1/workspaces/:id/currencies/:code',
     {
       config: auth,
@@ -188,8 +216,10 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => operator.workspaceData(await ctx.db.tx((tx) => operator.setCurrency(tx, req.params.id, req.params.code, req.body.enabled, ctx.config.env))),
   );
+}
 
-  app.put<{ Params: { id: string; name: Capability }; Body: { enabled: boolean } }>(
+function setWorkspaceCapability(ctx: AppContext) {
+  return route.put(
     '/operator/v1/workspaces/:id/capabilities/:name',
     {
       config: auth,
@@ -197,15 +227,17 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         tags,
         security,
         summary: 'Switch a capability on or off (off answers 403 CAPABILITY_DISABLED)',
-        params: Type.Object({ id: Uuid, name: Type.Union(CAPABILITIES.map((c) => Type.Literal(c))) }),
+        params: Type.Object({ id: Uuid, name: literals(CAPABILITIES) }),
         body: Enabled,
         response: { 200: WorkspaceSchema },
       },
     },
     async (req) => operator.workspaceData(await ctx.db.tx((tx) => operator.setCapability(tx, req.params.id, req.params.name, req.body.enabled))),
   );
+}
 
-  app.put<{ Params: Static<typeof WorkspaceParams>; Body: WorkspaceSettings }>(
+function updateWorkspaceSettings(ctx: AppContext) {
+  return route.put(
     '/operator/v1/workspaces/:id/settings',
     {
       config: auth,
@@ -220,8 +252,10 @@ export function operatorRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => operator.workspaceData(await ctx.db.tx((tx) => operator.updateSettings(tx, req.params.id, req.body))),
   );
+}
 
-  app.get<{ Querystring: Static<typeof AuditQuery> }>(
+function listAudit(ctx: AppContext) {
+  return route.get(
     '/operator/v1/audit-log',
     {
       config: auth,

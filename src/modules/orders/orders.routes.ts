@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
+import { route, type App } from '../../http/routes.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../lib/schemas.js';
 import { sendStoredFile } from '../../http/stored-file.js';
@@ -33,8 +34,25 @@ const MOVE_DOC: Record<Exclude<OrderMove, 'cancel' | 'review-expire'>, string> =
 const SANDBOX_MOVES = ['confirm-funds', 'execute', 'complete', 'fail', 'expire'] as const;
 const OPERATOR_MOVES = ['confirm-funds', 'execute', 'complete', 'fail'] as const;
 
-export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Storage): void {
-  app.post<{ Body: Static<typeof CreateOrderBody> }>(
+const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
+
+export function orderRoutes(app: App, ctx: AppContext, storage: Storage): void {
+  app.route(createOrderRoute(ctx));
+  app.route(listOrdersRoute(ctx));
+  app.route(getOrderRoute(ctx));
+  app.route(cancelOrder(ctx));
+  app.route(proofUploadUrl(ctx, storage));
+  app.route(submitProofRoute(ctx));
+  if (ctx.config.env === 'sandbox') {
+    for (const move of SANDBOX_MOVES) app.route(sandboxMoveOrder(ctx, move));
+  }
+  for (const move of OPERATOR_MOVES) app.route(operatorMoveOrder(ctx, move));
+  app.route(listAnyOrders(ctx));
+  app.route(readProofRoute(ctx, storage));
+}
+
+function createOrderRoute(ctx: AppContext) {
+  return route.post(
     '/v1/orders',
     {
       config: write,
@@ -54,20 +72,26 @@ export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Stor
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: orderData(await createOrder(ctx, tx, req.auth, req.body)) })),
   );
+}
 
-  app.get<{ Querystring: Static<typeof OrderListQuery> }>(
+function listOrdersRoute(ctx: AppContext) {
+  return route.get(
     '/v1/orders',
     { config: read, schema: { tags, summary: 'Orders newest first; filter by status and clientRef (with Service-Account-Id: that sub-account\'s only)', querystring: OrderListQuery, response: { 200: OrderPage } } },
     async (req) => listOrders(ctx.db, { workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId }, req.query),
   );
+}
 
-  app.get<{ Params: Static<typeof IdParams> }>(
+function getOrderRoute(ctx: AppContext) {
+  return route.get(
     '/v1/orders/:id',
     { config: read, schema: { tags, summary: 'One order', params: IdParams, response: { 200: OrderSchema } } },
     async (req) => orderData(await getOrder(ctx.db, req.auth.workspaceId, req.params.id)),
   );
+}
 
-  app.post<{ Params: Static<typeof IdParams> }>(
+function cancelOrder(ctx: AppContext) {
+  return route.post(
     '/v1/orders/:id/cancel',
     {
       config: write,
@@ -82,8 +106,10 @@ export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Stor
     async (req, reply) =>
       runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: orderData(await cancelOwnOrder(ctx, tx, req.auth, req.params.id)) })),
   );
+}
 
-  app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof ProofUploadBody> }>(
+function proofUploadUrl(ctx: AppContext, storage: Storage) {
+  return route.post(
     '/v1/orders/:id/settlement/proof-upload-url',
     {
       config: write,
@@ -98,8 +124,10 @@ export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Stor
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await issueProofUpload(ctx, tx, storage, req.auth.workspaceId, req.params.id, req.body) })),
   );
+}
 
-  app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof ProofBody> }>(
+function submitProofRoute(ctx: AppContext) {
+  return route.post(
     '/v1/orders/:id/settlement/proof',
     {
       config: write,
@@ -114,59 +142,60 @@ export function orderRoutes(app: FastifyInstance, ctx: AppContext, storage: Stor
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: orderData(await submitProof(tx, req.auth.workspaceId, req.params.id, req.body.proofKey)) })),
   );
+}
 
-  if (ctx.config.env === 'sandbox') {
-    for (const move of SANDBOX_MOVES) {
-      app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof CompleteBody> }>(
-        `/v1/sandbox/orders/:id/${move}`,
-        {
-          config: { auth: 'workspace', scope: 'write:orders' },
-          preValidation: emptyBodyIsObject,
-          schema: {
-            tags: ['Sandbox'],
-            summary: `Simulate the desk: ${move} an order of your own (sandbox only)`,
-            description: MOVE_DOC[move],
-            params: IdParams,
-            ...(move === 'complete' ? { body: CompleteBody } : {}),
-            response: { 200: OrderSchema },
-          },
-        },
-        async (req, reply) =>
-          runIdempotent(ctx, req, reply, async (tx) => ({
-            status: 200,
-            body: orderData(await moveOwnOrder(ctx, tx, req.auth.workspaceId, req.params.id, move, move === 'complete' ? req.body : {})),
-          })),
-      );
-    }
-  }
-
-  const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
-  for (const move of OPERATOR_MOVES) {
-    app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof CompleteBody> }>(
-      `/operator/v1/orders/:id/${move}`,
-      {
-        config: { auth: 'operator' },
-        preValidation: emptyBodyIsObject,
-        schema: {
-          ...operator,
-          summary: `Desk move: ${move} any workspace's order (audited)`,
-          description: MOVE_DOC[move],
-          params: IdParams,
-          ...(move === 'complete' ? { body: CompleteBody } : {}),
-          response: { 200: OrderSchema },
-        },
+function sandboxMoveOrder(ctx: AppContext, move: (typeof SANDBOX_MOVES)[number]) {
+  return route.post(
+    `/v1/sandbox/orders/:id/${move}`,
+    {
+      config: { auth: 'workspace', scope: 'write:orders' },
+      preValidation: emptyBodyIsObject,
+      schema: {
+        tags: ['Sandbox'],
+        summary: `Simulate the desk: ${move} an order of your own (sandbox only)`,
+        description: MOVE_DOC[move],
+        params: IdParams,
+        ...(move === 'complete' ? { body: CompleteBody } : {}),
+        response: { 200: OrderSchema },
       },
-      async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: orderData(await moveAnyOrder(ctx, tx, req.params.id, move, move === 'complete' ? req.body : {})) })),
-    );
-  }
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => ({
+        status: 200,
+        body: orderData(await moveOwnOrder(ctx, tx, req.auth.workspaceId, req.params.id, move, move === 'complete' ? (req.body as Static<typeof CompleteBody>) : {})),
+      })),
+  );
+}
 
-  app.get<{ Querystring: Static<typeof OperatorOrderListQuery> }>(
+function operatorMoveOrder(ctx: AppContext, move: (typeof OPERATOR_MOVES)[number]) {
+  return route.post(
+    `/operator/v1/orders/:id/${move}`,
+    {
+      config: { auth: 'operator' },
+      preValidation: emptyBodyIsObject,
+      schema: {
+        ...operator,
+        summary: `Desk move: ${move} any workspace's order (audited)`,
+        description: MOVE_DOC[move],
+        params: IdParams,
+        ...(move === 'complete' ? { body: CompleteBody } : {}),
+        response: { 200: OrderSchema },
+      },
+    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: orderData(await moveAnyOrder(ctx, tx, req.params.id, move, move === 'complete' ? (req.body as Static<typeof CompleteBody>) : {})) })),
+  );
+}
+
+function listAnyOrders(ctx: AppContext) {
+  return route.get(
     '/operator/v1/orders',
     { config: { auth: 'operator' }, schema: { ...operator, summary: 'Orders of every workspace, newest first (filter by status, workspaceId): the desk\'s queue', querystring: OperatorOrderListQuery, response: { 200: OrderPage } } },
     async (req) => listOrders(ctx.db, { workspaceId: req.query.workspaceId }, req.query),
   );
+}
 
-  app.get<{ Params: Static<typeof IdParams> }>(
+function readProofRoute(ctx: AppContext, storage: Storage) {
+  return route.get(
     '/operator/v1/orders/:id/settlement/proof',
     {
       config: { auth: 'operator' },

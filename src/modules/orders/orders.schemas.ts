@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Page, Timestamp, Uuid } from '../../lib/schemas.js';
+import { literals, Nullable, Page, Timestamp, Uuid } from '../../lib/schemas.js';
 import { AMOUNT_PATTERN, RATE_PATTERN } from '../../lib/money.js';
 import { UPLOAD_CONTENT_TYPES } from '../storage/uploads.service.js';
 import { ORDER_STATUSES, SETTLEMENT_STATUSES } from './orders.transitions.js';
@@ -15,8 +15,6 @@ const Amount = (description: string) =>
     'x-message': 'must be a positive decimal string such as "100.00"',
   });
 
-const literals = <T extends readonly string[]>(values: T, description?: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
 
 export const CreateOrderBody = Type.Object(
   {

@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
+import { route, type App } from '../../http/routes.js';
 import { renderError } from '../../http/errors.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../lib/schemas.js';
@@ -27,10 +28,9 @@ import {
   requirements,
   virtualAccountData,
 } from './virtual-accounts.service.js';
-import { VIRTUAL_ACCOUNT_MOVES } from './virtual-accounts.transitions.js';
+import { VIRTUAL_ACCOUNT_MOVES, type VirtualAccountMove } from './virtual-accounts.transitions.js';
 
 const tags = ['Virtual accounts'];
-
 
 /** A move's body is optional: a POST without one is validated as an empty object. */
 const emptyBodyIsObject = async (req: FastifyRequest) => {
@@ -43,8 +43,19 @@ const MOVE_SUMMARY = {
   deactivate: 'Deactivate a pending or active account: it leaves the list and a new request answers 409 VIRTUAL_ACCOUNT_DEACTIVATED',
 } as const;
 
-export function virtualAccountRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post<{ Body: Static<typeof VirtualAccountRequest> }>(
+export function virtualAccountRoutes(app: App, ctx: AppContext): void {
+  app.route(requestVirtualAccountRoute(ctx));
+  app.route(listVirtualAccountsRoute(ctx));
+  app.route(requirementsRoute(ctx));
+  for (const move of VIRTUAL_ACCOUNT_MOVES) {
+    if (ctx.config.env === 'sandbox') app.route(sandboxMoveVirtualAccount(ctx, move));
+    app.route(operatorMoveVirtualAccount(ctx, move));
+  }
+  app.route(listAnyVirtualAccountsRoute(ctx));
+}
+
+function requestVirtualAccountRoute(ctx: AppContext) {
+  return route.post(
     '/v1/virtual-accounts',
     {
       config: { auth: 'workspace', scope: 'write:virtual_accounts', capability: 'virtual_accounts' },
@@ -75,8 +86,10 @@ export function virtualAccountRoutes(app: FastifyInstance, ctx: AppContext): voi
       });
     },
   );
+}
 
-  app.get<{ Querystring: Static<typeof VirtualAccountListQuery> }>(
+function listVirtualAccountsRoute(ctx: AppContext) {
+  return route.get(
     '/v1/virtual-accounts',
     {
       config: { auth: 'workspace', scope: 'read:virtual_accounts' },
@@ -90,8 +103,10 @@ export function virtualAccountRoutes(app: FastifyInstance, ctx: AppContext): voi
     },
     async (req) => listVirtualAccounts(ctx, ctx.db, req.auth, req.query),
   );
+}
 
-  app.get<{ Querystring: Static<typeof RequirementsQuery> }>(
+function requirementsRoute(ctx: AppContext) {
+  return route.get(
     '/v1/virtual-accounts/requirements',
     {
       config: { auth: 'workspace', scope: 'read:virtual_accounts' },
@@ -107,37 +122,42 @@ export function virtualAccountRoutes(app: FastifyInstance, ctx: AppContext): voi
       return requirements(ctx, ctx.db, req.auth, req.query.currency);
     },
   );
+}
 
-  for (const move of VIRTUAL_ACCOUNT_MOVES) {
-    const schema = { params: IdParams, body: MoveBody, response: { 200: VirtualAccountSchema } };
-    const input = (body: Static<typeof MoveBody> | undefined) => ({ reason: body?.reason, details: body?.details as BankDetails | undefined });
-    if (ctx.config.env === 'sandbox') {
-      app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof MoveBody> }>(
-        `/v1/sandbox/virtual-accounts/:id/${move}`,
-        {
-          config: { auth: 'workspace', scope: 'write:virtual_accounts' },
-          preValidation: emptyBodyIsObject,
-          schema: { tags: ['Sandbox'], summary: `Simulate the issuer: ${MOVE_SUMMARY[move]} (sandbox only)`, ...schema },
-        },
-        async (req, reply) =>
-          runIdempotent(ctx, req, reply, async (tx) => {
-            const row = await moveVirtualAccount(ctx, tx, () => findVirtualAccountInWorkspace(tx, req.auth.workspaceId, req.params.id, true), move, input(req.body));
-            return { status: 200, body: virtualAccountData(row) };
-          }),
-      );
-    }
-    app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof MoveBody> }>(
-      `/operator/v1/virtual-accounts/:id/${move}`,
-      {
-        config: { auth: 'operator' },
-        preValidation: emptyBodyIsObject,
-        schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: `As the issuer: ${MOVE_SUMMARY[move]} (audited)`, ...schema },
-      },
-      async (req, reply) =>
-        runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: virtualAccountData(await moveAnyVirtualAccount(ctx, tx, req.params.id, move, input(req.body))) })),
-    );
-  }
-  app.get<{ Querystring: Static<typeof OperatorVirtualAccountListQuery> }>(
+const moveSchema = { params: IdParams, body: MoveBody, response: { 200: VirtualAccountSchema } };
+const moveInput = (body: Static<typeof MoveBody> | undefined) => ({ reason: body?.reason, details: body?.details as BankDetails | undefined });
+
+function sandboxMoveVirtualAccount(ctx: AppContext, move: VirtualAccountMove) {
+  return route.post(
+    `/v1/sandbox/virtual-accounts/:id/${move}`,
+    {
+      config: { auth: 'workspace', scope: 'write:virtual_accounts' },
+      preValidation: emptyBodyIsObject,
+      schema: { tags: ['Sandbox'], summary: `Simulate the issuer: ${MOVE_SUMMARY[move]} (sandbox only)`, ...moveSchema },
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => {
+        const row = await moveVirtualAccount(ctx, tx, () => findVirtualAccountInWorkspace(tx, req.auth.workspaceId, req.params.id, true), move, moveInput(req.body));
+        return { status: 200, body: virtualAccountData(row) };
+      }),
+  );
+}
+
+function operatorMoveVirtualAccount(ctx: AppContext, move: VirtualAccountMove) {
+  return route.post(
+    `/operator/v1/virtual-accounts/:id/${move}`,
+    {
+      config: { auth: 'operator' },
+      preValidation: emptyBodyIsObject,
+      schema: { tags: ['Operator'], security: [{ operatorKey: [] }], summary: `As the issuer: ${MOVE_SUMMARY[move]} (audited)`, ...moveSchema },
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: virtualAccountData(await moveAnyVirtualAccount(ctx, tx, req.params.id, move, moveInput(req.body))) })),
+  );
+}
+
+function listAnyVirtualAccountsRoute(ctx: AppContext) {
+  return route.get(
     '/operator/v1/virtual-accounts',
     {
       config: { auth: 'operator' },
@@ -152,4 +172,3 @@ export function virtualAccountRoutes(app: FastifyInstance, ctx: AppContext): voi
     async (req) => listAnyVirtualAccounts(ctx.db, req.query),
   );
 }
-

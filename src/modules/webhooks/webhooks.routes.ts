@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
+import { route, type App } from '../../http/routes.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams, PageQuery } from '../../lib/schemas.js';
 import {
@@ -23,11 +22,23 @@ const tags = ['Webhooks'];
 const SIGNING =
   'Each delivery is a POST of `{id, type, createdAt, test, data}` with `X-Service-Timestamp` (Unix seconds, fresh per attempt) and `X-Service-Signature` = hex(HMAC-SHA256(key = the whsec_ secret as UTF-8, message = `<timestamp>.<raw body>`)). A 2xx within the deadline is success; redirects are not followed; up to 6 attempts, after about 1, 2, 4, 8 and 16 minutes (jitter up to the same again). Receivers deduplicate by event id.';
 
-/** Webhook endpoints (workspace-level: a sub-account's events go to its workspace's endpoints) and their delivery history. */
-export function webhookRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const rules = (): webhooks.EndpointRules => webhooks.endpointRules(ctx.config);
+const rules = (ctx: AppContext): webhooks.EndpointRules => webhooks.endpointRules(ctx.config);
 
-  app.post<{ Body: Static<typeof CreateEndpointBody> }>(
+/** Webhook endpoints (workspace-level: a sub-account's events go to its workspace's endpoints) and their delivery history. */
+export function webhookRoutes(app: App, ctx: AppContext): void {
+  app.route(createEndpoint(ctx));
+  app.route(listEndpoints(ctx));
+  app.route(getEndpoint(ctx));
+  app.route(updateEndpoint(ctx));
+  app.route(deleteEndpoint(ctx));
+  app.route(rotateSecret(ctx));
+  app.route(sendTestEvent(ctx));
+  app.route(listDeliveries(ctx));
+  app.route(getDelivery(ctx));
+}
+
+function createEndpoint(ctx: AppContext) {
+  return route.post(
     '/v1/webhooks',
     {
       config: { auth: 'workspace', scope: 'write:webhooks' },
@@ -41,12 +52,14 @@ export function webhookRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req, reply) =>
       runIdempotent(ctx, req, reply, async (tx) => {
-        const { row, secret } = await webhooks.createEndpoint(tx, ctx.box, rules(), req.auth.workspaceId, req.body);
+        const { row, secret } = await webhooks.createEndpoint(tx, ctx.box, rules(ctx), req.auth.workspaceId, req.body);
         return { status: 201, body: { ...webhooks.endpointView(row), secret } };
       }),
   );
+}
 
-  app.get<{ Querystring: Static<typeof PageQuery> }>(
+function listEndpoints(ctx: AppContext) {
+  return route.get(
     '/v1/webhooks',
     {
       config: { auth: 'workspace', scope: 'read:webhooks' },
@@ -54,8 +67,10 @@ export function webhookRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => webhooks.listEndpoints(ctx.db, req.auth.workspaceId, req.query),
   );
+}
 
-  app.get<{ Params: Static<typeof IdParams> }>(
+function getEndpoint(ctx: AppContext) {
+  return route.get(
     '/v1/webhooks/:id',
     {
       config: { auth: 'workspace', scope: 'read:webhooks' },
@@ -63,8 +78,10 @@ export function webhookRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => webhooks.endpointView(await webhooks.getEndpoint(ctx.db, req.auth.workspaceId, req.params.id)),
   );
+}
 
-  app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateEndpointBody> }>(
+function updateEndpoint(ctx: AppContext) {
+  return route.patch(
     '/v1/webhooks/:id',
     {
       config: { auth: 'workspace', scope: 'write:webhooks' },
@@ -77,10 +94,12 @@ export function webhookRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: EndpointSchema },
       },
     },
-    async (req) => webhooks.endpointView(await webhooks.updateEndpoint(ctx.db, rules(), req.auth.workspaceId, req.params.id, req.body)),
+    async (req) => webhooks.endpointView(await webhooks.updateEndpoint(ctx.db, rules(ctx), req.auth.workspaceId, req.params.id, req.body)),
   );
+}
 
-  app.delete<{ Params: Static<typeof IdParams> }>(
+function deleteEndpoint(ctx: AppContext) {
+  return route.delete(
     '/v1/webhooks/:id',
     {
       config: { auth: 'workspace', scope: 'write:webhooks' },
@@ -96,8 +115,10 @@ export function webhookRoutes(app: FastifyInstance, ctx: AppContext): void {
       return { id: req.params.id, deleted: true as const };
     },
   );
+}
 
-  app.post<{ Params: Static<typeof IdParams> }>(
+function rotateSecret(ctx: AppContext) {
+  return route.post(
     '/v1/webhooks/:id/rotate-secret',
     {
       config: { auth: 'workspace', scope: 'write:webhooks' },
@@ -114,8 +135,10 @@ export function webhookRoutes(app: FastifyInstance, ctx: AppContext): void {
         body: { secret: await webhooks.rotateSecret(tx, ctx.box, req.auth.workspaceId, req.params.id) },
       })),
   );
+}
 
-  app.post<{ Params: Static<typeof IdParams> }>(
+function sendTestEvent(ctx: AppContext) {
+  return route.post(
     '/v1/webhooks/:id/test',
     {
       config: { auth: 'workspace', scope: 'write:webhooks' },
@@ -133,8 +156,10 @@ export function webhookRoutes(app: FastifyInstance, ctx: AppContext): void {
         body: webhooks.deliveryView(await webhooks.sendTestEvent(tx, req.auth.workspaceId, req.params.id)),
       })),
   );
+}
 
-  app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof DeliveryQuery> }>(
+function listDeliveries(ctx: AppContext) {
+  return route.get(
     '/v1/webhooks/:id/deliveries',
     {
       config: { auth: 'workspace', scope: 'read:webhooks' },
@@ -149,8 +174,10 @@ export function webhookRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => webhooks.listDeliveries(ctx.db, req.auth.workspaceId, req.params.id, req.query),
   );
+}
 
-  app.get<{ Params: Static<typeof DeliveryParams> }>(
+function getDelivery(ctx: AppContext) {
+  return route.get(
     '/v1/webhooks/:id/deliveries/:deliveryId',
     {
       config: { auth: 'workspace', scope: 'read:webhooks' },
