@@ -90,16 +90,17 @@ function outcomeAnswer(reply: FastifyReply, outcome: Outcome): StoredAnswer {
  * `work`'s writes: a key held by another request in flight is 409, a key used with another request 422.
  * `work` throwing rolls everything back and stores nothing.
  */
-export async function answerOnce(ctx: AppContext, keyed: KeyedRequest, work: (tx: Tx) => Promise<StoredAnswer>): Promise<{ answer: StoredAnswer; replayed: boolean }> {
-  return ctx.db.tx(async (tx) => {
-    const [claim] = await claimKeys(ctx, tx, [keyed]);
-    const decided = decideClaim(claim as KeyClaim, keyed);
-    if (decided instanceof AppError) throw decided;
-    if (decided) return { answer: decided, replayed: true };
-    const answer = await work(tx);
-    await storeAnswers(ctx, tx, [{ request: keyed, answer }]);
-    return { answer, replayed: false };
-  });
+export async function answerOnce(ctx: AppContext, keyed: KeyedRequest, work: (tx: Tx) => Promise<StoredAnswer>): Promise<GroupAnswer> {
+  const entry: GroupEntry<null, StoredAnswer> = {
+    keyed,
+    item: null,
+    render: (result) => {
+      if (result instanceof AppError) throw result; // about the key: thrown, so nothing is written
+      return result;
+    },
+  };
+  const [answered] = await ctx.db.tx((tx) => answerGroup(ctx, tx, [entry], async (t, items) => (items.length ? [await work(t)] : [])));
+  return answered as GroupAnswer;
 }
 
 /**
@@ -109,7 +110,7 @@ export async function answerOnce(ctx: AppContext, keyed: KeyedRequest, work: (tx
  * one, else this refusal (now stored). Undefined when the request carries no key or is not a POST of a
  * workspace or the operator; key errors themselves, 429 and 5xx are never stored.
  */
-export async function storeRefusal(ctx: AppContext, req: FastifyRequest, error: AppError): Promise<{ answer: StoredAnswer; replayed: boolean } | undefined> {
+export async function storeRefusal(ctx: AppContext, req: FastifyRequest, error: AppError): Promise<GroupAnswer | undefined> {
   if (req.method !== 'POST' || !(req.auth || req.operator) || req.headers['idempotency-key'] === undefined) return undefined;
   if (error.status < 400 || error.status >= 500 || error.status === 429 || error.code?.startsWith('IDEMPOTENCY_KEY_')) return undefined;
   // A body refused before it was read (too large, another media type) cannot be fingerprinted: answered, not stored.
@@ -121,16 +122,9 @@ export async function storeRefusal(ctx: AppContext, req: FastifyRequest, error: 
     return undefined; // a malformed key: the refusal is answered as it is
   }
   if (!keyed) return undefined;
-  const request = keyed;
-  return ctx.db.tx(async (tx) => {
-    const [claim] = await claimKeys(ctx, tx, [request]);
-    const decided = decideClaim(claim as KeyClaim, request);
-    if (decided instanceof AppError) return { answer: renderedAnswer(renderError(decided, req)), replayed: false };
-    if (decided) return { answer: decided, replayed: true };
-    const answer = renderedAnswer(renderError(error, req));
-    await storeAnswers(ctx, tx, [{ request, answer }]);
-    return { answer, replayed: false };
-  });
+  const entry: GroupEntry<AppError, AppError> = { keyed, item: error, render: (refusal) => renderedAnswer(renderError(refusal, req)) };
+  const [answered] = await ctx.db.tx((tx) => answerGroup(ctx, tx, [entry], async (_tx, refusals) => refusals));
+  return answered as GroupAnswer;
 }
 
 const renderedAnswer = (rendered: { status: number; contentType: string; body: unknown }): StoredAnswer => ({
