@@ -77,7 +77,3 @@ export const notFound = (what = 'Resource'): DomainError => new DomainError({ ca
 export const forbidden = (code: string, message?: string): DomainError => new DomainError({ category: 'permission', code, message });
 
 export const conflict = (code: string, message?: string): DomainError => new DomainError({ category: 'conflict', code, message });
-
-/** Whether a refusal is one the caller can act on (not a failure of ours or of a rail). */
-export const isRefusal = (err: unknown): err is DomainError =>
-  err instanceof DomainError && err.category !== 'internal' && err.category !== 'unavailable' && err.category !== 'provider';

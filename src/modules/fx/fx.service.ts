@@ -1,5 +1,5 @@
 import type { Sql, Tx } from '../../db/db.js';
-import { DomainError, conflict, fieldError, notFound, validationError } from '../../lib/errors.js';
+import { conflict, DomainError, fieldError, notFound, refusal, validationError } from '../../lib/errors.js';
 import { assert } from '../../lib/assert.js';
 import { CURRENCY_CODES, currencyInfo } from '../../lib/currencies.js';
 import { isUuid, newId } from '../../lib/ids.js';
@@ -207,8 +207,7 @@ export function quoteView(row: QuoteRow) {
 // Consuming a quote
 
 /** A quote's refusals: 400 with a stable code (in `message` too, the spec's convention for money movement). */
-const quoteRefusal = (code: 'QUOTE_EXPIRED' | 'QUOTE_ALREADY_USED' | 'QUOTE_INTENT_MISMATCH'): DomainError =>
-  new DomainError({ category: 'invalid_request', code, message: code });
+const quoteRefusal = (code: 'QUOTE_EXPIRED' | 'QUOTE_ALREADY_USED' | 'QUOTE_INTENT_MISMATCH'): DomainError => refusal(code);
 
 /** What the executor of a quote's intent moves: amounts in minor units. */
 export interface ConsumedQuote {

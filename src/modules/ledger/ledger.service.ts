@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Sql, Tx } from '../../db/db.js';
-import { DomainError } from '../../lib/errors.js';
+import { DomainError, refusal } from '../../lib/errors.js';
 import { assert } from '../../lib/assert.js';
 import { CURRENCY_CODES, currencyInfo } from '../../lib/currencies.js';
 import { newId } from '../../lib/ids.js';
@@ -32,7 +32,7 @@ export async function lockCustomerBalances(tx: Tx, keys: { accountId: string; cu
 }
 
 export const insufficientBalance = (): DomainError =>
-  new DomainError({ category: 'invalid_request', code: 'INSUFFICIENT_BALANCE', message: 'INSUFFICIENT_BALANCE' });
+  refusal('INSUFFICIENT_BALANCE');
 
 /** System accounts have ids derived from what they are, so every process agrees without a lookup. */
 export function systemAccountId(kind: SystemKind, code: string, currency: string): string {

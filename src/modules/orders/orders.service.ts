@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
-import { DomainError, conflict, fieldError, notFound } from '../../lib/errors.js';
+import { conflict, DomainError, fieldError, notFound, refusal } from '../../lib/errors.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { newId } from '../../lib/ids.js';
 import type { Caller } from '../accounts/caller.js';
@@ -30,7 +30,7 @@ export interface CreateOrderInput {
 }
 
 /** The 422 of an order the balance cannot cover when settlement funding is unavailable (asked for the balance, or none configured): spec §Errors. */
-const insufficientBalance = (): DomainError => new DomainError({ category: 'unprocessable', code: 'INSUFFICIENT_BALANCE', message: 'INSUFFICIENT_BALANCE' });
+const insufficientBalance = (): DomainError => refusal('INSUFFICIENT_BALANCE', 'unprocessable');
 const settlementUnavailable = (currency: string): DomainError =>
   new DomainError({ category: 'unprocessable', code: 'SETTLEMENT_UNAVAILABLE', message: `Settlement funding is not available for ${currency}: fund the order from the balance` });
 export const duplicateClientRef = (): DomainError =>
@@ -61,7 +61,7 @@ export async function createOrder(ctx: AppContext, tx: Tx, caller: Caller, input
   const pair = checkPair({ rates: ctx.rates, spreadBps: ctx.config.fxSpreadBps }, { enabledCurrencies: caller.workspace.enabledCurrencies, fromCurrency: input.fromCurrency, toCurrency: input.toCurrency });
   const amounts = priceQuote(pair, input);
   const limit = caller.workspace.terms.perTransactionMinor(input.fromCurrency);
-  if (limit !== undefined && amounts.fromAmountMinor > limit) throw new DomainError({ category: 'invalid_request', code: 'LIMIT_EXCEEDED', message: 'LIMIT_EXCEEDED' });
+  if (limit !== undefined && amounts.fromAmountMinor > limit) throw refusal('LIMIT_EXCEEDED');
   const deliveryRail = input.beneficiary ? await deliveryOf(tx, ctx.box, caller, input.beneficiary.id, input.toCurrency) : null;
   if (input.clientRef !== undefined && (await repo.lockAndFindClientRef(tx, caller.workspaceId, input.clientRef))) throw duplicateClientRef();
 

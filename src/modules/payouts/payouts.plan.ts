@@ -1,4 +1,4 @@
-import { DomainError } from '../../lib/errors.js';
+import { DomainError, refusal } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { WorkspaceTerms } from '../accounts/workspace-terms.js';
 import type { BeneficiaryInput } from '../corridors/index.js';
@@ -63,7 +63,6 @@ export const clientRefKey = (workspaceId: string, clientRef: string): string => 
 export const quoteKey = (accountId: string, quoteId: string): string => `${accountId}:${quoteId}`;
 
 /** A refusal whose code is its message too (the spec's convention for money movement). */
-export const refusal = (code: string): DomainError => new DomainError({ category: 'invalid_request', code, message: code });
 export const duplicateClientRef = (): DomainError => new DomainError({ category: 'invalid_request', message: 'Payout with this client reference already exists' });
 export const insufficient = (): DomainError => refusal('INSUFFICIENT_BALANCE');
 const quoteAmountMismatch = (): DomainError =>

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
-import { DomainError, fieldError, validationError, type FieldError } from '../../lib/errors.js';
+import { DomainError, type FieldError, fieldError, refusal, validationError } from '../../lib/errors.js';
 import { enqueueMany, LIFECYCLE_JOB_ATTEMPTS_MAX } from '../../jobs/queue.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { parseAmount } from '../../lib/money.js';
@@ -26,7 +26,7 @@ import { recordEvent } from '../events/events.service.js';
 import { lockQuotes, useQuotes } from '../fx/fx.service.js';
 import { ledger } from '../ledger/ledger.service.js';
 import { PAYOUT_STEP_JOB, payoutEventData } from './payouts.lifecycle.js';
-import { insufficient, planPayouts, refusal, quoteKey, type Decision, type PlanRow, type PlanSnapshot, type Prepared } from './payouts.plan.js';
+import { insufficient, planPayouts, quoteKey, type Decision, type PlanRow, type PlanSnapshot, type Prepared } from './payouts.plan.js';
 import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
 import type { PayoutBody } from './payouts.schemas.js';
