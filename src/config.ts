@@ -24,6 +24,8 @@ export interface Config {
   /** Failed operator-key and token-endpoint authentications per client IP per minute, before 429. */
   authFailureLimitPerMinute: number;
   sandboxStepMs: number;
+  /** How often a worker looks at each configured chain. */
+  chainPollMs: number;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivateNetworks: boolean;
@@ -215,6 +217,10 @@ export const ENV_SETTINGS = {
       'failed operator-key authentications per client IP, and token-endpoint ones per client IP and `client_id`, per minute; that caller\'s further failures get 429 with `Retry-After` until the minute ends; a right key is never refused (see [security](security.md))',
   },
   SANDBOX_STEP_MS: { default: 1000, description: 'delay between simulated provider steps' },
+  CHAIN_POLL_MS: {
+    default: 2000,
+    description: 'how often a worker looks at each configured chain (the `chains` section of the connectors file): signs and broadcasts, follows confirmations, watches deposits (see [crypto rail](guides/crypto-rail.md))',
+  },
   WEBHOOK_RETRY_DELAYS_MS: { default: [60000, 120000, 240000, 480000, 960000], description: 'base delays before webhook attempts 2..6' },
   WEBHOOK_TIMEOUT_MS: { default: 30000, description: 'webhook delivery deadline' },
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: { shown: 'true in sandbox, false in production', description: 'may webhook endpoints resolve to private addresses' },
@@ -405,6 +411,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenRateLimitPerMinute: intSetting(env, 'TOKEN_RATE_LIMIT_PER_MINUTE'),
     authFailureLimitPerMinute: intSetting(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE'),
     sandboxStepMs: intSetting(env, 'SANDBOX_STEP_MS'),
+    chainPollMs: Math.max(10, intSetting(env, 'CHAIN_POLL_MS')),
     webhookRetryDelaysMs: intList(raw(env, 'WEBHOOK_RETRY_DELAYS_MS'), ENV_SETTINGS.WEBHOOK_RETRY_DELAYS_MS.default, 'WEBHOOK_RETRY_DELAYS_MS'),
     webhookTimeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS'),
     webhookAllowPrivateNetworks: bool(raw(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'), sandbox, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
