@@ -34,6 +34,8 @@ export interface Connector {
   nextStep(payout: ConnectorPayoutView): ConnectorStep;
   /** Whether a payout already in processing can still be cancelled at this connector. */
   canCancelProcessing(): boolean;
+  /** Checks the connector's rail at start (a chain's node and token decimals); throws, and the process refuses to start, on a mismatch. */
+  checkAtStart?(): Promise<void>;
 }
 
 /** A queued payout as handed over to an async connector, its beneficiary and sender opened. */

@@ -6,6 +6,7 @@ import { ORDER_DEADLINE_JOB } from '../modules/orders/orders.lifecycle.js';
 import { PAYOUT_STEP_JOB } from '../modules/payouts/payouts.lifecycle.js';
 import { deleteExpiredUploads } from '../modules/storage/uploads.service.js';
 import { WebhookEngine } from '../modules/webhooks/delivery-engine.js';
+import { ChainWorker } from '../modules/chain/chain.worker.js';
 import { RETENTION_JOB, retentionSweep } from './retention.js';
 import { JobRunner, type AnyJobHandler, type Recurring } from './runner.js';
 
@@ -35,19 +36,25 @@ export const recurringJobs: readonly Recurring[] = [
   { kind: 'uploads.cleanup', everyMs: 15 * 60_000 },
 ];
 
-/** A worker's jobs, with the webhook delivery engine beside them (its queue is the webhook_deliveries table). */
+/**
+ * A worker's jobs, with the webhook delivery engine beside them (its queue is the webhook_deliveries
+ * table) and the chain connector's looks at its chains when one is configured.
+ */
 class WorkerRunner extends JobRunner {
   private readonly webhooks: WebhookEngine;
+  private readonly chains: ChainWorker;
   constructor(ctx: AppContext) {
     super(ctx, jobHandlers, recurringJobs);
     this.webhooks = new WebhookEngine(ctx);
+    this.chains = new ChainWorker(ctx);
   }
   override start(): void {
     super.start();
     this.webhooks.start();
+    this.chains.start();
   }
   override async stop(): Promise<void> {
-    await Promise.all([super.stop(), this.webhooks.stop()]);
+    await Promise.all([super.stop(), this.webhooks.stop(), this.chains.stop()]);
   }
 }
 

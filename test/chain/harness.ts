@@ -3,8 +3,16 @@ import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Address, Hex } from 'viem';
-import { ChainConnector, type HandedOverPayout } from '../../src/modules/chain/chain.connector.js';
-import type { ChainHooks } from '../../src/modules/chain/chain.payouts.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { jobHandlers } from '../../src/jobs/index.js';
+import { JobRunner } from '../../src/jobs/runner.js';
+import { CryptoBox } from '../../src/lib/crypto-box.js';
+import type { ChainConnector } from '../../src/modules/chain/chain.connector.js';
+import type { ChainHooks } from '../../src/modules/chain/chain.rails.js';
+import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { DEV_KEYS, startAnvil, type Anvil } from '../helpers/anvil.js';
 import { fund, payingWorkspace, ref } from '../payouts/helpers.js';
@@ -18,9 +26,12 @@ export interface ChainWorld {
   usdc: Address;
   usdt: Address;
   t: TestApp;
-  /** The connectors-file section the connector is built from (sealed under the app's key). */
-  section: Record<string, unknown>;
+  /** The connectors file the app was started with (its chains sealed under the app's key), and the env. */
+  connectorsFile: string;
+  env: Record<string, string>;
   connector: ChainConnector;
+  /** The chain looks of this app's worker, run by the tests one at a time. */
+  worker: ChainWorker;
   close: () => Promise<void>;
 }
 
@@ -40,36 +51,57 @@ export async function chainWorld(options: WorldOptions = {}): Promise<ChainWorld
   const usdc = await anvil.deployToken('USDC');
   const usdt = await anvil.deployToken('USDT');
   await anvil.mint(usdc, HOT, options.hotWalletTokens ?? 1_000_000_000_000n);
-  const t = await createTestApp({ env: { SANDBOX_STEP_MS: '86400000', CHAIN_POLL_MS: '20' } });
-  const section = {
-    ethereum: {
-      chainId: anvil.chainId,
-      rpcUrls: [anvil.url],
-      tokens: { USDC: usdc, USDT: usdt },
-      confirmations: options.confirmations ?? 3,
-      maxFeePerGasGwei: options.maxFeePerGasGwei ?? '100',
-      maxPriorityFeeGwei: '1',
-      replaceAfterSeconds: options.replaceAfterSeconds ?? 3600,
-      hotWalletKey: t.ctx.box.encrypt(HOT_KEY),
-      depositSeed: t.ctx.box.encrypt(generateMnemonic(wordlist)),
-      startBlock: 0,
-    },
-  };
-  const connector = new ChainConnector(t.ctx, section, options.hooks ? { hooks: options.hooks } : {});
-  await connector.check();
+  const key = randomBytes(32).toString('base64');
+  const box = CryptoBox.fromKey(Buffer.from(key, 'base64'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-chain-'));
+  const connectorsFile = path.join(dir, 'connectors.json');
+  fs.writeFileSync(
+    connectorsFile,
+    JSON.stringify({
+      routes: { crypto: 'chain' },
+      chains: {
+        ethereum: {
+          chainId: anvil.chainId,
+          rpcUrls: [anvil.url],
+          tokens: { USDC: usdc, USDT: usdt },
+          confirmations: options.confirmations ?? 3,
+          maxFeePerGasGwei: options.maxFeePerGasGwei ?? '100',
+          maxPriorityFeeGwei: '1',
+          replaceAfterSeconds: options.replaceAfterSeconds ?? 3600,
+          hotWalletKey: box.encrypt(HOT_KEY),
+          depositSeed: box.encrypt(generateMnemonic(wordlist)),
+          startBlock: 0,
+        },
+      },
+    }),
+  );
+  const env = { CORRIDOR_ENCRYPTION_KEY: key, CORRIDOR_CONNECTORS_FILE: connectorsFile, CHAIN_POLL_MS: '20' };
+  const t = await createTestApp({ env, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}) });
+  const connector = t.ctx.connectors.get('chain') as ChainConnector;
+  const worker = new ChainWorker(t.ctx, options.hooks ? { hooks: options.hooks } : {});
   return {
     anvil,
     usdc,
     usdt,
     t,
-    section,
+    connectorsFile,
+    env: t.env,
     connector,
+    worker,
     close: async () => {
-      await connector.stop();
+      await worker.stop();
       await t.close();
       await anvil.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Runs the due jobs once, as a worker would (the payouts step hands queued payouts to the connector). */
+export async function runJobs(t: TestApp): Promise<void> {
+  const runner = new JobRunner(t.ctx, jobHandlers);
+  await runner.tick();
+  await runner.stop();
 }
 
 /** A fresh recipient address nobody holds a key of. */
@@ -92,24 +124,9 @@ export async function usdcPayout(c: Caller, to: Address, amount: string, network
   return res.json<{ id: string }>().id;
 }
 
-/** Hands queued payouts to the connector as the payouts step does (one transaction). */
-export async function handOver(w: ChainWorld, ids: readonly string[]): Promise<void> {
-  const rows = await w.t.ctx.db.query<{ id: string; workspace_id: string; account_id: string; amount_minor: string; currency: string; route: string; beneficiary: string; client_ref: string }>(
-    'SELECT id, workspace_id, account_id, amount_minor::text AS amount_minor, currency, route, beneficiary, client_ref FROM payouts WHERE id = ANY($1)',
-    [ids],
-  );
-  const payouts: HandedOverPayout[] = rows.map((r) => ({
-    id: r.id,
-    workspaceId: r.workspace_id,
-    accountId: r.account_id,
-    amountMinor: BigInt(r.amount_minor),
-    currency: r.currency,
-    route: r.route,
-    beneficiary: w.t.ctx.box.openJson<Record<string, unknown>>(r.beneficiary),
-    sender: null,
-    clientRef: r.client_ref,
-  }));
-  await w.t.ctx.db.tx((tx) => w.connector.accept(tx, payouts));
+/** The payouts step hands queued payouts over (accept), then the chain worker looks once. */
+export async function handOver(w: ChainWorld): Promise<void> {
+  await runJobs(w.t);
 }
 
 export async function payoutStatus(w: ChainWorld, id: string): Promise<{ status: string; failure_reason: string | null }> {

@@ -18,20 +18,20 @@ describe('chain payouts on anvil', () => {
     const c = await usdcWorkspace(w.t);
     const to = recipient();
     const id = await usdcPayout(c, to, '12.345678');
-    await handOver(w, [id]);
-    await w.connector.tick(); // signed, recorded, broadcast; automine puts it in a block
+    await handOver(w);
+    await w.worker.tick(); // signed, recorded, broadcast; automine puts it in a block
     expect((await payoutStatus(w, id)).status).toBe('processing');
     expect(await w.anvil.balance(w.usdc, to)).toBe(12_345_678n);
-    await w.connector.tick(); // 1 confirmation of 3
+    await w.worker.tick(); // 1 confirmation of 3
     expect((await payoutStatus(w, id)).status).toBe('processing');
     await w.anvil.mine(1);
-    await w.connector.tick(); // 2 of 3
+    await w.worker.tick(); // 2 of 3
     expect((await payoutStatus(w, id)).status).toBe('processing');
     await w.anvil.mine(1);
-    await w.connector.tick(); // 3 of 3: paid
+    await w.worker.tick(); // 3 of 3: paid
     expect((await payoutStatus(w, id)).status).toBe('paid');
     await w.anvil.mine(3);
-    await w.connector.tick();
+    await w.worker.tick();
     const events = await eventTypesOf(w.t, id);
     expect(events.filter((e) => e === 'payout.paid')).toHaveLength(1);
     expect(events.indexOf('payout.processing')).toBeLessThan(events.indexOf('payout.paid'));
@@ -41,6 +41,11 @@ describe('chain payouts on anvil', () => {
     const row = await chainRow(w, id);
     expect(row).toMatchObject({ status: 'confirmed', mined_hash: transfers[0]?.transactionHash });
     expect(await balance(c, 'USDC')).toMatchObject({ pendingOut: '0.000000' });
+    // The hash and the chain on the payout read and in payout.paid (additive fields).
+    const read = (await c.request('GET', `/v1/payouts/${id}`)).json<Record<string, unknown>>();
+    expect(read).toMatchObject({ status: 'paid', txHash: transfers[0]?.transactionHash, chain: 'ethereum' });
+    const [paid] = await w.t.ctx.db.query<{ data: Record<string, unknown> }>("SELECT data FROM events WHERE type = 'payout.paid' AND data->>'id' = $1", [id]);
+    expect(paid?.data).toMatchObject({ txHash: transfers[0]?.transactionHash, chain: 'ethereum' });
   });
 
   it('a transfer that reverts on chain (hot wallet short of tokens) fails the payout with a clear reason and releases the funds', async () => {
@@ -49,10 +54,10 @@ describe('chain payouts on anvil', () => {
     const hotBalance = await w.anvil.balance(w.usdc, HOT);
     const id = await usdcPayout(c, to, (Number(hotBalance / 1_000_000n) + 1).toString());
     expect(await balance(c, 'USDC')).toMatchObject({ balance: (5_000_000 - Number(hotBalance / 1_000_000n) - 1).toString() + '.000000' });
-    await handOver(w, [id]);
-    await w.connector.tick();
+    await handOver(w);
+    await w.worker.tick();
     await w.anvil.mine(3);
-    await w.connector.tick();
+    await w.worker.tick();
     expect(await payoutStatus(w, id)).toEqual({ status: 'failed', failure_reason: REVERTED_REASON });
     expect(await balance(c, 'USDC')).toMatchObject({ balance: '5000000.000000', pendingOut: '0.000000' });
     expect(await w.anvil.balance(w.usdc, to)).toBe(0n);
@@ -64,18 +69,18 @@ describe('chain payouts on anvil', () => {
     const c = await usdcWorkspace(w.t);
     const to = recipient();
     const id = await usdcPayout(c, to, '7.000001');
-    await handOver(w, [id]);
-    await w.connector.tick();
+    await handOver(w);
+    await w.worker.tick();
     const first = await chainRow(w, id);
-    await w.connector.tick();
+    await w.worker.tick();
     expect((await chainRow(w, id)).mined_hash).not.toBeNull();
     // The block holding it is replaced by an empty one.
     await w.anvil.test.request({ method: 'anvil_reorg' as never, params: [1, []] as never });
     expect(await w.anvil.balance(w.usdc, to)).toBe(0n);
-    await w.connector.tick(); // seen gone: not paid, broadcast again (automine mines it anew)
+    await w.worker.tick(); // seen gone: not paid, broadcast again (automine mines it anew)
     expect((await payoutStatus(w, id)).status).toBe('processing');
     await w.anvil.mine(3);
-    await w.connector.tick();
+    await w.worker.tick();
     expect((await payoutStatus(w, id)).status).toBe('paid');
     const transfers = (await w.anvil.transfers(w.usdc)).filter((t) => t.to === to);
     expect(transfers).toHaveLength(1);

@@ -11,6 +11,7 @@ CREATE TABLE chain_nonces (
 );
 
 -- A payout handed to the chain connector, from acceptance to its end on chain.
+--   refused: no configured chain pays its network (failed on the next look);
 --   accepted: waiting for a nonce; signed: its transaction recorded, maybe not broadcast yet;
 --   sent: broadcast (and re-broadcast until mined); confirmed: mined with enough confirmations, paid;
 --   failed: reverted on chain (the payout failed, funds released); cancelled: the payout ended before it was signed.
@@ -21,7 +22,7 @@ CREATE TABLE chain_payouts (
   token         text NOT NULL,
   to_address    text NOT NULL,
   amount_minor  numeric(78, 0) NOT NULL CHECK (amount_minor > 0),
-  status        text NOT NULL CHECK (status IN ('accepted', 'signed', 'sent', 'confirmed', 'failed', 'cancelled')),
+  status        text NOT NULL CHECK (status IN ('refused', 'accepted', 'signed', 'sent', 'confirmed', 'failed', 'cancelled')),
   from_address  text,
   nonce         bigint,
   -- The transaction of this payout last seen mined (whichever of its versions), and its block.
@@ -30,7 +31,7 @@ CREATE TABLE chain_payouts (
   failure_reason text,
   created_at    timestamptz NOT NULL DEFAULT now(),
   updated_at    timestamptz NOT NULL DEFAULT now(),
-  CHECK ((status = 'accepted') = (nonce IS NULL) OR status = 'cancelled')
+  CHECK ((nonce IS NULL) = (status IN ('refused', 'accepted', 'cancelled')) OR (status = 'failed' AND nonce IS NULL))
 );
 CREATE INDEX chain_payouts_open ON chain_payouts (chain, status, created_at) WHERE status IN ('accepted', 'signed', 'sent');
 -- A nonce belongs to one payout: what the row lock on chain_nonces promises, kept by the schema too.

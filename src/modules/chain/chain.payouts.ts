@@ -1,11 +1,10 @@
 import { getAddress, keccak256, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
-import type { ChainSettings } from './chain.config.js';
+import type { ChainHooks, PayoutRail } from './chain.rails.js';
 import { transferData } from './chain.client.js';
-import { reportOutcomes } from './chain.outcomes.js';
+import { reportPayoutOutcomes as reportOutcomes } from '../payouts/payouts.outcomes.js';
 import * as repo from './chain.repository.js';
-import type { ChainSigner } from './signer.js';
 
 /**
  * Payouts on one chain, exactly once:
@@ -19,17 +18,6 @@ import type { ChainSigner } from './signer.js';
  *     nonce with a higher fee, up to the cap; whichever version is mined counts.
  */
 
-/** What tests hook into to stop a worker between the steps (kill -9 after signing, after broadcast). */
-export interface ChainHooks {
-  afterSign?: (hashes: readonly string[]) => Promise<void>;
-  afterBroadcast?: (hashes: readonly string[]) => Promise<void>;
-}
-
-export interface PayoutRail {
-  settings: ChainSettings;
-  client: PublicClient;
-  signer: ChainSigner;
-}
 
 /** Why a payout fails when its transfer reverted on chain. */
 export const REVERTED_REASON = 'chain_transfer_reverted';

@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
 
-export type ChainPayoutStatus = 'accepted' | 'signed' | 'sent' | 'confirmed' | 'failed' | 'cancelled';
+export type ChainPayoutStatus = 'refused' | 'accepted' | 'signed' | 'sent' | 'confirmed' | 'failed' | 'cancelled';
 
 export interface ChainPayoutRow {
   payout_id: string;
@@ -45,6 +45,8 @@ export interface NewChainPayout {
   token: string;
   toAddress: string;
   amountMinor: bigint;
+  /** No configured chain pays it: failed on the next look. */
+  refused: boolean;
 }
 
 /** Records payouts handed over (a payout handed over twice is recorded once). */
@@ -52,10 +54,23 @@ export async function insertChainPayouts(sql: Sql, ps: readonly NewChainPayout[]
   if (ps.length === 0) return;
   await sql.query(
     `INSERT INTO chain_payouts (payout_id, chain, currency, token, to_address, amount_minor, status)
-     SELECT *, 'accepted' FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::numeric[])
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::text[])
      ON CONFLICT (payout_id) DO NOTHING`,
-    [ps.map((p) => p.payoutId), ps.map((p) => p.chain), ps.map((p) => p.currency), ps.map((p) => p.token), ps.map((p) => p.toAddress), ps.map((p) => p.amountMinor.toString())],
+    [
+      ps.map((p) => p.payoutId), ps.map((p) => p.chain), ps.map((p) => p.currency), ps.map((p) => p.token), ps.map((p) => p.toAddress),
+      ps.map((p) => p.amountMinor.toString()), ps.map((p) => (p.refused ? 'refused' : 'accepted')),
+    ],
   );
+}
+
+/** Payouts recorded refused, locked (others' skipped). */
+export async function lockRefused(sql: Sql, limit: number): Promise<string[]> {
+  const rows = await sql.query<{ payout_id: string }>(`SELECT payout_id FROM chain_payouts WHERE status = 'refused' ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
+  return rows.map((r) => r.payout_id);
+}
+
+export async function setStatuses(sql: Sql, payoutIds: readonly string[], status: ChainPayoutStatus, failureReason: string | null): Promise<void> {
+  await sql.query(`UPDATE chain_payouts SET status = $2, failure_reason = COALESCE($3, failure_reason), updated_at = now() WHERE payout_id = ANY($1::uuid[])`, [payoutIds, status, failureReason]);
 }
 
 /** How many payouts of a chain wait for a nonce. */

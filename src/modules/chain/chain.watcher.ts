@@ -4,10 +4,10 @@ import { DomainError } from '../../lib/errors.js';
 import { formatAmount } from '../../lib/money.js';
 import { creditDeposit } from '../deposits/deposits.service.js';
 import { depositTarget } from '../virtual-accounts/virtual-accounts.service.js';
-import type { ChainCurrency, ChainSettings } from './chain.config.js';
+import type { ChainCurrency } from './chain.config.js';
+import type { DepositRail } from './chain.rails.js';
 import { ERC20_ABI } from './chain.client.js';
 import * as repo from './chain.repository.js';
-import type { DepositWallet } from './hd.js';
 
 /**
  * The deposit watcher of one chain: follows ERC-20 Transfer logs to the owners' deposit addresses
@@ -17,11 +17,6 @@ import type { DepositWallet } from './hd.js';
  * Corridor does not take, a currency the owner has no virtual account in). The checkpoint moves in
  * the transaction of the credits, so a restart resumes where the last commit left it.
  */
-export interface DepositRail {
-  settings: ChainSettings;
-  client: PublicClient;
-  wallet: DepositWallet;
-}
 
 /** Addresses per log query (topics OR-list). */
 const ADDRESSES_PER_QUERY = 500;
