@@ -91,7 +91,7 @@ export async function lockAccepted(sql: Sql, chain: string, limit: number): Prom
 export async function lockInFlight(sql: Sql, chain: string, limit: number): Promise<ChainPayoutRow[]> {
   return sql.query<ChainPayoutRow>(
     `SELECT ${PAYOUT_COLUMNS} FROM chain_payouts WHERE chain = $1 AND status IN ('signed', 'sent')
-      ORDER BY nonce LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      ORDER BY chain_payouts.nonce LIMIT $2 FOR UPDATE SKIP LOCKED`,
     [chain, limit],
   );
 }
