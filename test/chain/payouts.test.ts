@@ -1,4 +1,11 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChainConnector } from '../../src/modules/chain/chain.connector.js';
+import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
+import { createTestApp } from '../helpers/app.js';
+import { startAnvil } from '../helpers/anvil.js';
 import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
 import { REVERTED_REASON } from '../../src/modules/chain/chain.payouts.js';
 import { balance, eventTypesOf } from '../payouts/helpers.js';
@@ -90,5 +97,57 @@ describe('chain payouts on anvil', () => {
     expect((await chainRow(w, id)).nonce).toBe(first.nonce);
     expect(await eventTypesOf(w.t, id)).toEqual(expect.arrayContaining(['payout.paid']));
     expect((await eventTypesOf(w.t, id)).filter((e) => e === 'payout.paid')).toHaveLength(1);
+  });
+
+  it('a transaction stuck past replaceAfterSeconds is replaced at the same nonce with a higher fee within the cap; the version mined counts, paid once', async () => {
+    const c = await usdcWorkspace(w.t);
+    const to = recipient();
+    const id = await usdcPayout(c, to, '2.5');
+    await handOver(w);
+    await w.anvil.test.setAutomine(false);
+    try {
+      // A worker whose chain replaces a transaction as soon as it is not mined.
+      const { ethereum } = JSON.parse(fs.readFileSync(w.connectorsFile, 'utf8')).chains;
+      const stuck = new ChainWorker(w.t.ctx, { connector: new ChainConnector({ ethereum: { ...ethereum, replaceAfterSeconds: 0 } }, w.t.ctx) });
+      await stuck.tick(); // signed and sent; nothing is mined
+      await stuck.tick(); // not mined, waited 0 s: replaced
+      await stuck.tick(); // and again (each version 10% more, below the cap)
+    } finally {
+      await w.anvil.test.setAutomine(true);
+    }
+    const versions = await w.t.ctx.db.query<{ hash: string; nonce: string; max_fee_per_gas: string; max_priority_fee_per_gas: string }>(
+      'SELECT hash, nonce::text AS nonce, max_fee_per_gas::text AS max_fee_per_gas, max_priority_fee_per_gas::text AS max_priority_fee_per_gas FROM chain_transactions WHERE payout_id = $1 ORDER BY signed_at',
+      [id],
+    );
+    expect(versions.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(versions.map((v) => v.nonce)).size).toBe(1);
+    for (let i = 1; i < versions.length; i++) {
+      expect(BigInt(versions[i]!.max_fee_per_gas) * 100n).toBeGreaterThanOrEqual(BigInt(versions[i - 1]!.max_fee_per_gas) * 110n);
+      expect(BigInt(versions[i]!.max_fee_per_gas)).toBeLessThanOrEqual(100_000_000_000n);
+    }
+    await w.anvil.mine(3);
+    await w.worker.tick();
+    expect((await payoutStatus(w, id)).status).toBe('paid');
+    const theirs = (await w.anvil.transfers(w.usdc)).filter((t) => t.to === to);
+    expect(theirs).toHaveLength(1);
+    expect(versions.map((v) => v.hash)).toContain(theirs[0]?.transactionHash);
+    const read = (await c.request('GET', `/v1/payouts/${id}`)).json<{ txHash: string }>();
+    expect(read.txHash).toBe(theirs[0]?.transactionHash);
+  });
+});
+
+describe('chain checks at start', () => {
+  it('refuses to start when a token\'s decimals() is not the currency\'s scale', async () => {
+    const anvil = await startAnvil();
+    try {
+      const wrong = await anvil.deployToken('USDC', 18);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-chain-'));
+      const file = path.join(dir, 'connectors.json');
+      fs.writeFileSync(file, JSON.stringify({ routes: { crypto: 'chain' }, chains: { ethereum: { chainId: anvil.chainId, rpcUrls: [anvil.url], tokens: { USDC: wrong } } } }));
+      await expect(createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: file } })).rejects.toThrow(/USDC token 0x[0-9a-fA-F]{40} has 18 decimals, Corridor keeps USDC at 6/);
+      fs.rmSync(dir, { recursive: true, force: true });
+    } finally {
+      await anvil.stop();
+    }
   });
 });
