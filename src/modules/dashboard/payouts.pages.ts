@@ -56,7 +56,7 @@ async function timeline(web: Web, workspaceId: string, payout: PayoutView): Prom
   const deliveries = await deliveriesOfEvents(web.ctx.db, workspaceId, moves.map((e) => e.id), limits.eventDeliveriesMax);
   return html`<ol class="timeline" aria-label="State moves">
 <li>${when(payout.createdAt)} · created</li>
-${moves.map((e) => html`<li>${when(e.createdAt)} · ${status(String(e.data.status ?? ''))} · event ${e.type} ${e.deliverable ? link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`) : html`<code>${e.id}</code> <span class="muted">(recorded, not sent to webhooks)</span>`}</li>`)}
+${moves.map((e) => html`<li>${when(e.createdAt)} · ${status(String(e.data.status ?? ''))}${typeof e.data.txHash === 'string' ? html` · transaction <code>${e.data.txHash}</code> on ${String(e.data.chain ?? '')}` : ''} · event ${e.type} ${e.deliverable ? link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`) : html`<code>${e.id}</code> <span class="muted">(recorded, not sent to webhooks)</span>`}</li>`)}
 </ol>
 ${deliveriesTable('Webhook deliveries of these events and their attempts', deliveries)}`;
 }
@@ -86,6 +86,8 @@ ${facts([
   ['Funded from', payout.feeCurrency],
   ['Beneficiary', await beneficiaryFact(web, workspaceId, payout)],
   ['Rail', payout.route],
+  ['Chain', payout.chain ?? null],
+  ['Transaction', payout.txHash ? html`<code>${payout.txHash}</code>` : null],
   ['Client reference', payout.clientRef],
   ['Reference', payout.reference],
   ['Purpose', payout.purpose],

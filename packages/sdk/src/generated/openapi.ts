@@ -10912,6 +10912,15 @@ export interface paths {
                                 accountHolderName: string;
                                 accountId: string | null;
                                 accountNumber?: string;
+                                /** @description USDC and USDT accounts on chain (when the operator connected a chain): the deposit address on each chain that takes the token; a transfer is credited after the chain's confirmations */
+                                addresses?: {
+                                    /** @description The address to send the token to (checksummed); only that token is credited */
+                                    address: string;
+                                    /** @description The configured chain, e.g. `ethereum`, `polygon` */
+                                    chain: string;
+                                    /** @description The network, as beneficiaries name it (`ethereum`, `polygon`…) */
+                                    network: string;
+                                }[];
                                 bankCode?: string;
                                 bankName?: string;
                                 bic?: string;
