@@ -1,6 +1,8 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { route, type App } from '../../http/routes.js';
+import { auditCalls, documentedSuccess } from '../../http/audited.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { Country, literals, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
@@ -8,6 +10,7 @@ import { WorkspaceSettingsSchema } from '../accounts/workspace-terms.js';
 import { ApiKeySchema, CredentialParams, RotateBody, RotatedSchema } from '../auth/credentials.schemas.js';
 import { credentialData, issueCredential, revokeWorkspaceCredential, rotateWorkspaceCredential } from '../auth/credentials.service.js';
 import { ALL_SCOPES, CAPABILITIES } from '../auth/scopes.js';
+import type { AuditDraft } from './audit.service.js';
 import * as operator from './operator.service.js';
 
 const tags = ['Operator'];
@@ -56,24 +59,32 @@ const AuditQuery = Type.Object({
   to: Type.Optional(Type.String({ format: 'date-time', description: 'Entries before this instant' })),
 });
 
-export function operatorRoutes(app: App, ctx: AppContext): void {
-  // Written before the answer leaves (onSend, not onResponse): a call the operator has seen answered
-  // is already in the audit log, and no answered call goes unrecorded.
-  app.addHook('onSend', async (req, reply) => {
-    if (req.routeOptions.config.auth !== 'operator') return;
-    const params = (req.params ?? {}) as Record<string, string>;
-    const entry = {
-      operatorKeyId: req.operator?.keyId ?? null,
-      method: req.method,
-      path: req.url,
-      statusCode: reply.statusCode,
-      requestId: String(req.id),
-      workspaceId: params.workspaceId ?? (req.url.startsWith('/operator/v1/workspaces/') ? params.id : undefined),
-      body: req.body,
-    };
-    await operator.writeAudit(ctx.db, entry).catch((err: unknown) => req.log.error({ err }, 'audit write failed'));
-  });
+/** The entry of an operator call: the key, and the workspace its path names (a move found by id names its own: auditWorkspace). */
+function operatorCallDraft(req: FastifyRequest): AuditDraft {
+  const params = (req.params ?? {}) as Record<string, string>;
+  return {
+    operatorKeyId: req.operator?.keyId ?? null,
+    method: req.method,
+    path: req.url,
+    requestId: String(req.id),
+    workspaceId: params.workspaceId ?? (req.url.startsWith('/operator/v1/workspaces/') ? params.id : undefined),
+    body: req.body,
+  };
+}
 
+/**
+ * Every operator call is in the audit log: a change's entry in the change's own transaction, any
+ * other call's before its answer leaves (src/http/audited.ts). Registered before any route.
+ */
+export function auditOperatorCalls(app: FastifyInstance, ctx: AppContext): void {
+  auditCalls(app, ctx, {
+    routes: (route) => (route.config as { auth?: string } | undefined)?.auth === 'operator',
+    draft: operatorCallDraft,
+    changeStatus: documentedSuccess,
+  });
+}
+
+export function operatorRoutes(app: App, ctx: AppContext): void {
   app.route(createWorkspace(ctx));
   app.route(listWorkspaces(ctx));
   app.route(getWorkspaceRoute(ctx));
