@@ -223,7 +223,7 @@ class PostgresDb implements Db {
   }
 
   async tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const participant = currentCommitParticipant();
+    const participant = currentCommitParticipant<Tx>();
     for (let attempt = 1; ; attempt++) {
       const { client, release } = await this.checkout();
       let released = false;
@@ -373,7 +373,7 @@ export class PgliteDb implements Db {
 
   async tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     // PGlite is one connection: its transactions are exclusive, so they never conflict.
-    const participant = currentCommitParticipant();
+    const participant = currentCommitParticipant<Tx>();
     const { result, joined } = await this.pglite.transaction(async (t) =>
       workThenCommit(
         makeTx(

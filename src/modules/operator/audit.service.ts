@@ -91,7 +91,7 @@ export type AuditDraft = Omit<AuditEntry, 'statusCode'>;
  * back together. A request that committed no change (a read, a refusal, a failure) has its entry
  * written when it is answered (`writeAnswered`), with the answer's status.
  */
-export class AuditScope implements CommitParticipant {
+export class AuditScope implements CommitParticipant<Tx> {
   /** Written with a committed change. */
   recorded = false;
   private closed = false;
@@ -136,7 +136,7 @@ export function withAuditScope<T>(scope: AuditScope, fn: () => T): T {
  * chain and shows in its audit view. Nothing when no request is being audited here.
  */
 export function auditWorkspace(workspaceId: string): void {
-  const participant = currentCommitParticipant();
+  const participant = currentCommitParticipant<Tx>();
   if (participant instanceof AuditScope) participant.attribute(workspaceId);
 }
 
@@ -216,4 +216,10 @@ export async function* exportAuditChain(sql: Sql, workspaceId: string | undefine
   const chain = chainFor(workspaceId);
   const head = await audit.chainHead(sql, chain);
   for await (const entry of chainEntries(sql, chain, head)) yield `${JSON.stringify(entry)}\n`;
+}
+
+/** A row found by id for a move from a queue, its workspace named for the audit entry (auditWorkspace). */
+export function attributed<T extends { workspace_id: string } | undefined>(row: T): T {
+  if (row) auditWorkspace(row.workspace_id);
+  return row;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { route, type App } from '../../http/routes.js';
@@ -10,6 +11,7 @@ import { WorkspaceSettingsSchema } from '../accounts/workspace-terms.js';
 import { ApiKeySchema, CredentialParams, RotateBody, RotatedSchema } from '../auth/credentials.schemas.js';
 import { credentialData, issueCredential, revokeWorkspaceCredential, rotateWorkspaceCredential } from '../auth/credentials.service.js';
 import { ALL_SCOPES, CAPABILITIES } from '../auth/scopes.js';
+import * as audits from './audit.service.js';
 import type { AuditDraft } from './audit.service.js';
 import * as operator from './operator.service.js';
 
@@ -96,6 +98,8 @@ export function operatorRoutes(app: App, ctx: AppContext): void {
   app.route(setWorkspaceCapability(ctx));
   app.route(updateWorkspaceSettings(ctx));
   app.route(listAudit(ctx));
+  app.route(verifyAuditChain(ctx));
+  app.route(exportAuditChain(ctx));
 }
 
 function createWorkspace(ctx: AppContext) {
@@ -279,5 +283,69 @@ function listAudit(ctx: AppContext) {
       },
     },
     async (req) => operator.listAudit(ctx.db, req.query),
+  );
+}
+
+const ChainQuery = Type.Object({
+  workspaceId: Type.Optional(Uuid),
+});
+
+const ChainBreakSchema = Type.Object({
+  seq: Type.Integer({ description: 'The entry where the chain breaks (for `missing`, the first one absent)' }),
+  entryId: Type.Union([Uuid, Type.Null()]),
+  reason: literals(['missing', 'out_of_order', 'other_chain', 'prev_hash_mismatch', 'hash_mismatch', 'head_mismatch'] as const),
+  detail: Type.String(),
+});
+
+const ChainVerificationSchema = Type.Object(
+  {
+    object: Type.Literal('audit_chain.verification'),
+    chain: Type.String({ description: 'The workspace id, or `operator`' }),
+    valid: Type.Boolean(),
+    firstSeq: Type.Integer({ description: 'The first entry kept (entries before it were deleted by retention, and the chain records where it was cut)' }),
+    checked: Type.Integer({ description: 'Entries found intact before the first break (all of them when valid)' }),
+    head: Type.Object({ seq: Type.Integer(), hash: Type.String() }),
+    firstBroken: Type.Union([ChainBreakSchema, Type.Null()]),
+  },
+  { title: 'AuditChainVerification' },
+);
+
+function verifyAuditChain(ctx: AppContext) {
+  return route.get(
+    '/operator/v1/audit-log/verify',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: "Verify an audit chain (a workspace's, or without workspaceId the operator's): the first broken link, if any",
+        description:
+          'Each entry carries the hash of the one before it in its chain and a SHA-256 of its own canonical JSON (docs/audit-log.md): a removed, edited or reordered entry breaks the chain at that entry.',
+        querystring: ChainQuery,
+        response: { 200: ChainVerificationSchema },
+      },
+    },
+    async (req) => audits.verifyAuditChain(ctx.db, req.query.workspaceId),
+  );
+}
+
+function exportAuditChain(ctx: AppContext) {
+  return route.get(
+    '/operator/v1/audit-log/export',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: "An audit chain as JSON Lines (a workspace's, or without workspaceId the operator's), oldest first, streamed",
+        description: 'One entry a line: the fields its hash covers and `hash`, so the chain can be verified without Corridor (docs/audit-log.md).',
+        querystring: ChainQuery,
+        response: { 200: { description: 'JSON Lines', content: { 'application/jsonl': { schema: { type: 'string' } } } } },
+      },
+    },
+    async (req, reply) => {
+      const lines = audits.exportAuditChain(ctx.db, req.query.workspaceId);
+      return reply.type('application/jsonl; charset=utf-8').header('content-disposition', 'attachment; filename="audit-chain.jsonl"').send(Readable.from(lines));
+    },
   );
 }
