@@ -26,7 +26,7 @@ import { eventRoutes } from './modules/events/events.routes.js';
 import { fxRoutes } from './modules/fx/fx.routes.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
 import { operatorLedgerRoutes } from './modules/operator/operator-ledger.routes.js';
-import { operatorRoutes } from './modules/operator/operator.routes.js';
+import { auditOperatorCalls, operatorRoutes } from './modules/operator/operator.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { payoutRoutes } from './modules/payouts/payouts.routes.js';
@@ -184,6 +184,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   await app.register(authPlugin, { ctx, redis });
+  // Before any route is added: operator routes are audited wherever they are defined.
+  auditOperatorCalls(app, ctx);
 
   app.setErrorHandler(async (err, req, reply) => {
     const appError = toAppError(err, { ...config.limits, bodyLimit: req.routeOptions.bodyLimit });

@@ -13,6 +13,7 @@ import * as repo from './virtual-accounts.repository.js';
 import type { VirtualAccountRow } from './virtual-accounts.repository.js';
 import { canMove, type VirtualAccountMove, type VirtualAccountStatus } from './virtual-accounts.transitions.js';
 import type { ActingAccount } from '../accounts/caller.js';
+import { attributed } from '../operator/audit.service.js';
 
 /** A virtual account as its owner reads it, without bank details. */
 export function virtualAccountData(row: VirtualAccountRow) {
@@ -136,7 +137,7 @@ export function listAnyVirtualAccounts(sql: Sql, f: PageRequest & { status?: Vir
 
 /** The issuer (operator API and console): a move on any workspace's virtual account. */
 export function moveAnyVirtualAccount(ctx: AppContext, tx: Tx, id: string, move: VirtualAccountMove, input: { reason?: string | undefined; details?: BankDetails | undefined } = {}) {
-  return moveVirtualAccount(ctx, tx, () => repo.findById(tx, id, true), move, input);
+  return moveVirtualAccount(ctx, tx, async () => attributed(await repo.findById(tx, id, true)), move, input);
 }
 
 /**
