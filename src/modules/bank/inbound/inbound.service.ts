@@ -361,13 +361,14 @@ export async function takeInFile(ctx: AppContext, source: InboundSource, name: s
   return result ?? (await repo.findFileBySha(ctx.db, sha256) ? duplicateOf(ctx.db, name, sha256) : quarantine(ctx, name, sha256, `message id ${message.messageId} was taken in meanwhile from another file`, message));
 }
 
-/** One look at the bank's outbox: every file waiting, in order, each taken in once and then archived. */
+/** One look at the bank's outbox: every file waiting, in order, each taken in once and then archived (or quarantined, moved aside). */
 export async function pollInbound(ctx: AppContext, source: InboundSource, options: InboundOptions): Promise<FileResult[]> {
   const results: FileResult[] = [];
   for (const name of await source.list()) {
     const result = await takeInFile(ctx, source, name, options);
     results.push(result);
-    if (result.outcome !== 'quarantined') await source.archive?.(name);
+    if (result.outcome === 'quarantined') await source.quarantine?.(name);
+    else await source.archive?.(name);
   }
   return results;
 }

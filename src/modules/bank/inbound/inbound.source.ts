@@ -13,9 +13,11 @@ export interface InboundSource {
   read(name: string): Promise<Buffer>;
   /** Moves a taken-in file out of the way (optional: without it the hash keeps it from applying twice). */
   archive?(name: string): Promise<void>;
+  /** Moves a file that could not be taken in aside (optional: without it the file stays, recorded as quarantined). */
+  quarantine?(name: string): Promise<void>;
 }
 
-/** The bank's outbox as a local folder: `*.xml` files, oldest name first; archived into `archive/` beside them. */
+/** The bank's outbox as a local folder: `*.xml` files, oldest name first; archived into `archive/` beside them, quarantined into `quarantine/`. */
 export class LocalDirectorySource implements InboundSource {
   constructor(
     readonly dir: string,
@@ -32,8 +34,15 @@ export class LocalDirectorySource implements InboundSource {
   }
 
   async archive(name: string): Promise<void> {
-    if (!this.archiveDir) return;
-    await fs.mkdir(this.archiveDir, { recursive: true });
-    await fs.rename(path.join(this.dir, path.basename(name)), path.join(this.archiveDir, path.basename(name)));
+    if (this.archiveDir) await this.moveTo(this.archiveDir, name);
+  }
+
+  async quarantine(name: string): Promise<void> {
+    await this.moveTo(path.join(this.dir, 'quarantine'), name);
+  }
+
+  private async moveTo(folder: string, name: string): Promise<void> {
+    await fs.mkdir(folder, { recursive: true });
+    await fs.rename(path.join(this.dir, path.basename(name)), path.join(folder, path.basename(name)));
   }
 }
