@@ -19,6 +19,9 @@ function document(ns: string, body: Record<string, unknown>): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build({ Document: { '@xmlns': `urn:iso:std:iso:20022:tech:xsd:${ns}`, ...body } })}`;
 }
 
+/** The EndToEndId the bank echoes: what Corridor sent, a payout id without its dashes (ISO allows 35 characters, a UUID has 36). */
+export const endToEndIdOf = (payoutId: string): string => payoutId.replace(/^([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i, '$1$2$3$4$5');
+
 const amt = (amount: string, currency: string) => ({ '#text': amount, '@Ccy': currency });
 
 export interface StatusAnswer {
@@ -44,7 +47,7 @@ export function pain002(o: { originalMessageId: string; transactions: StatusAnsw
       OrgnlPmtInfAndSts: {
         OrgnlPmtInfId: `${o.originalMessageId}-1`,
         TxInfAndSts: o.transactions.map((t) => ({
-          OrgnlEndToEndId: t.endToEndId,
+          OrgnlEndToEndId: endToEndIdOf(t.endToEndId),
           TxSts: t.status,
           ...(t.reason ? { StsRsnInf: { Rsn: { Cd: t.reason }, ...(t.info ? { AddtlInf: t.info } : {}) } } : {}),
           ...(t.amount ? { OrgnlTxRef: { Amt: { InstdAmt: amt(t.amount, t.currency ?? 'EUR') } } } : {}),
@@ -85,7 +88,7 @@ function entry(e: EntryAnswer) {
     BkTxCd: { Domn: { Cd: 'PMNT', Fmly: family } },
     NtryDtls: {
       TxDtls: {
-        Refs: { EndToEndId: e.endToEndId ?? 'NOTPROVIDED' },
+        Refs: { EndToEndId: e.endToEndId ? endToEndIdOf(e.endToEndId) : 'NOTPROVIDED' },
         Amt: amt(e.amount, currency),
         CdtDbtInd: cd,
         ...(e.debtorName || e.creditorIban
@@ -150,7 +153,7 @@ export function pacs004(o: { returns: { endToEndId: string; amount: string; curr
       GrpHdr: { MsgId: o.messageId ?? id('RTR'), CreDtTm: NOW, NbOfTxs: String(o.returns.length), SttlmInf: { SttlmMtd: 'CLRG' } },
       TxInf: o.returns.map((r) => ({
         RtrId: id('R'),
-        OrgnlEndToEndId: r.endToEndId,
+        OrgnlEndToEndId: endToEndIdOf(r.endToEndId),
         RtrdIntrBkSttlmAmt: amt(r.amount, r.currency ?? 'EUR'),
         IntrBkSttlmDt: o.settlementDate ?? '2026-03-03',
         RtrRsnInf: { Rsn: { Cd: r.reason }, ...(r.info ? { AddtlInf: r.info } : {}) },

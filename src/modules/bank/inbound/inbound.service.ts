@@ -10,6 +10,7 @@ import { reportPayoutOutcomes, type PayoutOutcome } from '../../payouts/payouts.
 import { findAnyPayout } from '../../payouts/payouts.read.js';
 import { depositPostedFrom, recordException, recordMovement, recordStatement, type NewException } from '../../reconciliation/reconciliation.service.js';
 import { findVirtualAccountById, findVirtualAccountByIban } from '../../virtual-accounts/virtual-accounts.service.js';
+import { payoutIdOfEndToEndId } from './end-to-end.js';
 import * as repo from './inbound.repository.js';
 import type { InboundFileRow } from './inbound.repository.js';
 import type { InboundSource } from './inbound.source.js';
@@ -118,7 +119,8 @@ interface EntryFacts {
  */
 async function payoutFor(run: Run, endToEndId: string | undefined, amount: Amount | undefined, facts: EntryFacts): Promise<NonNullable<Awaited<ReturnType<typeof findAnyPayout>>> | undefined> {
   if (!endToEndId) return run.exception('no_end_to_end_id', 'The entry names no EndToEndId: it cannot be tied to a payout', facts);
-  const payout = isUuid(endToEndId) ? await findAnyPayout(run.tx, endToEndId) : undefined;
+  const payoutId = payoutIdOfEndToEndId(endToEndId);
+  const payout = payoutId ? await findAnyPayout(run.tx, payoutId) : undefined;
   if (!payout) return run.exception('unknown_end_to_end_id', `No payout has the EndToEndId ${endToEndId}`, facts);
   if (run.options.connector && payout.provider !== run.options.connector) {
     return run.exception('other_connector', `Payout ${payout.id} is served by ${payout.provider}, not by ${run.options.connector}`, facts);
@@ -155,7 +157,7 @@ async function rejectPayout(run: Run, payoutId: string, why: Reason | undefined,
 async function applyStatusReport(run: Run, m: StatusReport): Promise<void> {
   const listed = new Set<string>();
   for (const t of m.transactions) {
-    listed.add(t.endToEndId);
+    listed.add(payoutIdOfEndToEndId(t.endToEndId) ?? t.endToEndId);
     const facts: EntryFacts = { bank_account: null, entry_ref: m.originalMessageId, end_to_end_id: t.endToEndId, direction: null, amount_minor: t.amount?.minor ?? null, currency: t.amount?.currency ?? null, booking_date: null };
     if (t.status === 'RJCT') {
       const payout = await payoutFor(run, t.endToEndId, t.amount, facts);

@@ -353,8 +353,7 @@ export function parseInbound(file: Buffer | string): InboundMessage {
   }
   const doc = parsed['Document'];
   if (!isNode(doc)) throw new InboundParseError('no ISO 20022 <Document> root element');
-  const ns = typeof doc['@xmlns'] === 'string' ? doc['@xmlns'] : '';
-  const version = /xsd:(.+)$/.exec(ns)?.[1] ?? 'unknown';
+  const version = /xmlns(?::\w+)?\s*=\s*["']urn:iso:std:iso:20022:tech:xsd:([^"']+)["']/.exec(source)?.[1] ?? 'unknown';
   const name = Object.keys(doc).find((k) => k in READERS);
   if (!name) throw new InboundParseError(`a ${version} message: Corridor reads pain.002, camt.053, camt.054 and pacs.004`);
   try {
