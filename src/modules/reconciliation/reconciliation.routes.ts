@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { route, type App } from '../../http/routes.js';
 import { runIdempotent } from '../../http/idempotency.js';
@@ -55,7 +56,17 @@ function statementLinesRoute(ctx: AppContext) {
 function statementCsvRoute(ctx: AppContext) {
   return route.get(
     '/operator/v1/reconciliation/statements/:id/lines.csv',
-    { config, schema: { tags, security, summary: 'The lines of a statement as CSV (text/csv)', params: IdParams, produces: ['text/csv'] } },
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'The lines of a statement as CSV: one row a line, with the payout or deposit it matched or why it was ignored',
+        params: IdParams,
+        produces: ['text/csv'],
+        response: { 200: { description: 'CSV, a header row then one row a line', content: { 'text/csv': { schema: Type.String() } } } },
+      },
+    },
     async (req, reply) => {
       const csv = await statementCsv(ctx.db, req.params.id);
       return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="statement-${req.params.id}.csv"`).header('x-content-type-options', 'nosniff').send(csv);
