@@ -7,6 +7,7 @@ import { auditPages } from './audit.pages.js';
 import { consoleAuthPages } from './auth.pages.js';
 import { connectorPages } from './connectors.pages.js';
 import { orderPages } from './orders.pages.js';
+import { reconciliationPages } from './reconciliation.pages.js';
 import { settlementPages } from './settlement.pages.js';
 import { workspaceAccessPages } from './workspace-access.pages.js';
 import { workspacePages } from './workspaces.pages.js';
@@ -19,6 +20,7 @@ export function consolePages(app: FastifyInstance, web: Web, storage: Storage): 
   orderPages(app, web, storage);
   applicationPages(app, web, storage);
   settlementPages(app, web);
+  reconciliationPages(app, web);
   userPages(app, web, 'console');
   auditPages(app, web);
   connectorPages(app, web);

@@ -45,6 +45,7 @@ export const StatementListQuery = Type.Object({ ...PageQuery.properties, bankAcc
 export const LineSchema = Type.Object(
   {
     id: Uuid,
+    statementId: Uuid,
     seq: Type.Integer(),
     status: literals(['matched', 'unmatched', 'ignored'] as const),
     direction: literals(['debit', 'credit'] as const),

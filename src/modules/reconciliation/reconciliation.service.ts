@@ -162,6 +162,7 @@ async function lineData(sql: Sql, l: LineRow) {
   const movement = l.movement_id ? await repo.findMovement(sql, l.movement_id) : undefined;
   return {
     id: l.id,
+    statementId: l.statement_id,
     seq: l.seq,
     status: l.status,
     direction: l.direction,
@@ -207,6 +208,7 @@ export async function matchLine(tx: Tx, lineId: string, movementId: string, by: 
 
 /** An operator ignores an unmatched line (a bank fee booked elsewhere, an internal transfer) with the reason. */
 export async function ignoreLine(tx: Tx, lineId: string, reason: string, by: string | null): Promise<LineView> {
+  if (reason.trim().length < 3) throw fieldError('reason', 'say why the line is ignored (3 characters at least)');
   const line = await openLine(tx, lineId);
   return lineData(tx, await repo.decideLine(tx, line.id, { status: 'ignored', movementId: null, reason, by }));
 }
