@@ -36,6 +36,7 @@ import { createStorage } from './modules/storage/storage.js';
 import { uploadRoutes } from './modules/storage/uploads.routes.js';
 import { virtualAccountRoutes } from './modules/virtual-accounts/virtual-accounts.routes.js';
 import { depositRoutes } from './modules/deposits/deposits.routes.js';
+import { reconciliationRoutes } from './modules/reconciliation/reconciliation.routes.js';
 import { capabilityRoutes } from './modules/capabilities/capabilities.routes.js';
 import { consolePages } from './modules/console/console.routes.js';
 import { dashboardPages } from './modules/dashboard/dashboard.routes.js';
@@ -223,6 +224,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   applicationRoutes(routes, ctx, storage);
   virtualAccountRoutes(routes, ctx);
   depositRoutes(routes, ctx);
+  reconciliationRoutes(routes, ctx);
   capabilityRoutes(routes, ctx);
   orderRoutes(routes, ctx, storage);
   userRoutes(routes, ctx);

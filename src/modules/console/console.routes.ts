@@ -8,6 +8,7 @@ import { consoleAuthPages } from './auth.pages.js';
 import { connectorPages } from './connectors.pages.js';
 import { orderPages } from './orders.pages.js';
 import { manualQueuePages } from './manual-queue.pages.js';
+import { reconciliationPages } from './reconciliation.pages.js';
 import { workspaceAccessPages } from './workspace-access.pages.js';
 import { workspacePages } from './workspaces.pages.js';
 
@@ -19,6 +20,7 @@ export function consolePages(app: FastifyInstance, web: Web, storage: Storage): 
   orderPages(app, web, storage);
   applicationPages(app, web, storage);
   manualQueuePages(app, web);
+  reconciliationPages(app, web);
   userPages(app, web, 'console');
   auditPages(app, web);
   connectorPages(app, web);

@@ -191,3 +191,20 @@ export async function depositTarget(sql: Sql, owner: ActingAccount, by: { virtua
 
 export const findVirtualAccountInWorkspace = repo.findInWorkspace;
 export const findVirtualAccountById = repo.findById;
+
+const normalIban = (iban: string) => iban.replace(/\s+/g, '').toUpperCase();
+
+/**
+ * The active virtual account whose IBAN this is (a bank's credit notification names the account it
+ * credited), or undefined. Bank details are sealed, so the accounts of the currency are opened one by
+ * one: enough for the account counts a bank connection carries today.
+ */
+export async function findVirtualAccountByIban(ctx: Pick<AppContext, 'box'>, sql: Sql, iban: string, currency: string): Promise<VirtualAccountRow | undefined> {
+  const wanted = normalIban(iban);
+  for (const row of await repo.listActiveInCurrency(sql, currency)) {
+    if (row.bank_details === null) continue;
+    const details = JSON.parse(ctx.box.decrypt(row.bank_details)) as BankDetails;
+    if (details.iban && normalIban(details.iban) === wanted) return row;
+  }
+  return undefined;
+}
