@@ -13,6 +13,7 @@ import { clientFromFlags, CLIENT_FLAGS } from './cli/client.js';
 import { listen } from './cli/listen.js';
 import { trigger } from './cli/trigger.js';
 import { chainXpub, encryptChainKey } from './cli/chain.js';
+import { auditVerify } from './cli/audit.js';
 
 const USAGE = `Usage: corridor <command>
 
@@ -22,6 +23,7 @@ const USAGE = `Usage: corridor <command>
   credentials create --workspace ID [--scopes a,b]  issue a credential (secret shown once)
   listen --forward-to URL [--events a,b]            forward live events to a local URL, signed (prints the secret)
   trigger <event-type>                              cause an event in the sandbox (payout.paid, application.approved, ...)
+  audit verify [--workspace ID | --operator]        check an audit chain (default the operator's); exit 1 when broken
                                                     listen and trigger take --base-url, --client-id, --client-secret
                                                     or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET
   chain encrypt-key < secret                        seal a hot wallet key, deposit mnemonic or xpub (stdin) for the
@@ -107,6 +109,17 @@ async function main(argv: string[]): Promise<void> {
       if (sub === 'encrypt-key') return encryptChainKey(config);
       if (sub === 'xpub') return chainXpub();
       fail('unknown chain command');
+      return;
+    }
+    case 'audit': {
+      if (sub !== 'verify') fail('unknown audit command');
+      const { values } = parseArgs({ args: rest, options: { workspace: { type: 'string' }, operator: { type: 'boolean' } } });
+      if (values.workspace !== undefined && values.operator) fail('give --workspace ID or --operator, not both');
+      if (values.workspace !== undefined && !isUuid(values.workspace)) fail(`no workspace ${values.workspace}`);
+      const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      const { ok, output } = await auditVerify(db, { workspaceId: values.workspace }).finally(() => db.close());
+      process.stdout.write(output);
+      if (!ok) process.exitCode = 1;
       return;
     }
     default:
