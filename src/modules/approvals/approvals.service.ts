@@ -25,6 +25,7 @@ import type { ApprovalFilters, ApprovalRow, ApprovalStatus, RuleRow, RuleType } 
  */
 
 export const APPROVAL_EXPIRY_JOB = 'payout.approval_expiry';
+export { APPROVAL_STATUSES, RULE_TYPES, type ApprovalStatus, type RuleType } from './approvals.repository.js';
 /** A workspace keeps at most this many rules. */
 export const APPROVAL_RULES_MAX = 50;
 const DAY_MS = 86_400_000;
@@ -82,6 +83,8 @@ function ruleColumns(input: RuleInput): Pick<repo.NewRule, 'currency' | 'amountM
   if (missing) throw fieldError(missing, `${missing} is required with type ${input.type}`);
   const extra = given.find((k) => !wanted.includes(k));
   if (extra) throw fieldError(extra, `${extra} does not apply to type ${input.type}`);
+  if (input.days !== undefined && !(Number.isInteger(input.days) && input.days >= 1 && input.days <= 3650)) throw fieldError('days', 'days must be a whole number from 1 to 3650');
+  if (input.rows !== undefined && !(Number.isInteger(input.rows) && input.rows >= 1 && input.rows <= 1000)) throw fieldError('rows', 'rows must be a whole number from 1 to 1000');
   if (input.type !== 'amount_over') return { currency: null, amountMinor: null, days: input.days ?? null, batchRows: input.rows ?? null };
   const currency = input.currency as string;
   if (!currencyInfo(currency)) throw fieldError('currency', `currency ${currency} is not a supported currency`, 'UNSUPPORTED_CURRENCY');
