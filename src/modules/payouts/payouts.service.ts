@@ -263,8 +263,9 @@ async function saveNewBeneficiaries(ctx: AppContext, tx: Tx, accepted: readonly 
 
 /**
  * Writes a plan: the new beneficiaries, the quotes it uses, its holds, its payouts (one statement),
- * their first provider steps, and the `payout.failed` event of each fiat payout recorded as failed for
- * balance (whose answer is still the refusal).
+ * the approvals of those a workspace rule holds (approvals module: they get no first step yet),
+ * the first provider steps of the others, and the `payout.failed` event of each fiat payout recorded
+ * as failed for balance (whose answer is still the refusal).
  */
 async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[], origins: readonly Origin[], snapshot: PlanSnapshot): Promise<Stored[]> {
   const accepted = decisions.filter((d): d is Accepted => d.ok);
