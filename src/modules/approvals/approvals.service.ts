@@ -6,10 +6,9 @@ import { conflict, fieldError, forbidden, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { formatAmount, parseAmount } from '../../lib/money.js';
 import { currencyInfo } from '../../lib/currencies.js';
-import { payoutProviderFor } from '../../providers/index.js';
 import { assertCapability, type AccountScope, type Caller } from '../accounts/caller.js';
 import { recordEvents, type NewEvent } from '../events/events.service.js';
-import { writeAudit } from '../operator/operator.service.js';
+import { appendAudit } from '../operator/audit.service.js';
 import { moveOwnPayout, scheduleStep } from '../payouts/payouts.lifecycle.js';
 import { getPayout, payoutData, payoutsByIds } from '../payouts/payouts.read.js';
 import * as repo from './approvals.repository.js';
@@ -71,7 +70,7 @@ export interface AuditContext {
 type Actor = Pick<Caller, 'workspaceId' | 'clientId'>;
 
 async function audit(tx: Tx, actor: string, workspaceId: string, where: AuditContext, body: Record<string, unknown>): Promise<void> {
-  await writeAudit(tx, { operatorKeyId: null, actor, method: 'POST', path: where.path, statusCode: 200, requestId: where.requestId, workspaceId, body });
+  await appendAudit(tx, { operatorKeyId: null, actor, method: 'POST', path: where.path, statusCode: 200, requestId: where.requestId, workspaceId, body });
 }
 
 /** The rule's own fields by type: each type takes its fields, and only them (400 naming the field). */
@@ -267,7 +266,7 @@ export async function decidePayout(
   const decided = await repo.decide(tx, payoutId, { status: decision === 'approve' ? 'approved' : 'rejected', decidedBy: decider.clientId, reason: reason ?? null });
   if (!decided) throw conflict('APPROVAL_NOT_PENDING', 'Someone decided this approval first');
   const moved = decision === 'approve' ? payout : await moveOwnPayout(ctx, tx, decider.workspaceId, payoutId, 'cancel');
-  if (decision === 'approve') await scheduleStep(tx, payoutId, payoutProviderFor(ctx.config, payout.provider).firstStepMs());
+  if (decision === 'approve') await scheduleStep(tx, payoutId, ctx.connectors.get(payout.provider).firstStepMs());
   const view = { ...payoutData(moved), approval: approvalView(decided, moved.status) };
   await audit(tx, auditActor(decider.clientId), decider.workspaceId, where, { change: `payout.approval.${decided.status}`, payoutId, reason: reason ?? null, rule: decided.rule });
   return view;

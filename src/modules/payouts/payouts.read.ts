@@ -5,6 +5,16 @@ import * as repo from './payouts.repository.js';
 import type { PayoutFilters, PayoutRow } from './payouts.repository.js';
 import { findPayoutsByIds } from './payouts.steps.repository.js';
 
+/** What the connector reported beyond the status (additive): the rail's reason and references. */
+export function railFields(row: Pick<PayoutRow, 'return_reason' | 'rail'>) {
+  return {
+    ...(row.return_reason ? { returnReason: row.return_reason } : {}),
+    ...(row.rail?.uetr ? { uetr: row.rail.uetr } : {}),
+    ...(row.rail?.txHash ? { txHash: row.rail.txHash } : {}),
+    ...(row.rail?.chain ? { chain: row.rail.chain } : {}),
+  };
+}
+
 /** The payout as read back by its owner. */
 export function payoutData(row: PayoutRow) {
   return {
@@ -23,6 +33,7 @@ export function payoutData(row: PayoutRow) {
     ...(row.reference ? { reference: row.reference } : {}),
     ...(row.metadata ? { metadata: row.metadata } : {}),
     failureReason: row.failure_reason,
+    ...railFields(row),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     completedAt: row.completed_at ? row.completed_at.toISOString() : null,
@@ -50,4 +61,9 @@ export async function payoutsByIds(sql: Sql, workspaceId: string, ids: readonly 
   if (ids.length === 0) return [];
   const rows = await findPayoutsByIds(sql, [...new Set(ids)]);
   return rows.filter((row) => row.workspace_id === workspaceId).map(payoutData);
+}
+
+/** Any workspace's payout by id (a bank's answer names the payout by its EndToEndId), or undefined. */
+export function findAnyPayout(sql: Sql, id: string): Promise<PayoutRow | undefined> {
+  return repo.findPayoutById(sql, id);
 }

@@ -7529,6 +7529,8 @@ export interface paths {
                                     status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
                                 };
                                 beneficiaryId: string | null;
+                                /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                                chain?: string;
                                 clientRef: string;
                                 completedAt: string | null;
                                 /**
@@ -7557,9 +7559,32 @@ export interface paths {
                                  */
                                 quoteId?: string;
                                 reference?: string;
+                                /**
+                                 * ReturnReason
+                                 * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                                 */
+                                returnReason?: {
+                                    /**
+                                     * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                     * @example AC01
+                                     */
+                                    code: string;
+                                    /**
+                                     * @description What the code means, in words
+                                     * @example Incorrect account number
+                                     */
+                                    description: string;
+                                };
                                 /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                                 route: string;
                                 status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                                /** @description On-chain payouts: the hash of the transaction that paid it */
+                                txHash?: string;
+                                /**
+                                 * Format: uuid
+                                 * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                                 */
+                                uetr?: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 timestamp
@@ -7951,6 +7976,8 @@ export interface paths {
                                 status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
                             };
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -7979,9 +8006,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -8039,6 +8089,8 @@ export interface paths {
                                 status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
                             };
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -8067,9 +8119,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -8241,6 +8316,8 @@ export interface paths {
                                 status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
                             };
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -8269,9 +8346,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -8453,6 +8553,8 @@ export interface paths {
                                 status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
                             };
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -8481,9 +8583,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -8654,6 +8779,8 @@ export interface paths {
                                 status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
                             };
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -8682,9 +8809,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -8864,6 +9014,8 @@ export interface paths {
                                 status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
                             };
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -8892,9 +9044,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -10873,7 +11048,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Simulate the provider: fail a payout (sandbox only) */
+        /** Simulate the connector: fail a payout (sandbox only) */
         post: {
             parameters: {
                 query?: never;
@@ -11011,6 +11186,8 @@ export interface paths {
                                 status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
                             };
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -11039,9 +11216,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -11080,7 +11280,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Simulate the provider: pay a payout (sandbox only) */
+        /** Simulate the connector: pay a payout (sandbox only) */
         post: {
             parameters: {
                 query?: never;
@@ -11212,6 +11412,8 @@ export interface paths {
                                 status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
                             };
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -11240,9 +11442,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -11281,7 +11506,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Simulate the provider: process a payout (sandbox only) */
+        /** Simulate the connector: process a payout (sandbox only) */
         post: {
             parameters: {
                 query?: never;
@@ -11413,6 +11638,8 @@ export interface paths {
                                 status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
                             };
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -11441,9 +11668,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -11482,7 +11732,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Simulate the provider: revert a payout (sandbox only) */
+        /** Simulate the connector: revert a payout (sandbox only) */
         post: {
             parameters: {
                 query?: never;
@@ -11614,6 +11864,8 @@ export interface paths {
                                 status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
                             };
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -11642,9 +11894,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
