@@ -38,6 +38,8 @@ export interface Config {
   orderFundingWindowMs: number;
   /** How long the desk has to execute a funded order before it fails with `review_expired`. */
   orderExecutionWindowMs: number;
+  /** How long a payout waits for its approval before it expires (cancelled, held funds returned). */
+  approvalWindowMs: number;
   /**
    * The desk's collection details per source currency (bank details or a deposit address), from
    * ORDER_SETTLEMENT_INSTRUCTIONS (JSON). Unset: the sandbox's built-in details; none in production,
@@ -242,6 +244,7 @@ export const ENV_SETTINGS = {
       'the desk\'s collection details per source currency (JSON object of currency → bank details or `network`/`address`); a currency without them cannot be settlement-funded',
   },
   ORDER_EXECUTION_WINDOW_MS: { default: 259_200_000, description: 'how long the desk has to execute a funded order before it fails with `review_expired`' },
+  APPROVAL_WINDOW_MS: { default: 259_200_000, description: 'how long a payout an approval rule holds waits for its approval before it expires: cancelled, held funds returned (at least 1000)' },
   CORRIDOR_TERMS_VERSION: { default: '1', description: 'current terms version' },
   CORRIDOR_TERMS_URL: { shown: 'PUBLIC_BASE_URL/terms/<version>', description: 'where the current terms are published (`GET /v2/terms`); the default URL is served by Corridor itself' },
   CORRIDOR_TERMS_FILE: { description: 'an HTML file with the operator\'s terms, served at `/terms/<version>` (read at start); unset, a default terms page shipped with Corridor' },
@@ -428,6 +431,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookInFlightMax: Math.max(1, intSetting(env, 'WEBHOOK_IN_FLIGHT_MAX')),
     orderFundingWindowMs: intSetting(env, 'ORDER_FUNDING_WINDOW_MS'),
     orderExecutionWindowMs: intSetting(env, 'ORDER_EXECUTION_WINDOW_MS'),
+    approvalWindowMs: Math.max(1000, intSetting(env, 'APPROVAL_WINDOW_MS')),
     orderSettlementInstructions: settlementInstructions(raw(env, 'ORDER_SETTLEMENT_INSTRUCTIONS')),
     connectors: loadConnectorsConfig(optional(env, 'CORRIDOR_CONNECTORS_FILE')),
     web: {

@@ -1,4 +1,6 @@
 import type { AppContext } from '../context.js';
+import { approvalExpiryJob } from '../modules/approvals/approvals.jobs.js';
+import { APPROVAL_EXPIRY_JOB } from '../modules/approvals/approvals.service.js';
 import { deleteExpiredIdempotencyKeys } from '../modules/idempotency/idempotency.service.js';
 import { payoutStepJobs } from '../modules/payouts/payouts.jobs.js';
 import { orderDeadlineJob } from '../modules/orders/orders.jobs.js';
@@ -20,6 +22,7 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
   ],
   [PAYOUT_STEP_JOB, payoutStepJobs],
   [ORDER_DEADLINE_JOB, orderDeadlineJob],
+  [APPROVAL_EXPIRY_JOB, approvalExpiryJob],
   [RETENTION_JOB, retentionSweep],
   [
     'uploads.cleanup',

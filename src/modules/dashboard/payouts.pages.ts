@@ -6,6 +6,7 @@ import { queryChoice, queryDay, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { getBeneficiary } from '../beneficiaries/beneficiaries.service.js';
+import { withApprovals, type ApprovalView } from '../approvals/approvals.service.js';
 import { eventsAbout } from '../events/events.service.js';
 import { cancelOwnPayout } from '../payouts/payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from '../payouts/payouts.read.js';
@@ -84,7 +85,8 @@ function actions(web: Web, req: FastifyRequest, payout: PayoutView): Html {
 
 async function detailBody(web: Web, req: FastifyRequest, id: string, refusal?: string): Promise<{ title: string; body: Html }> {
   const workspaceId = dashboardUser(req).workspaceId;
-  const payout = payoutData(await getPayout(web.ctx.db, workspaceId, id));
+  const [payout] = (await withApprovals(web.ctx.db, workspaceId, [payoutData(await getPayout(web.ctx.db, workspaceId, id))])) as [PayoutView & { approval?: ApprovalView }];
+  const approval = payout.approval;
   const body = html`${refusal ? notice('error', refusal) : ''}
 ${facts([
   ['Status', status(payout.status)],
@@ -100,6 +102,7 @@ ${facts([
   ['Purpose', payout.purpose],
   ['Failure reason', payout.failureReason],
   ['Bank reason', payout.returnReason ? `${payout.returnReason.code}: ${payout.returnReason.description}` : null],
+  ['Approval', approval ? html`${status(approval.status)} ${link('/dashboard/approvals', approval.status === 'pending' ? 'waiting: decide on the Approvals page' : 'Approvals')}` : null],
   ['Created', when(payout.createdAt)],
   ['Completed', when(payout.completedAt)],
 ])}
