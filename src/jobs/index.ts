@@ -7,6 +7,8 @@ import { PAYOUT_STEP_JOB } from '../modules/payouts/payouts.lifecycle.js';
 import { deleteExpiredUploads } from '../modules/storage/uploads.service.js';
 import { WebhookEngine } from '../modules/webhooks/delivery-engine.js';
 import { RETENTION_JOB, retentionSweep } from './retention.js';
+import { rescreenBeneficiariesJob } from '../modules/screening/screening.jobs.js';
+import { SCREENING_RESCREEN_JOB } from '../modules/screening/screening.service.js';
 import { JobRunner, type AnyJobHandler, type Recurring } from './runner.js';
 
 /** Every job kind and its handler. Modules add theirs here. */
@@ -20,6 +22,7 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
   [PAYOUT_STEP_JOB, payoutStepJobs],
   [ORDER_DEADLINE_JOB, orderDeadlineJob],
   [RETENTION_JOB, retentionSweep],
+  [SCREENING_RESCREEN_JOB, rescreenBeneficiariesJob],
   [
     'uploads.cleanup',
     async (ctx) => {

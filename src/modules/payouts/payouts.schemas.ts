@@ -1,3 +1,4 @@
+import { PayoutScreeningSchema } from '../screening/screening.schemas.js';
 import { Type } from 'typebox';
 import { Nullable, Page, Timestamp, Uuid } from '../../lib/schemas.js';
 import { AMOUNT_PATTERN } from '../../lib/money.js';
@@ -51,6 +52,7 @@ export const PayoutSchema = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     completedAt: Nullable(Timestamp),
+    screening: Type.Optional(PayoutScreeningSchema),
   },
   { title: 'Payout' },
 );

@@ -31,6 +31,7 @@ import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
 import type { PayoutBody } from './payouts.schemas.js';
 import type { Caller } from '../accounts/caller.js';
+import { holdListedPayouts, screenBeneficiaries, type Hit } from '../screening/screening.service.js';
 
 /**
  * Payout creation: one pipeline for one payout, a batch request, and every request that arrives
@@ -255,8 +256,19 @@ async function saveNewBeneficiaries(ctx: AppContext, tx: Tx, accepted: readonly 
     if (!a.newBeneficiary) continue;
     const { workspaceId, accountId } = a.insert;
     const created = await createBeneficiary(tx, ctx.box, { workspaceId, subAccountId: accountId === workspaceId ? undefined : accountId }, a.newBeneficiary, { fieldPrefix: 'beneficiary.' });
+    await screenBeneficiaries(ctx, tx, [{ ...created, workspaceId }]);
     a.insert.beneficiaryId = created.id;
   }
+}
+
+/**
+ * Sanctions screening at submit (screening module): the queued payouts whose beneficiary or sender
+ * matches a loaded list are held, by payout id with their hits. A held payout stays queued and gets
+ * no provider step until an operator releases it.
+ */
+function screeningHolds(ctx: AppContext, tx: Tx, accepted: readonly Accepted[]): Promise<Map<string, Hit[]>> {
+  const queued = accepted.filter((a) => a.insert.status === 'queued').map(({ insert: p }) => ({ id: p.id, workspaceId: p.workspaceId, clientRef: p.clientRef, amountMinor: p.amountMinor, currency: p.currency, beneficiary: p.beneficiary, sender: p.sender }));
+  return holdListedPayouts(ctx, tx, queued);
 }
 
 /**
@@ -277,10 +289,12 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
     beneficiary: ctx.box.sealJson(beneficiary),
     sender: sender && ctx.box.sealJson(sender),
   }));
-  const rows = await repo.insertPayouts(tx, sealed);
+  const inserted = await repo.insertPayouts(tx, sealed);
+  const held = await screeningHolds(ctx, tx, accepted);
+  const rows = inserted.map((row) => (held.has(row.id) ? { ...row, screening: { status: 'held' as const, hits: held.get(row.id) as Hit[] } } : row));
   const stored = new Map(rows.map((row) => [row.id, row]));
   const firstStepAt = new Date(Date.now() + provider.firstStepMs());
-  const queued = rows.filter((row) => row.status === 'queued');
+  const queued = rows.filter((row) => row.status === 'queued' && !held.has(row.id));
   await enqueueMany(tx, queued.map((row) => ({ kind: PAYOUT_STEP_JOB, payload: { payoutId: row.id }, runAt: firstStepAt, maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX })));
   const out: Stored[] = [];
   for (const d of decisions) {
