@@ -12,6 +12,7 @@ import { connect } from './db/db.js';
 import { clientFromFlags, CLIENT_FLAGS } from './cli/client.js';
 import { listen } from './cli/listen.js';
 import { trigger } from './cli/trigger.js';
+import { screeningCommand } from './cli/screening.js';
 
 const USAGE = `Usage: corridor <command>
 
@@ -21,6 +22,8 @@ const USAGE = `Usage: corridor <command>
   credentials create --workspace ID [--scopes a,b]  issue a credential (secret shown once)
   listen --forward-to URL [--events a,b]            forward live events to a local URL, signed (prints the secret)
   trigger <event-type>                              cause an event in the sandbox (payout.paid, application.approved, ...)
+  screening load --list LIST --file PATH            load a sanctions list file as a new version (LIST: ofac-sdn, un, eu,
+                                                    uk-ofsi; --file again for each file of OFAC's CSV set)
                                                     listen and trigger take --base-url, --client-id, --client-secret
                                                     or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET
 
@@ -99,6 +102,9 @@ async function main(argv: string[]): Promise<void> {
       await trigger(clientFromFlags(values, fail), positionals[0] as string);
       return;
     }
+    case 'screening':
+      await screeningCommand(config, sub, rest, fail);
+      return;
     default:
       fail(command ? `unknown command ${command}` : 'no command');
   }

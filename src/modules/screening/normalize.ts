@@ -47,7 +47,7 @@ function countryIndex(): Map<string, string> {
     }
   }
   const extra: Record<string, string> = {
-    'iran islamic republic': 'IR', 'islamic republic iran': 'IR', 'russian federation': 'RU', 'syrian arab republic': 'SY',
+    'iran islamic republic': 'IR', 'islamic republic iran': 'IR', 'russian federation': 'RU', 'united states america': 'US', 'syrian arab republic': 'SY',
     'democratic peoples republic korea': 'KP', 'korea north': 'KP', 'korea democratic peoples republic': 'KP', 'dprk': 'KP',
     'korea republic': 'KR', 'korea south': 'KR', 'united states': 'US', 'usa': 'US', 'united kingdom': 'GB', 'uk': 'GB',
     'burma': 'MM', 'myanmar': 'MM', 'congo democratic republic': 'CD', 'democratic republic congo': 'CD', 'republic congo': 'CG',
