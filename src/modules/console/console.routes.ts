@@ -6,6 +6,7 @@ import { applicationPages } from './applications.pages.js';
 import { auditPages } from './audit.pages.js';
 import { consoleAuthPages } from './auth.pages.js';
 import { orderPages } from './orders.pages.js';
+import { screeningPages } from './screening.pages.js';
 import { settlementPages } from './settlement.pages.js';
 import { workspaceAccessPages } from './workspace-access.pages.js';
 import { workspacePages } from './workspaces.pages.js';
@@ -18,6 +19,7 @@ export function consolePages(app: FastifyInstance, web: Web, storage: Storage): 
   orderPages(app, web, storage);
   applicationPages(app, web, storage);
   settlementPages(app, web);
+  screeningPages(app, web);
   userPages(app, web, 'console');
   auditPages(app, web);
 }
