@@ -203,6 +203,9 @@ export class ListIndex {
   private readonly names: IndexedName[] = [];
   private readonly postings = new Map<string, number[]>();
   private readonly counts: Uint16Array;
+  /** Which query token of which screen last counted a name (a screen's tokens: screens * 8 + 1..7). */
+  private readonly stamps: Uint32Array;
+  private screens = 0;
   /** Names indexed. */
   readonly nameCount: number;
 
@@ -230,6 +233,7 @@ export class ListIndex {
     });
     this.nameCount = this.names.length;
     this.counts = new Uint16Array(this.names.length);
+    this.stamps = new Uint32Array(this.names.length);
   }
 
   /** The entries matching a subject at or above `threshold` (0..1), best first, one hit per entry. */
@@ -237,19 +241,28 @@ export class ListIndex {
     const q = nameTokens(subject.name);
     const words = q.filter((t) => t.length > 1);
     if (words.length === 0) return [];
+    // Each query token counts once for a name, through keys no earlier token used (two tokens
+    // sharing a key, "Zheina Zheikha", must not make one shared token look like two).
     const touched: number[] = [];
-    for (const token of new Set(words)) {
-      const seen = new Set<number>();
-      for (const key of blockingKeys(token)) {
+    const usedKeys = new Set<string>();
+    let stamp = 0;
+    let counting = 0;
+    for (const token of [...new Set(words)].slice(0, 7)) {
+      stamp++;
+      const keys = blockingKeys(token).filter((key) => !usedKeys.has(key));
+      if (keys.length > 0) counting++;
+      for (const key of keys) {
+        usedKeys.add(key);
         for (const n of this.postings.get(key) ?? []) {
-          if (seen.has(n)) continue;
-          seen.add(n);
+          if (this.stamps[n] === this.screens * 8 + stamp) continue;
+          this.stamps[n] = this.screens * 8 + stamp;
           if (this.counts[n] === 0) touched.push(n);
           (this.counts as Uint16Array)[n] = (this.counts[n] as number) + 1;
         }
       }
     }
-    const needQ = Math.min(2, new Set(words).size);
+    this.screens = (this.screens + 1) % 0x1fffffff;
+    const needQ = Math.min(2, counting);
     const best = new Map<number, { score: number; name: string }>();
     for (const n of touched) {
       const shared = this.counts[n] as number;
