@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunner } from '../../src/jobs/index.js';
 import type { JobRunner } from '../../src/jobs/runner.js';
 import { createOperatorKey } from '../../src/modules/operator/operator.service.js';
+import { forgetIndexes } from '../../src/modules/screening/screening.service.js';
 import { createTestApp, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { ADA, balance, fund, payingWorkspace, ref, saveBeneficiary, waitFor } from '../payouts/helpers.js';
 import { fixture, LIST_FILES, loadAll, loadList, operatorPost } from './helpers.js';
@@ -100,6 +101,13 @@ describe('payouts to a listed name', () => {
     const paid = await waitFor(c, p.id, (v) => v.status === 'paid');
     expect((paid as unknown as Screened).screening.status).toBe('released');
     expect((await operatorPost(t, `/operator/v1/screening/holds/${p.id}/release`)).statusCode).toBe(409);
+  });
+
+  it('a process that did not load the list builds its index on its first screen, inside a payout’s transaction', async () => {
+    forgetIndexes();
+    const p = await payTo(LISTED, '2.00');
+    expect(p.screening.hits[0]?.entryId).toBe('14596');
+    expect((await operatorPost(t, `/operator/v1/screening/holds/${p.id}/reject`)).statusCode).toBe(200);
   });
 
   it('the sender is screened too', async () => {

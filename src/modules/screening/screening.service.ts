@@ -27,22 +27,37 @@ export { LIST_NAMES } from './matching.js';
 /** Each version's index (versions never change; ids are never reused), kept while its version is active. */
 const indexes = new Map<string, Promise<ListIndex>>();
 
-function indexOf(sql: Sql, version: { id: string; list: ListName }): Promise<ListIndex> {
+function indexOf(db: Sql, version: { id: string; list: ListName }): Promise<ListIndex> {
   let index = indexes.get(version.id);
   if (!index) {
-    index = repo.entriesOf(sql, version.id).then((entries) => new ListIndex(version.list, version.id, entries));
+    index = repo.entriesOf(db, version.id).then((entries) => new ListIndex(version.list, version.id, entries));
     index.catch(() => indexes.delete(version.id));
     indexes.set(version.id, index);
   }
   return index;
 }
 
-/** The indexes of the newest version of each list (one small query; an index is built on its first use in this process). */
-export async function activeIndexes(sql: Sql): Promise<ListIndex[]> {
+/** What screening is given: the settings, and the database an index's entries are read from. */
+type ScreeningContext = Pick<AppContext, 'config' | 'db'>;
+
+/**
+ * The indexes of the newest version of each list, as `sql` (the caller's transaction) sees them: one
+ * small query. An index is built on its first use in this process, its entries read outside the
+ * caller's transaction on PostgreSQL (a version's entries never change), so a payout group's locks
+ * are not held while a list is read.
+ */
+export async function activeIndexes(ctx: ScreeningContext, sql: Sql): Promise<ListIndex[]> {
   const active = await repo.activeVersions(sql);
   const ids = new Set(active.map((v) => v.id));
   for (const id of indexes.keys()) if (!ids.has(id)) indexes.delete(id);
-  return Promise.all(active.map((v) => indexOf(sql, v)));
+  // The embedded database is one connection whose transactions are exclusive: read in the caller's.
+  const reader = ctx.db.kind === 'pglite' ? sql : ctx.db;
+  return Promise.all(active.map((v) => indexOf(reader, v)));
+}
+
+/** Forgets every index built by this process, as a process that never loaded them (tests). */
+export function forgetIndexes(): void {
+  indexes.clear();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -110,9 +125,9 @@ export function listVersions(sql: Sql, f: PageRequest & { list?: ListName | unde
 // Screening
 
 /** Screens subjects against every active list: each subject's hits (empty: clear), best first. */
-export async function screen(ctx: Pick<AppContext, 'config'>, sql: Sql, subjects: readonly Subject[]): Promise<Hit[][]> {
+export async function screen(ctx: ScreeningContext, sql: Sql, subjects: readonly Subject[]): Promise<Hit[][]> {
   if (subjects.length === 0) return [];
-  const active = await activeIndexes(sql);
+  const active = await activeIndexes(ctx, sql);
   return subjects.map((s) => screenAll(active, s, ctx.config.screening.matchThreshold));
 }
 
@@ -138,7 +153,7 @@ const beneficiarySubject = (b: BeneficiarySubject): Subject => ({
  * Screens beneficiaries and records each one's status and hits (clear or hit), in the caller's
  * transaction: on create and change, and again after each new list version.
  */
-export async function screenBeneficiaries(ctx: Pick<AppContext, 'config'>, tx: Sql, beneficiaries: readonly BeneficiarySubject[]): Promise<Hit[][]> {
+export async function screenBeneficiaries(ctx: ScreeningContext, tx: Sql, beneficiaries: readonly BeneficiarySubject[]): Promise<Hit[][]> {
   const hits = await screen(ctx, tx, beneficiaries.map(beneficiarySubject));
   await repo.upsertBeneficiaryScreenings(tx, beneficiaries.map((b, i) => ({ beneficiaryId: b.id, workspaceId: b.workspaceId, hits: hits[i] as Hit[] })));
   return hits;
@@ -191,10 +206,10 @@ function payoutSubjects(p: SubmittedPayout): Subject[] {
  * their first steps are scheduled): each payout whose beneficiary or sender matches a list is held
  * (recorded with its evidence) and must not be scheduled. Returns the held payouts' hits by payout id.
  */
-export async function holdListedPayouts(ctx: Pick<AppContext, 'config'>, tx: Tx, payouts: readonly SubmittedPayout[]): Promise<Map<string, Hit[]>> {
+export async function holdListedPayouts(ctx: ScreeningContext, tx: Tx, payouts: readonly SubmittedPayout[]): Promise<Map<string, Hit[]>> {
   const held = new Map<string, Hit[]>();
   if (payouts.length === 0) return held;
-  const active = await activeIndexes(tx);
+  const active = await activeIndexes(ctx, tx);
   if (active.length === 0) return held;
   for (const p of payouts) {
     const hits = payoutSubjects(p)
