@@ -90,6 +90,7 @@ ${facts([
   ['Reference', payout.reference],
   ['Purpose', payout.purpose],
   ['Failure reason', payout.failureReason],
+  ['Sanctions screening', payout.screening.status === 'held' ? 'held for review by compliance: a name matched a sanctions list' : payout.screening.status],
   ['Created', when(payout.createdAt)],
   ['Completed', when(payout.completedAt)],
 ])}
