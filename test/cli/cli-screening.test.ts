@@ -35,7 +35,8 @@ function runCli(args: string[]): Promise<{ code: number | null; stdout: string; 
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  // A first run creates the database (initdb and every migration on PGlite): slow on a busy machine.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
   return new Promise((resolve) =>
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -50,7 +51,7 @@ describe('corridor screening load', () => {
     const res = await runCli(['screening', 'load', '--list', 'ofac-sdn', ...files]);
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ list: 'ofac-sdn', format: 'ofac-csv', entries: 5, individuals: 2, entities: 3, loadedBy: 'cli' });
-  }, 90_000);
+  }, 240_000);
 
   it('loads the UK list; the versions and the audit entries are kept', async () => {
     const res = await runCli(['screening', 'load', '--list', 'uk-ofsi', '--file', path.join(FIXTURES, 'uk', 'ConList.csv')]);
@@ -68,7 +69,7 @@ describe('corridor screening load', () => {
     } finally {
       await db.close();
     }
-  }, 90_000);
+  }, 240_000);
 
   it('refuses a file that is not the list, and bad arguments, with exit code 2', async () => {
     const wrong = await runCli(['screening', 'load', '--list', 'un', '--file', path.join(FIXTURES, 'eu', 'sanctions.xml')]);
@@ -78,5 +79,5 @@ describe('corridor screening load', () => {
     expect(noList.code).toBe(2);
     expect(noList.stderr).toMatch(/--list must be one of/);
     expect((await runCli(['screening', 'load', '--list', 'eu', '--file', '/no/such/file.xml'])).stderr).toMatch(/no file/);
-  }, 90_000);
+  }, 240_000);
 });
