@@ -42,6 +42,7 @@ import { capabilityRoutes } from './modules/capabilities/capabilities.routes.js'
 import { consolePages } from './modules/console/console.routes.js';
 import { dashboardPages } from './modules/dashboard/dashboard.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
+import { screeningRoutes } from './modules/screening/screening.routes.js';
 import { registerWeb, webOptions } from './web/web.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -230,6 +231,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   capabilityRoutes(routes, ctx);
   orderRoutes(routes, ctx, storage);
   userRoutes(routes, ctx);
+  screeningRoutes(routes, ctx);
 
   await registerWeb(app, webOptions(ctx, redis), (scope, web) => {
     dashboardPages(scope, web);

@@ -93,6 +93,8 @@ export interface Config {
     batchRows: number;
     statementsPerRunMax: number;
   };
+  /** Sanctions screening (src/modules/screening): the match threshold (0..1) and the largest list file a load takes. */
+  screening: { matchThreshold: number; fileBytesMax: number };
   /** Named limits. A loop, list or queue without a bound is a bug. */
   limits: {
     pageLimitMax: number;
@@ -291,6 +293,12 @@ export const ENV_SETTINGS = {
   DASHBOARD_SESSION_IDLE_MS: { default: 1_800_000, description: 'a dashboard or console session ends after 30 minutes without a request' },
   DASHBOARD_SESSION_ABSOLUTE_MS: { default: 43_200_000, description: 'a dashboard or console session ends 12 hours after sign-in whatever happens' },
   DASHBOARD_INVITATION_TTL_MS: { default: 604_800_000, description: 'how long a dashboard invitation link works (once)' },
+  SCREENING_MATCH_THRESHOLD: {
+    default: 90,
+    description:
+      'sanctions screening: the score (in percent, 50..100) at or above which a name matches a list entry and holds the payout; see [screening](guides/screening.md)',
+  },
+  SCREENING_FILE_BYTES_MAX: { default: 67_108_864, description: 'the largest sanctions list file `corridor screening load` and the operator API take' },
   SIGN_IN_FAILURES_PER_15_MIN: {
     default: 5,
     description:
@@ -457,6 +465,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       auditLogDays: retentionDays(env, 'RETENTION_AUDIT_LOG_DAYS'),
       batchRows: Math.max(1, intSetting(env, 'RETENTION_BATCH_ROWS')),
       statementsPerRunMax: 20,
+    },
+    screening: {
+      matchThreshold: Math.min(100, Math.max(50, intSetting(env, 'SCREENING_MATCH_THRESHOLD'))) / 100,
+      fileBytesMax: Math.max(1, intSetting(env, 'SCREENING_FILE_BYTES_MAX')),
     },
     limits: {
       pageLimitMax: 100,

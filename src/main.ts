@@ -14,6 +14,7 @@ import { listen } from './cli/listen.js';
 import { trigger } from './cli/trigger.js';
 import { chainXpub, encryptChainKey } from './cli/chain.js';
 import { auditVerify } from './cli/audit.js';
+import { screeningCommand } from './cli/screening.js';
 
 const USAGE = `Usage: corridor <command>
 
@@ -24,6 +25,8 @@ const USAGE = `Usage: corridor <command>
   listen --forward-to URL [--events a,b]            forward live events to a local URL, signed (prints the secret)
   trigger <event-type>                              cause an event in the sandbox (payout.paid, application.approved, ...)
   audit verify [--workspace ID | --operator]        check an audit chain (default the operator's); exit 1 when broken
+  screening load --list LIST --file PATH            load a sanctions list file as a new version (LIST: ofac-sdn, un, eu,
+                                                    uk-ofsi; --file again for each file of OFAC's CSV set)
                                                     listen and trigger take --base-url, --client-id, --client-secret
                                                     or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET
   chain encrypt-key < secret                        seal a hot wallet key, deposit mnemonic or xpub (stdin) for the
@@ -122,6 +125,9 @@ async function main(argv: string[]): Promise<void> {
       if (!ok) process.exitCode = 1;
       return;
     }
+    case 'screening':
+      await screeningCommand(config, sub, rest, fail);
+      return;
     default:
       fail(command ? `unknown command ${command}` : 'no command');
   }

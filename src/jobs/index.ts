@@ -10,6 +10,8 @@ import { deleteExpiredUploads } from '../modules/storage/uploads.service.js';
 import { WebhookEngine } from '../modules/webhooks/delivery-engine.js';
 import { ChainWorker } from '../modules/chain/chain.worker.js';
 import { RETENTION_JOB, retentionSweep } from './retention.js';
+import { rescreenBeneficiariesJob } from '../modules/screening/screening.jobs.js';
+import { SCREENING_RESCREEN_JOB } from '../modules/screening/screening.service.js';
 import { JobRunner, type AnyJobHandler, type Recurring } from './runner.js';
 
 /** Every job kind and its handler. Modules add theirs here. */
@@ -24,6 +26,7 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
   [ORDER_DEADLINE_JOB, orderDeadlineJob],
   [APPROVAL_EXPIRY_JOB, approvalExpiryJob],
   [RETENTION_JOB, retentionSweep],
+  [SCREENING_RESCREEN_JOB, rescreenBeneficiariesJob],
   [
     'uploads.cleanup',
     async (ctx) => {

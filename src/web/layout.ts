@@ -28,6 +28,7 @@ const NAV: Record<Area, readonly NavItem[]> = {
   console: [
     { href: '/console', label: 'Workspaces' },
     { href: '/console/payouts', label: 'Payouts' },
+    { href: '/console/screening', label: 'Screening' },
     { href: '/console/orders', label: 'Orders' },
     { href: '/console/applications', label: 'Applications' },
     { href: '/console/virtual-accounts', label: 'Virtual accounts' },

@@ -16,6 +16,23 @@ const NOT_TENANT_TABLES: Record<string, string> = {
   operator_keys: "the operator's keys",
   web_sessions: 'sessions of dashboard and console users (found by cookie digest)',
   jobs: 'the job queue: local to the coordinator, claimed with SKIP LOCKED; a job names its workspace in its payload',
+  // The operator's bank rail (docs/guides/bank-rails.md): files and statements of the operator's own
+  // bank accounts, each carrying payouts and deposits of many workspaces; on the coordinator.
+  bank_inbound_files: "a file from the operator's bank (one file, many workspaces)",
+  bank_movements: "the book of the operator's bank account (reconciliation)",
+  bank_exceptions: "entries of the operator's bank files that matched nothing (no workspace known)",
+  bank_statements: "camt.053 statements of the operator's bank accounts",
+  bank_statement_lines: "lines of the operator's statements",
+  // The operator's hot wallets (docs/guides/crypto-rail.md): one nonce sequence per wallet across
+  // every workspace's payouts, so they stay on the coordinator with the wallet.
+  chain_nonces: "the operator's hot wallet nonce per chain",
+  chain_checkpoints: "the deposit watcher's position per chain",
+  chain_payouts: "payouts signed from the operator's one hot wallet (its nonce sequence spans workspaces)",
+  chain_transactions: "the signed transactions of the hot wallet",
+  // Sanctions lists: the same for every workspace, a reference table.
+  screening_list_versions: 'sanctions list loads (reference table)',
+  screening_entries: 'sanctions list entries (reference table)',
+  screening_settings: "the operator's screening settings",
   // Owned by a workspace or an operator principal under another name.
   idempotency_keys: '`owner_id` is the workspace id for workspace keys (scope = workspace), an operator principal otherwise',
   audit_chains: "audit chain heads: `chain` is the workspace id, or 'operator'",

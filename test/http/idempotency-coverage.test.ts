@@ -1,4 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDocument, addPerson, completeBusiness, createApplication, PNG } from '../applications/helpers.js';
 import { createTestApp, getToken, newWorkspace, OPERATOR_KEY, operator, type Caller, type TestApp } from '../helpers/app.js';
@@ -41,6 +42,8 @@ function postRoutes(app: FastifyInstance): string[] {
 interface Call {
   url: string;
   body?: unknown;
+  /** A body sent as is with this Content-Type (a list file), not as JSON. */
+  contentType?: string;
   /** The workspace calling; the operator key when absent. */
   caller?: Caller;
 }
@@ -112,6 +115,15 @@ async function activeAccount(): Promise<{ id: string; owner: Caller }> {
 const deposit = async (outcome: string) => ok(await c.request('POST', '/v1/sandbox/deposits', { currency: 'USDC', amount: '5.00', rail: 'crypto', outcome }), 201).id;
 async function quote(path = '/v1/fx/quotes'): Promise<string> {
   return ok(await c.request('POST', path, { fromCurrency: 'EUR', toCurrency: 'USD', fromAmount: '1.00', intent: 'conversion' }), 201).id;
+}
+/** OFSI's list format with one listed name (test/fixtures/sanctions/uk/ConList.csv). */
+const UK_LIST = fs.readFileSync(new URL('../fixtures/sanctions/uk/ConList.csv', import.meta.url)).toString('utf8');
+/** A payout held by a sanctions hit (the UK list loaded first). */
+async function screeningHeldPayout(): Promise<string> {
+  const loaded = await t.app.inject({ method: 'POST', url: '/operator/v1/screening/lists/uk-ofsi/versions', headers: { authorization: `Bearer ${OPERATOR_KEY}`, 'content-type': 'text/csv' }, payload: UK_LIST });
+  expect(loaded.statusCode, loaded.body).toBe(201);
+  const res = await c.request('POST', '/v1/payouts', { clientRef: `idem-${Math.random()}`, amount: '1.00', currency: 'EUR', beneficiary: { ...ADA, name: 'Khizri Abakarov' } });
+  return ok(res, 201).id;
 }
 const webhook = async () => ok(await c.request('POST', '/v1/webhooks', { url: 'https://93.184.216.34/hook' }), 201).id;
 async function invitedUser(): Promise<string> {
@@ -235,6 +247,10 @@ const CALLS: Record<string, () => Promise<Call>> = {
   'POST /operator/v1/orders/:id/execute': async () => ({ url: `/operator/v1/orders/${await fundsReceived()}/execute` }),
   'POST /operator/v1/orders/:id/complete': async () => ({ url: `/operator/v1/orders/${await fundsReceived()}/complete`, body: {} }),
   'POST /operator/v1/orders/:id/fail': async () => ({ url: `/operator/v1/orders/${await fundsReceived()}/fail` }),
+  'POST /operator/v1/screening/lists/:list/versions': async () => ({ url: '/operator/v1/screening/lists/uk-ofsi/versions', body: UK_LIST, contentType: 'text/csv' }),
+  'POST /operator/v1/screening/holds/:payoutId/release': async () => ({ url: `/operator/v1/screening/holds/${await screeningHeldPayout()}/release` }),
+  'POST /operator/v1/screening/holds/:payoutId/reject': async () => ({ url: `/operator/v1/screening/holds/${await screeningHeldPayout()}/reject` }),
+  'POST /operator/v1/screening/check': async () => ({ url: '/operator/v1/screening/check', body: { name: 'Khizri Abakarov' } }),
 };
 
 beforeAll(async () => {
@@ -247,7 +263,8 @@ afterAll(async () => t?.close());
 
 function send(call: Call, key: string): Promise<LightMyRequestResponse> {
   const authorization = `Bearer ${call.caller ? call.caller.token : OPERATOR_KEY}`;
-  return t.app.inject({ method: 'POST', url: call.url, headers: { authorization, 'idempotency-key': key }, ...(call.body === undefined ? {} : { payload: call.body as object }) });
+  const type = call.contentType ? { 'content-type': call.contentType } : {};
+  return t.app.inject({ method: 'POST', url: call.url, headers: { authorization, 'idempotency-key': key, ...type }, ...(call.body === undefined ? {} : { payload: call.body as object }) });
 }
 
 describe('every POST route stores and replays its answer under an Idempotency-Key', () => {

@@ -113,6 +113,7 @@ describe.skipIf(!haveChromium)('a tour of the dashboard and the console', () => 
     const pages: [string, string, string][] = [
       ['/console', 'Workspaces', 'console-workspaces'],
       ['/console/payouts', 'Payouts', 'console-payouts'],
+      ['/console/screening', 'Sanctions screening', 'console-screening'],
       ['/console/orders', 'Orders', 'console-orders'],
       ['/console/applications', 'Applications', 'console-applications'],
       ['/console/virtual-accounts', 'Virtual accounts', 'console-virtual-accounts'],

@@ -9,7 +9,7 @@ import { currencyInfo } from '../../lib/currencies.js';
 import { assertCapability, type AccountScope, type Caller } from '../accounts/caller.js';
 import { recordEvents, type NewEvent } from '../events/events.service.js';
 import { appendAudit } from '../operator/audit.service.js';
-import { moveOwnPayout, scheduleStep } from '../payouts/payouts.lifecycle.js';
+import { moveOwnPayout, proceedUnlessHeld } from '../payouts/payouts.lifecycle.js';
 import { getPayout, payoutData, payoutsByIds } from '../payouts/payouts.read.js';
 import * as repo from './approvals.repository.js';
 import type { ApprovalFilters, ApprovalRow, ApprovalStatus, RuleRow, RuleType } from './approvals.repository.js';
@@ -266,7 +266,7 @@ export async function decidePayout(
   const decided = await repo.decide(tx, payoutId, { status: decision === 'approve' ? 'approved' : 'rejected', decidedBy: decider.clientId, reason: reason ?? null });
   if (!decided) throw conflict('APPROVAL_NOT_PENDING', 'Someone decided this approval first');
   const moved = decision === 'approve' ? payout : await moveOwnPayout(ctx, tx, decider.workspaceId, payoutId, 'cancel');
-  if (decision === 'approve') await scheduleStep(tx, payoutId, ctx.connectors.get(payout.provider).firstStepMs());
+  if (decision === 'approve') await proceedUnlessHeld(ctx, tx, payout);
   const view = { ...payoutData(moved), approval: approvalView(decided, moved.status) };
   await audit(tx, auditActor(decider.clientId), decider.workspaceId, where, { change: `payout.approval.${decided.status}`, payoutId, reason: reason ?? null, rule: decided.rule });
   return view;

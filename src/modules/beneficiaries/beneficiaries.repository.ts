@@ -189,3 +189,11 @@ export async function findAccount(sql: Sql, scope: AccountScope, accountId: stri
     [scope.workspaceId, scope.subAccountId ?? null, accountId],
   );
 }
+
+/** Active beneficiaries of every workspace after `afterId` in id order, at most `limit` (the re-screening after a new list version). */
+export async function activeBeneficiariesAfter(sql: Sql, afterId: string | null, limit: number): Promise<BeneficiaryRow[]> {
+  return sql.query<BeneficiaryRow>(
+    `SELECT ${BENEFICIARY_COLUMNS} FROM beneficiaries WHERE status = 'active' AND ($1::uuid IS NULL OR id > $1::uuid) ORDER BY id LIMIT $2`,
+    [afterId, limit],
+  );
+}

@@ -12,6 +12,7 @@ import {
   UpdateBeneficiaryBody,
 } from './beneficiaries.schemas.js';
 import * as beneficiaries from './beneficiaries.service.js';
+import { screenBeneficiaries } from '../screening/screening.service.js';
 import type { AccountScope } from '../accounts/caller.js';
 
 const tags = ['Beneficiaries'];
@@ -47,6 +48,7 @@ function createBeneficiary(ctx: AppContext) {
     async (req, reply) =>
       runIdempotent(ctx, req, reply, async (tx) => {
         const { status, beneficiary } = await beneficiaries.createOrReference(tx, ctx.box, scopeOf(req), req.body);
+        if (status === 201) await screenBeneficiaries(ctx, tx, [{ ...beneficiary, workspaceId: req.auth.workspaceId }]);
         return { status, body: beneficiary };
       }),
   );
@@ -95,7 +97,13 @@ function updateBeneficiary(ctx: AppContext) {
         response: { 200: BeneficiarySchema },
       },
     },
-    async (req) => ctx.db.tx((tx) => beneficiaries.updateBeneficiary(tx, ctx.box, scopeOf(req), req.params.id, req.body)),
+    async (req) =>
+      ctx.db.tx(async (tx) => {
+        const beneficiary = await beneficiaries.updateBeneficiary(tx, ctx.box, scopeOf(req), req.params.id, req.body);
+        // Screened again as changed (sanctions screening: status and hits kept for the operator).
+        await screenBeneficiaries(ctx, tx, [{ ...beneficiary, workspaceId: req.auth.workspaceId }]);
+        return beneficiary;
+      }),
   );
 }
 

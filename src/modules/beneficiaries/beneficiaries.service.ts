@@ -360,3 +360,23 @@ export async function getBeneficiaryAccount(
   if (!account) throw notFound('Beneficiary account');
   return { beneficiary, account, accountIndex };
 }
+
+/** What screening reads of a beneficiary: its owner, name, kind, country and date of birth. */
+export interface ScreenedBeneficiary {
+  id: string;
+  workspaceId: string;
+  type: RecipientType;
+  name: string;
+  middleName?: string | undefined;
+  country: string;
+  dateOfBirth?: string | undefined;
+}
+
+/** Active beneficiaries of every workspace after `afterId` in id order, at most `limit` (re-screening after a new list version). */
+export async function activeBeneficiariesAfter(sql: Sql, box: CryptoBox, afterId: string | null, limit: number): Promise<ScreenedBeneficiary[]> {
+  const rows = await repo.activeBeneficiariesAfter(sql, afterId, limit);
+  return rows.map((row) => {
+    const personal = box.openJson<OptionalValues>(row.personal_data);
+    return { id: row.id, workspaceId: row.workspace_id, type: row.type, name: row.name, middleName: personal.middleName, country: row.country, dateOfBirth: personal.dateOfBirth };
+  });
+}

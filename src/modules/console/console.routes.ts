@@ -9,6 +9,7 @@ import { connectorPages } from './connectors.pages.js';
 import { orderPages } from './orders.pages.js';
 import { manualQueuePages } from './manual-queue.pages.js';
 import { reconciliationPages } from './reconciliation.pages.js';
+import { screeningPages } from './screening.pages.js';
 import { workspaceAccessPages } from './workspace-access.pages.js';
 import { workspacePages } from './workspaces.pages.js';
 
@@ -21,6 +22,7 @@ export function consolePages(app: FastifyInstance, web: Web, storage: Storage): 
   applicationPages(app, web, storage);
   manualQueuePages(app, web);
   reconciliationPages(app, web);
+  screeningPages(app, web);
   userPages(app, web, 'console');
   auditPages(app, web);
   connectorPages(app, web);

@@ -103,6 +103,7 @@ ${facts([
   ['Failure reason', payout.failureReason],
   ['Bank reason', payout.returnReason ? `${payout.returnReason.code}: ${payout.returnReason.description}` : null],
   ['Approval', approval ? html`${status(approval.status)} ${link('/dashboard/approvals', approval.status === 'pending' ? 'waiting: decide on the Approvals page' : 'Approvals')}` : null],
+  ['Sanctions screening', payout.screening.status === 'held' ? 'held for review by compliance: a name matched a sanctions list' : payout.screening.status],
   ['Created', when(payout.createdAt)],
   ['Completed', when(payout.completedAt)],
 ])}

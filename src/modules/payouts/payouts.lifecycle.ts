@@ -208,3 +208,14 @@ export function stepJob(payoutId: string, inMs: number): NewJob {
 export async function scheduleStep(tx: Tx, payoutId: string, inMs: number): Promise<void> {
   await enqueue(tx, stepJob(payoutId, inMs));
 }
+
+/**
+ * After a control's decision (a screening release, an approval): schedules the payout's first step
+ * unless another control still holds it, in the caller's transaction. The decision is written first,
+ * so the last one to decide schedules the step, once.
+ */
+export async function proceedUnlessHeld(ctx: AppContext, tx: Tx, payout: Pick<PayoutRow, 'id' | 'provider'>): Promise<boolean> {
+  if (await stepsRepo.isHeldBack(tx, payout.id)) return false;
+  await scheduleStep(tx, payout.id, ctx.connectors.get(payout.provider).firstStepMs());
+  return true;
+}

@@ -2,6 +2,7 @@ import type { Sql } from '../../db/db.js';
 import { notFound } from '../../lib/errors.js';
 import { formatAmount } from '../../lib/money.js';
 import * as repo from './payouts.repository.js';
+import { hitEvidence, type PayoutScreening } from '../screening/screening.service.js';
 import type { PayoutFilters, PayoutRow } from './payouts.repository.js';
 import { findPayoutsByIds } from './payouts.steps.repository.js';
 
@@ -37,7 +38,13 @@ export function payoutData(row: PayoutRow) {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     completedAt: row.completed_at ? row.completed_at.toISOString() : null,
+    screening: screeningOf(row),
   };
+}
+
+/** Sanctions screening at submit: `clear`, or held (then released or rejected) with the evidence. */
+function screeningOf(row: PayoutRow): PayoutScreening {
+  return row.screening ? { status: row.screening.status, hits: row.screening.hits.map(hitEvidence) } : { status: 'clear', hits: [] };
 }
 
 export async function getPayout(sql: Sql, workspaceId: string, id: string): Promise<PayoutRow> {

@@ -2,6 +2,7 @@ import type { Sql } from '../../db/db.js';
 import { advisoryKey, maybeOne } from '../../db/db.js';
 import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import type { PayoutStatus } from './payouts.transitions.js';
+import type { Hit } from '../screening/screening.service.js';
 
 export interface RailReferences {
   uetr?: string;
@@ -38,13 +39,16 @@ export interface PayoutRow {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  /** The sanctions screening hold of the payout (screening module), null when it was never held. */
+  screening: { status: 'held' | 'released' | 'rejected'; hits: Hit[] } | null;
 }
 
 /** What reads of a payout need: not its sealed copy of the recipient and sender, which no read opens. */
 export const PAYOUT_COLUMNS = `id, workspace_id, account_id, client_ref, status, currency, amount_minor::text AS amount_minor,
   fee_minor::text AS fee_minor, route, provider, beneficiary_id, quote_id, funding_currency,
   funding_minor::text AS funding_minor, purpose, reference, metadata, hold_transfer_id, fee_transfer_id, failure_reason,
-  return_reason, rail, reverted_at, created_at, updated_at, completed_at`;
+  return_reason, rail, reverted_at, created_at, updated_at, completed_at,
+  (SELECT jsonb_build_object('status', s.status, 'hits', s.hits) FROM payout_screenings s WHERE s.payout_id = payouts.id) AS screening`;
 
 export interface NewPayout {
   id: string;

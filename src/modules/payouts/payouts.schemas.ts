@@ -1,3 +1,4 @@
+import { PayoutScreeningSchema } from '../screening/screening.schemas.js';
 import { Type } from 'typebox';
 import { Nullable, Page, Timestamp, Uuid } from '../../lib/schemas.js';
 import { AMOUNT_PATTERN } from '../../lib/money.js';
@@ -66,6 +67,7 @@ export const PayoutSchema = Type.Object(
     updatedAt: Timestamp,
     completedAt: Nullable(Timestamp),
     approval: Type.Optional({ ...ApprovalSchema, description: 'Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)' }),
+    screening: Type.Optional(PayoutScreeningSchema),
   },
   { title: 'Payout' },
 );

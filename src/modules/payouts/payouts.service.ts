@@ -31,6 +31,7 @@ import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
 import type { PayoutBody } from './payouts.schemas.js';
 import type { Caller } from '../accounts/caller.js';
+import { holdListedPayouts, screenBeneficiaries, type Hit } from '../screening/screening.service.js';
 
 /**
  * Payout creation: one pipeline for one payout, a batch request, and every request that arrives
@@ -257,8 +258,19 @@ async function saveNewBeneficiaries(ctx: AppContext, tx: Tx, accepted: readonly 
     if (!a.newBeneficiary) continue;
     const { workspaceId, accountId } = a.insert;
     const created = await createBeneficiary(tx, ctx.box, { workspaceId, subAccountId: accountId === workspaceId ? undefined : accountId }, a.newBeneficiary, { fieldPrefix: 'beneficiary.' });
+    await screenBeneficiaries(ctx, tx, [{ ...created, workspaceId }]);
     a.insert.beneficiaryId = created.id;
   }
+}
+
+/**
+ * Sanctions screening at submit (screening module): the queued payouts whose beneficiary or sender
+ * matches a loaded list are held, by payout id with their hits. A held payout stays queued and gets
+ * no provider step until an operator releases it.
+ */
+function screeningHolds(ctx: AppContext, tx: Tx, accepted: readonly Accepted[]): Promise<Map<string, Hit[]>> {
+  const queued = accepted.filter((a) => a.insert.status === 'queued').map(({ insert: p }) => ({ id: p.id, workspaceId: p.workspaceId, clientRef: p.clientRef, amountMinor: p.amountMinor, currency: p.currency, beneficiary: p.beneficiary, sender: p.sender }));
+  return holdListedPayouts(ctx, tx, queued);
 }
 
 /**
@@ -279,17 +291,20 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
     beneficiary: ctx.box.sealJson(beneficiary),
     sender: sender && ctx.box.sealJson(sender),
   }));
-  const rows = await repo.insertPayouts(tx, sealed);
+  const inserted = await repo.insertPayouts(tx, sealed);
+  const screened = await screeningHolds(ctx, tx, accepted);
+  const rows = inserted.map((row) => (screened.has(row.id) ? { ...row, screening: { status: 'held' as const, hits: screened.get(row.id) as Hit[] } } : row));
   const stored = new Map(rows.map((row) => [row.id, row]));
   // The approval check (approvals module): a payout a workspace rule holds waits, queued, for its approval.
-  const held = await holdForApproval(ctx, tx, approvalCandidates(decisions, origins, stored));
-  const queued = rows.filter((row) => row.status === 'queued' && !held.has(row.id));
+  const awaitingApproval = await holdForApproval(ctx, tx, approvalCandidates(decisions, origins, stored));
+  // A payout waits for its first step while a screening hit or an approval holds it; whichever is decided last schedules it.
+  const queued = rows.filter((row) => row.status === 'queued' && !screened.has(row.id) && !awaitingApproval.has(row.id));
   await enqueueMany(tx, queued.map((row) => stepJob(row.id, ctx.connectors.get(row.provider).firstStepMs())));
   const out: Stored[] = [];
   for (const d of decisions) {
     const row = d.ok ? (stored.get(d.insert.id) as repo.PayoutRow) : undefined;
     if (!row) out.push(d as Stored);
-    else if (row.status === 'queued') out.push({ ok: true, payout: withApproval(payoutData(row), held.get(row.id)) });
+    else if (row.status === 'queued') out.push({ ok: true, payout: withApproval(payoutData(row), awaitingApproval.get(row.id)) });
     else {
       await recordEvent(tx, { workspaceId: row.workspace_id, accountId: row.account_id === row.workspace_id ? undefined : row.account_id, type: 'payout.failed', data: payoutEventData(row) });
       out.push({ ok: false, error: insufficient() });

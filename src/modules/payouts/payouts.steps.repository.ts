@@ -57,3 +57,20 @@ export async function findSealedParties(sql: Sql, ids: readonly string[]): Promi
   if (ids.length === 0) return [];
   return sql.query<{ id: string; beneficiary: string; sender: string | null }>(`SELECT id, beneficiary, sender FROM payouts WHERE id = ANY($1::uuid[])`, [ids]);
 }
+
+/**
+ * Whether a control still holds a queued payout back from its first step: a sanctions hit not yet
+ * released (screening) or an approval still pending (approvals). Read by whichever decision comes
+ * last, which then schedules the step.
+ */
+export async function isHeldBack(sql: Sql, payoutId: string): Promise<boolean> {
+  // The payout's row first, so two decisions committing side by side are serialized and the second
+  // (a statement of its own, so a fresh snapshot) sees the first.
+  await sql.query(`SELECT 1 FROM payouts WHERE id = $1 FOR UPDATE`, [payoutId]);
+  const [row] = await sql.query<{ held: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM payout_screenings WHERE payout_id = $1 AND status = 'held')
+         OR EXISTS (SELECT 1 FROM payout_approvals WHERE payout_id = $1 AND status = 'pending') AS held`,
+    [payoutId],
+  );
+  return row?.held === true;
+}

@@ -7577,6 +7577,25 @@ export interface paths {
                                 };
                                 /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                                 route: string;
+                                /**
+                                 * PayoutScreening
+                                 * @description Sanctions screening of the beneficiary and the sender at submit
+                                 */
+                                screening?: {
+                                    hits: {
+                                        /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                        entryId: string;
+                                        /** @description The entry's primary name */
+                                        entryName: string;
+                                        /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                        list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                        /** @description The name or alias of the entry that matched */
+                                        matchedName: string;
+                                        score: number;
+                                    }[];
+                                    /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
+                                    status: "clear" | "held" | "released" | "rejected";
+                                };
                                 status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                                 /** @description On-chain payouts: the hash of the transaction that paid it */
                                 txHash?: string;
@@ -8024,6 +8043,25 @@ export interface paths {
                             };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
+                            /**
+                             * PayoutScreening
+                             * @description Sanctions screening of the beneficiary and the sender at submit
+                             */
+                            screening?: {
+                                hits: {
+                                    /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                    entryId: string;
+                                    /** @description The entry's primary name */
+                                    entryName: string;
+                                    /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                    list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                    /** @description The name or alias of the entry that matched */
+                                    matchedName: string;
+                                    score: number;
+                                }[];
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
+                                status: "clear" | "held" | "released" | "rejected";
+                            };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
                             txHash?: string;
@@ -8137,6 +8175,25 @@ export interface paths {
                             };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
+                            /**
+                             * PayoutScreening
+                             * @description Sanctions screening of the beneficiary and the sender at submit
+                             */
+                            screening?: {
+                                hits: {
+                                    /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                    entryId: string;
+                                    /** @description The entry's primary name */
+                                    entryName: string;
+                                    /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                    list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                    /** @description The name or alias of the entry that matched */
+                                    matchedName: string;
+                                    score: number;
+                                }[];
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
+                                status: "clear" | "held" | "released" | "rejected";
+                            };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
                             txHash?: string;
@@ -8364,6 +8421,25 @@ export interface paths {
                             };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
+                            /**
+                             * PayoutScreening
+                             * @description Sanctions screening of the beneficiary and the sender at submit
+                             */
+                            screening?: {
+                                hits: {
+                                    /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                    entryId: string;
+                                    /** @description The entry's primary name */
+                                    entryName: string;
+                                    /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                    list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                    /** @description The name or alias of the entry that matched */
+                                    matchedName: string;
+                                    score: number;
+                                }[];
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
+                                status: "clear" | "held" | "released" | "rejected";
+                            };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
                             txHash?: string;
@@ -8827,6 +8903,25 @@ export interface paths {
                             };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
+                            /**
+                             * PayoutScreening
+                             * @description Sanctions screening of the beneficiary and the sender at submit
+                             */
+                            screening?: {
+                                hits: {
+                                    /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                    entryId: string;
+                                    /** @description The entry's primary name */
+                                    entryName: string;
+                                    /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                    list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                    /** @description The name or alias of the entry that matched */
+                                    matchedName: string;
+                                    score: number;
+                                }[];
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
+                                status: "clear" | "held" | "released" | "rejected";
+                            };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
                             txHash?: string;
@@ -11234,6 +11329,25 @@ export interface paths {
                             };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
+                            /**
+                             * PayoutScreening
+                             * @description Sanctions screening of the beneficiary and the sender at submit
+                             */
+                            screening?: {
+                                hits: {
+                                    /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                    entryId: string;
+                                    /** @description The entry's primary name */
+                                    entryName: string;
+                                    /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                    list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                    /** @description The name or alias of the entry that matched */
+                                    matchedName: string;
+                                    score: number;
+                                }[];
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
+                                status: "clear" | "held" | "released" | "rejected";
+                            };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
                             txHash?: string;
@@ -11460,6 +11574,25 @@ export interface paths {
                             };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
+                            /**
+                             * PayoutScreening
+                             * @description Sanctions screening of the beneficiary and the sender at submit
+                             */
+                            screening?: {
+                                hits: {
+                                    /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                    entryId: string;
+                                    /** @description The entry's primary name */
+                                    entryName: string;
+                                    /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                    list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                    /** @description The name or alias of the entry that matched */
+                                    matchedName: string;
+                                    score: number;
+                                }[];
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
+                                status: "clear" | "held" | "released" | "rejected";
+                            };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
                             txHash?: string;
@@ -11686,6 +11819,25 @@ export interface paths {
                             };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
+                            /**
+                             * PayoutScreening
+                             * @description Sanctions screening of the beneficiary and the sender at submit
+                             */
+                            screening?: {
+                                hits: {
+                                    /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                    entryId: string;
+                                    /** @description The entry's primary name */
+                                    entryName: string;
+                                    /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                    list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                    /** @description The name or alias of the entry that matched */
+                                    matchedName: string;
+                                    score: number;
+                                }[];
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
+                                status: "clear" | "held" | "released" | "rejected";
+                            };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
                             txHash?: string;
@@ -11912,6 +12064,25 @@ export interface paths {
                             };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
+                            /**
+                             * PayoutScreening
+                             * @description Sanctions screening of the beneficiary and the sender at submit
+                             */
+                            screening?: {
+                                hits: {
+                                    /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                    entryId: string;
+                                    /** @description The entry's primary name */
+                                    entryName: string;
+                                    /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                    list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                    /** @description The name or alias of the entry that matched */
+                                    matchedName: string;
+                                    score: number;
+                                }[];
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
+                                status: "clear" | "held" | "released" | "rejected";
+                            };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
                             txHash?: string;
