@@ -1,5 +1,7 @@
 import type { AppContext } from '../context.js';
 import { deleteExpiredIdempotencyKeys } from '../modules/idempotency/idempotency.service.js';
+import { BANK_CUTOFF_JOB, BANK_UPLOAD_JOB } from '../modules/bank/bank.service.js';
+import { bankCutoffJob, bankUploadJob } from '../modules/bank/bank.jobs.js';
 import { payoutStepJobs } from '../modules/payouts/payouts.jobs.js';
 import { orderDeadlineJob } from '../modules/orders/orders.jobs.js';
 import { ORDER_DEADLINE_JOB } from '../modules/orders/orders.lifecycle.js';
@@ -20,6 +22,8 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
   [PAYOUT_STEP_JOB, payoutStepJobs],
   [ORDER_DEADLINE_JOB, orderDeadlineJob],
   [RETENTION_JOB, retentionSweep],
+  [BANK_CUTOFF_JOB, bankCutoffJob],
+  [BANK_UPLOAD_JOB, bankUploadJob],
   [
     'uploads.cleanup',
     async (ctx) => {

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import type { Tx } from '../../db/db.js';
+import type { CryptoBox } from '../../lib/crypto-box.js';
+import type { FieldError } from '../../lib/errors.js';
+import { parseBankConfig, type BankConfig } from './bank.config.js';
+import { structuredAddressErrors, type BeneficiarySnapshot } from './bank.instructions.js';
+import { acceptPayouts, type BankHandOver, type BankRuntime } from './bank.service.js';
+
+/** What the payouts step hands over (CONNECTORS.md HandedOverPayout), as far as the bank reads it. */
+export interface HandedOver {
+  id: string;
+  workspaceId: string;
+  amountMinor: bigint;
+  currency: string;
+  route: string;
+  beneficiary: Record<string, unknown>;
+  sender: Record<string, unknown> | null;
+  fundingCurrency?: string | undefined;
+  reference?: string | null | undefined;
+}
+
+/**
+ * The bank connector: SEPA credit, SEPA instant and SWIFT payouts leave as ISO 20022 pain.001 files
+ * over SFTP host-to-host (bank.service.ts). An async connector: the payouts step hands queued payouts
+ * over (`accept`); the connector moves them to processing when their file is delivered.
+ */
+export class BankConnector {
+  readonly name = 'bank';
+  readonly async = true as const;
+  readonly runtime: BankRuntime;
+
+  constructor(config: BankConfig, box: CryptoBox) {
+    this.runtime = { config, box, privateKey: fs.readFileSync(config.sftp.privateKeyFile) };
+  }
+
+  get config(): BankConfig {
+    return this.runtime.config;
+  }
+
+  firstStepMs(): number {
+    return 0;
+  }
+
+  /** Once its file is recorded a payout is the bank's: it cannot be cancelled in processing. */
+  canCancelProcessing(): boolean {
+    return false;
+  }
+
+  /** The payouts step calls `accept` instead for queued payouts; the bank moves them itself afterwards. */
+  nextStep(): { move: 'none'; nextInMs: null } {
+    return { move: 'none', nextInMs: null };
+  }
+
+  accept(tx: Tx, payouts: readonly HandedOver[]): Promise<void> {
+    const handOver: BankHandOver[] = payouts.map((p) => ({ ...p, fundingCurrency: p.fundingCurrency ?? p.currency, reference: p.reference ?? null }));
+    return acceptPayouts(this.runtime, tx, handOver);
+  }
+
+  /** Checks at submit of a payout this connector will serve: SWIFT needs a structured postal address. */
+  submitErrors(route: string, beneficiary: Record<string, unknown>): FieldError[] {
+    return route === 'swift' ? structuredAddressErrors(beneficiary as BeneficiarySnapshot) : [];
+  }
+}
+
+/** The connector factory of the "bank" section (src/connectors/registry.ts): validates the section at start. */
+export function bankConnectorFactory(section: unknown, deps: { box: CryptoBox }): BankConnector {
+  return new BankConnector(parseBankConfig(section), deps.box);
+}
