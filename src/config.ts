@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { loadConnectorsConfig, type ConnectorsConfig } from './connectors/config.js';
 
 /** Every setting and every named limit, typed, read once from the environment. */
 export interface Config {
@@ -41,6 +42,8 @@ export interface Config {
    * where settlement funding is then unavailable.
    */
   orderSettlementInstructions: Record<string, Record<string, string>> | undefined;
+  /** Which connector serves which route, and each connector's own section (CORRIDOR_CONNECTORS_FILE; src/connectors/config.ts). */
+  connectors: ConnectorsConfig;
   /** Dashboard and console sessions, invitations and sign-in attempts (src/web). */
   web: {
     /** A session ends after this long without a request. */
@@ -222,6 +225,11 @@ export const ENV_SETTINGS = {
   WEBHOOK_IN_FLIGHT_MAX: { default: 256, description: 'webhook attempts at once in all, per worker process (at least 1)' },
   WEBHOOK_CA_FILE: { description: 'PEM of extra CAs trusted for webhook endpoints (besides the system store and `NODE_EXTRA_CA_CERTS`)' },
   ORDER_FUNDING_WINDOW_MS: { default: 86_400_000, description: 'settlement funding window of orders' },
+  CORRIDOR_CONNECTORS_FILE: {
+    shown: 'unset: every route on the simulator in sandbox, on the manual queue in production',
+    description:
+      'a JSON file naming the connector of each route (`routes`, overridden per workspace by `workspaces`) and each connector\'s own section (`bank`, `chains`); checked at start (docs/guides/connectors.md)',
+  },
   ORDER_SETTLEMENT_INSTRUCTIONS: {
     shown: 'built-in test details in sandbox, none in production',
     description:
@@ -414,6 +422,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     orderFundingWindowMs: intSetting(env, 'ORDER_FUNDING_WINDOW_MS'),
     orderExecutionWindowMs: intSetting(env, 'ORDER_EXECUTION_WINDOW_MS'),
     orderSettlementInstructions: settlementInstructions(raw(env, 'ORDER_SETTLEMENT_INSTRUCTIONS')),
+    connectors: loadConnectorsConfig(optional(env, 'CORRIDOR_CONNECTORS_FILE')),
     web: {
       sessionIdleMs: intSetting(env, 'DASHBOARD_SESSION_IDLE_MS'),
       sessionAbsoluteMs: intSetting(env, 'DASHBOARD_SESSION_ABSOLUTE_MS'),

@@ -3,6 +3,7 @@ import { pino, type DestinationStream } from 'pino';
 import { logSerializers, REDACTED } from './lib/log-safety.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
+import { ConnectorRegistry } from './connectors/registry.js';
 import { connect } from './db/db.js';
 import { migrate } from './db/migrate.js';
 import { CryptoBox } from './lib/crypto-box.js';
@@ -34,6 +35,9 @@ export async function openContext(config: Config, log = createLogger(config.logL
       'CORRIDOR_ENV=production needs DATABASE_URL: the embedded database does not flush to disk on commit, so it could lose acknowledged payments.',
     );
   }
+  const box = CryptoBox.load(config.encryptionKey, config.dataDir);
+  // Before the database opens: a connectors file that names what does not exist refuses to start.
+  const connectors = ConnectorRegistry.build({ config, box });
   const db = await connect({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -42,11 +46,10 @@ export async function openContext(config: Config, log = createLogger(config.logL
     ...options,
   });
   try {
-    const box = CryptoBox.load(config.encryptionKey, config.dataDir);
     await migrate(db, box);
     await ensureSystemAccounts(db, payoutRails());
     const keys = await SigningKeys.init(db, box);
-    return { config, db, box, keys, log, rates: new StaticRateSource(config.fxRates) };
+    return { config, db, box, keys, log, rates: new StaticRateSource(config.fxRates), connectors };
   } catch (err) {
     await db.close();
     throw err;

@@ -31,6 +31,7 @@ const NAV: Record<Area, readonly NavItem[]> = {
     { href: '/console/applications', label: 'Applications' },
     { href: '/console/virtual-accounts', label: 'Virtual accounts' },
     { href: '/console/deposits', label: 'Deposits' },
+    { href: '/console/connectors', label: 'Connectors' },
     { href: '/console/operators', label: 'Operators' },
     { href: '/console/audit', label: 'Audit log' },
   ],

@@ -17,6 +17,7 @@ function row(over: Partial<PlanRow['prepared']> = {}, extra: Partial<Omit<PlanRo
       currency: 'EUR',
       amountMinor: 6000n,
       route: 'sepa',
+      rail: 'sepa_credit',
       crypto: false,
       beneficiaryId: null,
       beneficiary: {},

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issuersFor } from '../../src/providers/issuers.js';
+import { issuersFor } from '../../src/connectors/issuers.js';
 import { createTestApp, newWorkspace, onPostgres, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { addDocument, completeBusiness } from '../applications/helpers.js';
 import {

@@ -163,6 +163,12 @@ describe.skipIf(!haveChromium)('the operator console in a browser', () => {
     expect((await balance(c, 'EUR'))?.balance ?? '0.00').toBe('0.00');
   });
 
+  it('shows which connector serves each route', async () => {
+    await page.goto(`${t.base}/console/connectors`);
+    const row = page.getByRole('row', { name: /sepa_credit/ });
+    await expect.poll(() => row.textContent()).toContain('simulated');
+  });
+
   it('met no Content-Security-Policy violation on any page', () => {
     expect(csp).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { CURRENCIES } from '../../lib/currencies.js';
-import { VIRTUAL_ACCOUNT_CURRENCIES } from '../../providers/issuers.js';
+import { VIRTUAL_ACCOUNT_CURRENCIES } from '../../connectors/issuers.js';
 import { CATALOG, type Provider } from '../corridors/index.js';
 
 /** What a workspace has switched on, as read with the credential on this request (an operator change shows at once). */

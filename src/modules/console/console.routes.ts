@@ -5,6 +5,7 @@ import type { Storage } from '../storage/storage.js';
 import { applicationPages } from './applications.pages.js';
 import { auditPages } from './audit.pages.js';
 import { consoleAuthPages } from './auth.pages.js';
+import { connectorPages } from './connectors.pages.js';
 import { orderPages } from './orders.pages.js';
 import { settlementPages } from './settlement.pages.js';
 import { workspaceAccessPages } from './workspace-access.pages.js';
@@ -20,4 +21,5 @@ export function consolePages(app: FastifyInstance, web: Web, storage: Storage): 
   settlementPages(app, web);
   userPages(app, web, 'console');
   auditPages(app, web);
+  connectorPages(app, web);
 }

@@ -3,14 +3,16 @@ import type { Tx } from '../../db/db.js';
 import type { JobBatchHandler } from '../../jobs/runner.js';
 import { completeJobs, enqueueMany, type Job } from '../../jobs/queue.js';
 import { formatAmount } from '../../lib/money.js';
-import { payoutProviderFor } from '../../providers/index.js';
+import { isAsyncConnector, type AsyncConnector } from '../../connectors/connector.js';
 import { lockCustomerBalances } from '../ledger/ledger.service.js';
 import { applyMoves, movePostsToLedger, stepJob, type MoveRequest } from './payouts.lifecycle.js';
 import { findPayoutsByIds } from './payouts.steps.repository.js';
+import { handOver } from './payouts.outcomes.js';
 
 /**
  * Provider steps of many payouts in one transaction: read them and retire their jobs with one
- * statement each, ask each provider what comes next, lock the balances those moves post to with one,
+ * statement each, hand the queued payouts of an async connector over to it (`accept`), ask each stepping
+ * connector what comes next, lock the balances those moves post to with one,
  * apply the moves (`applyMoves`: the compare-and-sets in one statement, each ledger posting, the
  * events in one) and schedule the next looks with one. A crash before commit leaves every job to run
  * again; after commit, the work and the jobs' end are one fact. Two jobs for one payout in a batch
@@ -22,9 +24,15 @@ async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> 
     tx,
     jobs.map((job) => job.id),
   );
+  const handedOver = new Map<AsyncConnector, typeof rows>();
+  for (const row of rows) {
+    const connector = ctx.connectors.get(row.provider);
+    if (isAsyncConnector(connector) && row.status === 'queued') handedOver.set(connector, [...(handedOver.get(connector) ?? []), row]);
+  }
+  for (const [connector, queued] of handedOver) await handOver(ctx, tx, connector, queued);
   const planned = rows.map((row) => ({
     row,
-    step: payoutProviderFor(ctx.config, row.provider).nextStep({
+    step: ctx.connectors.get(row.provider).nextStep({
       status: row.status,
       amount: formatAmount(BigInt(row.amount_minor), row.currency),
       currency: row.currency,

@@ -3,14 +3,13 @@ import type { Tx } from '../../db/db.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { assert } from '../../lib/assert.js';
 import { enqueue, type NewJob, LIFECYCLE_JOB_ATTEMPTS_MAX } from '../../jobs/queue.js';
-import { payoutProviderFor } from '../../providers/index.js';
 import { recordEvents, type NewEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
-import { payoutData } from './payouts.read.js';
+import { payoutData, railFields } from './payouts.read.js';
 import { findPayout } from './payouts.repository.js';
 import * as stepsRepo from './payouts.steps.repository.js';
 import type { StatusChange } from './payouts.steps.repository.js';
-import { findPayoutById, type PayoutRow } from './payouts.repository.js';
+import { findPayoutById, type PayoutRow, type RailReferences } from './payouts.repository.js';
 import { MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type PayoutMove } from './payouts.transitions.js';
 import { assertCapability, type Caller } from '../accounts/caller.js';
 
@@ -19,7 +18,7 @@ export const PAYOUT_STEP_JOB = 'payout.step';
 /** The payout fields every payout event carries (spec §Events: payout data): a subset of the payout as read. */
 export function payoutEventData(row: PayoutRow) {
   const { id, clientRef, amount, currency, status, completedAt } = payoutData(row);
-  return { id, clientRef, amount, currency, status, completedAt };
+  return { id, clientRef, amount, currency, status, completedAt, ...railFields(row) };
 }
 
 /** The system account a payout's hold credits: the FX desk when a quote funds it, else the rail's clearing. */
@@ -103,6 +102,9 @@ export interface MoveRequest {
   row: PayoutRow;
   move: PayoutMove;
   failureReason?: string | undefined;
+  /** What the rail said of it (a connector's report): its reject or return reason, its references. */
+  returnReason?: { code: string; description: string } | undefined;
+  rail?: RailReferences | undefined;
 }
 
 /**
@@ -124,7 +126,7 @@ export async function applyMove(tx: Tx, row: PayoutRow, move: PayoutMove, failur
 export async function applyMoves(tx: Tx, requests: readonly MoveRequest[]): Promise<(PayoutRow | undefined)[]> {
   assert(new Set(requests.map((r) => r.row.id)).size === requests.length, 'one move per payout in a batch');
   const changes: StatusChange[] = [];
-  for (const { row, move, failureReason } of requests) {
+  for (const { row, move, failureReason, returnReason, rail } of requests) {
     if (!MOVE_FROM[move].includes(row.status)) continue;
     const to = MOVE_TARGET[move];
     assert(canMove(row.status, to), `payout transition ${row.status} → ${to} is in the table`);
@@ -135,6 +137,8 @@ export async function applyMoves(tx: Tx, requests: readonly MoveRequest[]): Prom
       failureReason: move === 'fail' || move === 'revert' ? (failureReason ?? 'failed') : null,
       completed: move === 'pay',
       reverted: move === 'revert',
+      returnReason: returnReason ?? null,
+      rail: rail ?? null,
     });
   }
   const movedById = new Map((await stepsRepo.moveStatuses(tx, changes)).map((moved) => [moved.id, moved]));
@@ -175,7 +179,7 @@ export async function requestMove(
 ): Promise<PayoutRow> {
   const row = await find();
   if (!row) throw notFound('Payout');
-  if (move === 'cancel' && row.status === 'processing' && !payoutProviderFor(ctx.config, row.provider).canCancelProcessing()) {
+  if (move === 'cancel' && row.status === 'processing' && !ctx.connectors.get(row.provider).canCancelProcessing()) {
     throw conflict('PAYOUT_NOT_CANCELLABLE', 'The provider can no longer cancel this payout');
   }
   const moved = await applyMove(tx, row, move, failureReason);

@@ -21,7 +21,10 @@ export interface Prepared {
   clientRef: string;
   currency: string;
   amountMinor: bigint;
+  /** The route as reported on the payout (`international` when auto-routed). */
   route: string;
+  /** The catalog rail that pays it, which picks its connector. */
+  rail: string;
   crypto: boolean;
   beneficiaryId: string | null;
   beneficiary: Record<string, unknown>;
@@ -55,7 +58,7 @@ export interface PlanSnapshot {
 
 /** A row's decision: refused with its error, or a payout to insert (queued, or failed for balance). */
 /** A payout as planned: its recipient and sender still open (they are sealed when the plan is written). */
-export type PlannedPayout = Omit<NewPayout, 'provider' | 'beneficiary' | 'sender'> & { beneficiary: Record<string, unknown>; sender: Record<string, unknown> | null };
+export type PlannedPayout = Omit<NewPayout, 'provider' | 'beneficiary' | 'sender'> & { rail: string; beneficiary: Record<string, unknown>; sender: Record<string, unknown> | null };
 export type Decision = { ok: false; error: DomainError } | { ok: true; insert: PlannedPayout; newBeneficiary: BeneficiaryInput | undefined };
 
 export const dailyKey = (workspaceId: string, currency: string): string => `${workspaceId}:${currency}`;

@@ -4,6 +4,16 @@ import { formatAmount } from '../../lib/money.js';
 import * as repo from './payouts.repository.js';
 import type { PayoutFilters, PayoutRow } from './payouts.repository.js';
 
+/** What the connector reported beyond the status (additive): the rail's reason and references. */
+export function railFields(row: Pick<PayoutRow, 'return_reason' | 'rail'>) {
+  return {
+    ...(row.return_reason ? { returnReason: row.return_reason } : {}),
+    ...(row.rail?.uetr ? { uetr: row.rail.uetr } : {}),
+    ...(row.rail?.txHash ? { txHash: row.rail.txHash } : {}),
+    ...(row.rail?.chain ? { chain: row.rail.chain } : {}),
+  };
+}
+
 /** The payout as read back by its owner. */
 export function payoutData(row: PayoutRow) {
   return {
@@ -22,6 +32,7 @@ export function payoutData(row: PayoutRow) {
     ...(row.reference ? { reference: row.reference } : {}),
     ...(row.metadata ? { metadata: row.metadata } : {}),
     failureReason: row.failure_reason,
+    ...railFields(row),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     completedAt: row.completed_at ? row.completed_at.toISOString() : null,

@@ -3,6 +3,12 @@ import { advisoryKey, maybeOne } from '../../db/db.js';
 import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import type { PayoutStatus } from './payouts.transitions.js';
 
+export interface RailReferences {
+  uetr?: string;
+  txHash?: string;
+  chain?: string;
+}
+
 export interface PayoutRow {
   id: string;
   workspace_id: string;
@@ -24,6 +30,10 @@ export interface PayoutRow {
   hold_transfer_id: string | null;
   fee_transfer_id: string | null;
   failure_reason: string | null;
+  /** The rail's reject or return reason (an ISO 20022 code and its text), from the connector. */
+  return_reason: { code: string; description: string } | null;
+  /** The rail's references of the payout: `uetr` (SWIFT), `txHash` and `chain` (on chain). */
+  rail: RailReferences | null;
   reverted_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -34,7 +44,7 @@ export interface PayoutRow {
 export const PAYOUT_COLUMNS = `id, workspace_id, account_id, client_ref, status, currency, amount_minor::text AS amount_minor,
   fee_minor::text AS fee_minor, route, provider, beneficiary_id, quote_id, funding_currency,
   funding_minor::text AS funding_minor, purpose, reference, metadata, hold_transfer_id, fee_transfer_id, failure_reason,
-  reverted_at, created_at, updated_at, completed_at`;
+  return_reason, rail, reverted_at, created_at, updated_at, completed_at`;
 
 export interface NewPayout {
   id: string;

@@ -31,6 +31,15 @@ export const SenderInfoSchema = Type.Object(
   { title: 'SenderInfo', description: 'The originator. Keys outside the corridor lists are dropped from the stored identity, which is stored encrypted.' },
 );
 
+/** A bank's reject or return reason, as the rail sent it: an ISO 20022 code and its meaning. */
+export const ReturnReasonSchema = Type.Object(
+  {
+    code: Type.String({ description: 'The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`', examples: ['AC01'] }),
+    description: Type.String({ description: 'What the code means, in words', examples: ['Incorrect account number'] }),
+  },
+  { title: 'ReturnReason', description: 'Why the bank rejected or returned the payout (bank connectors only); also in the payout\'s events' },
+);
+
 export const PayoutSchema = Type.Object(
   {
     id: Uuid,
@@ -48,6 +57,10 @@ export const PayoutSchema = Type.Object(
     reference: Type.Optional(Type.String()),
     metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
     failureReason: Nullable(Type.String({ description: 'The decline reason; readable only here, never in events' })),
+    returnReason: Type.Optional(ReturnReasonSchema),
+    uetr: Type.Optional(Type.String({ format: 'uuid', description: 'SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank' })),
+    txHash: Type.Optional(Type.String({ pattern: '^0x[0-9a-f]{64}$', description: 'On-chain payouts: the hash of the transaction that paid it' })),
+    chain: Type.Optional(Type.String({ description: 'On-chain payouts: the chain it was paid on, as the operator names it' })),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     completedAt: Nullable(Timestamp),

@@ -2,10 +2,9 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import { DomainError, type FieldError, fieldError, refusal, validationError } from '../../lib/errors.js';
-import { enqueueMany, LIFECYCLE_JOB_ATTEMPTS_MAX } from '../../jobs/queue.js';
+import { enqueueMany } from '../../jobs/queue.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { parseAmount } from '../../lib/money.js';
-import { payoutProviderFor } from '../../providers/index.js';
 import { hasOriginatorOnRecord } from '../accounts/accounts.service.js';
 import type { WorkspaceTerms } from '../accounts/workspace-terms.js';
 import {
@@ -25,7 +24,7 @@ import {
 import { recordEvent } from '../events/events.service.js';
 import { lockQuotes, useQuotes } from '../fx/fx.service.js';
 import { ledger } from '../ledger/ledger.service.js';
-import { PAYOUT_STEP_JOB, payoutEventData } from './payouts.lifecycle.js';
+import { payoutEventData, stepJob } from './payouts.lifecycle.js';
 import { insufficient, planPayouts, quoteKey, type Decision, type PlanRow, type PlanSnapshot, type Prepared } from './payouts.plan.js';
 import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
@@ -147,6 +146,7 @@ function checkWithRecipient(
       currency: body.currency,
       amountMinor,
       route: reportedRoute(provider, body.route as Route | undefined),
+      rail: provider.route,
       crypto: provider.route === 'crypto',
       beneficiaryId: 'beneficiaryId' in saved ? saved.beneficiaryId : null,
       beneficiary: { ...recipient, provider: provider.id } as unknown as Record<string, unknown>,
@@ -270,18 +270,16 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
   const quoted = accepted.flatMap(({ insert: p }) => (p.quoteId ? [{ workspaceId: p.workspaceId, accountId: p.accountId, quoteId: p.quoteId, intent: 'payout' as const, usedBy: { type: 'payout', id: p.id } }] : []));
   await useQuotes(tx, quoted);
   await snapshot.holds.commit(tx);
-  const provider = payoutProviderFor(ctx.config);
-  const sealed = accepted.map(({ insert: { beneficiary, sender, ...columns } }) => ({
+  const sealed = accepted.map(({ insert: { beneficiary, sender, rail, ...columns } }) => ({
     ...columns,
-    provider: provider.name,
+    provider: ctx.connectors.forRoute(rail, columns.workspaceId).name,
     beneficiary: ctx.box.sealJson(beneficiary),
     sender: sender && ctx.box.sealJson(sender),
   }));
   const rows = await repo.insertPayouts(tx, sealed);
   const stored = new Map(rows.map((row) => [row.id, row]));
-  const firstStepAt = new Date(Date.now() + provider.firstStepMs());
   const queued = rows.filter((row) => row.status === 'queued');
-  await enqueueMany(tx, queued.map((row) => ({ kind: PAYOUT_STEP_JOB, payload: { payoutId: row.id }, runAt: firstStepAt, maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX })));
+  await enqueueMany(tx, queued.map((row) => stepJob(row.id, ctx.connectors.get(row.provider).firstStepMs())));
   const out: Stored[] = [];
   for (const d of decisions) {
     const row = d.ok ? (stored.get(d.insert.id) as repo.PayoutRow) : undefined;

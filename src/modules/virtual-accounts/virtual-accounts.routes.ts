@@ -5,7 +5,7 @@ import { route, type App } from '../../http/routes.js';
 import { renderError } from '../../http/errors.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { IdParams } from '../../lib/schemas.js';
-import type { BankDetails } from '../../providers/issuer.js';
+import type { BankDetails } from '../../connectors/issuer.js';
 import {
   MoveBody,
   OperatorVirtualAccountListQuery,

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
-import { VIRTUAL_ACCOUNT_CURRENCIES } from '../../providers/issuers.js';
+import { VIRTUAL_ACCOUNT_CURRENCIES } from '../../connectors/issuers.js';
 import { VIRTUAL_ACCOUNT_STATUSES } from './virtual-accounts.transitions.js';
 
 const Currency = Type.String({ pattern: '^[A-Z]{3,10}$', description: `One of ${VIRTUAL_ACCOUNT_CURRENCIES.join(', ')}, enabled for the workspace` });

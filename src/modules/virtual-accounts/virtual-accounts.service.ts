@@ -4,8 +4,8 @@ import { DomainError, conflict, fieldError, notFound } from '../../lib/errors.js
 import type { PageRequest } from '../../db/pagination.js';
 import { assert } from '../../lib/assert.js';
 import { newId } from '../../lib/ids.js';
-import type { BankDetails, IssueRequest } from '../../providers/issuer.js';
-import { issuersFor, VIRTUAL_ACCOUNT_APPROVAL, VIRTUAL_ACCOUNT_CURRENCIES } from '../../providers/issuers.js';
+import type { BankDetails, IssueRequest } from '../../connectors/issuer.js';
+import { issuersFor, VIRTUAL_ACCOUNT_APPROVAL, VIRTUAL_ACCOUNT_CURRENCIES } from '../../connectors/issuers.js';
 import { getAccount } from '../accounts/accounts.service.js';
 import { onboardingStanding } from '../applications/applications.service.js';
 import { recordEvent } from '../events/events.service.js';

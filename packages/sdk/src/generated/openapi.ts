@@ -6763,6 +6763,8 @@ export interface paths {
                                 accountId?: string;
                                 amount: string;
                                 beneficiaryId: string | null;
+                                /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                                chain?: string;
                                 clientRef: string;
                                 completedAt: string | null;
                                 /**
@@ -6791,9 +6793,32 @@ export interface paths {
                                  */
                                 quoteId?: string;
                                 reference?: string;
+                                /**
+                                 * ReturnReason
+                                 * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                                 */
+                                returnReason?: {
+                                    /**
+                                     * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                     * @example AC01
+                                     */
+                                    code: string;
+                                    /**
+                                     * @description What the code means, in words
+                                     * @example Incorrect account number
+                                     */
+                                    description: string;
+                                };
                                 /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                                 route: string;
                                 status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                                /** @description On-chain payouts: the hash of the transaction that paid it */
+                                txHash?: string;
+                                /**
+                                 * Format: uuid
+                                 * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                                 */
+                                uetr?: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 timestamp
@@ -7141,6 +7166,8 @@ export interface paths {
                             accountId?: string;
                             amount: string;
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -7169,9 +7196,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -7185,6 +7235,8 @@ export interface paths {
                             accountId?: string;
                             amount: string;
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -7213,9 +7265,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -7343,6 +7418,8 @@ export interface paths {
                             accountId?: string;
                             amount: string;
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -7371,9 +7448,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -7502,6 +7602,8 @@ export interface paths {
                             accountId?: string;
                             amount: string;
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -7530,9 +7632,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -9605,6 +9730,8 @@ export interface paths {
                             accountId?: string;
                             amount: string;
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -9633,9 +9760,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -9762,6 +9912,8 @@ export interface paths {
                             accountId?: string;
                             amount: string;
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -9790,9 +9942,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -9919,6 +10094,8 @@ export interface paths {
                             accountId?: string;
                             amount: string;
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -9947,9 +10124,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp
@@ -10076,6 +10276,8 @@ export interface paths {
                             accountId?: string;
                             amount: string;
                             beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
                             clientRef: string;
                             completedAt: string | null;
                             /**
@@ -10104,9 +10306,32 @@ export interface paths {
                              */
                             quoteId?: string;
                             reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp

@@ -1,10 +1,10 @@
-import type { PayoutProvider, ProviderPayoutView, ProviderStep } from './provider.js';
+import type { Connector, ConnectorPayoutView, ConnectorStep } from './connector.js';
 
 /**
- * Production's provider until a real rail is plugged in: a submitted payout goes to processing at
+ * Production's connector for a route no real rail serves: a submitted payout goes to processing at
  * once, and the operator settles it (pay, fail, revert) through the operator API.
  */
-export class ManualProvider implements PayoutProvider {
+export class ManualConnector implements Connector {
   readonly name = 'manual';
 
   firstStepMs(): number {
@@ -15,7 +15,7 @@ export class ManualProvider implements PayoutProvider {
     return true;
   }
 
-  nextStep(p: ProviderPayoutView): ProviderStep {
+  nextStep(p: ConnectorPayoutView): ConnectorStep {
     if (p.status === 'created' || p.status === 'queued') return { move: 'process', nextInMs: null };
     return { move: 'none', nextInMs: null };
   }

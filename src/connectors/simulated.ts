@@ -1,5 +1,5 @@
 import { currencyScale } from '../lib/money.js';
-import type { PayoutProvider, ProviderPayoutView, ProviderStep } from './provider.js';
+import type { Connector, ConnectorPayoutView, ConnectorStep } from './connector.js';
 
 /** The sandbox outcome an amount selects (DESIGN §4 Payouts, sandbox outcomes by amount). */
 export type SimulatedOutcome = 'fail' | 'hold' | 'revert' | 'pay';
@@ -17,7 +17,7 @@ export function simulatedOutcome(amount: string, currency: string): SimulatedOut
 export const SIMULATED_FAILURE_REASON = 'beneficiary_account_invalid';
 
 /** The sandbox simulator: one step every SANDBOX_STEP_MS. queued → processing → paid (or the magic outcomes). */
-export class SimulatedProvider implements PayoutProvider {
+export class SimulatedConnector implements Connector {
   readonly name = 'simulated';
 
   constructor(private readonly stepMs: number) {}
@@ -30,7 +30,7 @@ export class SimulatedProvider implements PayoutProvider {
     return true;
   }
 
-  nextStep(p: ProviderPayoutView): ProviderStep {
+  nextStep(p: ConnectorPayoutView): ConnectorStep {
     const outcome = simulatedOutcome(p.amount, p.currency);
     switch (p.status) {
       case 'created':

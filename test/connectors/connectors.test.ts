@@ -1,0 +1,141 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AsyncConnector, HandedOverPayout } from '../../src/connectors/connector.js';
+import { parseConnectorsConfig } from '../../src/connectors/config.js';
+import { connectorFactories, ConnectorRegistry } from '../../src/connectors/registry.js';
+import { loadConfig } from '../../src/config.js';
+import { createRunner } from '../../src/jobs/index.js';
+import type { JobRunner } from '../../src/jobs/runner.js';
+import { reportPayoutOutcomes } from '../../src/modules/payouts/payouts.outcomes.js';
+import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { ADA, balance, fund, payingWorkspace, ref, waitFor } from '../payouts/helpers.js';
+
+function connectorsFile(content: unknown): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-connectors-')), 'connectors.json');
+  fs.writeFileSync(file, JSON.stringify(content));
+  return file;
+}
+
+/** A connector for the test: it keeps what it is handed, as a bank connector records payouts for its next file. */
+class KeepingConnector implements AsyncConnector {
+  readonly name = 'keeping';
+  readonly async = true;
+  readonly accepted: HandedOverPayout[] = [];
+  firstStepMs(): number {
+    return 0;
+  }
+  nextStep() {
+    return { move: 'none' as const, nextInMs: null };
+  }
+  canCancelProcessing(): boolean {
+    return false;
+  }
+  async accept(_tx: unknown, payouts: readonly HandedOverPayout[]): Promise<void> {
+    for (const p of payouts) if (!this.accepted.some((a) => a.id === p.id)) this.accepted.push(p);
+  }
+}
+
+describe('the connectors configuration', () => {
+  const build = (content: unknown, env: Record<string, string> = {}) =>
+    ConnectorRegistry.build({ config: loadConfig({ CORRIDOR_DATA_DIR: 'memory://', CORRIDOR_CONNECTORS_FILE: connectorsFile(content), ...env }), box: undefined as never });
+
+  it('serves every route with the simulator in the sandbox and the manual queue in production when unset', () => {
+    const sandbox = ConnectorRegistry.build({ config: loadConfig({ CORRIDOR_DATA_DIR: 'memory://' }), box: undefined as never });
+    expect(sandbox.forRoute('sepa_credit', 'w1').name).toBe('simulated');
+    const production = ConnectorRegistry.build({ config: loadConfig({ CORRIDOR_DATA_DIR: 'memory://', CORRIDOR_ENV: 'production' }), box: undefined as never });
+    expect(production.forRoute('swift', 'w1').name).toBe('manual');
+  });
+
+  it('routes per rail, and per workspace where it differs', () => {
+    const registry = build({ routes: { swift: 'manual' }, workspaces: { w2: { swift: 'simulated', sepa_credit: 'manual' } } });
+    expect(registry.forRoute('swift', 'w1').name).toBe('manual');
+    expect(registry.forRoute('swift', 'w2').name).toBe('simulated');
+    expect(registry.forRoute('sepa_credit', 'w2').name).toBe('manual');
+    expect(registry.forRoute('sepa_credit', 'w1').name).toBe('simulated');
+    expect(registry.routes().find((r) => r.route === 'swift')).toEqual({ route: 'swift', connector: 'manual', overrides: [{ workspaceId: 'w2', connector: 'simulated' }] });
+  });
+
+  it('refuses to start on an unknown route, an unknown connector, a connector without its section, or a file that is not JSON', () => {
+    expect(() => build({ routes: { telegraph: 'manual' } })).toThrow(/unknown route "telegraph"/);
+    expect(() => build({ routes: { swift: 'carrier-pigeon' } })).toThrow(/unknown connector "carrier-pigeon"/);
+    connectorFactories.keeping = { section: 'keeping', build: () => new KeepingConnector() };
+    try {
+      expect(() => build({ routes: { swift: 'keeping' } })).toThrow(/needs a "keeping" section/);
+      expect(build({ routes: { swift: 'keeping' }, keeping: {} }).forRoute('swift', 'w1').name).toBe('keeping');
+    } finally {
+      delete connectorFactories.keeping;
+    }
+    expect(() => parseConnectorsConfig('{ routes: ')).toThrow(/not valid JSON/);
+    expect(() => parseConnectorsConfig('{"routes": {"swift": 3}}')).toThrow(/routes.swift must be a connector name/);
+  });
+});
+
+describe('an async connector', () => {
+  let t: TestApp;
+  let runner: JobRunner;
+  let c: Caller;
+  const keeping = new KeepingConnector();
+
+  beforeAll(async () => {
+    connectorFactories.keeping = { section: 'keeping', build: () => keeping };
+    t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { sepa_credit: 'keeping' }, keeping: {} }), JOB_POLL_MS: '20' } });
+    runner = createRunner(t.ctx);
+    runner.start();
+    c = await payingWorkspace(t);
+    await fund(c, 'EUR', '1000');
+  });
+  afterAll(async () => {
+    delete connectorFactories.keeping;
+    await runner?.stop();
+    await t?.close();
+  });
+
+  async function handedOver(clientRef: string): Promise<HandedOverPayout> {
+    const res = await c.request('POST', '/v1/payouts', { clientRef, amount: '100.00', currency: 'EUR', route: 'sepa_credit', beneficiary: ADA });
+    expect(res.statusCode, res.body).toBe(201);
+    const id = res.json<{ id: string }>().id;
+    for (let i = 0; i < 400 && !keeping.accepted.some((p) => p.id === id); i++) await new Promise((r) => setTimeout(r, 25));
+    const payout = keeping.accepted.find((p) => p.id === id);
+    expect(payout).toBeDefined();
+    return payout as HandedOverPayout;
+  }
+
+  it('is handed each queued payout on its route with its recipient opened, and the payout waits in queued', async () => {
+    const p = await handedOver(ref());
+    expect(p).toMatchObject({ workspaceId: c.workspaceId, amountMinor: 10000n, currency: 'EUR', route: 'sepa_credit', rail: 'sepa_credit', sender: null });
+    expect(p.beneficiary).toMatchObject({ name: 'Ada Lovelace', country: 'DE' });
+    expect((await c.request('GET', `/v1/payouts/${p.id}`)).json().status).toBe('queued');
+  });
+
+  it('reports the rail outcomes: processing with a UETR, then paid; a move from the wrong state is not applied', async () => {
+    const p = await handedOver(ref());
+    const uetr = 'e9ae2b4f-3a4b-4d5c-9e1f-0a1b2c3d4e5f';
+    const [processed] = await t.ctx.db.tx((tx) => reportPayoutOutcomes(t.ctx, tx, [{ payoutId: p.id, move: 'process', rail: { uetr } }]));
+    expect(processed).toEqual({ payoutId: p.id, applied: true, status: 'processing' });
+    const [paid] = await t.ctx.db.tx((tx) => reportPayoutOutcomes(t.ctx, tx, [{ payoutId: p.id, move: 'pay' }]));
+    expect(paid).toEqual({ payoutId: p.id, applied: true, status: 'paid' });
+    const again = await t.ctx.db.tx((tx) => reportPayoutOutcomes(t.ctx, tx, [{ payoutId: p.id, move: 'pay' }, { payoutId: '00000000-0000-4000-8000-000000000000', move: 'pay' }]));
+    expect(again).toEqual([
+      { payoutId: p.id, applied: false, status: 'paid' },
+      { payoutId: '00000000-0000-4000-8000-000000000000', applied: false, status: undefined },
+    ]);
+    const read = (await c.request('GET', `/v1/payouts/${p.id}`)).json();
+    expect(read).toMatchObject({ status: 'paid', uetr });
+    expect(read.returnReason).toBeUndefined();
+  });
+
+  it('keeps a reject reason on the payout and its event, and releases the funds', async () => {
+    const before = await balance(c, 'EUR');
+    const p = await handedOver(ref());
+    const returnReason = { code: 'AC01', description: 'Incorrect account number' };
+    await t.ctx.db.tx((tx) => reportPayoutOutcomes(t.ctx, tx, [{ payoutId: p.id, move: 'fail', failureReason: 'beneficiary_account_invalid', returnReason }]));
+    const read = await waitFor(c, p.id, (x) => x.status === 'failed');
+    expect(read).toMatchObject({ failureReason: 'beneficiary_account_invalid', returnReason });
+    const after = await balance(c, 'EUR');
+    expect({ balance: after?.balance, pendingOut: after?.pendingOut }).toEqual({ balance: before?.balance, pendingOut: before?.pendingOut });
+    const events = (await c.request('GET', `/v1/events?type=payout.failed`)).json<{ data: { data: { id: string; returnReason?: unknown } }[] }>().data;
+    expect(events.find((e) => e.data.id === p.id)?.data.returnReason).toEqual(returnReason);
+  });
+});
