@@ -1,4 +1,5 @@
 import type { Tx } from '../db/db.js';
+import type { FieldError } from '../lib/errors.js';
 import type { PayoutStatus } from '../modules/payouts/payouts.transitions.js';
 
 /** What a stepping connector decides next for a payout: a move (or none) and when to look again. */
@@ -34,6 +35,11 @@ export interface Connector {
   nextStep(payout: ConnectorPayoutView): ConnectorStep;
   /** Whether a payout already in processing can still be cancelled at this connector. */
   canCancelProcessing(): boolean;
+  /**
+   * What this connector refuses at submit of a payout it will serve on `rail` (beyond the catalog's
+   * checks), one entry naming each field: e.g. the bank's SWIFT files need a structured address.
+   */
+  submitErrors?(rail: string, beneficiary: Record<string, unknown>): FieldError[];
 }
 
 /** A queued payout as handed over to an async connector, its beneficiary and sender opened. */
@@ -51,6 +57,10 @@ export interface HandedOverPayout {
   /** The recipient as validated at submit (name, country, address fields, `account`, catalog `provider` id). */
   beneficiary: Record<string, unknown>;
   sender: Record<string, unknown> | null;
+  /** The currency the payout is funded in (its own, or a quote's source currency). */
+  fundingCurrency: string;
+  /** The payer's reference for the beneficiary, if any. */
+  reference: string | null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { CryptoBox } from '../lib/crypto-box.js';
+import { bankConnectorFactory } from '../modules/bank/bank.connector.js';
 import { ROUTES } from '../modules/corridors/catalog.js';
 import type { Connector } from './connector.js';
 import { ManualConnector } from './manual.js';
@@ -18,7 +19,9 @@ export interface ConnectorFactory {
 }
 
 /** The connectors beyond the two built in, by name. Each real rail adds its line here. */
-export const connectorFactories: Record<string, ConnectorFactory> = {};
+export const connectorFactories: Record<string, ConnectorFactory> = {
+  bank: { section: 'bank', build: (section, deps) => bankConnectorFactory(section, deps) },
+};
 
 /** One route's connector as configured, for the console and the start-up log. */
 export interface RouteConnector {

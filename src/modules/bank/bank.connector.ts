@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { AsyncConnector, ConnectorStep, HandedOverPayout } from '../../connectors/connector.js';
 import type { Tx } from '../../db/db.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import type { FieldError } from '../../lib/errors.js';
@@ -6,25 +7,12 @@ import { parseBankConfig, type BankConfig } from './bank.config.js';
 import { structuredAddressErrors, type BeneficiarySnapshot } from './bank.instructions.js';
 import { acceptPayouts, type BankHandOver, type BankRuntime } from './bank.service.js';
 
-/** What the payouts step hands over (CONNECTORS.md HandedOverPayout), as far as the bank reads it. */
-export interface HandedOver {
-  id: string;
-  workspaceId: string;
-  amountMinor: bigint;
-  currency: string;
-  route: string;
-  beneficiary: Record<string, unknown>;
-  sender: Record<string, unknown> | null;
-  fundingCurrency?: string | undefined;
-  reference?: string | null | undefined;
-}
-
 /**
  * The bank connector: SEPA credit, SEPA instant and SWIFT payouts leave as ISO 20022 pain.001 files
  * over SFTP host-to-host (bank.service.ts). An async connector: the payouts step hands queued payouts
  * over (`accept`); the connector moves them to processing when their file is delivered.
  */
-export class BankConnector {
+export class BankConnector implements AsyncConnector {
   readonly name = 'bank';
   readonly async = true as const;
   readonly runtime: BankRuntime;
@@ -47,12 +35,13 @@ export class BankConnector {
   }
 
   /** The payouts step calls `accept` instead for queued payouts; the bank moves them itself afterwards. */
-  nextStep(): { move: 'none'; nextInMs: null } {
+  nextStep(): ConnectorStep {
     return { move: 'none', nextInMs: null };
   }
 
-  accept(tx: Tx, payouts: readonly HandedOver[]): Promise<void> {
-    const handOver: BankHandOver[] = payouts.map((p) => ({ ...p, fundingCurrency: p.fundingCurrency ?? p.currency, reference: p.reference ?? null }));
+  /** Records the payouts in their cut-off windows (the catalog rail decides SEPA or SWIFT); a payout handed over twice is recorded once. */
+  accept(tx: Tx, payouts: readonly HandedOverPayout[]): Promise<void> {
+    const handOver: BankHandOver[] = payouts.map((p) => ({ ...p, route: p.rail }));
     return acceptPayouts(this.runtime, tx, handOver);
   }
 

@@ -5,8 +5,7 @@ import { runCutoff, runUpload } from './bank.service.js';
 
 /** The bank connector of this process, when one is configured. */
 function bankOf(ctx: AppContext): BankConnector | undefined {
-  const connector = (ctx as AppContext & { connectors?: { get(name: string): unknown } }).connectors?.get('bank');
-  return connector instanceof BankConnector ? connector : undefined;
+  return ctx.connectors.all().find((c): c is BankConnector => c instanceof BankConnector);
 }
 
 /** `bank.cutoff`: cuts a window's files (payload: account, scheme); runs again while payouts wait. */
