@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunner } from '../../src/jobs/index.js';
@@ -9,25 +8,7 @@ import { validatePain001 } from '../../src/modules/bank/pain001.validate.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { bankSection, inboxFiles, sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 import { ADA, fund, payingWorkspace, ref, waitFor } from '../payouts/helpers.js';
-
-export function connectorsFile(content: unknown): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-connectors-')), 'connectors.json');
-  fs.writeFileSync(file, JSON.stringify(content));
-  return file;
-}
-
-export const BANK_ROUTES = { sepa_credit: 'bank', sepa_inst: 'bank', swift: 'bank' };
-
-/** A SWIFT beneficiary in Switzerland paid in USD, with a structured address. */
-export const GRACE = {
-  type: 'individual',
-  name: 'Grace Hopper',
-  country: 'CH',
-  address: 'Bahnhofstrasse 1',
-  city: 'Zurich',
-  postcode: '8001',
-  accounts: [{ type: 'iban', currency: 'USD', data: { iban: 'CH9300762011623852957', bic: 'UBSWCHZH80A' } }],
-};
+import { BANK_ROUTES, connectorsFile, GRACE } from './helpers.js';
 
 /** The text of one element of a file (the first), for assertions. */
 const element = (xml: string, name: string): string | undefined => new RegExp(`<${name}(?: [^>]*)?>([^<]*)</${name}>`).exec(xml)?.[1];
