@@ -40,6 +40,12 @@ export interface Connector {
    * checks), one entry naming each field: e.g. the bank's SWIFT files need a structured address.
    */
   submitErrors?(rail: string, beneficiary: Record<string, unknown>): FieldError[];
+  /**
+   * A queued payout handed to this connector is about to end before its rail has it (cancelled by its
+   * workspace, failed by the operator), in the caller's transaction: let go of it and answer true, or
+   * answer false when it is already on its way (in a file) and can no longer be stopped here.
+   */
+  release?(tx: Tx, payoutId: string): Promise<boolean>;
 }
 
 /** A queued payout as handed over to an async connector, its beneficiary and sender opened. */

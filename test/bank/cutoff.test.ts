@@ -77,6 +77,30 @@ describe.skipIf(sshdMissing)(`cut-off windows${sshdMissing ? ` (${sshdMissing})`
     expect(files.length).toBeGreaterThanOrEqual(Math.ceil(PAYOUTS / MAX_PAYOUTS));
   });
 
+  it('a payout cancelled while it waits for its cut-off leaves in no file; once its file is delivered it can no longer be cancelled', async () => {
+    const post = async () => {
+      const res = await c.request('POST', '/v1/payouts', { clientRef: ref('x'), amount: '3.00', currency: 'EUR', route: 'sepa_credit', beneficiary: ADA });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json<{ id: string }>().id;
+    };
+    const cancelled = await post();
+    await until(
+      'handed over to the bank',
+      async () => (await t.ctx.db.query<{ status: string }>('SELECT status FROM bank_payouts WHERE payout_id = $1', [cancelled]))[0]?.status,
+      (status) => status === 'pending',
+    );
+    const cancel = await c.request('POST', `/v1/payouts/${cancelled}/cancel`, {});
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    // Its window's next payout leaves in the file the cancelled one would have shared.
+    const sent = await post();
+    await until('the next payout processing', async () => (await c.request('GET', `/v1/payouts/${sent}`)).json<{ status: string }>().status, (s) => s === 'processing', 30_000);
+    const all = inboxFiles(server).map((f) => f.xml).join('\n');
+    expect(all).toContain(endToEndIdOf(sent));
+    expect(all).not.toContain(endToEndIdOf(cancelled));
+    const late = await c.request('POST', `/v1/payouts/${sent}/cancel`, {});
+    expect(late.statusCode, late.body).toBe(409);
+  });
+
   it("a file that fails its XSD never leaves: its payouts are held in the operator's queue with the validator's message (API and console)", async () => {
     // A real payout on a rail the bank does not serve, handed to the bank with an amount the EPC schema
     // refuses (SEPA amounts stop at 999,999,999.99): what a file carrying it must do.

@@ -43,8 +43,9 @@ CREATE TABLE bank_payouts (
   -- What the file needs of the payout (recipient, sender, reference), sealed: personal data.
   instruction       text NOT NULL,
   -- pending: waiting for its cut-off; filed: in a recorded file; delivered: its file is in the bank's
-  -- inbox; held: in the operator's queue (held_reason says why: the validator's message…).
-  status            text NOT NULL CHECK (status IN ('pending', 'filed', 'delivered', 'held')),
+  -- inbox; held: in the operator's queue (held_reason says why: the validator's message…); released:
+  -- cancelled or failed before it was filed (it is in no file).
+  status            text NOT NULL CHECK (status IN ('pending', 'filed', 'delivered', 'held', 'released')),
   file_id           uuid REFERENCES bank_files (id),
   held_reason       text,
   accepted_at       timestamptz NOT NULL DEFAULT now(),

@@ -5,7 +5,7 @@ import type { CryptoBox } from '../../lib/crypto-box.js';
 import type { FieldError } from '../../lib/errors.js';
 import { parseBankConfig, type BankConfig } from './bank.config.js';
 import { structuredAddressErrors, type BeneficiarySnapshot } from './bank.instructions.js';
-import { acceptPayouts, type BankHandOver, type BankRuntime } from './bank.service.js';
+import { acceptPayouts, releasePayout, type BankHandOver, type BankRuntime } from './bank.service.js';
 
 /**
  * The bank connector: SEPA credit, SEPA instant and SWIFT payouts leave as ISO 20022 pain.001 files
@@ -43,6 +43,11 @@ export class BankConnector implements AsyncConnector {
   accept(tx: Tx, payouts: readonly HandedOverPayout[]): Promise<void> {
     const handOver: BankHandOver[] = payouts.map((p) => ({ ...p, route: p.rail }));
     return acceptPayouts(this.runtime, tx, handOver);
+  }
+
+  /** A queued payout cancelled or failed before it leaves: let go of it unless it is in a file already. */
+  release(tx: Tx, payoutId: string): Promise<boolean> {
+    return releasePayout(tx, payoutId);
   }
 
   /** Checks at submit of a payout this connector will serve: SWIFT needs a structured postal address. */

@@ -3,7 +3,7 @@ import { listFilters, paginate, type PageRequest } from '../../db/pagination.js'
 
 /** The outbound side's tables: bank_payouts (payouts handed over) and bank_files (pain.001 files). */
 
-export type BankPayoutStatus = 'pending' | 'filed' | 'delivered' | 'held';
+export type BankPayoutStatus = 'pending' | 'filed' | 'delivered' | 'held' | 'released';
 export type BankFileStatus = 'recorded' | 'delivered' | 'invalid';
 
 export interface NewBankPayout {
@@ -43,6 +43,15 @@ export async function insertBankPayouts(sql: Sql, rows: readonly NewBankPayout[]
       rows.map((r) => r.heldReason),
     ],
   );
+}
+
+/** Lets go of a pending or held payout (released); 'in_file' when it is filed or delivered; 'unknown' when never handed over. */
+export async function releaseBankPayout(sql: Sql, payoutId: string): Promise<'released' | 'in_file' | 'unknown'> {
+  const [row] = await sql.query<{ status: BankPayoutStatus }>('SELECT status FROM bank_payouts WHERE payout_id = $1 FOR UPDATE', [payoutId]);
+  if (!row) return 'unknown';
+  if (row.status === 'filed' || row.status === 'delivered') return 'in_file';
+  await sql.query("UPDATE bank_payouts SET status = 'released', updated_at = now() WHERE payout_id = $1", [payoutId]);
+  return 'released';
 }
 
 /** Serialises the cut-offs of one debtor account and scheme until commit. */
@@ -212,15 +221,4 @@ export function listHeldPayouts<Item>(sql: Sql, f: PageRequest, map: (row: HeldP
       map,
     },
   );
-}
-
-/** The files not yet delivered (resumed at start and by the upload jobs). */
-export async function recordedFileIds(sql: Sql, limit: number): Promise<string[]> {
-  const rows = await sql.query<{ id: string }>("SELECT id::text AS id FROM bank_files WHERE status = 'recorded' ORDER BY created_at LIMIT $1", [limit]);
-  return rows.map((r) => r.id);
-}
-
-/** The UETR of a payout handed to the bank, if it has one. */
-export async function uetrOf(sql: Sql, payoutId: string): Promise<string | undefined> {
-  return (await maybeOne<{ uetr: string | null }>(sql, 'SELECT uetr::text AS uetr FROM bank_payouts WHERE payout_id = $1', [payoutId]))?.uetr ?? undefined;
 }

@@ -89,6 +89,15 @@ export async function acceptPayouts(bank: BankRuntime, tx: Tx, payouts: readonly
   await enqueueMany(tx, jobs);
 }
 
+/**
+ * A queued payout ends before it leaves (cancelled, or failed by the operator): a pending or held one
+ * is let go (it will be in no file); one in a file already cannot be stopped (false). The cut-off locks
+ * the same row, so the two never cross: a payout is either in its file or released.
+ */
+export async function releasePayout(tx: Tx, payoutId: string): Promise<boolean> {
+  return (await repo.releaseBankPayout(tx, payoutId)) !== 'in_file';
+}
+
 /** MsgId: the file id without dashes (32 characters; ISO allows 35), unique, never reused (files are never deleted). */
 const msgIdOf = (fileId: string): string => fileId.replace(/-/g, '');
 
@@ -270,4 +279,3 @@ export function listHeldPayouts(sql: Sql, f: PageRequest) {
   return repo.listHeldPayouts(sql, f, heldPayoutView);
 }
 
-export { uetrOf } from './bank.repository.js';
