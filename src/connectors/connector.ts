@@ -83,3 +83,24 @@ export interface AsyncConnector extends Connector {
 export function isAsyncConnector(connector: Connector): connector is AsyncConnector {
   return (connector as Partial<AsyncConnector>).async === true;
 }
+
+/** One route's connector as configured, for the console and the start-up log. */
+export interface RouteConnector {
+  route: string;
+  connector: string;
+  /** Workspaces served by another connector on this route. */
+  overrides: { workspaceId: string; connector: string }[];
+}
+
+/**
+ * The connectors of a process as the app context holds them (built by `ConnectorRegistry`,
+ * registry.ts). Declared here, apart from the registry, so that the context does not import the
+ * registry, which imports every connector module (those import the payouts module, which imports the
+ * context): no import cycle.
+ */
+export interface Connectors {
+  get(name: string): Connector;
+  forRoute(route: string, workspaceId: string): Connector;
+  all(): Connector[];
+  routes(): RouteConnector[];
+}
