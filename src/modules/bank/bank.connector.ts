@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { AppContext } from '../../context.js';
 import type { AsyncConnector, ConnectorStep, HandedOverPayout } from '../../connectors/connector.js';
 import type { Tx } from '../../db/db.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
@@ -59,4 +60,9 @@ export class BankConnector implements AsyncConnector {
 /** The connector factory of the "bank" section (src/connectors/registry.ts): validates the section at start. */
 export function bankConnectorFactory(section: unknown, deps: { box: CryptoBox }): BankConnector {
   return new BankConnector(parseBankConfig(section), deps.box);
+}
+
+/** The bank connector of this process, when the connectors file configures one (the inbound side reads its `config` too). */
+export function bankConnectorOf(ctx: Pick<AppContext, 'connectors'>): BankConnector | undefined {
+  return ctx.connectors.all().find((c): c is BankConnector => c instanceof BankConnector);
 }

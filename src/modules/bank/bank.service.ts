@@ -111,7 +111,7 @@ function batchesOf(msgId: string, transfers: readonly { route: string; transfer:
   }));
 }
 
-type Cut = 'none' | 'recorded' | 'invalid';
+type Cut = 'none' | 'recorded' | 'invalid' | 'held';
 
 /**
  * Cuts at most one file of a window, in one transaction: when the window holds maxPayouts payouts or
@@ -135,6 +135,8 @@ async function cutOneFile(ctx: AppContext, bank: BankRuntime, tx: Tx, account: B
       await repo.fileBankPayouts(tx, [row.payout_id], null, 'held', (err as Error).message);
     }
   }
+  // Every payout of the window was held: nothing to file, look at the window again.
+  if (transfers.length === 0) return 'held';
   const fileId = randomUUID();
   const msgId = msgIdOf(fileId);
   const createdAt = new Date();
