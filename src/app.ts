@@ -26,7 +26,7 @@ import { eventRoutes } from './modules/events/events.routes.js';
 import { fxRoutes } from './modules/fx/fx.routes.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
 import { operatorLedgerRoutes } from './modules/operator/operator-ledger.routes.js';
-import { operatorRoutes } from './modules/operator/operator.routes.js';
+import { auditOperatorCalls, operatorRoutes } from './modules/operator/operator.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
 import { bankRoutes } from './modules/bank/bank.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
@@ -37,6 +37,7 @@ import { createStorage } from './modules/storage/storage.js';
 import { uploadRoutes } from './modules/storage/uploads.routes.js';
 import { virtualAccountRoutes } from './modules/virtual-accounts/virtual-accounts.routes.js';
 import { depositRoutes } from './modules/deposits/deposits.routes.js';
+import { reconciliationRoutes } from './modules/reconciliation/reconciliation.routes.js';
 import { capabilityRoutes } from './modules/capabilities/capabilities.routes.js';
 import { consolePages } from './modules/console/console.routes.js';
 import { dashboardPages } from './modules/dashboard/dashboard.routes.js';
@@ -185,6 +186,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   await app.register(authPlugin, { ctx, redis });
+  // Before any route is added: operator routes are audited wherever they are defined.
+  auditOperatorCalls(app, ctx);
 
   app.setErrorHandler(async (err, req, reply) => {
     const appError = toAppError(err, { ...config.limits, bodyLimit: req.routeOptions.bodyLimit });
@@ -222,6 +225,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   applicationRoutes(routes, ctx, storage);
   virtualAccountRoutes(routes, ctx);
   depositRoutes(routes, ctx);
+  reconciliationRoutes(routes, ctx);
   capabilityRoutes(routes, ctx);
   orderRoutes(routes, ctx, storage);
   bankRoutes(routes, ctx);

@@ -12,6 +12,7 @@ import { connect } from './db/db.js';
 import { clientFromFlags, CLIENT_FLAGS } from './cli/client.js';
 import { listen } from './cli/listen.js';
 import { trigger } from './cli/trigger.js';
+import { auditVerify } from './cli/audit.js';
 
 const USAGE = `Usage: corridor <command>
 
@@ -21,6 +22,7 @@ const USAGE = `Usage: corridor <command>
   credentials create --workspace ID [--scopes a,b]  issue a credential (secret shown once)
   listen --forward-to URL [--events a,b]            forward live events to a local URL, signed (prints the secret)
   trigger <event-type>                              cause an event in the sandbox (payout.paid, application.approved, ...)
+  audit verify [--workspace ID | --operator]        check an audit chain (default the operator's); exit 1 when broken
                                                     listen and trigger take --base-url, --client-id, --client-secret
                                                     or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET
 
@@ -97,6 +99,17 @@ async function main(argv: string[]): Promise<void> {
       const { values, positionals } = parseArgs({ args: argv.slice(1), options: CLIENT_FLAGS, allowPositionals: true });
       if (positionals.length !== 1) fail('trigger takes one event type');
       await trigger(clientFromFlags(values, fail), positionals[0] as string);
+      return;
+    }
+    case 'audit': {
+      if (sub !== 'verify') fail('unknown audit command');
+      const { values } = parseArgs({ args: rest, options: { workspace: { type: 'string' }, operator: { type: 'boolean' } } });
+      if (values.workspace !== undefined && values.operator) fail('give --workspace ID or --operator, not both');
+      if (values.workspace !== undefined && !isUuid(values.workspace)) fail(`no workspace ${values.workspace}`);
+      const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      const { ok, output } = await auditVerify(db, { workspaceId: values.workspace }).finally(() => db.close());
+      process.stdout.write(output);
+      if (!ok) process.exitCode = 1;
       return;
     }
     default:

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { currentCommitParticipant, workThenCommit } from './commit-scope.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 
 /** Anything that runs SQL: the database itself or an open transaction. */
@@ -20,7 +21,11 @@ export interface Tx extends Sql {
 
 export interface Db extends Sql {
   readonly kind: 'pglite' | 'postgres';
-  /** Runs `fn` in one transaction: commit when it returns, roll back when it throws. */
+  /**
+   * Runs `fn` in one transaction: commit when it returns, roll back when it throws. A commit
+   * participant current in the caller's context (src/db/commit-scope.ts) writes its row just before
+   * the COMMIT.
+   */
   tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Runs `fn` holding a session-level advisory lock (used by migrations). */
   withAdvisoryLock<T>(name: string, fn: (sql: Sql) => Promise<T>): Promise<T>;
@@ -218,20 +223,21 @@ class PostgresDb implements Db {
   }
 
   async tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const participant = currentCommitParticipant<Tx>();
     for (let attempt = 1; ; attempt++) {
       const { client, release } = await this.checkout();
       let released = false;
       try {
         await client.query('BEGIN');
-        const result = await fn(
-          makeTx(
-            async (text, params) => (await client.query(text, params as unknown[])).rows,
-            async (script) => {
-              await client.query(script);
-            },
-          ),
+        const tx = makeTx(
+          async (text, params) => (await client.query(text, params as unknown[])).rows,
+          async (script) => {
+            await client.query(script);
+          },
         );
+        const { result, joined } = await workThenCommit(tx, fn, participant);
         await client.query('COMMIT');
+        if (joined) participant?.committed();
         return result;
       } catch (err) {
         try {
@@ -367,16 +373,21 @@ export class PgliteDb implements Db {
 
   async tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     // PGlite is one connection: its transactions are exclusive, so they never conflict.
-    return this.pglite.transaction(async (t) =>
-      fn(
+    const participant = currentCommitParticipant<Tx>();
+    const { result, joined } = await this.pglite.transaction(async (t) =>
+      workThenCommit(
         makeTx(
           async (text, params) => (await t.query(text, params as unknown[])).rows,
           async (script) => {
             await t.exec(script);
           },
         ),
+        fn,
+        participant,
       ),
     );
+    if (joined) participant?.committed();
+    return result;
   }
 
   async withAdvisoryLock<T>(_name: string, fn: (sql: Sql) => Promise<T>): Promise<T> {

@@ -50,15 +50,24 @@ export async function runIdempotent(
   work: (tx: Tx) => Promise<Outcome>,
 ): Promise<FastifyReply> {
   const keyed = idempotencyOf(req);
+  // The status is set inside the transaction: an audit entry committing with it records the answer's (src/http/audited.ts).
   if (!keyed) {
-    const outcome = await ctx.db.tx(work);
+    const outcome = await ctx.db.tx(async (tx) => {
+      const decided = await work(tx);
+      reply.code(decided.status);
+      return decided;
+    });
     if (outcome.contentType) reply.type(outcome.contentType);
     return reply.code(outcome.status).send(outcome.body);
   }
   const entry: GroupEntry<typeof work, Outcome | AppError> = {
     keyed,
     item: work,
-    render: (result) => (result instanceof AppError ? renderedAnswer(renderError(result, req)) : outcomeAnswer(reply, result)),
+    render: (result) => {
+      const answer = result instanceof AppError ? renderedAnswer(renderError(result, req)) : outcomeAnswer(reply, result);
+      reply.code(answer.status);
+      return answer;
+    },
   };
   const [answered] = await ctx.db.tx((tx) => answerGroup(ctx, tx, [entry], async (t, works) => (works[0] ? [await workOrRefusal(t, works[0])] : [])));
   const { answer, replayed } = answered as GroupAnswer;

@@ -150,6 +150,7 @@ export function userPages(app: FastifyInstance, web: Web, area: Area): void {
   app.post(face.base, face.changePage, async (req, reply) => {
     try {
       const input = { email: formText(req, 'email', { maxLength: EMAIL_LENGTH_MAX }), ...(hasRoles(face) ? { role: formText(req, 'role') as users.UserRole } : {}) };
+      reply.code(201); // the answer when it commits (its audit entry records it)
       const invitation = await ctx.db.tx((tx) => users.inviteUser(tx, ctx.box, invitationOptions, face.owner(req), input, { seesEveryOwner: face.area === 'console' }));
       return sendPage(web, req, reply, { title: face.title, status: 201, body: listBody(face, req, await listPage(req), invitationShown(invitation)) });
     } catch (err) {

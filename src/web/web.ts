@@ -6,7 +6,8 @@ import type { Redis } from 'ioredis';
 import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore } from '../http/auth-failures.js';
 import { AppError, toAppError } from '../http/errors.js';
 import { randomSecret } from '../lib/secrets.js';
-import { writeAudit } from '../modules/operator/operator.service.js';
+import { auditCalls } from '../http/audited.js';
+import type { AuditDraft } from '../modules/operator/audit.service.js';
 import { createSession, csrfToken, csrfTokenMatches, endSession, readSession, type SessionLimits, type WebSession } from '../modules/users/sessions.service.js';
 import { html, type Html } from './html.js';
 import { layout, type Area } from './layout.js';
@@ -184,6 +185,22 @@ function errorPage(web: Web, req: FastifyRequest, reply: FastifyReply, err: unkn
   return sendPage(web, req, reply, { title, body, status: appError.status });
 }
 
+/** The entry of a change from a page, when a signed-in person (past the second factor) made it. */
+function pageChangeDraft(req: FastifyRequest): AuditDraft | undefined {
+  const session = req.web?.session;
+  if (!session || session.secondFactorPending) return undefined;
+  const params = (req.params ?? {}) as Record<string, string>;
+  return {
+    operatorKeyId: session.operatorKeyId ?? null,
+    actor: session.user ? `user:${session.user.id}` : 'console',
+    method: req.method,
+    path: req.url,
+    requestId: String(req.id),
+    workspaceId: session.user?.workspaceId ?? (req.url.startsWith('/console/workspaces/') ? params.id : undefined),
+    body: req.body,
+  };
+}
+
 /**
  * The shared part of the dashboard and the console, registered in its own scope: cookies,
  * security headers, the session, access and role checks, CSRF on every POST, HTML errors and the
@@ -210,23 +227,13 @@ export async function registerWeb(app: FastifyInstance, web: Web, register: (sco
     scope.setErrorHandler(async (err, req, reply) => errorPage(web, req, reply, err));
     // Every change made from a page is in the audit log, as the operator API's calls are: who
     // (the console's operator key, or the person: a dashboard user or an operator user), what, the
-    // answer, the form (secrets redacted).
-    scope.addHook('onSend', async (req, reply) => {
-      const session = req.web?.session;
-      if (!req.routeOptions.config.web || req.method !== 'POST' || !session || session.secondFactorPending) return;
-      const params = (req.params ?? {}) as Record<string, string>;
-      await writeAudit(web.ctx.db, {
-        operatorKeyId: session.operatorKeyId ?? null,
-        actor: session.user ? `user:${session.user.id}` : 'console',
-        method: req.method,
-        path: req.url,
-        statusCode: reply.statusCode,
-        requestId: String(req.id),
-        workspaceId: session.user?.workspaceId ?? (req.url.startsWith('/console/workspaces/') ? params.id : undefined),
-        body: req.body,
-      }).catch((err: unknown) => req.log.error({ err }, 'audit write failed'));
+    // answer, the form (secrets redacted); a change's entry commits with the change (src/http/audited.ts).
+    auditCalls(scope, web.ctx, {
+      routes: (route) => Boolean((route.config as { web?: unknown } | undefined)?.web) && (route.method === 'POST' || (Array.isArray(route.method) && route.method.includes('POST'))),
+      draft: pageChangeDraft,
+      // A change from a page is answered 303 (back to a page) unless its handler shows a page.
+      changeStatus: () => 303,
     });
-
     const assetDir = new URL('./assets/', import.meta.url);
     const assets = new Map(Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(new URL(a.file, assetDir)), type: a.type }]));
     scope.get<{ Params: { name: string } }>('/assets/:name', { schema: { hide: true } }, async (req, reply) => {

@@ -1,3 +1,4 @@
+import { verifyAuditChain } from '../../src/modules/operator/audit.service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/context.js';
 import { jobHandlers } from '../../src/jobs/index.js';
@@ -120,7 +121,8 @@ describe('retention job', () => {
   });
 
   it('keeps the audit log by default, and deletes it past RETENTION_AUDIT_LOG_DAYS when set', async () => {
-    const ids = (await db().query<{ id: string }>('SELECT id::text AS id FROM operator_audit_log')).map((r) => r.id);
+    // Kept: the newest entry of one chain; a chain is only ever cut from its start.
+    const ids = (await db().query<{ id: string }>('SELECT id::text AS id FROM operator_audit_log ORDER BY chain DESC, seq DESC')).map((r) => r.id);
     expect(ids.length).toBeGreaterThan(1);
     await ageDays('operator_audit_log', 'at', ids.slice(1), 400);
     await sweepAll();
@@ -129,6 +131,12 @@ describe('retention job', () => {
     const auditKept365: AppContext = { ...t.ctx, config: { ...t.ctx.config, retention: { ...t.ctx.config.retention, auditLogDays: 365 } } };
     await sweepAll(auditKept365);
     expect(await existing('operator_audit_log', ids)).toEqual([ids[0]!]);
+    // Each chain still verifies from where retention cut it.
+    const chains = (await db().query<{ chain: string }>('SELECT chain FROM audit_chains')).map((r) => r.chain);
+    for (const chain of chains) {
+      const verified = await verifyAuditChain(db(), chain === 'operator' ? undefined : chain);
+      expect(verified, chain).toMatchObject({ valid: true });
+    }
   });
 
   it('is a recurring job of every worker', async () => {

@@ -38,6 +38,7 @@ import { assertEditable, requireApplication } from './applications.access.js';
 import { addPersons, personFacts } from './persons.service.js';
 import { documentFacts } from './documents.service.js';
 import { assertCapability, type AccountScope, type Caller } from '../accounts/caller.js';
+import { attributed } from '../operator/audit.service.js';
 
 
 // ---------------------------------------------------------------------------------------------
@@ -273,7 +274,7 @@ export async function reviewOwnApplication(ctx: AppContext, tx: Tx, caller: Acco
 
 /** Operator: any workspace's application. */
 export async function requireAnyApplication(tx: Tx, id: string): Promise<ApplicationRow> {
-  const row = await repo.findApplicationById(tx, id);
+  const row = attributed(await repo.findApplicationById(tx, id));
   if (!row) throw notFound('Application');
   return row;
 }

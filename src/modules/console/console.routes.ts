@@ -8,7 +8,8 @@ import { bankPages } from './bank.pages.js';
 import { consoleAuthPages } from './auth.pages.js';
 import { connectorPages } from './connectors.pages.js';
 import { orderPages } from './orders.pages.js';
-import { settlementPages } from './settlement.pages.js';
+import { manualQueuePages } from './manual-queue.pages.js';
+import { reconciliationPages } from './reconciliation.pages.js';
 import { workspaceAccessPages } from './workspace-access.pages.js';
 import { workspacePages } from './workspaces.pages.js';
 
@@ -19,7 +20,8 @@ export function consolePages(app: FastifyInstance, web: Web, storage: Storage): 
   workspaceAccessPages(app, web);
   orderPages(app, web, storage);
   applicationPages(app, web, storage);
-  settlementPages(app, web);
+  manualQueuePages(app, web);
+  reconciliationPages(app, web);
   userPages(app, web, 'console');
   auditPages(app, web);
   connectorPages(app, web);

@@ -16,6 +16,7 @@ type Params<Extra = object> = { Params: { id: string } & Extra };
  * in this POST's answer, never in a URL. A refusal shows the page with it.
  */
 async function changeWithSecret<T>(web: Web, req: FastifyRequest<Params>, reply: FastifyReply, section: WorkspaceSection, change: () => Promise<T>, shown: (done: T) => Html): Promise<FastifyReply> {
+  reply.code(200); // the answer when it commits (its audit entry records it)
   const result = await attempt(change);
   if ('refused' in result) return showWorkspace(web, req, reply, req.params.id, { refused: { section, refusal: result.refused }, status: result.refused.status });
   return showWorkspace(web, req, reply, req.params.id, { top: shown(result.done) });

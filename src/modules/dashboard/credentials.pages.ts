@@ -130,6 +130,7 @@ export function credentialPages(app: FastifyInstance, web: Web): void {
   app.post('/dashboard/credentials', adminPage, async (req, reply) => {
     try {
       const scopes = formList(req, 'scopes', ALL_SCOPES.length);
+      reply.code(201); // the answer when it commits (its audit entry records it)
       const issued = await ctx.db.tx((tx) => credentials.issueCredential(tx, ctx.box, workspaceOf(req), { scopes, label: formOptional(req, 'label', LABEL_LENGTH_MAX) }));
       const body = html`${secretOnce('The client secret.', issued.clientSecret)}
 ${facts([
@@ -151,6 +152,7 @@ ${facts([
 
   app.post<{ Params: { clientId: string } }>('/dashboard/credentials/:clientId/rotate', adminPage, async (req, reply) => {
     try {
+      reply.code(200); // the answer when it commits (its audit entry records it)
       const rotated = await ctx.db.tx((tx) => credentials.rotateWorkspaceCredential(tx, ctx.box, workspaceOf(req), req.params.clientId, graceSecondsOf(req)));
       const body = html`${secretOnce('The new client secret.', rotated.clientSecret)}
 <p>The previous secret ${Date.parse(rotated.previousSecretExpiresAt) > Date.now() ? html`keeps working until ${when(rotated.previousSecretExpiresAt)}, then stops` : 'has stopped working'}.

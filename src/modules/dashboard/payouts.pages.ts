@@ -49,6 +49,13 @@ async function beneficiaryFact(web: Web, workspaceId: string, payout: PayoutView
   return link(`/dashboard/beneficiaries/${payout.beneficiaryId}`, label);
 }
 
+/** The bank's reject or return reason an event carries, in words: " · AC04: Account closed ...". */
+function bankReason(reason: unknown): Html | string {
+  if (typeof reason !== 'object' || reason === null) return '';
+  const { code, description } = reason as { code?: unknown; description?: unknown };
+  return typeof code === 'string' && typeof description === 'string' ? html` · <span class="bank-reason">${code}: ${description}</span>` : '';
+}
+
 /** State moves (the payout's events, oldest first), then the webhook deliveries of those events. */
 async function timeline(web: Web, workspaceId: string, payout: PayoutView): Promise<Html> {
   const { limits } = web.ctx.config;
@@ -56,7 +63,7 @@ async function timeline(web: Web, workspaceId: string, payout: PayoutView): Prom
   const deliveries = await deliveriesOfEvents(web.ctx.db, workspaceId, moves.map((e) => e.id), limits.eventDeliveriesMax);
   return html`<ol class="timeline" aria-label="State moves">
 <li>${when(payout.createdAt)} · created</li>
-${moves.map((e) => html`<li>${when(e.createdAt)} · ${status(String(e.data.status ?? ''))} · event ${e.type} ${e.deliverable ? link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`) : html`<code>${e.id}</code> <span class="muted">(recorded, not sent to webhooks)</span>`}</li>`)}
+${moves.map((e) => html`<li>${when(e.createdAt)} · ${status(String(e.data.status ?? ''))}${bankReason(e.data.returnReason)} · event ${e.type} ${e.deliverable ? link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`) : html`<code>${e.id}</code> <span class="muted">(recorded, not sent to webhooks)</span>`}</li>`)}
 </ol>
 ${deliveriesTable('Webhook deliveries of these events and their attempts', deliveries)}`;
 }
@@ -90,6 +97,7 @@ ${facts([
   ['Reference', payout.reference],
   ['Purpose', payout.purpose],
   ['Failure reason', payout.failureReason],
+  ['Bank reason', payout.returnReason ? `${payout.returnReason.code}: ${payout.returnReason.description}` : null],
   ['Created', when(payout.createdAt)],
   ['Completed', when(payout.completedAt)],
 ])}

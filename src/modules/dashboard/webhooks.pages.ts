@@ -132,6 +132,7 @@ export function webhookPages(app: FastifyInstance, web: Web): void {
     try {
       const events = formList(req, 'events', SUBSCRIBABLE_EVENT_TYPES.length);
       const input = { url: formText(req, 'url', { maxLength: URL_FIELD_LENGTH_MAX }), description: formOptional(req, 'description', DESCRIPTION_LENGTH_MAX) ?? null, events: events.length ? events : null };
+      reply.code(201); // the answer when it commits (its audit entry records it)
       const { row, secret } = await ctx.db.tx((tx) => webhooks.createEndpoint(tx, ctx.box, rules(), workspaceOf(req), input));
       const body = html`${secretOnce('The signing secret.', secret)}
 <p>Verify each delivery's <code>X-Service-Signature</code>: hex HMAC-SHA256, keyed with this whole secret, of <code>&lt;X-Service-Timestamp&gt;.&lt;raw body&gt;</code>.</p>
@@ -166,6 +167,7 @@ export function webhookPages(app: FastifyInstance, web: Web): void {
   }
 
   app.post<{ Params: { id: string } }>('/dashboard/webhooks/:id/rotate-secret', adminPage, async (req, reply) => {
+    reply.code(200); // the answer when it commits (its audit entry records it)
     const secret = await ctx.db.tx((tx) => webhooks.rotateSecret(tx, ctx.box, workspaceOf(req), req.params.id));
     const body = html`${secretOnce('The new signing secret.', secret)}
 <p>It signs every later attempt, retries included; the previous secret no longer does.</p>

@@ -13,6 +13,7 @@ import { getAccount, getWorkspace } from '../accounts/accounts.service.js';
 import { depositTarget, findVirtualAccountById } from '../virtual-accounts/virtual-accounts.service.js';
 import * as repo from './deposits.repository.js';
 import type { DepositRow } from './deposits.repository.js';
+import { attributed } from '../operator/audit.service.js';
 import {
   ACCOUNT_CREDIT_CURRENCIES,
   canMove,
@@ -192,7 +193,7 @@ export async function requestMove(tx: Tx, find: () => Promise<DepositRow | undef
 
 /** The desk (operator API and console): a move on any workspace's deposit. */
 export function moveAnyDeposit(tx: Tx, id: string, move: DepositMove, failureReason?: string): Promise<DepositRow> {
-  return requestMove(tx, () => repo.findDepositById(tx, id, true), move, failureReason);
+  return requestMove(tx, async () => attributed(await repo.findDepositById(tx, id, true)), move, failureReason);
 }
 
 /** A sandbox deposit (API and dashboard) to the account the caller acts on: refused while the deposits capability is off. */
@@ -230,6 +231,7 @@ async function operatorOwner(tx: Sql, target: OperatorDepositTarget): Promise<Ac
 export async function creditDeposit(tx: Tx, input: NewDeposit & OperatorDepositTarget): Promise<DepositRow> {
   if (input.rail !== undefined && !DEPOSIT_RAILS.includes(input.rail)) throw fieldError('rail', `rail must be one of ${DEPOSIT_RAILS.join(', ')}`);
   const owner = await operatorOwner(tx, input);
+  attributed({ workspace_id: owner.workspaceId });
   const workspace = await getWorkspace(tx, owner.workspaceId);
   return receiveDeposit(tx, owner, callerWorkspace(workspace), input);
 }

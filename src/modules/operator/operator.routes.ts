@@ -1,6 +1,9 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { route, type App } from '../../http/routes.js';
+import { auditCalls, documentedSuccess } from '../../http/audited.js';
 import { runIdempotent } from '../../http/idempotency.js';
 import { Country, literals, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
@@ -8,6 +11,8 @@ import { WorkspaceSettingsSchema } from '../accounts/workspace-terms.js';
 import { ApiKeySchema, CredentialParams, RotateBody, RotatedSchema } from '../auth/credentials.schemas.js';
 import { credentialData, issueCredential, revokeWorkspaceCredential, rotateWorkspaceCredential } from '../auth/credentials.service.js';
 import { ALL_SCOPES, CAPABILITIES } from '../auth/scopes.js';
+import * as audits from './audit.service.js';
+import type { AuditDraft } from './audit.service.js';
 import * as operator from './operator.service.js';
 
 const tags = ['Operator'];
@@ -56,24 +61,32 @@ const AuditQuery = Type.Object({
   to: Type.Optional(Type.String({ format: 'date-time', description: 'Entries before this instant' })),
 });
 
-export function operatorRoutes(app: App, ctx: AppContext): void {
-  // Written before the answer leaves (onSend, not onResponse): a call the operator has seen answered
-  // is already in the audit log, and no answered call goes unrecorded.
-  app.addHook('onSend', async (req, reply) => {
-    if (req.routeOptions.config.auth !== 'operator') return;
-    const params = (req.params ?? {}) as Record<string, string>;
-    const entry = {
-      operatorKeyId: req.operator?.keyId ?? null,
-      method: req.method,
-      path: req.url,
-      statusCode: reply.statusCode,
-      requestId: String(req.id),
-      workspaceId: params.workspaceId ?? (req.url.startsWith('/operator/v1/workspaces/') ? params.id : undefined),
-      body: req.body,
-    };
-    await operator.writeAudit(ctx.db, entry).catch((err: unknown) => req.log.error({ err }, 'audit write failed'));
-  });
+/** The entry of an operator call: the key, and the workspace its path names (a move found by id names its own: auditWorkspace). */
+function operatorCallDraft(req: FastifyRequest): AuditDraft {
+  const params = (req.params ?? {}) as Record<string, string>;
+  return {
+    operatorKeyId: req.operator?.keyId ?? null,
+    method: req.method,
+    path: req.url,
+    requestId: String(req.id),
+    workspaceId: params.workspaceId ?? (req.url.startsWith('/operator/v1/workspaces/') ? params.id : undefined),
+    body: req.body,
+  };
+}
 
+/**
+ * Every operator call is in the audit log: a change's entry in the change's own transaction, any
+ * other call's before its answer leaves (src/http/audited.ts). Registered before any route.
+ */
+export function auditOperatorCalls(app: FastifyInstance, ctx: AppContext): void {
+  auditCalls(app, ctx, {
+    routes: (route) => (route.config as { auth?: string } | undefined)?.auth === 'operator',
+    draft: operatorCallDraft,
+    changeStatus: documentedSuccess,
+  });
+}
+
+export function operatorRoutes(app: App, ctx: AppContext): void {
   app.route(createWorkspace(ctx));
   app.route(listWorkspaces(ctx));
   app.route(getWorkspaceRoute(ctx));
@@ -85,6 +98,8 @@ export function operatorRoutes(app: App, ctx: AppContext): void {
   app.route(setWorkspaceCapability(ctx));
   app.route(updateWorkspaceSettings(ctx));
   app.route(listAudit(ctx));
+  app.route(verifyAuditChain(ctx));
+  app.route(exportAuditChain(ctx));
 }
 
 function createWorkspace(ctx: AppContext) {
@@ -268,5 +283,69 @@ function listAudit(ctx: AppContext) {
       },
     },
     async (req) => operator.listAudit(ctx.db, req.query),
+  );
+}
+
+const ChainQuery = Type.Object({
+  workspaceId: Type.Optional(Uuid),
+});
+
+const ChainBreakSchema = Type.Object({
+  seq: Type.Integer({ description: 'The entry where the chain breaks (for `missing`, the first one absent)' }),
+  entryId: Type.Union([Uuid, Type.Null()]),
+  reason: literals(['missing', 'out_of_order', 'other_chain', 'prev_hash_mismatch', 'hash_mismatch', 'head_mismatch'] as const),
+  detail: Type.String(),
+});
+
+const ChainVerificationSchema = Type.Object(
+  {
+    object: Type.Literal('audit_chain.verification'),
+    chain: Type.String({ description: 'The workspace id, or `operator`' }),
+    valid: Type.Boolean(),
+    firstSeq: Type.Integer({ description: 'The first entry kept (entries before it were deleted by retention, and the chain records where it was cut)' }),
+    checked: Type.Integer({ description: 'Entries found intact before the first break (all of them when valid)' }),
+    head: Type.Object({ seq: Type.Integer(), hash: Type.String() }),
+    firstBroken: Type.Union([ChainBreakSchema, Type.Null()]),
+  },
+  { title: 'AuditChainVerification' },
+);
+
+function verifyAuditChain(ctx: AppContext) {
+  return route.get(
+    '/operator/v1/audit-log/verify',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: "Verify an audit chain (a workspace's, or without workspaceId the operator's): the first broken link, if any",
+        description:
+          'Each entry carries the hash of the one before it in its chain and a SHA-256 of its own canonical JSON (docs/audit-log.md): a removed, edited or reordered entry breaks the chain at that entry.',
+        querystring: ChainQuery,
+        response: { 200: ChainVerificationSchema },
+      },
+    },
+    async (req) => audits.verifyAuditChain(ctx.db, req.query.workspaceId),
+  );
+}
+
+function exportAuditChain(ctx: AppContext) {
+  return route.get(
+    '/operator/v1/audit-log/export',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: "An audit chain as JSON Lines (a workspace's, or without workspaceId the operator's), oldest first, streamed",
+        description: 'One entry a line: the fields its hash covers and `hash`, so the chain can be verified without Corridor (docs/audit-log.md).',
+        querystring: ChainQuery,
+        response: { 200: { description: 'JSON Lines', content: { 'application/jsonl': { schema: { type: 'string' } } } } },
+      },
+    },
+    async (req, reply) => {
+      const lines = audits.exportAuditChain(ctx.db, req.query.workspaceId);
+      return reply.type('application/jsonl; charset=utf-8').header('content-disposition', 'attachment; filename="audit-chain.jsonl"').send(Readable.from(lines));
+    },
   );
 }

@@ -1,6 +1,5 @@
 import type { Sql, Tx } from '../../db/db.js';
 import { fieldError, validationError, type FieldError } from '../../lib/errors.js';
-import { storableText } from '../../lib/text.js';
 import type { PageRequest } from '../../db/pagination.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { isDateTime } from '../../lib/dates.js';
@@ -161,46 +160,7 @@ export async function findOperatorKey(sql: Sql, digestKey: SecretDigestKey, pres
   return undefined;
 }
 
-const REDACTED_FIELDS = /secret|password|key|token|csrf|confirmation|sealed|^code$/i;
-
-/** The body as audited: secrets redacted, and text a refused call carried made storable (src/lib/text.ts). */
-function redact(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return storableText(value);
-  if (depth > 5 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
-  return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), REDACTED_FIELDS.test(k) ? '[redacted]' : redact(v, depth + 1)]),
-  );
-}
-
-/** One operator call as the audit log keeps it. */
-export interface AuditEntry {
-  operatorKeyId: string | null;
-  method: string;
-  path: string;
-  statusCode: number;
-  requestId: string;
-  workspaceId: string | undefined;
-  body: unknown;
-  /** Who acted beside an operator key: `console` (signed in with the key), `user:<id>` (a dashboard user). */
-  actor?: string | undefined;
-}
-
-/** Every operator call is written to the audit log (request body with secrets redacted). */
-export async function writeAudit(sql: Sql, entry: AuditEntry): Promise<void> {
-  const { workspaceId } = entry;
-  await audit.insertAudit(sql, {
-    id: newId(),
-    operator_key: entry.operatorKeyId,
-    method: entry.method,
-    path: entry.path.slice(0, 2000),
-    status_code: entry.statusCode,
-    request_id: entry.requestId,
-    workspace_id: workspaceId && /^[0-9a-f-]{36}$/i.test(workspaceId) ? workspaceId : null,
-    body: entry.body === undefined ? null : JSON.stringify(redact(entry.body)),
-    actor: entry.actor ?? null,
-  });
-}
+export { writeAudit, type AuditEntry } from './audit.service.js';
 
 /** Retention: deletes at most `limit` audit entries written before `before` (only when RETENTION_AUDIT_LOG_DAYS is set). */
 export async function deleteAuditBefore(sql: Sql, before: Date, limit: number): Promise<number> {

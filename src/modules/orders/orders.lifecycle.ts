@@ -13,6 +13,7 @@ import * as repo from './orders.repository.js';
 import type { OrderRow } from './orders.repository.js';
 import { FAILURE_REASON, MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type OrderMove } from './orders.transitions.js';
 import { assertCapability, type Caller } from '../accounts/caller.js';
+import { attributed } from '../operator/audit.service.js';
 
 export const ORDER_DEADLINE_JOB = 'order.deadline';
 
@@ -136,7 +137,7 @@ async function creditLateSettlement(tx: Tx, row: OrderRow): Promise<OrderRow | u
 
 /** The desk (operator API and console): a move on any workspace's order. */
 export function moveAnyOrder(ctx: AppContext, tx: Tx, id: string, move: OrderMove, input: CompletionInput = {}): Promise<OrderRow> {
-  return requestMove(ctx, tx, () => repo.findOrderById(tx, id), move, input);
+  return requestMove(ctx, tx, async () => attributed(await repo.findOrderById(tx, id)), move, input);
 }
 
 /** A move asked for through the API (cancel, sandbox, operator): 404 unknown, 409 from a state it cannot start from. */

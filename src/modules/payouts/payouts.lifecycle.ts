@@ -12,6 +12,7 @@ import type { StatusChange } from './payouts.steps.repository.js';
 import { findPayoutById, type PayoutRow, type RailReferences } from './payouts.repository.js';
 import { MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type PayoutMove } from './payouts.transitions.js';
 import { assertCapability, type Caller } from '../accounts/caller.js';
+import { attributed } from '../operator/audit.service.js';
 
 export const PAYOUT_STEP_JOB = 'payout.step';
 
@@ -166,7 +167,7 @@ export async function applyMoves(tx: Tx, requests: readonly MoveRequest[]): Prom
 
 /** As the provider (operator API and console): a move on any workspace's payout. */
 export function moveAnyPayout(ctx: AppContext, tx: Tx, id: string, move: PayoutMove, failureReason?: string): Promise<PayoutRow> {
-  return requestMove(ctx, tx, () => findPayoutById(tx, id), move, failureReason);
+  return requestMove(ctx, tx, async () => attributed(await findPayoutById(tx, id)), move, failureReason);
 }
 
 /** A move asked for through the API (cancel, sandbox, operator): 404 unknown, 409 from a state it cannot start from. */

@@ -54,3 +54,8 @@ export type { PayoutFilters } from './payouts.repository.js';
 export function listPayouts(sql: Sql, scope: { workspaceId?: string | undefined; subAccountId?: string | undefined }, f: PayoutFilters) {
   return repo.listPayouts(sql, scope, f, (row) => (scope.workspaceId ? payoutData(row) : { ...payoutData(row), workspaceId: row.workspace_id }));
 }
+
+/** Any workspace's payout by id (a bank's answer names the payout by its EndToEndId), or undefined. */
+export function findAnyPayout(sql: Sql, id: string): Promise<PayoutRow | undefined> {
+  return repo.findPayoutById(sql, id);
+}

@@ -72,7 +72,7 @@ export function payoutRoutes(app: FastifyInstance, ctx: AppContext): void {
   readRoutes(app, ctx);
   cancelRoute(app, ctx);
   operatorListRoute(app, ctx);
-  providerMoveRoutes(app, ctx);
+  connectorMoveRoutes(app, ctx);
 }
 
 /** POST /v1/payouts: checked by the service, written in a group with its Idempotency-Key, answered as rendered here. */
@@ -172,8 +172,8 @@ function operatorListRoute(app: FastifyInstance, ctx: AppContext): void {
   );
 }
 
-/** The provider's moves of a payout: simulated by the workspace (sandbox only), settled by the operator (audited). */
-function providerMoveRoutes(app: FastifyInstance, ctx: AppContext): void {
+/** The connector's moves of a payout: simulated by the workspace (sandbox only), made by the operator for the manual connector (audited). */
+function connectorMoveRoutes(app: FastifyInstance, ctx: AppContext): void {
   for (const move of SIMULATED_MOVES) {
     if (ctx.config.env === 'sandbox') {
       app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof FailBody> }>(
@@ -183,7 +183,7 @@ function providerMoveRoutes(app: FastifyInstance, ctx: AppContext): void {
           preValidation: emptyBodyIsObject,
           schema: {
             tags: ['Sandbox'],
-            summary: `Simulate the provider: ${move} a payout (sandbox only)`,
+            summary: `Simulate the connector: ${move} a payout (sandbox only)`,
             params: IdParams,
             ...(move === 'fail' ? { body: FailBody } : {}),
             response: { 200: PayoutSchema },
@@ -204,7 +204,7 @@ function providerMoveRoutes(app: FastifyInstance, ctx: AppContext): void {
         schema: {
           tags: ['Operator'],
           security: [{ operatorKey: [] }],
-          summary: `Settle as the provider: ${move} any workspace's payout (audited)`,
+          summary: `Move as the connector: ${move} any workspace's payout (audited)`,
           params: IdParams,
           ...(move === 'fail' ? { body: FailBody } : {}),
           response: { 200: PayoutSchema },

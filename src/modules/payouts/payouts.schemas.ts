@@ -109,6 +109,6 @@ export const OperatorPayoutPage = Page('payout.list', Type.Object({ ...PayoutSch
 
 export const OperatorPayoutListQuery = Type.Object({
   ...PayoutListQuery.properties,
-  provider: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The provider settling it: `manual` is the queue of payouts the operator settles by hand' })),
+  provider: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The connector processing it (docs/guides/connectors.md): `manual` is the queue of payouts the operator settles by hand' })),
   workspaceId: Type.Optional(Uuid),
 });

@@ -143,3 +143,8 @@ export async function findActiveForOwner(sql: Sql, accountId: string, currency: 
     [accountId, currency],
   );
 }
+
+/** The active, not deactivated accounts in a currency (an inbound bank credit is matched to one by its IBAN). */
+export async function listActiveInCurrency(sql: Sql, currency: string): Promise<VirtualAccountRow[]> {
+  return sql.query<VirtualAccountRow>(`SELECT ${VIRTUAL_ACCOUNT_COLUMNS} FROM virtual_accounts WHERE currency = $1 AND status = 'active' AND deactivated_at IS NULL`, [currency]);
+}

@@ -13,6 +13,7 @@ import * as repo from './virtual-accounts.repository.js';
 import type { VirtualAccountRow } from './virtual-accounts.repository.js';
 import { canMove, type VirtualAccountMove, type VirtualAccountStatus } from './virtual-accounts.transitions.js';
 import type { ActingAccount } from '../accounts/caller.js';
+import { attributed } from '../operator/audit.service.js';
 
 /** A virtual account as its owner reads it, without bank details. */
 export function virtualAccountData(row: VirtualAccountRow) {
@@ -136,7 +137,7 @@ export function listAnyVirtualAccounts(sql: Sql, f: PageRequest & { status?: Vir
 
 /** The issuer (operator API and console): a move on any workspace's virtual account. */
 export function moveAnyVirtualAccount(ctx: AppContext, tx: Tx, id: string, move: VirtualAccountMove, input: { reason?: string | undefined; details?: BankDetails | undefined } = {}) {
-  return moveVirtualAccount(ctx, tx, () => repo.findById(tx, id, true), move, input);
+  return moveVirtualAccount(ctx, tx, async () => attributed(await repo.findById(tx, id, true)), move, input);
 }
 
 /**
@@ -190,3 +191,20 @@ export async function depositTarget(sql: Sql, owner: ActingAccount, by: { virtua
 
 export const findVirtualAccountInWorkspace = repo.findInWorkspace;
 export const findVirtualAccountById = repo.findById;
+
+const normalIban = (iban: string) => iban.replace(/\s+/g, '').toUpperCase();
+
+/**
+ * The active virtual account whose IBAN this is (a bank's credit notification names the account it
+ * credited), or undefined. Bank details are sealed, so the accounts of the currency are opened one by
+ * one: enough for the account counts a bank connection carries today.
+ */
+export async function findVirtualAccountByIban(ctx: Pick<AppContext, 'box'>, sql: Sql, iban: string, currency: string): Promise<VirtualAccountRow | undefined> {
+  const wanted = normalIban(iban);
+  for (const row of await repo.listActiveInCurrency(sql, currency)) {
+    if (row.bank_details === null) continue;
+    const details = JSON.parse(ctx.box.decrypt(row.bank_details)) as BankDetails;
+    if (details.iban && normalIban(details.iban) === wanted) return row;
+  }
+  return undefined;
+}

@@ -9636,7 +9636,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Simulate the provider: fail a payout (sandbox only) */
+        /** Simulate the connector: fail a payout (sandbox only) */
         post: {
             parameters: {
                 query?: never;
@@ -9824,7 +9824,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Simulate the provider: pay a payout (sandbox only) */
+        /** Simulate the connector: pay a payout (sandbox only) */
         post: {
             parameters: {
                 query?: never;
@@ -10006,7 +10006,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Simulate the provider: process a payout (sandbox only) */
+        /** Simulate the connector: process a payout (sandbox only) */
         post: {
             parameters: {
                 query?: never;
@@ -10188,7 +10188,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Simulate the provider: revert a payout (sandbox only) */
+        /** Simulate the connector: revert a payout (sandbox only) */
         post: {
             parameters: {
                 query?: never;

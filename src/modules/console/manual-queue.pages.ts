@@ -32,7 +32,7 @@ const moveButton = (req: FastifyRequest, action: string, submit: string, danger 
   postForm({ action, csrf: req.web.csrf, submit, danger, inline: true, ...(danger ? { confirm: `${submit}?` } : {}) }, html`<input type="hidden" name="back" value="${req.url}">`);
 
 // ---------------------------------------------------------------------------------------------
-// Payouts settled by hand (the manual provider)
+// Payouts of the manual connector, moved by hand (the word "settlement" is kept for orders: how an order is funded)
 
 const PAYOUT_MOVES = ['pay', 'fail', 'revert'] as const;
 const PAYOUT_LABEL: Record<(typeof PAYOUT_MOVES)[number], string> = { pay: 'Mark paid', fail: 'Mark failed', revert: 'Revert (returned)' };
@@ -123,7 +123,7 @@ ${pager('/console/deposits', { ...query, status: query.status ?? 'all' }, page.n
 }
 
 /** The queues settled by a person: manual payouts, virtual accounts to approve or refuse, deposits to credit. */
-export function settlementPages(app: FastifyInstance, web: Web): void {
+export function manualQueuePages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   app.get('/console/payouts', consolePage, async (req, reply) => payoutsPage(web, req, reply));
   for (const move of PAYOUT_MOVES) {

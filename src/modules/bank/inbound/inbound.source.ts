@@ -1,0 +1,48 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Where a bank's answers are picked up: the bank's outbox folder. The local directory below is what
+ * tests and a mounted share use; the SFTP source (ssh2-sftp-client on the "bank".sftp.outbox folder)
+ * implements the same three calls. A file is archived only after the transaction that applied it
+ * committed; a file read again later is recognised by its hash and applies nothing.
+ */
+export interface InboundSource {
+  /** The names of the files waiting, in the order to take them in. */
+  list(): Promise<string[]>;
+  read(name: string): Promise<Buffer>;
+  /** Moves a taken-in file out of the way (optional: without it the hash keeps it from applying twice). */
+  archive?(name: string): Promise<void>;
+  /** Moves a file that could not be taken in aside (optional: without it the file stays, recorded as quarantined). */
+  quarantine?(name: string): Promise<void>;
+}
+
+/** The bank's outbox as a local folder: `*.xml` files, oldest name first; archived into `archive/` beside them, quarantined into `quarantine/`. */
+export class LocalDirectorySource implements InboundSource {
+  constructor(
+    readonly dir: string,
+    private readonly archiveDir: string | undefined = path.join(dir, 'archive'),
+  ) {}
+
+  async list(): Promise<string[]> {
+    const entries = await fs.readdir(this.dir, { withFileTypes: true });
+    return entries.filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.xml')).map((e) => e.name).sort();
+  }
+
+  read(name: string): Promise<Buffer> {
+    return fs.readFile(path.join(this.dir, path.basename(name)));
+  }
+
+  async archive(name: string): Promise<void> {
+    if (this.archiveDir) await this.moveTo(this.archiveDir, name);
+  }
+
+  async quarantine(name: string): Promise<void> {
+    await this.moveTo(path.join(this.dir, 'quarantine'), name);
+  }
+
+  private async moveTo(folder: string, name: string): Promise<void> {
+    await fs.mkdir(folder, { recursive: true });
+    await fs.rename(path.join(this.dir, path.basename(name)), path.join(folder, path.basename(name)));
+  }
+}

@@ -1,0 +1,225 @@
+import type { Db, Sql, Tx } from '../../db/db.js';
+import { currentCommitParticipant, withCommitParticipant, type CommitParticipant } from '../../db/commit-scope.js';
+import { notFound } from '../../lib/errors.js';
+import { isUuid, newId } from '../../lib/ids.js';
+import { storableText } from '../../lib/text.js';
+import { canonicalInstant, chainOf, ChainVerifier, entryHash, GENESIS_HASH, OPERATOR_CHAIN, type ChainBreak, type ChainedEntry } from './audit-chain.js';
+import * as audit from './audit.repository.js';
+
+const REDACTED_FIELDS = /secret|password|key|token|csrf|confirmation|sealed|^code$/i;
+
+/** The body as audited: secrets redacted, and text a refused call carried made storable (src/lib/text.ts). */
+function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return storableText(value);
+  if (depth > 5 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), REDACTED_FIELDS.test(k) ? '[redacted]' : redact(v, depth + 1)]),
+  );
+}
+
+/** One operator call (API or page) as the audit log keeps it. */
+export interface AuditEntry {
+  operatorKeyId: string | null;
+  method: string;
+  path: string;
+  statusCode: number;
+  requestId: string;
+  workspaceId: string | undefined;
+  body: unknown;
+  /** Who acted beside an operator key: `console` (signed in with the key), `user:<id>` (a dashboard user). */
+  actor?: string | undefined;
+}
+
+/**
+ * Appends an entry to its chain in `tx` (the workspace's, or the operator's): locks the chain's
+ * head, links the entry to the head's hash, and moves the head to it, so a chain's entries are
+ * appended one transaction at a time and each covers the one before it.
+ */
+export async function appendAudit(tx: Tx, entry: AuditEntry): Promise<void> {
+  const workspaceId = entry.workspaceId && isUuid(entry.workspaceId) ? entry.workspaceId : null;
+  const chain = chainOf(workspaceId);
+  const head = await audit.lockChainHead(tx, chain, GENESIS_HASH);
+  // JSON as stored and read back (jsonb): the hash covers the value the log will show.
+  const bodyText = entry.body === undefined ? null : JSON.stringify(redact(entry.body));
+  const at = new Date();
+  const fields = {
+    chain,
+    seq: head.seq + 1,
+    prevHash: head.last_hash,
+    id: newId(),
+    at: canonicalInstant(at),
+    operatorKeyId: entry.operatorKeyId,
+    actor: entry.actor ?? null,
+    method: entry.method,
+    path: entry.path.slice(0, 2000),
+    statusCode: entry.statusCode,
+    requestId: entry.requestId,
+    workspaceId,
+    body: bodyText === null ? null : (JSON.parse(bodyText) as unknown),
+  };
+  await audit.appendChained(tx, {
+    id: fields.id,
+    at,
+    operator_key: fields.operatorKeyId,
+    method: fields.method,
+    path: fields.path,
+    status_code: fields.statusCode,
+    request_id: fields.requestId,
+    workspace_id: workspaceId,
+    body: bodyText,
+    actor: fields.actor,
+    chain,
+    seq: fields.seq,
+    prev_hash: fields.prevHash,
+    hash: entryHash(fields),
+  });
+}
+
+/** Writes an entry in a transaction of its own (a call that changed nothing: a read, a refusal). */
+export async function writeAudit(db: Db, entry: AuditEntry): Promise<void> {
+  await db.tx((tx) => appendAudit(tx, entry));
+}
+
+/** What a request's entry holds before its answer is known. */
+export type AuditDraft = Omit<AuditEntry, 'statusCode'>;
+
+/**
+ * The audit entry of one request (an operator API call, a change from a page), written in the
+ * transaction of its change: the first transaction of the request that writes anything gets the
+ * entry just before its COMMIT (src/db/commit-scope.ts), so the change and its entry commit or roll
+ * back together. A request that committed no change (a read, a refusal, a failure) has its entry
+ * written when it is answered (`writeAnswered`), with the answer's status.
+ */
+export class AuditScope implements CommitParticipant<Tx> {
+  /** Written with a committed change. */
+  recorded = false;
+  private closed = false;
+
+  constructor(
+    private readonly draft: AuditDraft,
+    /** The answer's status as known when the change commits. */
+    private readonly status: () => number,
+  ) {}
+
+  /** Names the workspace the change belongs to when the request's path did not (a move from a console queue). */
+  attribute(workspaceId: string): void {
+    if (!this.draft.workspaceId) this.draft.workspaceId = workspaceId;
+  }
+
+  async beforeCommit(tx: Tx): Promise<boolean> {
+    if (this.recorded || this.closed || !(await audit.transactionWrote(tx))) return false;
+    await appendAudit(tx, { ...this.draft, statusCode: this.status() });
+    return true;
+  }
+
+  committed(): void {
+    this.recorded = true;
+  }
+
+  /** Once answered: the entry, unless a committed change already carries it (nothing joins after this). */
+  async writeAnswered(db: Db, statusCode: number): Promise<void> {
+    this.closed = true;
+    if (this.recorded) return;
+    await writeAudit(db, { ...this.draft, statusCode });
+  }
+}
+
+/** Runs a request's handler with its audit scope current. */
+export function withAuditScope<T>(scope: AuditScope, fn: () => T): T {
+  return withCommitParticipant(scope, fn);
+}
+
+/**
+ * Names the workspace of the change being made, for its audit entry (a console or operator move on
+ * an order, deposit, payout or application found by its id): the entry joins that workspace's
+ * chain and shows in its audit view. Nothing when no request is being audited here.
+ */
+export function auditWorkspace(workspaceId: string): void {
+  const participant = currentCommitParticipant<Tx>();
+  if (participant instanceof AuditScope) participant.attribute(workspaceId);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verifying and exporting a chain
+
+const VERIFY_BATCH = 1000;
+
+/** The chain of a workspace, or the operator's: a workspace id must be a UUID. */
+export function chainFor(workspaceId: string | undefined): string {
+  if (workspaceId === undefined) return OPERATOR_CHAIN;
+  if (!isUuid(workspaceId)) throw notFound('No such audit chain');
+  return workspaceId;
+}
+
+export interface ChainVerification {
+  object: 'audit_chain.verification';
+  chain: string;
+  valid: boolean;
+  /** The entries kept: from `firstSeq` (after those retention deleted) to the head. */
+  firstSeq: number;
+  checked: number;
+  head: { seq: number; hash: string };
+  firstBroken: ChainBreak | null;
+}
+
+const entryOf = (r: audit.ChainedRow): ChainedEntry => ({
+  chain: r.chain,
+  seq: r.seq,
+  prevHash: r.prev_hash,
+  hash: r.hash,
+  id: r.id,
+  at: r.at,
+  operatorKeyId: r.operator_key,
+  actor: r.actor,
+  method: r.method,
+  path: r.path,
+  statusCode: r.status_code,
+  requestId: r.request_id,
+  workspaceId: r.workspace_id,
+  body: r.body ?? null,
+});
+
+/** The entries of a chain up to its head as it stood when asked, in seq order, read in batches. */
+async function* chainEntries(sql: Sql, chain: string, head: audit.ChainHead | undefined): AsyncGenerator<ChainedEntry> {
+  if (!head) return;
+  // Entries up to the head's seq are committed (the head moves in their transaction).
+  let after = head.pruned_seq;
+  for (;;) {
+    const rows = await audit.chainEntries(sql, chain, after, head.seq, VERIFY_BATCH);
+    for (const row of rows) yield entryOf(row);
+    if (rows.length < VERIFY_BATCH) return;
+    after = (rows[rows.length - 1] as audit.ChainedRow).seq;
+  }
+}
+
+/**
+ * Checks a chain from where it starts (its genesis, or where retention cut it) to its head: each
+ * entry's seq follows the one before, its prevHash is that entry's hash, and its hash is the hash
+ * of its content; the head is the last entry. Reports the first broken link (seq and reason).
+ */
+export async function verifyAuditChain(sql: Sql, workspaceId: string | undefined): Promise<ChainVerification> {
+  const chain = chainFor(workspaceId);
+  const head = await audit.chainHead(sql, chain);
+  const start = head ? { seq: head.pruned_seq, hash: head.pruned_hash } : { seq: 0, hash: GENESIS_HASH };
+  const verifier = new ChainVerifier(chain, start);
+  for await (const entry of chainEntries(sql, chain, head)) {
+    if (!verifier.next(entry)) break;
+  }
+  const headNow = { seq: head?.seq ?? 0, hash: head?.last_hash ?? GENESIS_HASH };
+  const broken = verifier.end(headNow) ?? null;
+  return { object: 'audit_chain.verification', chain, valid: broken === null, firstSeq: start.seq + 1, checked: verifier.checked, head: headNow, firstBroken: broken };
+}
+
+/** A chain's entries as JSON Lines: each line the fields its hash covers and the hash (docs/audit-log.md). */
+export async function* exportAuditChain(sql: Sql, workspaceId: string | undefined): AsyncGenerator<string> {
+  const chain = chainFor(workspaceId);
+  const head = await audit.chainHead(sql, chain);
+  for await (const entry of chainEntries(sql, chain, head)) yield `${JSON.stringify(entry)}\n`;
+}
+
+/** A row found by id for a move from a queue, its workspace named for the audit entry (auditWorkspace). */
+export function attributed<T extends { workspace_id: string } | undefined>(row: T): T {
+  if (row) auditWorkspace(row.workspace_id);
+  return row;
+}

@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { validateXML } from 'xmllint-wasm';
+import { payoutIdOfEndToEndId } from '../../src/modules/bank/inbound/end-to-end.js';
+import { InboundParseError, parseInbound, type Notification, type StatusReport } from '../../src/modules/bank/inbound/iso20022.parse.js';
+import { describeReason, RETURN_REASONS, STATUS_REASONS } from '../../src/modules/bank/inbound/reason-codes.js';
+import { camt053, camt054, pacs004, pain002 } from '../helpers/bank-answers.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const XSD = path.join(here, '../../src/modules/bank/inbound/xsd');
+const fixture = (name: string) => fs.readFileSync(path.join(here, 'fixtures', name));
+
+async function validates(xml: string, xsd: string): Promise<void> {
+  const result = await validateXML({ xml: [{ fileName: 'answer.xml', contents: xml }], schema: [{ fileName: xsd, contents: fs.readFileSync(path.join(XSD, xsd), 'utf8') }] });
+  expect(result.errors.map((e) => e.message)).toEqual([]);
+}
+
+const E2E = '6f1c2b7e-3d4a-4c5b-9e8f-0a1b2c3d4e5f';
+const ACCOUNT = { iban: 'DE02100100100006820101' };
+
+describe('reading ISO 20022 answers', () => {
+  it('every answer the test bank writes validates against the shipped XSD and reads back', async () => {
+    const answers = [
+      { xsd: 'pain.002.001.11.xsd', xml: pain002({ originalMessageId: 'M1', transactions: [{ endToEndId: E2E, status: 'RJCT', reason: 'AC01', info: 'bad IBAN', amount: '10.00' }] }), kind: 'pain.002' },
+      { xsd: 'camt.054.001.08.xsd', xml: camt054({ account: ACCOUNT, entries: [{ direction: 'debit', amount: '10.00', endToEndId: E2E }, { direction: 'credit', amount: '3.00', creditorIban: 'DE89370400440532013000', debtorName: 'Grace', reference: 'INV-1', returnReason: 'AC04' }] }), kind: 'camt.054' },
+      { xsd: 'camt.053.001.08.xsd', xml: camt053({ account: ACCOUNT, date: '2026-03-03', opening: '100.00', entries: [{ direction: 'debit', amount: '10.00', endToEndId: E2E }] }), kind: 'camt.053' },
+      { xsd: 'pacs.004.001.10.xsd', xml: pacs004({ returns: [{ endToEndId: E2E, amount: '10.00', reason: 'MD07', info: 'deceased' }] }), kind: 'pacs.004' },
+    ];
+    for (const a of answers) {
+      await validates(a.xml, a.xsd);
+      expect(parseInbound(a.xml).kind).toBe(a.kind);
+    }
+  });
+
+  it('reads a camt.054.001.04 return notification (the older version many banks send): the entry, its EndToEndId and return reason', () => {
+    const m = parseInbound(fixture('camt054-return-v04.xml')) as Notification;
+    expect(m).toMatchObject({ kind: 'camt.054', version: 'camt.054.001.04', messageId: '20260303-RTN-000017' });
+    const [n] = m.notifications;
+    expect(n?.account.iban).toBe('DE02100100100006820101');
+    const entry = n?.entries[0];
+    expect(entry).toMatchObject({ direction: 'credit', status: 'BOOK', reversal: true, ref: '0758200RTN17', bookingDate: '2026-03-03', bankTransactionCode: 'PMNT/ICDT/RRTN' });
+    expect(entry?.amount).toMatchObject({ minor: 25000n, currency: 'EUR' });
+    expect(entry?.transactions[0]).toMatchObject({ endToEndId: E2E.replace(/-/g, ''), returnReason: { code: 'AC04', proprietary: false, additionalInfo: 'Konto aufgeloest' }, debtorIban: 'DE89370400440532013000', reference: 'Invoice 2026-114' });
+    expect(entry?.transactions[0]?.amount?.minor).toBe(25000n);
+  });
+
+  it('reads a pain.002.001.10 partial acceptance: the rejected transaction with its reason code, the accepted one', () => {
+    const m = parseInbound(fixture('pain002-rjct-v10.xml')) as StatusReport;
+    expect(m).toMatchObject({ kind: 'pain.002', version: 'pain.002.001.10', originalMessageId: 'CORRIDOR-20260303-0007', groupStatus: 'PART' });
+    expect(m.transactions.map((t) => [t.status, t.reason?.code])).toEqual([['RJCT', 'AC01'], ['ACCP', undefined]]);
+    expect(m.transactions[0]?.amount?.minor).toBe(10000n);
+  });
+
+  it('refuses what is not a message it reads, with the reason; never a guess', () => {
+    const refused = (xml: string) => {
+      try {
+        parseInbound(xml);
+      } catch (err) {
+        expect(err).toBeInstanceOf(InboundParseError);
+        return (err as Error).message;
+      }
+      throw new Error('parsed');
+    };
+    expect(refused('not xml <')).toMatch(/Document|well-formed/);
+    expect(refused('<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09"><CstmrCdtTrfInitn/></Document>')).toMatch(/Corridor reads/);
+    expect(refused('<!DOCTYPE x [<!ENTITY a "b">]><Document/>')).toMatch(/DOCTYPE/);
+    expect(refused(camt054({ account: ACCOUNT, entries: [{ direction: 'debit', amount: '10.001', endToEndId: E2E }] }))).toMatch(/more decimals/);
+  });
+
+  it('an EndToEndId names a payout by its id without dashes (or with them); anything else names none', () => {
+    expect(payoutIdOfEndToEndId('6f1c2b7e3d4a4c5b9e8f0a1b2c3d4e5f')).toBe(E2E);
+    expect(payoutIdOfEndToEndId(E2E)).toBe(E2E);
+    expect(payoutIdOfEndToEndId('NOTPROVIDED')).toBeUndefined();
+  });
+
+  it('describes reason codes in words from the ISO code tables, keeping a code it does not know with the bank\'s text', () => {
+    expect(describeReason(STATUS_REASONS, 'AC01')).toEqual({ code: 'AC01', description: 'Format of the account number specified is not correct' });
+    expect(describeReason(RETURN_REASONS, 'MD07')).toEqual({ code: 'MD07', description: 'End customer is deceased' });
+    expect(describeReason(RETURN_REASONS, 'ZZ99', 'Bank-specific')).toEqual({ code: 'ZZ99', description: 'Bank-specific' });
+  });
+});
