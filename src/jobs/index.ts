@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { deleteExpiredIdempotencyKeys } from '../modules/idempotency/idempotency.service.js';
-import { BANK_CUTOFF_JOB, BANK_UPLOAD_JOB } from '../modules/bank/bank.service.js';
-import { bankCutoffJob, bankUploadJob } from '../modules/bank/bank.jobs.js';
+import { BANK_CUTOFF_JOB, BANK_POLL_JOB, BANK_UPLOAD_JOB } from '../modules/bank/bank.service.js';
+import { bankCutoffJob, bankPollJob, bankUploadJob } from '../modules/bank/bank.jobs.js';
 import { payoutStepJobs } from '../modules/payouts/payouts.jobs.js';
 import { orderDeadlineJob } from '../modules/orders/orders.jobs.js';
 import { ORDER_DEADLINE_JOB } from '../modules/orders/orders.lifecycle.js';
@@ -24,6 +24,7 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
   [RETENTION_JOB, retentionSweep],
   [BANK_CUTOFF_JOB, bankCutoffJob],
   [BANK_UPLOAD_JOB, bankUploadJob],
+  [BANK_POLL_JOB, bankPollJob],
   [
     'uploads.cleanup',
     async (ctx) => {
@@ -37,6 +38,8 @@ export const recurringJobs: readonly Recurring[] = [
   // Deletes rows past their retention (config.retention); runs again at once while a backlog is left.
   { kind: RETENTION_JOB, everyMs: 10 * 60_000 },
   { kind: 'uploads.cleanup', everyMs: 15 * 60_000 },
+  // Makes sure the bank connector's outbox poll is scheduled; the poll itself runs every "bank".pollSeconds.
+  { kind: BANK_POLL_JOB, everyMs: 60_000 },
 ];
 
 /** A worker's jobs, with the webhook delivery engine beside them (its queue is the webhook_deliveries table). */

@@ -9,6 +9,7 @@ import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { bankSection, inboxFiles, sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 import { ADA, fund, payingWorkspace, ref, waitFor } from '../payouts/helpers.js';
 import { BANK_ROUTES, connectorsFile, GRACE } from './helpers.js';
+import { pain002 } from '../helpers/bank-answers.js';
 
 /** The text of one element of a file (the first), for assertions. */
 const element = (xml: string, name: string): string | undefined => new RegExp(`<${name}(?: [^>]*)?>([^<]*)</${name}>`).exec(xml)?.[1];
@@ -22,7 +23,7 @@ describe.skipIf(sshdMissing)(`payouts through the bank connector${sshdMissing ? 
 
   beforeAll(async () => {
     server = await startSftpServer();
-    const file = connectorsFile({ routes: BANK_ROUTES, bank: bankSection(server, { cutoff: { maxPayouts: 500, maxSeconds: 1 } }) });
+    const file = connectorsFile({ routes: BANK_ROUTES, bank: bankSection(server, { cutoff: { maxPayouts: 500, maxSeconds: 1 }, pollSeconds: 1 }) });
     t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: file, JOB_POLL_MS: '20' } });
     runner = createRunner(t.ctx);
     runner.start();
@@ -90,6 +91,30 @@ describe.skipIf(sshdMissing)(`payouts through the bank connector${sshdMissing ? 
       expect(row).toMatchObject({ status: 'delivered', msg_id: element(f.xml, 'MsgId') });
       expect(row?.sha256).toBe((await import('node:crypto')).createHash('sha256').update(fs.readFileSync(path.join(server.inbox, f.name))).digest('hex'));
     }
+  });
+
+  it("reads the bank's answers from its SFTP outbox: a transaction rejected, and a whole message rejected by its MsgId", async () => {
+    const post = async (body: Record<string, unknown>) => {
+      const res = await c.request('POST', '/v1/payouts', { clientRef: ref('ans'), ...body });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json<{ id: string }>().id;
+    };
+    const swift = await post({ amount: '20.00', currency: 'USD', route: 'swift', beneficiary: GRACE });
+    const sepa = await post({ amount: '3.00', currency: 'EUR', route: 'sepa_credit', beneficiary: ADA });
+    for (const id of [swift, sepa]) await waitFor(c, id, (p) => p.status === 'processing');
+    const msgIdOf = async (payoutId: string) =>
+      (await t.ctx.db.query<{ msg_id: string }>('SELECT f.msg_id FROM bank_files f JOIN bank_payouts p ON p.file_id = f.id WHERE p.payout_id = $1', [payoutId]))[0]?.msg_id as string;
+    // The test is the bank: it writes its status reports into the outbox Corridor polls.
+    fs.writeFileSync(path.join(server.outbox, 'sts-1.xml'), pain002({ originalMessageId: await msgIdOf(swift), transactions: [{ endToEndId: swift, status: 'RJCT', reason: 'AC01' }] }));
+    fs.writeFileSync(path.join(server.outbox, 'sts-2.xml'), pain002({ originalMessageId: await msgIdOf(sepa), groupStatus: 'RJCT', groupReason: 'FF01', transactions: [] }));
+    const rejected = await waitFor(c, swift, (p) => p.status === 'failed');
+    expect(rejected).toMatchObject({ returnReason: { code: 'AC01' } });
+    expect(await waitFor(c, sepa, (p) => p.status === 'failed')).toMatchObject({ returnReason: { code: 'FF01' } });
+    // Each file is moved into archive/ once the transaction that applied it committed.
+    const archived = () => (fs.existsSync(path.join(server.outbox, 'archive')) ? fs.readdirSync(path.join(server.outbox, 'archive')).sort() : []);
+    for (let i = 0; i < 400 && archived().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(archived()).toEqual(['sts-1.xml', 'sts-2.xml']);
+    expect(fs.readdirSync(server.outbox).filter((n) => n.endsWith('.xml'))).toEqual([]);
   });
 
   it('refuses a SWIFT payout whose beneficiary lacks a structured address field, with a 400 naming it', async () => {

@@ -130,7 +130,7 @@ export async function startSftpServer(): Promise<SftpServer> {
 }
 
 /** The `bank` section of a connectors file pointing at this server. */
-export function bankSection(server: SftpServer, overrides: { cutoff?: { maxPayouts: number; maxSeconds: number }; hostKeySha256?: string; accounts?: unknown[] } = {}) {
+export function bankSection(server: SftpServer, overrides: { cutoff?: { maxPayouts: number; maxSeconds: number }; hostKeySha256?: string; accounts?: unknown[]; pollSeconds?: number } = {}) {
   return {
     sftp: {
       host: server.host,
@@ -146,7 +146,7 @@ export function bankSection(server: SftpServer, overrides: { cutoff?: { maxPayou
       { id: 'usd-main', iban: 'DE75512108001245126199', bic: 'PBNKDEFFXXX', name: 'Corridor Payments GmbH', currency: 'USD' },
     ],
     cutoff: overrides.cutoff ?? { maxPayouts: 500, maxSeconds: 1 },
-    pollSeconds: 30,
+    pollSeconds: overrides.pollSeconds ?? 30,
   };
 }
 

@@ -47,6 +47,8 @@ CREATE TABLE bank_payouts (
   -- cancelled or failed before it was filed (it is in no file).
   status            text NOT NULL CHECK (status IN ('pending', 'filed', 'delivered', 'held', 'released')),
   file_id           uuid REFERENCES bank_files (id),
+  -- The payment information block (PmtInfId) of its file, which a bank's group or block rejection names.
+  pmt_inf_id        text,
   held_reason       text,
   accepted_at       timestamptz NOT NULL DEFAULT now(),
   updated_at        timestamptz NOT NULL DEFAULT now()

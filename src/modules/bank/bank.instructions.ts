@@ -7,19 +7,15 @@ import type { CreditTransfer, PostalAddress } from './pain001.js';
  *
  * EndToEndId: ISO limits it to 35 characters and a payout id is a UUID of 36, so the EndToEndId is
  * the payout id without its four dashes (32 lower-case hexadecimal characters). The mapping is
- * deterministic both ways (`payoutIdOfEndToEndId` puts the dashes back) and is also stored with each
+ * deterministic both ways (`payoutIdOfEndToEndId`, inbound/end-to-end.ts, puts the dashes back) and is also stored with each
  * payout's file entry (`bank_payouts.end_to_end_id`).
  */
 export function endToEndIdOf(payoutId: string): string {
   return payoutId.replace(/-/g, '').toLowerCase();
 }
 
-/** The payout id an EndToEndId names, or undefined when it is not one of ours. */
-export function payoutIdOfEndToEndId(endToEndId: string): string | undefined {
-  const hex = endToEndId.trim().toLowerCase();
-  if (!/^[0-9a-f]{32}$/.test(hex)) return undefined;
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+/** The payout id an EndToEndId names (with or without dashes), or undefined when it is not one of ours: the inbound side's mapping. */
+export { payoutIdOfEndToEndId } from './inbound/end-to-end.js';
 
 /** The beneficiary snapshot stored on a payout (as validated at submit), as far as a file needs it. */
 export interface BeneficiarySnapshot {

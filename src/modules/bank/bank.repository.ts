@@ -120,13 +120,35 @@ export async function insertBankFile(sql: Sql, f: NewBankFile): Promise<void> {
   );
 }
 
-/** Puts payouts in a file (filed), or holds them for the operator with the reason (held). */
-export async function fileBankPayouts(sql: Sql, payoutIds: readonly string[], fileId: string | null, status: 'filed' | 'held', heldReason: string | null): Promise<void> {
+/** Puts payouts in a file, each in its payment information block. */
+export async function fileInBlocks(sql: Sql, fileId: string, payouts: readonly { payoutId: string; pmtInfId: string }[]): Promise<void> {
+  if (payouts.length === 0) return;
+  await sql.query(
+    `UPDATE bank_payouts SET status = 'filed', file_id = $1, pmt_inf_id = b.pmt_inf_id, held_reason = NULL, updated_at = now()
+       FROM unnest($2::uuid[], $3::text[]) AS b(payout_id, pmt_inf_id)
+      WHERE bank_payouts.payout_id = b.payout_id`,
+    [fileId, payouts.map((p) => p.payoutId), payouts.map((p) => p.pmtInfId)],
+  );
+}
+
+/** The payouts a sent pain.001 message carried (or one block of it), by MsgId and PmtInfId. */
+export async function payoutsOfMessage(sql: Sql, msgId: string, pmtInfId: string | undefined): Promise<string[]> {
+  const rows = await sql.query<{ payout_id: string }>(
+    `SELECT p.payout_id::text AS payout_id FROM bank_files f JOIN bank_payouts p ON p.file_id = f.id
+      WHERE f.msg_id = $1 AND f.status = 'delivered' AND ($2::text IS NULL OR p.pmt_inf_id = $2) AND p.status = 'delivered'
+      ORDER BY p.payout_id`,
+    [msgId, pmtInfId ?? null],
+  );
+  return rows.map((r) => r.payout_id);
+}
+
+/** Holds payouts for the operator with the reason (held), naming the file that failed when there is one. */
+export async function holdBankPayouts(sql: Sql, payoutIds: readonly string[], fileId: string | null, heldReason: string): Promise<void> {
   if (payoutIds.length === 0) return;
   await sql.query(
-    `UPDATE bank_payouts SET status = $3, file_id = COALESCE($2::uuid, file_id), held_reason = $4, updated_at = now()
+    `UPDATE bank_payouts SET status = 'held', file_id = COALESCE($2::uuid, file_id), held_reason = $3, updated_at = now()
       WHERE payout_id = ANY($1::uuid[])`,
-    [payoutIds, fileId, status, heldReason],
+    [payoutIds, fileId, heldReason],
   );
 }
 

@@ -9,12 +9,14 @@ import { reportPayoutOutcomes } from '../payouts/payouts.outcomes.js';
 import { debtorAccountFor, type BankAccount, type BankConfig } from './bank.config.js';
 import { creditTransferOf, endToEndIdOf, type BeneficiarySnapshot, type TransferSource } from './bank.instructions.js';
 import * as repo from './bank.repository.js';
-import { connectToBank, deliverToInbox, HostKeyMismatchError } from './bank.sftp.js';
+import { pollInbound } from './inbound/inbound.service.js';
+import { connectToBank, deliverToInbox, HostKeyMismatchError, SftpOutboxSource } from './bank.sftp.js';
 import { buildPain001, schemeOfRoute, type CreditTransfer, type PaymentBatch, type Scheme } from './pain001.js';
 import { validatePain001 } from './pain001.validate.js';
 
 export const BANK_CUTOFF_JOB = 'bank.cutoff';
 export const BANK_UPLOAD_JOB = 'bank.upload';
+export const BANK_POLL_JOB = 'bank.poll';
 
 /** What the outbound side works with: the validated section, the client key, the encryption box. */
 export interface BankRuntime {
@@ -101,11 +103,11 @@ export async function releasePayout(tx: Tx, payoutId: string): Promise<boolean> 
 /** MsgId: the file id without dashes (32 characters; ISO allows 35), unique, never reused (files are never deleted). */
 const msgIdOf = (fileId: string): string => fileId.replace(/-/g, '');
 
-/** The file's payment information blocks: one per rail (SEPA credit, SEPA instant, SWIFT), in the window's order. */
+/** The file's payment information blocks: one per rail (SEPA credit, SEPA instant, SWIFT), in the window's order; PmtInfId `<MsgId>-<n>` (at most 35 characters). */
 function batchesOf(msgId: string, transfers: readonly { route: string; transfer: CreditTransfer }[]): PaymentBatch[] {
   const routes = [...new Set(transfers.map((t) => t.route))];
   return routes.map((route, i) => ({
-    id: `${msgId.slice(0, 30)}-${i + 1}`,
+    id: `${msgId}-${i + 1}`,
     instant: route === 'sepa_inst',
     transfers: transfers.filter((t) => t.route === route).map((t) => t.transfer),
   }));
@@ -132,7 +134,7 @@ async function cutOneFile(ctx: AppContext, bank: BankRuntime, tx: Tx, account: B
     try {
       transfers.push({ route: row.route, transfer: creditTransferOf(source) });
     } catch (err) {
-      await repo.fileBankPayouts(tx, [row.payout_id], null, 'held', (err as Error).message);
+      await repo.holdBankPayouts(tx, [row.payout_id], null, (err as Error).message);
     }
   }
   // Every payout of the window was held: nothing to file, look at the window again.
@@ -140,17 +142,19 @@ async function cutOneFile(ctx: AppContext, bank: BankRuntime, tx: Tx, account: B
   const fileId = randomUUID();
   const msgId = msgIdOf(fileId);
   const createdAt = new Date();
+  const batches = batchesOf(msgId, transfers);
   const built = buildPain001({
     scheme,
     msgId,
     createdAt,
     executionDate: createdAt.toISOString().slice(0, 10),
     debtor: { name: account.name, iban: account.iban, bic: account.bic, currency: account.currency },
-    batches: batchesOf(msgId, transfers),
+    batches,
   });
   const bytes = Buffer.from(built.xml, 'utf8');
   const validation = await validatePain001(built.xml, scheme);
-  const ids = transfers.map((t) => payoutIdOf(t.transfer.endToEndId, pending));
+  const blocks = batches.flatMap((b) => b.transfers.map((t) => ({ payoutId: payoutIdOf(t.endToEndId, pending), pmtInfId: b.id })));
+  const ids = blocks.map((b) => b.payoutId);
   await repo.insertBankFile(tx, {
     id: fileId,
     msgId,
@@ -168,10 +172,10 @@ async function cutOneFile(ctx: AppContext, bank: BankRuntime, tx: Tx, account: B
   });
   if (!validation.valid) {
     ctx.log.error({ fileId, msgId, errors: validation.errors }, 'bank: a pain.001 file failed its schema; its payouts are held for the operator');
-    await repo.fileBankPayouts(tx, ids, fileId, 'held', `file ${msgId} failed ${built.message} validation: ${validation.errors.join('; ')}`.slice(0, 4000));
+    await repo.holdBankPayouts(tx, ids, fileId, `file ${msgId} failed ${built.message} validation: ${validation.errors.join('; ')}`.slice(0, 4000));
     return 'invalid';
   }
-  await repo.fileBankPayouts(tx, ids, fileId, 'filed', null);
+  await repo.fileInBlocks(tx, fileId, blocks);
   await enqueueMany(tx, [{ kind: BANK_UPLOAD_JOB, payload: { fileId }, uniqueKey: `${BANK_UPLOAD_JOB}:${fileId}`, maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX }]);
   return 'recorded';
 }
@@ -233,6 +237,26 @@ export async function runUpload(ctx: AppContext, bank: BankRuntime, fileId: stri
       payouts.map((p) => ({ payoutId: p.payout_id, move: 'process' as const, ...(p.uetr ? { rail: { uetr: p.uetr } } : {}) })),
     );
   });
+}
+
+/**
+ * One look at the bank's outbox (every `pollSeconds`): the files there are handed to the inbound
+ * side (`pollInbound`), which takes each in once; a rejection of a whole message or block fails the
+ * payouts this connector recorded in it. Returns when to look again.
+ */
+export async function runPoll(ctx: AppContext, bank: BankRuntime, connectorName: string): Promise<Date> {
+  const client = await connectToBank(bank.config.sftp, bank.privateKey);
+  try {
+    const results = await pollInbound(ctx, new SftpOutboxSource(client, bank.config.sftp.outbox), {
+      accounts: bank.config.accounts,
+      connector: connectorName,
+      payoutsOfMessage: (tx, msgId, pmtInfId) => repo.payoutsOfMessage(tx, msgId, pmtInfId),
+    });
+    if (results.length > 0) ctx.log.info({ files: results.map((r) => ({ name: r.name, outcome: r.outcome })) }, 'bank: outbox files taken in');
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  return new Date(Date.now() + bank.config.pollSeconds * 1000);
 }
 
 // ---------------------------------------------------------------------------------------------

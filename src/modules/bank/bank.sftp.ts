@@ -75,3 +75,50 @@ export async function deliverToInbox(client: SftpClient, inbox: string, fileName
   await client.rename(path(temporary), path(fileName));
   return 'uploaded';
 }
+
+/**
+ * The bank's outbox over SFTP, as the inbound side reads it (inbound/inbound.source.ts): `*.xml`
+ * files, oldest name first; a file taken in is moved into `archive/` beside them, one that could not
+ * be read into `quarantine/` (both created when missing).
+ */
+export class SftpOutboxSource {
+  private readonly dir: string;
+
+  constructor(
+    private readonly client: SftpClient,
+    outbox: string,
+  ) {
+    this.dir = outbox.replace(/\/+$/, '') || '/';
+  }
+
+  private path(...parts: string[]): string {
+    return [this.dir === '/' ? '' : this.dir, ...parts].join('/');
+  }
+
+  async list(): Promise<string[]> {
+    const entries = await this.client.list(this.dir);
+    return entries
+      .filter((e) => e.type === '-' && e.name.toLowerCase().endsWith('.xml'))
+      .map((e) => e.name)
+      .sort();
+  }
+
+  async read(name: string): Promise<Buffer> {
+    return (await this.client.get(this.path(basename(name)))) as Buffer;
+  }
+
+  archive(name: string): Promise<void> {
+    return this.moveTo('archive', name);
+  }
+
+  quarantine(name: string): Promise<void> {
+    return this.moveTo('quarantine', name);
+  }
+
+  private async moveTo(folder: string, name: string): Promise<void> {
+    if (!(await this.client.exists(this.path(folder)))) await this.client.mkdir(this.path(folder), true);
+    await this.client.rename(this.path(basename(name)), this.path(folder, basename(name)));
+  }
+}
+
+const basename = (name: string): string => name.split('/').pop() ?? name;
