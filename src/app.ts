@@ -18,6 +18,7 @@ import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema } from './lib/sche
 import { isDateTime, isDay } from './lib/dates.js';
 import { newRequestId } from './lib/ids.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
+import { approvalRoutes } from './modules/approvals/approvals.routes.js';
 import { applicationRoutes } from './modules/applications/applications.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { beneficiaryRoutes } from './modules/beneficiaries/beneficiaries.routes.js';
@@ -216,6 +217,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   operatorLedgerRoutes(routes, ctx);
   sandboxRoutes(routes, ctx);
   payoutRoutes(routes, ctx);
+  approvalRoutes(routes, ctx);
   beneficiaryRoutes(routes, ctx);
   corridorRoutes(routes, ctx);
   webhookRoutes(routes, ctx);

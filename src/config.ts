@@ -25,6 +25,8 @@ export interface Config {
   /** Failed operator-key and token-endpoint authentications per client IP per minute, before 429. */
   authFailureLimitPerMinute: number;
   sandboxStepMs: number;
+  /** How often a worker looks at each configured chain. */
+  chainPollMs: number;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivateNetworks: boolean;
@@ -36,6 +38,8 @@ export interface Config {
   orderFundingWindowMs: number;
   /** How long the desk has to execute a funded order before it fails with `review_expired`. */
   orderExecutionWindowMs: number;
+  /** How long a payout waits for its approval before it expires (cancelled, held funds returned). */
+  approvalWindowMs: number;
   /**
    * The desk's collection details per source currency (bank details or a deposit address), from
    * ORDER_SETTLEMENT_INSTRUCTIONS (JSON). Unset: the sandbox's built-in details; none in production,
@@ -218,6 +222,10 @@ export const ENV_SETTINGS = {
       'failed operator-key authentications per client IP, and token-endpoint ones per client IP and `client_id`, per minute; that caller\'s further failures get 429 with `Retry-After` until the minute ends; a right key is never refused (see [security](security.md))',
   },
   SANDBOX_STEP_MS: { default: 1000, description: 'delay between simulated provider steps' },
+  CHAIN_POLL_MS: {
+    default: 2000,
+    description: 'how often a worker looks at each configured chain (the `chains` section of the connectors file): signs and broadcasts, follows confirmations, watches deposits (see [crypto rail](guides/crypto-rail.md))',
+  },
   WEBHOOK_RETRY_DELAYS_MS: { default: [60000, 120000, 240000, 480000, 960000], description: 'base delays before webhook attempts 2..6' },
   WEBHOOK_TIMEOUT_MS: { default: 30000, description: 'webhook delivery deadline' },
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: { shown: 'true in sandbox, false in production', description: 'may webhook endpoints resolve to private addresses' },
@@ -236,6 +244,7 @@ export const ENV_SETTINGS = {
       'the desk\'s collection details per source currency (JSON object of currency → bank details or `network`/`address`); a currency without them cannot be settlement-funded',
   },
   ORDER_EXECUTION_WINDOW_MS: { default: 259_200_000, description: 'how long the desk has to execute a funded order before it fails with `review_expired`' },
+  APPROVAL_WINDOW_MS: { default: 259_200_000, description: 'how long a payout an approval rule holds waits for its approval before it expires: cancelled, held funds returned (at least 1000)' },
   CORRIDOR_TERMS_VERSION: { default: '1', description: 'current terms version' },
   CORRIDOR_TERMS_URL: { shown: 'PUBLIC_BASE_URL/terms/<version>', description: 'where the current terms are published (`GET /v2/terms`); the default URL is served by Corridor itself' },
   CORRIDOR_TERMS_FILE: { description: 'an HTML file with the operator\'s terms, served at `/terms/<version>` (read at start); unset, a default terms page shipped with Corridor' },
@@ -413,6 +422,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenRateLimitPerMinute: intSetting(env, 'TOKEN_RATE_LIMIT_PER_MINUTE'),
     authFailureLimitPerMinute: intSetting(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE'),
     sandboxStepMs: intSetting(env, 'SANDBOX_STEP_MS'),
+    chainPollMs: Math.max(10, intSetting(env, 'CHAIN_POLL_MS')),
     webhookRetryDelaysMs: intList(raw(env, 'WEBHOOK_RETRY_DELAYS_MS'), ENV_SETTINGS.WEBHOOK_RETRY_DELAYS_MS.default, 'WEBHOOK_RETRY_DELAYS_MS'),
     webhookTimeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS'),
     webhookAllowPrivateNetworks: bool(raw(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'), sandbox, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
@@ -421,6 +431,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookInFlightMax: Math.max(1, intSetting(env, 'WEBHOOK_IN_FLIGHT_MAX')),
     orderFundingWindowMs: intSetting(env, 'ORDER_FUNDING_WINDOW_MS'),
     orderExecutionWindowMs: intSetting(env, 'ORDER_EXECUTION_WINDOW_MS'),
+    approvalWindowMs: Math.max(1000, intSetting(env, 'APPROVAL_WINDOW_MS')),
     orderSettlementInstructions: settlementInstructions(raw(env, 'ORDER_SETTLEMENT_INSTRUCTIONS')),
     connectors: loadConnectorsConfig(optional(env, 'CORRIDOR_CONNECTORS_FILE')),
     web: {

@@ -12,6 +12,7 @@ import { connect } from './db/db.js';
 import { clientFromFlags, CLIENT_FLAGS } from './cli/client.js';
 import { listen } from './cli/listen.js';
 import { trigger } from './cli/trigger.js';
+import { chainXpub, encryptChainKey } from './cli/chain.js';
 import { auditVerify } from './cli/audit.js';
 
 const USAGE = `Usage: corridor <command>
@@ -25,6 +26,9 @@ const USAGE = `Usage: corridor <command>
   audit verify [--workspace ID | --operator]        check an audit chain (default the operator's); exit 1 when broken
                                                     listen and trigger take --base-url, --client-id, --client-secret
                                                     or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET
+  chain encrypt-key < secret                        seal a hot wallet key, deposit mnemonic or xpub (stdin) for the
+                                                    connectors file's chains section, under CORRIDOR_ENCRYPTION_KEY
+  chain xpub < mnemonic                             the account xpub of a mnemonic (a watch-only deposit wallet)
 
 Configuration comes from the environment; see docs/configuration.md.`;
 
@@ -99,6 +103,12 @@ async function main(argv: string[]): Promise<void> {
       const { values, positionals } = parseArgs({ args: argv.slice(1), options: CLIENT_FLAGS, allowPositionals: true });
       if (positionals.length !== 1) fail('trigger takes one event type');
       await trigger(clientFromFlags(values, fail), positionals[0] as string);
+      return;
+    }
+    case 'chain': {
+      if (sub === 'encrypt-key') return encryptChainKey(config);
+      if (sub === 'xpub') return chainXpub();
+      fail('unknown chain command');
       return;
     }
     case 'audit': {

@@ -38,6 +38,7 @@ export async function openContext(config: Config, log = createLogger(config.logL
   const box = CryptoBox.load(config.encryptionKey, config.dataDir);
   // Before the database opens: a connectors file that names what does not exist refuses to start.
   const connectors = ConnectorRegistry.build({ config, box });
+  for (const connector of connectors.all()) await connector.checkAtStart?.();
   const db = await connect({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

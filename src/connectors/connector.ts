@@ -46,6 +46,8 @@ export interface Connector {
    * answer false when it is already on its way (in a file) and can no longer be stopped here.
    */
   release?(tx: Tx, payoutId: string): Promise<boolean>;
+  /** Checks the connector's rail at start (a chain's node and token decimals); throws, and the process refuses to start, on a mismatch. */
+  checkAtStart?(): Promise<void>;
 }
 
 /** A queued payout as handed over to an async connector, its beneficiary and sender opened. */

@@ -13,6 +13,8 @@ export interface BankDetails {
   bankName?: string;
   bankCode?: string;
   accountHolderName: string;
+  /** A USDC or USDT account on chain: the owner's deposit address on each chain that takes the token. */
+  addresses?: { chain: string; network: string; address: string }[];
 }
 
 /** How a currency's accounts are approved (spec §States and transitions / Virtual account). */

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { CryptoBox } from '../lib/crypto-box.js';
 import { bankConnectorFactory } from '../modules/bank/bank.connector.js';
+import { chainConnectorFactory } from '../modules/chain/chain.connector.js';
 import { ROUTES } from '../modules/corridors/catalog.js';
 import type { Connector, Connectors, RouteConnector } from './connector.js';
 import { ManualConnector } from './manual.js';
@@ -21,6 +22,7 @@ export interface ConnectorFactory {
 /** The connectors beyond the two built in, by name. Each real rail adds its line here. */
 export const connectorFactories: Record<string, ConnectorFactory> = {
   bank: { section: 'bank', build: (section, deps) => bankConnectorFactory(section, deps) },
+  chain: { section: 'chains', build: (section, deps) => chainConnectorFactory(section, deps) },
 };
 
 export type { RouteConnector } from './connector.js';

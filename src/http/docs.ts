@@ -18,6 +18,7 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 export const DOCUMENTED_MODULES: readonly { name: string; prefix: string }[] = [
   { name: 'balances and ledger', prefix: '/v1/ledger/' },
   { name: 'payouts', prefix: '/v1/payouts' },
+  { name: 'approvals (maker-checker rules and decisions)', prefix: '/v1/approval' },
   { name: 'beneficiaries', prefix: '/v1/beneficiaries' },
   { name: 'FX rates, quotes and conversions', prefix: '/v1/fx/' },
   { name: 'trade-desk orders', prefix: '/v1/orders' },

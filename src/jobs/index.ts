@@ -1,4 +1,6 @@
 import type { AppContext } from '../context.js';
+import { approvalExpiryJob } from '../modules/approvals/approvals.jobs.js';
+import { APPROVAL_EXPIRY_JOB } from '../modules/approvals/approvals.service.js';
 import { deleteExpiredIdempotencyKeys } from '../modules/idempotency/idempotency.service.js';
 import { BANK_CUTOFF_JOB, BANK_POLL_JOB, BANK_UPLOAD_JOB } from '../modules/bank/bank.service.js';
 import { bankCutoffJob, bankPollJob, bankUploadJob } from '../modules/bank/bank.jobs.js';
@@ -8,6 +10,7 @@ import { ORDER_DEADLINE_JOB } from '../modules/orders/orders.lifecycle.js';
 import { PAYOUT_STEP_JOB } from '../modules/payouts/payouts.lifecycle.js';
 import { deleteExpiredUploads } from '../modules/storage/uploads.service.js';
 import { WebhookEngine } from '../modules/webhooks/delivery-engine.js';
+import { ChainWorker } from '../modules/chain/chain.worker.js';
 import { RETENTION_JOB, retentionSweep } from './retention.js';
 import { JobRunner, type AnyJobHandler, type Recurring } from './runner.js';
 
@@ -21,6 +24,7 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
   ],
   [PAYOUT_STEP_JOB, payoutStepJobs],
   [ORDER_DEADLINE_JOB, orderDeadlineJob],
+  [APPROVAL_EXPIRY_JOB, approvalExpiryJob],
   [RETENTION_JOB, retentionSweep],
   [BANK_CUTOFF_JOB, bankCutoffJob],
   [BANK_UPLOAD_JOB, bankUploadJob],
@@ -42,19 +46,25 @@ export const recurringJobs: readonly Recurring[] = [
   { kind: BANK_POLL_JOB, everyMs: 60_000 },
 ];
 
-/** A worker's jobs, with the webhook delivery engine beside them (its queue is the webhook_deliveries table). */
+/**
+ * A worker's jobs, with the webhook delivery engine beside them (its queue is the webhook_deliveries
+ * table) and the chain connector's looks at its chains when one is configured.
+ */
 class WorkerRunner extends JobRunner {
   private readonly webhooks: WebhookEngine;
+  private readonly chains: ChainWorker;
   constructor(ctx: AppContext) {
     super(ctx, jobHandlers, recurringJobs);
     this.webhooks = new WebhookEngine(ctx);
+    this.chains = new ChainWorker(ctx);
   }
   override start(): void {
     super.start();
     this.webhooks.start();
+    this.chains.start();
   }
   override async stop(): Promise<void> {
-    await Promise.all([super.stop(), this.webhooks.stop()]);
+    await Promise.all([super.stop(), this.webhooks.stop(), this.chains.stop()]);
   }
 }
 

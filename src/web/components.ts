@@ -61,13 +61,15 @@ export function checkboxes(o: { legend: string; name: string; options: readonly 
 
 /**
  * A form that changes something: POST, with the page's CSRF token. `confirm` asks before sending
- * (the page script reads data-confirm; without scripts the form still works).
+ * (the page script reads data-confirm; without scripts the form still works). In the question,
+ * `{name}` is the value of the form's field `name` as typed, or when it is empty
+ * `confirmDefaults[name]` (what the change takes then), so the question says what will be done.
  */
 export function postForm(
-  o: { action: string; csrf: string; submit: string; danger?: boolean; confirm?: string; inline?: boolean; id?: string; /** The button's accessible name where `submit` repeats on every row of a table ("Disable ada@…"). */ label?: string },
+  o: { action: string; csrf: string; submit: string; danger?: boolean; confirm?: string; confirmDefaults?: Record<string, string>; inline?: boolean; id?: string; /** The button's accessible name where `submit` repeats on every row of a table ("Disable ada@…"). */ label?: string },
   ...body: Html[]
 ): Html {
-  return html`<form method="post" action="${o.action}" class="${o.inline ? 'inline' : 'stacked'}"${o.confirm ? html` data-confirm="${o.confirm}"` : ''}${o.id ? html` id="${o.id}"` : ''}>
+  return html`<form method="post" action="${o.action}" class="${o.inline ? 'inline' : 'stacked'}"${o.confirm ? html` data-confirm="${o.confirm}"` : ''}${Object.entries(o.confirmDefaults ?? {}).map(([k, v]) => html` data-confirm-${k.toLowerCase().replace(/[^a-z0-9-]/g, '')}="${v}"`)}${o.id ? html` id="${o.id}"` : ''}>
 <input type="hidden" name="_csrf" value="${o.csrf}">
 <input type="hidden" name="${FORM_KEY_FIELD}" value="${randomSecret('form_', 18)}">
 ${body}

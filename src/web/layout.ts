@@ -14,6 +14,7 @@ const NAV: Record<Area, readonly NavItem[]> = {
     { href: '/dashboard', label: 'Overview' },
     { href: '/dashboard/accounts', label: 'Accounts' },
     { href: '/dashboard/payouts', label: 'Payouts' },
+    { href: '/dashboard/approvals', label: 'Approvals' },
     { href: '/dashboard/beneficiaries', label: 'Beneficiaries' },
     { href: '/dashboard/orders', label: 'Orders' },
     { href: '/dashboard/receiving', label: 'Receiving' },

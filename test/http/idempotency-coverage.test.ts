@@ -1,7 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDocument, addPerson, completeBusiness, createApplication, PNG } from '../applications/helpers.js';
-import { createTestApp, newWorkspace, OPERATOR_KEY, operator, type Caller, type TestApp } from '../helpers/app.js';
+import { createTestApp, getToken, newWorkspace, OPERATOR_KEY, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
 import { placeOrder } from '../orders/helpers.js';
 import { ADA, fund, payingWorkspace, saveBeneficiary } from '../payouts/helpers.js';
@@ -84,6 +84,16 @@ async function proofKey(orderId: string): Promise<string> {
   expect((await t.app.inject({ method: 'PUT', url: `${url.pathname}${url.search}`, payload: PNG, headers: { 'content-type': 'image/png' } })).statusCode).toBe(200);
   return issued.proofKey as string;
 }
+/** A payout an approval rule holds, and a second credential of its workspace that may decide it (not its creator). */
+async function heldPayout(): Promise<{ id: string; checker: Caller }> {
+  const maker = await payingWorkspace(t);
+  await fund(maker, 'EUR', '10.00');
+  ok(await maker.request('POST', '/v1/approval-rules', { type: 'every_payout' }), 201);
+  const id = ok(await maker.request('POST', '/v1/payouts', { clientRef: `held-${Math.random()}`, amount: '1.00', currency: 'EUR', beneficiary: ADA }), 201).id;
+  const cred = (await op(`/operator/v1/workspaces/${maker.workspaceId}/credentials`, { scopes: ['write:approvals'] })) as unknown as { clientId: string; clientSecret: string };
+  const token = await getToken(t.app, cred.clientId, cred.clientSecret);
+  return { id, checker: { ...maker, clientId: cred.clientId, clientSecret: cred.clientSecret, token } };
+}
 async function submittedApplication(): Promise<{ id: string; owner: Caller }> {
   const owner = await newWorkspace(t.app, { name: 'Applicant Ltd' });
   const { application } = await completeBusiness(t.app, owner);
@@ -114,6 +124,15 @@ const CALLS: Record<string, () => Promise<Call>> = {
   'POST /v1/beneficiaries': async () => ({ caller: c, url: '/v1/beneficiaries', body: ADA }),
   'POST /v1/payouts': async () => ({ caller: c, url: '/v1/payouts', body: { clientRef: 'idem-coverage', amount: '1.00', currency: 'EUR', beneficiary: { id: beneficiaryId } } }),
   'POST /v1/payouts/:id/cancel': async () => ({ caller: c, url: `/v1/payouts/${await payout()}/cancel` }),
+  'POST /v1/payouts/:id/approve': async () => {
+    const { id, checker } = await heldPayout();
+    return { caller: checker, url: `/v1/payouts/${id}/approve`, body: { reason: 'checked' } };
+  },
+  'POST /v1/payouts/:id/reject': async () => {
+    const { id, checker } = await heldPayout();
+    return { caller: checker, url: `/v1/payouts/${id}/reject` };
+  },
+  'POST /v1/approval-rules': async () => ({ caller: await newWorkspace(t.app), url: '/v1/approval-rules', body: { type: 'amount_over', currency: 'EUR', amount: '500' } }),
   'POST /v1/fx/quotes': async () => ({ caller: c, url: '/v1/fx/quotes', body: { fromCurrency: 'EUR', toCurrency: 'USD', fromAmount: '1.00', intent: 'conversion' } }),
   'POST /v1/fx/conversions': async () => ({ caller: c, url: '/v1/fx/conversions', body: { quoteId: await quote() } }),
   'POST /fx/quotes': async () => ({ caller: c, url: '/fx/quotes', body: { fromCurrency: 'EUR', toCurrency: 'USD', fromAmount: '1.00', intent: 'conversion' } }),

@@ -105,12 +105,22 @@ describe.skipIf(!haveChromium)('the operator console in a browser', () => {
     expect(proof.headers()['content-type']).toBe('image/png');
     expect(Buffer.from(await proof.body()).equals(PNG)).toBe(true);
 
+    // Confirming funds and completing ask first (the questions say what each does), then say what they did.
+    const asked: string[] = [];
+    page.on('dialog', (d) => void (asked.push(d.message()), d.accept()));
     await page.getByRole('button', { name: 'Confirm funds received' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Start execution' }).count()).toBe(1);
+    expect(await page.locator('.notice-success').textContent()).toContain(`Funds confirmed as received for order ${order.id}`);
     await page.getByRole('button', { name: 'Start execution' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Complete order' }).count()).toBe(1);
     await page.getByRole('button', { name: 'Complete order' }).click();
     await expect.poll(() => page.locator('main').textContent()).toContain('No move from completed');
+    expect(await page.locator('.notice-success').textContent()).toContain(`Order ${order.id} completed`);
+    page.removeAllListeners('dialog');
+    expect(asked).toEqual([
+      expect.stringMatching(/^Confirm that \S+ EUR arrived for this order\?/),
+      `Complete this order? Final amount ${order.toAmount} USD against the quoted ${order.toAmount} USD.`,
+    ]);
 
     const res = await c.request('GET', `/v1/orders/${order.id}`);
     expect(res.json<OrderView>()).toMatchObject({ status: 'completed', toAmount: order.toAmount, settlement: { status: 'received' } });
@@ -145,8 +155,13 @@ describe.skipIf(!haveChromium)('the operator console in a browser', () => {
     expect(pdf.headers()['content-disposition']).toMatch(/^attachment; /);
     expect((await pdf.body()).subarray(0, 4).toString()).toBe('%PDF');
 
+    page.once('dialog', (d) => {
+      expect(d.message()).toBe('Approve the application of Acme Trading Ltd? The account may then use what it applied for.');
+      void d.accept();
+    });
     await page.getByRole('button', { name: 'Approve application' }).click();
     await expect.poll(() => page.locator('main').textContent()).toContain('this one is approved');
+    expect(await page.locator('.notice-success').textContent()).toContain(`Application ${application.id} approved.`);
     expect((await c.request('GET', `/v2/applications/${application.id}`)).json()).toMatchObject({ status: 'approved' });
     const review = await consoleAudit(`&pathContains=/console/applications/${application.id}/review`);
     expect(review.map((e) => e.statusCode)).toEqual([303]);

@@ -88,6 +88,7 @@ describe.skipIf(!haveChromium)('a tour of the dashboard and the console', () => 
       ['/dashboard/accounts', 'Accounts', 'dashboard-accounts'],
       ['/dashboard/payouts', 'Payouts', 'dashboard-payouts'],
       [`/dashboard/payouts/${payoutId}`, 'Payout', 'dashboard-payout'],
+      ['/dashboard/approvals', 'Approvals', 'dashboard-approvals'],
       ['/dashboard/beneficiaries', 'Beneficiaries', 'dashboard-beneficiaries'],
       ['/dashboard/orders', 'Orders', 'dashboard-orders'],
       ['/dashboard/receiving', 'Receiving', 'dashboard-receiving'],

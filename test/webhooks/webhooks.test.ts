@@ -528,6 +528,16 @@ describe('event types', () => {
         expect((await c.request('POST', `/v1/sandbox/orders/${o.id}/expire`)).json().status).toBe('expired');
       },
     },
+    {
+      // An approval rule holds the payout (no provider step); its creator cancels it while it waits.
+      types: ['payout.approval_required', 'payout.cancelled'],
+      run: async (c) => {
+        const rule = await c.request('POST', '/v1/approval-rules', { type: 'amount_over', currency: 'EUR', amount: '45.00' });
+        const p = await payout(c, '50.00');
+        expect((await c.request('POST', `/v1/payouts/${p.id}/cancel`)).statusCode).toBe(200);
+        expect((await c.request('DELETE', `/v1/approval-rules/${rule.json().id}`)).statusCode).toBe(200);
+      },
+    },
   ];
   /** Recorded, but the spec says not (yet) delivered. */
   const notDelivered = ['payout.reverted'];
@@ -570,7 +580,9 @@ describe('event types', () => {
     for (const r of got) expect(signedWith(r.body, r.headers, e.secret)).toBe(true);
     for (const r of got.filter((x) => envelopeOf(x).type.startsWith('payout.'))) {
       // Payout data: the spec's fields and nothing else (no failureReason, nothing secret).
-      expect(Object.keys(envelopeOf(r).data).sort()).toEqual(['amount', 'clientRef', 'completedAt', 'currency', 'id', 'status']);
+      // payout.approval_required adds the approval the payout waits for (additive).
+      const approval = envelopeOf(r).type === 'payout.approval_required' ? ['approval'] : [];
+      expect(Object.keys(envelopeOf(r).data).sort()).toEqual(['amount', ...approval, 'clientRef', 'completedAt', 'currency', 'id', 'status']);
     }
     for (const r of got.filter((x) => envelopeOf(x).type.startsWith('virtual_account.'))) {
       // Virtual account events identify the account and never carry bank details.

@@ -18,8 +18,19 @@ export const RESOURCES = {
     list: paged('get', '/v1/payouts'),
     get: endpoint('get', '/v1/payouts/{id}'),
     cancel: endpoint('post', '/v1/payouts/{id}/cancel'),
+    approve: endpoint('post', '/v1/payouts/{id}/approve'),
+    reject: endpoint('post', '/v1/payouts/{id}/reject'),
     requirements: endpoint('get', '/v2/payouts/requirements'),
     availableRails: endpoint('get', '/v1/payouts/available-rails'),
+  },
+  approvals: {
+    list: paged('get', '/v1/approvals'),
+    rules: {
+      create: endpoint('post', '/v1/approval-rules'),
+      list: paged('get', '/v1/approval-rules'),
+      get: endpoint('get', '/v1/approval-rules/{id}'),
+      delete: endpoint('delete', '/v1/approval-rules/{id}'),
+    },
   },
   beneficiaries: {
     create: endpoint('post', '/v1/beneficiaries'),

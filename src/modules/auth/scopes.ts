@@ -13,6 +13,7 @@ export const SCOPE_RESOURCES = [
   'webhooks',
   'api_keys',
   'capabilities',
+  'approvals',
 ] as const;
 
 export type Scope = `${(typeof SCOPE_ACTIONS)[number]}:${(typeof SCOPE_RESOURCES)[number]}`;

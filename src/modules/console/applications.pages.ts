@@ -9,7 +9,7 @@ import { listDocuments, readDocumentFile } from '../applications/documents.servi
 import { listPersons } from '../applications/persons.service.js';
 import { APPLICATION_STATUSES, RISK_LEVELS, SCREENING_STATUSES, SECTIONS_OF, type ReviewDecision, type RiskLevel, type ScreeningStatus, type Section } from '../applications/applications.transitions.js';
 import type { Storage } from '../storage/storage.js';
-import { attempt, consolePage, consoleRoute, IdPath, idsPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, type Refusal } from './console.kit.js';
+import { attempt, consolePage, consoleRoute, doneNotice, IdPath, idsPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, withDone, type Refusal } from './console.kit.js';
 import { sendStoredFile } from '../../http/stored-file.js';
 
 type Params = { Params: { id: string } };
@@ -23,13 +23,14 @@ function sectionFacts(title: string, value: Record<string, unknown> | null): Htm
 
 function reviewForms(req: FastifyRequest, a: ApplicationView, refusal: Refusal | undefined): Html {
   const action = `/console/applications/${a.id}/review`;
-  const decide = (decision: ReviewDecision, submit: string, danger = false) =>
-    postForm({ action, csrf: req.web.csrf, submit, danger, inline: true, ...(danger ? { confirm: `${submit}?` } : {}) }, html`<input type="hidden" name="decision" value="${decision}">`);
+  const name = a.registeredName ?? 'this applicant';
+  const decide = (decision: ReviewDecision, submit: string, confirm: string, danger = false) =>
+    postForm({ action, csrf: req.web.csrf, submit, danger, inline: true, confirm }, html`<input type="hidden" name="decision" value="${decision}">`);
   return section(
     'Review',
     refusalNotice(refusal),
     a.status === 'under_review'
-      ? html`<div class="actions">${decide('approve', 'Approve application')}${decide('reject', 'Reject application', true)}</div>
+      ? html`<div class="actions">${decide('approve', 'Approve application', `Approve the application of ${name}? The account may then use what it applied for.`)}${decide('reject', 'Reject application', `Reject the application of ${name}?`, true)}</div>
 <h3>Request information</h3>
 ${postForm(
   { action, csrf: req.web.csrf, submit: 'Request information' },
@@ -54,7 +55,7 @@ async function applicationPage(web: Web, req: FastifyRequest<Params>, reply: Fas
   const documents = await listDocuments(ctx.db, scope, a.id);
   type Doc = (typeof documents.data)[number];
   type Person = Record<string, unknown>;
-  const body = html`${facts([
+  const body = html`${doneNotice(req)}${facts([
     ['Status', status(a.status)],
     ['Type', a.applicationType],
     ['Workspace', link(`/console/workspaces/${scope.workspaceId}`, scope.workspaceId)],
@@ -115,14 +116,14 @@ ${pager('/console/applications', { ...query, status: query.status ?? 'all' }, pa
   app.post<Params>('/console/applications/:id/review', consoleRoute(IdPath), async (req, reply) => {
     const sections = formList(req, 'editableSections', 10) as Section[];
     const review = { decision: formText(req, 'decision') as ReviewDecision, reason: formOptional(req, 'reason'), ...(sections.length ? { editableSections: sections } : {}) };
-    const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await applications.reviewAnyApplication(ctx, tx, req.params.id, review), `/console/applications/${req.params.id}`)));
+    const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await applications.reviewAnyApplication(ctx, tx, req.params.id, review), withDone(`/console/applications/${req.params.id}`, `application-${review.decision}`, req.params.id))));
     if ('refused' in result) return applicationPage(web, req, reply, result.refused);
     return seeOther(reply, result.done);
   });
 
   app.post<Params>('/console/applications/:id/screening', consoleRoute(IdPath), async (req, reply) => {
     const screening = { screeningStatus: formText(req, 'screeningStatus') as ScreeningStatus, riskLevel: formOptional(req, 'riskLevel') as RiskLevel | undefined };
-    const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await applications.setScreening(ctx, tx, req.params.id, screening), `/console/applications/${req.params.id}`)));
+    const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await applications.setScreening(ctx, tx, req.params.id, screening), withDone(`/console/applications/${req.params.id}`, 'application-screening', req.params.id))));
     if ('refused' in result) return applicationPage(web, req, reply, result.refused);
     return seeOther(reply, result.done);
   });

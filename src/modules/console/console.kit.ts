@@ -35,3 +35,53 @@ export function queryId(req: FastifyRequest, name: string): string | undefined {
 
 /** The rows of a queue list page, by cursor. */
 export const QUEUE_PAGE_ROWS = 50;
+
+/**
+ * What a console change did, said on the page it lands on: the change's redirect carries
+ * `?done=<code>` (and `ref`, the object's id); the page shows only the fixed text of a known code,
+ * so a link cannot make it say anything else.
+ */
+const DONE_TEXT: Record<string, string> = {
+  'payout-pay': 'Payout {ref} marked paid: its held funds are posted to the rail.',
+  'payout-fail': 'Payout {ref} marked failed: its held funds are back on the balance.',
+  'payout-revert': 'Payout {ref} reverted: its amount and fee are credited back to the balance.',
+  'virtual-account-approve': 'Virtual account {ref} approved: it is active.',
+  'virtual-account-fail': 'Virtual account {ref} refused.',
+  'deposit-credited': 'Inbound payment recorded as a deposit and credited to the account.',
+  'deposit-complete': 'Deposit {ref} completed: its amount is credited to the account.',
+  'deposit-fail': 'Deposit {ref} failed: nothing was credited.',
+  'order-confirm-funds': 'Funds confirmed as received for order {ref}: they are held for its execution.',
+  'order-execute': 'Order {ref} is executing.',
+  'order-complete': 'Order {ref} completed: the final amounts are below.',
+  'order-fail': 'Order {ref} failed: its held funds are back on the balance.',
+  'application-approve': 'Application {ref} approved.',
+  'application-reject': 'Application {ref} rejected.',
+  'application-request_info': 'More information requested on application {ref}: the applicant can edit it again.',
+  'application-screening': 'Screening of application {ref} saved.',
+  'workspace-created': 'Workspace created.',
+  'currencies': 'Currencies changed.',
+  'capability-on': 'Capability switched on.',
+  'capability-off': 'Capability switched off: calls through it are refused (403 CAPABILITY_DISABLED).',
+  'settings': 'Settings saved.',
+  'balances': 'Balance adjusted: the adjustment is posted to the ledger.',
+  'credentials': 'Credential revoked: its tokens no longer work.',
+  'users': 'Dashboard user changed.',
+};
+
+/** Where a change goes when done: `path` (its query and #fragment kept) saying `code` (and `ref`). */
+export function withDone(path: string, code: keyof typeof DONE_TEXT, ref?: string): string {
+  const url = new URL(path, 'http://console.invalid');
+  url.searchParams.set('done', code);
+  if (ref) url.searchParams.set('ref', ref);
+  else url.searchParams.delete('ref');
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/** The notice of what the last change did (`?done=`), or nothing. */
+export function doneNotice(req: FastifyRequest): Html {
+  const query = (req.query ?? {}) as Record<string, unknown>;
+  const text = typeof query.done === 'string' ? DONE_TEXT[query.done] : undefined;
+  if (!text) return html``;
+  const ref = typeof query.ref === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(query.ref) ? query.ref : '';
+  return notice('success', text.replace('{ref}', ref).replace(/ {2,}/g, ' '));
+}

@@ -12,7 +12,7 @@ import { listPayouts } from '../payouts/payouts.read.js';
 import { MOVE_FROM as PAYOUT_MOVE_FROM, PAYOUT_STATUSES } from '../payouts/payouts.transitions.js';
 import { listAnyVirtualAccounts, moveAnyVirtualAccount } from '../virtual-accounts/virtual-accounts.service.js';
 import { VIRTUAL_ACCOUNT_STATUSES } from '../virtual-accounts/virtual-accounts.transitions.js';
-import { attempt, consolePage, consoleRoute, IdPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, type Refusal } from './console.kit.js';
+import { attempt, consolePage, consoleRoute, doneNotice, IdPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, withDone, type Refusal } from './console.kit.js';
 
 type Params = { Params: { id: string } };
 
@@ -28,20 +28,26 @@ const backTo = (req: FastifyRequest, queue: string) => {
   return back.startsWith(`${queue}?`) || back === queue ? back : queue;
 };
 
-const moveButton = (req: FastifyRequest, action: string, submit: string, danger = false): Html =>
-  postForm({ action, csrf: req.web.csrf, submit, danger, inline: true, ...(danger ? { confirm: `${submit}?` } : {}) }, html`<input type="hidden" name="back" value="${req.url}">`);
+/** A move from a queue's row: every one asks first (`confirm`, the question naming what it does). */
+const moveButton = (req: FastifyRequest, action: string, submit: string, confirm: string, danger = false): Html =>
+  postForm({ action, csrf: req.web.csrf, submit, danger, inline: true, confirm }, html`<input type="hidden" name="back" value="${req.url}">`);
 
 // ---------------------------------------------------------------------------------------------
 // Payouts of the manual connector, moved by hand (the word "settlement" is kept for orders: how an order is funded)
 
 const PAYOUT_MOVES = ['pay', 'fail', 'revert'] as const;
 const PAYOUT_LABEL: Record<(typeof PAYOUT_MOVES)[number], string> = { pay: 'Mark paid', fail: 'Mark failed', revert: 'Revert (returned)' };
+const PAYOUT_QUESTION: Record<(typeof PAYOUT_MOVES)[number], (what: string) => string> = {
+  pay: (what) => `Mark ${what} paid? Its held funds are posted to the rail.`,
+  fail: (what) => `Mark ${what} failed? Its held funds return to the balance.`,
+  revert: (what) => `Revert ${what}? Its amount and fee are credited back to the balance.`,
+};
 
 async function payoutsPage(web: Web, req: FastifyRequest, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
   const query = { status: queryChoice(req, 'status', PAYOUT_STATUSES, 'processing'), provider: queryText(req, 'provider') ?? 'manual', workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
   const page = await listPayouts(web.ctx.db, { workspaceId: query.workspaceId }, { ...query, provider: query.provider === 'all' ? undefined : query.provider, limit: QUEUE_PAGE_ROWS });
   type Row = (typeof page.data)[number];
-  const body = html`${refusalNotice(refusal)}${filterForm('/console/payouts', [
+  const body = html`${doneNotice(req)}${refusalNotice(refusal)}${filterForm('/console/payouts', [
     select({ label: 'Status', name: 'status', options: ['all', ...PAYOUT_STATUSES], value: query.status ?? 'all' }),
     select({ label: 'Provider', name: 'provider', options: ['manual', 'all'], value: query.provider }),
     field({ label: 'Workspace id', name: 'workspaceId', value: query.workspaceId }),
@@ -52,7 +58,7 @@ ${table('Payouts, newest first', [
   { label: 'Amount', cell: (p) => money(p.amount, p.currency), numeric: true },
   { label: 'Route', cell: (p) => p.route },
   { label: 'Created', cell: (p) => when(p.createdAt) },
-  { label: 'Settle', cell: (p) => html`<div class="actions">${PAYOUT_MOVES.filter((m) => PAYOUT_MOVE_FROM[m].includes(p.status)).map((m) => moveButton(req, `/console/payouts/${p.id}/${m}`, PAYOUT_LABEL[m], m !== 'pay'))}</div>` },
+  { label: 'Settle', cell: (p) => html`<div class="actions">${PAYOUT_MOVES.filter((m) => PAYOUT_MOVE_FROM[m].includes(p.status)).map((m) => moveButton(req, `/console/payouts/${p.id}/${m}`, PAYOUT_LABEL[m], PAYOUT_QUESTION[m](`payout ${p.clientRef} of ${p.amount} ${p.currency}`), m !== 'pay'))}</div>` },
 ], page.data, 'No payout waits to be settled.')}
 ${pager('/console/payouts', { ...query, status: query.status ?? 'all' }, page.nextCursor)}`;
   return sendPage(web, req, reply, { title: 'Payouts to settle', body, status: refusal?.status });
@@ -65,7 +71,7 @@ async function virtualAccountsPage(web: Web, req: FastifyRequest, reply: Fastify
   const query = { status: queryChoice(req, 'status', VIRTUAL_ACCOUNT_STATUSES, 'pending'), workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
   const page = await listAnyVirtualAccounts(web.ctx.db, { ...query, limit: QUEUE_PAGE_ROWS });
   type Row = (typeof page.data)[number];
-  const body = html`${refusalNotice(refusal)}${filterForm('/console/virtual-accounts', [
+  const body = html`${doneNotice(req)}${refusalNotice(refusal)}${filterForm('/console/virtual-accounts', [
     select({ label: 'Status', name: 'status', options: ['all', ...VIRTUAL_ACCOUNT_STATUSES], value: query.status ?? 'all' }),
     field({ label: 'Workspace id', name: 'workspaceId', value: query.workspaceId }),
   ])}
@@ -77,7 +83,7 @@ ${table('Virtual accounts, newest first', [
   { label: 'Requested', cell: (v) => when(v.createdAt) },
   {
     label: 'Decision',
-    cell: (v) => (v.status === 'pending' ? html`<div class="actions">${moveButton(req, `/console/virtual-accounts/${v.id}/approve`, 'Approve')}${moveButton(req, `/console/virtual-accounts/${v.id}/fail`, 'Refuse', true)}</div>` : ''),
+    cell: (v) => (v.status === 'pending' ? html`<div class="actions">${moveButton(req, `/console/virtual-accounts/${v.id}/approve`, 'Approve', `Approve the ${v.currency} virtual account ${v.id}? It becomes active.`)}${moveButton(req, `/console/virtual-accounts/${v.id}/fail`, 'Refuse', `Refuse the ${v.currency} virtual account ${v.id}?`, true)}</div>` : ''),
   },
 ], page.data, 'No virtual account in this view.')}
 ${pager('/console/virtual-accounts', { ...query, status: query.status ?? 'all' }, page.nextCursor)}`;
@@ -93,10 +99,10 @@ async function depositsPage(web: Web, req: FastifyRequest, reply: FastifyReply, 
   const query = { status: queryChoice(req, 'status', DEPOSIT_STATUSES), workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
   const page = await listAnyDeposits(web.ctx.db, { ...query, limit: QUEUE_PAGE_ROWS });
   type Row = (typeof page.data)[number];
-  const body = html`${refusalNotice(refusal)}
+  const body = html`${doneNotice(req)}${refusalNotice(refusal)}
 <section id="credit"><h2>Credit an inbound payment</h2>
 ${postForm(
-  { action: '/console/deposits', csrf: req.web.csrf, submit: 'Credit deposit', confirm: 'Credit this payment to the account?' },
+  { action: '/console/deposits', csrf: req.web.csrf, submit: 'Credit deposit', confirm: 'Credit {amount} {currency} to the account? The deposit is posted to its balance.' },
   field({ label: 'Virtual account id', name: 'virtualAccountId', help: 'Or leave empty and name the workspace and currency.', error: refusal?.fields.virtualAccountId }),
   field({ label: 'Workspace id', name: 'workspaceId', error: refusal?.fields.workspaceId }),
   field({ label: 'Currency', name: 'currency', error: refusal?.fields.currency }),
@@ -116,7 +122,11 @@ ${table('Deposits, newest first', [
   { label: 'Amount', cell: (d) => money(d.amount, d.currency), numeric: true },
   { label: 'Rail', cell: (d) => d.rail },
   { label: 'Received', cell: (d) => when(d.createdAt) },
-  { label: 'Settle', cell: (d) => html`<div class="actions">${DEPOSIT_MOVES.filter((m) => DEPOSIT_MOVE_FROM[m].includes(d.status)).map((m) => moveButton(req, `/console/deposits/${d.id}/${m}`, m === 'complete' ? 'Credit (complete)' : 'Fail', m === 'fail'))}</div>` },
+  { label: 'Settle', cell: (d) => html`<div class="actions">${DEPOSIT_MOVES.filter((m) => DEPOSIT_MOVE_FROM[m].includes(d.status)).map((m) =>
+    m === 'complete'
+      ? moveButton(req, `/console/deposits/${d.id}/${m}`, 'Credit (complete)', `Credit the deposit of ${d.amount} ${d.currency} to workspace ${d.workspaceId}?`)
+      : moveButton(req, `/console/deposits/${d.id}/${m}`, 'Fail', `Fail the deposit of ${d.amount} ${d.currency}? Nothing is credited.`, true),
+  )}</div>` },
 ], page.data, 'No deposit in this view.')}
 ${pager('/console/deposits', { ...query, status: query.status ?? 'all' }, page.nextCursor)}</section>`;
   return sendPage(web, req, reply, { title: 'Deposits', body, status: refusal?.status });
@@ -128,14 +138,14 @@ export function manualQueuePages(app: FastifyInstance, web: Web): void {
   app.get('/console/payouts', consolePage, async (req, reply) => payoutsPage(web, req, reply));
   for (const move of PAYOUT_MOVES) {
     app.post<Params>(`/console/payouts/:id/${move}`, consoleRoute(IdPath), async (req, reply) =>
-      queueMove(web, req, reply, backTo(req, '/console/payouts'), (tx) => moveAnyPayout(ctx, tx, req.params.id, move), (r) => payoutsPage(web, req, reply, r)),
+      queueMove(web, req, reply, withDone(backTo(req, '/console/payouts'), `payout-${move}`, req.params.id), (tx) => moveAnyPayout(ctx, tx, req.params.id, move), (r) => payoutsPage(web, req, reply, r)),
     );
   }
 
   app.get('/console/virtual-accounts', consolePage, async (req, reply) => virtualAccountsPage(web, req, reply));
   for (const move of ['approve', 'fail'] as const) {
     app.post<Params>(`/console/virtual-accounts/:id/${move}`, consoleRoute(IdPath), async (req, reply) =>
-      queueMove(web, req, reply, backTo(req, '/console/virtual-accounts'), (tx) => moveAnyVirtualAccount(ctx, tx, req.params.id, move), (r) => virtualAccountsPage(web, req, reply, r)),
+      queueMove(web, req, reply, withDone(backTo(req, '/console/virtual-accounts'), `virtual-account-${move}`, req.params.id), (tx) => moveAnyVirtualAccount(ctx, tx, req.params.id, move), (r) => virtualAccountsPage(web, req, reply, r)),
     );
   }
 
@@ -149,11 +159,11 @@ export function manualQueuePages(app: FastifyInstance, web: Web): void {
       rail: formOptional(req, 'rail', 40) as DepositRail | undefined,
       clientRef: formOptional(req, 'clientRef', 100),
     };
-    return queueMove(web, req, reply, '/console/deposits', (tx) => creditDeposit(tx, input), (r) => depositsPage(web, req, reply, r));
+    return queueMove(web, req, reply, withDone('/console/deposits', 'deposit-credited'), (tx) => creditDeposit(tx, input), (r) => depositsPage(web, req, reply, r));
   });
   for (const move of DEPOSIT_MOVES) {
     app.post<Params>(`/console/deposits/:id/${move}`, consoleRoute(IdPath), async (req, reply) =>
-      queueMove(web, req, reply, backTo(req, '/console/deposits'), (tx) => moveAnyDeposit(tx, req.params.id, move), (r) => depositsPage(web, req, reply, r)),
+      queueMove(web, req, reply, withDone(backTo(req, '/console/deposits'), `deposit-${move}`, req.params.id), (tx) => moveAnyDeposit(tx, req.params.id, move), (r) => depositsPage(web, req, reply, r)),
     );
   }
 }

@@ -8,7 +8,7 @@ import { getAnyOrder, listOrders, orderData, type OrderView } from '../orders/or
 import { readProof } from '../orders/orders.service.js';
 import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../orders/orders.transitions.js';
 import type { Storage } from '../storage/storage.js';
-import { attempt, consolePage, consoleRoute, IdPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, type Refusal } from './console.kit.js';
+import { attempt, consolePage, consoleRoute, doneNotice, IdPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, withDone, type Refusal } from './console.kit.js';
 import { sendStoredFile } from '../../http/stored-file.js';
 
 type Params = { Params: { id: string } };
@@ -34,11 +34,28 @@ ${pager('/console/orders', query, page.nextCursor)}`;
   return sendPage(web, req, reply, { title: 'Orders', body });
 }
 
+/** The question each desk move asks first (complete asks with the final amount typed, against the quoted one). */
+function moveQuestion(order: OrderView, move: DeskMove): string | undefined {
+  const s = order.settlement;
+  switch (move) {
+    case 'confirm-funds':
+      return `Confirm that ${s ? `${s.requiredAmount} ${s.currency}` : 'the funds'} arrived for this order? They are then held for its execution.`;
+    case 'fail':
+      return 'Fail this order? Held funds return to the balance.';
+    case 'complete':
+      return `Complete this order? Final amount {toAmount} ${order.toCurrency} against the quoted ${order.toAmount} ${order.toCurrency}.`;
+    case 'execute':
+      return undefined;
+  }
+}
+
 function moveForm(req: FastifyRequest, order: OrderView, move: DeskMove): Html {
   const action = `/console/orders/${order.id}/${move}`;
-  if (move !== 'complete') return postForm({ action, csrf: req.web.csrf, submit: MOVE_LABEL[move], danger: move === 'fail', inline: true, ...(move === 'fail' ? { confirm: 'Fail this order? Held funds return to the balance.' } : {}) });
+  const confirm = moveQuestion(order, move);
+  if (move !== 'complete') return postForm({ action, csrf: req.web.csrf, submit: MOVE_LABEL[move], danger: move === 'fail', inline: true, ...(confirm ? { confirm } : {}) });
   return postForm(
-    { action, csrf: req.web.csrf, submit: 'Complete order' },
+    // An empty final amount completes at the amount priced at creation: the question says so.
+    { action, csrf: req.web.csrf, submit: 'Complete order', ...(confirm ? { confirm, confirmDefaults: { toAmount: order.toAmount } } : {}) },
     field({ label: 'Final amount delivered', name: 'toAmount', inputmode: 'decimal', help: `In ${order.toCurrency}; with the rate, or neither for the amounts priced at creation (${order.toAmount}).` }),
     field({ label: 'Final rate', name: 'rate', inputmode: 'decimal', help: `${order.fromCurrency} per 1 ${order.toCurrency}` }),
     field({ label: 'UETR', name: 'uetr', help: 'Of the outbound wire; generated when empty on a wire delivery.' }),
@@ -50,7 +67,7 @@ async function orderPage(web: Web, req: FastifyRequest<Params>, reply: FastifyRe
   const order = orderData(row);
   const s = order.settlement;
   const moves = DESK_MOVES.filter((m) => MOVE_FROM[m as OrderMove].includes(row.status) && (m !== 'confirm-funds' || row.funding === 'settlement'));
-  const body = html`${refusalNotice(refusal)}
+  const body = html`${doneNotice(req)}${refusalNotice(refusal)}
 ${facts([
   ['Status', status(order.status)],
   ['Workspace', link(`/console/workspaces/${row.workspace_id}`, row.workspace_id)],
@@ -94,7 +111,7 @@ export function orderPages(app: FastifyInstance, web: Web, storage: Storage): vo
   for (const move of DESK_MOVES) {
     app.post<Params>(`/console/orders/:id/${move}`, consoleRoute(IdPath), async (req, reply) => {
       const input = move === 'complete' ? { toAmount: formOptional(req, 'toAmount', 40), rate: formOptional(req, 'rate', 40), uetr: formOptional(req, 'uetr', 36) } : {};
-      const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await moveAnyOrder(ctx, tx, req.params.id, move, input), `/console/orders/${req.params.id}`)));
+      const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await moveAnyOrder(ctx, tx, req.params.id, move, input), withDone(`/console/orders/${req.params.id}`, `order-${move}`, req.params.id))));
       if ('refused' in result) return orderPage(web, req, reply, result.refused);
       return seeOther(reply, result.done);
     });

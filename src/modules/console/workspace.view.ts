@@ -9,7 +9,7 @@ import { ROTATION_GRACE_SECONDS_MAX } from '../auth/credentials.service.js';
 import { CAPABILITIES } from '../auth/scopes.js';
 import * as operator from '../operator/operator.service.js';
 import { listUsers, USER_ROLES } from '../users/users.service.js';
-import { refusalNotice, type Refusal } from './console.kit.js';
+import { doneNotice, refusalNotice, type Refusal } from './console.kit.js';
 
 /** The sections of a workspace's page, each with its own forms (a refusal is shown in its section). */
 export type WorkspaceSection = 'currencies' | 'capabilities' | 'settings' | 'balances' | 'credentials' | 'users';
@@ -51,7 +51,16 @@ ${table('Capabilities (off answers 403 CAPABILITY_DISABLED)', [
   {
     label: 'Action',
     cell: (c: string) =>
-      postForm({ action: `${base(w)}/capabilities/${c}`, csrf: req.web.csrf, submit: `${w.capabilities[c] ? 'Switch off' : 'Switch on'} ${c}`, danger: Boolean(w.capabilities[c]), inline: true }, html`<input type="hidden" name="enabled" value="${w.capabilities[c] ? 'false' : 'true'}">`),
+      postForm(
+        {
+          action: `${base(w)}/capabilities/${c}`,
+          csrf: req.web.csrf,
+          submit: `${w.capabilities[c] ? 'Switch off' : 'Switch on'} ${c}`,
+          danger: Boolean(w.capabilities[c]),
+          inline: true,
+          ...(w.capabilities[c] ? { confirm: `Switch off ${c} for ${w.name}? Its calls through it are refused at once (403 CAPABILITY_DISABLED).` } : {}),
+        },
+        html`<input type="hidden" name="enabled" value="${w.capabilities[c] ? 'false' : 'true'}">`),
   },
 ], CAPABILITIES)}
 </section>`;
@@ -160,7 +169,7 @@ ${postForm(
 export async function showWorkspace(web: Web, req: FastifyRequest, reply: FastifyReply, id: string, extras: WorkspaceExtras = {}): Promise<FastifyReply> {
   const w = operator.workspaceData(await getWorkspace(web.ctx.db, id));
   const balances = await operator.workspaceBalances(web.ctx.db, id);
-  const body = html`${extras.top ?? ''}
+  const body = html`${extras.top ?? doneNotice(req)}
 ${facts([
   ['Id', html`<code>${w.id}</code>`],
   ['Country', w.country],

@@ -10,17 +10,18 @@ import { sendPage, seeOther, type Web } from '../../web/web.js';
 import type { PayoutLimits, WorkspaceSettings } from '../accounts/workspace-terms.js';
 import type { Capability } from '../auth/scopes.js';
 import * as operator from '../operator/operator.service.js';
-import { attempt, consolePage, consoleRoute, IdPath, refusalNotice, type Refusal } from './console.kit.js';
+import { attempt, consolePage, consoleRoute, IdPath, refusalNotice, withDone, type Refusal } from './console.kit.js';
 import { showWorkspace, type WorkspaceSection } from './workspace.view.js';
 
 type Params = { Params: { id: string } };
 
 /**
  * A change to a workspace's section, once per rendered form (changeOnce): 303 back to the section
- * when done; the page again with the refusal when not.
+ * when done, saying what was done (`done`, a code of console.kit's notices); the page again with the
+ * refusal when not.
  */
-export async function changeWorkspace(web: Web, req: FastifyRequest<Params>, reply: FastifyReply, section: WorkspaceSection, change: (tx: Tx) => Promise<unknown>): Promise<FastifyReply> {
-  const back = `/console/workspaces/${req.params.id}#${section}`;
+export async function changeWorkspace(web: Web, req: FastifyRequest<Params>, reply: FastifyReply, section: WorkspaceSection, change: (tx: Tx) => Promise<unknown>, done: string = section): Promise<FastifyReply> {
+  const back = withDone(`/console/workspaces/${req.params.id}#${section}`, done);
   const result = await attempt(() => changeOnce(web.ctx, req, async (tx) => (await change(tx), back)));
   if ('refused' in result) return showWorkspace(web, req, reply, req.params.id, { refused: { section, refusal: result.refused }, status: result.refused.status });
   return seeOther(reply, result.done);
@@ -106,7 +107,7 @@ export function workspacePages(app: FastifyInstance, web: Web): void {
 
   app.post('/console/workspaces', consolePage, async (req, reply) => {
     const input = { name: formText(req, 'name', { maxLength: 200 }), country: formText(req, 'country', { maxLength: 10 }).toUpperCase() };
-    const result = await attempt(() => changeOnce(ctx, req, async (tx) => `/console/workspaces/${(await operator.openWorkspace(tx, input)).id}`));
+    const result = await attempt(() => changeOnce(ctx, req, async (tx) => withDone(`/console/workspaces/${(await operator.openWorkspace(tx, input)).id}`, 'workspace-created')));
     if ('refused' in result) return listPage(web, req, reply, result.refused);
     return seeOther(reply, result.done);
   });
@@ -117,9 +118,10 @@ export function workspacePages(app: FastifyInstance, web: Web): void {
     changeWorkspace(web, req, reply, 'currencies', (tx) => operator.setCurrency(tx, req.params.id, formText(req, 'code', { maxLength: 10 }), formText(req, 'enabled') === 'true', ctx.config.env)),
   );
 
-  app.post<{ Params: { id: string; name: string } }>('/console/workspaces/:id/capabilities/:name', consoleRoute(Type.Object({ id: Uuid, name: Type.String({ maxLength: 40 }) })), async (req, reply) =>
-    changeWorkspace(web, req, reply, 'capabilities', (tx) => operator.setCapability(tx, req.params.id, req.params.name as Capability, formText(req, 'enabled') === 'true')),
-  );
+  app.post<{ Params: { id: string; name: string } }>('/console/workspaces/:id/capabilities/:name', consoleRoute(Type.Object({ id: Uuid, name: Type.String({ maxLength: 40 }) })), async (req, reply) => {
+    const enabled = formText(req, 'enabled') === 'true';
+    return changeWorkspace(web, req, reply, 'capabilities', (tx) => operator.setCapability(tx, req.params.id, req.params.name as Capability, enabled), enabled ? 'capability-on' : 'capability-off');
+  });
 
   app.post<Params>('/console/workspaces/:id/settings', consoleRoute(IdPath), async (req, reply) =>
     changeWorkspace(web, req, reply, 'settings', async (tx) => operator.updateSettings(tx, req.params.id, settingsFromForm(req))),

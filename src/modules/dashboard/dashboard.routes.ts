@@ -3,6 +3,7 @@ import { signInPages } from '../../web/sign-in.pages.js';
 import { userPages } from '../../web/users.pages.js';
 import type { Web } from '../../web/web.js';
 import { accountPages } from './accounts.pages.js';
+import { approvalPages } from './approvals.pages.js';
 import { beneficiaryPages } from './beneficiaries.pages.js';
 import { credentialPages } from './credentials.pages.js';
 import { eventPages } from './events.pages.js';
@@ -23,6 +24,7 @@ export function dashboardPages(app: FastifyInstance, web: Web): void {
   webhookPages(app, web);
   userPages(app, web, 'dashboard');
   payoutPages(app, web);
+  approvalPages(app, web);
   beneficiaryPages(app, web);
   orderPages(app, web);
   receivingPages(app, web);

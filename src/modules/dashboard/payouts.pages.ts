@@ -6,6 +6,7 @@ import { queryChoice, queryDay, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { getBeneficiary } from '../beneficiaries/beneficiaries.service.js';
+import { withApprovals, type ApprovalView } from '../approvals/approvals.service.js';
 import { eventsAbout } from '../events/events.service.js';
 import { cancelOwnPayout } from '../payouts/payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from '../payouts/payouts.read.js';
@@ -63,7 +64,7 @@ async function timeline(web: Web, workspaceId: string, payout: PayoutView): Prom
   const deliveries = await deliveriesOfEvents(web.ctx.db, workspaceId, moves.map((e) => e.id), limits.eventDeliveriesMax);
   return html`<ol class="timeline" aria-label="State moves">
 <li>${when(payout.createdAt)} · created</li>
-${moves.map((e) => html`<li>${when(e.createdAt)} · ${status(String(e.data.status ?? ''))}${bankReason(e.data.returnReason)} · event ${e.type} ${e.deliverable ? link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`) : html`<code>${e.id}</code> <span class="muted">(recorded, not sent to webhooks)</span>`}</li>`)}
+${moves.map((e) => html`<li>${when(e.createdAt)} · ${status(String(e.data.status ?? ''))}${bankReason(e.data.returnReason)}${typeof e.data.txHash === 'string' ? html` · transaction <code>${e.data.txHash}</code> on ${String(e.data.chain ?? '')}` : ''} · event ${e.type} ${e.deliverable ? link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`) : html`<code>${e.id}</code> <span class="muted">(recorded, not sent to webhooks)</span>`}</li>`)}
 </ol>
 ${deliveriesTable('Webhook deliveries of these events and their attempts', deliveries)}`;
 }
@@ -84,7 +85,8 @@ function actions(web: Web, req: FastifyRequest, payout: PayoutView): Html {
 
 async function detailBody(web: Web, req: FastifyRequest, id: string, refusal?: string): Promise<{ title: string; body: Html }> {
   const workspaceId = dashboardUser(req).workspaceId;
-  const payout = payoutData(await getPayout(web.ctx.db, workspaceId, id));
+  const [payout] = (await withApprovals(web.ctx.db, workspaceId, [payoutData(await getPayout(web.ctx.db, workspaceId, id))])) as [PayoutView & { approval?: ApprovalView }];
+  const approval = payout.approval;
   const body = html`${refusal ? notice('error', refusal) : ''}
 ${facts([
   ['Status', status(payout.status)],
@@ -93,11 +95,14 @@ ${facts([
   ['Funded from', payout.feeCurrency],
   ['Beneficiary', await beneficiaryFact(web, workspaceId, payout)],
   ['Rail', payout.route],
+  ['Chain', payout.chain ?? null],
+  ['Transaction', payout.txHash ? html`<code>${payout.txHash}</code>` : null],
   ['Client reference', payout.clientRef],
   ['Reference', payout.reference],
   ['Purpose', payout.purpose],
   ['Failure reason', payout.failureReason],
   ['Bank reason', payout.returnReason ? `${payout.returnReason.code}: ${payout.returnReason.description}` : null],
+  ['Approval', approval ? html`${status(approval.status)} ${link('/dashboard/approvals', approval.status === 'pending' ? 'waiting: decide on the Approvals page' : 'Approvals')}` : null],
   ['Created', when(payout.createdAt)],
   ['Completed', when(payout.completedAt)],
 ])}

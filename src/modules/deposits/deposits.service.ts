@@ -91,7 +91,8 @@ async function receiveDeposit(tx: Tx, owner: ActingAccount, workspace: Pick<Call
     id: newId(),
     workspaceId: owner.workspaceId,
     accountId: owner.accountId,
-    virtualAccountId: needsAccount && account ? account.id : null,
+    // An on-chain deposit to an owner's deposit address (its USDC or USDT account) lands on that account.
+    virtualAccountId: account && (needsAccount || (rail === 'crypto' && input.virtualAccountId)) ? account.id : null,
     clientRef: input.clientRef ?? `dep_${randomBytes(9).toString('base64url')}`,
     rail,
     currency,

@@ -3,6 +3,7 @@ import { notFound } from '../../lib/errors.js';
 import { formatAmount } from '../../lib/money.js';
 import * as repo from './payouts.repository.js';
 import type { PayoutFilters, PayoutRow } from './payouts.repository.js';
+import { findPayoutsByIds } from './payouts.steps.repository.js';
 
 /** What the connector reported beyond the status (additive): the rail's reason and references. */
 export function railFields(row: Pick<PayoutRow, 'return_reason' | 'rail'>) {
@@ -53,6 +54,13 @@ export type { PayoutFilters } from './payouts.repository.js';
  */
 export function listPayouts(sql: Sql, scope: { workspaceId?: string | undefined; subAccountId?: string | undefined }, f: PayoutFilters) {
   return repo.listPayouts(sql, scope, f, (row) => (scope.workspaceId ? payoutData(row) : { ...payoutData(row), workspaceId: row.workspace_id }));
+}
+
+/** A workspace's payouts by id, in one statement (ids of another workspace, or none, are absent). */
+export async function payoutsByIds(sql: Sql, workspaceId: string, ids: readonly string[]): Promise<ReturnType<typeof payoutData>[]> {
+  if (ids.length === 0) return [];
+  const rows = await findPayoutsByIds(sql, [...new Set(ids)]);
+  return rows.filter((row) => row.workspace_id === workspaceId).map(payoutData);
 }
 
 /** Any workspace's payout by id (a bank's answer names the payout by its EndToEndId), or undefined. */

@@ -5,6 +5,7 @@ import { AppError, renderError } from '../../http/errors.js';
 import { idempotencyOf, runIdempotent, sendAnswer, type StoredAnswer } from '../../http/idempotency.js';
 import { IdempotentBatcher } from '../../http/idempotent-batcher.js';
 import { IdParams } from '../../lib/schemas.js';
+import { withApprovals } from '../approvals/approvals.service.js';
 import { cancelOwnPayout, moveAnyPayout, moveOwnPayout } from './payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from './payouts.read.js';
 import { OperatorPayoutListQuery, OperatorPayoutPage, PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';
@@ -122,7 +123,10 @@ function readRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: PayoutPage },
       },
     },
-    async (req) => listPayouts(ctx.db, { workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId }, req.query),
+    async (req) => {
+      const page = await listPayouts(ctx.db, { workspaceId: req.auth.workspaceId, subAccountId: req.auth.subAccountId }, req.query);
+      return { ...page, data: await withApprovals(ctx.db, req.auth.workspaceId, page.data) };
+    },
   );
 
   app.get<{ Params: Static<typeof IdParams> }>(
@@ -131,7 +135,7 @@ function readRoutes(app: FastifyInstance, ctx: AppContext): void {
       config: { auth: 'workspace', scope: 'read:payouts' },
       schema: { tags, summary: 'One payout, including failureReason', params: IdParams, response: { 200: PayoutSchema } },
     },
-    async (req) => payoutData(await getPayout(ctx.db, req.auth.workspaceId, req.params.id)),
+    async (req) => (await withApprovals(ctx.db, req.auth.workspaceId, [payoutData(await getPayout(ctx.db, req.auth.workspaceId, req.params.id))]))[0],
   );
 }
 

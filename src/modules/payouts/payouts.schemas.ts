@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { Nullable, Page, Timestamp, Uuid } from '../../lib/schemas.js';
 import { AMOUNT_PATTERN } from '../../lib/money.js';
 import { PAYOUT_STATUSES } from './payouts.transitions.js';
+import { ApprovalSchema } from '../approvals/approvals.schemas.js';
 
 export const ROUTES = ['sepa_inst', 'sepa_credit', 'bank_transfer', 'ach', 'fedwire', 'swift', 'crypto', 'mobile_money'] as const;
 
@@ -64,6 +65,7 @@ export const PayoutSchema = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     completedAt: Nullable(Timestamp),
+    approval: Type.Optional({ ...ApprovalSchema, description: 'Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)' }),
   },
   { title: 'Payout' },
 );

@@ -21,6 +21,7 @@ import {
   type Recipient,
   type Route,
 } from '../corridors/index.js';
+import { holdForApproval, type ApprovalCandidate, type ApprovalView } from '../approvals/approvals.service.js';
 import { recordEvent } from '../events/events.service.js';
 import { lockQuotes, useQuotes } from '../fx/fx.service.js';
 import { ledger } from '../ledger/ledger.service.js';
@@ -42,14 +43,14 @@ import type { Caller } from '../accounts/caller.js';
 
 type Body = Static<typeof PayoutBody>;
 
-export type PayoutView = ReturnType<typeof payoutData>;
+export type PayoutView = ReturnType<typeof payoutData> & { approval?: ApprovalView };
 export type BatchRow = PayoutView | { error: string; clientRef: string };
 
 /** What a request is answered: one payout, a batch's rows in request order, or a refusal of the whole request. */
 export type SubmissionResult = { kind: 'created'; payout: PayoutView } | { kind: 'batch'; rows: BatchRow[] } | { kind: 'refused'; error: DomainError };
 
 type Refused = { ok: false; error: DomainError; fieldFormat: boolean };
-type Ready = { ok: true; prepared: Prepared; newBeneficiary: BeneficiaryInput | undefined; dailyLimitMinor: bigint | undefined };
+type Ready = { ok: true; prepared: Prepared; newBeneficiary: BeneficiaryInput | undefined; dailyLimitMinor: bigint | undefined; beneficiaryCreatedAt: Date | undefined };
 type Checked = Ready | Refused;
 /** A row waiting for its saved beneficiary, read in the write transaction. */
 type AwaitingBeneficiary = { ok: 'saved'; id: string; finish: (found: BeneficiaryView | undefined) => Checked };
@@ -120,7 +121,7 @@ function checkWithRecipient(
   body: Body,
   amountMinor: bigint,
   recipient: Recipient,
-  saved: { beneficiaryId: string } | { newBeneficiary: BeneficiaryInput },
+  saved: { beneficiaryId: string; createdAt: string } | { newBeneficiary: BeneficiaryInput },
 ): Checked {
   const { workspace } = rc.caller;
   const travelRule = rc.terms.travelRuleScreening && rc.ctx.config.env !== 'sandbox';
@@ -150,6 +151,7 @@ function checkWithRecipient(
   return {
     ok: true,
     newBeneficiary: 'newBeneficiary' in saved ? saved.newBeneficiary : undefined,
+    beneficiaryCreatedAt: 'createdAt' in saved ? new Date(saved.createdAt) : undefined,
     dailyLimitMinor: rc.terms.dailyMinor(body.currency),
     prepared: {
       workspaceId: rc.caller.workspaceId,
@@ -185,7 +187,7 @@ function checkRow(rc: RowContext, body: Body): Checked | AwaitingBeneficiary {
     id,
     finish: (found) => {
       const saved = savedRecipient(found);
-      return saved.ok ? checkWithRecipient(rc, body, basics.amountMinor, saved.recipient, { beneficiaryId: saved.recipient.id }) : saved;
+      return saved.ok ? checkWithRecipient(rc, body, basics.amountMinor, saved.recipient, { beneficiaryId: saved.recipient.id, createdAt: saved.recipient.createdAt }) : saved;
     },
   };
 }
@@ -273,10 +275,11 @@ async function saveNewBeneficiaries(ctx: AppContext, tx: Tx, accepted: readonly 
 
 /**
  * Writes a plan: the new beneficiaries, the quotes it uses, its holds, its payouts (one statement),
- * their first provider steps, and the `payout.failed` event of each fiat payout recorded as failed for
- * balance (whose answer is still the refusal).
+ * the approvals of those a workspace rule holds (approvals module: they get no first step yet),
+ * the first provider steps of the others, and the `payout.failed` event of each fiat payout recorded
+ * as failed for balance (whose answer is still the refusal).
  */
-async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[], snapshot: PlanSnapshot): Promise<Stored[]> {
+async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[], origins: readonly Origin[], snapshot: PlanSnapshot): Promise<Stored[]> {
   const accepted = decisions.filter((d): d is Accepted => d.ok);
   await saveNewBeneficiaries(ctx, tx, accepted);
   const quoted = accepted.flatMap(({ insert: p }) => (p.quoteId ? [{ workspaceId: p.workspaceId, accountId: p.accountId, quoteId: p.quoteId, intent: 'payout' as const, usedBy: { type: 'payout', id: p.id } }] : []));
@@ -290,13 +293,15 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
   }));
   const rows = await repo.insertPayouts(tx, sealed);
   const stored = new Map(rows.map((row) => [row.id, row]));
-  const queued = rows.filter((row) => row.status === 'queued');
+  // The approval check (approvals module): a payout a workspace rule holds waits, queued, for its approval.
+  const held = await holdForApproval(ctx, tx, approvalCandidates(decisions, origins, stored));
+  const queued = rows.filter((row) => row.status === 'queued' && !held.has(row.id));
   await enqueueMany(tx, queued.map((row) => stepJob(row.id, ctx.connectors.get(row.provider).firstStepMs())));
   const out: Stored[] = [];
   for (const d of decisions) {
     const row = d.ok ? (stored.get(d.insert.id) as repo.PayoutRow) : undefined;
     if (!row) out.push(d as Stored);
-    else if (row.status === 'queued') out.push({ ok: true, payout: payoutData(row) });
+    else if (row.status === 'queued') out.push({ ok: true, payout: withApproval(payoutData(row), held.get(row.id)) });
     else {
       await recordEvent(tx, { workspaceId: row.workspace_id, accountId: row.account_id === row.workspace_id ? undefined : row.account_id, type: 'payout.failed', data: payoutEventData(row) });
       out.push({ ok: false, error: insufficient() });
@@ -304,6 +309,26 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
   }
   return out;
 }
+
+/** Who created a planned row and how: what the approval rules look at beside the payout itself. */
+interface Origin {
+  createdBy: string;
+  batchRows: number;
+  beneficiaryCreatedAt: Date | undefined;
+}
+
+/** The queued payouts of a plan as the approval rules see them (a beneficiary sent in full is new). */
+function approvalCandidates(decisions: readonly Decision[], origins: readonly Origin[], stored: ReadonlyMap<string, repo.PayoutRow>): ApprovalCandidate[] {
+  return decisions.flatMap((d, i): ApprovalCandidate[] => {
+    const row = d.ok ? stored.get(d.insert.id) : undefined;
+    const origin = origins[i] as Origin;
+    if (!row || row.status !== 'queued') return [];
+    const { workspace_id: workspaceId, account_id: accountId, currency } = row;
+    return [{ payoutId: row.id, workspaceId, accountId, currency, amountMinor: BigInt(row.amount_minor), createdBy: origin.createdBy, batchRows: origin.batchRows, beneficiaryCreatedAt: origin.beneficiaryCreatedAt ?? new Date(), eventData: payoutEventData(row) }];
+  });
+}
+
+const withApproval = (payout: PayoutView, approval: ApprovalView | undefined): PayoutView => (approval ? { ...payout, approval } : payout);
 
 /** The saved beneficiaries the requests' rows name, in one statement, share-locked until commit; then each row's checks that need them. */
 async function finishRows(ctx: AppContext, tx: Tx, requests: readonly CheckedRequest[]): Promise<Checked[][]> {
@@ -333,11 +358,18 @@ function resultOf(request: CheckedRequest, rows: Stored[]): SubmissionResult {
 async function createMany(ctx: AppContext, tx: Tx, requests: readonly CheckedRequest[]): Promise<SubmissionResult[]> {
   const checked = await finishRows(ctx, tx, requests);
   const refusals = requests.map((r, i) => r.early ?? wholeRefusal(r, checked[i] as Checked[]));
-  const planned = requests.flatMap((r, i) =>
-    refusals[i] ? [] : (checked[i] as Checked[]).flatMap((row): PlanRow[] => (row.ok ? [{ prepared: row.prepared, newBeneficiary: row.newBeneficiary, dailyLimitMinor: row.dailyLimitMinor, terms: r.terms as WorkspaceTerms }] : [])),
-  );
+  const planned: PlanRow[] = [];
+  const origins: Origin[] = [];
+  requests.forEach((r, i) => {
+    if (refusals[i]) return;
+    for (const row of checked[i] as Checked[]) {
+      if (!row.ok) continue;
+      planned.push({ prepared: row.prepared, newBeneficiary: row.newBeneficiary, dailyLimitMinor: row.dailyLimitMinor, terms: r.terms as WorkspaceTerms });
+      origins.push({ createdBy: r.caller.clientId, batchRows: r.batch ? r.bodies.length : 1, beneficiaryCreatedAt: row.beneficiaryCreatedAt });
+    }
+  });
   const snapshot = await readSnapshot(tx, planned);
-  const stored = await writePlan(ctx, tx, planPayouts(planned, snapshot), snapshot);
+  const stored = await writePlan(ctx, tx, planPayouts(planned, snapshot), origins, snapshot);
   let next = 0;
   return requests.map((r, i): SubmissionResult => {
     const whole = refusals[i];

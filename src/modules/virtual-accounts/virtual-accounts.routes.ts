@@ -76,7 +76,7 @@ function requestVirtualAccountRoute(ctx: AppContext) {
       },
     },
     async (req, reply) => {
-      assertVirtualAccountCurrency(req.body.currency, req.auth.workspace.enabledCurrencies);
+      assertVirtualAccountCurrency(ctx.config, req.body.currency, req.auth.workspace.enabledCurrencies);
       return runIdempotent(ctx, req, reply, async (tx) => {
         const result = await requestVirtualAccount(ctx, tx, req.auth, req.body.currency);
         if (result.kind === 'account') return { status: result.created ? 201 : 200, body: virtualAccountData(result.row) };
@@ -118,7 +118,7 @@ function requirementsRoute(ctx: AppContext) {
       },
     },
     async (req) => {
-      assertVirtualAccountCurrency(req.query.currency, req.auth.workspace.enabledCurrencies);
+      assertVirtualAccountCurrency(ctx.config, req.query.currency, req.auth.workspace.enabledCurrencies);
       return requirements(ctx, ctx.db, req.auth, req.query.currency);
     },
   );

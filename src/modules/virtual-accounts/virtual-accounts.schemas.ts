@@ -35,9 +35,26 @@ export const BankDetailsFields = {
   accountHolderName: Type.String({ minLength: 1, maxLength: 140 }),
 };
 
+/** A deposit address of a USDC or USDT account on chain. */
+const DepositAddress = Type.Object(
+  {
+    chain: Type.String({ description: 'The configured chain, e.g. `ethereum`, `polygon`' }),
+    network: Type.String({ description: 'The network, as beneficiaries name it (`ethereum`, `polygon`…)' }),
+    address: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'The address to send the token to (checksummed); only that token is credited' }),
+  },
+  { title: 'DepositAddress' },
+);
+
 export const VirtualAccountWithDetails = Type.Object(
-  { ...accountFields, ...BankDetailsFields },
-  { title: 'VirtualAccountWithDetails', description: 'An active account with its bank details: IBAN and BIC (EUR, GBP), or account number, bank name and bank code, and the holder name.' },
+  {
+    ...accountFields,
+    ...BankDetailsFields,
+    addresses: Type.Optional(Type.Array(DepositAddress, { description: 'USDC and USDT accounts on chain (when the operator connected a chain): the deposit address on each chain that takes the token; a transfer is credited after the chain\'s confirmations' })),
+  },
+  {
+    title: 'VirtualAccountWithDetails',
+    description: 'An active account with its bank details: IBAN and BIC (EUR, GBP), or account number, bank name and bank code, and the holder name; for USDC and USDT on chain, the deposit addresses.',
+  },
 );
 
 export const VirtualAccountPage = Page('virtual_account.list', VirtualAccountWithDetails);

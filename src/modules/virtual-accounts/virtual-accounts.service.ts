@@ -9,6 +9,8 @@ import { issuersFor, VIRTUAL_ACCOUNT_APPROVAL, VIRTUAL_ACCOUNT_CURRENCIES } from
 import { getAccount } from '../accounts/accounts.service.js';
 import { onboardingStanding } from '../applications/applications.service.js';
 import { recordEvent } from '../events/events.service.js';
+import { issueDepositAddresses, receivingChains } from '../chain/chain.addresses.js';
+import type { Config } from '../../config.js';
 import * as repo from './virtual-accounts.repository.js';
 import type { VirtualAccountRow } from './virtual-accounts.repository.js';
 import { canMove, type VirtualAccountMove, type VirtualAccountStatus } from './virtual-accounts.transitions.js';
@@ -51,10 +53,16 @@ export const kybIncomplete = (): DomainError =>
 export const deactivatedError = (): DomainError =>
   conflict('VIRTUAL_ACCOUNT_DEACTIVATED', 'The virtual account in this currency was deactivated; only support can issue it again');
 
-/** The currency must be one virtual accounts are offered in, and enabled for the workspace. */
-export function assertVirtualAccountCurrency(currency: string, enabledCurrencies: readonly string[]): void {
-  if (!VIRTUAL_ACCOUNT_CURRENCIES.includes(currency)) {
-    throw fieldError('currency', `virtual accounts are offered in ${VIRTUAL_ACCOUNT_CURRENCIES.join(', ')}`, 'UNSUPPORTED_CURRENCY');
+/** The currencies of deposit addresses on a configured chain (USDC, USDT when a chain receives them). */
+function chainCurrencies(config: Config): string[] {
+  return ['USDC', 'USDT'].filter((c) => receivingChains(config, c).length > 0);
+}
+
+/** The currency must be one virtual accounts are offered in (a chain's token when a chain receives it), and enabled for the workspace. */
+export function assertVirtualAccountCurrency(config: Config, currency: string, enabledCurrencies: readonly string[]): void {
+  const offered = [...VIRTUAL_ACCOUNT_CURRENCIES, ...chainCurrencies(config)];
+  if (!offered.includes(currency)) {
+    throw fieldError('currency', `virtual accounts are offered in ${offered.join(', ')}`, 'UNSUPPORTED_CURRENCY');
   }
   if (!enabledCurrencies.includes(currency)) throw fieldError('currency', `currency ${currency} is not enabled for this workspace`, 'CURRENCY_NOT_ENABLED');
 }
@@ -97,6 +105,7 @@ export async function requestVirtualAccount(ctx: AppContext, tx: Tx, owner: Acti
   const memo = await repo.recentRefusal(tx, owner.accountId, currency, ctx.config.limits.virtualAccountRefusalMemoMs);
   if (memo) return { kind: 'refused', error: refusalError(memo.code, memo.detail) };
 
+  if (receivingChains(ctx.config, currency).length > 0) return { kind: 'account', row: await depositAddressAccount(ctx, tx, owner, currency), created: true };
   const issuer = issuersFor(ctx.config).forCurrency(currency);
   const input = await issueRequest(tx, owner.workspaceId, owner.accountId, currency, standing.documentTypes);
   const answer = await issuer.request(input);
@@ -117,6 +126,28 @@ export async function requestVirtualAccount(ctx: AppContext, tx: Tx, owner: Acti
   // EUR and GBP are approved before creation: pending, then active at once. NGN emits no event.
   if (row.status === 'active' && VIRTUAL_ACCOUNT_APPROVAL[currency] !== 'silent') await emit(tx, row, 'virtual_account.active');
   return { kind: 'account', row, created: true };
+}
+
+/**
+ * A USDC or USDT account on a configured chain: the owner's deposit address on each chain that takes
+ * the token (chain connector, HD-derived), active at once. Transfers to it are credited by the chain
+ * watcher after their confirmations.
+ */
+async function depositAddressAccount(ctx: AppContext, tx: Tx, owner: ActingAccount, currency: string): Promise<VirtualAccountRow> {
+  const account = await getAccount(tx, owner.workspaceId, owner.accountId);
+  const addresses = await issueDepositAddresses(ctx.config, tx, owner, currency);
+  const details: BankDetails = { accountHolderName: account.name, addresses };
+  const row = await repo.insertVirtualAccount(tx, {
+    id: newId(),
+    workspaceId: owner.workspaceId,
+    accountId: owner.accountId,
+    currency,
+    status: 'active',
+    issuer: 'chain',
+    bankDetails: ctx.box.encrypt(JSON.stringify(details)),
+  });
+  await emit(tx, row, 'virtual_account.active');
+  return row;
 }
 
 function refusalError(code: string, detail: string): DomainError {

@@ -5,6 +5,7 @@ export const EVENT_TYPES = [
   'payout.failed',
   'payout.reverted',
   'payout.cancelled',
+  'payout.approval_required',
   'order.created',
   'order.awaiting_funds',
   'order.funds_received',

@@ -14,6 +14,16 @@ document.addEventListener('submit', function (event) {
   var form = event.target;
   if (!(form instanceof HTMLFormElement)) return;
   var question = form.getAttribute('data-confirm');
+  // {name} in the question: the field's value as typed, or what the change takes when it is empty.
+  if (question) {
+    question = question
+      .replace(/\{([A-Za-z0-9_]+)\}/g, function (_whole, name) {
+        var input = form.elements.namedItem(name);
+        var typed = input && typeof input.value === 'string' ? input.value.trim() : '';
+        return typed || form.getAttribute('data-confirm-' + name.toLowerCase()) || '';
+      })
+      .replace(/ {2,}/g, ' ');
+  }
   if (question && !window.confirm(question)) {
     event.preventDefault();
     return;

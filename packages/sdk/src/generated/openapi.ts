@@ -2430,7 +2430,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Each of the form <action>:<resource>; action read or write (write includes read). Known: read:accounts, write:accounts, read:balances, write:balances, read:beneficiaries, write:beneficiaries, read:payouts, write:payouts, read:fx, write:fx, read:orders, write:orders, read:applications, write:applications, read:virtual_accounts, write:virtual_accounts, read:deposits, write:deposits, read:webhooks, write:webhooks, read:api_keys, write:api_keys, read:capabilities, write:capabilities */
+                        /** @description Each of the form <action>:<resource>; action read or write (write includes read). Known: read:accounts, write:accounts, read:balances, write:balances, read:beneficiaries, write:beneficiaries, read:payouts, write:payouts, read:fx, write:fx, read:orders, write:orders, read:applications, write:applications, read:virtual_accounts, write:virtual_accounts, read:deposits, write:deposits, read:webhooks, write:webhooks, read:api_keys, write:api_keys, read:capabilities, write:capabilities, read:approvals, write:approvals */
                         scopes: string[];
                     };
                 };
@@ -2529,6 +2529,728 @@ export interface paths {
                 };
             };
         };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approval-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's approval rules, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The previous page's nextCursor */
+                    cursor?: string;
+                    /** @description Page size, 1 to 100 */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Legacy or validation envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code?: string;
+                            /** @description At most 50 entries */
+                            details?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `details` lists */
+                            detailsOmitted?: number;
+                            /** @example BAD_REQUEST */
+                            error?: string;
+                            /** @description A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; " */
+                            message: string;
+                            path?: string;
+                            statusCode: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            timestamp?: string;
+                        };
+                    };
+                };
+                /** @description Problem details */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": {
+                            category: "invalid_request" | "authentication" | "permission" | "not_found" | "conflict" | "rate_limit" | "provider" | "internal";
+                            code: string;
+                            detail: string;
+                            /** @description At most 50 entries */
+                            errors?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `errors` lists */
+                            errorsOmitted?: number;
+                            /** @description Equal to the x-request-id response header */
+                            request_id: string;
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
+                            retryable: boolean;
+                            status: number;
+                            title: string;
+                            /** Format: uri */
+                            type: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                amount?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                createdAt: string;
+                                /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                createdBy: string;
+                                /** @description `amount_over`: the payout currency the threshold is in */
+                                currency?: string;
+                                /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                days?: number;
+                                description: string | null;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                /** @description `batch_over`: a batch of more than this many rows */
+                                rows?: number;
+                                /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                            }[];
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                            /** @enum {string} */
+                            object: "approval_rule.list";
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {number} */
+                            statusCode: 401;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add an approval rule: payouts it matches wait for a second person (audited)
+         * @description A payout that any rule matches when it is created waits for an approval: it is answered `queued` with `approval: {status: "pending", rule}` (the first matching rule, oldest first), its funds held and no provider step scheduled, and `payout.approval_required` is emitted. It proceeds only when someone other than its creator approves it (POST /v1/payouts/{id}/approve): a dashboard user, or a credential holding `write:approvals` that did not create it. Rejected, or not decided within the approval window (APPROVAL_WINDOW_MS, default 72 h), it is cancelled and its funds return (`payout.cancelled`). Rules apply to payouts created after they are set.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Required with `amount_over`: a decimal string in major units ("0" holds every payout in the currency) */
+                        amount?: string;
+                        /** @description Required with `amount_over` */
+                        currency?: string;
+                        /** @description Required with `new_beneficiary` */
+                        days?: number;
+                        description?: string;
+                        /** @description Required with `batch_over` */
+                        rows?: number;
+                        /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                        type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                    };
+                };
+            };
+            responses: {
+                /** @description Legacy or validation envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code?: string;
+                            /** @description At most 50 entries */
+                            details?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `details` lists */
+                            detailsOmitted?: number;
+                            /** @example BAD_REQUEST */
+                            error?: string;
+                            /** @description A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; " */
+                            message: string;
+                            path?: string;
+                            statusCode: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            timestamp?: string;
+                        };
+                    };
+                };
+                /** @description Problem details */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": {
+                            category: "invalid_request" | "authentication" | "permission" | "not_found" | "conflict" | "rate_limit" | "provider" | "internal";
+                            code: string;
+                            detail: string;
+                            /** @description At most 50 entries */
+                            errors?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `errors` lists */
+                            errorsOmitted?: number;
+                            /** @description Equal to the x-request-id response header */
+                            request_id: string;
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
+                            retryable: boolean;
+                            status: number;
+                            title: string;
+                            /** Format: uri */
+                            type: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                            amount?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            createdAt: string;
+                            /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                            createdBy: string;
+                            /** @description `amount_over`: the payout currency the threshold is in */
+                            currency?: string;
+                            /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                            days?: number;
+                            description: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description `batch_over`: a batch of more than this many rows */
+                            rows?: number;
+                            /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                            type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {number} */
+                            statusCode: 401;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approval-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One approval rule */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Legacy or validation envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code?: string;
+                            /** @description At most 50 entries */
+                            details?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `details` lists */
+                            detailsOmitted?: number;
+                            /** @example BAD_REQUEST */
+                            error?: string;
+                            /** @description A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; " */
+                            message: string;
+                            path?: string;
+                            statusCode: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            timestamp?: string;
+                        };
+                    };
+                };
+                /** @description Problem details */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": {
+                            category: "invalid_request" | "authentication" | "permission" | "not_found" | "conflict" | "rate_limit" | "provider" | "internal";
+                            code: string;
+                            detail: string;
+                            /** @description At most 50 entries */
+                            errors?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `errors` lists */
+                            errorsOmitted?: number;
+                            /** @description Equal to the x-request-id response header */
+                            request_id: string;
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
+                            retryable: boolean;
+                            status: number;
+                            title: string;
+                            /** Format: uri */
+                            type: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                            amount?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            createdAt: string;
+                            /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                            createdBy: string;
+                            /** @description `amount_over`: the payout currency the threshold is in */
+                            currency?: string;
+                            /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                            days?: number;
+                            description: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description `batch_over`: a batch of more than this many rows */
+                            rows?: number;
+                            /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                            type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {number} */
+                            statusCode: 401;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove an approval rule (audited); payouts already waiting still wait for their decision */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Legacy or validation envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code?: string;
+                            /** @description At most 50 entries */
+                            details?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `details` lists */
+                            detailsOmitted?: number;
+                            /** @example BAD_REQUEST */
+                            error?: string;
+                            /** @description A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; " */
+                            message: string;
+                            path?: string;
+                            statusCode: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            timestamp?: string;
+                        };
+                    };
+                };
+                /** @description Problem details */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": {
+                            category: "invalid_request" | "authentication" | "permission" | "not_found" | "conflict" | "rate_limit" | "provider" | "internal";
+                            code: string;
+                            detail: string;
+                            /** @description At most 50 entries */
+                            errors?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `errors` lists */
+                            errorsOmitted?: number;
+                            /** @description Equal to the x-request-id response header */
+                            request_id: string;
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
+                            retryable: boolean;
+                            status: number;
+                            title: string;
+                            /** Format: uri */
+                            type: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            deleted: true;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {number} */
+                            statusCode: 401;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Approvals newest first, each with its payout: by default the payouts waiting for a decision (`status=pending`)
+         * @description With Service-Account-Id, only that sub-account's payouts.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The previous page's nextCursor */
+                    cursor?: string;
+                    /** @description Page size, 1 to 100 */
+                    limit?: number;
+                    /** @description Default `pending`: the payouts waiting for a decision */
+                    status?: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Legacy or validation envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code?: string;
+                            /** @description At most 50 entries */
+                            details?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `details` lists */
+                            detailsOmitted?: number;
+                            /** @example BAD_REQUEST */
+                            error?: string;
+                            /** @description A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; " */
+                            message: string;
+                            path?: string;
+                            statusCode: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            timestamp?: string;
+                        };
+                    };
+                };
+                /** @description Problem details */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": {
+                            category: "invalid_request" | "authentication" | "permission" | "not_found" | "conflict" | "rate_limit" | "provider" | "internal";
+                            code: string;
+                            detail: string;
+                            /** @description At most 50 entries */
+                            errors?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `errors` lists */
+                            errorsOmitted?: number;
+                            /** @description Equal to the x-request-id response header */
+                            request_id: string;
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
+                            retryable: boolean;
+                            status: number;
+                            title: string;
+                            /** Format: uri */
+                            type: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                createdAt: string;
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                expiresAt: string;
+                                /** ApprovalPayout */
+                                payout: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    accountId?: string;
+                                    amount: string;
+                                    beneficiaryId: string | null;
+                                    clientRef: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    createdAt: string;
+                                    currency: string;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    status: string;
+                                };
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                payoutId: string;
+                                reason: string | null;
+                                /** @description The payout's creator: a credential's client id, or `dashboard:<user id>`. Never its approver. */
+                                requestedBy: string;
+                                /** ApprovalRule */
+                                rule: {
+                                    /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                    amount?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    createdAt: string;
+                                    /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                    createdBy: string;
+                                    /** @description `amount_over`: the payout currency the threshold is in */
+                                    currency?: string;
+                                    /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                    days?: number;
+                                    description: string | null;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description `batch_over`: a batch of more than this many rows */
+                                    rows?: number;
+                                    /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                    type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                                };
+                                /** @description `pending` (the payout waits, `queued`, its funds held), `approved` (it proceeds), `rejected` (cancelled, funds returned), `expired` (not decided within the approval window: cancelled, funds returned), `withdrawn` (cancelled or moved otherwise while it waited) */
+                                status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                            }[];
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                            /** @enum {string} */
+                            object: "approval.list";
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {number} */
+                            statusCode: 401;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -6762,6 +7484,50 @@ export interface paths {
                                  */
                                 accountId?: string;
                                 amount: string;
+                                /**
+                                 * PayoutApproval
+                                 * @description Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)
+                                 */
+                                approval?: {
+                                    decidedAt: string | null;
+                                    decidedBy: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    expiresAt: string;
+                                    reason: string | null;
+                                    /** @description The payout's creator: a credential's client id, or `dashboard:<user id>`. Never its approver. */
+                                    requestedBy: string;
+                                    /** ApprovalRule */
+                                    rule: {
+                                        /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                        amount?: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 timestamp
+                                         */
+                                        createdAt: string;
+                                        /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                        createdBy: string;
+                                        /** @description `amount_over`: the payout currency the threshold is in */
+                                        currency?: string;
+                                        /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                        days?: number;
+                                        description: string | null;
+                                        /**
+                                         * Format: uuid
+                                         * @description UUID
+                                         */
+                                        id: string;
+                                        /** @description `batch_over`: a batch of more than this many rows */
+                                        rows?: number;
+                                        /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                        type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                                    };
+                                    /** @description `pending` (the payout waits, `queued`, its funds held), `approved` (it proceeds), `rejected` (cancelled, funds returned), `expired` (not decided within the approval window: cancelled, funds returned), `withdrawn` (cancelled or moved otherwise while it waited) */
+                                    status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                                };
                                 beneficiaryId: string | null;
                                 /** @description On-chain payouts: the chain it was paid on, as the operator names it */
                                 chain?: string;
@@ -7165,6 +7931,50 @@ export interface paths {
                              */
                             accountId?: string;
                             amount: string;
+                            /**
+                             * PayoutApproval
+                             * @description Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)
+                             */
+                            approval?: {
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                expiresAt: string;
+                                reason: string | null;
+                                /** @description The payout's creator: a credential's client id, or `dashboard:<user id>`. Never its approver. */
+                                requestedBy: string;
+                                /** ApprovalRule */
+                                rule: {
+                                    /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                    amount?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    createdAt: string;
+                                    /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                    createdBy: string;
+                                    /** @description `amount_over`: the payout currency the threshold is in */
+                                    currency?: string;
+                                    /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                    days?: number;
+                                    description: string | null;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description `batch_over`: a batch of more than this many rows */
+                                    rows?: number;
+                                    /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                    type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                                };
+                                /** @description `pending` (the payout waits, `queued`, its funds held), `approved` (it proceeds), `rejected` (cancelled, funds returned), `expired` (not decided within the approval window: cancelled, funds returned), `withdrawn` (cancelled or moved otherwise while it waited) */
+                                status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                            };
                             beneficiaryId: string | null;
                             /** @description On-chain payouts: the chain it was paid on, as the operator names it */
                             chain?: string;
@@ -7234,6 +8044,50 @@ export interface paths {
                              */
                             accountId?: string;
                             amount: string;
+                            /**
+                             * PayoutApproval
+                             * @description Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)
+                             */
+                            approval?: {
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                expiresAt: string;
+                                reason: string | null;
+                                /** @description The payout's creator: a credential's client id, or `dashboard:<user id>`. Never its approver. */
+                                requestedBy: string;
+                                /** ApprovalRule */
+                                rule: {
+                                    /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                    amount?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    createdAt: string;
+                                    /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                    createdBy: string;
+                                    /** @description `amount_over`: the payout currency the threshold is in */
+                                    currency?: string;
+                                    /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                    days?: number;
+                                    description: string | null;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description `batch_over`: a batch of more than this many rows */
+                                    rows?: number;
+                                    /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                    type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                                };
+                                /** @description `pending` (the payout waits, `queued`, its funds held), `approved` (it proceeds), `rejected` (cancelled, funds returned), `expired` (not decided within the approval window: cancelled, funds returned), `withdrawn` (cancelled or moved otherwise while it waited) */
+                                status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                            };
                             beneficiaryId: string | null;
                             /** @description On-chain payouts: the chain it was paid on, as the operator names it */
                             chain?: string;
@@ -7417,6 +8271,50 @@ export interface paths {
                              */
                             accountId?: string;
                             amount: string;
+                            /**
+                             * PayoutApproval
+                             * @description Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)
+                             */
+                            approval?: {
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                expiresAt: string;
+                                reason: string | null;
+                                /** @description The payout's creator: a credential's client id, or `dashboard:<user id>`. Never its approver. */
+                                requestedBy: string;
+                                /** ApprovalRule */
+                                rule: {
+                                    /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                    amount?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    createdAt: string;
+                                    /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                    createdBy: string;
+                                    /** @description `amount_over`: the payout currency the threshold is in */
+                                    currency?: string;
+                                    /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                    days?: number;
+                                    description: string | null;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description `batch_over`: a batch of more than this many rows */
+                                    rows?: number;
+                                    /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                    type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                                };
+                                /** @description `pending` (the payout waits, `queued`, its funds held), `approved` (it proceeds), `rejected` (cancelled, funds returned), `expired` (not decided within the approval window: cancelled, funds returned), `withdrawn` (cancelled or moved otherwise while it waited) */
+                                status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                            };
                             beneficiaryId: string | null;
                             /** @description On-chain payouts: the chain it was paid on, as the operator names it */
                             chain?: string;
@@ -7499,6 +8397,241 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payouts/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a payout waiting for its approval: it proceeds (its first provider step is scheduled)
+         * @description Needs `write:approvals`, and a caller other than the payout's creator (403 APPROVER_IS_CREATOR). A payout whose approval is no longer pending (decided, someone else first, expired, or the payout cancelled meanwhile) is a 409 APPROVAL_NOT_PENDING; a payout no rule held, 409 APPROVAL_NOT_REQUIRED. Audited with who decided.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Legacy or validation envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code?: string;
+                            /** @description At most 50 entries */
+                            details?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `details` lists */
+                            detailsOmitted?: number;
+                            /** @example BAD_REQUEST */
+                            error?: string;
+                            /** @description A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; " */
+                            message: string;
+                            path?: string;
+                            statusCode: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            timestamp?: string;
+                        };
+                    };
+                };
+                /** @description Problem details */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": {
+                            category: "invalid_request" | "authentication" | "permission" | "not_found" | "conflict" | "rate_limit" | "provider" | "internal";
+                            code: string;
+                            detail: string;
+                            /** @description At most 50 entries */
+                            errors?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `errors` lists */
+                            errorsOmitted?: number;
+                            /** @description Equal to the x-request-id response header */
+                            request_id: string;
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
+                            retryable: boolean;
+                            status: number;
+                            title: string;
+                            /** Format: uri */
+                            type: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            accountId?: string;
+                            amount: string;
+                            /**
+                             * PayoutApproval
+                             * @description Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)
+                             */
+                            approval?: {
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                expiresAt: string;
+                                reason: string | null;
+                                /** @description The payout's creator: a credential's client id, or `dashboard:<user id>`. Never its approver. */
+                                requestedBy: string;
+                                /** ApprovalRule */
+                                rule: {
+                                    /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                    amount?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    createdAt: string;
+                                    /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                    createdBy: string;
+                                    /** @description `amount_over`: the payout currency the threshold is in */
+                                    currency?: string;
+                                    /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                    days?: number;
+                                    description: string | null;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description `batch_over`: a batch of more than this many rows */
+                                    rows?: number;
+                                    /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                    type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                                };
+                                /** @description `pending` (the payout waits, `queued`, its funds held), `approved` (it proceeds), `rejected` (cancelled, funds returned), `expired` (not decided within the approval window: cancelled, funds returned), `withdrawn` (cancelled or moved otherwise while it waited) */
+                                status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                            };
+                            beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
+                            clientRef: string;
+                            completedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            createdAt: string;
+                            currency: string;
+                            failureReason: string | null;
+                            /** @description The fee held with the payout and returned with it on failure, cancellation or revert, in `feeCurrency` */
+                            fee: string;
+                            /** @description The currency the payout is funded from: its own currency, or the quote's fromCurrency for a quote-funded payout. The fee is the workspace's fee for that currency. */
+                            feeCurrency: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            purpose?: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            quoteId?: string;
+                            reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
+                            /** @description The rail; `international` for EUR/GBP auto-routed payouts */
+                            route: string;
+                            status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {number} */
+                            statusCode: 401;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -7601,6 +8734,285 @@ export interface paths {
                              */
                             accountId?: string;
                             amount: string;
+                            /**
+                             * PayoutApproval
+                             * @description Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)
+                             */
+                            approval?: {
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                expiresAt: string;
+                                reason: string | null;
+                                /** @description The payout's creator: a credential's client id, or `dashboard:<user id>`. Never its approver. */
+                                requestedBy: string;
+                                /** ApprovalRule */
+                                rule: {
+                                    /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                    amount?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    createdAt: string;
+                                    /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                    createdBy: string;
+                                    /** @description `amount_over`: the payout currency the threshold is in */
+                                    currency?: string;
+                                    /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                    days?: number;
+                                    description: string | null;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description `batch_over`: a batch of more than this many rows */
+                                    rows?: number;
+                                    /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                    type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                                };
+                                /** @description `pending` (the payout waits, `queued`, its funds held), `approved` (it proceeds), `rejected` (cancelled, funds returned), `expired` (not decided within the approval window: cancelled, funds returned), `withdrawn` (cancelled or moved otherwise while it waited) */
+                                status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                            };
+                            beneficiaryId: string | null;
+                            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+                            chain?: string;
+                            clientRef: string;
+                            completedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            createdAt: string;
+                            currency: string;
+                            failureReason: string | null;
+                            /** @description The fee held with the payout and returned with it on failure, cancellation or revert, in `feeCurrency` */
+                            fee: string;
+                            /** @description The currency the payout is funded from: its own currency, or the quote's fromCurrency for a quote-funded payout. The fee is the workspace's fee for that currency. */
+                            feeCurrency: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            purpose?: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            quoteId?: string;
+                            reference?: string;
+                            /**
+                             * ReturnReason
+                             * @description Why the bank rejected or returned the payout (bank connectors only); also in the payout's events
+                             */
+                            returnReason?: {
+                                /**
+                                 * @description The ISO 20022 status reason (pain.002) or return reason (pacs.004, camt.054) code, e.g. `AC01`
+                                 * @example AC01
+                                 */
+                                code: string;
+                                /**
+                                 * @description What the code means, in words
+                                 * @example Incorrect account number
+                                 */
+                                description: string;
+                            };
+                            /** @description The rail; `international` for EUR/GBP auto-routed payouts */
+                            route: string;
+                            status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+                            /** @description On-chain payouts: the hash of the transaction that paid it */
+                            txHash?: string;
+                            /**
+                             * Format: uuid
+                             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+                             */
+                            uetr?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {number} */
+                            statusCode: 401;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payouts/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a payout waiting for its approval: it is cancelled and its held funds return
+         * @description Needs `write:approvals`, and a caller other than the payout's creator (403 APPROVER_IS_CREATOR). A payout whose approval is no longer pending (decided, someone else first, expired, or the payout cancelled meanwhile) is a 409 APPROVAL_NOT_PENDING; a payout no rule held, 409 APPROVAL_NOT_REQUIRED. Audited with who decided.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Legacy or validation envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code?: string;
+                            /** @description At most 50 entries */
+                            details?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `details` lists */
+                            detailsOmitted?: number;
+                            /** @example BAD_REQUEST */
+                            error?: string;
+                            /** @description A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; " */
+                            message: string;
+                            path?: string;
+                            statusCode: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            timestamp?: string;
+                        };
+                    };
+                };
+                /** @description Problem details */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": {
+                            category: "invalid_request" | "authentication" | "permission" | "not_found" | "conflict" | "rate_limit" | "provider" | "internal";
+                            code: string;
+                            detail: string;
+                            /** @description At most 50 entries */
+                            errors?: {
+                                code?: string;
+                                field: string;
+                                message: string;
+                                value?: unknown;
+                            }[];
+                            /** @description How many more failing fields there were than `errors` lists */
+                            errorsOmitted?: number;
+                            /** @description Equal to the x-request-id response header */
+                            request_id: string;
+                            /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
+                            retryable: boolean;
+                            status: number;
+                            title: string;
+                            /** Format: uri */
+                            type: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            accountId?: string;
+                            amount: string;
+                            /**
+                             * PayoutApproval
+                             * @description Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)
+                             */
+                            approval?: {
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                expiresAt: string;
+                                reason: string | null;
+                                /** @description The payout's creator: a credential's client id, or `dashboard:<user id>`. Never its approver. */
+                                requestedBy: string;
+                                /** ApprovalRule */
+                                rule: {
+                                    /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                    amount?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    createdAt: string;
+                                    /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                    createdBy: string;
+                                    /** @description `amount_over`: the payout currency the threshold is in */
+                                    currency?: string;
+                                    /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                    days?: number;
+                                    description: string | null;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description `batch_over`: a batch of more than this many rows */
+                                    rows?: number;
+                                    /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                    type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                                };
+                                /** @description `pending` (the payout waits, `queued`, its funds held), `approved` (it proceeds), `rejected` (cancelled, funds returned), `expired` (not decided within the approval window: cancelled, funds returned), `withdrawn` (cancelled or moved otherwise while it waited) */
+                                status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                            };
                             beneficiaryId: string | null;
                             /** @description On-chain payouts: the chain it was paid on, as the operator names it */
                             chain?: string;
@@ -9729,6 +11141,50 @@ export interface paths {
                              */
                             accountId?: string;
                             amount: string;
+                            /**
+                             * PayoutApproval
+                             * @description Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)
+                             */
+                            approval?: {
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                expiresAt: string;
+                                reason: string | null;
+                                /** @description The payout's creator: a credential's client id, or `dashboard:<user id>`. Never its approver. */
+                                requestedBy: string;
+                                /** ApprovalRule */
+                                rule: {
+                                    /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                    amount?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    createdAt: string;
+                                    /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                    createdBy: string;
+                                    /** @description `amount_over`: the payout currency the threshold is in */
+                                    currency?: string;
+                                    /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                    days?: number;
+                                    description: string | null;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description `batch_over`: a batch of more than this many rows */
+                                    rows?: number;
+                                    /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                    type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                                };
+                                /** @description `pending` (the payout waits, `queued`, its funds held), `approved` (it proceeds), `rejected` (cancelled, funds returned), `expired` (not decided within the approval window: cancelled, funds returned), `withdrawn` (cancelled or moved otherwise while it waited) */
+                                status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                            };
                             beneficiaryId: string | null;
                             /** @description On-chain payouts: the chain it was paid on, as the operator names it */
                             chain?: string;
@@ -9911,6 +11367,50 @@ export interface paths {
                              */
                             accountId?: string;
                             amount: string;
+                            /**
+                             * PayoutApproval
+                             * @description Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)
+                             */
+                            approval?: {
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                expiresAt: string;
+                                reason: string | null;
+                                /** @description The payout's creator: a credential's client id, or `dashboard:<user id>`. Never its approver. */
+                                requestedBy: string;
+                                /** ApprovalRule */
+                                rule: {
+                                    /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                    amount?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    createdAt: string;
+                                    /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                    createdBy: string;
+                                    /** @description `amount_over`: the payout currency the threshold is in */
+                                    currency?: string;
+                                    /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                    days?: number;
+                                    description: string | null;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description `batch_over`: a batch of more than this many rows */
+                                    rows?: number;
+                                    /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                    type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                                };
+                                /** @description `pending` (the payout waits, `queued`, its funds held), `approved` (it proceeds), `rejected` (cancelled, funds returned), `expired` (not decided within the approval window: cancelled, funds returned), `withdrawn` (cancelled or moved otherwise while it waited) */
+                                status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                            };
                             beneficiaryId: string | null;
                             /** @description On-chain payouts: the chain it was paid on, as the operator names it */
                             chain?: string;
@@ -10093,6 +11593,50 @@ export interface paths {
                              */
                             accountId?: string;
                             amount: string;
+                            /**
+                             * PayoutApproval
+                             * @description Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)
+                             */
+                            approval?: {
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                expiresAt: string;
+                                reason: string | null;
+                                /** @description The payout's creator: a credential's client id, or `dashboard:<user id>`. Never its approver. */
+                                requestedBy: string;
+                                /** ApprovalRule */
+                                rule: {
+                                    /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                    amount?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    createdAt: string;
+                                    /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                    createdBy: string;
+                                    /** @description `amount_over`: the payout currency the threshold is in */
+                                    currency?: string;
+                                    /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                    days?: number;
+                                    description: string | null;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description `batch_over`: a batch of more than this many rows */
+                                    rows?: number;
+                                    /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                    type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                                };
+                                /** @description `pending` (the payout waits, `queued`, its funds held), `approved` (it proceeds), `rejected` (cancelled, funds returned), `expired` (not decided within the approval window: cancelled, funds returned), `withdrawn` (cancelled or moved otherwise while it waited) */
+                                status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                            };
                             beneficiaryId: string | null;
                             /** @description On-chain payouts: the chain it was paid on, as the operator names it */
                             chain?: string;
@@ -10275,6 +11819,50 @@ export interface paths {
                              */
                             accountId?: string;
                             amount: string;
+                            /**
+                             * PayoutApproval
+                             * @description Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)
+                             */
+                            approval?: {
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                expiresAt: string;
+                                reason: string | null;
+                                /** @description The payout's creator: a credential's client id, or `dashboard:<user id>`. Never its approver. */
+                                requestedBy: string;
+                                /** ApprovalRule */
+                                rule: {
+                                    /** @description `amount_over`: payouts over this amount (not equal to it) need an approval */
+                                    amount?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 timestamp
+                                     */
+                                    createdAt: string;
+                                    /** @description Who set the rule: a credential's client id, or `dashboard:<user id>` */
+                                    createdBy: string;
+                                    /** @description `amount_over`: the payout currency the threshold is in */
+                                    currency?: string;
+                                    /** @description `new_beneficiary`: a beneficiary younger than this many days */
+                                    days?: number;
+                                    description: string | null;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description `batch_over`: a batch of more than this many rows */
+                                    rows?: number;
+                                    /** @description `amount_over`: payouts in `currency` over `amount`; `new_beneficiary`: payouts to a beneficiary created less than `days` days ago (a beneficiary sent in full with the payout is new); `batch_over`: every payout of a batch request (an array) of more than `rows` rows; `every_payout`: every payout. */
+                                    type: "amount_over" | "new_beneficiary" | "batch_over" | "every_payout";
+                                };
+                                /** @description `pending` (the payout waits, `queued`, its funds held), `approved` (it proceeds), `rejected` (cancelled, funds returned), `expired` (not decided within the approval window: cancelled, funds returned), `withdrawn` (cancelled or moved otherwise while it waited) */
+                                status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+                            };
                             beneficiaryId: string | null;
                             /** @description On-chain payouts: the chain it was paid on, as the operator names it */
                             chain?: string;
@@ -10912,6 +12500,15 @@ export interface paths {
                                 accountHolderName: string;
                                 accountId: string | null;
                                 accountNumber?: string;
+                                /** @description USDC and USDT accounts on chain (when the operator connected a chain): the deposit address on each chain that takes the token; a transfer is credited after the chain's confirmations */
+                                addresses?: {
+                                    /** @description The address to send the token to (checksummed); only that token is credited */
+                                    address: string;
+                                    /** @description The configured chain, e.g. `ethereum`, `polygon` */
+                                    chain: string;
+                                    /** @description The network, as beneficiaries name it (`ethereum`, `polygon`…) */
+                                    network: string;
+                                }[];
                                 bankCode?: string;
                                 bankName?: string;
                                 bic?: string;
@@ -11396,7 +12993,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         description?: string | null;
-                        events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
+                        events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
                         /**
                          * @description HTTPS URL that receives the POSTs; at most 2048 characters, no credentials or fragment
                          * @example https://example.com/webhooks/corridor
@@ -11771,7 +13368,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         description?: string | null;
-                        events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
+                        events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
                         /** @description A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again */
                         status?: "enabled" | "disabled";
                         /**
@@ -11906,7 +13503,7 @@ export interface paths {
                 query?: {
                     /** @description The previous page's nextCursor */
                     cursor?: string;
-                    eventType?: "payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "webhook.test";
+                    eventType?: "payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "webhook.test";
                     /** @description Page size, 1 to 100 */
                     limit?: number;
                     status?: "pending" | "succeeded" | "failed";

@@ -1,0 +1,61 @@
+import {
+  createPublicClient,
+  defineChain,
+  encodeFunctionData,
+  fallback,
+  http,
+  parseAbi,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { currencyScale } from '../../lib/money.js';
+import type { ChainCurrency, ChainSettings } from './chain.config.js';
+
+/** The ERC-20 members the connector uses. */
+export const ERC20_ABI = parseAbi([
+  'function transfer(address to, uint256 value) returns (bool)',
+  'function decimals() view returns (uint8)',
+  'function balanceOf(address owner) view returns (uint256)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+]);
+
+/** keccak256("Transfer(address,address,uint256)"): topic 0 of every ERC-20 transfer log. */
+export const TRANSFER_TOPIC: Hex = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+/** A read client of one chain over its RPC URLs (the next URL when one fails). */
+export function chainClient(settings: ChainSettings, pollMs: number): PublicClient {
+  const chain = defineChain({
+    id: settings.chainId,
+    name: settings.name,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: settings.rpcUrls } },
+  });
+  const transports = settings.rpcUrls.map((url) => http(url, { retryCount: 1, timeout: 10_000 }));
+  return createPublicClient({ chain, transport: transports.length === 1 ? (transports[0] as ReturnType<typeof http>) : fallback(transports), pollingInterval: pollMs, cacheTime: 0 });
+}
+
+/** The calldata of `transfer(to, amount)`. */
+export function transferData(to: Address, amountMinor: bigint): Hex {
+  return encodeFunctionData({ abi: ERC20_ABI, functionName: 'transfer', args: [to, amountMinor] });
+}
+
+/**
+ * Checks at start that the node serves the configured chain id and that each token's `decimals()`
+ * equals the currency's scale (USDC and USDT: 6), so a minor unit in the ledger is one base unit on
+ * chain. Throws, refusing to start, on any mismatch.
+ */
+export async function checkChain(client: PublicClient, settings: ChainSettings): Promise<void> {
+  const chainId = await client.getChainId();
+  if (chainId !== settings.chainId) throw new Error(`chain ${settings.name}: the node serves chain id ${chainId}, configured ${settings.chainId}`);
+  for (const [currency, token] of Object.entries(settings.tokens) as [ChainCurrency, Address][]) {
+    let decimals: number;
+    try {
+      decimals = await client.readContract({ address: token, abi: ERC20_ABI, functionName: 'decimals' });
+    } catch (err) {
+      throw new Error(`chain ${settings.name}: ${currency} token ${token} does not answer decimals() (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+    }
+    const scale = currencyScale(currency);
+    if (decimals !== scale) throw new Error(`chain ${settings.name}: ${currency} token ${token} has ${decimals} decimals, Corridor keeps ${currency} at ${scale}`);
+  }
+}

@@ -1,0 +1,113 @@
+import { getAddress, isAddress } from 'viem';
+import type { Config } from '../../config.js';
+import type { AsyncConnector, ConnectorStep, HandedOverPayout } from '../../connectors/connector.js';
+import type { Tx } from '../../db/db.js';
+import type { CryptoBox } from '../../lib/crypto-box.js';
+import { registerReceivingChains, type ReceivingChain } from './chain.addresses.js';
+import { checkChain, chainClient } from './chain.client.js';
+import { CHAIN_CURRENCIES, openSealed, parseChainsSection, type ChainCurrency } from './chain.config.js';
+import type { ChainRuntime } from './chain.rails.js';
+import * as repo from './chain.repository.js';
+import { depositWallet } from './hd.js';
+import { localSigner, type ChainSigner } from './signer.js';
+
+/** Why a payout the chain connector cannot send fails at once. */
+export const NETWORK_NOT_SERVED = 'crypto_network_not_served';
+
+/** The wallet account a payout pays: the beneficiary's crypto account in the payout's currency. */
+function walletOf(beneficiary: Record<string, unknown>, currency: string): { network: string; address: string } | undefined {
+  type Account = { type?: string; currency?: string; data?: Record<string, unknown> };
+  const accounts = [...(Array.isArray(beneficiary.accounts) ? (beneficiary.accounts as Account[]) : []), ...(beneficiary.account ? [beneficiary.account as Account] : [])];
+  const account = accounts.find((a) => a.type === 'crypto' && (a.currency === undefined || a.currency === currency)) ?? accounts.find((a) => a.type === 'crypto');
+  const network = account?.data?.network;
+  const address = account?.data?.address;
+  return typeof network === 'string' && typeof address === 'string' ? { network, address } : undefined;
+}
+
+/**
+ * The chain connector (an async connector, CONNECTORS.md): USDC and USDT payouts as ERC-20 transfers
+ * from the hot wallet of the chain serving the beneficiary's network, and deposit addresses watched
+ * for transfers. `start()` checks every chain (chain id, each token's decimals against the
+ * currency's scale) and refuses to start on a mismatch. Its work beside the payouts step (sign and
+ * broadcast, follow, watch deposits) is the worker's ChainWorker (chain.worker.ts).
+ */
+export class ChainConnector implements AsyncConnector {
+  readonly name = 'chain';
+  readonly async = true as const;
+  /** The configured chains as run (the worker's chain.worker.ts looks at each). */
+  readonly chains: readonly ChainRuntime[];
+
+  constructor(section: unknown, deps: { config: Config; box: CryptoBox }, options: { signers?: Record<string, ChainSigner> } = {}) {
+    this.chains = parseChainsSection(section).chains.map((settings) => {
+      const client = chainClient(settings, deps.config.chainPollMs);
+      const signer = options.signers?.[settings.name] ?? (settings.hotWalletKey ? localSigner(openSealed(deps.box, settings.hotWalletKey, `${settings.name}.hotWalletKey`)) : undefined);
+      const sealedWallet = settings.depositXpub ?? settings.depositSeed;
+      const wallet = sealedWallet ? depositWallet(openSealed(deps.box, sealedWallet, `${settings.name}.deposit wallet`)) : undefined;
+      return { settings, client, ...(signer ? { payouts: { settings, client, signer } } : {}), ...(wallet ? { deposits: { settings, client, wallet } } : {}) };
+    });
+    const receiving: ReceivingChain[] = this.chains.flatMap((c) =>
+      c.deposits ? [{ name: c.settings.name, network: c.settings.network, wallet: c.deposits.wallet, currencies: Object.keys(c.settings.tokens) as ChainCurrency[] }] : [],
+    );
+    registerReceivingChains(deps.config, receiving);
+  }
+
+  /** Handed over at once: the payouts step calls `accept` on its first look. */
+  firstStepMs(): number {
+    return 0;
+  }
+
+  /** The chain connector moves its payouts itself (reportPayoutOutcomes), never through steps. */
+  nextStep(): ConnectorStep {
+    return { move: 'none', nextInMs: null };
+  }
+
+  /** A signed transfer cannot be called back. */
+  canCancelProcessing(): boolean {
+    return false;
+  }
+
+  /** The configured chains' names. */
+  chainNames(): string[] {
+    return this.chains.map((c) => c.settings.name);
+  }
+
+  /** The hot wallet address of a chain (fund it with the tokens and the gas coin). */
+  hotWallet(chain: string): string | undefined {
+    return this.chains.find((c) => c.settings.name === chain)?.payouts?.signer.address;
+  }
+
+  /** Checks every chain against its node (chain id, each token's decimals); throws, and the process refuses to start, on a mismatch. */
+  async checkAtStart(): Promise<void> {
+    for (const c of this.chains) await checkChain(c.client, c.settings);
+  }
+
+  /**
+   * In the payouts step transaction: records the payouts handed over. One whose beneficiary's
+   * network no configured chain pays, or whose token that chain lacks, is recorded refused and
+   * failed on the next look (funds released).
+   */
+  async accept(tx: Tx, payouts: readonly HandedOverPayout[]): Promise<void> {
+    const accepted: repo.NewChainPayout[] = [];
+    for (const p of payouts) {
+      const wallet = walletOf(p.beneficiary, p.currency);
+      const chain = wallet ? this.chains.find((c) => c.settings.network === wallet.network && c.payouts) : undefined;
+      const token = chain?.settings.tokens[p.currency as ChainCurrency];
+      const served = wallet && chain && token && isAddress(wallet.address, { strict: false }) && (CHAIN_CURRENCIES as readonly string[]).includes(p.currency);
+      accepted.push({
+        payoutId: p.id,
+        chain: served ? chain.settings.name : (wallet?.network ?? ''),
+        currency: p.currency,
+        token: served ? token.toLowerCase() : '',
+        toAddress: served ? getAddress(wallet.address).toLowerCase() : (wallet?.address ?? ''),
+        amountMinor: p.amountMinor,
+        refused: !served,
+      });
+    }
+    await repo.insertChainPayouts(tx, accepted);
+  }
+}
+
+/** The registry's factory (src/connectors/registry.ts): the "chains" section of the connectors file. */
+export function chainConnectorFactory(section: unknown, deps: { config: Config; box: CryptoBox }): ChainConnector {
+  return new ChainConnector(section, deps);
+}

@@ -1,0 +1,32 @@
+import type { PublicClient } from 'viem';
+import type { ChainSettings } from './chain.config.js';
+import type { DepositWallet } from './hd.js';
+import type { ChainSigner } from './signer.js';
+
+/** A chain that pays out: its settings, its node, the hot wallet's signer. */
+export interface PayoutRail {
+  settings: ChainSettings;
+  client: PublicClient;
+  signer: ChainSigner;
+}
+
+/** A chain that receives: its settings, its node, the deposit HD wallet. */
+export interface DepositRail {
+  settings: ChainSettings;
+  client: PublicClient;
+  wallet: DepositWallet;
+}
+
+/** One configured chain as the connector runs it. */
+export interface ChainRuntime {
+  settings: ChainSettings;
+  client: PublicClient;
+  payouts?: PayoutRail;
+  deposits?: DepositRail;
+}
+
+/** What tests hook into to stop a worker between the steps (kill -9 after signing, after broadcast). */
+export interface ChainHooks {
+  afterSign?: (hashes: readonly string[]) => Promise<void>;
+  afterBroadcast?: (hashes: readonly string[]) => Promise<void>;
+}

@@ -1,0 +1,297 @@
+import type { Sql } from '../../db/db.js';
+import { maybeOne, one } from '../../db/db.js';
+
+export type ChainPayoutStatus = 'refused' | 'accepted' | 'signed' | 'sent' | 'confirmed' | 'failed' | 'cancelled';
+
+export interface ChainPayoutRow {
+  payout_id: string;
+  chain: string;
+  currency: string;
+  token: string;
+  to_address: string;
+  amount_minor: string;
+  status: ChainPayoutStatus;
+  from_address: string | null;
+  nonce: string | null;
+  mined_hash: string | null;
+  mined_block: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const PAYOUT_COLUMNS = `payout_id, chain, currency, token, to_address, amount_minor::text AS amount_minor, status, from_address,
+  nonce::text AS nonce, mined_hash, mined_block::text AS mined_block, failure_reason, created_at, updated_at`;
+
+export interface ChainTransactionRow {
+  hash: string;
+  payout_id: string;
+  chain: string;
+  nonce: string;
+  raw: string;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  signed_at: Date;
+  sent_at: Date | null;
+}
+
+const TX_COLUMNS = `hash, payout_id, chain, nonce::text AS nonce, raw, max_fee_per_gas::text AS max_fee_per_gas,
+  max_priority_fee_per_gas::text AS max_priority_fee_per_gas, signed_at, sent_at`;
+
+export interface NewChainPayout {
+  payoutId: string;
+  chain: string;
+  currency: string;
+  token: string;
+  toAddress: string;
+  amountMinor: bigint;
+  /** No configured chain pays it: failed on the next look. */
+  refused: boolean;
+}
+
+/** Records payouts handed over (a payout handed over twice is recorded once). */
+export async function insertChainPayouts(sql: Sql, ps: readonly NewChainPayout[]): Promise<void> {
+  if (ps.length === 0) return;
+  await sql.query(
+    `INSERT INTO chain_payouts (payout_id, chain, currency, token, to_address, amount_minor, status)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::text[])
+     ON CONFLICT (payout_id) DO NOTHING`,
+    [
+      ps.map((p) => p.payoutId), ps.map((p) => p.chain), ps.map((p) => p.currency), ps.map((p) => p.token), ps.map((p) => p.toAddress),
+      ps.map((p) => p.amountMinor.toString()), ps.map((p) => (p.refused ? 'refused' : 'accepted')),
+    ],
+  );
+}
+
+/** Payouts recorded refused, locked (others' skipped). */
+export async function lockRefused(sql: Sql, limit: number): Promise<string[]> {
+  const rows = await sql.query<{ payout_id: string }>(`SELECT payout_id FROM chain_payouts WHERE status = 'refused' ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
+  return rows.map((r) => r.payout_id);
+}
+
+export async function setStatuses(sql: Sql, payoutIds: readonly string[], status: ChainPayoutStatus, failureReason: string | null): Promise<void> {
+  await sql.query(`UPDATE chain_payouts SET status = $2, failure_reason = COALESCE($3, failure_reason), updated_at = now() WHERE payout_id = ANY($1::uuid[])`, [payoutIds, status, failureReason]);
+}
+
+/** How many payouts of a chain wait for a nonce. */
+export async function countAccepted(sql: Sql, chain: string): Promise<number> {
+  return (await one<{ n: number }>(sql, `SELECT count(*)::int AS n FROM chain_payouts WHERE chain = $1 AND status = 'accepted'`, [chain])).n;
+}
+
+/** Payouts of a chain waiting for a nonce, oldest first, locked (others' locked rows skipped). */
+export async function lockAccepted(sql: Sql, chain: string, limit: number): Promise<ChainPayoutRow[]> {
+  return sql.query<ChainPayoutRow>(
+    `SELECT ${PAYOUT_COLUMNS} FROM chain_payouts WHERE chain = $1 AND status = 'accepted'
+      ORDER BY created_at, payout_id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [chain, limit],
+  );
+}
+
+/** The open payouts of a chain (signed or sent), locked, others' locked rows skipped. */
+export async function lockInFlight(sql: Sql, chain: string, limit: number): Promise<ChainPayoutRow[]> {
+  return sql.query<ChainPayoutRow>(
+    `SELECT ${PAYOUT_COLUMNS} FROM chain_payouts WHERE chain = $1 AND status IN ('signed', 'sent')
+      ORDER BY chain_payouts.nonce LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [chain, limit],
+  );
+}
+
+/** One payout, locked, or undefined when another holds it. */
+export async function lockChainPayout(sql: Sql, payoutId: string): Promise<ChainPayoutRow | undefined> {
+  return maybeOne<ChainPayoutRow>(sql, `SELECT ${PAYOUT_COLUMNS} FROM chain_payouts WHERE payout_id = $1 FOR UPDATE SKIP LOCKED`, [payoutId]);
+}
+
+export async function findChainPayout(sql: Sql, payoutId: string): Promise<ChainPayoutRow | undefined> {
+  return maybeOne<ChainPayoutRow>(sql, `SELECT ${PAYOUT_COLUMNS} FROM chain_payouts WHERE payout_id = $1`, [payoutId]);
+}
+
+/** The open payouts of a chain and their transactions, unlocked (what to broadcast and look up). */
+export async function openTransactions(sql: Sql, chain: string, limit: number): Promise<(ChainTransactionRow & { status: ChainPayoutStatus })[]> {
+  return sql.query(
+    `SELECT t.hash, t.payout_id, t.chain, t.nonce::text AS nonce, t.raw, t.max_fee_per_gas::text AS max_fee_per_gas,
+            t.max_priority_fee_per_gas::text AS max_priority_fee_per_gas, t.signed_at, t.sent_at, p.status
+       FROM chain_payouts p JOIN chain_transactions t ON t.payout_id = p.payout_id
+      WHERE p.chain = $1 AND p.status IN ('signed', 'sent')
+      ORDER BY t.nonce, t.signed_at LIMIT $2`,
+    [chain, limit],
+  );
+}
+
+export async function transactionsOf(sql: Sql, payoutId: string): Promise<ChainTransactionRow[]> {
+  return sql.query<ChainTransactionRow>(`SELECT ${TX_COLUMNS} FROM chain_transactions WHERE payout_id = $1 ORDER BY signed_at, hash`, [payoutId]);
+}
+
+export async function insertTransaction(
+  sql: Sql,
+  t: { hash: string; payoutId: string; chain: string; nonce: bigint; raw: string; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+): Promise<void> {
+  await sql.query(
+    `INSERT INTO chain_transactions (hash, payout_id, chain, nonce, raw, max_fee_per_gas, max_priority_fee_per_gas) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [t.hash, t.payoutId, t.chain, t.nonce.toString(), t.raw, t.maxFeePerGas.toString(), t.maxPriorityFeePerGas.toString()],
+  );
+}
+
+/** The transaction was handed to a node (the first time counts: replacement timing starts there). */
+export async function markSent(sql: Sql, hashes: readonly string[]): Promise<void> {
+  if (hashes.length === 0) return;
+  await sql.query(`UPDATE chain_transactions SET sent_at = COALESCE(sent_at, now()) WHERE hash = ANY($1::text[])`, [hashes]);
+  await sql.query(
+    `UPDATE chain_payouts SET status = 'sent', updated_at = now()
+      WHERE status = 'signed' AND payout_id IN (SELECT payout_id FROM chain_transactions WHERE hash = ANY($1::text[]))`,
+    [hashes],
+  );
+}
+
+export async function setSigned(sql: Sql, payoutId: string, fromAddress: string, nonce: bigint): Promise<void> {
+  await sql.query(`UPDATE chain_payouts SET status = 'signed', from_address = $2, nonce = $3, updated_at = now() WHERE payout_id = $1`, [payoutId, fromAddress, nonce.toString()]);
+}
+
+export async function setStatus(sql: Sql, payoutId: string, status: ChainPayoutStatus, failureReason: string | null = null): Promise<void> {
+  await sql.query(`UPDATE chain_payouts SET status = $2, failure_reason = COALESCE($3, failure_reason), updated_at = now() WHERE payout_id = $1`, [payoutId, status, failureReason]);
+}
+
+/** Where the payout's transaction was last seen mined (null, null: seen no more, after a reorg). */
+export async function setMined(sql: Sql, payoutId: string, hash: string | null, block: bigint | null): Promise<void> {
+  await sql.query(`UPDATE chain_payouts SET mined_hash = $2, mined_block = $3, updated_at = now() WHERE payout_id = $1`, [payoutId, hash, block?.toString() ?? null]);
+}
+
+/** Creates the wallet's nonce row at the chain's count when it has none yet. */
+export async function ensureNonceRow(sql: Sql, chain: string, address: string, nextNonce: bigint): Promise<void> {
+  await sql.query(`INSERT INTO chain_nonces (chain, address, next_nonce) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [chain, address, nextNonce.toString()]);
+}
+
+/** Takes the wallet's nonce row lock (held until the transaction ends) and answers its next nonce. */
+export async function lockNonce(sql: Sql, chain: string, address: string): Promise<bigint> {
+  const row = await one<{ next_nonce: string }>(sql, `SELECT next_nonce::text AS next_nonce FROM chain_nonces WHERE chain = $1 AND address = $2 FOR UPDATE`, [chain, address]);
+  return BigInt(row.next_nonce);
+}
+
+export async function setNextNonce(sql: Sql, chain: string, address: string, next: bigint): Promise<void> {
+  await sql.query(`UPDATE chain_nonces SET next_nonce = $3 WHERE chain = $1 AND address = $2`, [chain, address, next.toString()]);
+}
+
+/** The rail details of payouts (the hash counted, its chain): the mined version, else the latest signed. */
+export async function railOf(sql: Sql, payoutIds: readonly string[]): Promise<Map<string, { txHash: string; chain: string }>> {
+  if (payoutIds.length === 0) return new Map();
+  const rows = await sql.query<{ payout_id: string; chain: string; hash: string }>(
+    `SELECT DISTINCT ON (p.payout_id) p.payout_id, p.chain, COALESCE(p.mined_hash, t.hash) AS hash
+       FROM chain_payouts p JOIN chain_transactions t ON t.payout_id = p.payout_id
+      WHERE p.payout_id = ANY($1::uuid[]) ORDER BY p.payout_id, t.signed_at DESC`,
+    [payoutIds],
+  );
+  return new Map(rows.map((r) => [r.payout_id, { txHash: r.hash, chain: r.chain }]));
+}
+
+// Deposits
+
+export async function checkpoint(sql: Sql, chain: string): Promise<bigint | undefined> {
+  const row = await maybeOne<{ next_block: string }>(sql, `SELECT next_block::text AS next_block FROM chain_checkpoints WHERE chain = $1 FOR UPDATE`, [chain]);
+  return row ? BigInt(row.next_block) : undefined;
+}
+
+export async function readCheckpoint(sql: Sql, chain: string): Promise<bigint | undefined> {
+  const row = await maybeOne<{ next_block: string }>(sql, `SELECT next_block::text AS next_block FROM chain_checkpoints WHERE chain = $1`, [chain]);
+  return row ? BigInt(row.next_block) : undefined;
+}
+
+/** Starts the watcher's checkpoint when it has none (a concurrent start keeps the first). */
+export async function ensureCheckpoint(sql: Sql, chain: string, nextBlock: bigint): Promise<void> {
+  await sql.query(`INSERT INTO chain_checkpoints (chain, next_block) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [chain, nextBlock.toString()]);
+}
+
+export async function setCheckpoint(sql: Sql, chain: string, nextBlock: bigint): Promise<void> {
+  await sql.query(`UPDATE chain_checkpoints SET next_block = $2, updated_at = now() WHERE chain = $1`, [chain, nextBlock.toString()]);
+}
+
+/** The owner's derivation index, allocated on first use. */
+export async function depositIndex(sql: Sql, owner: { workspaceId: string; accountId: string }): Promise<number> {
+  await sql.query(`INSERT INTO chain_deposit_owners (account_id, workspace_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [owner.accountId, owner.workspaceId]);
+  return (await one<{ derivation_index: number }>(sql, `SELECT derivation_index FROM chain_deposit_owners WHERE account_id = $1`, [owner.accountId])).derivation_index;
+}
+
+export async function insertDepositAddresses(sql: Sql, rows: readonly { chain: string; address: string; accountId: string; workspaceId: string }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql.query(
+    `INSERT INTO chain_deposit_addresses (chain, address, account_id, workspace_id)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::uuid[]) ON CONFLICT DO NOTHING`,
+    [rows.map((r) => r.chain), rows.map((r) => r.address.toLowerCase()), rows.map((r) => r.accountId), rows.map((r) => r.workspaceId)],
+  );
+}
+
+/** Owners with a derivation index but no address on this chain yet (a chain configured after they got theirs). */
+export async function ownersWithoutAddress(sql: Sql, chain: string): Promise<{ account_id: string; workspace_id: string; derivation_index: number }[]> {
+  return sql.query(
+    `SELECT o.account_id, o.workspace_id, o.derivation_index FROM chain_deposit_owners o
+      WHERE NOT EXISTS (SELECT 1 FROM chain_deposit_addresses a WHERE a.chain = $1 AND a.account_id = o.account_id)`,
+    [chain],
+  );
+}
+
+export async function depositAddresses(sql: Sql, chain: string): Promise<{ address: string; account_id: string; workspace_id: string }[]> {
+  return sql.query(`SELECT address, account_id, workspace_id FROM chain_deposit_addresses WHERE chain = $1`, [chain]);
+}
+
+export async function addressesOfOwner(sql: Sql, accountId: string): Promise<{ chain: string; address: string }[]> {
+  return sql.query(`SELECT chain, address FROM chain_deposit_addresses WHERE account_id = $1 ORDER BY chain`, [accountId]);
+}
+
+export interface NewChainDeposit {
+  chain: string;
+  txHash: string;
+  logIndex: number;
+  blockNumber: bigint;
+  token: string;
+  currency: string | null;
+  fromAddress: string;
+  toAddress: string;
+  amountMinor: bigint;
+  accountId: string;
+  workspaceId: string;
+}
+
+/** Takes a Transfer log once: true when it is new (the caller then credits it or holds it). */
+export async function claimDeposit(sql: Sql, d: NewChainDeposit, status: 'credited' | 'held', reason: string | null): Promise<boolean> {
+  const rows = await sql.query(
+    `INSERT INTO chain_deposits (chain, tx_hash, log_index, block_number, token, currency, from_address, to_address, amount_minor, account_id, workspace_id, status, reason)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING RETURNING 1`,
+    [d.chain, d.txHash, d.logIndex, d.blockNumber.toString(), d.token, d.currency, d.fromAddress, d.toAddress, d.amountMinor.toString(), d.accountId, d.workspaceId, status, reason],
+  );
+  return rows.length === 1;
+}
+
+/** A transfer taken to credit that the deposit service refused (e.g. the currency is not enabled): held for the operator. */
+export async function holdDeposit(sql: Sql, d: { chain: string; txHash: string; logIndex: number }, reason: string): Promise<void> {
+  await sql.query(`UPDATE chain_deposits SET status = 'held', reason = $4 WHERE chain = $1 AND tx_hash = $2 AND log_index = $3`, [d.chain, d.txHash, d.logIndex, reason]);
+}
+
+export async function setDepositId(sql: Sql, d: { chain: string; txHash: string; logIndex: number }, depositId: string): Promise<void> {
+  await sql.query(`UPDATE chain_deposits SET deposit_id = $4 WHERE chain = $1 AND tx_hash = $2 AND log_index = $3`, [d.chain, d.txHash, d.logIndex, depositId]);
+}
+
+export interface ChainDepositRow {
+  chain: string;
+  tx_hash: string;
+  log_index: number;
+  block_number: string;
+  token: string;
+  currency: string | null;
+  from_address: string;
+  to_address: string;
+  amount_minor: string;
+  account_id: string;
+  workspace_id: string;
+  status: 'credited' | 'held';
+  deposit_id: string | null;
+  reason: string | null;
+  created_at: Date;
+}
+
+/** The Transfer logs taken on a chain, oldest first (tests and the operator's view of held transfers). */
+export async function chainDeposits(sql: Sql, filter: { chain?: string; status?: 'credited' | 'held' } = {}): Promise<ChainDepositRow[]> {
+  return sql.query<ChainDepositRow>(
+    `SELECT chain, tx_hash, log_index, block_number::text AS block_number, token, currency, from_address, to_address, amount_minor::text AS amount_minor,
+            account_id, workspace_id, status, deposit_id, reason, created_at
+       FROM chain_deposits WHERE ($1::text IS NULL OR chain = $1) AND ($2::text IS NULL OR status = $2) ORDER BY block_number, log_index`,
+    [filter.chain ?? null, filter.status ?? null],
+  );
+}

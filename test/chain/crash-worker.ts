@@ -1,0 +1,22 @@
+/**
+ * A worker process for the kill -9 tests (not a test file): opens the database the test app uses,
+ * looks at the chains once with a hook that announces `REACHED <point>` on stdout and then waits
+ * for ever, so the test kills it with SIGKILL exactly there (after signing and before broadcast, or
+ * after broadcast and before the record is updated).
+ *   node --import tsx test/chain/crash-worker.ts afterSign|afterBroadcast   (env: the test app's)
+ */
+import { loadConfig } from '../../src/config.js';
+import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
+import { createLogger, openContext } from '../../src/runtime.js';
+
+const point = process.argv[2];
+if (point !== 'afterSign' && point !== 'afterBroadcast') throw new Error('usage: crash-worker.ts afterSign|afterBroadcast');
+const config = loadConfig(process.env);
+const ctx = await openContext(config, createLogger('silent'));
+const stop = async () => {
+  process.stdout.write(`REACHED ${point}\n`);
+  await new Promise(() => undefined);
+};
+await new ChainWorker(ctx, { hooks: { [point]: stop } }).tick();
+process.stdout.write('DONE without reaching the point\n');
+process.exit(2);

@@ -1,0 +1,145 @@
+import { expect } from 'vitest';
+import { generateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Address, Hex } from 'viem';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { jobHandlers } from '../../src/jobs/index.js';
+import { JobRunner } from '../../src/jobs/runner.js';
+import { CryptoBox } from '../../src/lib/crypto-box.js';
+import type { ChainConnector } from '../../src/modules/chain/chain.connector.js';
+import type { ChainHooks } from '../../src/modules/chain/chain.rails.js';
+import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
+import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { DEV_KEYS, startAnvil, type Anvil } from '../helpers/anvil.js';
+import { fund, payingWorkspace, ref } from '../payouts/helpers.js';
+
+/** The hot wallet of the tests: anvil's second dev account (ETH for gas at genesis). */
+export const HOT_KEY = DEV_KEYS[1] as Hex;
+export const HOT = privateKeyToAccount(HOT_KEY).address;
+
+export interface ChainWorld {
+  anvil: Anvil;
+  usdc: Address;
+  usdt: Address;
+  t: TestApp;
+  /** The connectors file the app was started with (its chains sealed under the app's key), and the env. */
+  connectorsFile: string;
+  env: Record<string, string>;
+  connector: ChainConnector;
+  /** The chain looks of this app's worker, run by the tests one at a time. */
+  worker: ChainWorker;
+  close: () => Promise<void>;
+}
+
+export interface WorldOptions {
+  confirmations?: number;
+  hotWalletTokens?: bigint;
+  replaceAfterSeconds?: number;
+  maxFeePerGasGwei?: string;
+  noMining?: boolean;
+  databaseUrl?: string;
+  hooks?: ChainHooks;
+}
+
+/** anvil with USDC and USDT (6 decimals) deployed, the hot wallet funded, and a test app with the chain connector on it. */
+export async function chainWorld(options: WorldOptions = {}): Promise<ChainWorld> {
+  const anvil = await startAnvil(options.noMining ? { noMining: true } : {});
+  const usdc = await anvil.deployToken('USDC');
+  const usdt = await anvil.deployToken('USDT');
+  await anvil.mint(usdc, HOT, options.hotWalletTokens ?? 1_000_000_000_000n);
+  const key = randomBytes(32).toString('base64');
+  const box = CryptoBox.fromKey(Buffer.from(key, 'base64'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-chain-'));
+  const connectorsFile = path.join(dir, 'connectors.json');
+  fs.writeFileSync(
+    connectorsFile,
+    JSON.stringify({
+      routes: { crypto: 'chain' },
+      chains: {
+        ethereum: {
+          chainId: anvil.chainId,
+          rpcUrls: [anvil.url],
+          tokens: { USDC: usdc, USDT: usdt },
+          confirmations: options.confirmations ?? 3,
+          maxFeePerGasGwei: options.maxFeePerGasGwei ?? '100',
+          maxPriorityFeeGwei: '1',
+          replaceAfterSeconds: options.replaceAfterSeconds ?? 3600,
+          hotWalletKey: box.encrypt(HOT_KEY),
+          depositSeed: box.encrypt(generateMnemonic(wordlist)),
+          startBlock: 0,
+        },
+      },
+    }),
+  );
+  const env = { CORRIDOR_ENCRYPTION_KEY: key, CORRIDOR_CONNECTORS_FILE: connectorsFile, CHAIN_POLL_MS: '20' };
+  const t = await createTestApp({ env, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}) });
+  const connector = t.ctx.connectors.get('chain') as ChainConnector;
+  const worker = new ChainWorker(t.ctx, options.hooks ? { hooks: options.hooks } : {});
+  return {
+    anvil,
+    usdc,
+    usdt,
+    t,
+    connectorsFile,
+    env: t.env,
+    connector,
+    worker,
+    close: async () => {
+      await worker.stop();
+      await t.close();
+      await anvil.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs the due jobs once, as a worker would (the payouts step hands queued payouts to the connector). */
+export async function runJobs(t: TestApp): Promise<void> {
+  const runner = new JobRunner(t.ctx, jobHandlers);
+  await runner.tick();
+  await runner.stop();
+}
+
+/** A fresh recipient address nobody holds a key of. */
+export function recipient(): Address {
+  return privateKeyToAccount(`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}`).address;
+}
+
+/** A paying workspace with USDC funded in the sandbox. */
+export async function usdcWorkspace(t: TestApp, amount = '100000'): Promise<Caller> {
+  const c = await payingWorkspace(t);
+  await fund(c, 'USDC', amount);
+  return c;
+}
+
+/** A USDC payout to an ethereum address, created through the API (queued; the simulator never steps it here). */
+export async function usdcPayout(c: Caller, to: Address, amount: string, network = 'ethereum'): Promise<string> {
+  const beneficiary = { name: 'Satoshi Nakamoto', country: 'JP', accounts: [{ type: 'crypto', currency: 'USDC', data: { network, address: to } }] };
+  const res = await c.request('POST', '/v1/payouts', { clientRef: ref('chain'), amount, currency: 'USDC', route: 'crypto', beneficiary });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json<{ id: string }>().id;
+}
+
+/** The payouts step hands queued payouts over (accept), then the chain worker looks once. */
+export async function handOver(w: ChainWorld): Promise<void> {
+  await runJobs(w.t);
+}
+
+export async function payoutStatus(w: ChainWorld, id: string): Promise<{ status: string; failure_reason: string | null }> {
+  const [row] = await w.t.ctx.db.query<{ status: string; failure_reason: string | null }>('SELECT status, failure_reason FROM payouts WHERE id = $1', [id]);
+  if (!row) throw new Error('no payout');
+  return row;
+}
+
+export async function chainRow(w: ChainWorld, id: string): Promise<{ status: string; nonce: string | null; mined_hash: string | null }> {
+  const [row] = await w.t.ctx.db.query<{ status: string; nonce: string | null; mined_hash: string | null }>(
+    'SELECT status, nonce::text AS nonce, mined_hash FROM chain_payouts WHERE payout_id = $1',
+    [id],
+  );
+  if (!row) throw new Error('no chain payout');
+  return row;
+}
