@@ -29,6 +29,7 @@ import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
 import { operatorLedgerRoutes } from './modules/operator/operator-ledger.routes.js';
 import { auditOperatorCalls, operatorRoutes } from './modules/operator/operator.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
+import { bankRoutes } from './modules/bank/bank.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { payoutRoutes } from './modules/payouts/payouts.routes.js';
 import { serviceRoutes } from './modules/service/service.routes.js';
@@ -230,6 +231,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   reconciliationRoutes(routes, ctx);
   capabilityRoutes(routes, ctx);
   orderRoutes(routes, ctx, storage);
+  bankRoutes(routes, ctx);
   userRoutes(routes, ctx);
   screeningRoutes(routes, ctx);
 

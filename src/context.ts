@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
-import type { ConnectorRegistry } from './connectors/registry.js';
+import type { Connectors } from './connectors/connector.js';
 import type { Db } from './db/db.js';
 import type { CryptoBox } from './lib/crypto-box.js';
 import type { SigningKeys } from './modules/auth/signing-keys.js';
@@ -15,5 +15,5 @@ export interface AppContext {
   log: FastifyBaseLogger;
   rates: RateSource;
   /** The connectors of this process and which serves each route (src/connectors/registry.ts). */
-  connectors: ConnectorRegistry;
+  connectors: Connectors;
 }

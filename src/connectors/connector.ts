@@ -1,4 +1,5 @@
 import type { Tx } from '../db/db.js';
+import type { FieldError } from '../lib/errors.js';
 import type { PayoutStatus } from '../modules/payouts/payouts.transitions.js';
 
 /** What a stepping connector decides next for a payout: a move (or none) and when to look again. */
@@ -34,6 +35,17 @@ export interface Connector {
   nextStep(payout: ConnectorPayoutView): ConnectorStep;
   /** Whether a payout already in processing can still be cancelled at this connector. */
   canCancelProcessing(): boolean;
+  /**
+   * What this connector refuses at submit of a payout it will serve on `rail` (beyond the catalog's
+   * checks), one entry naming each field: e.g. the bank's SWIFT files need a structured address.
+   */
+  submitErrors?(rail: string, beneficiary: Record<string, unknown>): FieldError[];
+  /**
+   * A queued payout handed to this connector is about to end before its rail has it (cancelled by its
+   * workspace, failed by the operator), in the caller's transaction: let go of it and answer true, or
+   * answer false when it is already on its way (in a file) and can no longer be stopped here.
+   */
+  release?(tx: Tx, payoutId: string): Promise<boolean>;
   /** Checks the connector's rail at start (a chain's node and token decimals); throws, and the process refuses to start, on a mismatch. */
   checkAtStart?(): Promise<void>;
 }
@@ -53,6 +65,10 @@ export interface HandedOverPayout {
   /** The recipient as validated at submit (name, country, address fields, `account`, catalog `provider` id). */
   beneficiary: Record<string, unknown>;
   sender: Record<string, unknown> | null;
+  /** The currency the payout is funded in (its own, or a quote's source currency). */
+  fundingCurrency: string;
+  /** The payer's reference for the beneficiary, if any. */
+  reference: string | null;
 }
 
 /**
@@ -68,4 +84,25 @@ export interface AsyncConnector extends Connector {
 
 export function isAsyncConnector(connector: Connector): connector is AsyncConnector {
   return (connector as Partial<AsyncConnector>).async === true;
+}
+
+/** One route's connector as configured, for the console and the start-up log. */
+export interface RouteConnector {
+  route: string;
+  connector: string;
+  /** Workspaces served by another connector on this route. */
+  overrides: { workspaceId: string; connector: string }[];
+}
+
+/**
+ * The connectors of a process as the app context holds them (built by `ConnectorRegistry`,
+ * registry.ts). Declared here, apart from the registry, so that the context does not import the
+ * registry, which imports every connector module (those import the payouts module, which imports the
+ * context): no import cycle.
+ */
+export interface Connectors {
+  get(name: string): Connector;
+  forRoute(route: string, workspaceId: string): Connector;
+  all(): Connector[];
+  routes(): RouteConnector[];
 }

@@ -1,8 +1,9 @@
 import type { Config } from '../config.js';
 import type { CryptoBox } from '../lib/crypto-box.js';
+import { bankConnectorFactory } from '../modules/bank/bank.connector.js';
 import { chainConnectorFactory } from '../modules/chain/chain.connector.js';
 import { ROUTES } from '../modules/corridors/catalog.js';
-import type { Connector } from './connector.js';
+import type { Connector, Connectors, RouteConnector } from './connector.js';
 import { ManualConnector } from './manual.js';
 import { SimulatedConnector } from './simulated.js';
 
@@ -20,22 +21,17 @@ export interface ConnectorFactory {
 
 /** The connectors beyond the two built in, by name. Each real rail adds its line here. */
 export const connectorFactories: Record<string, ConnectorFactory> = {
+  bank: { section: 'bank', build: (section, deps) => bankConnectorFactory(section, deps) },
   chain: { section: 'chains', build: (section, deps) => chainConnectorFactory(section, deps) },
 };
 
-/** One route's connector as configured, for the console and the start-up log. */
-export interface RouteConnector {
-  route: string;
-  connector: string;
-  /** Workspaces served by another connector on this route. */
-  overrides: { workspaceId: string; connector: string }[];
-}
+export type { RouteConnector } from './connector.js';
 
 /**
  * The connectors of this process, built once at start from the operator's configuration: which one
  * serves each route (per workspace where it differs), and each by the name payouts store.
  */
-export class ConnectorRegistry {
+export class ConnectorRegistry implements Connectors {
   private constructor(
     private readonly byName: ReadonlyMap<string, Connector>,
     private readonly config: Config['connectors'],

@@ -2,6 +2,8 @@ import type { AppContext } from '../context.js';
 import { approvalExpiryJob } from '../modules/approvals/approvals.jobs.js';
 import { APPROVAL_EXPIRY_JOB } from '../modules/approvals/approvals.service.js';
 import { deleteExpiredIdempotencyKeys } from '../modules/idempotency/idempotency.service.js';
+import { BANK_CUTOFF_JOB, BANK_POLL_JOB, BANK_UPLOAD_JOB } from '../modules/bank/bank.service.js';
+import { bankCutoffJob, bankPollJob, bankUploadJob } from '../modules/bank/bank.jobs.js';
 import { payoutStepJobs } from '../modules/payouts/payouts.jobs.js';
 import { orderDeadlineJob } from '../modules/orders/orders.jobs.js';
 import { ORDER_DEADLINE_JOB } from '../modules/orders/orders.lifecycle.js';
@@ -27,6 +29,9 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
   [APPROVAL_EXPIRY_JOB, approvalExpiryJob],
   [RETENTION_JOB, retentionSweep],
   [SCREENING_RESCREEN_JOB, rescreenBeneficiariesJob],
+  [BANK_CUTOFF_JOB, bankCutoffJob],
+  [BANK_UPLOAD_JOB, bankUploadJob],
+  [BANK_POLL_JOB, bankPollJob],
   [
     'uploads.cleanup',
     async (ctx) => {
@@ -40,6 +45,8 @@ export const recurringJobs: readonly Recurring[] = [
   // Deletes rows past their retention (config.retention); runs again at once while a backlog is left.
   { kind: RETENTION_JOB, everyMs: 10 * 60_000 },
   { kind: 'uploads.cleanup', everyMs: 15 * 60_000 },
+  // Makes sure the bank connector's outbox poll is scheduled; the poll itself runs every "bank".pollSeconds.
+  { kind: BANK_POLL_JOB, everyMs: 60_000 },
 ];
 
 /**

@@ -4,6 +4,7 @@ import type { Web } from '../../web/web.js';
 import type { Storage } from '../storage/storage.js';
 import { applicationPages } from './applications.pages.js';
 import { auditPages } from './audit.pages.js';
+import { bankPages } from './bank.pages.js';
 import { consoleAuthPages } from './auth.pages.js';
 import { connectorPages } from './connectors.pages.js';
 import { orderPages } from './orders.pages.js';
@@ -26,4 +27,5 @@ export function consolePages(app: FastifyInstance, web: Web, storage: Storage): 
   userPages(app, web, 'console');
   auditPages(app, web);
   connectorPages(app, web);
+  bankPages(app, web);
 }

@@ -183,6 +183,10 @@ export async function requestMove(
   if (move === 'cancel' && row.status === 'processing' && !ctx.connectors.get(row.provider).canCancelProcessing()) {
     throw conflict('PAYOUT_NOT_CANCELLABLE', 'The provider can no longer cancel this payout');
   }
+  const connector = ctx.connectors.get(row.provider);
+  if ((move === 'cancel' || move === 'fail') && row.status === 'queued' && connector.release && !(await connector.release(tx, row.id))) {
+    throw conflict('PAYOUT_NOT_CANCELLABLE', 'The payout is already on its way to the rail and can no longer be stopped');
+  }
   const moved = await applyMove(tx, row, move, failureReason);
   if (!moved) throw conflict('INVALID_PAYOUT_STATE', `A payout in status ${row.status} cannot be moved to ${MOVE_TARGET[move]} this way`);
   return moved;

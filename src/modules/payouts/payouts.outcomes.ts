@@ -81,6 +81,8 @@ export async function handOver(ctx: AppContext, tx: Tx, connector: AsyncConnecto
         rail: CATALOG.find((provider) => provider.id === beneficiary.provider)?.route ?? row.route,
         beneficiary,
         sender: sealed?.sender ? ctx.box.openJson<Record<string, unknown>>(sealed.sender) : null,
+        fundingCurrency: row.funding_currency,
+        reference: row.reference,
       };
     }),
   );

@@ -103,6 +103,16 @@ function wholeBeneficiaryRefusal(input: BeneficiaryInput): Refused | undefined {
 }
 
 /**
+ * What the connector that will serve the rail refuses at submit (for instance the bank's SWIFT files
+ * need a structured postal address), one entry per field; a 400 like the recipient's own checks.
+ */
+function connectorRefusal(rc: RowContext, rail: string, recipient: Recipient): Refused | undefined {
+  const connector = rc.ctx.connectors.forRoute(rail, rc.caller.workspaceId);
+  const errors = connector.submitErrors?.(rail, recipient as unknown as Record<string, unknown>) ?? [];
+  return errors.length ? refused(validationError(errors)) : undefined;
+}
+
+/**
  * The checks that need the recipient, in the spec's order: the paid corridor's required recipient
  * fields, then the recipient's structure (and, for a beneficiary sent in full, the rest of it), then
  * the sender; then the corridor's amount bounds and the per-transaction limit.
@@ -129,6 +139,8 @@ function checkWithRecipient(
     if (whole) return whole;
   }
   const provider = check.provider;
+  const connectorErrors = connectorRefusal(rc, provider.route, recipient);
+  if (connectorErrors) return connectorErrors;
   if (provider.route === 'crypto' && workspace.disabledCapabilities.includes('crypto_payouts')) {
     return refused(new DomainError({ category: 'permission', code: 'CAPABILITY_DISABLED', message: 'The crypto_payouts capability is not enabled for this workspace' }));
   }

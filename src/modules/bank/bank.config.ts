@@ -1,0 +1,135 @@
+import fs from 'node:fs';
+
+/**
+ * The "bank" section of CORRIDOR_CONNECTORS_FILE, validated at start (a bad section refuses to
+ * start, naming the setting). The inbound side reads `accounts`, `sftp.outbox` and `pollSeconds`.
+ *
+ *   { "sftp": { "host", "port", "username", "privateKeyFile", "hostKeySha256", "inbox": "/in", "outbox": "/out" },
+ *     "accounts": [{ "id": "eur-main", "iban": "…", "bic": "…", "name": "…", "currency": "EUR" }],
+ *     "cutoff": { "maxPayouts": 500, "maxSeconds": 60 }, "pollSeconds": 30 }
+ */
+export interface BankAccount {
+  /** The operator's name for the account: letters, digits and dashes (it appears in file names). */
+  id: string;
+  iban: string;
+  bic: string;
+  /** The account holder's name as the bank knows it (the debtor and initiating party of every file). */
+  name: string;
+  currency: string;
+}
+
+export interface BankSftp {
+  host: string;
+  port: number;
+  username: string;
+  privateKeyFile: string;
+  /** The bank's host key fingerprint: SHA-256 of the key blob, base64 without padding (as `ssh-keygen -l` prints it, `SHA256:` prefix dropped). */
+  hostKeySha256: string;
+  /** Where Corridor writes files for the bank. */
+  inbox: string;
+  /** Where the bank writes files for Corridor. */
+  outbox: string;
+}
+
+export interface BankConfig {
+  sftp: BankSftp;
+  accounts: BankAccount[];
+  cutoff: { maxPayouts: number; maxSeconds: number };
+  pollSeconds: number;
+}
+
+/** Files of at most this many payouts (EPC and CBPR+ set no lower bound; banks often take 10,000 or more). */
+export const CUTOFF_MAX_PAYOUTS_MAX = 100_000;
+export const CUTOFF_MAX_SECONDS_MAX = 86_400;
+
+const ACCOUNT_ID = /^[A-Za-z0-9-]{1,32}$/;
+const IBAN = /^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{1,30}$/;
+const BIC = /^[A-Z0-9]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
+const FINGERPRINT = /^[A-Za-z0-9+/]{43}$/;
+
+class BankConfigError extends Error {}
+
+function fail(path: string, why: string): never {
+  throw new BankConfigError(`connectors file: bank.${path} ${why}`);
+}
+
+function object(value: unknown, path: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(path, 'must be an object');
+  return value as Record<string, unknown>;
+}
+
+function text(o: Record<string, unknown>, key: string, path: string, fallback?: string): string {
+  const value = o[key] ?? fallback;
+  if (typeof value !== 'string' || value.trim() === '') fail(`${path}${key}`, 'must be a non-empty string');
+  return value;
+}
+
+function integer(o: Record<string, unknown>, key: string, path: string, min: number, max: number, fallback?: number): number {
+  const value = o[key] ?? fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) fail(`${path}${key}`, `must be an integer from ${min} to ${max}`);
+  return value;
+}
+
+/** `SHA256:abc…` or `abc…`, padding or not: the 43 base64 characters. */
+export function normalizeFingerprint(value: string): string | undefined {
+  const bare = value.trim().replace(/^SHA256:/, '').replace(/=+$/, '');
+  return FINGERPRINT.test(bare) ? bare : undefined;
+}
+
+function sftpSection(value: unknown): BankSftp {
+  const o = object(value, 'sftp');
+  const privateKeyFile = text(o, 'privateKeyFile', 'sftp.');
+  try {
+    fs.accessSync(privateKeyFile, fs.constants.R_OK);
+  } catch {
+    fail('sftp.privateKeyFile', `names a file that cannot be read: ${privateKeyFile}`);
+  }
+  const hostKeySha256 = normalizeFingerprint(text(o, 'hostKeySha256', 'sftp.')) ?? fail('sftp.hostKeySha256', 'must be a SHA-256 fingerprint (SHA256:<43 base64 characters>)');
+  return {
+    host: text(o, 'host', 'sftp.'),
+    port: integer(o, 'port', 'sftp.', 1, 65535, 22),
+    username: text(o, 'username', 'sftp.'),
+    privateKeyFile,
+    hostKeySha256,
+    inbox: text(o, 'inbox', 'sftp.', '/in'),
+    outbox: text(o, 'outbox', 'sftp.', '/out'),
+  };
+}
+
+function accountsSection(value: unknown): BankAccount[] {
+  if (!Array.isArray(value) || value.length === 0) fail('accounts', 'must be a non-empty array');
+  const seen = new Set<string>();
+  return value.map((item, i) => {
+    const o = object(item, `accounts.${i}`);
+    const p = `accounts.${i}.`;
+    const account = { id: text(o, 'id', p), iban: text(o, 'iban', p).replace(/\s+/g, '').toUpperCase(), bic: text(o, 'bic', p).toUpperCase(), name: text(o, 'name', p), currency: text(o, 'currency', p) };
+    if (!ACCOUNT_ID.test(account.id)) fail(`${p}id`, 'must be 1 to 32 letters, digits or dashes');
+    if (seen.has(account.id)) fail(`${p}id`, `repeats "${account.id}"`);
+    seen.add(account.id);
+    if (!IBAN.test(account.iban)) fail(`${p}iban`, 'must be an IBAN');
+    if (!BIC.test(account.bic)) fail(`${p}bic`, 'must be a BIC of 8 or 11 characters');
+    if (!/^[A-Z]{3}$/.test(account.currency)) fail(`${p}currency`, 'must be an ISO 4217 code');
+    if (account.name.length > 70) fail(`${p}name`, 'must be at most 70 characters');
+    return account;
+  });
+}
+
+/** The "bank" section as validated; throws an Error naming the first bad setting. */
+export function parseBankConfig(section: unknown): BankConfig {
+  const o = object(section, '(section)');
+  const cutoff = object(o.cutoff ?? {}, 'cutoff');
+  return {
+    sftp: sftpSection(o.sftp),
+    accounts: accountsSection(o.accounts),
+    cutoff: {
+      maxPayouts: integer(cutoff, 'maxPayouts', 'cutoff.', 1, CUTOFF_MAX_PAYOUTS_MAX, 500),
+      maxSeconds: integer(cutoff, 'maxSeconds', 'cutoff.', 1, CUTOFF_MAX_SECONDS_MAX, 60),
+    },
+    pollSeconds: integer(o, 'pollSeconds', '', 1, CUTOFF_MAX_SECONDS_MAX, 30),
+  };
+}
+
+/** The debtor account of a payout: the first account in its funding currency. */
+export function debtorAccountFor(config: BankConfig, fundingCurrency: string): BankAccount | undefined {
+  return config.accounts.find((a) => a.currency === fundingCurrency);
+}

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import type { AppContext } from '../../context.js';
+import type { AsyncConnector, ConnectorStep, HandedOverPayout } from '../../connectors/connector.js';
+import type { Tx } from '../../db/db.js';
+import type { CryptoBox } from '../../lib/crypto-box.js';
+import type { FieldError } from '../../lib/errors.js';
+import { parseBankConfig, type BankConfig } from './bank.config.js';
+import { structuredAddressErrors, type BeneficiarySnapshot } from './bank.instructions.js';
+import { acceptPayouts, releasePayout, type BankHandOver, type BankRuntime } from './bank.service.js';
+
+/**
+ * The bank connector: SEPA credit, SEPA instant and SWIFT payouts leave as ISO 20022 pain.001 files
+ * over SFTP host-to-host (bank.service.ts). An async connector: the payouts step hands queued payouts
+ * over (`accept`); the connector moves them to processing when their file is delivered.
+ */
+export class BankConnector implements AsyncConnector {
+  readonly name = 'bank';
+  readonly async = true as const;
+  readonly runtime: BankRuntime;
+
+  constructor(config: BankConfig, box: CryptoBox) {
+    this.runtime = { config, box, privateKey: fs.readFileSync(config.sftp.privateKeyFile) };
+  }
+
+  get config(): BankConfig {
+    return this.runtime.config;
+  }
+
+  firstStepMs(): number {
+    return 0;
+  }
+
+  /** Once its file is recorded a payout is the bank's: it cannot be cancelled in processing. */
+  canCancelProcessing(): boolean {
+    return false;
+  }
+
+  /** The payouts step calls `accept` instead for queued payouts; the bank moves them itself afterwards. */
+  nextStep(): ConnectorStep {
+    return { move: 'none', nextInMs: null };
+  }
+
+  /** Records the payouts in their cut-off windows (the catalog rail decides SEPA or SWIFT); a payout handed over twice is recorded once. */
+  accept(tx: Tx, payouts: readonly HandedOverPayout[]): Promise<void> {
+    const handOver: BankHandOver[] = payouts.map((p) => ({ ...p, route: p.rail }));
+    return acceptPayouts(this.runtime, tx, handOver);
+  }
+
+  /** A queued payout cancelled or failed before it leaves: let go of it unless it is in a file already. */
+  release(tx: Tx, payoutId: string): Promise<boolean> {
+    return releasePayout(tx, payoutId);
+  }
+
+  /** Checks at submit of a payout this connector will serve: SWIFT needs a structured postal address. */
+  submitErrors(route: string, beneficiary: Record<string, unknown>): FieldError[] {
+    return route === 'swift' ? structuredAddressErrors(beneficiary as BeneficiarySnapshot) : [];
+  }
+}
+
+/** The connector factory of the "bank" section (src/connectors/registry.ts): validates the section at start. */
+export function bankConnectorFactory(section: unknown, deps: { box: CryptoBox }): BankConnector {
+  return new BankConnector(parseBankConfig(section), deps.box);
+}
+
+/** The bank connector of this process, when the connectors file configures one (the inbound side reads its `config` too). */
+export function bankConnectorOf(ctx: Pick<AppContext, 'connectors'>): BankConnector | undefined {
+  return ctx.connectors.all().find((c): c is BankConnector => c instanceof BankConnector);
+}

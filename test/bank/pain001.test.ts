@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseBankConfig } from '../../src/modules/bank/bank.config.js';
+import { creditTransferOf, endToEndIdOf, payoutIdOfEndToEndId, structuredAddressErrors } from '../../src/modules/bank/bank.instructions.js';
+import { buildPain001, decimalSum, type CreditTransfer, type PaymentFile } from '../../src/modules/bank/pain001.js';
+import { validatePain001 } from '../../src/modules/bank/pain001.validate.js';
+
+const debtor = { name: 'Corridor Payments GmbH', iban: 'DE02100100109307118603', bic: 'PBNKDEFFXXX', currency: 'EUR' };
+
+function file(scheme: 'sepa' | 'swift', batches: PaymentFile['batches']): PaymentFile {
+  return { scheme, msgId: '0123456789abcdef0123456789abcdef', createdAt: new Date('2026-11-24T10:00:00Z'), executionDate: '2026-11-24', debtor, batches };
+}
+
+const sepaTransfer = (i: number, extra: Partial<CreditTransfer> = {}): CreditTransfer => ({
+  endToEndId: endToEndIdOf(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`),
+  amount: `${i}.0${i % 10}`,
+  currency: 'EUR',
+  creditor: { name: `Beneficiary ${i} & Söhne <GmbH>`, address: { street: 'Hauptstrasse 1', postcode: '10115', town: 'Berlin', country: 'DE' } },
+  account: { iban: 'DE89370400440532013000' },
+  ...extra,
+});
+
+describe('pain.001 files', () => {
+  it('SEPA files (credit and instant blocks, with and without BIC, address, remittance) validate against the EPC schema, with NbOfTxs and CtrlSum right', async () => {
+    const built = buildPain001(
+      file('sepa', [
+        { id: 'b-1', instant: false, transfers: [sepaTransfer(1, { remittance: 'Invoice 2026/11' }), sepaTransfer(2, { agentBic: 'COBADEFFXXX' })] },
+        { id: 'b-2', instant: true, transfers: [sepaTransfer(3, { creditor: { name: 'No Address' } })] },
+      ]),
+    );
+    expect(await validatePain001(built.xml, 'sepa')).toEqual({ valid: true, errors: [] });
+    expect(built).toMatchObject({ message: 'pain.001.001.09', nbOfTxs: 3, ctrlSum: '6.06' });
+    expect(built.xml).toContain('<CtrlSum>6.06</CtrlSum>');
+    expect(built.xml).toContain('Beneficiary 1 &amp; Söhne &lt;GmbH&gt;');
+    expect(built.xml).toMatch(/<PmtInfId>b-2<\/PmtInfId>[\s\S]*<LclInstrm>\s*<Cd>INST<\/Cd>/);
+  });
+
+  it('SWIFT files (UETR, creditor agent, IBAN or account number, several currencies and scales) validate against the ISO schema', async () => {
+    const swift = (i: number, currency: string, amount: string, account: CreditTransfer['account']): CreditTransfer => ({
+      endToEndId: endToEndIdOf(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`),
+      uetr: `9d2b8f0a-4c1e-4f7a-8b3d-${String(i).padStart(12, '0')}`,
+      amount,
+      currency,
+      creditor: { name: 'Grace Hopper', address: { street: '1 Main Street', postcode: '10001', town: 'New York', subdivision: 'NY', country: 'US' } },
+      account,
+      agentBic: 'CHASUS33',
+      ultimateDebtor: 'Acme Payments Ltd',
+    });
+    const built = buildPain001(file('swift', [{ id: 'b-1', instant: false, transfers: [swift(1, 'USD', '1250.50', { other: '000123456789' }), swift(2, 'JPY', '1000', { iban: 'GB29NWBK60161331926819' })] }]));
+    expect(await validatePain001(built.xml, 'swift')).toEqual({ valid: true, errors: [] });
+    expect(built).toMatchObject({ message: 'pain.001.001.10', nbOfTxs: 2, ctrlSum: '2250.50' });
+    expect(built.xml.match(/<UETR>/g)).toHaveLength(2);
+    expect(built.xml).toContain('<ChrgBr>SHAR</ChrgBr>');
+  });
+
+  it('a file the schema refuses is reported with the validator message', async () => {
+    const built = buildPain001(file('sepa', [{ id: 'b', instant: false, transfers: [sepaTransfer(1, { amount: '1000000000.00' })] }]));
+    const result = await validatePain001(built.xml, 'sepa');
+    expect(result.valid).toBe(false);
+    expect(result.errors.join('\n')).toMatch(/InstdAmt.*maxInclusive/);
+  });
+
+  it('control sums add decimals exactly', () => {
+    expect(decimalSum(['0.10', '0.20'])).toBe('0.30');
+    expect(decimalSum(['1000', '0.005', '2.5'])).toBe('1002.505');
+    expect(decimalSum(['999999999.99', '0.01'])).toBe('1000000000.00');
+  });
+
+  it('EndToEndId is the payout id without dashes (35-character limit), and maps back', () => {
+    const id = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+    expect(endToEndIdOf(id)).toBe('3f2504e04f8941d39a0c0305e82c3301');
+    expect(endToEndIdOf(id).length).toBeLessThanOrEqual(35);
+    expect(payoutIdOfEndToEndId(endToEndIdOf(id))).toBe(id);
+    expect(payoutIdOfEndToEndId('NOTPROVIDED')).toBeUndefined();
+  });
+
+  it('a beneficiary becomes a transfer; SWIFT asks for each structured address field by name', () => {
+    const t = creditTransferOf({
+      id: '3f2504e0-4f89-41d3-9a0c-0305e82c3301',
+      amount: '10.00',
+      currency: 'EUR',
+      beneficiary: { name: 'Ada', country: 'de', address: 'Hauptstrasse 1', addressLine2: 'Hinterhaus', city: 'Berlin', postcode: '10115', accounts: [{ type: 'iban', currency: 'EUR', data: { iban: 'DE89 3704 0044 0532 0130 00', bic: 'cobadeff' } }] },
+      sender: { firstName: 'Bob', lastName: 'Smith' },
+      reference: 'ref',
+    });
+    expect(t).toMatchObject({ account: { iban: 'DE89370400440532013000' }, agentBic: 'COBADEFF', ultimateDebtor: 'Bob Smith', creditor: { address: { street: 'Hauptstrasse 1, Hinterhaus', town: 'Berlin', postcode: '10115', country: 'DE' } } });
+    expect(structuredAddressErrors({ name: 'x', country: 'CH', address: 'a', city: '' }).map((e) => e.field)).toEqual(['beneficiary.city', 'beneficiary.postcode']);
+  });
+});
+
+describe('the bank section of the connectors file', () => {
+  const key = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bank-key-')), 'id');
+  fs.writeFileSync(key, 'not really a key');
+  const valid = {
+    sftp: { host: 'sftp.bank.example', port: 22, username: 'corridor', privateKeyFile: key, hostKeySha256: 'SHA256:' + 'A'.repeat(43), inbox: '/in', outbox: '/out' },
+    accounts: [{ id: 'eur-main', iban: 'DE02100100109307118603', bic: 'PBNKDEFFXXX', name: 'Corridor', currency: 'EUR' }],
+    cutoff: { maxPayouts: 500, maxSeconds: 60 },
+    pollSeconds: 30,
+  };
+
+  it('is checked at start, naming the first bad setting', () => {
+    expect(parseBankConfig(valid)).toMatchObject({ sftp: { hostKeySha256: 'A'.repeat(43) }, cutoff: { maxPayouts: 500 } });
+    expect(() => parseBankConfig({ ...valid, sftp: { ...valid.sftp, hostKeySha256: 'abc' } })).toThrow(/bank.sftp.hostKeySha256/);
+    expect(() => parseBankConfig({ ...valid, sftp: { ...valid.sftp, privateKeyFile: '/nonexistent/key' } })).toThrow(/bank.sftp.privateKeyFile/);
+    expect(() => parseBankConfig({ ...valid, accounts: [] })).toThrow(/bank.accounts must be a non-empty array/);
+    expect(() => parseBankConfig({ ...valid, accounts: [{ ...valid.accounts[0], iban: 'nope' }] })).toThrow(/bank.accounts.0.iban/);
+    expect(() => parseBankConfig({ ...valid, cutoff: { maxPayouts: 0, maxSeconds: 60 } })).toThrow(/bank.cutoff.maxPayouts/);
+  });
+});
