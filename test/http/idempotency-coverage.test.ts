@@ -1,9 +1,14 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDocument, addPerson, completeBusiness, createApplication, PNG } from '../applications/helpers.js';
 import { createTestApp, getToken, newWorkspace, OPERATOR_KEY, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
+import { camt053, camt054, writeAnswer } from '../helpers/bank-answers.js';
+import { pollInbound } from '../../src/modules/bank/inbound/inbound.service.js';
+import { LocalDirectorySource } from '../../src/modules/bank/inbound/inbound.source.js';
 import { placeOrder } from '../orders/helpers.js';
 import { ADA, fund, payingWorkspace, saveBeneficiary } from '../payouts/helpers.js';
 import { receivingWorkspace, requestAccount } from '../virtual-accounts/helpers.js';
@@ -131,7 +136,39 @@ async function invitedUser(): Promise<string> {
 }
 
 /** For each API POST route: a request it answers with a 2xx, on objects made fresh for it. */
+/**
+ * What the reconciliation routes act on, taken in from bank files once: a paid payout's movement, a
+ * statement line for it that names neither its reference nor its EndToEndId (unmatched, to match by
+ * hand), a bank fee line (to ignore), and an entry of an unknown EndToEndId (an exception).
+ */
+let reconciliationFixture: Promise<{ line: string; movementId: string; feeLine: string; exceptionId: string }> | undefined;
+function reconciliation() {
+  reconciliationFixture ??= (async () => {
+    const account = { id: 'coverage-eur', iban: 'DE02100100100006820101', currency: 'EUR' };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-coverage-bank-'));
+    const take = async (name: string, xml: string) => {
+      writeAnswer(dir, name, xml);
+      await pollInbound(t.ctx, new LocalDirectorySource(dir), { accounts: [account] });
+    };
+    const id = ok(await c.request('POST', '/v1/payouts', { clientRef: `recon-${Math.random()}`, amount: '3.00', currency: 'EUR', beneficiary: { id: beneficiaryId } }), 201).id as string;
+    await op(`/operator/v1/payouts/${id}/process`);
+    await take('paid.xml', camt054({ account, entries: [{ direction: 'debit', amount: '3.00', endToEndId: id, ref: 'COV-3', bookingDate: '2026-05-04' }, { direction: 'debit', amount: '4.00', endToEndId: '00000000000040008000000000000000', ref: 'COV-4' }] }));
+    await take('statement.xml', camt053({ account, date: '2026-05-04', opening: '100.00', entries: [{ direction: 'debit', amount: '3.00', ref: 'OTHER-REF' }, { direction: 'debit', amount: '1.50', ref: 'FEE' }] }));
+    const [movement] = await t.ctx.db.query<{ id: string }>('SELECT id FROM bank_movements WHERE object_id = $1', [id]);
+    const lines = await t.ctx.db.query<{ id: string }>("SELECT l.id FROM bank_statement_lines l JOIN bank_statements s ON s.id = l.statement_id WHERE s.bank_account = 'coverage-eur' ORDER BY l.seq");
+    const [exception] = await t.ctx.db.query<{ id: string }>("SELECT id FROM bank_exceptions WHERE code = 'unknown_end_to_end_id' ORDER BY created_at DESC LIMIT 1");
+    return { line: lines[0]?.id as string, feeLine: lines[1]?.id as string, movementId: movement?.id as string, exceptionId: exception?.id as string };
+  })();
+  return reconciliationFixture;
+}
+
 const CALLS: Record<string, () => Promise<Call>> = {
+  'POST /operator/v1/reconciliation/lines/:id/match': async () => {
+    const r = await reconciliation();
+    return { url: `/operator/v1/reconciliation/lines/${r.line}/match`, body: { movementId: r.movementId } };
+  },
+  'POST /operator/v1/reconciliation/lines/:id/ignore': async () => ({ url: `/operator/v1/reconciliation/lines/${(await reconciliation()).feeLine}/ignore`, body: { reason: 'Bank fee, booked to charges' } }),
+  'POST /operator/v1/reconciliation/exceptions/:id/resolve': async () => ({ url: `/operator/v1/reconciliation/exceptions/${(await reconciliation()).exceptionId}/resolve`, body: { resolution: 'Asked the bank to recall it' } }),
   'POST /v1/accounts': async () => ({ caller: c, url: '/v1/accounts', body: { name: 'Shop Berlin', country: 'DE' } }),
   'POST /v1/beneficiaries': async () => ({ caller: c, url: '/v1/beneficiaries', body: ADA }),
   'POST /v1/payouts': async () => ({ caller: c, url: '/v1/payouts', body: { clientRef: 'idem-coverage', amount: '1.00', currency: 'EUR', beneficiary: { id: beneficiaryId } } }),
