@@ -35,6 +35,15 @@ export function field(o: FieldOptions): Html {
 </div>`;
 }
 
+/** A file input (the form needs `files: true`): `accept` lists the types taken, such as "application/pdf,image/png". */
+export function fileField(o: { label: string; name: string; accept?: string; required?: boolean; help?: string; error?: string | undefined }): Html {
+  const id = fieldId(o.name);
+  const describedBy = [o.help ? `${id}-help` : '', o.error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return html`<div class="field${o.error ? ' has-error' : ''}"><label for="${id}"${o.required ? html` class="required"` : ''}>${o.label}</label>
+<input id="${id}" name="${o.name}" type="file"${o.accept ? html` accept="${o.accept}"` : ''}${o.required ? html` required` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${o.error ? html` aria-invalid="true"` : ''}>
+${o.help ? html`<p class="help" id="${id}-help">${o.help}</p>` : ''}${o.error ? html`<p class="error" id="${id}-error">${o.error}</p>` : ''}</div>`;
+}
+
 export function textarea(o: { label: string; name: string; value?: string; required?: boolean; help?: string; rows?: number }): Html {
   const id = fieldId(o.name);
   return html`<div class="field"><label for="${id}">${o.label}</label>
@@ -52,11 +61,20 @@ export function select(o: { label: string; name: string; options: readonly (stri
 ${o.help ? html`<p class="help">${o.help}</p>` : ''}</div>`;
 }
 
-export function checkboxes(o: { legend: string; name: string; options: readonly string[]; checked: readonly string[] }): Html {
-  return html`<fieldset class="checks"><legend>${o.legend}</legend>${o.options.map((opt) => {
+export function checkboxes(o: { legend: string; name: string; options: readonly string[]; checked: readonly string[]; error?: string | undefined }): Html {
+  return html`<fieldset class="checks${o.error ? ' has-error' : ''}"><legend>${o.legend}</legend>${o.error ? html`<p class="error" role="alert">${o.error}</p>` : ''}${o.options.map((opt) => {
     const id = fieldId(`${o.name}-${opt}`);
     return html`<div class="check"><input type="checkbox" id="${id}" name="${o.name}" value="${opt}"${o.checked.includes(opt) ? html` checked` : ''}><label for="${id}">${opt}</label></div>`;
   })}</fieldset>`;
+}
+
+/**
+ * A button's accessible name when its visible text repeats (on every row of a table): it starts
+ * with the visible text, so what a person sees is what voice control and screen readers use
+ * ("Act on this account: Shop Berlin", not "Act on Shop Berlin").
+ */
+export function accessibleName(visible: string, label: string): string {
+  return label.startsWith(visible) ? label : `${visible}: ${label}`;
 }
 
 /**
@@ -64,14 +82,24 @@ export function checkboxes(o: { legend: string; name: string; options: readonly 
  * (the page script reads data-confirm; without scripts the form still works).
  */
 export function postForm(
-  o: { action: string; csrf: string; submit: string; danger?: boolean; confirm?: string; inline?: boolean; id?: string; /** The button's accessible name where `submit` repeats on every row of a table ("Disable ada@…"). */ label?: string },
+  o: {
+    action: string;
+    csrf: string;
+    submit: string;
+    danger?: boolean;
+    confirm?: string;
+    inline?: boolean;
+    id?: string;
+    /** The button's accessible name where `submit` repeats on every row of a table ("Disable ada@…"). */ label?: string;
+    /** The form carries a file (multipart/form-data, src/web/multipart.ts). */ files?: boolean;
+  },
   ...body: Html[]
 ): Html {
-  return html`<form method="post" action="${o.action}" class="${o.inline ? 'inline' : 'stacked'}"${o.confirm ? html` data-confirm="${o.confirm}"` : ''}${o.id ? html` id="${o.id}"` : ''}>
+  return html`<form method="post" action="${o.action}" class="${o.inline ? 'inline' : 'stacked'}"${o.files ? html` enctype="multipart/form-data"` : ''}${o.confirm ? html` data-confirm="${o.confirm}"` : ''}${o.id ? html` id="${o.id}"` : ''}>
 <input type="hidden" name="_csrf" value="${o.csrf}">
 <input type="hidden" name="${FORM_KEY_FIELD}" value="${randomSecret('form_', 18)}">
 ${body}
-<button type="submit" class="${o.danger ? 'danger' : 'primary'}"${o.label ? html` aria-label="${o.label}"` : ''}>${o.submit}</button>
+<button type="submit" class="${o.danger ? 'danger' : 'primary'}"${o.label ? html` aria-label="${accessibleName(o.submit, o.label)}"` : ''}>${o.submit}</button>
 </form>`;
 }
 
@@ -92,6 +120,36 @@ export function table<T>(caption: string, columns: readonly Column<T>[], rows: r
 <thead><tr>${columns.map((c) => html`<th scope="col"${c.numeric ? html` class="num"` : ''}>${c.label}</th>`)}</tr></thead>
 <tbody>${rows.map((row) => html`<tr>${columns.map((c) => html`<td${c.numeric ? html` class="num"` : ''}>${c.cell(row)}</td>`)}</tr>`)}</tbody>
 </table></div>`;
+}
+
+/** Upper-case words of the API's keys (an IBAN, a BIC...), as a person writes them. */
+const ACRONYMS = new Set(['iban', 'bic', 'swift', 'uetr', 'id', 'ach', 'aba', 'vat', 'kyc', 'kyb', 'url', 'sepa', 'ifsc', 'clabe', 'bsb', 'pep']);
+
+/** An API key in words for a label: `bankName` → "Bank name", `iban` → "IBAN", `registration_number` → "Registration number". */
+export function words(key: string): string {
+  const parts = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .map((w) => (ACRONYMS.has(w.toLowerCase()) ? w.toUpperCase() : w.toLowerCase()));
+  const text = parts.join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * A value of the API's free-form objects for a person to read: an address on its lines, a nested
+ * object as its own labelled list, a list joined, true/false as yes/no.
+ */
+export function readable(value: unknown): Html | string {
+  if (value === null || value === undefined || value === '') return html`<span class="muted">—</span>`;
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (Array.isArray(value)) return join(value.flatMap((v: unknown, i) => (i === 0 ? [readable(v)] : [', ', readable(v)])));
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== null && v !== undefined && v !== '');
+    return html`<dl class="nested">${entries.map(([k, v]) => html`<div><dt>${words(k)}</dt><dd>${readable(v)}</dd></div>`)}</dl>`;
+  }
+  return String(value);
 }
 
 /** Label and value pairs (a detail page's facts). */
@@ -116,6 +174,22 @@ export function status(state: string): Html {
 
 export function notice(kind: 'info' | 'success' | 'error', text: string | Html): Html {
   return html`<div class="notice notice-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</div>`;
+}
+
+/** A value to copy (an id, an IBAN, a reference, a URL): shown as code, with a copy button the page script wires up. */
+export function copyable(value: string | null | undefined): Html {
+  if (value === null || value === undefined || value === '') return html`<span class="muted">—</span>`;
+  const id = fieldId('copy');
+  return html`<span class="copyable"><code id="${id}">${value}</code> <button type="button" class="copy" data-copy="${id}" aria-label="Copy ${value}">Copy</button></span>`;
+}
+
+/**
+ * A part of the page that follows something still moving (a webhook delivery being attempted):
+ * while `moving`, the page script fetches the page again every few seconds and swaps this part in
+ * (no inline script; without scripts, a reload shows the same). It stops once the part comes back settled.
+ */
+export function live(id: string, moving: boolean, body: Html): Html {
+  return html`<div id="${id}" aria-live="polite"${moving ? html` data-live="1"` : ''}>${body}</div>`;
 }
 
 /** A secret shown once: selectable, with a copy button the page script wires up. */

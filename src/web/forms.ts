@@ -24,6 +24,17 @@ export function formList(req: FastifyRequest, name: string, max = 100): string[]
   return list;
 }
 
+/**
+ * A country field: two letters (any case), as the help text under every country input asks. A
+ * name typed instead ("United Kingdom") is refused with the same words, not a length rule.
+ */
+export function formCountry(req: FastifyRequest, name: string): string | undefined {
+  const text = formText(req, name, { maxLength: 200 });
+  if (text === '') return undefined;
+  if (!/^[A-Za-z]{2}$/.test(text)) throw fieldError(name, 'Give the country as its two-letter code, such as GB for the United Kingdom');
+  return text.toUpperCase();
+}
+
 /** An optional field: undefined when left empty. */
 export function formOptional(req: FastifyRequest, name: string, maxLength?: number): string | undefined {
   const text = formText(req, name, { maxLength });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { signInPages } from '../../web/sign-in.pages.js';
 import { userPages } from '../../web/users.pages.js';
 import type { Web } from '../../web/web.js';
+import type { Storage } from '../storage/storage.js';
 import { accountPages } from './accounts.pages.js';
 import { beneficiaryPages } from './beneficiaries.pages.js';
 import { credentialPages } from './credentials.pages.js';
@@ -15,7 +16,7 @@ import { sandboxPages } from './sandbox.pages.js';
 import { webhookPages } from './webhooks.pages.js';
 
 /** The workspace dashboard (/dashboard): every page reads and acts through the same services as the API. */
-export function dashboardPages(app: FastifyInstance, web: Web): void {
+export function dashboardPages(app: FastifyInstance, web: Web, storage: Storage): void {
   signInPages(app, web, 'dashboard');
   homePages(app, web);
   accountPages(app, web);
@@ -24,7 +25,7 @@ export function dashboardPages(app: FastifyInstance, web: Web): void {
   userPages(app, web, 'dashboard');
   payoutPages(app, web);
   beneficiaryPages(app, web);
-  orderPages(app, web);
+  orderPages(app, web, storage);
   receivingPages(app, web);
   onboardingPages(app, web);
   eventPages(app, web);

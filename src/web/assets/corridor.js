@@ -23,5 +23,35 @@ document.addEventListener('submit', function (event) {
     event.preventDefault();
     return;
   }
-  if (form.method.toLowerCase() === 'post') form.dataset.sent = '1';
+  // getAttribute, not form.method: a field named "method" (the audit-log filter) hides the property.
+  if ((form.getAttribute('method') || 'get').toLowerCase() === 'post') form.dataset.sent = '1';
 });
+
+// Parts of a page that follow something still moving (data-live): fetched again until settled.
+(function () {
+  var LIVE_POLLS_MAX = 40;
+  var LIVE_DELAY_MS = 1500;
+  function follow(id, polls) {
+    if (polls >= LIVE_POLLS_MAX) return;
+    setTimeout(function () {
+      fetch(window.location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+        .then(function (res) {
+          return res.ok ? res.text() : '';
+        })
+        .then(function (text) {
+          var current = document.getElementById(id);
+          var fresh = text ? new DOMParser().parseFromString(text, 'text/html').getElementById(id) : null;
+          if (!current || !fresh) return;
+          current.replaceWith(document.importNode(fresh, true));
+          if (fresh.hasAttribute('data-live')) follow(id, polls + 1);
+        })
+        .catch(function () {});
+    }, LIVE_DELAY_MS);
+  }
+  function start() {
+    var parts = document.querySelectorAll('[data-live][id]');
+    for (var i = 0; i < parts.length; i++) follow(parts[i].id, 0);
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();
