@@ -92,10 +92,11 @@ export function postForm(
     id?: string;
     /** The button's accessible name where `submit` repeats on every row of a table ("Disable ada@…"). */ label?: string;
     /** The form carries a file (multipart/form-data, src/web/multipart.ts). */ files?: boolean;
+    /** Said with a progress bar while the answer is awaited (a long change, such as sending a file of payouts). */ progress?: string;
   },
   ...body: Html[]
 ): Html {
-  return html`<form method="post" action="${o.action}" class="${o.inline ? 'inline' : 'stacked'}"${o.files ? html` enctype="multipart/form-data"` : ''}${o.confirm ? html` data-confirm="${o.confirm}"` : ''}${o.id ? html` id="${o.id}"` : ''}>
+  return html`<form method="post" action="${o.action}" class="${o.inline ? 'inline' : 'stacked'}"${o.files ? html` enctype="multipart/form-data"` : ''}${o.progress ? html` data-progress="${o.progress}"` : ''}${o.confirm ? html` data-confirm="${o.confirm}"` : ''}${o.id ? html` id="${o.id}"` : ''}>
 <input type="hidden" name="_csrf" value="${o.csrf}">
 <input type="hidden" name="${FORM_KEY_FIELD}" value="${randomSecret('form_', 18)}">
 ${body}
@@ -104,8 +105,8 @@ ${body}
 }
 
 /** A GET form of list filters. */
-export function filterForm(action: string, fields: Html[]): Html {
-  return html`<form method="get" action="${action}" class="filters" role="search">${fields}<button type="submit">Filter</button> <a href="${action}">Clear</a></form>`;
+export function filterForm(action: string, fields: Html[], submit = 'Filter'): Html {
+  return html`<form method="get" action="${action}" class="filters" role="search">${fields}<button type="submit">${submit}</button> <a href="${action}">Clear</a></form>`;
 }
 
 export interface Column<T> {

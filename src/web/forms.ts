@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Tx } from '../db/db.js';
 import { AppError, asHttpRefusal } from '../http/errors.js';
 import { fieldError, type FieldError } from '../lib/errors.js';
-import { answerOnce, formIdempotencyOf, keyProcessing, type KeyedRequest } from '../http/idempotency.js';
+import { answerOnce, apiFingerprint, formIdempotencyOf, keyProcessing, type GroupAnswer, type KeyedRequest, type StoredAnswer } from '../http/idempotency.js';
 import type { WebSession } from '../modules/users/sessions.service.js';
 import { isDay } from '../lib/dates.js';
 
@@ -137,6 +137,29 @@ export async function changeOnce(ctx: AppContext, req: FastifyRequest, change: (
     try {
       const { answer } = await answerOnce(ctx, keyed, async (tx) => ({ status: 303, contentType: 'text/plain; charset=utf-8', text: await tx.savepoint(change) }));
       return answer.text;
+    } catch (err) {
+      const inFlight = err instanceof AppError && err.code === keyProcessing().code;
+      if (!inFlight || attempt >= FORM_KEY_WAIT.attempts) throw err;
+      await new Promise((resolve) => setTimeout(resolve, FORM_KEY_WAIT.delayMs));
+    }
+  }
+}
+
+/**
+ * A change a page makes as an API call would under an Idempotency-Key (a row of a payouts CSV as
+ * POST /v1/payouts): the same key, fingerprint and stored answer, so the page and the API (the CLI)
+ * replay each other's answer instead of making the change twice. A refusal thrown by `work` stores
+ * nothing. A key still in flight elsewhere is waited for, as a form's is.
+ */
+export async function onceAsApi(
+  ctx: AppContext,
+  call: { workspaceId: string; subAccountId: string | undefined; key: string; path: string; bodyText: string },
+  work: (tx: Tx) => Promise<StoredAnswer>,
+): Promise<GroupAnswer> {
+  const keyed: KeyedRequest = { scope: 'workspace', ownerId: call.workspaceId, key: call.key, fingerprint: apiFingerprint('POST', call.path, call.subAccountId, call.bodyText) };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await answerOnce(ctx, keyed, (tx) => tx.savepoint(work));
     } catch (err) {
       const inFlight = err instanceof AppError && err.code === keyProcessing().code;
       if (!inFlight || attempt >= FORM_KEY_WAIT.attempts) throw err;

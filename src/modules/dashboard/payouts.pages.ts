@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../../lib/errors.js';
 import { IdParams } from '../../lib/schemas.js';
-import { facts, field, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
+import { copyable, facts, field, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
 import { queryChoice, queryDay, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -11,7 +11,8 @@ import { cancelOwnPayout } from '../payouts/payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from '../payouts/payouts.read.js';
 import { MOVE_FROM, PAYOUT_STATUSES, type PayoutMove } from '../payouts/payouts.transitions.js';
 import { deliveriesOfEvents } from '../webhooks/webhooks.service.js';
-import { actingAccount, dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import { actingAccount, canChange, dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import * as fx from '../fx/fx.service.js';
 import { deliveriesTable } from './events.pages.js';
 import { attempt } from '../../web/forms.js';
 
@@ -75,18 +76,31 @@ function actions(web: Web, req: FastifyRequest, payout: PayoutView): Html {
   return section('Actions', html`<div class="actions">${cancel}${simulated}</div>`);
 }
 
+/** A quote-funded payout: what was debited and at what rate (the quote it used). */
+async function quoteFacts(web: Web, workspaceId: string, payout: PayoutView): Promise<(readonly [string, Html | string | null])[]> {
+  if (!payout.quoteId) return [];
+  const quote = fx.quoteView(await fx.getQuote(web.ctx.db, { workspaceId, accountId: payout.accountId ?? workspaceId }, payout.quoteId));
+  return [
+    ['Debited', money(quote.fromAmount, quote.fromCurrency)],
+    ['Rate', `1 ${quote.fromCurrency} = ${quote.rate} ${quote.toCurrency} (1 ${quote.toCurrency} = ${quote.inverseRate} ${quote.fromCurrency})`],
+    ['Quote', copyable(quote.id)],
+  ];
+}
+
 async function detailBody(web: Web, req: FastifyRequest, id: string, refusal?: string): Promise<{ title: string; body: Html }> {
   const workspaceId = dashboardUser(req).workspaceId;
   const payout = payoutData(await getPayout(web.ctx.db, workspaceId, id));
   const body = html`${refusal ? notice('error', refusal) : ''}
 ${facts([
+  ['Payout id', copyable(payout.id)],
   ['Status', status(payout.status)],
   ['Amount', money(payout.amount, payout.currency)],
+  ...(await quoteFacts(web, workspaceId, payout)),
   ['Fee', money(payout.fee, payout.feeCurrency)],
-  ['Funded from', payout.feeCurrency],
+  ['Funded from', `the ${payout.feeCurrency} balance`],
   ['Beneficiary', await beneficiaryFact(web, workspaceId, payout)],
   ['Rail', payout.route],
-  ['Client reference', payout.clientRef],
+  ['Client reference', copyable(payout.clientRef)],
   ['Reference', payout.reference],
   ['Purpose', payout.purpose],
   ['Failure reason', payout.failureReason],
@@ -121,7 +135,8 @@ export function payoutPages(app: FastifyInstance, web: Web): void {
     );
     const list = 'done' in result ? result.done : { data: [], nextCursor: null };
     const refusal = 'refused' in result ? result.refused : undefined;
-    const body = html`${listFiltersForm(shown, refusal?.fields)}${refusal ? notice('error', refusal.message) : ''}
+    const create = canChange(req) ? html`<p class="actions">${link('/dashboard/payouts/new', 'Send a payout')} ${link('/dashboard/payouts/import', 'Send payouts from a file (CSV)')}</p>` : '';
+    const body = html`${create}${listFiltersForm(shown, refusal?.fields)}${refusal ? notice('error', refusal.message) : ''}
 ${table(
   'Payouts, newest first',
   [

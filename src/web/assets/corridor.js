@@ -25,6 +25,16 @@ document.addEventListener('submit', function (event) {
   }
   // getAttribute, not form.method: a field named "method" (the audit-log filter) hides the property.
   if ((form.getAttribute('method') || 'get').toLowerCase() === 'post') form.dataset.sent = '1';
+  var progress = form.getAttribute('data-progress');
+  if (progress) {
+    var line = document.createElement('p');
+    line.setAttribute('role', 'status');
+    var bar = document.createElement('progress');
+    bar.setAttribute('aria-label', progress);
+    line.appendChild(bar);
+    line.appendChild(document.createTextNode(' ' + progress));
+    form.appendChild(line);
+  }
 });
 
 // Parts of a page that follow something still moving (data-live): fetched again until settled.
