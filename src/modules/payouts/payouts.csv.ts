@@ -53,20 +53,31 @@ function records(text: string): string[][] {
   let record: string[] = [];
   let field = '';
   let quoted = false;
+  const endField = () => {
+    record.push(field);
+    field = '';
+  };
+  const endRecord = () => {
+    endField();
+    out.push(record);
+    record = [];
+  };
   for (let i = 0; i < text.length; i++) {
     const ch = text[i] as string;
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (ch === '"') quoted = false;
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
       else field += ch;
     } else if (ch === '"' && field === '') quoted = true;
-    else if (ch === ',') record.push(field), (field = '');
+    else if (ch === ',') endField();
     else if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && text[i + 1] === '\n') i++;
-      record.push(field), out.push(record), (record = []), (field = '');
+      endRecord();
     } else field += ch;
   }
-  if (field !== '' || record.length > 0) record.push(field), out.push(record);
+  if (field !== '' || record.length > 0) endRecord();
   return out.filter((r) => r.some((v) => v.trim() !== ''));
 }
 
