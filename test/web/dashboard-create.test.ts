@@ -129,6 +129,27 @@ describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 
     expect(chosen).toContain('Grace Hopper');
   });
 
+  it('places an order from the form; the order page follows', async () => {
+    await page.goto(`${t.base}/dashboard/orders`);
+    await page.getByRole('link', { name: 'Place an order' }).click();
+    await page.getByLabel('Sell', { exact: true }).selectOption('EUR');
+    await page.getByLabel('Buy', { exact: true }).selectOption('USD');
+    await page.getByLabel('Amount to sell').fill('100.00');
+    await page.getByLabel('Funding').selectOption('balance');
+    await page.getByRole('button', { name: 'Place the order' }).click();
+    await page.waitForURL((u) => /^\/dashboard\/orders\/[0-9a-f-]{36}$/.test(u.pathname));
+    expect(await page.locator('dl.facts').first().innerText()).toMatch(/Sell\s+100.00\sEUR/);
+  });
+
+  it('requests a virtual account from Receiving; the refusal of an unapproved workspace is shown as the API gives it', async () => {
+    await page.goto(`${t.base}/dashboard/receiving`);
+    await page.getByLabel('Virtual account currency').selectOption('EUR');
+    await page.getByRole('button', { name: 'Request a virtual account' }).click();
+    await expect.poll(() => page.getByRole('alert').first().innerText()).toMatch(/KYB|onboarding|application/i);
+    const api = await c.request('POST', '/v1/virtual-accounts', { currency: 'EUR' });
+    expect(api.statusCode).toBe(409);
+  });
+
   it('checks a CSV of 200 payouts whole: 3 bad rows are listed and nothing is sent; fixed, it sends 200; sent again, still 200', async () => {
     const run = `bulk${Date.now().toString(36)}`;
     await page.goto(`${t.base}/dashboard/payouts/import`);

@@ -7,8 +7,13 @@ import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { cancelOwnOrder } from '../orders/orders.lifecycle.js';
 import { getOrder, listOrders, orderData, type OrderView } from '../orders/orders.read.js';
 import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../orders/orders.transitions.js';
-import { actingAccount, canChange, dashboardCaller, dashboardUser, memberPage } from './caller.js';
-import { attempt, changeOnce, type Refusal } from '../../web/forms.js';
+import { actingAccount, adminPage, canChange, dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import type { Static } from 'typebox';
+import { checkBody } from '../../web/body-check.js';
+import { capabilityRefusal } from '../accounts/caller.js';
+import { CreateOrderBody } from '../orders/orders.schemas.js';
+import { createOrder } from '../orders/orders.service.js';
+import { attempt, changeOnce, formOptional, formText, type Refusal } from '../../web/forms.js';
 import { formFile } from '../../web/multipart.js';
 import { issueProofUpload, submitProof } from '../orders/orders.service.js';
 import type { Storage } from '../storage/storage.js';
@@ -91,6 +96,24 @@ ${actions(web, req, order)}`;
   return { title: `Order ${order.clientRef ?? order.id}`, body };
 }
 
+/** A new order's form: the same fields as POST /v1/orders. */
+async function newOrderBody(web: Web, req: FastifyRequest, refusal?: Refusal): Promise<Html> {
+  const caller = await dashboardCaller(web.ctx, req);
+  const typed = (req.method === 'POST' ? req.body : {}) as Record<string, string | undefined>;
+  const errors = refusal?.fields ?? {};
+  const currencies = caller.workspace.enabledCurrencies;
+  return html`${refusal ? notice('error', refusal.message) : ''}${postForm(
+    { action: '/dashboard/orders/new', csrf: req.web.csrf, submit: 'Place the order' },
+    select({ label: 'Sell', name: 'fromCurrency', options: currencies, value: typed.fromCurrency, help: errors.fromCurrency }),
+    select({ label: 'Buy', name: 'toCurrency', options: currencies, value: typed.toCurrency ?? currencies[1], help: errors.toCurrency }),
+    field({ label: 'Amount to sell', name: 'fromAmount', inputmode: 'decimal', value: typed.fromAmount, help: 'Or the amount to buy below, not both', error: errors.fromAmount }),
+    field({ label: 'Amount to buy', name: 'toAmount', inputmode: 'decimal', value: typed.toAmount, error: errors.toAmount }),
+    select({ label: 'Funding', name: 'funding', options: [{ value: '', label: 'From the balance when it covers the order, else by bank transfer' }, { value: 'balance', label: 'From the balance' }, { value: 'settlement', label: 'By bank transfer (settlement)' }], value: typed.funding ?? '', help: errors.funding }),
+    field({ label: 'Deliver to beneficiary (id)', name: 'beneficiaryId', value: typed.beneficiaryId, help: 'Empty: the bought amount goes to your own balance', error: errors['beneficiary.id'] }),
+    field({ label: 'Client reference', name: 'clientRef', value: typed.clientRef, error: errors.clientRef }),
+  )}`;
+}
+
 /** Trade-desk orders (as GET /v1/orders): list, detail with settlement instructions, cancelling. */
 export function orderPages(app: FastifyInstance, web: Web, storage: Storage): void {
   const { ctx } = web;
@@ -98,7 +121,7 @@ export function orderPages(app: FastifyInstance, web: Web, storage: Storage): vo
   app.get('/dashboard/orders', memberPage, async (req, reply) => {
     const f = { status: queryChoice(req, 'status', ORDER_STATUSES), clientRef: queryText(req, 'clientRef') };
     const list = await listOrders(ctx.db, actingAccount(req), { ...f, cursor: queryText(req, 'cursor') });
-    const body = html`${filterForm('/dashboard/orders', [
+    const body = html`${canChange(req) ? html`<p class="actions">${link('/dashboard/orders/new', 'Place an order')}</p>` : ''}${filterForm('/dashboard/orders', [
       select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...ORDER_STATUSES], value: f.status ?? '' }),
       field({ label: 'Client reference', name: 'clientRef', value: f.clientRef }),
     ])}
@@ -117,6 +140,28 @@ ${table(
 )}
 ${pager('/dashboard/orders', f, list.nextCursor)}`;
     return sendPage(web, req, reply, { title: 'Orders', body });
+  });
+
+  app.get('/dashboard/orders/new', adminPage, async (req, reply) => sendPage(web, req, reply, { title: 'Place an order', body: await newOrderBody(web, req) }));
+
+  app.post('/dashboard/orders/new', adminPage, async (req, reply) => {
+    const caller = await dashboardCaller(ctx, req);
+    const result = await attempt(() =>
+      changeOnce(ctx, req, async (tx) => {
+        const disabled = capabilityRefusal(caller.workspace, 'orders');
+        if (disabled) throw disabled;
+        const beneficiaryId = formOptional(req, 'beneficiaryId', 100);
+        const body = checkBody<Static<typeof CreateOrderBody>>(CreateOrderBody, {
+          fromCurrency: formText(req, 'fromCurrency', { maxLength: 10 }),
+          toCurrency: formText(req, 'toCurrency', { maxLength: 10 }),
+          ...Object.fromEntries((['fromAmount', 'toAmount', 'funding', 'clientRef'] as const).flatMap((k) => (formOptional(req, k, 100) ? [[k, formOptional(req, k, 100)]] : []))),
+          ...(beneficiaryId ? { beneficiary: { id: beneficiaryId } } : {}),
+        });
+        return `/dashboard/orders/${(await createOrder(ctx, tx, caller, body)).id}`;
+      }),
+    );
+    if ('refused' in result) return sendPage(web, req, reply, { title: 'Place an order', body: await newOrderBody(web, req, result.refused), status: result.refused.status });
+    return seeOther(reply, result.done);
   });
 
   app.get<{ Params: { id: string } }>('/dashboard/orders/:id', { ...byId, config: memberPage.config }, async (req, reply) => sendPage(web, req, reply, await detailBody(web, req, req.params.id)));
