@@ -117,9 +117,12 @@ export interface Column<T> {
 
 export function table<T>(caption: string, columns: readonly Column<T>[], rows: readonly T[], empty = 'Nothing here yet.'): Html {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
+  // On a phone a list keeps its first three columns and its status; the others (class "opt") give way.
+  const classes = columns.map((c, i) => [c.numeric ? 'num' : '', i >= 3 && !/status|result|error/i.test(c.label) ? 'opt' : ''].filter(Boolean).join(' '));
+  const cls = (i: number) => (classes[i] ? html` class="${classes[i]}"` : '');
   return html`<div class="table-wrap"><table><caption>${caption}</caption>
-<thead><tr>${columns.map((c) => html`<th scope="col"${c.numeric ? html` class="num"` : ''}>${c.label}</th>`)}</tr></thead>
-<tbody>${rows.map((row) => html`<tr>${columns.map((c) => html`<td${c.numeric ? html` class="num"` : ''}>${c.cell(row)}</td>`)}</tr>`)}</tbody>
+<thead><tr>${columns.map((c, i) => html`<th scope="col"${cls(i)}>${c.label}</th>`)}</tr></thead>
+<tbody>${rows.map((row) => html`<tr>${columns.map((c, i) => html`<td${cls(i)}>${c.cell(row)}</td>`)}</tr>`)}</tbody>
 </table></div>`;
 }
 
@@ -161,16 +164,28 @@ export function facts(pairs: readonly (readonly [string, Html | string | null | 
 /** An amount exactly as the API gives it (a decimal string) with its currency. */
 export function money(amount: string | null | undefined, currency: string | null | undefined): Html {
   if (amount === null || amount === undefined) return html`<span class="muted">—</span>`;
-  return html`<span class="money">${amount}&nbsp;${currency ?? ''}</span>`;
+  // The page script groups it in the reader's locale (the ISO code kept); the exact figure stays in data-amount.
+  return html`<span class="money" data-amount="${amount}">${amount}&nbsp;${currency ?? ''}</span>`;
 }
 
+/** A time: UTC as written here, shown by the page script in the reader's time zone with UTC on hover. */
 export function when(iso: string | null | undefined): Html {
   if (!iso) return html`<span class="muted">—</span>`;
-  return html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`;
+  const utc = iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return html`<time datetime="${iso}" title="${utc.replace(/Z$/, ' UTC')}">${utc}</time>`;
 }
 
+/** The family a state belongs to, for its colour: done, stopped, moving, or neutral. */
+function statusFamily(state: string): string {
+  if (/^(paid|completed|active|approved|succeeded|delivered|enabled|funds_received|executed)$/.test(state)) return 'done';
+  if (/^(failed|rejected|cancelled|revoked|disabled|expired|refused|deactivated|returned|reverted|suspended)$/.test(state)) return 'stopped';
+  if (/^(processing|pending|submitted|in_review|under_review|awaiting_funds|queued|invited|pending_review|funded|needs_information|proof_submitted|draft|executing)$/.test(state)) return 'moving';
+  return 'neutral';
+}
+
+/** A state in words ("awaiting funds") with its code kept for the record, coloured by its family. */
 export function status(state: string): Html {
-  return html`<span class="status status-${state.replace(/[^a-z_]/g, '')}">${state.replace(/_/g, ' ')}</span>`;
+  return html`<span class="status status-${state.replace(/[^a-z_]/g, '')} family-${statusFamily(state)}" title="${state}">${state.replace(/_/g, ' ')}</span>`;
 }
 
 export function notice(kind: 'info' | 'success' | 'error', text: string | Html): Html {
@@ -198,6 +213,58 @@ export function secretOnce(label: string, value: string): Html {
   const id = fieldId('secret');
   return html`<div class="secret-once" role="status"><p><strong>${label}</strong> It is shown only now: copy it and keep it safe.</p>
 <div class="secret-row"><code id="${id}" class="secret">${value}</code><button type="button" class="copy" data-copy="${id}">Copy</button></div></div>`;
+}
+
+/** The page sizes a list offers. */
+export const PAGE_SIZES = ['20', '50', '100'] as const;
+/** How many earlier pages' cursors ride in the address, for Previous (older ones are dropped). */
+const BACK_CURSORS_MAX = 30;
+
+export interface PagePosition {
+  /** The list's page size. */
+  limit: number;
+  /** The cursor of this page (none: the first page). */
+  cursor: string | undefined;
+  /** The cursors of the pages before this one, oldest first ('' is the first page). */
+  back: string[];
+  /** The position of this page's first row (1-based). */
+  from: number;
+}
+
+/** Where a list page is, from its address (limit, cursor, back, from). */
+export function pagePosition(query: Record<string, unknown>): PagePosition {
+  const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
+  const limit = Number(PAGE_SIZES.find((size) => size === text('limit')) ?? PAGE_SIZES[0]);
+  const back = (text('back') ?? '').split('~').filter((c, i, all) => all.length > 1 || c !== '').slice(-BACK_CURSORS_MAX);
+  const from = Math.max(1, Math.floor(Number(text('from') ?? '1')) || 1);
+  const cursor = text('cursor');
+  return { limit, cursor, back: cursor ? (back.length ? back : ['']) : [], from: cursor ? from : 1 };
+}
+
+const count = new Intl.NumberFormat('en-GB');
+
+/** "21–40 of 1,043" with Previous and Next, keeping the filters (keyset pages: Previous walks back the cursors seen). */
+export function pageNav(path: string, query: Record<string, string | undefined>, at: PagePosition, shown: number, total: number, nextCursor: string | null): Html {
+  const base = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '' && !['cursor', 'back', 'from'].includes(k)) base.set(k, v);
+  if (at.limit !== Number(PAGE_SIZES[0])) base.set('limit', String(at.limit));
+  const href = (cursor: string | undefined, back: string[], from: number) => {
+    const params = new URLSearchParams(base);
+    if (cursor) {
+      params.set('cursor', cursor);
+      params.set('back', back.join('~'));
+      params.set('from', String(from));
+    }
+    const q = params.toString();
+    return q ? `${path}?${q}` : path;
+  };
+  const last = at.back[at.back.length - 1];
+  const previous = at.cursor ? href(last || undefined, at.back.slice(0, -1), Math.max(1, at.from - at.limit)) : undefined;
+  const next = nextCursor ? href(nextCursor, [...at.back, at.cursor ?? ''], at.from + shown) : undefined;
+  const range = shown === 0 ? `0 of ${count.format(total)}` : `${count.format(at.from)}–${count.format(at.from + shown - 1)} of ${count.format(total)}`;
+  return html`<nav class="pager" aria-label="Pages"><span class="range" role="status">${range}</span>
+${previous ? html`<a href="${previous}" rel="prev">← Previous</a>` : html`<span class="muted">← Previous</span>`}
+${next ? html`<a href="${next}" rel="next">Next →</a>` : html`<span class="muted">Next →</span>`}</nav>`;
 }
 
 /** "Next page" by the list's cursor, keeping the filters. */

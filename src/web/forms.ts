@@ -74,11 +74,13 @@ export function queryChoice<T extends string>(req: FastifyRequest, name: string,
  * A date filter (YYYY-MM-DD from a date input) as the instant its day starts in UTC; none when empty.
  * Anything else (a day the database has no date for, such as year 0000) is refused naming the field.
  */
-export function queryDay(req: FastifyRequest, name: string): { day: string; instant: string } | undefined {
+export function queryDay(req: FastifyRequest, name: string): { day: string; instant: string; nextInstant: string } | undefined {
   const day = queryText(req, name);
   if (!day) return undefined;
   if (!isDay(day)) throw fieldError(name, `${name} must be a day such as 2025-01-31 (years 0001 to 9999)`);
-  return { day, instant: `${day}T00:00:00.000Z` };
+  const next = new Date(`${day}T00:00:00.000Z`);
+  next.setUTCDate(next.getUTCDate() + 1);
+  return { day, instant: `${day}T00:00:00.000Z`, nextInstant: day === '9999-12-31' ? '9999-12-31T23:59:59.999Z' : next.toISOString() };
 }
 
 /** A change a person asked for and the service refused: what to show beside the form, and the status. */

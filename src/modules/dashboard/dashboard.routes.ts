@@ -16,6 +16,7 @@ import { payoutFormPages } from './payouts-new.pages.js';
 import { payoutImportPages } from './payouts-import.pages.js';
 import { receivingPages } from './receiving.pages.js';
 import { sandboxPages } from './sandbox.pages.js';
+import { searchPages } from './search.pages.js';
 import { webhookPages } from './webhooks.pages.js';
 
 /** The workspace dashboard (/dashboard): every page reads and acts through the same services as the API. */
@@ -35,5 +36,6 @@ export function dashboardPages(app: FastifyInstance, web: Web, storage: Storage)
   receivingPages(app, web);
   onboardingPages(app, web);
   eventPages(app, web);
+  searchPages(app, web);
   sandboxPages(app, web);
 }

@@ -34,7 +34,7 @@ export async function getPayout(sql: Sql, workspaceId: string, id: string): Prom
   return row;
 }
 
-export type { PayoutFilters } from './payouts.repository.js';
+export type { PayoutFilters, PayoutSearch } from './payouts.repository.js';
 
 /**
  * Payouts newest first. Without Service-Account-Id, the workspace's whole roll-up; with it, only
@@ -42,4 +42,9 @@ export type { PayoutFilters } from './payouts.repository.js';
  */
 export function listPayouts(sql: Sql, scope: { workspaceId?: string | undefined; subAccountId?: string | undefined }, f: PayoutFilters) {
   return repo.listPayouts(sql, scope, f, (row) => (scope.workspaceId ? payoutData(row) : { ...payoutData(row), workspaceId: row.workspace_id }));
+}
+
+/** How many payouts the filters match, as listPayouts scopes them. */
+export function countPayouts(sql: Sql, scope: { workspaceId?: string | undefined; subAccountId?: string | undefined }, f: PayoutFilters): Promise<number> {
+  return repo.countPayouts(sql, scope, f);
 }
