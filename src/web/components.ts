@@ -283,3 +283,23 @@ export function link(href: string, text: string | Html): Html {
 export function section(title: string, ...body: (Html | string)[]): Html {
   return html`<section><h2>${title}</h2>${join(body)}</section>`;
 }
+
+/**
+ * A bar chart drawn on the server as SVG (no script, no style attribute: the CSP holds), with the
+ * same figures as a table for screen readers and anyone who prefers numbers.
+ */
+export function barChart(o: { title: string; unit: string; points: readonly { label: string; value: number; shown: string }[] }): Html {
+  const width = 560;
+  const height = 140;
+  const gap = 2;
+  const max = Math.max(1, ...o.points.map((p) => p.value));
+  const barWidth = Math.max(2, Math.floor(width / Math.max(1, o.points.length)) - gap);
+  const id = fieldId('chart');
+  const bars = o.points.map((p, i) => {
+    const h = Math.round((p.value / max) * (height - 20));
+    return html`<rect class="bar" x="${i * (barWidth + gap)}" y="${height - h}" width="${barWidth}" height="${h}"><title>${p.label}: ${p.shown}</title></rect>`;
+  });
+  return html`<figure class="chart"><figcaption id="${id}">${o.title}</figcaption>
+<svg viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${id}" preserveAspectRatio="none" class="chart-svg">${bars}</svg>
+<details><summary>${o.title} as a table</summary>${table(o.title, [{ label: 'Day', cell: (p: { label: string; shown: string }) => p.label }, { label: o.unit, numeric: true, cell: (p) => p.shown }], o.points)}</details></figure>`;
+}

@@ -103,6 +103,11 @@ describe.skipIf(!haveChromium)('finding, exporting and reading on a phone (issue
     await page.goto(`${t.base}/dashboard`);
     await expect.poll(() => page.locator('.balance .money').first().innerText()).toMatch(/^[\d,]+\.\d\d\sEUR$/);
     expect(await page.locator('.balance .money').first().innerText()).toContain(',');
+    // The payouts-per-day chart: SVG drawn on the server, its figures also as a table.
+    const chart = page.locator('figure.chart').filter({ hasText: 'Payouts in EUR per day' });
+    expect(await chart.locator('svg rect.bar').count()).toBe(14);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await chart.locator('table tbody tr').filter({ hasText: today }).innerText()).toMatch(/\t25$/);
     await page.goto(`${t.base}/dashboard/payouts`);
     expect(await page.locator('time').first().getAttribute('title')).toMatch(/UTC$/);
   });

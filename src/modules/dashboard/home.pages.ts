@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { money, table, when, status, section, pager } from '../../web/components.js';
+import { barChart, copyable, money, table, when, status, section, pager } from '../../web/components.js';
+import { payoutDays } from '../payouts/payouts.read.js';
+
+const CHART_DAYS = 14;
 import { queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
@@ -24,7 +27,13 @@ export function homePages(app: FastifyInstance, web: Web): void {
     });
     const cursor = queryText(req, 'cursor');
     const moves = await listTransactions(ctx.db, accountId, { cursor, limit: 20 });
-    const body = html`<p class="muted">${workspace.name} · workspace <code>${workspace.id}</code></p>
+    const acting = actingAccount(req);
+    const perDay = await payoutDays(ctx.db, { workspaceId: acting.workspaceId, subAccountId: acting.subAccountId }, CHART_DAYS);
+    const charts = perDay.flatMap((c) => [
+      barChart({ title: `Payouts in ${c.currency} per day`, unit: 'Payouts', points: c.days.map((d) => ({ label: d.day, value: d.count, shown: String(d.count) })) }),
+      barChart({ title: `${c.currency} paid out per day`, unit: c.currency, points: c.days.map((d) => ({ label: d.day, value: Number(d.amount), shown: `${d.amount} ${c.currency}` })) }),
+    ]);
+    const body = html`<p class="muted">${workspace.name} · ${acting.subAccountId ? html`sub-account <code>${acting.subAccountId}</code> in view` : html`the master account in view (its sub-accounts included in lists)`} · workspace ${copyable(workspace.id)}</p>
 <section><h2>Balances</h2>
 ${
   view.balances.length === 0
@@ -35,6 +44,7 @@ ${
       )}</div>`
 }
 <p class="help">Total value ${money(view.totalValueEur, 'EUR')} at current mid rates.</p></section>
+${section('Payouts per day (last 14 days, UTC)', charts.length ? html`<div class="grid charts">${charts}</div>` : html`<p class="empty">No payout in the last 14 days.</p>`)}
 ${section(
   'Recent movements',
   table(

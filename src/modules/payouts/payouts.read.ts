@@ -48,3 +48,18 @@ export function listPayouts(sql: Sql, scope: { workspaceId?: string | undefined;
 export function countPayouts(sql: Sql, scope: { workspaceId?: string | undefined; subAccountId?: string | undefined }, f: PayoutFilters): Promise<number> {
   return repo.countPayouts(sql, scope, f);
 }
+
+/** Payouts per UTC day and currency over the last `days` days, every day present (zero when none), oldest first. */
+export async function payoutDays(sql: Sql, scope: { workspaceId: string; subAccountId?: string | undefined }, days: number, now = new Date()) {
+  const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
+  const rows = await repo.payoutsPerDay(sql, scope, first.toISOString());
+  const dayList = Array.from({ length: days }, (_, i) => new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10));
+  const currencies = [...new Set(rows.map((r) => r.currency))].sort();
+  return currencies.map((currency) => ({
+    currency,
+    days: dayList.map((day) => {
+      const row = rows.find((r) => r.day === day && r.currency === currency);
+      return { day, count: row?.count ?? 0, amount: formatAmount(BigInt(row?.amountMinor ?? '0'), currency) };
+    }),
+  }));
+}

@@ -230,3 +230,14 @@ export function listPayouts<Item>(
   const { where, params } = payoutWhere(scope, f);
   return paginate(sql, f, { object: 'payout.list', from: `SELECT ${PAYOUT_COLUMNS} FROM payouts`, where, params, map });
 }
+
+/** Payouts per UTC day and currency since `sinceIso` (the overview's chart): how many, and their amounts in minor units. */
+export async function payoutsPerDay(sql: Sql, scope: { workspaceId: string; subAccountId?: string | undefined }, sinceIso: string): Promise<{ day: string; currency: string; count: number; amountMinor: string }[]> {
+  const rows = await sql.query<{ day: string; currency: string; n: string; amount: string }>(
+    `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, currency, count(*)::text AS n, sum(amount_minor)::text AS amount
+       FROM payouts WHERE workspace_id = $1 AND ($2::uuid IS NULL OR account_id = $2::uuid) AND created_at >= $3::timestamptz
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+    [scope.workspaceId, scope.subAccountId ?? null, sinceIso],
+  );
+  return rows.map((r) => ({ day: r.day, currency: r.currency, count: Number(r.n), amountMinor: r.amount }));
+}
