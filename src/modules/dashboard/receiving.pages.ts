@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { csvLine } from '../payouts/payouts.csv.js';
 import { copyable, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
 import { attempt, formText, queryChoice, queryText, type Refusal } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
@@ -71,12 +73,30 @@ ${section(
     'No deposit yet.',
   ),
   pager('/dashboard/receiving', { status: depositStatus }, deposits.nextCursor),
+  html`<p>${link(`/dashboard/receiving/deposits.csv${depositStatus ? `?status=${depositStatus}` : ''}`, 'Export these deposits (CSV)')}</p>`,
 )}
 ${web.sandbox && dashboardUser(req).role === 'admin' ? html`<p>${link('/dashboard/sandbox', 'Simulate a deposit in the sandbox tools')}</p>` : ''}`;
     return sendPage(web, req, reply, { title: 'Receiving', body, status: refusal?.status });
   };
 
   app.get('/dashboard/receiving', memberPage, async (req, reply) => receivingPage(req, reply));
+
+  // Deposits as CSV, with the list's status filter, streamed page by page.
+  app.get('/dashboard/receiving/deposits.csv', memberPage, async (req, reply) => {
+    const owner = actingAccount(req);
+    const status = queryChoice(req, 'status', DEPOSIT_STATUSES);
+    const columns = ['id', 'createdAt', 'status', 'amount', 'serviceFee', 'creditedAmount', 'currency', 'rail', 'clientRef', 'virtualAccountId', 'failureReason'] as const;
+    async function* csv(): AsyncGenerator<string> {
+      yield csvLine(columns);
+      let cursor: string | undefined;
+      do {
+        const page = await listDeposits(ctx.db, owner, { status, cursor, limit: ctx.config.limits.pageLimitMax });
+        yield page.data.map((d) => csvLine(columns.map((c) => (d as Record<string, unknown>)[c] as string | null | undefined))).join('');
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+    }
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="deposits.csv"').send(Readable.from(csv()));
+  });
 
   app.post('/dashboard/receiving/virtual-accounts', adminPage, async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
