@@ -114,6 +114,11 @@ describe.skipIf(!haveChromium)('finding, exporting and reading on a phone (issue
     const deposits = await page.request.get(`${t.base}/dashboard/receiving/deposits.csv`);
     expect(deposits.status()).toBe(200);
     expect((await deposits.text()).split('\r\n')[0]).toBe('id,createdAt,status,amount,serviceFee,creditedAmount,currency,rail,clientRef,virtualAccountId,failureReason');
+    const exported = await page.request.get(`${t.base}/dashboard/events/export.csv`);
+    const eventLines = (await exported.text()).trim().split('\r\n');
+    expect(eventLines[0]).toBe('id,createdAt,type,objectId,data');
+    const listed = (await c.request('GET', '/v1/events?limit=100')).json<{ data: { id: string }[] }>().data;
+    expect(eventLines.slice(1).map((l) => l.split(',')[0])).toEqual(listed.map((e) => e.id));
   });
 
   it('shows amounts grouped with their code and times with UTC on hover', async () => {
