@@ -5,6 +5,7 @@ import type { JobRunner } from '../../src/jobs/runner.js';
 import type { Caller } from '../helpers/app.js';
 import { haveChromium, launchBrowser, signedInAdmin, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
 import { DE_IBAN, fund, payingWorkspace, saveBeneficiary, waitFor } from '../payouts/helpers.js';
+import { PDF, PNG } from '../applications/helpers.js';
 
 /**
  * Doing the work from the dashboard (issue 24, points 1 and 2) in Chromium: a payout from the form
@@ -148,6 +149,40 @@ describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 
     await expect.poll(() => page.getByRole('alert').first().innerText()).toMatch(/KYB|onboarding|application/i);
     const api = await c.request('POST', '/v1/virtual-accounts', { currency: 'EUR' });
     expect(api.statusCode).toBe(409);
+  });
+
+  it('onboards from the dashboard: starts a business application, adds a person and the documents, accepts the terms and submits', async () => {
+    await page.goto(`${t.base}/dashboard/onboarding`);
+    await page.getByLabel('Registered name').fill('Acme Trading Ltd');
+    await page.getByLabel('Registration number').fill('12345678');
+    await page.getByLabel('Country of registration').fill('gb');
+    await page.getByLabel('Street').fill('1 High Street');
+    await page.getByLabel('City').fill('London');
+    await page.getByLabel('Postal code').fill('EC1A 1AA');
+    await page.getByRole('button', { name: 'Start the application' }).click();
+    await page.getByText('Complete this application').click();
+    await page.getByLabel('First name').fill('Ada');
+    await page.getByLabel('Last name').fill('Lovelace');
+    await page.getByLabel('Date of birth').fill('1985-12-10');
+    await page.getByLabel('Nationality').fill('GB');
+    await page.getByLabel('Title').fill('Director');
+    await page.getByLabel('Ownership %').fill('60');
+    await page.getByRole('button', { name: 'Add the person' }).click();
+    for (const [type, whose, file] of [['photo_id', 'Ada Lovelace', { name: 'id.png', mimeType: 'image/png', buffer: PNG }], ['certificate_of_incorporation', 'The company', { name: 'cert.pdf', mimeType: 'application/pdf', buffer: PDF }]] as const) {
+      await page.getByText('Complete this application').click();
+      await page.getByLabel('Document type').selectOption(type);
+      await page.getByLabel('Whose document').selectOption({ label: whose });
+      await page.getByLabel('Document file').setInputFiles(file);
+      await page.getByRole('button', { name: 'Upload the document' }).click();
+      await page.waitForLoadState('load');
+      expect(await page.getByRole('alert').count(), type).toBe(0);
+    }
+    await page.getByText('Complete this application').click();
+    await page.getByRole('button', { name: /^Accept the terms/ }).click();
+    await page.getByText('Complete this application').click();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Submit the application' }).click();
+    await expect.poll(async () => (await c.request('GET', '/v2/applications')).json<{ data: { status: string }[] }>().data[0]?.status).toBe('under_review');
   });
 
   it('checks a CSV of 200 payouts whole: 3 bad rows are listed and nothing is sent; fixed, it sends 200; sent again, still 200', async () => {

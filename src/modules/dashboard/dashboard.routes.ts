@@ -34,7 +34,7 @@ export function dashboardPages(app: FastifyInstance, web: Web, storage: Storage)
   beneficiaryPages(app, web);
   orderPages(app, web, storage);
   receivingPages(app, web);
-  onboardingPages(app, web);
+  onboardingPages(app, web, storage);
   eventPages(app, web);
   searchPages(app, web);
   sandboxPages(app, web);
