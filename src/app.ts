@@ -236,7 +236,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   screeningRoutes(routes, ctx);
 
   await registerWeb(app, webOptions(ctx, redis), (scope, web) => {
-    dashboardPages(scope, web);
+    dashboardPages(scope, web, storage);
     consolePages(scope, web, storage);
   });
 

@@ -9,6 +9,7 @@ import { isUuid } from './lib/ids.js';
 import { migrate } from './db/migrate.js';
 import { CryptoBox } from './lib/crypto-box.js';
 import { connect } from './db/db.js';
+import { importPayouts } from './cli/payouts-import.js';
 import { clientFromFlags, CLIENT_FLAGS } from './cli/client.js';
 import { listen } from './cli/listen.js';
 import { trigger } from './cli/trigger.js';
@@ -128,6 +129,16 @@ async function main(argv: string[]): Promise<void> {
     case 'screening':
       await screeningCommand(config, sub, rest, fail);
       return;
+    case 'payouts': {
+      if (sub !== 'import') fail('unknown payouts command (payouts import FILE.csv)');
+      const { values, positionals } = parseArgs({ args: rest, options: CLIENT_FLAGS, allowPositionals: true });
+      if (positionals.length !== 1) fail('payouts import takes one CSV file');
+      const summary = await importPayouts(clientFromFlags(values, fail), positionals[0] as string, (text) => process.stdout.write(text), (text) => process.stderr.write(`${text}\n`));
+      if (summary.invalid) fail(`${summary.invalid} of ${summary.rows} rows need fixing; nothing was sent`);
+      process.stderr.write(`${summary.sent} payouts sent or already sent, ${summary.refused} refused, of ${summary.rows}\n`);
+      if (summary.refused) process.exitCode = 1;
+      return;
+    }
     default:
       fail(command ? `unknown command ${command}` : 'no command');
   }

@@ -27,7 +27,16 @@ function fingerprintOf(req: FastifyRequest): string {
   const path = req.url.split('?')[0] ?? req.url;
   // The exact JSON text sent; a body parsed from another media type is fingerprinted by its parsed value.
   const body = req.rawBody ?? (req.body === undefined ? '' : JSON.stringify(req.body));
-  return sha256Hex([req.method, path, req.auth?.subAccountId ?? '', body].join('\n'));
+  return apiFingerprint(req.method, path, req.auth?.subAccountId, body);
+}
+
+/**
+ * The fingerprint of an API call: a page that makes the same change as a call (a row of a payouts
+ * CSV, as POST /v1/payouts with that row's JSON) stores its answer under the same key and
+ * fingerprint, so the call and the page each replay what the other made.
+ */
+export function apiFingerprint(method: string, path: string, subAccountId: string | undefined, bodyText: string): string {
+  return sha256Hex([method, path, subAccountId ?? '', bodyText].join('\n'));
 }
 
 function sendText(reply: FastifyReply, status: number, contentType: string, text: string): FastifyReply {

@@ -10,6 +10,10 @@ const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'image/jp
 export function sendStoredFile(reply: FastifyReply, file: { contentType: string; bytes: Buffer; name: string }): FastifyReply {
   const disposition = file.contentType.startsWith('image/') ? 'inline' : 'attachment';
   const filename = `${file.name.replace(/[^A-Za-z0-9_.-]/g, '_')}.${EXTENSIONS[file.contentType] ?? 'bin'}`;
+  // An image opened on its own is a document the browser draws with inline style: the pages' CSP
+  // (no inline style) would break it, so the file gets its own, allowing nothing but that style
+  // and the image (no script, sandboxed).
+  if (disposition === 'inline') reply.header('content-security-policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
   return reply
     .type(file.contentType)
     .header('content-disposition', `${disposition}; filename="${filename}"`)

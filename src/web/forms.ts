@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Tx } from '../db/db.js';
 import { AppError, asHttpRefusal } from '../http/errors.js';
 import { fieldError, type FieldError } from '../lib/errors.js';
-import { answerOnce, formIdempotencyOf, keyProcessing, type KeyedRequest } from '../http/idempotency.js';
+import { answerOnce, apiFingerprint, formIdempotencyOf, keyProcessing, type GroupAnswer, type KeyedRequest, type StoredAnswer } from '../http/idempotency.js';
 import type { WebSession } from '../modules/users/sessions.service.js';
 import { isDay } from '../lib/dates.js';
 
@@ -22,6 +22,17 @@ export function formList(req: FastifyRequest, name: string, max = 100): string[]
   const list = (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
   if (list.length > max) throw fieldError(name, `${name} has more than ${max} values`);
   return list;
+}
+
+/**
+ * A country field: two letters (any case), as the help text under every country input asks. A
+ * name typed instead ("United Kingdom") is refused with the same words, not a length rule.
+ */
+export function formCountry(req: FastifyRequest, name: string): string | undefined {
+  const text = formText(req, name, { maxLength: 200 });
+  if (text === '') return undefined;
+  if (!/^[A-Za-z]{2}$/.test(text)) throw fieldError(name, 'Give the country as its two-letter code, such as GB for the United Kingdom');
+  return text.toUpperCase();
 }
 
 /** An optional field: undefined when left empty. */
@@ -63,11 +74,13 @@ export function queryChoice<T extends string>(req: FastifyRequest, name: string,
  * A date filter (YYYY-MM-DD from a date input) as the instant its day starts in UTC; none when empty.
  * Anything else (a day the database has no date for, such as year 0000) is refused naming the field.
  */
-export function queryDay(req: FastifyRequest, name: string): { day: string; instant: string } | undefined {
+export function queryDay(req: FastifyRequest, name: string): { day: string; instant: string; nextInstant: string } | undefined {
   const day = queryText(req, name);
   if (!day) return undefined;
   if (!isDay(day)) throw fieldError(name, `${name} must be a day such as 2025-01-31 (years 0001 to 9999)`);
-  return { day, instant: `${day}T00:00:00.000Z` };
+  const next = new Date(`${day}T00:00:00.000Z`);
+  next.setUTCDate(next.getUTCDate() + 1);
+  return { day, instant: `${day}T00:00:00.000Z`, nextInstant: day === '9999-12-31' ? '9999-12-31T23:59:59.999Z' : next.toISOString() };
 }
 
 /** A change a person asked for and the service refused: what to show beside the form, and the status. */
@@ -126,6 +139,29 @@ export async function changeOnce(ctx: AppContext, req: FastifyRequest, change: (
     try {
       const { answer } = await answerOnce(ctx, keyed, async (tx) => ({ status: 303, contentType: 'text/plain; charset=utf-8', text: await tx.savepoint(change) }));
       return answer.text;
+    } catch (err) {
+      const inFlight = err instanceof AppError && err.code === keyProcessing().code;
+      if (!inFlight || attempt >= FORM_KEY_WAIT.attempts) throw err;
+      await new Promise((resolve) => setTimeout(resolve, FORM_KEY_WAIT.delayMs));
+    }
+  }
+}
+
+/**
+ * A change a page makes as an API call would under an Idempotency-Key (a row of a payouts CSV as
+ * POST /v1/payouts): the same key, fingerprint and stored answer, so the page and the API (the CLI)
+ * replay each other's answer instead of making the change twice. A refusal thrown by `work` stores
+ * nothing. A key still in flight elsewhere is waited for, as a form's is.
+ */
+export async function onceAsApi(
+  ctx: AppContext,
+  call: { workspaceId: string; subAccountId: string | undefined; key: string; path: string; bodyText: string },
+  work: (tx: Tx) => Promise<StoredAnswer>,
+): Promise<GroupAnswer> {
+  const keyed: KeyedRequest = { scope: 'workspace', ownerId: call.workspaceId, key: call.key, fingerprint: apiFingerprint('POST', call.path, call.subAccountId, call.bodyText) };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await answerOnce(ctx, keyed, (tx) => tx.savepoint(work));
     } catch (err) {
       const inFlight = err instanceof AppError && err.code === keyProcessing().code;
       if (!inFlight || attempt >= FORM_KEY_WAIT.attempts) throw err;

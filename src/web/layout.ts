@@ -64,7 +64,11 @@ function who(frame: PageFrame): Html {
   const name = s.user ? html`${s.user.email} <span class="role">${s.user.role}</span>` : html`Operator`;
   // The dashboard acts on the master account or a chosen sub-account: always say which.
   const acting = frame.area === 'dashboard' ? html`<a href="/dashboard/accounts" class="acting">${s.actingAccount ? html`Sub-account: ${s.actingAccount.name}` : 'Master account'}</a>` : '';
-  return html`<div class="who">${acting}<span>${name}</span>
+  // One search box for payouts, beneficiaries and orders.
+  const search = frame.area === 'dashboard'
+    ? html`<form method="get" action="/dashboard/search" role="search" class="search"><label for="top-search" class="visually-hidden">Search payouts, beneficiaries and orders</label><input id="top-search" type="search" name="q" placeholder="Search: id, reference, name, amount"><button type="submit">Search</button></form>`
+    : '';
+  return html`${search}<div class="who">${acting}<span>${name}</span>
 ${s.user ? html`<a href="/${frame.area}/account">Security</a>` : ''}
 <form method="post" action="/${frame.area}/sign-out" class="inline"><input type="hidden" name="_csrf" value="${frame.csrf}"><button type="submit" class="link">Sign out</button></form></div>`;
 }
@@ -91,7 +95,7 @@ export function layout(frame: PageFrame): string {
   ${who(frame)}
 </header>
 <div class="frame">
-${signedIn ? html`<nav class="side" aria-label="${areaName}"><ul>${items.map((item) => html`<li><a href="${item.href}"${isCurrent(item.href, frame.path, frame.area) ? html` aria-current="page"` : ''}>${item.label}</a></li>`)}</ul></nav>` : ''}
+${signedIn ? html`<details class="menu" open><summary>Menu</summary><nav class="side" aria-label="${areaName}"><ul>${items.map((item) => html`<li><a href="${item.href}"${isCurrent(item.href, frame.path, frame.area) ? html` aria-current="page"` : ''}>${item.label}</a></li>`)}</ul></nav></details>` : ''}
 <main id="main" tabindex="-1">
 <h1>${frame.title}</h1>
 ${frame.body}

@@ -84,7 +84,7 @@ function rowActions(face: Face, req: FastifyRequest, user: users.UserView): Html
   return html`${
     hasRoles(face)
       ? postForm(
-          { action: `${userPath(user.id)}/role`, csrf, submit: `Make ${otherRole}`, label: `Make ${user.email} ${otherRole}`, inline: true },
+          { action: `${userPath(user.id)}/role`, csrf, submit: `Make ${otherRole}`, label: `Make ${otherRole}: ${user.email}`, inline: true },
           html`<input type="hidden" name="role" value="${otherRole}">`,
         )
       : ''

@@ -11,6 +11,7 @@ import type { AuditDraft } from '../modules/operator/audit.service.js';
 import { createSession, csrfToken, csrfTokenMatches, endSession, readSession, type SessionLimits, type WebSession } from '../modules/users/sessions.service.js';
 import { html, type Html } from './html.js';
 import { layout, type Area } from './layout.js';
+import { acceptMultipartForms } from './multipart.js';
 
 /** How a page route is reached: by anyone (sign-in), mid-sign-in (the second factor), or signed in; `admin` pages change things. */
 export interface WebRouteConfig {
@@ -47,6 +48,9 @@ export interface Web {
   cookieSecure: boolean;
   sandbox: boolean;
 }
+
+/** What a file form may add to its file: the CSRF token, the form's key and a few fields. */
+const FORM_FIELDS_BYTES_MAX = 64 * 1024;
 
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
 
@@ -209,6 +213,8 @@ function pageChangeDraft(req: FastifyRequest): AuditDraft | undefined {
 export async function registerWeb(app: FastifyInstance, web: Web, register: (scope: FastifyInstance, web: Web) => void): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(cookie);
+    // A form with a file: the file and the form's fields (at most the largest upload, with room for the fields).
+    acceptMultipartForms(scope, web.ctx.config.limits.uploadBytesMax + FORM_FIELDS_BYTES_MAX);
     scope.addHook('onRequest', async (req, reply) => {
       const route = req.routeOptions.config.web;
       if (!route) return;
@@ -241,6 +247,25 @@ export async function registerWeb(app: FastifyInstance, web: Web, register: (sco
       if (!asset) throw new AppError({ status: 404, code: 'NOT_FOUND', message: 'No such asset' });
       return reply.type(asset.type).header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(asset.body);
     });
+    // The POST-only addresses (a form's action), to send a GET of one to the page it belongs to.
+    const formActions: RegExp[] = [];
+    scope.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (!route.config?.web || !methods.includes('POST')) return;
+      formActions.push(new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}$`));
+    });
     register(scope, web);
+    for (const area of ['dashboard', 'console'] as const) scope.get(`/${area}/*`, { schema: { hide: true }, config: { web: { area } } }, async (req, reply) => unknownPage(web, req, reply, formActions));
   });
+}
+
+/**
+ * A GET of an address no page has: the address of a form's action (a bookmark, the back button
+ * after a POST answered with a page) goes to the page the form was on; anything else is the
+ * area's "Not found" page, never the API's JSON.
+ */
+function unknownPage(web: Web, req: FastifyRequest, reply: FastifyReply, formActions: readonly RegExp[]): FastifyReply {
+  const path = req.url.split('?')[0] as string;
+  if (formActions.some((action) => action.test(path))) return seeOther(reply, path.slice(0, path.lastIndexOf('/')) || `/${req.web.area}`);
+  return errorPage(web, req, reply, new AppError({ status: 404, code: 'NOT_FOUND', message: 'There is no page at this address. It may have moved, or the link may be mistyped.' }));
 }

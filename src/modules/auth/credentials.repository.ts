@@ -128,3 +128,14 @@ export async function readGrant(sql: Sql, clientId: string, workspaceId: string,
     [clientId, workspaceId, subAccountId],
   );
 }
+
+/** Until when a rotated credential's previous secret still works (the database clock decides), or null when it does not. */
+export async function previousSecretExpiry(sql: Sql, workspaceId: string, clientId: string): Promise<Date | null> {
+  const row = await maybeOne<{ previous_secret_expires_at: Date }>(
+    sql,
+    `SELECT previous_secret_expires_at FROM credentials
+      WHERE workspace_id = $1 AND client_id = $2 AND status = 'active' AND previous_secret_expires_at > now()`,
+    [workspaceId, clientId],
+  );
+  return row?.previous_secret_expires_at ?? null;
+}

@@ -198,3 +198,8 @@ export function scopesChangedBeyond(before: readonly string[], after: readonly s
   const changed = [...after.filter((s) => !before.includes(s)), ...before.filter((s) => !after.includes(s))];
   return [...new Set(changed)].filter((s) => !held.includes(s) && !(isScope(s) && hasScope(held, s)));
 }
+
+/** Until when the secret replaced by the last rotation keeps working (ISO time), or null when it no longer does. */
+export async function previousSecretWorksUntil(sql: Sql, workspaceId: string, clientId: string): Promise<string | null> {
+  return (await repo.previousSecretExpiry(sql, workspaceId, clientId))?.toISOString() ?? null;
+}

@@ -94,12 +94,14 @@ export async function pageBeneficiaries(
   sql: Sql,
   scope: AccountScope,
   page: PageRequest,
-  filter: { status?: BeneficiaryStatus | undefined },
+  filter: { status?: BeneficiaryStatus | undefined; nameContains?: string | undefined },
 ): Promise<PageResult<BeneficiaryRow>> {
   const { where, params, add } = listFilters();
   add('workspace_id = ?', scope.workspaceId);
   if (scope.subAccountId) add('account_id = ?::uuid', scope.subAccountId);
   if (filter.status) add('status = ?', filter.status);
+  // The name is kept in clear (the rest is sealed): found by any part of it, case-insensitive.
+  if (filter.nameContains) add("(name ILIKE ? OR id::text = ?)", `%${filter.nameContains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, filter.nameContains.toLowerCase());
   return paginate(sql, page, {
     object: 'beneficiary.list',
     from: `SELECT ${BENEFICIARY_COLUMNS} FROM beneficiaries`,

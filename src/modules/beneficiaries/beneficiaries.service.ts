@@ -339,8 +339,8 @@ export async function findBeneficiaries(
 }
 
 /** A page of beneficiaries, newest first: a roll-up over the workspace and its sub-accounts, or one sub-account's. */
-export async function listBeneficiaries(sql: Sql, box: CryptoBox, scope: AccountScope, query: PageRequest & { status?: BeneficiaryStatus | undefined }) {
-  const page = await repo.pageBeneficiaries(sql, scope, query, { status: query.status });
+export async function listBeneficiaries(sql: Sql, box: CryptoBox, scope: AccountScope, query: PageRequest & { status?: BeneficiaryStatus | undefined; nameContains?: string | undefined }) {
+  const page = await repo.pageBeneficiaries(sql, scope, query, { status: query.status, nameContains: query.nameContains });
   const accounts = await repo.accountsOf(sql, page.data.map((r) => r.id));
   return { ...page, data: page.data.map((row) => beneficiaryView(box, row, accounts)) };
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { checkboxes, facts, field, filterForm, link, pager, postForm, section, select, status, table, textarea, when } from '../../web/components.js';
+import { checkboxes, facts, field, readable, words, filterForm, link, pager, postForm, section, select, status, table, textarea, when } from '../../web/components.js';
 import { changeOnce, formList, formOptional, formText, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -14,11 +14,15 @@ import { sendStoredFile } from '../../http/stored-file.js';
 
 type Params = { Params: { id: string } };
 
-/** A section of the application (business info, activity...) as label/value pairs, nested objects flattened. */
+/** A section of the application (business info, activity...) as labelled values in words: an address on its lines, not JSON. */
 function sectionFacts(title: string, value: Record<string, unknown> | null): Html {
   if (!value) return html``;
-  const pairs = Object.entries(value).map(([k, v]) => [k, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)] as const);
-  return section(title, facts(pairs));
+  return section(title, facts(Object.entries(value).map(([k, v]) => [words(k), readable(v)] as const)));
+}
+
+/** A person by name (a document names its person by id). */
+function personName(p: Record<string, unknown>): string {
+  return `${String(p.firstName ?? '')} ${String(p.lastName ?? '')}`.trim() || String(p.id ?? '');
 }
 
 function reviewForms(req: FastifyRequest, a: ApplicationView, refusal: Refusal | undefined): Html {
@@ -57,10 +61,10 @@ async function applicationPage(web: Web, req: FastifyRequest<Params>, reply: Fas
   type Person = Record<string, unknown>;
   const body = html`${doneNotice(req)}${facts([
     ['Status', status(a.status)],
-    ['Type', a.applicationType],
+    ['Type', words(a.applicationType)],
     ['Workspace', link(`/console/workspaces/${scope.workspaceId}`, scope.workspaceId)],
     ['Registered name', a.registeredName],
-    ['Screening', a.screeningStatus],
+    ['Screening', words(a.screeningStatus)],
     ['Risk level', a.riskLevel],
     ['Submitted', when(a.submittedAt)],
     ['Terms accepted', a.termsAcceptedVersion],
@@ -69,14 +73,16 @@ ${sectionFacts('Business information', a.businessInfo)}
 ${sectionFacts('Business activity', a.businessActivity)}
 ${sectionFacts('Applicant', a.applicant)}
 ${section('Persons', table('Persons of the application', [
-  { label: 'Name', cell: (p: Person) => `${String(p.firstName ?? '')} ${String(p.lastName ?? '')}` },
+  { label: 'Name', cell: (p: Person) => personName(p) },
   { label: 'Title', cell: (p) => String(p.title ?? '') },
   { label: 'Ownership %', cell: (p) => String(p.ownershipPercentage ?? ''), numeric: true },
   { label: 'Nationality', cell: (p) => String(p.nationality ?? '') },
+  { label: 'Date of birth', cell: (p) => String(p.dateOfBirth ?? '') },
+  { label: 'Address', cell: (p) => readable(p.address) },
 ], persons.data as Person[], 'No person.'))}
 ${section('Documents', table('Documents of the application', [
   { label: 'Type', cell: (d: Doc) => d.type },
-  { label: 'Person', cell: (d) => d.personId ?? 'company' },
+  { label: 'Person', cell: (d) => (d.personId ? personName((persons.data as Person[]).find((p) => p.id === d.personId) ?? { id: d.personId }) : 'the company') },
   { label: 'File', cell: (d) => link(`/console/applications/${a.id}/documents/${d.id}`, `Open ${d.type} (${d.contentType}, ${d.sizeBytes} bytes)`) },
   { label: 'Added', cell: (d) => when(d.createdAt) },
 ], documents.data, 'No document.'))}

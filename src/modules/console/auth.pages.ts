@@ -13,7 +13,7 @@ const publicPage = { schema: { hide: true }, config: { web: { area: 'console' as
 function keyForm(req: FastifyRequest, next: string | undefined, error?: string): Html {
   return html`<div class="signin">${error ? notice('error', error) : ''}
 <h2>Or with the operator key</h2>
-<p>The key printed at first start, or set with <code>CORRIDOR_OPERATOR_KEY</code>.</p>
+<p>The key printed at first start, or set with <code>CORRIDOR_BOOTSTRAP_OPERATOR_KEY</code>.</p>
 ${postForm(
   { action: '/console/sign-in/key', csrf: req.web.csrf, submit: 'Sign in with the key' },
   html`<input type="hidden" name="next" value="${next ?? ''}">`,

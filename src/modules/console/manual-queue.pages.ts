@@ -43,6 +43,15 @@ const PAYOUT_QUESTION: Record<(typeof PAYOUT_MOVES)[number], (what: string) => s
   revert: (what) => `Revert ${what}? Its amount and fee are credited back to the balance.`,
 };
 
+/** Why the queue is empty: in the sandbox, the simulated provider settles payouts itself, so none waits for a person. */
+function emptySettleQueue(web: Web, provider: string): string {
+  if (provider !== 'manual') return 'No payout in this view.';
+  const why = 'Only payouts routed to the manual provider wait here for a person to mark them paid or failed.';
+  return web.sandbox
+    ? `No payout waits to be settled. ${why} In the sandbox, payouts go to the simulated provider, which settles them by itself: choose Provider "all" to see them.`
+    : `No payout waits to be settled. ${why}`;
+}
+
 async function payoutsPage(web: Web, req: FastifyRequest, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
   const query = { status: queryChoice(req, 'status', PAYOUT_STATUSES, 'processing'), provider: queryText(req, 'provider') ?? 'manual', workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
   const page = await listPayouts(web.ctx.db, { workspaceId: query.workspaceId }, { ...query, provider: query.provider === 'all' ? undefined : query.provider, limit: QUEUE_PAGE_ROWS });
@@ -59,7 +68,7 @@ ${table('Payouts, newest first', [
   { label: 'Route', cell: (p) => p.route },
   { label: 'Created', cell: (p) => when(p.createdAt) },
   { label: 'Settle', cell: (p) => html`<div class="actions">${PAYOUT_MOVES.filter((m) => PAYOUT_MOVE_FROM[m].includes(p.status)).map((m) => moveButton(req, `/console/payouts/${p.id}/${m}`, PAYOUT_LABEL[m], PAYOUT_QUESTION[m](`payout ${p.clientRef} of ${p.amount} ${p.currency}`), m !== 'pay'))}</div>` },
-], page.data, 'No payout waits to be settled.')}
+], page.data, emptySettleQueue(web, query.provider))}
 ${pager('/console/payouts', { ...query, status: query.status ?? 'all' }, page.nextCursor)}`;
   return sendPage(web, req, reply, { title: 'Payouts to settle', body, status: refusal?.status });
 }

@@ -49,16 +49,19 @@ function moveQuestion(order: OrderView, move: DeskMove): string | undefined {
   }
 }
 
-function moveForm(req: FastifyRequest, order: OrderView, move: DeskMove): Html {
+function moveForm(req: FastifyRequest, order: OrderView, move: DeskMove, refusal: Refusal | undefined): Html {
   const action = `/console/orders/${order.id}/${move}`;
   const confirm = moveQuestion(order, move);
   if (move !== 'complete') return postForm({ action, csrf: req.web.csrf, submit: MOVE_LABEL[move], danger: move === 'fail', inline: true, ...(confirm ? { confirm } : {}) });
+  // A refused completion keeps what was typed, with each field's error beside it.
+  const sent = req.method === 'POST' && req.url === action ? ((req.body ?? {}) as Record<string, string | undefined>) : {};
+  const errors = req.method === 'POST' && req.url === action ? (refusal?.fields ?? {}) : {};
   return postForm(
     // An empty final amount completes at the amount priced at creation: the question says so.
     { action, csrf: req.web.csrf, submit: 'Complete order', ...(confirm ? { confirm, confirmDefaults: { toAmount: order.toAmount } } : {}) },
-    field({ label: 'Final amount delivered', name: 'toAmount', inputmode: 'decimal', help: `In ${order.toCurrency}; with the rate, or neither for the amounts priced at creation (${order.toAmount}).` }),
-    field({ label: 'Final rate', name: 'rate', inputmode: 'decimal', help: `${order.fromCurrency} per 1 ${order.toCurrency}` }),
-    field({ label: 'UETR', name: 'uetr', help: 'Of the outbound wire; generated when empty on a wire delivery.' }),
+    field({ label: 'Final amount delivered', name: 'toAmount', inputmode: 'decimal', value: sent.toAmount, error: errors.toAmount, help: `In ${order.toCurrency}; with the rate, or neither for the amounts priced at creation (${order.toAmount}).` }),
+    field({ label: 'Final rate', name: 'rate', inputmode: 'decimal', value: sent.rate, error: errors.rate, help: `${order.fromCurrency} per 1 ${order.toCurrency}, such as 1.0850` }),
+    field({ label: 'UETR', name: 'uetr', value: sent.uetr, error: errors.uetr, help: 'Of the outbound wire; generated when empty on a wire delivery.' }),
   );
 }
 
@@ -88,7 +91,7 @@ ${s ? section('Settlement', facts([
   ['Reference', s.reference],
   ['Proof of payment', row.proof_upload_key ? link(`/console/orders/${order.id}/proof`, 'View the proof of payment') : 'Not submitted'],
 ])) : ''}
-${section('Desk moves', moves.length ? html`<div class="actions">${moves.map((m) => moveForm(req, order, m))}</div>` : html`<p class="muted">No move from ${order.status}.</p>`)}`;
+${section('Desk moves', moves.length ? html`<div class="actions">${moves.map((m) => moveForm(req, order, m, refusal))}</div>` : html`<p class="muted">No move from ${order.status}.</p>`)}`;
   return sendPage(web, req, reply, { title: `Order ${order.id}`, body, status: refusal?.status });
 }
 

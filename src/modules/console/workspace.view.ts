@@ -82,7 +82,7 @@ ${postForm(
   html`<fieldset><legend>Business identity (originator of payouts sent without senderInfo)</legend>
 ${field({ label: 'Company name', name: 'companyName', value: id.companyName ?? '', error: err('businessIdentity') })}
 ${field({ label: 'Registration number', name: 'registrationNumber', value: id.registrationNumber ?? '' })}
-${field({ label: 'Identity country', name: 'identityCountry', value: id.country ?? '', help: 'Two letters, such as GB' })}
+${field({ label: 'Identity country', name: 'identityCountry', value: id.country ?? '', help: 'Two letters, such as GB', error: err('identityCountry') ?? err('businessIdentity.country') })}
 ${field({ label: 'Address', name: 'address', value: id.address ?? '' })}
 ${field({ label: 'City', name: 'city', value: id.city ?? '' })}
 ${field({ label: 'Postal code', name: 'postalCode', value: id.postalCode ?? '' })}</fieldset>`,
@@ -147,7 +147,7 @@ async function usersSection(web: Web, req: FastifyRequest, w: Workspace, refusal
             html`<input type="hidden" name="status" value="${u.status === 'disabled' ? 'active' : 'disabled'}">`,
           )
     }${postForm(
-      { action: `${base(w)}/users/${u.id}`, csrf: req.web.csrf, submit: `Make ${u.role === 'admin' ? 'viewer' : 'admin'}`, label: `Make ${u.email} ${u.role === 'admin' ? 'viewer' : 'admin'}`, inline: true },
+      { action: `${base(w)}/users/${u.id}`, csrf: req.web.csrf, submit: `Make ${u.role === 'admin' ? 'viewer' : 'admin'}`, label: `Make ${u.role === 'admin' ? 'viewer' : 'admin'}: ${u.email}`, inline: true },
       html`<input type="hidden" name="role" value="${u.role === 'admin' ? 'viewer' : 'admin'}">`,
     )}</div>`;
   return html`<section id="users"><h2>Dashboard users</h2>${refusalNotice(refusal)}

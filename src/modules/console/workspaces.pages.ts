@@ -4,7 +4,7 @@ import { fieldError } from '../../lib/errors.js';
 import { Uuid } from '../../lib/schemas.js';
 import { field, link, pager, postForm, status, table, when } from '../../web/components.js';
 import type { Tx } from '../../db/db.js';
-import { changeOnce, formList, formOptional, formText, queryText } from '../../web/forms.js';
+import { changeOnce, formCountry, formList, formOptional, formText, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import type { PayoutLimits, WorkspaceSettings } from '../accounts/workspace-terms.js';
@@ -54,7 +54,7 @@ function settingsFromForm(req: FastifyRequest): WorkspaceSettings {
   const identity = {
     companyName: formOptional(req, 'companyName', 200),
     registrationNumber: formOptional(req, 'registrationNumber', 100),
-    country: formOptional(req, 'identityCountry', 2),
+    country: formCountry(req, 'identityCountry'),
     address: formOptional(req, 'address', 200),
     city: formOptional(req, 'city', 100),
     postalCode: formOptional(req, 'postalCode', 20),
@@ -106,8 +106,8 @@ export function workspacePages(app: FastifyInstance, web: Web): void {
   app.get('/console', consolePage, async (req, reply) => listPage(web, req, reply));
 
   app.post('/console/workspaces', consolePage, async (req, reply) => {
-    const input = { name: formText(req, 'name', { maxLength: 200 }), country: formText(req, 'country', { maxLength: 10 }).toUpperCase() };
-    const result = await attempt(() => changeOnce(ctx, req, async (tx) => withDone(`/console/workspaces/${(await operator.openWorkspace(tx, input)).id}`, 'workspace-created')));
+    const input = () => ({ name: formText(req, 'name', { maxLength: 200 }), country: formCountry(req, 'country') ?? '' });
+    const result = await attempt(() => changeOnce(ctx, req, async (tx) => withDone(`/console/workspaces/${(await operator.openWorkspace(tx, input())).id}`, 'workspace-created')));
     if ('refused' in result) return listPage(web, req, reply, result.refused);
     return seeOther(reply, result.done);
   });

@@ -51,7 +51,7 @@ export function accountPages(app: FastifyInstance, web: Web): void {
               actingOn(a)
                 ? html`<strong>this account</strong>`
                 : postForm(
-                    { action: '/dashboard/accounts/acting', csrf: req.web.csrf, submit: 'Act on this account', label: `Act on ${a.name}`, inline: true },
+                    { action: '/dashboard/accounts/acting', csrf: req.web.csrf, submit: 'Act on this account', label: `Act on this account: ${a.name}`, inline: true },
                     html`<input type="hidden" name="accountId" value="${a.id ?? ''}">`,
                   ),
           },

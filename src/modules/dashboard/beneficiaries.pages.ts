@@ -5,7 +5,7 @@ import { queryChoice, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { getBeneficiary, listBeneficiaries, type BeneficiaryAccountView, type BeneficiaryStatus } from '../beneficiaries/beneficiaries.service.js';
-import { actingAccount, dashboardUser, memberPage } from './caller.js';
+import { actingAccount, canChange, dashboardUser, memberPage } from './caller.js';
 
 const STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'suspended'];
 
@@ -20,7 +20,7 @@ export function beneficiaryPages(app: FastifyInstance, web: Web): void {
   app.get('/dashboard/beneficiaries', memberPage, async (req, reply) => {
     const wanted = queryChoice(req, 'status', STATUSES);
     const list = await listBeneficiaries(ctx.db, ctx.box, actingAccount(req), { status: wanted, cursor: queryText(req, 'cursor') });
-    const body = html`${filterForm('/dashboard/beneficiaries', [select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...STATUSES], value: wanted ?? '' })])}
+    const body = html`${canChange(req) ? html`<p class="actions">${link('/dashboard/beneficiaries/new', 'Add a beneficiary')}</p>` : ''}${filterForm('/dashboard/beneficiaries', [select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...STATUSES], value: wanted ?? '' })])}
 ${table(
   'Beneficiaries, newest first',
   [

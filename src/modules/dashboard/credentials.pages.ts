@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fieldError } from '../../lib/errors.js';
-import { checkboxes, facts, field, link, notice, pager, postForm, secretOnce, section, select, status, table, when } from '../../web/components.js';
+import { checkboxes, copyable, facts, field, link, notice, pager, postForm, secretOnce, section, select, status, table, when } from '../../web/components.js';
 import { formList, formOptional, formText, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -20,19 +20,29 @@ const GRACE_CHOICES = [
   { value: String(credentials.ROTATION_GRACE_SECONDS_MAX), label: '7 days' },
 ] as const;
 
+/** A new credential starts with reading only; writing is ticked on purpose. */
+const READ_SCOPES = ALL_SCOPES.filter((scope) => scope.startsWith('read:'));
+
+/** The scopes ticked: at least one (a credential that may do nothing is a mistake, not a choice). */
+function chosenScopes(req: FastifyRequest): string[] {
+  const scopes = formList(req, 'scopes', ALL_SCOPES.length);
+  if (scopes.length === 0) throw fieldError('scopes', 'Tick at least one scope: a credential with none can do nothing');
+  return scopes;
+}
+
 const noRefusal: Refusal = { status: 200, message: '', fields: {} };
 const refusalNotice = (refusal: Refusal): Html | '' => (refusal.message ? notice('error', refusal.message) : '');
 const detailPath = (clientId: string): string => `/dashboard/credentials/${encodeURIComponent(clientId)}`;
 
 function createForm(req: FastifyRequest, refusal: Refusal): Html {
-  const chosen = req.method === 'POST' ? formList(req, 'scopes', ALL_SCOPES.length) : ALL_SCOPES;
+  const chosen = req.method === 'POST' ? formList(req, 'scopes', ALL_SCOPES.length) : READ_SCOPES;
   return section(
     'New credential',
     refusalNotice(refusal),
     postForm(
       { action: '/dashboard/credentials', csrf: req.web.csrf, submit: 'Create credential' },
       field({ label: 'Label', name: 'label', value: req.method === 'POST' ? formText(req, 'label') : undefined, help: 'What uses it, e.g. "billing server"', error: refusal.fields.label }),
-      checkboxes({ legend: 'Scopes (write includes read)', name: 'scopes', options: ALL_SCOPES, checked: chosen }),
+      checkboxes({ legend: 'Scopes (write includes read)', name: 'scopes', options: ALL_SCOPES, checked: chosen, error: refusal.fields.scopes }),
     ),
   );
 }
@@ -77,14 +87,14 @@ function rotateForm(req: FastifyRequest, clientId: string, refusal: Refusal): Ht
   );
 }
 
-function changeForms(req: FastifyRequest, credential: Credential, refusal: Refusal): Html {
+function changeForms(req: FastifyRequest, credential: Shown, refusal: Refusal): Html {
   const path = detailPath(credential.clientId);
   return html`${rotateForm(req, credential.clientId, refusal)}
 ${section(
   'Scopes',
   postForm(
     { action: `${path}/scopes`, csrf: req.web.csrf, submit: 'Save scopes' },
-    checkboxes({ legend: 'What its tokens may do (applies to its next request)', name: 'scopes', options: ALL_SCOPES, checked: credential.scopes }),
+    checkboxes({ legend: 'What its tokens may do (applies to its next request)', name: 'scopes', options: ALL_SCOPES, checked: req.method === 'POST' && req.url.endsWith('/scopes') ? formList(req, 'scopes', ALL_SCOPES.length) : credential.scopes, error: refusal.fields.scopes }),
   ),
 )}
 ${section(
@@ -94,13 +104,16 @@ ${section(
 )}`;
 }
 
-function detailBody(req: FastifyRequest, credential: Credential, refusal = noRefusal): Html {
+type Shown = Credential & { previousSecretUntil: string | null };
+
+function detailBody(req: FastifyRequest, credential: Shown, refusal = noRefusal): Html {
   return html`${refusalNotice(refusal)}${section(
     'Credential',
     facts([
       ['Label', credential.label],
-      ['Client id', html`<code>${credential.clientId}</code>`],
+      ['Client id', copyable(credential.clientId)],
       ['Status', status(credential.status)],
+      ['Previous secret', credential.previousSecretUntil ? html`still works until ${when(credential.previousSecretUntil)} (grace period after the last rotation), then stops` : null],
       ['Last used', when(credential.lastUsedAt)],
       ['Created', when(credential.createdAt)],
       ['Scopes', credential.scopes.join(', ') || 'none'],
@@ -122,14 +135,16 @@ export function credentialPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   const workspaceOf = (req: FastifyRequest) => dashboardUser(req).workspaceId;
   const listPage = (req: FastifyRequest) => credentials.listCredentials(ctx.db, workspaceOf(req), { cursor: queryText(req, 'cursor'), limit: LIST_PAGE_SIZE });
-  const credentialOf = async (req: FastifyRequest<{ Params: { clientId: string } }>) =>
-    credentials.credentialData(await credentials.getCredential(ctx.db, workspaceOf(req), req.params.clientId));
+  const credentialOf = async (req: FastifyRequest<{ Params: { clientId: string } }>): Promise<Shown> => ({
+    ...credentials.credentialData(await credentials.getCredential(ctx.db, workspaceOf(req), req.params.clientId)),
+    previousSecretUntil: await credentials.previousSecretWorksUntil(ctx.db, workspaceOf(req), req.params.clientId),
+  });
 
   app.get('/dashboard/credentials', memberPage, async (req, reply) => sendPage(web, req, reply, { title: 'Credentials', body: listBody(req, await listPage(req)) }));
 
   app.post('/dashboard/credentials', adminPage, async (req, reply) => {
     try {
-      const scopes = formList(req, 'scopes', ALL_SCOPES.length);
+      const scopes = chosenScopes(req);
       reply.code(201); // the answer when it commits (its audit entry records it)
       const issued = await ctx.db.tx((tx) => credentials.issueCredential(tx, ctx.box, workspaceOf(req), { scopes, label: formOptional(req, 'label', LABEL_LENGTH_MAX) }));
       const body = html`${secretOnce('The client secret.', issued.clientSecret)}
@@ -167,7 +182,7 @@ Tokens already issued stay valid until they expire; revoke the credential to end
 
   app.post<{ Params: { clientId: string } }>('/dashboard/credentials/:clientId/scopes', adminPage, async (req, reply) => {
     try {
-      const scopes = formList(req, 'scopes', ALL_SCOPES.length);
+      const scopes = chosenScopes(req);
       // A workspace admin holds every scope of the workspace, so may grant or remove any.
       await ctx.db.tx((tx) => credentials.updateScopes(tx, workspaceOf(req), req.params.clientId, scopes, { scopes: ALL_SCOPES }));
     } catch (err) {

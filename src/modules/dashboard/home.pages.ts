@@ -1,11 +1,17 @@
 import type { FastifyInstance } from 'fastify';
-import { money, table, when, status, section, pager } from '../../web/components.js';
-import { queryText } from '../../web/forms.js';
+import { Readable } from 'node:stream';
+import { barChart, copyable, field, money, select, table, when, status, section, pager } from '../../web/components.js';
+import { fieldError } from '../../lib/errors.js';
+import { csvLine } from '../payouts/payouts.csv.js';
+import { payoutDays } from '../payouts/payouts.read.js';
+
+const CHART_DAYS = 14;
+import { queryDay, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { getWorkspace, workspacePrimaryCurrency } from '../accounts/accounts.service.js';
-import { balancesView, listTransactions } from '../ledger/balances.service.js';
-import { actingAccount, dashboardUser, memberPage } from './caller.js';
+import { balancesView, listTransactions, statementLines } from '../ledger/balances.service.js';
+import { actingAccount, dashboardCaller, dashboardUser, memberPage } from './caller.js';
 
 
 /** Overview: the balances (as GET /v1/ledger/balances) and the movements behind them. */
@@ -24,7 +30,13 @@ export function homePages(app: FastifyInstance, web: Web): void {
     });
     const cursor = queryText(req, 'cursor');
     const moves = await listTransactions(ctx.db, accountId, { cursor, limit: 20 });
-    const body = html`<p class="muted">${workspace.name} · workspace <code>${workspace.id}</code></p>
+    const acting = actingAccount(req);
+    const perDay = await payoutDays(ctx.db, { workspaceId: acting.workspaceId, subAccountId: acting.subAccountId }, CHART_DAYS);
+    const charts = perDay.flatMap((c) => [
+      barChart({ title: `Payouts in ${c.currency} per day`, unit: 'Payouts', points: c.days.map((d) => ({ label: d.day, value: d.count, shown: String(d.count) })) }),
+      barChart({ title: `${c.currency} paid out per day`, unit: c.currency, points: c.days.map((d) => ({ label: d.day, value: Number(d.amount), shown: `${d.amount} ${c.currency}` })) }),
+    ]);
+    const body = html`<p class="muted">${workspace.name} · ${acting.subAccountId ? html`sub-account <code>${acting.subAccountId}</code> in view` : html`the master account in view (its sub-accounts included in lists)`} · workspace ${copyable(workspace.id)}</p>
 <section><h2>Balances</h2>
 ${
   view.balances.length === 0
@@ -35,6 +47,14 @@ ${
       )}</div>`
 }
 <p class="help">Total value ${money(view.totalValueEur, 'EUR')} at current mid rates.</p></section>
+${section('Payouts per day (last 14 days, UTC)', charts.length ? html`<div class="grid charts">${charts}</div>` : html`<p class="empty">No payout in the last 14 days.</p>`)}
+${section(
+  'Statement',
+  html`<form method="get" action="/dashboard/statement.csv" class="filters">${select({ label: 'Statement currency', name: 'currency', options: workspace.enabled_currencies })}
+${field({ label: 'From (UTC)', name: 'from', type: 'date', required: true })}
+${field({ label: 'To (UTC, including that day)', name: 'to', type: 'date', required: true })}<button type="submit">Download the statement (CSV)</button></form>
+<p class="help">Opening balance, each posted movement with the running balance, closing balance.</p>`,
+)}
 ${section(
   'Recent movements',
   table(
@@ -53,5 +73,25 @@ ${section(
   pager('/dashboard', {}, moves.nextCursor),
 )}`;
     return sendPage(web, req, reply, { title: 'Overview', body });
+  });
+
+  // A statement of the account in view for a period: opening balance, each posted movement with the running balance, closing balance; streamed.
+  app.get('/dashboard/statement.csv', memberPage, async (req, reply) => {
+    const from = queryDay(req, 'from');
+    const to = queryDay(req, 'to');
+    if (!from || !to) throw fieldError(!from ? 'from' : 'to', 'Choose the first and the last day of the statement');
+    const currency = queryText(req, 'currency') ?? '';
+    const caller = await dashboardCaller(ctx, req);
+    if (!caller.workspace.enabledCurrencies.includes(currency)) throw fieldError('currency', `currency ${currency} is not enabled for this workspace`);
+    const { accountId } = actingAccount(req);
+    async function* csv(): AsyncGenerator<string> {
+      yield csvLine(['kind', 'at', 'transferId', 'direction', 'amount', 'currency', 'balance', 'objectType', 'objectId', 'description']);
+      for await (const line of statementLines(ctx.db, accountId, currency, { fromIso: from!.instant, toIso: to!.nextInstant })) {
+        yield line.kind === 'movement'
+          ? csvLine([line.kind, line.at, line.id, line.direction, line.amount, currency, line.balance, line.objectType, line.objectId, line.description])
+          : csvLine([line.kind, line.at, '', '', '', currency, line.balance, '', '', '']);
+      }
+    }
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="statement-${currency}-${from.day}-${to.day}.csv"`).send(Readable.from(csv()));
   });
 }

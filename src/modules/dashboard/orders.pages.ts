@@ -1,14 +1,24 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { IdParams } from '../../lib/schemas.js';
-import { facts, field, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
+import { copyable, facts, field, fileField, readable, words, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
 import { queryChoice, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { cancelOwnOrder } from '../orders/orders.lifecycle.js';
 import { getOrder, listOrders, orderData, type OrderView } from '../orders/orders.read.js';
 import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../orders/orders.transitions.js';
-import { actingAccount, dashboardCaller, dashboardUser, memberPage } from './caller.js';
-import { attempt } from '../../web/forms.js';
+import { actingAccount, adminPage, canChange, dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import type { Static } from 'typebox';
+import { checkBody } from '../../web/body-check.js';
+import { capabilityRefusal } from '../accounts/caller.js';
+import { CreateOrderBody } from '../orders/orders.schemas.js';
+import { createOrder } from '../orders/orders.service.js';
+import { attempt, changeOnce, formOptional, formText, type Refusal } from '../../web/forms.js';
+import { formFile } from '../../web/multipart.js';
+import { issueProofUpload, submitProof } from '../orders/orders.service.js';
+import type { Storage } from '../storage/storage.js';
+import { UPLOAD_CONTENT_TYPES } from '../storage/uploads.service.js';
+import { storeSignedUpload } from './uploads.js';
 
 const byId = { schema: { hide: true, params: IdParams } };
 
@@ -21,21 +31,29 @@ export const SANDBOX_ORDER_MOVES: readonly { move: Exclude<OrderMove, 'cancel' |
   { move: 'expire', label: 'Sandbox: expire' },
 ];
 
-/** How to pay a settlement-funded order: amount, reference, the collection account, whether a proof is needed. */
-function settlementSection(order: OrderView): Html {
+/** How to pay a settlement-funded order: amount, reference, the collection account (in words, each value to copy), the proof of payment. */
+function settlementSection(req: FastifyRequest, order: OrderView, refusal: Refusal | undefined): Html {
   const s = order.settlement;
   if (!s) return html``;
+  const proofNeeded = s.requirements.proofOfPayment;
+  const canUpload = proofNeeded && order.status === 'awaiting_funds' && canChange(req);
   return section(
     'Settlement instructions',
     facts([
       ['Send', money(s.requiredAmount, s.currency)],
-      ['Reference (put it on the transfer)', html`<code>${s.reference}</code>`],
-      ['Method', s.method],
+      ['Reference (put it on the transfer)', copyable(s.reference)],
+      ['Method', words(s.method)],
       ['Settlement status', status(s.status)],
       ['Pay before', when(s.expiresAt)],
-      ['Proof of payment', s.requirements.proofOfPayment ? 'required (upload it through the API)' : 'not needed'],
-      ...Object.entries(s.instructions).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as const),
+      ...Object.entries(s.instructions).map(([k, v]) => [words(k), typeof v === 'string' ? copyable(v) : readable(v)] as const),
+      ['Proof of payment', !proofNeeded ? 'not needed' : s.status === 'proof_submitted' ? 'received; the desk checks it' : 'required: upload it below once you have paid'],
     ]),
+    canUpload
+      ? postForm(
+          { action: `/dashboard/orders/${order.id}/proof`, csrf: req.web.csrf, submit: 'Upload the proof of payment', files: true },
+          fileField({ label: 'Proof of payment', name: 'proof', accept: UPLOAD_CONTENT_TYPES.join(','), required: true, help: 'The bank\'s confirmation of the transfer: a PDF, JPEG or PNG file.', error: refusal?.fields.proof ?? refusal?.fields.proofKey }),
+        )
+      : '',
   );
 }
 
@@ -53,10 +71,11 @@ function actions(web: Web, req: FastifyRequest, order: OrderView): Html {
   return forms.length ? section('Actions', html`<div class="actions">${forms}</div>`) : html``;
 }
 
-async function detailBody(web: Web, req: FastifyRequest, id: string, refusal?: string): Promise<{ title: string; body: Html }> {
+async function detailBody(web: Web, req: FastifyRequest, id: string, refusal?: Refusal): Promise<{ title: string; body: Html }> {
   const order = orderData(await getOrder(web.ctx.db, dashboardUser(req).workspaceId, id));
-  const body = html`${refusal ? notice('error', refusal) : ''}
+  const body = html`${refusal ? notice('error', refusal.message) : ''}
 ${facts([
+  ['Order id', copyable(order.id)],
   ['Status', status(order.status)],
   ['Sell', money(order.fromAmount, order.fromCurrency)],
   ['Buy', money(order.toAmount, order.toCurrency)],
@@ -72,19 +91,37 @@ ${facts([
   ['Execution deadline', when(order.executionDeadlineAt)],
   ['Completed', when(order.completedAt)],
 ])}
-${settlementSection(order)}
+${settlementSection(req, order, refusal)}
 ${actions(web, req, order)}`;
   return { title: `Order ${order.clientRef ?? order.id}`, body };
 }
 
+/** A new order's form: the same fields as POST /v1/orders. */
+async function newOrderBody(web: Web, req: FastifyRequest, refusal?: Refusal): Promise<Html> {
+  const caller = await dashboardCaller(web.ctx, req);
+  const typed = (req.method === 'POST' ? req.body : {}) as Record<string, string | undefined>;
+  const errors = refusal?.fields ?? {};
+  const currencies = caller.workspace.enabledCurrencies;
+  return html`${refusal ? notice('error', refusal.message) : ''}${postForm(
+    { action: '/dashboard/orders/new', csrf: req.web.csrf, submit: 'Place the order' },
+    select({ label: 'Sell', name: 'fromCurrency', options: currencies, value: typed.fromCurrency, help: errors.fromCurrency }),
+    select({ label: 'Buy', name: 'toCurrency', options: currencies, value: typed.toCurrency ?? currencies[1], help: errors.toCurrency }),
+    field({ label: 'Amount to sell', name: 'fromAmount', inputmode: 'decimal', value: typed.fromAmount, help: 'Or the amount to buy below, not both', error: errors.fromAmount }),
+    field({ label: 'Amount to buy', name: 'toAmount', inputmode: 'decimal', value: typed.toAmount, error: errors.toAmount }),
+    select({ label: 'Funding', name: 'funding', options: [{ value: '', label: 'From the balance when it covers the order, else by bank transfer' }, { value: 'balance', label: 'From the balance' }, { value: 'settlement', label: 'By bank transfer (settlement)' }], value: typed.funding ?? '', help: errors.funding }),
+    field({ label: 'Deliver to beneficiary (id)', name: 'beneficiaryId', value: typed.beneficiaryId, help: 'Empty: the bought amount goes to your own balance', error: errors['beneficiary.id'] }),
+    field({ label: 'Client reference', name: 'clientRef', value: typed.clientRef, error: errors.clientRef }),
+  )}`;
+}
+
 /** Trade-desk orders (as GET /v1/orders): list, detail with settlement instructions, cancelling. */
-export function orderPages(app: FastifyInstance, web: Web): void {
+export function orderPages(app: FastifyInstance, web: Web, storage: Storage): void {
   const { ctx } = web;
 
   app.get('/dashboard/orders', memberPage, async (req, reply) => {
     const f = { status: queryChoice(req, 'status', ORDER_STATUSES), clientRef: queryText(req, 'clientRef') };
     const list = await listOrders(ctx.db, actingAccount(req), { ...f, cursor: queryText(req, 'cursor') });
-    const body = html`${filterForm('/dashboard/orders', [
+    const body = html`${canChange(req) ? html`<p class="actions">${link('/dashboard/orders/new', 'Place an order')}</p>` : ''}${filterForm('/dashboard/orders', [
       select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...ORDER_STATUSES], value: f.status ?? '' }),
       field({ label: 'Client reference', name: 'clientRef', value: f.clientRef }),
     ])}
@@ -105,13 +142,50 @@ ${pager('/dashboard/orders', f, list.nextCursor)}`;
     return sendPage(web, req, reply, { title: 'Orders', body });
   });
 
+  app.get('/dashboard/orders/new', adminPage, async (req, reply) => sendPage(web, req, reply, { title: 'Place an order', body: await newOrderBody(web, req) }));
+
+  app.post('/dashboard/orders/new', adminPage, async (req, reply) => {
+    const caller = await dashboardCaller(ctx, req);
+    const result = await attempt(() =>
+      changeOnce(ctx, req, async (tx) => {
+        const disabled = capabilityRefusal(caller.workspace, 'orders');
+        if (disabled) throw disabled;
+        const beneficiaryId = formOptional(req, 'beneficiaryId', 100);
+        const body = checkBody<Static<typeof CreateOrderBody>>(CreateOrderBody, {
+          fromCurrency: formText(req, 'fromCurrency', { maxLength: 10 }),
+          toCurrency: formText(req, 'toCurrency', { maxLength: 10 }),
+          ...Object.fromEntries((['fromAmount', 'toAmount', 'funding', 'clientRef'] as const).flatMap((k) => (formOptional(req, k, 100) ? [[k, formOptional(req, k, 100)]] : []))),
+          ...(beneficiaryId ? { beneficiary: { id: beneficiaryId } } : {}),
+        });
+        return `/dashboard/orders/${(await createOrder(ctx, tx, caller, body)).id}`;
+      }),
+    );
+    if ('refused' in result) return sendPage(web, req, reply, { title: 'Place an order', body: await newOrderBody(web, req, result.refused), status: result.refused.status });
+    return seeOther(reply, result.done);
+  });
+
   app.get<{ Params: { id: string } }>('/dashboard/orders/:id', { ...byId, config: memberPage.config }, async (req, reply) => sendPage(web, req, reply, await detailBody(web, req, req.params.id)));
 
   // The same service as POST /v1/orders/:id/cancel; a refusal (409) is shown on the order's page.
   app.post<{ Params: { id: string } }>('/dashboard/orders/:id/cancel', { ...byId, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     const result = await attempt(() => ctx.db.tx((tx) => cancelOwnOrder(ctx, tx, caller, req.params.id)));
-    if ('refused' in result) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, result.refused.message)), status: result.refused.status });
+    if ('refused' in result) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, result.refused)), status: result.refused.status });
     return seeOther(reply, `/dashboard/orders/${req.params.id}`);
+  });
+
+  // The proof of payment, through the same signed upload URL and services as the API: the slot
+  // (POST …/proof-upload-url), the bytes (PUT /v2/uploads/{key}: type sniffed, size checked), then the proof.
+  app.post<{ Params: { id: string } }>('/dashboard/orders/:id/proof', { ...byId, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {
+    const { workspaceId } = dashboardUser(req);
+    const result = await attempt(async () => {
+      const file = formFile(req, 'proof', 'the proof of payment (PDF, JPEG or PNG)');
+      const contentType = UPLOAD_CONTENT_TYPES.find((t) => t === file.contentType) ?? 'application/pdf';
+      const issued = await ctx.db.tx((tx) => issueProofUpload(ctx, tx, storage, workspaceId, req.params.id, { contentType, contentLength: file.bytes.length }));
+      await storeSignedUpload(ctx, storage, issued.uploadUrl, file.bytes);
+      return changeOnce(ctx, req, async (tx) => (await submitProof(tx, workspaceId, req.params.id, issued.proofKey), `/dashboard/orders/${req.params.id}`));
+    });
+    if ('refused' in result) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, result.refused)), status: result.refused.status });
+    return seeOther(reply, result.done);
   });
 }

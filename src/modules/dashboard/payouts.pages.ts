@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { csvLine } from '../payouts/payouts.csv.js';
 import { DomainError } from '../../lib/errors.js';
 import { IdParams } from '../../lib/schemas.js';
-import { facts, field, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
+import { copyable, facts, field, filterForm, link, money, notice, pageNav, pagePosition, PAGE_SIZES, postForm, section, select, status, table, when } from '../../web/components.js';
 import { queryChoice, queryDay, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -9,10 +11,13 @@ import { getBeneficiary } from '../beneficiaries/beneficiaries.service.js';
 import { withApprovals, type ApprovalView } from '../approvals/approvals.service.js';
 import { eventsAbout } from '../events/events.service.js';
 import { cancelOwnPayout } from '../payouts/payouts.lifecycle.js';
-import { getPayout, listPayouts, payoutData } from '../payouts/payouts.read.js';
+import { countPayouts, getPayout, listPayouts, payoutData, type PayoutFilters, type PayoutSearch } from '../payouts/payouts.read.js';
+import { listBeneficiaries } from '../beneficiaries/beneficiaries.service.js';
+import { parseAmount } from '../../lib/money.js';
 import { MOVE_FROM, PAYOUT_STATUSES, type PayoutMove } from '../payouts/payouts.transitions.js';
 import { deliveriesOfEvents } from '../webhooks/webhooks.service.js';
-import { actingAccount, dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import { actingAccount, canChange, dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import * as fx from '../fx/fx.service.js';
 import { deliveriesTable } from './events.pages.js';
 import { attempt } from '../../web/forms.js';
 
@@ -27,15 +32,47 @@ const SANDBOX_MOVES: readonly { move: PayoutMove; label: string }[] = [
   { move: 'revert', label: 'Sandbox: revert (paid, then returned)' },
 ];
 
-type ListFilters = { status?: string | undefined; clientRef?: string | undefined; createdFrom?: string | undefined; createdTo?: string | undefined };
+/** The export's columns: the API's payout fields, in this order. */
+const PAYOUT_EXPORT_COLUMNS = ['id', 'createdAt', 'clientRef', 'amount', 'currency', 'status', 'fee', 'feeCurrency', 'route', 'beneficiaryId', 'accountId', 'quoteId', 'reference', 'purpose', 'failureReason', 'completedAt'] as const;
+
+type ListFilters = { q?: string | undefined; status?: string | undefined; createdFrom?: string | undefined; createdTo?: string | undefined; limit?: string | undefined };
 
 function listFiltersForm(f: ListFilters, errors: Record<string, string> = {}): Html {
   return filterForm('/dashboard/payouts', [
+    field({ label: 'Search', name: 'q', type: 'search', value: f.q, help: 'Part of the client reference, the id, the amount or the beneficiary\'s name' }),
     select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...PAYOUT_STATUSES], value: f.status ?? '' }),
-    field({ label: 'Client reference', name: 'clientRef', value: f.clientRef }),
     field({ label: 'Created from (UTC)', name: 'createdFrom', type: 'date', value: f.createdFrom, error: errors.createdFrom }),
-    field({ label: 'Created before (UTC)', name: 'createdTo', type: 'date', value: f.createdTo, error: errors.createdTo }),
+    field({ label: 'Created to (UTC, including that day)', name: 'createdTo', type: 'date', value: f.createdTo, error: errors.createdTo }),
+    select({ label: 'Rows per page', name: 'limit', options: PAGE_SIZES, value: f.limit ?? PAGE_SIZES[0] }),
   ]);
+}
+
+/** What a search box's text can mean for payouts: part of a client reference, an id, an amount in a currency, a beneficiary's name. */
+export async function payoutSearchOf(web: Web, req: FastifyRequest, text: string | undefined, currencies: readonly string[]): Promise<PayoutSearch | undefined> {
+  if (!text) return undefined;
+  const named = await listBeneficiaries(web.ctx.db, web.ctx.box, actingAccount(req), { nameContains: text, limit: web.ctx.config.limits.pageLimitMax });
+  const amounts = currencies.flatMap((currency) => {
+    try {
+      return [{ currency, amountMinor: parseAmount(text.replace(/,/g, ''), currency, 'q').toString() }];
+    } catch {
+      return [];
+    }
+  });
+  return { text, beneficiaryIds: named.data.map((b) => b.id), amounts };
+}
+
+/** The list's filters from the address, as listPayouts and the export take them; a day the filter cannot take is refused naming its field. */
+export async function payoutFiltersOf(web: Web, req: FastifyRequest): Promise<{ shown: ListFilters; filters: PayoutFilters }> {
+  const shown: ListFilters = { q: queryText(req, 'q'), status: queryChoice(req, 'status', PAYOUT_STATUSES), createdFrom: queryText(req, 'createdFrom'), createdTo: queryText(req, 'createdTo'), limit: queryText(req, 'limit') };
+  const caller = await dashboardCaller(web.ctx, req);
+  const filters: PayoutFilters = {
+    status: shown.status,
+    search: await payoutSearchOf(web, req, shown.q, caller.workspace.enabledCurrencies),
+    createdFrom: queryDay(req, 'createdFrom')?.instant,
+    // The end day is included: before the start of the next day.
+    createdTo: queryDay(req, 'createdTo')?.nextInstant,
+  };
+  return { shown, filters };
 }
 
 /** Where the payout went: the saved beneficiary's name and country, when it was paid to one. */
@@ -83,21 +120,34 @@ function actions(web: Web, req: FastifyRequest, payout: PayoutView): Html {
   return section('Actions', html`<div class="actions">${cancel}${simulated}</div>`);
 }
 
+/** A quote-funded payout: what was debited and at what rate (the quote it used). */
+async function quoteFacts(web: Web, workspaceId: string, payout: PayoutView): Promise<(readonly [string, Html | string | null])[]> {
+  if (!payout.quoteId) return [];
+  const quote = fx.quoteView(await fx.getQuote(web.ctx.db, { workspaceId, accountId: payout.accountId ?? workspaceId }, payout.quoteId));
+  return [
+    ['Debited', money(quote.fromAmount, quote.fromCurrency)],
+    ['Rate', `1 ${quote.fromCurrency} = ${quote.rate} ${quote.toCurrency} (1 ${quote.toCurrency} = ${quote.inverseRate} ${quote.fromCurrency})`],
+    ['Quote', copyable(quote.id)],
+  ];
+}
+
 async function detailBody(web: Web, req: FastifyRequest, id: string, refusal?: string): Promise<{ title: string; body: Html }> {
   const workspaceId = dashboardUser(req).workspaceId;
   const [payout] = (await withApprovals(web.ctx.db, workspaceId, [payoutData(await getPayout(web.ctx.db, workspaceId, id))])) as [PayoutView & { approval?: ApprovalView }];
   const approval = payout.approval;
   const body = html`${refusal ? notice('error', refusal) : ''}
 ${facts([
+  ['Payout id', copyable(payout.id)],
   ['Status', status(payout.status)],
   ['Amount', money(payout.amount, payout.currency)],
+  ...(await quoteFacts(web, workspaceId, payout)),
   ['Fee', money(payout.fee, payout.feeCurrency)],
-  ['Funded from', payout.feeCurrency],
+  ['Funded from', `the ${payout.feeCurrency} balance`],
   ['Beneficiary', await beneficiaryFact(web, workspaceId, payout)],
   ['Rail', payout.route],
   ['Chain', payout.chain ?? null],
-  ['Transaction', payout.txHash ? html`<code>${payout.txHash}</code>` : null],
-  ['Client reference', payout.clientRef],
+  ['Transaction', payout.txHash ? copyable(payout.txHash) : null],
+  ['Client reference', copyable(payout.clientRef)],
   ['Reference', payout.reference],
   ['Purpose', payout.purpose],
   ['Failure reason', payout.failureReason],
@@ -117,40 +167,52 @@ export function payoutPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
 
   app.get('/dashboard/payouts', memberPage, async (req, reply) => {
-    const shown: ListFilters = {
-      status: queryChoice(req, 'status', PAYOUT_STATUSES),
-      clientRef: queryText(req, 'clientRef'),
-      createdFrom: queryText(req, 'createdFrom'),
-      createdTo: queryText(req, 'createdTo'),
-    };
-    // A day the filter cannot take is a form error beside its field, with no list.
-    const result = await attempt(() =>
-      listPayouts(ctx.db, actingAccount(req), {
-        status: shown.status,
-        clientRef: shown.clientRef,
-        createdFrom: queryDay(req, 'createdFrom')?.instant,
-        createdTo: queryDay(req, 'createdTo')?.instant,
-        cursor: queryText(req, 'cursor'),
-      }),
-    );
-    const list = 'done' in result ? result.done : { data: [], nextCursor: null };
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const scope = actingAccount(req);
+    const result = await attempt(async () => {
+      const { filters } = await payoutFiltersOf(web, req);
+      const list = await listPayouts(ctx.db, scope, { ...filters, cursor: at.cursor, limit: at.limit });
+      return { list, total: await countPayouts(ctx.db, scope, filters) };
+    });
+    const shown: ListFilters = { q: queryText(req, 'q'), status: queryText(req, 'status'), createdFrom: queryText(req, 'createdFrom'), createdTo: queryText(req, 'createdTo'), limit: queryText(req, 'limit') };
+    const { list, total } = 'done' in result ? result.done : { list: { data: [], nextCursor: null }, total: 0 };
     const refusal = 'refused' in result ? result.refused : undefined;
-    const body = html`${listFiltersForm(shown, refusal?.fields)}${refusal ? notice('error', refusal.message) : ''}
+    const exportQuery = new URLSearchParams(Object.entries(shown).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== 'limit')).toString();
+    const create = canChange(req) ? html`${link('/dashboard/payouts/new', 'Send a payout')} ${link('/dashboard/payouts/import', 'Send payouts from a file (CSV)')} ` : '';
+    const body = html`<p class="actions">${create}${link(`/dashboard/payouts/export.csv${exportQuery ? `?${exportQuery}` : ''}`, 'Export these payouts (CSV)')}</p>${listFiltersForm(shown, refusal?.fields)}${refusal ? notice('error', refusal.message) : ''}
 ${table(
   'Payouts, newest first',
   [
     { label: 'Created', cell: (p) => when(p.createdAt) },
     { label: 'Client reference', cell: (p) => link(`/dashboard/payouts/${p.id}`, p.clientRef) },
     { label: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
+    { label: 'Status', cell: (p) => status(p.status) },
     { label: 'Fee', numeric: true, cell: (p) => money(p.fee, p.feeCurrency) },
     { label: 'Rail', cell: (p) => p.route },
-    { label: 'Status', cell: (p) => status(p.status) },
+    ...(scope.subAccountId ? [] : [{ label: 'Account', cell: (p: (typeof list.data)[number]) => (p.accountId ? html`<span title="${p.accountId}">sub-account</span>` : 'master') }]),
   ],
   list.data,
   'No payout matches.',
 )}
-${pager('/dashboard/payouts', shown, list.nextCursor)}`;
+${pageNav('/dashboard/payouts', shown, at, list.data.length, total, list.nextCursor)}`;
     return sendPage(web, req, reply, { title: 'Payouts', body, status: refusal?.status });
+  });
+
+  // The list as CSV, with the same filters, every page streamed (a large export is never held whole).
+  app.get('/dashboard/payouts/export.csv', memberPage, async (req, reply) => {
+    const { filters } = await payoutFiltersOf(web, req);
+    const scope = actingAccount(req);
+    const pageSize = ctx.config.limits.pageLimitMax;
+    async function* rows(): AsyncGenerator<string> {
+      yield csvLine(PAYOUT_EXPORT_COLUMNS);
+      let cursor: string | undefined;
+      do {
+        const page = await listPayouts(ctx.db, scope, { ...filters, cursor, limit: pageSize });
+        yield page.data.map((p) => csvLine(PAYOUT_EXPORT_COLUMNS.map((c) => (p as Record<string, unknown>)[c] as string | undefined))).join('');
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+    }
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="payouts.csv"').send(Readable.from(rows()));
   });
 
   app.get<{ Params: { id: string } }>('/dashboard/payouts/:id', { ...page, config: memberPage.config }, async (req, reply) =>

@@ -1,20 +1,35 @@
-import type { FastifyInstance } from 'fastify';
-import { filterForm, link, money, pager, section, select, status, table, when } from '../../web/components.js';
-import { queryChoice, queryText } from '../../web/forms.js';
-import { html } from '../../web/html.js';
-import { sendPage, type Web } from '../../web/web.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { csvLine } from '../payouts/payouts.csv.js';
+import { copyable, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
+import { attempt, formText, queryChoice, queryText, type Refusal } from '../../web/forms.js';
+import { html, type Html } from '../../web/html.js';
+import { sendPage, seeOther, type Web } from '../../web/web.js';
+import { capabilityRefusal } from '../accounts/caller.js';
 import { listDeposits } from '../deposits/deposits.service.js';
 import { DEPOSIT_STATUSES } from '../deposits/deposits.transitions.js';
-import { listVirtualAccounts } from '../virtual-accounts/virtual-accounts.service.js';
-import { actingAccount, dashboardUser, memberPage } from './caller.js';
+import { assertVirtualAccountCurrency, listVirtualAccounts, requestVirtualAccount } from '../virtual-accounts/virtual-accounts.service.js';
+import { VIRTUAL_ACCOUNT_CURRENCIES } from '../../connectors/issuers.js';
+import { actingAccount, adminPage, canChange, dashboardCaller, dashboardUser, memberPage } from './caller.js';
+
+/** Asking for a virtual account: the same rules as POST /v1/virtual-accounts (idempotent per account and currency). */
+function requestForm(req: FastifyRequest, currencies: readonly string[], refusal: Refusal | undefined): Html {
+  const offered = VIRTUAL_ACCOUNT_CURRENCIES.filter((c) => currencies.includes(c));
+  return html`${refusal ? notice('error', refusal.message) : ''}${postForm(
+    { action: '/dashboard/receiving/virtual-accounts', csrf: req.web.csrf, submit: 'Request a virtual account' },
+    select({ label: 'Virtual account currency', name: 'currency', options: offered, help: refusal?.fields.currency ?? 'EUR and GBP accounts open at once; others after the issuer approves them. Onboarding must be approved first.' }),
+  )}`;
+}
 
 
 /** Receiving money: the active virtual accounts with their bank details (as GET /v1/virtual-accounts), and deposits (as GET /v1/deposits). */
 export function receivingPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
 
-  app.get('/dashboard/receiving', memberPage, async (req, reply) => {
+  const receivingPage = async (req: FastifyRequest, reply: FastifyReply, refusal?: Refusal) => {
     const owner = actingAccount(req);
+    const caller = await dashboardCaller(ctx, req);
+    const done = queryText(req, 'requested');
     // At most one account per currency: one page of the largest size holds them all.
     const accounts = await listVirtualAccounts(ctx, ctx.db, owner, { limit: ctx.config.limits.pageLimitMax });
     const depositStatus = queryChoice(req, 'status', DEPOSIT_STATUSES);
@@ -27,15 +42,17 @@ export function receivingPages(app: FastifyInstance, web: Web): void {
         [
           { label: 'Currency', cell: (a) => a.currency },
           { label: 'Account holder', cell: (a) => a.accountHolderName },
-          { label: 'IBAN or account number', cell: (a) => html`<code>${a.iban ?? a.accountNumber ?? ''}</code>` },
-          { label: 'BIC or bank code', cell: (a) => html`<code>${a.bic ?? a.bankCode ?? ''}</code>` },
+          { label: 'IBAN or account number', cell: (a) => copyable(a.iban ?? a.accountNumber) },
+          { label: 'BIC or bank code', cell: (a) => copyable(a.bic ?? a.bankCode) },
           { label: 'Bank', cell: (a) => a.bankName ?? '' },
           { label: 'Status', cell: (a) => status(a.status) },
           { label: 'Since', cell: (a) => when(a.createdAt) },
         ],
         accounts.data,
-        'No active virtual account. Request one through the API (POST /v1/virtual-accounts) once onboarding is approved.',
+        'No active virtual account yet.',
       ),
+      done ? notice('success', `Your ${done} virtual account was requested: it is listed here once active.`) : '',
+      canChange(req) ? requestForm(req, caller.workspace.enabledCurrencies, refusal) : '',
     )}
 ${section(
   'Deposits',
@@ -56,8 +73,43 @@ ${section(
     'No deposit yet.',
   ),
   pager('/dashboard/receiving', { status: depositStatus }, deposits.nextCursor),
+  html`<p>${link(`/dashboard/receiving/deposits.csv${depositStatus ? `?status=${depositStatus}` : ''}`, 'Export these deposits (CSV)')}</p>`,
 )}
 ${web.sandbox && dashboardUser(req).role === 'admin' ? html`<p>${link('/dashboard/sandbox', 'Simulate a deposit in the sandbox tools')}</p>` : ''}`;
-    return sendPage(web, req, reply, { title: 'Receiving', body });
+    return sendPage(web, req, reply, { title: 'Receiving', body, status: refusal?.status });
+  };
+
+  app.get('/dashboard/receiving', memberPage, async (req, reply) => receivingPage(req, reply));
+
+  // Deposits as CSV, with the list's status filter, streamed page by page.
+  app.get('/dashboard/receiving/deposits.csv', memberPage, async (req, reply) => {
+    const owner = actingAccount(req);
+    const status = queryChoice(req, 'status', DEPOSIT_STATUSES);
+    const columns = ['id', 'createdAt', 'status', 'amount', 'serviceFee', 'creditedAmount', 'currency', 'rail', 'clientRef', 'virtualAccountId', 'failureReason'] as const;
+    async function* csv(): AsyncGenerator<string> {
+      yield csvLine(columns);
+      let cursor: string | undefined;
+      do {
+        const page = await listDeposits(ctx.db, owner, { status, cursor, limit: ctx.config.limits.pageLimitMax });
+        yield page.data.map((d) => csvLine(columns.map((c) => (d as Record<string, unknown>)[c] as string | null | undefined))).join('');
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+    }
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="deposits.csv"').send(Readable.from(csv()));
+  });
+
+  app.post('/dashboard/receiving/virtual-accounts', adminPage, async (req, reply) => {
+    const caller = await dashboardCaller(ctx, req);
+    const currency = formText(req, 'currency', { maxLength: 10 }).toUpperCase();
+    const result = await attempt(async () => {
+      const disabled = capabilityRefusal(caller.workspace, 'virtual_accounts');
+      if (disabled) throw disabled;
+      assertVirtualAccountCurrency(ctx.config, currency, caller.workspace.enabledCurrencies);
+      // The issuer's refusal is remembered with the request (it commits), then shown.
+      const requested = await ctx.db.tx((tx) => requestVirtualAccount(ctx, tx, actingAccount(req), currency));
+      if (requested.kind === 'refused') throw requested.error;
+    });
+    if ('refused' in result) return receivingPage(req, reply, result.refused);
+    return seeOther(reply, `/dashboard/receiving?requested=${encodeURIComponent(currency)}`);
   });
 }

@@ -46,8 +46,13 @@ function formId(req: FastifyRequest, name: string): string {
 }
 
 function toolsBody(req: FastifyRequest, caller: Caller, refusal?: Refusal): Html {
-  const errors = refusal?.fields ?? {};
-  const values = (req.method === 'POST' ? (req.body ?? {}) : {}) as Record<string, string | undefined>;
+  // Only the form that was sent is filled again and flagged; the others start empty.
+  const sent = (action: string) => (req.method === 'POST' && req.url === action ? ((req.body ?? {}) as Record<string, string | undefined>) : {});
+  const flagged = (action: string) => (req.method === 'POST' && req.url === action ? (refusal?.fields ?? {}) : {});
+  const fund = { values: sent('/dashboard/sandbox/fund'), errors: flagged('/dashboard/sandbox/fund') };
+  const deposit = { values: sent('/dashboard/sandbox/deposits'), errors: flagged('/dashboard/sandbox/deposits') };
+  const payout = { values: sent('/dashboard/sandbox/payouts'), errors: flagged('/dashboard/sandbox/payouts') };
+  const order = { values: sent('/dashboard/sandbox/orders'), errors: flagged('/dashboard/sandbox/orders') };
   const currencies = caller.workspace.enabledCurrencies;
   if (dashboardUser(req).role !== 'admin') {
     return notice('info', 'The sandbox tools change the workspace: your role (viewer) can read it but not change it.');
@@ -58,18 +63,18 @@ ${section(
   'Fund a balance',
   postForm(
     { action: '/dashboard/sandbox/fund', csrf, submit: 'Add test money' },
-    select({ label: 'Currency', name: 'currency', options: currencies, value: values.currency }),
-    field({ label: 'Amount', name: 'amount', required: true, inputmode: 'decimal', value: values.amount, help: 'A decimal string such as 1000.00', error: errors.amount ?? errors.currency }),
+    select({ label: 'Currency', name: 'currency', options: currencies, value: fund.values.currency }),
+    field({ label: 'Amount', name: 'amount', required: true, inputmode: 'decimal', value: fund.values.amount, help: 'A decimal string such as 1000.00', error: fund.errors.amount ?? fund.errors.currency }),
   ),
 )}
 ${section(
   'Simulate a deposit',
   postForm(
     { action: '/dashboard/sandbox/deposits', csrf, submit: 'Simulate the deposit' },
-    select({ label: 'Deposit currency', name: 'currency', options: currencies, value: values.currency }),
-    field({ label: 'Deposit amount', name: 'amount', required: true, inputmode: 'decimal', value: values.amount, error: errors.amount ?? errors.currency }),
-    select({ label: 'Rail', name: 'rail', options: [{ value: '', label: 'Default for the currency' }, ...DEPOSIT_RAILS], value: values.rail, help: errors.rail }),
-    select({ label: 'Outcome', name: 'outcome', options: DEPOSIT_OUTCOMES, value: values.outcome }),
+    select({ label: 'Deposit currency', name: 'currency', options: currencies, value: deposit.values.currency }),
+    field({ label: 'Deposit amount', name: 'amount', required: true, inputmode: 'decimal', value: deposit.values.amount, error: deposit.errors.amount ?? deposit.errors.currency }),
+    select({ label: 'Rail', name: 'rail', options: [{ value: '', label: 'Default for the currency' }, ...DEPOSIT_RAILS], value: deposit.values.rail, help: deposit.errors.rail }),
+    select({ label: 'Outcome', name: 'outcome', options: DEPOSIT_OUTCOMES, value: deposit.values.outcome }),
   ),
 )}
 ${section(
@@ -77,9 +82,9 @@ ${section(
   html`<p class="help">As the provider would. The same moves are offered on each payout's page.</p>`,
   postForm(
     { action: '/dashboard/sandbox/payouts', csrf, submit: 'Move the payout' },
-    field({ label: 'Payout id', name: 'payoutId', required: true, value: values.payoutId, error: errors.payoutId }),
-    select({ label: 'Move', name: 'move', options: PAYOUT_MOVES, value: values.move }),
-    field({ label: 'Failure reason (fail, revert)', name: 'reason', value: values.reason }),
+    field({ label: 'Payout id', name: 'payoutId', required: true, value: payout.values.payoutId, error: payout.errors.payoutId }),
+    select({ label: 'Move', name: 'move', options: PAYOUT_MOVES, value: payout.values.move }),
+    field({ label: 'Failure reason (fail, revert)', name: 'reason', value: payout.values.reason }),
   ),
 )}
 ${section(
@@ -87,8 +92,8 @@ ${section(
   html`<p class="help">As the trade desk would; completing uses the amounts priced at creation.</p>`,
   postForm(
     { action: '/dashboard/sandbox/orders', csrf, submit: 'Move the order' },
-    field({ label: 'Order id', name: 'orderId', required: true, value: values.orderId, error: errors.orderId }),
-    select({ label: 'Order move', name: 'move', options: ORDER_MOVES, value: values.move }),
+    field({ label: 'Order id', name: 'orderId', required: true, value: order.values.orderId, error: order.errors.orderId }),
+    select({ label: 'Order move', name: 'move', options: ORDER_MOVES, value: order.values.move }),
   ),
 )}
 ${section('Review an application', html`<p>Applications waiting for review can be approved, rejected or sent back on the ${link('/dashboard/onboarding', 'Onboarding')} page.</p>`)}`;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkboxes, facts, field, link, notice, pager, postForm, secretOnce, section, status, table, when } from '../../web/components.js';
+import { checkboxes, facts, live, field, link, notice, pager, postForm, secretOnce, section, status, table, when } from '../../web/components.js';
 import { formList, formOptional, formText, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -93,6 +93,8 @@ ${postForm({ action: `${path}/delete`, csrf: req.web.csrf, submit: 'Delete endpo
 }
 
 function detailBody(req: FastifyRequest, endpoint: Endpoint, deliveries: { data: Delivery[]; nextCursor: string | null }, top: Html | '' = ''): Html {
+  // Just after "Send a test event" the page follows the delivery until it is settled, with no reload.
+  const justTested = queryText(req, 'done') === 'test' && deliveries.data.length === 0;
   return html`${top}${section(
     'Endpoint',
     facts([
@@ -104,12 +106,12 @@ function detailBody(req: FastifyRequest, endpoint: Endpoint, deliveries: { data:
       ['Id', html`<code>${endpoint.id}</code>`],
     ]),
   )}${canChange(req) ? actions(req, endpoint) : ''}
-${section('Delivery history', deliveriesTable(deliveries.data), pager(endpointPath(endpoint.id), {}, deliveries.nextCursor))}
+${section('Delivery history', live('deliveries', deliveries.data.some((d) => d.status === 'pending') || justTested, deliveriesTable(deliveries.data)), pager(endpointPath(endpoint.id), {}, deliveries.nextCursor))}
 <p>${link('/dashboard/webhooks', '← All endpoints')}</p>`;
 }
 
 const DONE_NOTICES: Record<string, string> = {
-  test: 'A test event is on its way; its delivery is listed below (reload to follow it).',
+  test: 'A test event is on its way; its delivery is listed below and updates by itself.',
   enabled: 'The endpoint is enabled.',
   disabled: 'The endpoint is disabled: it gets no new deliveries until enabled again.',
 };

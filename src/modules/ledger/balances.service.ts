@@ -52,3 +52,32 @@ export function listTransactions(sql: Sql, accountId: string, page: PageRequest 
     createdAt: r.created_at.toISOString(),
   }));
 }
+
+export type StatementLine =
+  | { kind: 'opening' | 'closing'; at: string; balance: string }
+  | { kind: 'movement'; at: string; id: string; direction: 'debit' | 'credit'; amount: string; balance: string; objectType: string | null; objectId: string | null; description: string | null };
+
+/** Rows read per query while a statement streams. */
+const STATEMENT_CHUNK_ROWS = 500;
+
+/**
+ * An account's statement in one currency for [fromIso, toIso): the opening balance, each posted
+ * movement (dated when it was made) with the running balance, the closing balance. Read in chunks,
+ * so a long period streams.
+ */
+export async function* statementLines(sql: Sql, accountId: string, currency: string, range: { fromIso: string; toIso: string }): AsyncGenerator<StatementLine> {
+  let balance = await repo.postedBalanceBefore(sql, accountId, currency, range.fromIso);
+  yield { kind: 'opening', at: range.fromIso, balance: formatAmount(balance, currency) };
+  let after: { at: string; id: string } | undefined;
+  for (;;) {
+    const rows = await repo.statementRows(sql, accountId, currency, range, after, STATEMENT_CHUNK_ROWS);
+    for (const r of rows) {
+      balance += r.direction === 'credit' ? BigInt(r.amount_minor) : -BigInt(r.amount_minor);
+      yield { kind: 'movement', at: r.created_at.toISOString(), id: r.id, direction: r.direction, amount: formatAmount(BigInt(r.amount_minor), currency), balance: formatAmount(balance, currency), objectType: r.reference_type, objectId: r.reference_id, description: r.description };
+    }
+    const last = rows[rows.length - 1];
+    if (!last || rows.length < STATEMENT_CHUNK_ROWS) break;
+    after = { at: last.created_text, id: last.id };
+  }
+  yield { kind: 'closing', at: range.toIso, balance: formatAmount(balance, currency) };
+}

@@ -245,3 +245,47 @@ export function listTransfersOf<Item>(sql: Sql, accountId: string, page: PageReq
     map,
   });
 }
+
+/** A customer account's posted balance in `currency` from its transfers made before `beforeIso` (a statement's opening balance), in minor units. */
+export async function postedBalanceBefore(sql: Sql, accountId: string, currency: string, beforeIso: string): Promise<bigint> {
+  const rows = await sql.query<{ balance: string }>(
+    `SELECT COALESCE(SUM(CASE WHEN t.credit_account_id = a.id THEN t.amount_minor ELSE -t.amount_minor END), 0)::text AS balance
+       FROM ledger_accounts a JOIN ledger_transfers t ON a.id = t.debit_account_id OR a.id = t.credit_account_id
+      WHERE a.kind = 'customer' AND a.account_id = $1 AND a.currency = $2 AND t.status = 'posted' AND t.created_at < $3::timestamptz`,
+    [accountId, currency, beforeIso],
+  );
+  return BigInt(rows[0]?.balance ?? '0');
+}
+
+export interface StatementRow {
+  id: string;
+  created_at: Date;
+  /** created_at to the microsecond, for the next chunk's keyset. */
+  created_text: string;
+  amount_minor: string;
+  direction: 'debit' | 'credit';
+  reference_type: string | null;
+  reference_id: string | null;
+  description: string | null;
+}
+
+/** The posted transfers of a customer account in `currency` made in [fromIso, toIso), oldest first, `limit` after the (created_at, id) given. */
+export async function statementRows(
+  sql: Sql,
+  accountId: string,
+  currency: string,
+  range: { fromIso: string; toIso: string },
+  after: { at: string; id: string } | undefined,
+  limit: number,
+): Promise<StatementRow[]> {
+  return sql.query<StatementRow>(
+    `SELECT t.id, t.created_at, t.created_at::text AS created_text, t.amount_minor::text AS amount_minor, t.reference_type, t.reference_id, t.description,
+            CASE WHEN a.id = t.debit_account_id THEN 'debit' ELSE 'credit' END AS direction
+       FROM ledger_accounts a JOIN ledger_transfers t ON a.id = t.debit_account_id OR a.id = t.credit_account_id
+      WHERE a.kind = 'customer' AND a.account_id = $1 AND a.currency = $2 AND t.status = 'posted'
+        AND t.created_at >= $3::timestamptz AND t.created_at < $4::timestamptz
+        AND ($5::timestamptz IS NULL OR (t.created_at, t.id) > ($5::timestamptz, $6::uuid))
+      ORDER BY t.created_at, t.id LIMIT $7`,
+    [accountId, currency, range.fromIso, range.toIso, after?.at ?? null, after?.id ?? null, limit],
+  );
+}

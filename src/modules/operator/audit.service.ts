@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Db, Sql, Tx } from '../../db/db.js';
 import { currentCommitParticipant, withCommitParticipant, type CommitParticipant } from '../../db/commit-scope.js';
 import { notFound } from '../../lib/errors.js';
@@ -8,13 +9,20 @@ import * as audit from './audit.repository.js';
 
 const REDACTED_FIELDS = /secret|password|key|token|csrf|confirmation|sealed|^code$/i;
 
+/** A file sent in a form field (a CSV of payouts, base64): the log keeps its digest and size, not the file. */
+const FILE_FIELDS = /^file64$/;
+function fileDigest(base64: string): string {
+  const bytes = Buffer.from(base64, 'base64');
+  return `[file: ${bytes.length} bytes, sha256 ${createHash('sha256').update(bytes).digest('hex')}]`;
+}
+
 /** The body as audited: secrets redacted, and text a refused call carried made storable (src/lib/text.ts). */
 function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return storableText(value);
   if (depth > 5 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
   return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), REDACTED_FIELDS.test(k) ? '[redacted]' : redact(v, depth + 1)]),
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), REDACTED_FIELDS.test(k) ? '[redacted]' : FILE_FIELDS.test(k) && typeof v === 'string' ? fileDigest(v) : redact(v, depth + 1)]),
   );
 }
 

@@ -166,6 +166,8 @@ export async function lockAndFindClientRef(sql: Sql, workspaceId: string, client
 export interface OrderFilters extends PageRequest {
   status?: string | undefined;
   clientRef?: string | undefined;
+  /** Part of the client reference (case-insensitive), or the id. */
+  search?: string | undefined;
 }
 
 /** Orders newest first: a workspace's roll-up, or a sub-account's. */
@@ -180,5 +182,6 @@ export function listOrders<Item>(
   if (scope.subAccountId) add('account_id = ?', scope.subAccountId);
   if (f.status) add('status = ?', f.status);
   if (f.clientRef) add('client_ref = ?', f.clientRef);
+  if (f.search) add('(client_ref ILIKE ? OR id::text = ?)', `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, f.search.toLowerCase());
   return paginate(sql, f, { object: 'order.list', from: `SELECT ${ORDER_COLUMNS} FROM orders`, where, params, map });
 }

@@ -53,7 +53,7 @@ export async function getPayout(sql: Sql, workspaceId: string, id: string): Prom
   return row;
 }
 
-export type { PayoutFilters } from './payouts.repository.js';
+export type { PayoutFilters, PayoutSearch } from './payouts.repository.js';
 
 /**
  * Payouts newest first. Without Service-Account-Id, the workspace's whole roll-up; with it, only
@@ -73,4 +73,24 @@ export async function payoutsByIds(sql: Sql, workspaceId: string, ids: readonly 
 /** Any workspace's payout by id (a bank's answer names the payout by its EndToEndId), or undefined. */
 export function findAnyPayout(sql: Sql, id: string): Promise<PayoutRow | undefined> {
   return repo.findPayoutById(sql, id);
+}
+
+/** How many payouts the filters match, as listPayouts scopes them. */
+export function countPayouts(sql: Sql, scope: { workspaceId?: string | undefined; subAccountId?: string | undefined }, f: PayoutFilters): Promise<number> {
+  return repo.countPayouts(sql, scope, f);
+}
+
+/** Payouts per UTC day and currency over the last `days` days, every day present (zero when none), oldest first. */
+export async function payoutDays(sql: Sql, scope: { workspaceId: string; subAccountId?: string | undefined }, days: number, now = new Date()) {
+  const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
+  const rows = await repo.payoutsPerDay(sql, scope, first.toISOString());
+  const dayList = Array.from({ length: days }, (_, i) => new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10));
+  const currencies = [...new Set(rows.map((r) => r.currency))].sort();
+  return currencies.map((currency) => ({
+    currency,
+    days: dayList.map((day) => {
+      const row = rows.find((r) => r.day === day && r.currency === currency);
+      return { day, count: row?.count ?? 0, amount: formatAmount(BigInt(row?.amountMinor ?? '0'), currency) };
+    }),
+  }));
 }

@@ -184,6 +184,54 @@ export interface PayoutFilters extends PageRequest {
   createdTo?: string | undefined;
   /** The provider settling it (`manual`: the operator's queue). */
   provider?: string | undefined;
+  /** Anything a person types in a search box: part of the client reference, the id, the amount, the beneficiary (ids found by name). */
+  search?: PayoutSearch | undefined;
+}
+
+export interface PayoutSearch {
+  /** Matched anywhere in the client reference, case-insensitive. */
+  text: string;
+  /** Beneficiaries whose name matched. */
+  beneficiaryIds: readonly string[];
+  /** The typed amount in minor units, per currency it is a valid amount of. */
+  amounts: readonly { currency: string; amountMinor: string }[];
+}
+
+/** `text` as a LIKE pattern matching it anywhere (its own % and _ taken literally). */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function payoutWhere(scope: { workspaceId?: string | undefined; subAccountId?: string | undefined }, f: PayoutFilters) {
+  const filters = listFilters();
+  const { add } = filters;
+  if (scope.workspaceId) add('workspace_id = ?', scope.workspaceId);
+  if (f.provider) add('provider = ?', f.provider);
+  if (scope.subAccountId) add('account_id = ?', scope.subAccountId);
+  if (f.clientRef) add('client_ref = ?', f.clientRef);
+  if (f.status) add('status = ?', f.status);
+  if (f.createdFrom) add('created_at >= ?::timestamptz', f.createdFrom);
+  if (f.createdTo) add('created_at < ?::timestamptz', f.createdTo);
+  if (f.search) {
+    const s = f.search;
+    const parts = ['client_ref ILIKE ?', 'id::text = ?'];
+    const values: unknown[] = [containsPattern(s.text), s.text.toLowerCase()];
+    if (s.beneficiaryIds.length) {
+      parts.push('beneficiary_id = ANY(?::uuid[])');
+      values.push(s.beneficiaryIds);
+    }
+    for (const a of s.amounts) {
+      parts.push('(currency = ? AND amount_minor = ?::numeric)');
+      values.push(a.currency, a.amountMinor);
+    }
+    add(`(${parts.join(' OR ')})`, ...values);
+  }
+  return filters;
+}
+
+/** How many payouts a list's filters match (the "1–20 of 1,043" of a page). */
+export async function countPayouts(sql: Sql, scope: { workspaceId?: string | undefined; subAccountId?: string | undefined }, f: PayoutFilters): Promise<number> {
+  const { where, params } = payoutWhere(scope, f);
+  const rows = await sql.query<{ n: string }>(`SELECT count(*)::text AS n FROM payouts${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** Payouts newest first: a workspace's roll-up, a sub-account's, or without a workspace every workspace's. */
@@ -193,13 +241,17 @@ export function listPayouts<Item>(
   f: PayoutFilters,
   map: (row: PayoutRow) => Item,
 ) {
-  const { where, params, add } = listFilters();
-  if (scope.workspaceId) add('workspace_id = ?', scope.workspaceId);
-  if (f.provider) add('provider = ?', f.provider);
-  if (scope.subAccountId) add('account_id = ?', scope.subAccountId);
-  if (f.clientRef) add('client_ref = ?', f.clientRef);
-  if (f.status) add('status = ?', f.status);
-  if (f.createdFrom) add('created_at >= ?::timestamptz', f.createdFrom);
-  if (f.createdTo) add('created_at < ?::timestamptz', f.createdTo);
+  const { where, params } = payoutWhere(scope, f);
   return paginate(sql, f, { object: 'payout.list', from: `SELECT ${PAYOUT_COLUMNS} FROM payouts`, where, params, map });
+}
+
+/** Payouts per UTC day and currency since `sinceIso` (the overview's chart): how many, and their amounts in minor units. */
+export async function payoutsPerDay(sql: Sql, scope: { workspaceId: string; subAccountId?: string | undefined }, sinceIso: string): Promise<{ day: string; currency: string; count: number; amountMinor: string }[]> {
+  const rows = await sql.query<{ day: string; currency: string; n: string; amount: string }>(
+    `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, currency, count(*)::text AS n, sum(amount_minor)::text AS amount
+       FROM payouts WHERE workspace_id = $1 AND ($2::uuid IS NULL OR account_id = $2::uuid) AND created_at >= $3::timestamptz
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+    [scope.workspaceId, scope.subAccountId ?? null, sinceIso],
+  );
+  return rows.map((r) => ({ day: r.day, currency: r.currency, count: Number(r.n), amountMinor: r.amount }));
 }

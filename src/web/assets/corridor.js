@@ -33,5 +33,85 @@ document.addEventListener('submit', function (event) {
     event.preventDefault();
     return;
   }
-  if (form.method.toLowerCase() === 'post') form.dataset.sent = '1';
+  // getAttribute, not form.method: a field named "method" (the audit-log filter) hides the property.
+  if ((form.getAttribute('method') || 'get').toLowerCase() === 'post') form.dataset.sent = '1';
+  var progress = form.getAttribute('data-progress');
+  if (progress) {
+    var line = document.createElement('p');
+    line.setAttribute('role', 'status');
+    var bar = document.createElement('progress');
+    bar.setAttribute('aria-label', progress);
+    line.appendChild(bar);
+    line.appendChild(document.createTextNode(' ' + progress));
+    form.appendChild(line);
+  }
 });
+
+// Parts of a page that follow something still moving (data-live): fetched again until settled.
+(function () {
+  var LIVE_POLLS_MAX = 40;
+  var LIVE_DELAY_MS = 1500;
+  function follow(id, polls) {
+    if (polls >= LIVE_POLLS_MAX) return;
+    setTimeout(function () {
+      fetch(window.location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+        .then(function (res) {
+          return res.ok ? res.text() : '';
+        })
+        .then(function (text) {
+          var current = document.getElementById(id);
+          var fresh = text ? new DOMParser().parseFromString(text, 'text/html').getElementById(id) : null;
+          if (!current || !fresh) return;
+          current.replaceWith(document.importNode(fresh, true));
+          document.dispatchEvent(new CustomEvent('corridor:updated'));
+          if (fresh.hasAttribute('data-live')) follow(id, polls + 1);
+        })
+        .catch(function () {});
+    }, LIVE_DELAY_MS);
+  }
+  function start() {
+    var parts = document.querySelectorAll('[data-live][id]');
+    for (var i = 0; i < parts.length; i++) follow(parts[i].id, 0);
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();
+
+// On a narrow screen the navigation starts folded behind its Menu button (a <details>, open without scripts).
+(function () {
+  var menu = document.querySelector('details.menu');
+  if (menu && window.matchMedia && window.matchMedia('(max-width: 48rem)').matches) menu.removeAttribute('open');
+})();
+
+// Amounts grouped in the reader's locale (ISO code kept, exact decimals kept); times in the reader's
+// time zone, UTC on hover. The page as sent (UTC, plain decimals) is what shows without scripts.
+(function () {
+  function localize() {
+    var amounts = document.querySelectorAll('.money[data-amount]');
+    for (var i = 0; i < amounts.length; i++) {
+      var el = amounts[i];
+      var exact = el.getAttribute('data-amount') || '';
+      var match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(exact);
+      if (!match || el.getAttribute('data-local')) continue;
+      var decimals = (match[3] || '').length;
+      var grouped = new Intl.NumberFormat(undefined, { useGrouping: true, maximumFractionDigits: 0 }).format(BigInt(match[2]));
+      var point = (new Intl.NumberFormat(undefined).formatToParts(1.5).find(function (p) { return p.type === 'decimal'; }) || { value: '.' }).value;
+      var code = el.textContent.replace(/^[^\u00a0]*\u00a0?/, '');
+      el.textContent = match[1] + grouped + (decimals ? point + match[3] : '') + '\u00a0' + code;
+      el.setAttribute('data-local', '1');
+      el.setAttribute('title', exact + ' ' + code);
+    }
+    var times = document.querySelectorAll('time[datetime]');
+    var format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+    for (var j = 0; j < times.length; j++) {
+      var t = times[j];
+      var at = new Date(t.getAttribute('datetime'));
+      if (isNaN(at.getTime()) || t.getAttribute('data-local')) continue;
+      t.textContent = format.format(at);
+      t.setAttribute('data-local', '1');
+    }
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', localize);
+  else localize();
+  document.addEventListener('corridor:updated', localize);
+})();

@@ -1,0 +1,139 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { formatAmount } from '../../lib/money.js';
+import { randomSecret } from '../../lib/secrets.js';
+import { facts, field, link, notice, postForm, section, select, when } from '../../web/components.js';
+import { attempt, changeOnce, formOptional, formText, queryText, type Refusal } from '../../web/forms.js';
+import { html, type Html } from '../../web/html.js';
+import { sendPage, seeOther, type Web } from '../../web/web.js';
+import type { Caller } from '../accounts/caller.js';
+import { listBeneficiaries } from '../beneficiaries/beneficiaries.service.js';
+import * as fx from '../fx/fx.service.js';
+import { ROUTES } from '../payouts/payouts.schemas.js';
+import { actingAccount, adminPage, dashboardCaller } from './caller.js';
+import { PagePayouts } from './payout-writer.js';
+
+/** The form's fields, as typed (a refusal shows them again). */
+const FIELDS = ['beneficiaryId', 'amount', 'currency', 'route', 'fundFrom', 'clientRef', 'reference', 'purpose'] as const;
+type Typed = Partial<Record<(typeof FIELDS)[number], string>>;
+
+const BENEFICIARY_CHOICES_MAX = 100;
+
+function typedOf(req: FastifyRequest): Typed {
+  const typed: Typed = {};
+  for (const name of FIELDS) typed[name] = formOptional(req, name, 200);
+  return typed;
+}
+
+/** The payout body POST /v1/payouts would take for the form (the quote, when paying from another currency). */
+function bodyOf(typed: Typed, quoteId?: string): Record<string, unknown> {
+  return {
+    clientRef: typed.clientRef,
+    amount: typed.amount,
+    currency: typed.currency,
+    ...(typed.route ? { route: typed.route } : {}),
+    beneficiary: { id: typed.beneficiaryId },
+    ...(quoteId ? { quoteId } : {}),
+    ...(typed.reference ? { reference: typed.reference } : {}),
+    ...(typed.purpose ? { purpose: typed.purpose } : {}),
+  };
+}
+
+async function formBody(web: Web, req: FastifyRequest, caller: Caller, typed: Typed, refusal?: Refusal): Promise<Html> {
+  const errors = refusal?.fields ?? {};
+  const saved = await listBeneficiaries(web.ctx.db, web.ctx.box, actingAccount(req), { status: 'active', limit: BENEFICIARY_CHOICES_MAX });
+  const currencies = caller.workspace.enabledCurrencies;
+  const chosen = typed.beneficiaryId ?? queryText(req, 'beneficiaryId');
+  return html`${refusal ? notice('error', refusal.message) : ''}
+${postForm(
+  { action: '/dashboard/payouts/new', csrf: req.web.csrf, submit: 'Continue' },
+  select({
+    label: 'Beneficiary',
+    name: 'beneficiaryId',
+    required: true,
+    options: [{ value: '', label: saved.data.length ? 'Choose a saved beneficiary' : 'No beneficiary saved yet' }, ...saved.data.map((b) => ({ value: b.id, label: `${b.name} (${b.country}, ${b.accounts.map((a) => a.currency).join('/')})` }))],
+    value: chosen,
+    help: errors['beneficiary.id'] ?? errors.beneficiary,
+  }),
+  html`<p class="help">${link('/dashboard/beneficiaries/new?then=payout', 'Add a new beneficiary')} (you come back here with it chosen).</p>`,
+  field({ label: 'Amount', name: 'amount', required: true, inputmode: 'decimal', value: typed.amount, help: 'What the beneficiary receives, such as 250.00', error: errors.amount }),
+  select({ label: 'Currency', name: 'currency', options: currencies, value: typed.currency, help: errors.currency }),
+  select({ label: 'Pay from', name: 'fundFrom', options: [{ value: '', label: 'The balance in the same currency' }, ...currencies.map((c) => ({ value: c, label: `The ${c} balance (converted at a quote)` }))], value: typed.fundFrom ?? '', help: errors.quoteId ?? 'Paying from another currency shows the quote (rate, what is debited, fee) before you confirm.' }),
+  select({ label: 'Route', name: 'route', options: [{ value: '', label: 'Automatic (EUR, GBP) or the account\'s rail' }, ...ROUTES], value: typed.route ?? '', help: errors.route ?? 'Needed only where the currency has several rails (USD: ach, fedwire or swift).' }),
+  field({ label: 'Client reference', name: 'clientRef', required: true, value: typed.clientRef ?? `dash-${randomSecret('', 9)}`, help: 'Your own unique reference for this payout', error: errors.clientRef }),
+  field({ label: 'Message to the payee', name: 'reference', value: typed.reference, error: errors.reference }),
+  field({ label: 'Purpose', name: 'purpose', value: typed.purpose, error: errors.purpose }),
+)}`;
+}
+
+/** The quote a person confirms: what is debited, the rate both ways, the fee, until when. */
+function quoteBody(req: FastifyRequest, caller: Caller, typed: Typed, quote: ReturnType<typeof fx.quoteView>, requoted: boolean): Html {
+  const fee = formatAmount(caller.workspace.terms.payoutFeeMinor(quote.fromCurrency), quote.fromCurrency);
+  const hidden = FIELDS.map((name) => (typed[name] === undefined ? '' : html`<input type="hidden" name="${name}" value="${typed[name]}">`));
+  return html`${requoted ? notice('info', 'The quote expired before you confirmed: here is a new one at today\'s rate.') : ''}
+${section(
+  'Check the quote',
+  facts([
+    ['The beneficiary receives', html`<span class="money">${quote.toAmount}&nbsp;${quote.toCurrency}</span>`],
+    ['Debited from your balance', html`<span class="money">${quote.fromAmount}&nbsp;${quote.fromCurrency}</span>`],
+    ['Rate', `1 ${quote.fromCurrency} = ${quote.rate} ${quote.toCurrency} (1 ${quote.toCurrency} = ${quote.inverseRate} ${quote.fromCurrency})`],
+    ['Payout fee', html`<span class="money">${fee}&nbsp;${quote.fromCurrency}</span>`],
+    ['Quote valid until', when(quote.expiresAt)],
+  ]),
+  postForm({ action: '/dashboard/payouts/confirm', csrf: req.web.csrf, submit: 'Confirm and send' }, html`${hidden}<input type="hidden" name="quoteId" value="${quote.id}">`),
+  html`<p>${link('/dashboard/payouts/new', 'Start again')}</p>`,
+)}`;
+}
+
+/** Sending a payout from the dashboard: the form, the quote to confirm when paying from another currency, then the payout's page. */
+export function payoutFormPages(app: FastifyInstance, web: Web): void {
+  const { ctx } = web;
+  const payouts = new PagePayouts(ctx);
+  const quoting = { ...{ rates: ctx.rates, spreadBps: ctx.config.fxSpreadBps }, quoteLifetimeMs: ctx.config.fxQuoteLifetimeMs };
+
+  const showForm = async (req: FastifyRequest, reply: FastifyReply, typed: Typed, refusal?: Refusal) =>
+    sendPage(web, req, reply, { title: 'Send a payout', body: await formBody(web, req, await dashboardCaller(ctx, req), typed, refusal), status: refusal?.status });
+
+  const newQuote = async (caller: Caller, typed: Typed) =>
+    fx.quoteView(
+      await ctx.db.tx((tx) =>
+        fx.createQuote(tx, quoting, { workspaceId: caller.workspaceId, accountId: caller.accountId, enabledCurrencies: caller.workspace.enabledCurrencies, fromCurrency: typed.fundFrom ?? '', toCurrency: typed.currency ?? '', toAmount: typed.amount, intent: 'payout' }),
+      ),
+    );
+
+  /** Makes the payout (once per rendered form) and goes to its page. */
+  const send = async (req: FastifyRequest, reply: FastifyReply, caller: Caller, typed: Typed, quoteId?: string) => {
+    const result = await attempt(() => changeOnce(ctx, req, async (tx) => `/dashboard/payouts/${(await payouts.create(tx, caller, bodyOf(typed, quoteId))).id}`));
+    if ('refused' in result) return showForm(req, reply, typed, result.refused);
+    return seeOther(reply, result.done);
+  };
+
+  app.get('/dashboard/payouts/new', adminPage, async (req, reply) => showForm(req, reply, {}));
+
+  app.post('/dashboard/payouts/new', adminPage, async (req, reply) => {
+    const typed = typedOf(req);
+    const caller = await dashboardCaller(ctx, req);
+    if (!typed.fundFrom || typed.fundFrom === typed.currency) return send(req, reply, caller, { ...typed, fundFrom: undefined });
+    // Everything but the quote is checked first, so the quote is shown only for a payout that can be sent.
+    const checked = await attempt(async () => {
+      await payouts.check(caller, bodyOf(typed));
+      return newQuote(caller, typed);
+    });
+    if ('refused' in checked) return showForm(req, reply, typed, checked.refused);
+    return sendPage(web, req, reply, { title: 'Send a payout', body: quoteBody(req, caller, typed, checked.done, false) });
+  });
+
+  app.post('/dashboard/payouts/confirm', adminPage, async (req, reply) => {
+    const typed = typedOf(req);
+    const caller = await dashboardCaller(ctx, req);
+    const quoteId = formText(req, 'quoteId', { maxLength: 100 });
+    const quote = await attempt(() => fx.getQuote(ctx.db, { workspaceId: caller.workspaceId, accountId: caller.accountId }, quoteId));
+    if ('refused' in quote) return showForm(req, reply, typed, quote.refused);
+    // An expired quote is quoted again and shown to confirm: nobody pays at a rate they did not see.
+    if (fx.quoteView(quote.done).status === 'expired') {
+      const fresh = await attempt(() => newQuote(caller, typed));
+      if ('refused' in fresh) return showForm(req, reply, typed, fresh.refused);
+      return sendPage(web, req, reply, { title: 'Send a payout', body: quoteBody(req, caller, typed, fresh.done, true) });
+    }
+    return send(req, reply, caller, typed, quoteId);
+  });
+}

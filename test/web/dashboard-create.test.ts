@@ -1,0 +1,214 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRunner } from '../../src/jobs/index.js';
+import type { JobRunner } from '../../src/jobs/runner.js';
+import type { Caller } from '../helpers/app.js';
+import { haveChromium, launchBrowser, signedInAdmin, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
+import { DE_IBAN, fund, payingWorkspace, saveBeneficiary, waitFor } from '../payouts/helpers.js';
+import { PDF, PNG } from '../applications/helpers.js';
+
+/**
+ * Doing the work from the dashboard (issue 24, points 1 and 2) in Chromium: a payout from the form
+ * reaches paid; one paid from another currency shows its quote first and its debit and rate after;
+ * a beneficiary from the form the corridor's requirements draw; 200 payouts from a CSV, checked
+ * whole first, then sent once however often the file comes back.
+ */
+
+let t: WebTestApp;
+let runner: JobRunner;
+let browser: Browser;
+let c: Caller;
+let page: Page;
+let problems: string[];
+
+/** A CSV of `n` payouts to saved beneficiary `beneficiaryId` (a new beneficiary on every 10th row), `bad` lines broken. */
+function csv(n: number, beneficiaryId: string, run: string, bad: readonly number[] = []): string {
+  let text = 'clientRef,amount,currency,beneficiaryId,beneficiaryType,beneficiaryName,beneficiaryCountry,iban\n';
+  for (let i = 1; i <= n; i++) {
+    const amount = bad.includes(i) ? 'ten' : `${(1 + (i % 7)).toFixed(2)}`;
+    text += i % 10 === 0 ? `${run}-${i},${amount},EUR,,individual,Row ${i} Person,DE,${DE_IBAN}\n` : `${run}-${i},${amount},EUR,${beneficiaryId},,,,\n`;
+  }
+  return text;
+}
+
+async function countWithRef(prefix: string): Promise<number> {
+  const rows = await t.ctx.db.query<{ n: string }>('SELECT count(*)::text AS n FROM payouts WHERE workspace_id = $1 AND client_ref LIKE $2', [c.workspaceId, `${prefix}-%`]);
+  return Number(rows[0]?.n);
+}
+
+async function upload(name: string, text: string): Promise<void> {
+  await page.goto(`${t.base}/dashboard/payouts/import`);
+  await page.getByLabel('Payouts file (CSV)').setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(text) });
+  await page.getByRole('button', { name: 'Check the file' }).click();
+  await page.waitForLoadState('load');
+}
+
+describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 and 2)', () => {
+  let beneficiaryId: string;
+
+  beforeAll(async () => {
+    t = await webTestApp({ JOB_POLL_MS: '20', SANDBOX_STEP_MS: '40' });
+    runner = createRunner(t.ctx);
+    runner.start();
+    browser = await launchBrowser();
+    c = await payingWorkspace(t);
+    beneficiaryId = await saveBeneficiary(c);
+    await fund(c, 'EUR', '5000.00');
+    await fund(c, 'USD', '5000.00');
+    page = await browser.newPage();
+    problems = watchCsp(page);
+    await signedInAdmin(t, page, c.workspaceId);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await runner?.stop();
+    await t?.close();
+  });
+
+  it('sends a payout from the form to a saved beneficiary; it reaches paid', async () => {
+    await page.goto(`${t.base}/dashboard/payouts`);
+    await page.getByRole('link', { name: 'Send a payout' }).click();
+    await page.getByLabel('Beneficiary', { exact: true }).selectOption(beneficiaryId);
+    await page.getByLabel('Amount').fill('25.00');
+    await page.getByLabel('Currency').selectOption('EUR');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL((u) => /^\/dashboard\/payouts\/[0-9a-f-]{36}$/.test(u.pathname));
+    const id = new URL(page.url()).pathname.split('/').pop() as string;
+    expect((await waitFor(c, id, (p) => p.status === 'paid')).amount).toBe('25.00');
+    await page.reload();
+    expect(await page.locator('dl.facts').innerText()).toMatch(/Status\s+paid/);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows a bad amount beside its field, with nothing sent', async () => {
+    await page.goto(`${t.base}/dashboard/payouts/new`);
+    await page.getByLabel('Beneficiary', { exact: true }).selectOption(beneficiaryId);
+    await page.getByLabel('Amount').fill('1.234');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect.poll(() => page.getByLabel('Amount').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Amount').inputValue()).toBe('1.234');
+  });
+
+  it('pays EUR from the USD balance: the quote (debit, rate, fee, expiry) first, re-quoted when it expired, then the payout shows its debit and rate', async () => {
+    await page.goto(`${t.base}/dashboard/payouts/new`);
+    await page.getByLabel('Beneficiary', { exact: true }).selectOption(beneficiaryId);
+    await page.getByLabel('Amount').fill('100.00');
+    await page.getByLabel('Currency').selectOption('EUR');
+    await page.getByLabel('Pay from').selectOption('USD');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { name: 'Check the quote' }).waitFor();
+    const quote = await page.locator('dl.facts').innerText();
+    expect(quote).toMatch(/Debited from your balance\s+[\d.]+\sUSD/);
+    expect(quote).toMatch(/Rate\s+1 USD = [\d.]+ EUR/);
+    expect(quote).toContain('Quote valid until');
+    // The quote runs out before the person confirms: they are shown a new one, not paid at the old rate.
+    await t.ctx.db.query("UPDATE fx_quotes SET expires_at = now() - interval '1 second' WHERE workspace_id = $1", [c.workspaceId]);
+    await page.getByRole('button', { name: 'Confirm and send' }).click();
+    await expect.poll(() => page.getByRole('status').first().innerText()).toContain('The quote expired');
+    await page.getByRole('button', { name: 'Confirm and send' }).click();
+    await page.waitForURL((u) => /^\/dashboard\/payouts\/[0-9a-f-]{36}$/.test(u.pathname));
+    const facts = await page.locator('dl.facts').innerText();
+    expect(facts).toMatch(/Debited\s+[\d.]+\sUSD/);
+    expect(facts).toMatch(/Rate\s+1 USD = [\d.]+ EUR/);
+    expect(facts).toMatch(/Fee\s+[\d.]+\sUSD/);
+  });
+
+  it('adds a beneficiary with the fields the corridor requires, and comes back to the payout form with it chosen', async () => {
+    await page.goto(`${t.base}/dashboard/payouts/new`);
+    await page.getByRole('link', { name: 'Add a new beneficiary' }).click();
+    await page.getByLabel('Currency paid').selectOption('EUR');
+    await page.getByLabel('Beneficiary country').fill('DE');
+    await page.getByRole('button', { name: 'Show the fields' }).click();
+    await page.getByLabel('Name').fill('Grace Hopper');
+    await page.getByLabel('IBAN').fill(DE_IBAN);
+    for (const required of await page.locator('form[action="/dashboard/beneficiaries/new"] input[required]').all()) {
+      if ((await required.inputValue()) === '') await required.fill((await required.getAttribute('type')) === 'date' ? '1990-01-01' : 'Berlin 10115');
+    }
+    await page.getByRole('button', { name: 'Save the beneficiary' }).click();
+    await page.waitForURL((u) => u.pathname === '/dashboard/payouts/new');
+    const chosen = await page.getByLabel('Beneficiary', { exact: true }).evaluate((el) => (el as unknown as { selectedOptions: { text: string }[] }).selectedOptions[0]?.text);
+    expect(chosen).toContain('Grace Hopper');
+  });
+
+  it('places an order from the form; the order page follows', async () => {
+    await page.goto(`${t.base}/dashboard/orders`);
+    await page.getByRole('link', { name: 'Place an order' }).click();
+    await page.getByLabel('Sell', { exact: true }).selectOption('EUR');
+    await page.getByLabel('Buy', { exact: true }).selectOption('USD');
+    await page.getByLabel('Amount to sell').fill('100.00');
+    await page.getByLabel('Funding').selectOption('balance');
+    await page.getByRole('button', { name: 'Place the order' }).click();
+    await page.waitForURL((u) => /^\/dashboard\/orders\/[0-9a-f-]{36}$/.test(u.pathname));
+    expect(await page.locator('dl.facts').first().innerText()).toMatch(/Sell\s+100.00\sEUR/);
+  });
+
+  it('requests a virtual account from Receiving; the refusal of an unapproved workspace is shown as the API gives it', async () => {
+    await page.goto(`${t.base}/dashboard/receiving`);
+    await page.getByLabel('Virtual account currency').selectOption('EUR');
+    await page.getByRole('button', { name: 'Request a virtual account' }).click();
+    await expect.poll(() => page.getByRole('alert').first().innerText()).toMatch(/KYB|onboarding|application/i);
+    const api = await c.request('POST', '/v1/virtual-accounts', { currency: 'EUR' });
+    expect(api.statusCode).toBe(409);
+  });
+
+  it('onboards from the dashboard: starts a business application, adds a person and the documents, accepts the terms and submits', async () => {
+    await page.goto(`${t.base}/dashboard/onboarding`);
+    await page.getByLabel('Registered name').fill('Acme Trading Ltd');
+    await page.getByLabel('Registration number').fill('12345678');
+    await page.getByLabel('Country of registration').fill('gb');
+    await page.getByLabel('Street').fill('1 High Street');
+    await page.getByLabel('City').fill('London');
+    await page.getByLabel('Postal code').fill('EC1A 1AA');
+    await page.getByRole('button', { name: 'Start the application' }).click();
+    await page.getByText('Complete this application').click();
+    await page.getByLabel('First name').fill('Ada');
+    await page.getByLabel('Last name').fill('Lovelace');
+    await page.getByLabel('Date of birth').fill('1985-12-10');
+    await page.getByLabel('Nationality').fill('GB');
+    await page.getByLabel('Title').fill('Director');
+    await page.getByLabel('Ownership %').fill('60');
+    await page.getByRole('button', { name: 'Add the person' }).click();
+    for (const [type, whose, file] of [['photo_id', 'Ada Lovelace', { name: 'id.png', mimeType: 'image/png', buffer: PNG }], ['certificate_of_incorporation', 'The company', { name: 'cert.pdf', mimeType: 'application/pdf', buffer: PDF }]] as const) {
+      await page.getByText('Complete this application').click();
+      await page.getByLabel('Document type').selectOption(type);
+      await page.getByLabel('Whose document').selectOption({ label: whose });
+      await page.getByLabel('Document file').setInputFiles(file);
+      await page.getByRole('button', { name: 'Upload the document' }).click();
+      await page.waitForLoadState('load');
+      expect(await page.getByRole('alert').count(), type).toBe(0);
+    }
+    await page.getByText('Complete this application').click();
+    await page.getByRole('button', { name: /^Accept the terms/ }).click();
+    await page.getByText('Complete this application').click();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Submit the application' }).click();
+    await expect.poll(async () => (await c.request('GET', '/v2/applications')).json<{ data: { status: string }[] }>().data[0]?.status).toBe('under_review');
+  });
+
+  it('checks a CSV of 200 payouts whole: 3 bad rows are listed and nothing is sent; fixed, it sends 200; sent again, still 200', async () => {
+    const run = `bulk${Date.now().toString(36)}`;
+    await page.goto(`${t.base}/dashboard/payouts/import`);
+    const template = await page.request.get(`${t.base}/dashboard/payouts/import/template.csv`);
+    expect((await template.text()).split('\n')[0]).toContain('clientRef,amount,currency');
+
+    await upload('bad.csv', csv(200, beneficiaryId, run, [17, 88, 150]));
+    const errors = await page.getByRole('table', { name: 'Rows that need fixing' }).locator('tbody tr').allInnerTexts();
+    expect(errors).toHaveLength(3);
+    expect(errors.map((e) => e.split('\t')[0])).toEqual(['18', '89', '151']);
+    expect(await countWithRef(run)).toBe(0);
+
+    const good = csv(200, beneficiaryId, run);
+    await upload('good.csv', good);
+    await page.getByRole('button', { name: 'Send 200 payouts' }).dblclick();
+    await expect.poll(() => page.getByRole('status').first().innerText(), { timeout: 60_000 }).toContain('200 payouts sent');
+    expect(await countWithRef(run)).toBe(200);
+    const results = await page.locator('form[action$="results.csv"]');
+    expect(await results.count()).toBe(1);
+
+    await upload('good-again.csv', good);
+    await page.getByRole('button', { name: 'Send 200 payouts' }).click();
+    await expect.poll(() => page.getByRole('status').first().innerText(), { timeout: 60_000 }).toContain('200 already sent before');
+    expect(await countWithRef(run)).toBe(200);
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
