@@ -75,7 +75,7 @@ describe.skipIf(sshdMissing)(`cut-off windows${sshdMissing ? ` (${sshdMissing})`
     for (const id of ids) expect(seen.get(endToEndIdOf(id)), id).toBe(1);
     expect(seen.size).toBe(PAYOUTS);
     expect(files.length).toBeGreaterThanOrEqual(Math.ceil(PAYOUTS / MAX_PAYOUTS));
-  });
+  }, 240_000); // a thousand payouts through a real SFTP server: minutes on a loaded machine
 
   it('a payout cancelled while it waits for its cut-off leaves in no file; once its file is delivered it can no longer be cancelled', async () => {
     const post = async () => {

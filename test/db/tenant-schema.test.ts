@@ -18,6 +18,7 @@ const NOT_TENANT_TABLES: Record<string, string> = {
   jobs: 'the job queue: local to the coordinator, claimed with SKIP LOCKED; a job names its workspace in its payload',
   // The operator's bank rail (docs/guides/bank-rails.md): files and statements of the operator's own
   // bank accounts, each carrying payouts and deposits of many workspaces; on the coordinator.
+  bank_files: "a pain.001 file to the operator's bank (one file, many workspaces' payouts)",
   bank_inbound_files: "a file from the operator's bank (one file, many workspaces)",
   bank_movements: "the book of the operator's bank account (reconciliation)",
   bank_exceptions: "entries of the operator's bank files that matched nothing (no workspace known)",

@@ -8677,6 +8677,25 @@ export interface paths {
                             };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
+                            /**
+                             * PayoutScreening
+                             * @description Sanctions screening of the beneficiary and the sender at submit
+                             */
+                            screening?: {
+                                hits: {
+                                    /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                    entryId: string;
+                                    /** @description The entry's primary name */
+                                    entryName: string;
+                                    /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                    list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                    /** @description The name or alias of the entry that matched */
+                                    matchedName: string;
+                                    score: number;
+                                }[];
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
+                                status: "clear" | "held" | "released" | "rejected";
+                            };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
                             txHash?: string;
@@ -9157,6 +9176,25 @@ export interface paths {
                             };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
+                            /**
+                             * PayoutScreening
+                             * @description Sanctions screening of the beneficiary and the sender at submit
+                             */
+                            screening?: {
+                                hits: {
+                                    /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                    entryId: string;
+                                    /** @description The entry's primary name */
+                                    entryName: string;
+                                    /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                    list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                    /** @description The name or alias of the entry that matched */
+                                    matchedName: string;
+                                    score: number;
+                                }[];
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
+                                status: "clear" | "held" | "released" | "rejected";
+                            };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
                             txHash?: string;
