@@ -8,7 +8,9 @@ import { validateXML } from 'xmllint-wasm';
 import { createRunner } from '../../src/jobs/index.js';
 import type { JobRunner } from '../../src/jobs/runner.js';
 import { parseBankConfig } from '../../src/modules/bank/bank.config.js';
-import { MAGIC_AMOUNTS, magicOutcome } from '../../src/modules/bank/bank.simulator.js';
+import { answerInbox, MAGIC_AMOUNTS, magicOutcome } from '../../src/modules/bank/bank.simulator.js';
+import { DirectoryTransport } from '../../src/modules/bank/bank.transport.js';
+import { buildPain001 } from '../../src/modules/bank/pain001.js';
 import { corridorFreeEnv, CORRIDOR_BIN } from '../../support/processes.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { ADA, balance, fund, payingWorkspace, ref, waitFor, type PayoutView } from '../payouts/helpers.js';
@@ -41,6 +43,40 @@ describe('the sandbox bank configuration', () => {
     expect(magicOutcome('10.610')).toEqual({ kind: 'reject', code: 'AC01' });
     expect(magicOutcome('10.60')).toEqual({ kind: 'paid' });
     expect(magicOutcome('1061')).toEqual({ kind: 'paid' });
+  });
+});
+
+describe('the sandbox bank folder', () => {
+  it('takes a file once: delivered again it is not rewritten nor answered twice; a different file under its name is refused', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bank-dir-'));
+    try {
+      const transport = new DirectoryTransport(dir);
+      const { xml } = buildPain001({
+        scheme: 'sepa',
+        msgId: 'a'.repeat(32),
+        createdAt: new Date('2026-03-03T10:00:00Z'),
+        executionDate: '2026-03-03',
+        debtor: { name: 'Corridor Sandbox', iban: ACCOUNTS[0]?.iban as string, bic: 'PBNKDEFFXXX', currency: 'EUR' },
+        batches: [{ id: `${'a'.repeat(32)}-1`, instant: false, transfers: [{ endToEndId: 'b'.repeat(32), amount: '10.71', currency: 'EUR', creditor: { name: 'Ada Lovelace' }, account: { iban: 'DE89370400440532013000' } }] }],
+      });
+      const bytes = Buffer.from(xml);
+      expect(await transport.deliver('f.xml', bytes)).toBe('uploaded');
+      expect(await transport.deliver('f.xml', bytes)).toBe('already_there');
+      await expect(transport.deliver('f.xml', Buffer.from('<Other/>'))).rejects.toThrow(/different file named f.xml/);
+      expect(fs.readdirSync(transport.inbox)).toEqual(['f.xml']);
+
+      const [first] = await answerInbox({ dir });
+      expect(first?.answers.map((a) => a.split('-').slice(2, -1).join('-'))).toEqual(['pain002', 'camt054', 'pacs004']);
+      // Corridor interrupted after its upload delivers the same file again: the bank answers it no second time.
+      expect(await transport.deliver('f.xml', bytes)).toBe('uploaded');
+      expect(await answerInbox({ dir })).toEqual([]);
+      expect(fs.readdirSync(path.join(dir, 'out')).filter((n) => n.endsWith('.xml'))).toHaveLength(3);
+      fs.writeFileSync(path.join(transport.inbox, 'junk.xml'), '<NotISO/>');
+      expect(await answerInbox({ dir })).toEqual([expect.objectContaining({ file: 'junk.xml', answers: [], error: expect.stringContaining('not a pain.001') })]);
+      expect(fs.readdirSync(path.join(dir, 'in', 'unreadable'))).toEqual(['junk.xml']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
