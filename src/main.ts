@@ -16,6 +16,7 @@ import { trigger } from './cli/trigger.js';
 import { chainXpub, encryptChainKey } from './cli/chain.js';
 import { auditVerify } from './cli/audit.js';
 import { screeningCommand } from './cli/screening.js';
+import { bankSim } from './cli/bank-sim.js';
 
 const USAGE = `Usage: corridor <command>
 
@@ -33,6 +34,8 @@ const USAGE = `Usage: corridor <command>
   chain encrypt-key < secret                        seal a hot wallet key, deposit mnemonic or xpub (stdin) for the
                                                     connectors file's chains section, under CORRIDOR_ENCRYPTION_KEY
   chain xpub < mnemonic                             the account xpub of a mnemonic (a watch-only deposit wallet)
+  bank-sim --dir DIR [--interval-ms N] [--once]     the sandbox bank: answers the bank connector's pain.001 files
+                                                    in DIR/in into DIR/out by magic amounts (docs/guides/bank-rails.md)
 
 Configuration comes from the environment; see docs/configuration.md.`;
 
@@ -137,6 +140,14 @@ async function main(argv: string[]): Promise<void> {
       if (summary.invalid) fail(`${summary.invalid} of ${summary.rows} rows need fixing; nothing was sent`);
       process.stderr.write(`${summary.sent} payouts sent or already sent, ${summary.refused} refused, of ${summary.rows}\n`);
       if (summary.refused) process.exitCode = 1;
+      return;
+    }
+    case 'bank-sim': {
+      const { values } = parseArgs({ args: argv.slice(1), options: { dir: { type: 'string' }, 'interval-ms': { type: 'string', default: '1000' }, once: { type: 'boolean', default: false } } });
+      const intervalMs = Number(values['interval-ms']);
+      if (!values.dir) fail('--dir DIR is required (the folder the connectors file\'s "bank".directory names)');
+      if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 3_600_000) fail('--interval-ms must be an integer from 50 to 3600000');
+      await bankSim({ dir: values.dir, intervalMs, once: values.once ?? false });
       return;
     }
     default:

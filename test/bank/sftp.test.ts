@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectToBank, deliverToInbox, HostKeyMismatchError } from '../../src/modules/bank/bank.sftp.js';
-import { parseBankConfig } from '../../src/modules/bank/bank.config.js';
+import { parseBankConfig, type BankSftp } from '../../src/modules/bank/bank.config.js';
 import { bankSection, sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 
 /** The transport against a real OpenSSH server (test/helpers/sftp-server.ts). */
@@ -17,8 +17,9 @@ describe.skipIf(sshdMissing)(`bank SFTP transport${sshdMissing ? ` (${sshdMissin
 
   it('writes under a temporary name, renames, and finds a file already delivered by its listing (same bytes: not sent again)', async () => {
     const config = parseBankConfig(bankSection(server));
-    const key = fs.readFileSync(config.sftp.privateKeyFile);
-    const client = await connectToBank(config.sftp, key);
+    const sftp = config.sftp as BankSftp;
+    const key = fs.readFileSync(sftp.privateKeyFile);
+    const client = await connectToBank(sftp, key);
     try {
       const bytes = Buffer.from('<Document/>');
       expect(await deliverToInbox(client, server.inbox, 'a.xml', bytes)).toBe('uploaded');
@@ -38,8 +39,8 @@ describe.skipIf(sshdMissing)(`bank SFTP transport${sshdMissing ? ` (${sshdMissin
   });
 
   it('refuses to connect when the server presents another host key than the pinned one', async () => {
-    const config = parseBankConfig(bankSection(server, { hostKeySha256: server.otherHostKeySha256 }));
-    const err = await connectToBank(config.sftp, fs.readFileSync(config.sftp.privateKeyFile)).catch((e: unknown) => e);
+    const sftp = parseBankConfig(bankSection(server, { hostKeySha256: server.otherHostKeySha256 })).sftp as BankSftp;
+    const err = await connectToBank(sftp, fs.readFileSync(sftp.privateKeyFile)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HostKeyMismatchError);
     expect((err as Error).message).toContain(`the server presented SHA256:${server.hostKeySha256}`);
   });

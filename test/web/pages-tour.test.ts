@@ -118,6 +118,8 @@ describe.skipIf(!haveChromium)('a tour of the dashboard and the console', () => 
       ['/console/applications', 'Applications', 'console-applications'],
       ['/console/virtual-accounts', 'Virtual accounts', 'console-virtual-accounts'],
       ['/console/deposits', 'Deposits', 'console-deposits'],
+      ['/console/bank', 'Bank files', 'console-bank'],
+      ['/console/reconciliation', 'Reconciliation', 'console-reconciliation'],
       ['/console/operators', 'Operators', 'console-operators'],
       ['/console/audit', 'Audit log', 'console-audit'],
     ];

@@ -7,6 +7,10 @@ import fs from 'node:fs';
  *   { "sftp": { "host", "port", "username", "privateKeyFile", "hostKeySha256", "inbox": "/in", "outbox": "/out" },
  *     "accounts": [{ "id": "eur-main", "iban": "…", "bic": "…", "name": "…", "currency": "EUR" }],
  *     "cutoff": { "maxPayouts": 500, "maxSeconds": 60 }, "pollSeconds": 30 }
+ *
+ * In the sandbox only, `"directory": "<path>"` may stand instead of `sftp`: the files go to
+ * `<path>/in` and come back from `<path>/out` on the local disk, where the sandbox bank
+ * (`corridor bank-sim --dir <path>`, bank.simulator.ts) answers them.
  */
 export interface BankAccount {
   /** The operator's name for the account: letters, digits and dashes (it appears in file names). */
@@ -32,7 +36,10 @@ export interface BankSftp {
 }
 
 export interface BankConfig {
-  sftp: BankSftp;
+  /** The bank's SFTP server; absent only when `directory` is set (the sandbox bank). */
+  sftp: BankSftp | undefined;
+  /** Sandbox only: a local folder (`in/`, `out/`) shared with the sandbox bank instead of SFTP. */
+  directory: string | undefined;
   accounts: BankAccount[];
   cutoff: { maxPayouts: number; maxSeconds: number };
   pollSeconds: number;
@@ -114,12 +121,25 @@ function accountsSection(value: unknown): BankAccount[] {
   });
 }
 
-/** The "bank" section as validated; throws an Error naming the first bad setting. */
-export function parseBankConfig(section: unknown): BankConfig {
+/** The sandbox bank's folder: only in the sandbox, and instead of `sftp`. */
+function directorySection(o: Record<string, unknown>, env: string): string | undefined {
+  if (o.directory === undefined) return undefined;
+  if (env !== 'sandbox') fail('directory', 'is the sandbox bank\'s folder and only allowed with CORRIDOR_ENV=sandbox; a real bank is reached with "sftp"');
+  if (o.sftp !== undefined) fail('directory', 'and bank.sftp exclude each other: give one');
+  return text(o, 'directory', '');
+}
+
+/**
+ * The "bank" section as validated; throws an Error naming the first bad setting. `env` is the
+ * process's CORRIDOR_ENV: `directory` (the sandbox bank) is refused outside the sandbox.
+ */
+export function parseBankConfig(section: unknown, env = 'production'): BankConfig {
   const o = object(section, '(section)');
   const cutoff = object(o.cutoff ?? {}, 'cutoff');
+  const directory = directorySection(o, env);
   return {
-    sftp: sftpSection(o.sftp),
+    sftp: directory === undefined ? sftpSection(o.sftp) : undefined,
+    directory,
     accounts: accountsSection(o.accounts),
     cutoff: {
       maxPayouts: integer(cutoff, 'maxPayouts', 'cutoff.', 1, CUTOFF_MAX_PAYOUTS_MAX, 500),

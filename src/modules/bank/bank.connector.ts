@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { AsyncConnector, ConnectorStep, HandedOverPayout } from '../../connectors/connector.js';
 import type { Tx } from '../../db/db.js';
@@ -6,6 +6,7 @@ import type { CryptoBox } from '../../lib/crypto-box.js';
 import type { FieldError } from '../../lib/errors.js';
 import { parseBankConfig, type BankConfig } from './bank.config.js';
 import { structuredAddressErrors, type BeneficiarySnapshot } from './bank.instructions.js';
+import { transportOf } from './bank.transport.js';
 import { acceptPayouts, releasePayout, type BankHandOver, type BankRuntime } from './bank.service.js';
 
 /**
@@ -19,7 +20,7 @@ export class BankConnector implements AsyncConnector {
   readonly runtime: BankRuntime;
 
   constructor(config: BankConfig, box: CryptoBox) {
-    this.runtime = { config, box, privateKey: fs.readFileSync(config.sftp.privateKeyFile) };
+    this.runtime = { config, box, transport: transportOf(config) };
   }
 
   get config(): BankConfig {
@@ -58,8 +59,8 @@ export class BankConnector implements AsyncConnector {
 }
 
 /** The connector factory of the "bank" section (src/connectors/registry.ts): validates the section at start. */
-export function bankConnectorFactory(section: unknown, deps: { box: CryptoBox }): BankConnector {
-  return new BankConnector(parseBankConfig(section), deps.box);
+export function bankConnectorFactory(section: unknown, deps: { box: CryptoBox; config: Pick<Config, 'env'> }): BankConnector {
+  return new BankConnector(parseBankConfig(section, deps.config.env), deps.box);
 }
 
 /** The bank connector of this process, when the connectors file configures one (the inbound side reads its `config` too). */

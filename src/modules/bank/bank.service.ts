@@ -10,7 +10,8 @@ import { debtorAccountFor, type BankAccount, type BankConfig } from './bank.conf
 import { creditTransferOf, endToEndIdOf, type BeneficiarySnapshot, type TransferSource } from './bank.instructions.js';
 import * as repo from './bank.repository.js';
 import { pollInbound } from './inbound/inbound.service.js';
-import { connectToBank, deliverToInbox, HostKeyMismatchError, SftpOutboxSource } from './bank.sftp.js';
+import { HostKeyMismatchError } from './bank.sftp.js';
+import type { BankTransport } from './bank.transport.js';
 import { buildPain001, schemeOfRoute, type CreditTransfer, type PaymentBatch, type Scheme } from './pain001.js';
 import { validatePain001 } from './pain001.validate.js';
 
@@ -18,10 +19,10 @@ export const BANK_CUTOFF_JOB = 'bank.cutoff';
 export const BANK_UPLOAD_JOB = 'bank.upload';
 export const BANK_POLL_JOB = 'bank.poll';
 
-/** What the outbound side works with: the validated section, the client key, the encryption box. */
+/** What the outbound side works with: the validated section, the way to the bank (SFTP, or the sandbox bank's folder), the encryption box. */
 export interface BankRuntime {
   config: BankConfig;
-  privateKey: Buffer;
+  transport: BankTransport;
   box: CryptoBox;
 }
 
@@ -215,13 +216,8 @@ export async function runUpload(ctx: AppContext, bank: BankRuntime, fileId: stri
   if (!file || file.status !== 'recorded') return;
   const bytes = Buffer.from(bank.box.decrypt(file.content), 'base64');
   try {
-    const client = await connectToBank(bank.config.sftp, bank.privateKey);
-    try {
-      const outcome = await deliverToInbox(client, bank.config.sftp.inbox, file.file_name, bytes);
-      ctx.log.info({ fileId, msgId: file.msg_id, outcome }, 'bank: pain.001 file in the bank inbox');
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    const outcome = await bank.transport.deliver(file.file_name, bytes);
+    ctx.log.info({ fileId, msgId: file.msg_id, outcome }, 'bank: pain.001 file in the bank inbox');
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof HostKeyMismatchError) ctx.log.error({ fileId, expected: err.expected, presented: err.presented }, 'bank: SFTP host key mismatch, nothing sent');
@@ -245,17 +241,14 @@ export async function runUpload(ctx: AppContext, bank: BankRuntime, fileId: stri
  * payouts this connector recorded in it. Returns when to look again.
  */
 export async function runPoll(ctx: AppContext, bank: BankRuntime, connectorName: string): Promise<Date> {
-  const client = await connectToBank(bank.config.sftp, bank.privateKey);
-  try {
-    const results = await pollInbound(ctx, new SftpOutboxSource(client, bank.config.sftp.outbox), {
+  const results = await bank.transport.withOutbox((source) =>
+    pollInbound(ctx, source, {
       accounts: bank.config.accounts,
       connector: connectorName,
       payoutsOfMessage: (tx, msgId, pmtInfId) => repo.payoutsOfMessage(tx, msgId, pmtInfId),
-    });
-    if (results.length > 0) ctx.log.info({ files: results.map((r) => ({ name: r.name, outcome: r.outcome })) }, 'bank: outbox files taken in');
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+    }),
+  );
+  if (results.length > 0) ctx.log.info({ files: results.map((r) => ({ name: r.name, outcome: r.outcome })) }, 'bank: outbox files taken in');
   return new Date(Date.now() + bank.config.pollSeconds * 1000);
 }
 
