@@ -7593,8 +7593,8 @@ export interface paths {
                                         matchedName: string;
                                         score: number;
                                     }[];
-                                    /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                    status: "clear" | "held" | "released" | "rejected";
+                                    /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                    status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                                 };
                                 status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                                 /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -8059,8 +8059,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -8191,8 +8191,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -8437,8 +8437,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -8677,6 +8677,25 @@ export interface paths {
                             };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
+                            /**
+                             * PayoutScreening
+                             * @description Sanctions screening of the beneficiary and the sender at submit
+                             */
+                            screening?: {
+                                hits: {
+                                    /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                    entryId: string;
+                                    /** @description The entry's primary name */
+                                    entryName: string;
+                                    /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                    list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                    /** @description The name or alias of the entry that matched */
+                                    matchedName: string;
+                                    score: number;
+                                }[];
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
+                            };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
                             txHash?: string;
@@ -8919,8 +8938,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -9157,6 +9176,25 @@ export interface paths {
                             };
                             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
                             route: string;
+                            /**
+                             * PayoutScreening
+                             * @description Sanctions screening of the beneficiary and the sender at submit
+                             */
+                            screening?: {
+                                hits: {
+                                    /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
+                                    entryId: string;
+                                    /** @description The entry's primary name */
+                                    entryName: string;
+                                    /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
+                                    list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
+                                    /** @description The name or alias of the entry that matched */
+                                    matchedName: string;
+                                    score: number;
+                                }[];
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
+                            };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
                             txHash?: string;
@@ -11345,8 +11383,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -11590,8 +11628,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -11835,8 +11873,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -12080,8 +12118,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
