@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunner } from '../../src/jobs/index.js';
 import { createTestApp, getToken, operator, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
+import { WebClient } from '../helpers/web-client.js';
 import { LIST_FILES, loadList, operatorPost } from '../screening/helpers.js';
 import { ADA, balance, eventTypesOf, fund, payingWorkspace, ref, waitFor, type PayoutView } from './helpers.js';
 
@@ -124,6 +125,14 @@ describe('a held payout refuses to be pushed forward', () => {
       expect(op.statusCode, op.body).toBe(409);
       expect(op.body).toContain('PAYOUT_HELD');
     }
+    // The console's manual moves too.
+    const desk = new WebClient(t.app);
+    await desk.get('/console/sign-in');
+    expect((await desk.post('/console/sign-in/key', { operatorKey: OPERATOR_KEY })).statusCode).toBe(303);
+    await desk.get('/console/payouts');
+    const marked = await desk.post(`/console/payouts/${p.id}/pay`, {});
+    expect(marked.statusCode).toBe(409);
+    expect(marked.body).toContain('held by sanctions screening');
     expect(await read(s, p.id)).toMatchObject({ status: 'queued', screening: { status: 'held' } });
     expect(await eventTypesOf(t, p.id)).toEqual([]);
     // Cancel stays allowed.
