@@ -30,6 +30,7 @@ import { operatorLedgerRoutes } from './modules/operator/operator-ledger.routes.
 import { auditOperatorCalls, operatorRoutes } from './modules/operator/operator.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
 import { bankRoutes } from './modules/bank/bank.routes.js';
+import { chainRoutes } from './modules/chain/chain.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { payoutRoutes } from './modules/payouts/payouts.routes.js';
 import { serviceRoutes } from './modules/service/service.routes.js';
@@ -232,6 +233,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   capabilityRoutes(routes, ctx);
   orderRoutes(routes, ctx, storage);
   bankRoutes(routes, ctx);
+  chainRoutes(routes, ctx);
   userRoutes(routes, ctx);
   screeningRoutes(routes, ctx);
 

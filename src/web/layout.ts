@@ -35,6 +35,7 @@ const NAV: Record<Area, readonly NavItem[]> = {
     { href: '/console/deposits', label: 'Deposits' },
     { href: '/console/connectors', label: 'Connectors' },
     { href: '/console/bank', label: 'Bank files' },
+    { href: '/console/chain', label: 'Chain' },
     { href: '/console/reconciliation', label: 'Reconciliation' },
     { href: '/console/operators', label: 'Operators' },
     { href: '/console/audit', label: 'Audit log' },

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
-import { operator, type Caller } from '../helpers/app.js';
+import { operator, OPERATOR_KEY, type Caller } from '../helpers/app.js';
+import { WebClient } from '../helpers/web-client.js';
 import { approveOnboarding, asSub, createSubAccount, receivingWorkspace, requestAccount, type VirtualAccount } from '../virtual-accounts/helpers.js';
 import { DEV_KEYS } from '../helpers/anvil.js';
-import { chainWorld, type ChainWorld } from './harness.js';
+import { chainWorld, HOT, type ChainWorld } from './harness.js';
 
 /** Deposit addresses as USDC/USDT virtual accounts, and the watcher crediting Transfer logs on anvil (both databases). */
 describe('chain deposits on anvil', () => {
@@ -113,5 +114,46 @@ describe('chain deposits on anvil', () => {
     expect(await deposits(c)).toEqual([]);
     const [after] = await w.t.ctx.db.query<{ next_block: string }>("SELECT next_block::text AS next_block FROM chain_checkpoints WHERE chain = 'ethereum'");
     expect(BigInt(after?.next_block ?? 0)).toBeGreaterThan(BigInt(before?.next_block ?? 0));
+  });
+
+  it('the operator sees the held transfers (GET /operator/v1/chain/deposits?status=held) and each chain with its hot wallet, through the API and on the console\'s Chain page', async () => {
+    type Held = { chain: string; txHash: string; logIndex: number; token: string; currency: string | null; amount: string | null; amountMinor: string; workspaceId: string; status: string; reason: string | null };
+    const res = await operator(w.t.app, 'GET', '/operator/v1/chain/deposits?status=held');
+    expect(res.statusCode, res.body).toBe(200);
+    const held = res.json<{ object: string; data: Held[]; hasMore: boolean }>();
+    expect(held.object).toBe('list');
+    expect(held.data.map((d) => [d.status, d.reason, d.currency, d.amount, d.amountMinor]).sort()).toEqual(
+      [
+        ['held', 'no_virtual_account', 'USDT', '2.000000', '2000000'],
+        ['held', 'unsupported_token', null, null, '1000000'],
+      ].sort(),
+    );
+    expect(held.data.every((d) => d.chain === 'ethereum' && /^0x[0-9a-f]{64}$/.test(d.txHash))).toBe(true);
+    // Paged, newest first; the credited ones are there too without the filter.
+    const one = (await operator(w.t.app, 'GET', '/operator/v1/chain/deposits?status=held&limit=1')).json<{ data: Held[]; nextCursor: string | null }>();
+    expect(one.data).toHaveLength(1);
+    const next = (await operator(w.t.app, 'GET', `/operator/v1/chain/deposits?status=held&limit=1&cursor=${one.nextCursor}`)).json<{ data: Held[]; hasMore: boolean }>();
+    expect([...one.data, ...next.data].map((d) => d.txHash).sort()).toEqual(held.data.map((d) => d.txHash).sort());
+    expect(next.hasMore).toBe(false);
+    const all = (await operator(w.t.app, 'GET', '/operator/v1/chain/deposits?limit=100')).json<{ data: Held[] }>().data;
+    expect(all.filter((d) => d.status === 'credited').length).toBeGreaterThanOrEqual(3);
+    expect((await operator(w.t.app, 'GET', '/operator/v1/chain/deposits?status=nope')).statusCode).toBe(400);
+
+    const chains = (await operator(w.t.app, 'GET', '/operator/v1/chain/chains')).json<{ data: { name: string; network: string; chainId: number; hotWallet: string | null; receives: boolean; tokens: Record<string, string> }[] }>().data;
+    expect(chains).toEqual([expect.objectContaining({ name: 'ethereum', network: 'ethereum', chainId: w.anvil.chainId, receives: true })]);
+    expect(chains[0]?.hotWallet?.toLowerCase()).toBe(HOT.toLowerCase());
+    expect(chains[0]?.tokens.USDC?.toLowerCase()).toBe(w.usdc.toLowerCase());
+
+    const client = new WebClient(w.t.app);
+    await client.get('/console/sign-in');
+    expect((await client.post('/console/sign-in/key', { operatorKey: OPERATOR_KEY })).statusCode).toBe(303);
+    const page = await client.get('/console/chain');
+    expect(page.statusCode, page.body).toBe(200);
+    expect(page.body).toContain('href="/console/chain"');
+    expect(page.body.toLowerCase()).toContain(HOT.toLowerCase());
+    for (const d of held.data) expect(page.body).toContain(d.txHash);
+    expect(page.body).toContain('unsupported_token');
+    expect(page.body).toContain('no_virtual_account');
+    expect(page.body).not.toMatch(/<script>|style="/);
   });
 });

@@ -9,7 +9,7 @@ import { currencyInfo } from '../../lib/currencies.js';
 import { assertCapability, type AccountScope, type Caller } from '../accounts/caller.js';
 import { recordEvents, type NewEvent } from '../events/events.service.js';
 import { appendAudit } from '../operator/audit.service.js';
-import { moveOwnPayout, proceedUnlessHeld } from '../payouts/payouts.lifecycle.js';
+import { lockForDecision, moveOwnPayout, proceedUnlessHeld } from '../payouts/payouts.lifecycle.js';
 import { getPayout, payoutData, payoutsByIds } from '../payouts/payouts.read.js';
 import * as repo from './approvals.repository.js';
 import type { ApprovalFilters, ApprovalRow, ApprovalStatus, RuleRow, RuleType } from './approvals.repository.js';
@@ -255,6 +255,8 @@ export async function decidePayout(
   where: AuditContext,
 ) {
   const payout = await getPayout(tx, decider.workspaceId, payoutId);
+  // The payout's row first, as a cancel takes it before it withdraws the approval.
+  await lockForDecision(tx, payoutId);
   const approval = await repo.findApproval(tx, decider.workspaceId, payoutId);
   if (!approval) throw conflict('APPROVAL_NOT_REQUIRED', 'This payout does not wait for an approval');
   if (approval.requested_by === decider.clientId) {
@@ -282,6 +284,7 @@ export async function expireApproval(ctx: AppContext, tx: Tx, payoutId: string):
   const approval = await repo.findApprovalById(tx, payoutId);
   if (!approval || approval.status !== 'pending') return undefined;
   if (approval.expires_at.getTime() > Date.now()) return approval.expires_at;
+  await lockForDecision(tx, payoutId);
   const payout = await getPayout(tx, approval.workspace_id, payoutId);
   const waiting = payout.status === 'queued';
   const decided = await repo.decide(tx, payoutId, { status: waiting ? 'expired' : 'withdrawn', decidedBy: 'system', reason: waiting ? 'The approval window ended' : `The payout was ${payout.status} meanwhile`, due: true });

@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/db.js';
+import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import { maybeOne, one } from '../../db/db.js';
 
 export type ChainPayoutStatus = 'refused' | 'accepted' | 'signed' | 'sent' | 'confirmed' | 'failed' | 'cancelled';
@@ -294,4 +295,18 @@ export async function chainDeposits(sql: Sql, filter: { chain?: string; status?:
        FROM chain_deposits WHERE ($1::text IS NULL OR chain = $1) AND ($2::text IS NULL OR status = $2) ORDER BY block_number, log_index`,
     [filter.chain ?? null, filter.status ?? null],
   );
+}
+
+const DEPOSIT_COLUMNS = `chain, tx_hash, log_index, block_number::text AS block_number, token, currency, from_address, to_address, amount_minor::text AS amount_minor,
+            account_id, workspace_id, status, deposit_id, reason, created_at`;
+
+/** A Transfer log's key as one short text: the list's keyset id (a cursor keeps at most 64 characters). */
+const DEPOSIT_KEY = `md5(chain || ':' || tx_hash || ':' || log_index::text)`;
+
+/** The Transfer logs taken, newest first, paged (the operator's list): held ones, credited ones, or both; one chain or all. */
+export function listChainDeposits<Item>(sql: Sql, f: PageRequest & { chain?: string | undefined; status?: 'credited' | 'held' | undefined }, map: (row: ChainDepositRow) => Item) {
+  const { where, params, add } = listFilters();
+  if (f.chain) add('chain = ?', f.chain);
+  if (f.status) add('status = ?', f.status);
+  return paginate(sql, f, { object: 'list', from: `SELECT ${DEPOSIT_COLUMNS} FROM chain_deposits`, where, params, idColumn: DEPOSIT_KEY, map });
 }

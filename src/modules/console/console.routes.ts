@@ -5,6 +5,7 @@ import type { Storage } from '../storage/storage.js';
 import { applicationPages } from './applications.pages.js';
 import { auditPages } from './audit.pages.js';
 import { bankPages } from './bank.pages.js';
+import { chainPages } from './chain.pages.js';
 import { consoleAuthPages } from './auth.pages.js';
 import { connectorPages } from './connectors.pages.js';
 import { orderPages } from './orders.pages.js';
@@ -28,4 +29,5 @@ export function consolePages(app: FastifyInstance, web: Web, storage: Storage): 
   auditPages(app, web);
   connectorPages(app, web);
   bankPages(app, web);
+  chainPages(app, web);
 }

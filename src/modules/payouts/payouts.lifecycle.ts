@@ -12,7 +12,7 @@ import type { StatusChange } from './payouts.steps.repository.js';
 import { findPayoutById, type PayoutRow, type RailReferences } from './payouts.repository.js';
 import { MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type PayoutMove } from './payouts.transitions.js';
 import { assertCapability, type Caller } from '../accounts/caller.js';
-import { attributed } from '../operator/audit.service.js';
+import { appendAudit, attributed } from '../operator/audit.service.js';
 
 export const PAYOUT_STEP_JOB = 'payout.step';
 
@@ -144,6 +144,7 @@ export async function applyMoves(tx: Tx, requests: readonly MoveRequest[]): Prom
   }
   const movedById = new Map((await stepsRepo.moveStatuses(tx, changes)).map((moved) => [moved.id, moved]));
   const results = requests.map(({ row }) => movedById.get(row.id));
+  await withdrawOpenControls(tx, changes.filter((c) => movedById.has(c.id)));
   const events: NewEvent[] = [];
   await ledger.resolveMany(
     tx,
@@ -165,6 +166,47 @@ export async function applyMoves(tx: Tx, requests: readonly MoveRequest[]): Prom
   return results;
 }
 
+/** What a control holding a payout back waits for, as a refusal names it. */
+const CONTROL_WAITS: Record<stepsRepo.PayoutControl, string> = {
+  screening: 'sanctions screening (an operator releases or rejects it)',
+  approval: 'its approval (someone other than its creator approves or rejects it)',
+};
+
+/**
+ * A payout that left `queued` (or `created`) cancelled or failed: the controls still holding it (a
+ * screening hold, a pending approval) are withdrawn, keeping their evidence, each with an audit entry,
+ * in the move's transaction. A decision of a control ends the control before it moves the payout, so
+ * only the others are withdrawn.
+ */
+async function withdrawOpenControls(tx: Tx, changes: readonly StatusChange[]): Promise<void> {
+  const ended = changes.filter((c) => (c.from === 'queued' || c.from === 'created') && (c.to === 'cancelled' || c.to === 'failed'));
+  const withdrawn = await stepsRepo.withdrawControls(tx, ended.map((c) => ({ id: c.id, status: c.to })));
+  for (const w of withdrawn) {
+    const to = ended.find((c) => c.id === w.payout_id)?.to;
+    await appendAudit(tx, {
+      operatorKeyId: null,
+      actor: 'system',
+      method: 'POST',
+      path: `/v1/payouts/${w.payout_id}/${w.control}/withdraw`,
+      statusCode: 200,
+      requestId: `payout.${to ?? 'moved'}`,
+      workspaceId: w.workspace_id,
+      body: { change: `payout.${w.control}.withdrawn`, payoutId: w.payout_id, reason: `The payout was ${to ?? 'moved'} meanwhile` },
+    });
+  }
+}
+
+/**
+ * A move forward (process, pay) of a payout a control still holds back is refused, naming the
+ * control (409 PAYOUT_HELD): only the control's decision lets it proceed. Cancel and fail stay allowed.
+ */
+async function refuseWhileHeld(tx: Tx, row: PayoutRow, move: PayoutMove): Promise<void> {
+  if ((move !== 'process' && move !== 'pay') || (row.status !== 'queued' && row.status !== 'created')) return;
+  const controls = await stepsRepo.heldBy(tx, row.id);
+  if (controls.length === 0) return;
+  throw conflict('PAYOUT_HELD', `This payout is held by ${controls.map((c) => CONTROL_WAITS[c]).join(' and by ')}: it cannot be moved to ${MOVE_TARGET[move]} until then (cancel or fail it to stop it)`);
+}
+
 /** As the provider (operator API and console): a move on any workspace's payout. */
 export function moveAnyPayout(ctx: AppContext, tx: Tx, id: string, move: PayoutMove, failureReason?: string): Promise<PayoutRow> {
   return requestMove(ctx, tx, async () => attributed(await findPayoutById(tx, id)), move, failureReason);
@@ -183,6 +225,7 @@ export async function requestMove(
   if (move === 'cancel' && row.status === 'processing' && !ctx.connectors.get(row.provider).canCancelProcessing()) {
     throw conflict('PAYOUT_NOT_CANCELLABLE', 'The provider can no longer cancel this payout');
   }
+  await refuseWhileHeld(tx, row, move);
   const connector = ctx.connectors.get(row.provider);
   if ((move === 'cancel' || move === 'fail') && row.status === 'queued' && connector.release && !(await connector.release(tx, row.id))) {
     throw conflict('PAYOUT_NOT_CANCELLABLE', 'The payout is already on its way to the rail and can no longer be stopped');
@@ -211,6 +254,14 @@ export function stepJob(payoutId: string, inMs: number): NewJob {
 /** Schedules the provider's next look at a payout, in the caller's transaction. */
 export async function scheduleStep(tx: Tx, payoutId: string, inMs: number): Promise<void> {
   await enqueue(tx, stepJob(payoutId, inMs));
+}
+
+/**
+ * Locks the payout a control is about to decide, before anything else of the decision: a cancel or a
+ * move takes the payout's row first and then the control's (withdrawing it), so a decision does the same.
+ */
+export function lockForDecision(tx: Tx, payoutId: string): Promise<void> {
+  return stepsRepo.lockPayout(tx, payoutId);
 }
 
 /**

@@ -40,7 +40,7 @@ export interface PayoutRow {
   updated_at: Date;
   completed_at: Date | null;
   /** The sanctions screening hold of the payout (screening module), null when it was never held. */
-  screening: { status: 'held' | 'released' | 'rejected'; hits: Hit[] } | null;
+  screening: { status: 'held' | 'released' | 'rejected' | 'withdrawn'; hits: Hit[] } | null;
 }
 
 /** What reads of a payout need: not its sealed copy of the recipient and sender, which no read opens. */

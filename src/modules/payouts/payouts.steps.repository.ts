@@ -58,19 +58,57 @@ export async function findSealedParties(sql: Sql, ids: readonly string[]): Promi
   return sql.query<{ id: string; beneficiary: string; sender: string | null }>(`SELECT id, beneficiary, sender FROM payouts WHERE id = ANY($1::uuid[])`, [ids]);
 }
 
+/** The controls that may hold a queued payout back from its first step (screening, approvals). */
+export type PayoutControl = 'screening' | 'approval';
+
+/** Locks a payout's row: every decision of a control takes it first, as every move does, so they queue up in one order. */
+export async function lockPayout(sql: Sql, payoutId: string): Promise<void> {
+  await sql.query(`SELECT 1 FROM payouts WHERE id = $1 FOR UPDATE`, [payoutId]);
+}
+
 /**
- * Whether a control still holds a queued payout back from its first step: a sanctions hit not yet
- * released (screening) or an approval still pending (approvals). Read by whichever decision comes
- * last, which then schedules the step.
+ * The controls that hold a queued payout back from its first step: a sanctions hit not yet released
+ * (screening), an approval still pending (approvals). Empty when none does.
+ */
+export async function heldBy(sql: Sql, payoutId: string): Promise<PayoutControl[]> {
+  const [row] = await sql.query<{ screening: boolean; approval: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM payout_screenings WHERE payout_id = $1 AND status = 'held') AS screening,
+            EXISTS (SELECT 1 FROM payout_approvals WHERE payout_id = $1 AND status = 'pending') AS approval`,
+    [payoutId],
+  );
+  return (['screening', 'approval'] as const).filter((c) => row?.[c] === true);
+}
+
+/**
+ * Whether a control still holds a queued payout back from its first step. Read by whichever decision
+ * comes last, which then schedules the step.
  */
 export async function isHeldBack(sql: Sql, payoutId: string): Promise<boolean> {
   // The payout's row first, so two decisions committing side by side are serialized and the second
   // (a statement of its own, so a fresh snapshot) sees the first.
-  await sql.query(`SELECT 1 FROM payouts WHERE id = $1 FOR UPDATE`, [payoutId]);
-  const [row] = await sql.query<{ held: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM payout_screenings WHERE payout_id = $1 AND status = 'held')
-         OR EXISTS (SELECT 1 FROM payout_approvals WHERE payout_id = $1 AND status = 'pending') AS held`,
-    [payoutId],
+  await lockPayout(sql, payoutId);
+  return (await heldBy(sql, payoutId)).length > 0;
+}
+
+/**
+ * Closes the controls still open on payouts that just left `queued` otherwise than through them
+ * (cancelled or failed): a held screening and a pending approval become `withdrawn`, decided by
+ * `system`, keeping their evidence. One statement; answers what it closed. The tables belong to the
+ * screening and approvals modules, which build on the payouts module (not the other way round): this
+ * is the one write to them from here, in the transaction of the move.
+ */
+export async function withdrawControls(sql: Sql, payouts: readonly { id: string; status: string }[]): Promise<{ payout_id: string; workspace_id: string; control: PayoutControl }[]> {
+  if (payouts.length === 0) return [];
+  return sql.query<{ payout_id: string; workspace_id: string; control: PayoutControl }>(
+    `WITH moved AS (SELECT * FROM unnest($1::uuid[], $2::text[]) AS m(id, status)),
+     s AS (UPDATE payout_screenings SET status = 'withdrawn', decided_by = 'system', decided_at = now()
+             FROM moved WHERE payout_screenings.payout_id = moved.id AND payout_screenings.status = 'held'
+           RETURNING payout_screenings.payout_id, payout_screenings.workspace_id),
+     a AS (UPDATE payout_approvals SET status = 'withdrawn', decided_by = 'system', decided_at = now(), reason = 'The payout was ' || moved.status || ' meanwhile'
+             FROM moved WHERE payout_approvals.payout_id = moved.id AND payout_approvals.status = 'pending'
+           RETURNING payout_approvals.payout_id, payout_approvals.workspace_id)
+     SELECT payout_id, workspace_id, 'screening' AS control FROM s
+     UNION ALL SELECT payout_id, workspace_id, 'approval' AS control FROM a`,
+    [payouts.map((p) => p.id), payouts.map((p) => p.status)],
   );
-  return row?.held === true;
 }

@@ -3,7 +3,7 @@ import type { Sql, Tx } from '../../db/db.js';
 import type { PageRequest } from '../../db/pagination.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { formatAmount } from '../../lib/money.js';
-import { moveAnyPayout, proceedUnlessHeld } from '../payouts/payouts.lifecycle.js';
+import { lockForDecision, moveAnyPayout, proceedUnlessHeld } from '../payouts/payouts.lifecycle.js';
 import { getPayout } from '../payouts/payouts.read.js';
 import * as repo from './screening.repository.js';
 
@@ -11,7 +11,9 @@ import * as repo from './screening.repository.js';
  * The console's queue of payouts held by a sanctions hit: release lets a payout proceed (its first
  * provider step is scheduled), reject fails it with `compliance_rejected` and releases its funds (the
  * payout's own fail move: its holds are voided, once). With dual control on, a release takes two
- * different operators: the first is recorded, the second releases.
+ * different operators: the first is recorded, the second releases. A payout cancelled or failed
+ * otherwise while held (by its customer, the operator, the sandbox, its approval) closes its hold as
+ * `withdrawn` in that move (payouts.lifecycle.ts), evidence kept, out of the queue.
  */
 
 export function holdData(row: repo.HoldRow) {
@@ -42,8 +44,11 @@ export async function getHold(sql: Sql, payoutId: string): Promise<HoldView> {
 }
 
 async function heldRow(tx: Tx, payoutId: string): Promise<repo.HoldRow> {
+  // The payout first (as a cancel takes it, then withdraws the hold): a cancel committed meanwhile is seen.
+  await lockForDecision(tx, payoutId);
   const row = await repo.findHold(tx, payoutId, { lock: true });
   if (!row) throw notFound('Screening hold');
+  if (row.status === 'withdrawn') throw conflict('SCREENING_HOLD_DECIDED', "This payout's screening hold was withdrawn: the payout was cancelled or failed meanwhile");
   if (row.status !== 'held') throw conflict('SCREENING_HOLD_DECIDED', `This payout's screening hold was already ${row.status}`);
   return row;
 }

@@ -127,7 +127,7 @@ export function listBeneficiaryHits<Item>(sql: Sql, f: PageRequest, map: (row: B
 // ---------------------------------------------------------------------------------------------
 // Payout holds
 
-export type HoldStatus = 'held' | 'released' | 'rejected';
+export type HoldStatus = 'held' | 'released' | 'rejected' | 'withdrawn';
 
 export interface HoldRow {
   payout_id: string;

@@ -40,7 +40,10 @@ export const EvidenceSchema = Type.Object(
 /** What a payout read shows (additive field). */
 export const PayoutScreeningSchema = Type.Object(
   {
-    status: literals(['clear', 'held', 'released', 'rejected'] as const, '`clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it'),
+    status: literals(
+      ['clear', 'held', 'released', 'rejected', 'withdrawn'] as const,
+      '`clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept)',
+    ),
     hits: Type.Array(HitSchema),
   },
   { title: 'PayoutScreening', description: 'Sanctions screening of the beneficiary and the sender at submit' },
@@ -53,7 +56,7 @@ export const HoldSchema = Type.Object(
     clientRef: Type.String(),
     amount: Type.String(),
     currency: Type.String(),
-    status: literals(['held', 'released', 'rejected'] as const),
+    status: literals(['held', 'released', 'rejected', 'withdrawn'] as const, '`withdrawn`: the payout was cancelled or failed otherwise while held (decided by `system`, the evidence kept)'),
     hits: Type.Array(EvidenceSchema),
     releaseApprovedBy: Nullable(Type.String({ description: 'Dual control: the operator who released first; a second, different one releases' })),
     decidedBy: Nullable(Type.String()),
@@ -66,7 +69,7 @@ export const HoldSchema = Type.Object(
 export const HoldParams = Type.Object({ payoutId: Uuid });
 export const ListParams = Type.Object({ list: ListNameSchema });
 export const VersionsQuery = Type.Object({ ...PageQuery.properties, list: Type.Optional(ListNameSchema) });
-export const HoldsQuery = Type.Object({ ...PageQuery.properties, status: Type.Optional(literals(['held', 'released', 'rejected'] as const)), workspaceId: Type.Optional(Uuid) });
+export const HoldsQuery = Type.Object({ ...PageQuery.properties, status: Type.Optional(literals(['held', 'released', 'rejected', 'withdrawn'] as const)), workspaceId: Type.Optional(Uuid) });
 export const SettingsSchema = Type.Object(
   { dualControl: Type.Boolean({ description: 'A release takes two different operators' }), updatedBy: Nullable(Type.String()), updatedAt: Timestamp },
   { title: 'ScreeningSettings' },

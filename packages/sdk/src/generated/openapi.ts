@@ -7593,8 +7593,8 @@ export interface paths {
                                         matchedName: string;
                                         score: number;
                                     }[];
-                                    /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                    status: "clear" | "held" | "released" | "rejected";
+                                    /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                    status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                                 };
                                 status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                                 /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -8059,8 +8059,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -8191,8 +8191,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -8437,8 +8437,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -8693,8 +8693,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -8938,8 +8938,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -9192,8 +9192,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -11383,8 +11383,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -11628,8 +11628,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -11873,8 +11873,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -12118,8 +12118,8 @@ export interface paths {
                                     matchedName: string;
                                     score: number;
                                 }[];
-                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it */
-                                status: "clear" | "held" | "released" | "rejected";
+                                /** @description `clear`: no hit; `held`: a hit holds the payout (queued) until an operator releases or rejects it; `withdrawn`: the payout was cancelled or failed otherwise while held (the evidence is kept) */
+                                status: "clear" | "held" | "released" | "rejected" | "withdrawn";
                             };
                             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
                             /** @description On-chain payouts: the hash of the transaction that paid it */

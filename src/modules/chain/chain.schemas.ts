@@ -1,0 +1,49 @@
+import { Type } from 'typebox';
+import { literals, Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
+
+export const CHAIN_DEPOSIT_STATUSES = ['credited', 'held'] as const;
+
+export const ChainDepositSchema = Type.Object(
+  {
+    chain: Type.String({ description: 'The configured chain (the name in the connectors file)' }),
+    txHash: Type.String(),
+    logIndex: Type.Integer(),
+    blockNumber: Type.String({ description: 'Decimal block number' }),
+    token: Type.String({ description: 'The token contract the Transfer log came from (lower-case)' }),
+    currency: Nullable(Type.String({ description: 'USDC or USDT; null for a token Corridor does not take' })),
+    amount: Nullable(Type.String({ description: 'The amount in the currency, when the token is one Corridor takes' })),
+    amountMinor: Type.String({ description: "The amount in the token's base units, as the log says" }),
+    fromAddress: Type.String(),
+    toAddress: Type.String({ description: 'The deposit address' }),
+    workspaceId: Uuid,
+    accountId: Uuid,
+    status: literals(CHAIN_DEPOSIT_STATUSES, 'credited: a deposit was completed (depositId); held: kept for the operator, never credited'),
+    depositId: Nullable(Uuid),
+    reason: Nullable(Type.String({ description: 'Why it is held: unsupported_token, no_virtual_account, or what the deposit service refused' })),
+    createdAt: Timestamp,
+  },
+  { title: 'Chain deposit (Transfer log taken by the watcher)' },
+);
+
+export const ChainDepositPage = Page('list', ChainDepositSchema);
+
+export const ChainDepositListQuery = Type.Object({
+  ...PageQuery.properties,
+  status: Type.Optional(literals(CHAIN_DEPOSIT_STATUSES)),
+  chain: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+});
+
+export const ChainSchema = Type.Object(
+  {
+    name: Type.String(),
+    network: Type.String({ description: "The catalog network it serves (a beneficiary's `network`)" }),
+    chainId: Type.Integer(),
+    confirmations: Type.Integer(),
+    tokens: Type.Record(Type.String(), Type.String(), { description: 'Token contract per currency' }),
+    hotWallet: Nullable(Type.String({ description: 'The address payouts leave from (fund it with the tokens and the gas coin); null when this chain does not pay out' })),
+    receives: Type.Boolean({ description: 'Whether deposit addresses are issued and watched on this chain' }),
+  },
+  { title: 'Configured chain' },
+);
+
+export const ChainList = Type.Object({ data: Type.Array(ChainSchema) });

@@ -1,0 +1,70 @@
+import type { Connectors } from '../../connectors/connector.js';
+import type { Sql } from '../../db/db.js';
+import type { PageRequest } from '../../db/pagination.js';
+import { currencyInfo } from '../../lib/currencies.js';
+import { formatAmount } from '../../lib/money.js';
+import { ChainConnector } from './chain.connector.js';
+import * as repo from './chain.repository.js';
+
+/**
+ * The operator's read-only view of the chain connector: the configured chains with their hot wallet
+ * (the address to fund with the tokens and the gas coin), and the Transfer logs the deposit watcher
+ * took, among them the ones held for the operator (a token Corridor does not take, or a currency the
+ * owner has no virtual account in), which are never credited.
+ */
+
+export function chainDepositView(row: repo.ChainDepositRow) {
+  const known = row.currency !== null && currencyInfo(row.currency) !== undefined;
+  return {
+    chain: row.chain,
+    txHash: row.tx_hash,
+    logIndex: row.log_index,
+    blockNumber: row.block_number,
+    token: row.token,
+    currency: row.currency,
+    amount: known ? formatAmount(BigInt(row.amount_minor), row.currency as string) : null,
+    amountMinor: row.amount_minor,
+    fromAddress: row.from_address,
+    toAddress: row.to_address,
+    workspaceId: row.workspace_id,
+    accountId: row.account_id,
+    status: row.status,
+    depositId: row.deposit_id,
+    reason: row.reason,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+export type ChainDepositView = ReturnType<typeof chainDepositView>;
+
+export function listChainDeposits(sql: Sql, f: PageRequest & { chain?: string | undefined; status?: 'credited' | 'held' | undefined }) {
+  return repo.listChainDeposits(sql, f, chainDepositView);
+}
+
+export interface ChainView {
+  name: string;
+  network: string;
+  chainId: number;
+  confirmations: number;
+  tokens: Record<string, string>;
+  /** The hot wallet payouts leave from, when this chain pays out. */
+  hotWallet: string | null;
+  /** Whether deposit addresses are issued and watched on this chain. */
+  receives: boolean;
+}
+
+/** Every chain the connectors of this process configure (none without a "chains" section). */
+export function configuredChains(connectors: Pick<Connectors, 'all'>): ChainView[] {
+  return connectors
+    .all()
+    .filter((c): c is ChainConnector => c instanceof ChainConnector)
+    .flatMap((c) => c.chains)
+    .map((c) => ({
+      name: c.settings.name,
+      network: c.settings.network,
+      chainId: c.settings.chainId,
+      confirmations: c.settings.confirmations,
+      tokens: { ...c.settings.tokens },
+      hotWallet: c.payouts?.signer.address ?? null,
+      receives: c.deposits !== undefined,
+    }));
+}
