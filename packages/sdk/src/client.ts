@@ -151,8 +151,8 @@ export type Group<T> = { readonly [K in keyof T]: T[K] extends Endpoint ? Method
 
 /** An event as GET /v1/events/{id} and the stream give it. */
 export type CorridorEvent = ResponseOf<Operation<'/v1/events/{id}', 'get'>>;
-export type Payout = ResponseOf<Operation<'/v1/payouts/{id}', 'get'>>;
-export type Quote = ResponseOf<Operation<'/v1/fx/quotes/{id}', 'get'>>;
+export type Payout = components['schemas']['Payout'];
+export type Quote = components['schemas']['FxQuote'];
 export type QuoteRequest = BodyOf<Operation<'/v1/fx/quotes', 'post'>>;
 /** One payout (the create endpoint also takes an array of them). */
 export type PayoutRequest = Exclude<BodyOf<Operation<'/v1/payouts', 'post'>>, readonly unknown[]>;

@@ -6,3 +6,4 @@ export { followEvents, readSse, type SseMessage, type StreamOptions } from './st
 export { Transport, newIdempotencyKey, type CorridorOptions, type HttpMethod, type RequestOptions } from './transport.js';
 export { signWebhook, verifyWebhook, type WebhookHeaders } from './webhooks.js';
 export type { components, paths } from './generated/openapi.js';
+export type * from './models.js';
