@@ -10,7 +10,7 @@ import { migrate } from './db/migrate.js';
 import { CryptoBox } from './lib/crypto-box.js';
 import { connect } from './db/db.js';
 import { clientFromFlags, CLIENT_FLAGS } from './cli/client.js';
-import { listen } from './cli/listen.js';
+import { eventTypesOf, listen } from './cli/listen.js';
 import { trigger } from './cli/trigger.js';
 
 const USAGE = `Usage: corridor <command>
@@ -87,7 +87,7 @@ async function main(argv: string[]): Promise<void> {
       await listen({
         corridor: clientFromFlags(values, fail),
         forwardTo: values['forward-to'],
-        types: values.events?.split(',').map((s) => s.trim()).filter(Boolean),
+        types: eventTypesOf(values.events),
         secret: values.secret,
         signal: controller.signal,
       });

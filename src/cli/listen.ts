@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Corridor, CorridorError, type CorridorEvent } from '../../packages/sdk/src/index.js';
+import { Corridor, CorridorError, type CorridorEvent, type EventType } from '../../packages/sdk/src/index.js';
+import { EVENT_TYPES } from '../modules/webhooks/event-types.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signPayload } from '../modules/webhooks/signature.js';
 
 /** How long the local receiver may take to answer one forwarded event (as real deliveries: 30 s). */
@@ -10,7 +11,7 @@ export interface ListenOptions {
   /** The local receiver; plain http://localhost is allowed here. */
   forwardTo: string;
   /** Only these event types (default: all). */
-  types?: string[] | undefined;
+  types?: EventType[] | undefined;
   /** The signing secret to sign with (default: a new `whsec_…`, printed). */
   secret?: string | undefined;
   /** Resume after this event id. */
@@ -18,6 +19,16 @@ export interface ListenOptions {
   signal?: AbortSignal;
   /** Where the lines go (default stdout). */
   write?: (line: string) => void;
+}
+
+/** The event types of `--events a,b`; an unknown one (a typo) is refused with the list of types. */
+export function eventTypesOf(list: string | undefined): EventType[] | undefined {
+  const names = list?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!names?.length) return undefined;
+  const known = new Set<string>(EVENT_TYPES);
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length) throw new Error(`unknown event type ${unknown.join(', ')}; the types are ${EVENT_TYPES.join(', ')}`);
+  return names as EventType[];
 }
 
 /** The envelope real deliveries carry: `{id, type, createdAt, test, data}`. */

@@ -4,7 +4,7 @@ import { endpoint, paged, type ArgsOf, type BodyOf, type Endpoint, type GroupTab
 import { PagedCall, type CursorPage } from './pagination.js';
 import { followEvents, type StreamOptions } from './stream.js';
 import { Transport, newIdempotencyKey, type CorridorOptions, type HttpMethod, type RequestOptions } from './transport.js';
-import { verifyWebhook, type WebhookHeaders } from './webhooks.js';
+import { constructEvent, verifyWebhook, type WebhookHeaders } from './webhooks.js';
 
 /**
  * The method groups: one table per resource, each entry an endpoint of the OpenAPI document. Its
@@ -149,8 +149,12 @@ export type Method<E> =
 /** A table of endpoints as an object of methods. */
 export type Group<T> = { readonly [K in keyof T]: T[K] extends Endpoint ? Method<T[K]> : Group<T[K]> };
 
-/** An event as GET /v1/events/{id} and the stream give it. */
-export type CorridorEvent = ResponseOf<Operation<'/v1/events/{id}', 'get'>>;
+/** An event as GET /v1/events/{id}, the stream and a webhook delivery give it: a union told apart by `type`, `data` typed by it. */
+export type CorridorEvent = components['schemas']['Event'];
+/** Every event type (`payout.paid`…). */
+export type EventType = CorridorEvent['type'];
+/** The event of type `T` (`EventOf<'payout.paid'>['data']` is the payout's event data). */
+export type EventOf<T extends EventType> = Extract<CorridorEvent, { type: T }>;
 export type Payout = components['schemas']['Payout'];
 export type Quote = components['schemas']['FxQuote'];
 export type QuoteRequest = BodyOf<Operation<'/v1/fx/quotes', 'post'>>;
@@ -229,6 +233,8 @@ export class Corridor {
   readonly webhooks: Group<typeof RESOURCES.webhooks> & {
     /** Verifies a delivery (constant time, timestamp within `toleranceS`). */
     verify: (rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, toleranceS?: number) => Promise<boolean>;
+    /** Verifies a delivery and returns its event, typed by `type`; throws WebhookVerificationError when the signature or timestamp is wrong. */
+    constructEvent: (rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, toleranceS?: number) => Promise<CorridorEvent>;
   };
   readonly events: Group<typeof RESOURCES.events> & {
     /**
@@ -236,7 +242,7 @@ export class Corridor {
      * connection, and with a new token when the server ends it at the token's expiry. Throws the
      * CorridorError when the credential may no longer read it (CREDENTIAL_REVOKED, METHOD_NOT_ENTITLED).
      */
-    stream: (options?: StreamOptions) => AsyncGenerator<CorridorEvent, void, undefined>;
+    stream: <T extends EventType = EventType>(options?: StreamOptions<T>) => AsyncGenerator<EventOf<T>, void, undefined>;
   };
   readonly balances: Group<typeof RESOURCES.balances>;
   readonly transactions: Group<typeof RESOURCES.transactions>;
@@ -263,8 +269,11 @@ export class Corridor {
     this.beneficiaries = bindGroup(t, accountId, RESOURCES.beneficiaries);
     this.fx = bindGroup(t, accountId, RESOURCES.fx);
     this.applications = bindGroup(t, accountId, RESOURCES.applications);
-    this.webhooks = { ...bindGroup(t, accountId, RESOURCES.webhooks), verify: verifyWebhook };
-    this.events = { ...bindGroup(t, accountId, RESOURCES.events), stream: (streamOptions) => this.streamEvents(streamOptions) };
+    this.webhooks = { ...bindGroup(t, accountId, RESOURCES.webhooks), verify: verifyWebhook, constructEvent: (rawBody, headers, secret, toleranceS) => constructEvent<CorridorEvent>(rawBody, headers, secret, toleranceS) };
+    this.events = {
+      ...bindGroup(t, accountId, RESOURCES.events),
+      stream: <T extends EventType>(streamOptions?: StreamOptions<T>) => this.streamEvents(streamOptions) as AsyncGenerator<EventOf<T>, void, undefined>,
+    };
     this.balances = bindGroup(t, accountId, RESOURCES.balances);
     this.transactions = bindGroup(t, accountId, RESOURCES.transactions);
     this.accounts = bindGroup(t, accountId, RESOURCES.accounts);
@@ -296,7 +305,7 @@ export class Corridor {
     return this.transport.accessToken();
   }
 
-  private streamEvents(options: StreamOptions = {}): AsyncGenerator<CorridorEvent, void, undefined> {
+  private streamEvents(options: StreamOptions<EventType> = {}): AsyncGenerator<CorridorEvent, void, undefined> {
     return followEvents<CorridorEvent>(async (lastEventId, signal) => {
       const res = await this.transport.request(
         {

@@ -1585,6 +1585,47 @@ export interface components {
             primaryCurrency?: string;
             status: "pending" | "active" | "suspended" | "closed";
         };
+        /** AccountCreatedEvent */
+        AccountCreatedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["AccountEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "account.created";
+        };
+        /**
+         * AccountEventData
+         * @description The new sub-account
+         */
+        AccountEventData: {
+            accountType: "master" | "sub";
+            /** @description ISO 3166-1 alpha-2 country code */
+            country: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            parentAccountId?: string;
+            status: "pending" | "active" | "suspended" | "closed";
+        };
         /** AccountList */
         AccountList: {
             data: components["schemas"]["Account"][];
@@ -1729,6 +1770,22 @@ export interface components {
              */
             updatedAt: string;
         };
+        /** ApplicationApprovedEvent */
+        ApplicationApprovedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["ApplicationEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "application.approved";
+        };
         /** ApplicationDocument */
         ApplicationDocument: {
             /**
@@ -1760,6 +1817,35 @@ export interface components {
             /** @enum {string} */
             object: "application_document.list";
         };
+        /**
+         * ApplicationEventData
+         * @description The application (without its sections), as application.* events carry it
+         */
+        ApplicationEventData: {
+            /**
+             * Format: uuid
+             * @description The account the application belongs to: the workspace, or the Service-Account-Id sub-account
+             */
+            accountId: string;
+            applicationType: "business" | "individual";
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            /** @description When more_info_requested: the sections that may be edited and resubmitted (applicant, businessInfo, businessActivity, individualActivity by PATCH; persons through /persons, covering their documents; documents through /documents for company-level documents). Empty otherwise. */
+            editableSections: ("applicant" | "businessInfo" | "businessActivity" | "individualActivity" | "persons" | "documents")[];
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            moreInfoReason: string | null;
+            registeredName: string | null;
+            riskLevel: ("low" | "medium" | "high" | "prohibited") | null;
+            screeningStatus: "pending" | "in_progress" | "clear" | "flagged" | "failed" | "timed_out";
+            status: "draft" | "under_review" | "approved" | "more_info_requested" | "rejected";
+        };
         /** ApplicationList */
         ApplicationList: {
             data: components["schemas"]["Application"][];
@@ -1767,6 +1853,22 @@ export interface components {
             nextCursor: string | null;
             /** @enum {string} */
             object: "application.list";
+        };
+        /** ApplicationMoreInfoRequestedEvent */
+        ApplicationMoreInfoRequestedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["ApplicationEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "application.more_info_requested";
         };
         /** ApplicationPerson */
         ApplicationPerson: {
@@ -1828,6 +1930,38 @@ export interface components {
             nextCursor: string | null;
             /** @enum {string} */
             object: "application_person.list";
+        };
+        /** ApplicationRejectedEvent */
+        ApplicationRejectedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["ApplicationEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "application.rejected";
+        };
+        /** ApplicationUnderReviewEvent */
+        ApplicationUnderReviewEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["ApplicationEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "application.under_review";
         };
         /** AuthorizationServerMetadata */
         AuthorizationServerMetadata: {
@@ -2312,6 +2446,57 @@ export interface components {
             updatedAt: string;
             virtualAccountId: string | null;
         };
+        /** DepositCompletedEvent */
+        DepositCompletedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["DepositEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "deposit.completed";
+        };
+        /**
+         * DepositEventData
+         * @description The deposit, as deposit.* events carry it
+         */
+        DepositEventData: {
+            /** @description What the payer sent */
+            amount: string;
+            /** @description The payment's reference */
+            clientRef: string;
+            creditedAmount: string | null;
+            currency: string;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            serviceFee: string | null;
+            status: "pending" | "processing" | "completed" | "failed" | "in_review" | "refunding" | "refunded";
+        };
+        /** DepositFailedEvent */
+        DepositFailedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["DepositEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "deposit.failed";
+        };
         /** DepositList */
         DepositList: {
             data: components["schemas"]["Deposit"][];
@@ -2343,26 +2528,9 @@ export interface components {
         ErrorCode: "VALIDATION_ERROR" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK";
         /**
          * Event
-         * @description The webhook envelope {id, type, createdAt, test, data}, plus the sub-account it concerns (null: the workspace itself)
+         * @description The webhook envelope {id, type, createdAt, test, data}, plus the sub-account it concerns (null: the workspace itself); `data` by `type`
          */
-        Event: {
-            accountId: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 timestamp
-             */
-            createdAt: string;
-            /** @description Event-specific, as delivered in the webhook */
-            data: {
-                [key: string]: unknown;
-            };
-            /** @description Event id, prefix evt_ */
-            id: string;
-            /** @description True for events sent by the webhook test operation */
-            test: boolean;
-            /** @example payout.paid */
-            type: string;
-        };
+        Event: components["schemas"]["PayoutProcessingEvent"] | components["schemas"]["PayoutPaidEvent"] | components["schemas"]["PayoutFailedEvent"] | components["schemas"]["PayoutRevertedEvent"] | components["schemas"]["PayoutCancelledEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderAwaitingFundsEvent"] | components["schemas"]["OrderFundsReceivedEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["AccountCreatedEvent"] | components["schemas"]["ApplicationUnderReviewEvent"] | components["schemas"]["ApplicationMoreInfoRequestedEvent"] | components["schemas"]["ApplicationApprovedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["VirtualAccountActiveEvent"] | components["schemas"]["VirtualAccountFailedEvent"] | components["schemas"]["DepositCompletedEvent"] | components["schemas"]["DepositFailedEvent"] | components["schemas"]["WebhookTestEvent"];
         /** EventList */
         EventList: {
             data: components["schemas"]["Event"][];
@@ -2660,6 +2828,139 @@ export interface components {
              */
             updatedAt: string;
         };
+        /** OrderAwaitingFundsEvent */
+        OrderAwaitingFundsEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["OrderEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "order.awaiting_funds";
+        };
+        /** OrderCompletedEvent */
+        OrderCompletedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["OrderEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "order.completed";
+        };
+        /** OrderCreatedEvent */
+        OrderCreatedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["OrderEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "order.created";
+        };
+        /**
+         * OrderEventData
+         * @description The order, as order.* events carry it
+         */
+        OrderEventData: {
+            clientRef: string | null;
+            completedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            executionDeadlineAt: string | null;
+            failureReason: ("execution_failed" | "review_expired") | null;
+            /** @description Total source debit */
+            fromAmount: string;
+            fromCurrency: string;
+            fundedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            fundingDeadlineAt: string;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            /** @description fromCurrency per 1 toCurrency, all-in; priced from the FX rate source at creation, the desk's final rate at completion */
+            rate: string;
+            settlement: components["schemas"]["Settlement"] | null;
+            status: "awaiting_funds" | "funds_received" | "executing" | "completed" | "failed" | "expired" | "cancelled";
+            /** @description Delivered; priced at creation, final at completion (the desk may deliver a different amount) */
+            toAmount: string;
+            toCurrency: string;
+            uetr: string | null;
+        };
+        /** OrderExpiredEvent */
+        OrderExpiredEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["OrderEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "order.expired";
+        };
+        /** OrderFailedEvent */
+        OrderFailedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["OrderEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "order.failed";
+        };
+        /** OrderFundsReceivedEvent */
+        OrderFundsReceivedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["OrderEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "order.funds_received";
+        };
         /** OrderList */
         OrderList: {
             data: components["schemas"]["Order"][];
@@ -2743,6 +3044,54 @@ export interface components {
              */
             updatedAt: string;
         };
+        /** PayoutCancelledEvent */
+        PayoutCancelledEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["PayoutEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "payout.cancelled";
+        };
+        /**
+         * PayoutEventData
+         * @description The payout, as payout.* events carry it
+         */
+        PayoutEventData: {
+            amount: string;
+            clientRef: string;
+            completedAt: string | null;
+            currency: string;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+        };
+        /** PayoutFailedEvent */
+        PayoutFailedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["PayoutEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "payout.failed";
+        };
         /** PayoutList */
         PayoutList: {
             data: components["schemas"]["Payout"][];
@@ -2750,6 +3099,38 @@ export interface components {
             nextCursor: string | null;
             /** @enum {string} */
             object: "payout.list";
+        };
+        /** PayoutPaidEvent */
+        PayoutPaidEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["PayoutEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "payout.paid";
+        };
+        /** PayoutProcessingEvent */
+        PayoutProcessingEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["PayoutEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "payout.processing";
         };
         /** PayoutRequest */
         PayoutRequest: {
@@ -2859,6 +3240,22 @@ export interface components {
                 /** @description When false, omitting senderInfo attributes the workspace itself as a business originator; when true the corridor needs a field the workspace identity cannot carry (e.g. the sender phone into Cameroon) */
                 senderInfoRequired: boolean;
             };
+        };
+        /** PayoutRevertedEvent */
+        PayoutRevertedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["PayoutEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "payout.reverted";
         };
         /** PayoutRowError */
         PayoutRowError: {
@@ -3322,6 +3719,52 @@ export interface components {
              */
             updatedAt: string;
         };
+        /** VirtualAccountActiveEvent */
+        VirtualAccountActiveEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["VirtualAccountEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "virtual_account.active";
+        };
+        /**
+         * VirtualAccountEventData
+         * @description The virtual account, never its bank details
+         */
+        VirtualAccountEventData: {
+            accountId: string | null;
+            currency: string;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            status: "pending" | "active" | "failed";
+        };
+        /** VirtualAccountFailedEvent */
+        VirtualAccountFailedEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["VirtualAccountEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "virtual_account.failed";
+        };
         /** VirtualAccountRequest */
         VirtualAccountRequest: {
             /** @description One of EUR, GBP, USD, XOF, XAF, GHS, NGN, enabled for the workspace */
@@ -3498,6 +3941,31 @@ export interface components {
         WebhookSecret: {
             /** @description The signing secret, shown only here. X-Service-Signature = hex(HMAC-SHA256(key = this whole string as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)) */
             secret: string;
+        };
+        /** WebhookTestEvent */
+        WebhookTestEvent: {
+            accountId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookTestEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "webhook.test";
+        };
+        /** WebhookTestEventData */
+        WebhookTestEventData: {
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            endpointId: string;
+            message: string;
         };
     };
     responses: never;
@@ -4919,7 +5387,7 @@ export interface operations {
                 /** @description Page size, 1 to 100 */
                 limit?: number;
                 /** @description Only events of this type */
-                type?: string;
+                type?: "payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "webhook.test";
             };
             header?: {
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
@@ -5001,7 +5469,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The webhook envelope {id, type, createdAt, test, data}, plus the sub-account it concerns (null: the workspace itself) */
+            /** @description The webhook envelope {id, type, createdAt, test, data}, plus the sub-account it concerns (null: the workspace itself); `data` by `type` */
             200: {
                 headers: {
                     [name: string]: unknown;
