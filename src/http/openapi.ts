@@ -42,7 +42,7 @@ function singular(word: string): string {
   return word;
 }
 /** Singular of a segment's last word (`virtual-accounts`: VirtualAccount). */
-const singularSegment = (segment: string): string => {
+export const singularSegment = (segment: string): string => {
   const w = words(segment);
   if (w.length === 0) return '';
   w[w.length - 1] = singular(w[w.length - 1] as string);
@@ -209,8 +209,9 @@ class SchemaNamer {
 
   constructor(existing: Record<string, Json>) {
     for (const [name, schema] of Object.entries(existing)) {
+      const { examples: _examples, example: _example, ...shape } = schema;
       this.schemas[name] = schema;
-      this.texts.set(name, JSON.stringify(schema));
+      this.texts.set(name, JSON.stringify(shape));
     }
   }
 
@@ -227,9 +228,10 @@ class SchemaNamer {
     return out;
   }
 
-  /** Names `schema` (already lifted) `name`, or a numbered name when another schema has it. */
+  /** Names `schema` (already lifted) `name`, or a numbered name when another schema has it (its examples aside: a body's are moved out). */
   register(name: string, schema: Json): Json {
-    const text = JSON.stringify(schema);
+    const { examples: _examples, example: _example, ...shape } = schema;
+    const text = JSON.stringify(shape);
     let candidate = name;
     for (let n = 2; this.texts.has(candidate) && this.texts.get(candidate) !== text; n++) candidate = `${name}${n}`;
     if (candidate !== name && !this.collisions.includes(name)) this.collisions.push(name);

@@ -41,7 +41,11 @@ const depositFields = {
   outcome: Type.Optional(literals(['completed', 'failed', 'in_review', 'pending', 'processing'] as const)),
 };
 
-export const SandboxDepositBody = Type.Object(depositFields, { title: 'SandboxDepositRequest', additionalProperties: false });
+export const SandboxDepositBody = Type.Object(depositFields, {
+  title: 'SandboxDepositRequest',
+  additionalProperties: false,
+  examples: [{ currency: 'USDC', amount: '250.00', clientRef: 'deposit-1001' }],
+});
 
 export const OperatorDepositBody = Type.Object(
   {

@@ -6,7 +6,7 @@ const EndpointUrl = Type.String({
   minLength: 1,
   maxLength: 2048,
   description: 'HTTPS URL that receives the POSTs; at most 2048 characters, no credentials or fragment',
-  examples: ['https://example.com/webhooks/corridor'],
+  examples: ['https://localhost:3000/webhooks/corridor'],
 });
 
 const SubscribableType = Type.Union(

@@ -2408,7 +2408,7 @@ export interface components {
             events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
             /**
              * @description HTTPS URL that receives the POSTs; at most 2048 characters, no credentials or fragment
-             * @example https://example.com/webhooks/corridor
+             * @example https://localhost:3000/webhooks/corridor
              */
             url: string;
         };
@@ -3132,14 +3132,50 @@ export interface components {
             /** @enum {string} */
             type: "payout.processing";
         };
-        /** PayoutRequest */
+        /**
+         * PayoutRequest
+         * @example {
+         *       "clientRef": "invoice-1042",
+         *       "amount": "25.00",
+         *       "currency": "EUR",
+         *       "beneficiary": {
+         *         "id": "3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b"
+         *       },
+         *       "senderInfo": {
+         *         "type": "individual",
+         *         "firstName": "Grace",
+         *         "lastName": "Hopper",
+         *         "country": "DE"
+         *       },
+         *       "reference": "Invoice 1042"
+         *     }
+         */
         PayoutRequest: {
             /**
              * @description Positive decimal string in major units, at most 8 decimals (and no more than the currency has)
              * @example 125.50
              */
             amount: string;
-            /** @description `accounts`, `country` and `name` are required unless `id` references an existing beneficiary */
+            /**
+             * @description `accounts`, `country` and `name` are required unless `id` references an existing beneficiary
+             * @example {
+             *       "type": "individual",
+             *       "name": "Ada Lovelace",
+             *       "country": "DE",
+             *       "address": "1 Hauptstrasse",
+             *       "city": "Berlin",
+             *       "postcode": "10115",
+             *       "accounts": [
+             *         {
+             *           "type": "iban",
+             *           "currency": "EUR",
+             *           "data": {
+             *             "iban": "DE89370400440532013000"
+             *           }
+             *         }
+             *       ]
+             *     }
+             */
             beneficiary: {
                 accounts?: {
                     /** @description ISO 3166-1 alpha-2 country code */
@@ -3262,7 +3298,18 @@ export interface components {
             clientRef: string;
             error: string;
         };
-        /** PersonInput */
+        /**
+         * PersonInput
+         * @example {
+         *       "firstName": "Ada",
+         *       "lastName": "Lovelace",
+         *       "dateOfBirth": "1985-12-10",
+         *       "nationality": "GB",
+         *       "title": "Director",
+         *       "ownershipPercentage": 25,
+         *       "nationalId": "AB123456C"
+         *     }
+         */
         PersonInput: {
             /** @description Nigerian Bank Verification Number (11 digits); stored encrypted, never shown back */
             bvn?: string;
@@ -3456,7 +3503,14 @@ export interface components {
             type: "individual" | "business";
         };
         SetApiKeyScopesRequest: {
-            /** @description Each of the form <action>:<resource>; action read or write (write includes read). Known: read:accounts, write:accounts, read:balances, write:balances, read:beneficiaries, write:beneficiaries, read:payouts, write:payouts, read:fx, write:fx, read:orders, write:orders, read:applications, write:applications, read:virtual_accounts, write:virtual_accounts, read:deposits, write:deposits, read:webhooks, write:webhooks, read:api_keys, write:api_keys, read:capabilities, write:capabilities */
+            /**
+             * @description Each of the form <action>:<resource>; action read or write (write includes read). Known: read:accounts, write:accounts, read:balances, write:balances, read:beneficiaries, write:beneficiaries, read:payouts, write:payouts, read:fx, write:fx, read:orders, write:orders, read:applications, write:applications, read:virtual_accounts, write:virtual_accounts, read:deposits, write:deposits, read:webhooks, write:webhooks, read:api_keys, write:api_keys, read:capabilities, write:capabilities
+             * @example [
+             *       "read:payouts",
+             *       "write:payouts",
+             *       "read:balances"
+             *     ]
+             */
             scopes: string[];
         };
         SetApiKeyScopesResponse: {
@@ -3657,7 +3711,7 @@ export interface components {
             status?: "enabled" | "disabled";
             /**
              * @description HTTPS URL that receives the POSTs; at most 2048 characters, no credentials or fragment
-             * @example https://example.com/webhooks/corridor
+             * @example https://localhost:3000/webhooks/corridor
              */
             url?: string;
         };
@@ -4999,6 +5053,25 @@ export interface operations {
         /** @description `accounts`, `country` and `name` are required unless `id` references an existing beneficiary */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "individual",
+                 *       "name": "Ada Lovelace",
+                 *       "country": "DE",
+                 *       "address": "1 Hauptstrasse",
+                 *       "city": "Berlin",
+                 *       "postcode": "10115",
+                 *       "accounts": [
+                 *         {
+                 *           "type": "iban",
+                 *           "currency": "EUR",
+                 *           "data": {
+                 *             "iban": "DE89370400440532013000"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateBeneficiaryRequest"];
             };
         };
@@ -5990,6 +6063,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "clientRef": "order-2001",
+                 *       "fromCurrency": "USD",
+                 *       "toCurrency": "EUR",
+                 *       "fromAmount": "100.00",
+                 *       "funding": "balance"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderRequest"];
             };
         };
@@ -6605,6 +6687,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "EUR",
+                 *       "amount": "1000.00"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SandboxFundBalanceRequest"];
             };
         };
@@ -6661,6 +6749,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "USDC",
+                 *       "amount": "250.00",
+                 *       "clientRef": "deposit-1001"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SandboxDepositRequest"];
             };
         };
@@ -6838,6 +6933,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxCompleteOrderRequest"];
             };
         };
@@ -8748,6 +8844,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "firstName": "Ada",
+                 *       "lastName": "Lovelace",
+                 *       "dateOfBirth": "1985-12-10",
+                 *       "nationality": "GB",
+                 *       "title": "Director",
+                 *       "ownershipPercentage": 25,
+                 *       "nationalId": "AB123456C"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PersonInput"];
             };
         };
@@ -9077,7 +9184,10 @@ export interface operations {
             query: {
                 /** @description With route=mobile_money the destination country; with route=swift the beneficiary country, which selects the paying provider and therefore the recipient rules; ignored on other rails and when route is absent */
                 country?: string;
-                /** @description Destination currency */
+                /**
+                 * @description Destination currency
+                 * @example EUR
+                 */
                 currency: string;
                 /** @description Narrows both parties to that corridor */
                 route?: "sepa_inst" | "sepa_credit" | "bank_transfer" | "ach" | "fedwire" | "swift" | "crypto" | "mobile_money";
