@@ -143,6 +143,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
   e('URL_NOT_ALLOWED', [400], 'validation', false, 'POST /v1/webhooks, PATCH /v1/webhooks/{id}', 'The URL names a host that may not receive webhooks.', 'Use a public host.'),
   e('WEBHOOK_ADDRESS_BLOCKED', [400], 'validation', false, 'POST /v1/webhooks, PATCH /v1/webhooks/{id}', 'The host resolves to a private or reserved address.', 'Use a publicly routable host.'),
   e('WEBHOOK_ENDPOINT_DISABLED', [409], 'problem', false, 'POST /v1/webhooks/{id}/test, POST /v1/webhooks/{id}/deliveries/{deliveryId}/resend', 'The endpoint is disabled.', 'Enable it (PATCH status enabled).'),
+  e('WEBHOOK_DELIVERY_PENDING', [409], 'problem', false, 'POST /v1/webhooks/{id}/deliveries/{deliveryId}/resend', 'The delivery is still pending: its retries are under way.', 'Wait for nextAttemptAt, or for it to finish, then resend.'),
   e('WEBHOOK_ENDPOINT_LIMIT', [409], 'problem', false, 'POST /v1/webhooks', 'The workspace has the most endpoints it may have.', 'Delete an endpoint first.'),
   // API keys, users, operator
   e('OWN_API_KEYS_SCOPE_REQUIRED', [400], 'validation', false, 'PUT /v1/api-keys/{clientId}/scopes', 'A credential may not remove write:api_keys from itself.', 'Change it with another credential.'),

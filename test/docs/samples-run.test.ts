@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Corridor } from '../../packages/sdk/src/index.js';
+import { createRunner } from '../../src/jobs/index.js';
+import { HttpsReceiver } from '../helpers/https-receiver.js';
 import { listeningTestApp, newWorkspace, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
 
 type Json = Record<string, unknown>;
@@ -166,6 +168,22 @@ const FRESH: Record<string, (w: Workspace) => Promise<Env>> = {
   'POST /v1/sandbox/payouts/{id}/pay': async (w) => ({ PAYOUT_ID: await payout(w, ['process']) }),
   'POST /v1/sandbox/payouts/{id}/fail': async (w) => ({ PAYOUT_ID: await payout(w, ['process']) }),
   'POST /v1/sandbox/payouts/{id}/revert': async (w) => ({ PAYOUT_ID: await payout(w, ['process', 'pay']) }),
+  'POST /v1/webhooks/{id}/deliveries/{deliveryId}/resend': async (w) => {
+    // A finished delivery: the workers run only until it has succeeded (nothing else moves meanwhile).
+    const receiver = await HttpsReceiver.start();
+    const runner = createRunner(t.ctx);
+    try {
+      const webhook = idOf(await w.sdk.webhooks.create({ url: receiver.url('/hooks') } as never));
+      const delivery = idOf(await w.sdk.webhooks.test({ id: webhook }));
+      runner.start();
+      await receiver.waitFor('/hooks', 1);
+      while ((await w.sdk.webhooks.deliveries.get({ id: webhook, deliveryId: delivery })).status === 'pending') await new Promise((r) => setTimeout(r, 25));
+      return { WEBHOOK_ID: webhook, DELIVERY_ID: delivery };
+    } finally {
+      await runner.stop();
+      await receiver.close();
+    }
+  },
   'DELETE /v1/beneficiaries/{id}': async (w) => ({ BENEFICIARY_ID: (await beneficiary(w)).id }),
   'DELETE /v1/webhooks/{id}': async (w) => ({ WEBHOOK_ID: idOf(await w.sdk.webhooks.create({ url: 'https://localhost:3000/webhooks/corridor' } as never)) }),
   'DELETE /v2/applications/{id}/persons/{personId}': async (w) => {

@@ -69,6 +69,7 @@ export const RESOURCES = {
     deliveries: {
       list: paged('get', '/v1/webhooks/{id}/deliveries'),
       get: endpoint('get', '/v1/webhooks/{id}/deliveries/{deliveryId}'),
+      resend: endpoint('post', '/v1/webhooks/{id}/deliveries/{deliveryId}/resend'),
     },
   },
   events: {

@@ -67,7 +67,7 @@ export const DeletedSchema = Type.Object({ id: Uuid, deleted: Type.Literal(true)
 
 export const AttemptSchema = Type.Object(
   {
-    number: Type.Integer({ minimum: 1, maximum: 6 }),
+    number: Type.Integer({ minimum: 1, description: '1 to 6 for the scheduled attempts; a resend adds one more' }),
     at: Timestamp,
     responseStatus: Nullable(Type.Integer({ description: 'HTTP status received; null when none was (timeout, refused, TLS error)' })),
     durationMs: Type.Integer({ minimum: 0 }),
