@@ -9,8 +9,8 @@ import { isUuid } from './lib/ids.js';
 import { migrate } from './db/migrate.js';
 import { CryptoBox } from './lib/crypto-box.js';
 import { connect } from './db/db.js';
-import { clientFromFlags, CLIENT_FLAGS } from './cli/client.js';
-import { eventTypesOf, listen } from './cli/listen.js';
+import { clientFromFlags, CLIENT_FLAGS, settingHint } from './cli/client.js';
+import { defaultStateFile, eventTypesOf, listen } from './cli/listen.js';
 import { trigger } from './cli/trigger.js';
 
 const USAGE = `Usage: corridor <command>
@@ -19,12 +19,21 @@ const USAGE = `Usage: corridor <command>
   migrate                                           apply database migrations
   workspaces create --name NAME --country CC        create a workspace
   credentials create --workspace ID [--scopes a,b]  issue a credential (secret shown once)
-  listen --forward-to URL [--events a,b]            forward live events to a local URL, signed (prints the secret)
+  listen --forward-to URL [--events a,b] [--since EVENT_ID] [--state FILE]
+                                                    forward live events to a local URL, signed (prints the secret);
+                                                    resumes after the last event forwarded to that URL (kept in FILE,
+                                                    default ~/.corridor/listen.json) or after --since
   trigger <event-type>                              cause an event in the sandbox (payout.paid, application.approved, ...)
                                                     listen and trigger take --base-url, --client-id, --client-secret
                                                     or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET
 
-Configuration comes from the environment; see docs/configuration.md.`;
+Configuration comes from the environment; see docs/configuration.md.
+\`corridor <command> --help\` prints this too.`;
+
+/** `--help` or `-h` anywhere (or `help` as the command): the usage, on stdout, and exit 0. */
+function wantsHelp(argv: string[]): boolean {
+  return argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+}
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
@@ -32,6 +41,10 @@ function fail(message: string): never {
 }
 
 async function main(argv: string[]): Promise<void> {
+  if (wantsHelp(argv)) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const [command, sub, ...rest] = argv;
   const config = loadConfig();
   switch (command) {
@@ -79,8 +92,12 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'listen': {
-      const { values } = parseArgs({ args: argv.slice(1), options: { ...CLIENT_FLAGS, 'forward-to': { type: 'string' }, events: { type: 'string' }, secret: { type: 'string' } } });
+      const { values } = parseArgs({
+        args: argv.slice(1),
+        options: { ...CLIENT_FLAGS, 'forward-to': { type: 'string' }, events: { type: 'string' }, secret: { type: 'string' }, since: { type: 'string' }, state: { type: 'string' } },
+      });
       if (!values['forward-to']) fail('--forward-to URL is required');
+      if (values.since !== undefined && !/^evt_[A-Za-z0-9_-]{1,64}$/.test(values.since)) fail('--since takes an event id (evt_…)');
       const controller = new AbortController();
       process.once('SIGINT', () => controller.abort());
       process.once('SIGTERM', () => controller.abort());
@@ -89,6 +106,8 @@ async function main(argv: string[]): Promise<void> {
         forwardTo: values['forward-to'],
         types: eventTypesOf(values.events),
         secret: values.secret,
+        lastEventId: values.since,
+        stateFile: values.state ?? defaultStateFile(),
         signal: controller.signal,
       });
       return;
@@ -105,6 +124,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(`corridor: ${err instanceof Error ? err.message : String(err)}\n`);
+  const hint = settingHint(err);
+  process.stderr.write(`corridor: ${hint ?? (err instanceof Error ? err.message : String(err))}\n`);
   process.exit(1);
 });

@@ -56,7 +56,8 @@ describe('the event union', () => {
       if (typed.type === 'payout.paid') expect(typeof typed.data.amount).toBe('string');
     }
     expect(invalid).toEqual([]);
-    expect([...seen].sort()).toEqual(expect.arrayContaining(Object.keys(TRIGGERS)));
+    // payout.reverted is recorded but not delivered (spec §Events), so not listed.
+    expect([...seen].sort()).toEqual(expect.arrayContaining(Object.keys(TRIGGERS).filter((type) => type !== 'payout.reverted')));
   });
 
   it('refuses an unknown type in GET /v1/events (a typo is not an empty list)', async () => {

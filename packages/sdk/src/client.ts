@@ -286,6 +286,16 @@ export class Corridor {
     this.sandbox = bindGroup(t, accountId, RESOURCES.sandbox);
   }
 
+  /** The API base address this client calls. */
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
+  /** The client id of the credential this client uses. */
+  get clientId(): string {
+    return this.transport.clientId;
+  }
+
   /** The same client acting on a sub-account (Service-Account-Id); it shares this client's token. */
   withAccount(subAccountId: string): Corridor {
     return new Corridor(this.transport, subAccountId);

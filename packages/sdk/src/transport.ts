@@ -78,6 +78,8 @@ export function newIdempotencyKey(): string {
  */
 export class Transport {
   readonly baseUrl: string;
+  /** The credential's client id. */
+  readonly clientId: string;
   private readonly fetchFn: typeof fetch;
   private readonly settings: Required<Omit<CorridorOptions, 'fetch' | 'tokenUrl' | 'audience'>> & { tokenUrl: string; audience: string };
   private token: CachedToken | undefined;
@@ -85,6 +87,7 @@ export class Transport {
 
   constructor(options: CorridorOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.clientId = options.clientId;
     this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.settings = {
       baseUrl: this.baseUrl,
