@@ -168,6 +168,12 @@ export class Transport {
     }
   }
 
+  /** PUTs bytes to a signed upload URL: no token, no retries (a used URL refuses a second file). */
+  async putFile(url: string, file: Uint8Array | ArrayBuffer | Blob, contentType: string, signal?: AbortSignal): Promise<Response> {
+    const signals = [signal, AbortSignal.timeout(this.settings.timeoutMs)].filter((s): s is AbortSignal => s !== undefined);
+    return this.fetchFn(url, { method: 'PUT', headers: { 'content-type': contentType }, body: file as Blob, signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) });
+  }
+
   private url(path: string, query: Record<string, unknown> | undefined): string {
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(query ?? {})) {
