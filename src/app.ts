@@ -14,6 +14,7 @@ import { AppError, renderError, sendError, toAppError, usesProblemDetails } from
 import { sendAnswer, storeRefusal } from './http/idempotency.js';
 import { assertJsonShape, assertStorableInput, assertUtf8Charset, utf8Text } from './http/input-rules.js';
 import { addCodeSamples, docsDescription, swaggerUiBranding } from './http/docs.js';
+import { arazzoDocument } from './http/arazzo.js';
 import { ERROR_CODES, errorCataloguePage } from './http/error-catalogue.js';
 import { acceptsEmptyObject, finishDocument } from './http/openapi.js';
 import { ALL_SCOPES } from './modules/auth/scopes.js';
@@ -251,6 +252,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  // The main flow as an Arazzo 1.0 workflow, beside the OpenAPI document it names operations of.
+  app.get('/arazzo.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => arazzoDocument(config.publicBaseUrl, config.audience));
   // The error-code catalogue (src/http/error-catalogue.ts), for people and for tools.
   app.get('/docs/errors', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>
     reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; frame-ancestors 'none'").send(errorCataloguePage()),
