@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listeningTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
+import { listeningTestApp, newWorkspace, type Caller, type TestApp } from '../../../test/helpers/app.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 
 function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) =>
