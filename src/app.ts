@@ -4,7 +4,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify';
+import { Type } from 'typebox';
 import { Redis } from 'ioredis';
 import type { AppContext } from './context.js';
 import { authPlugin } from './http/auth.js';
@@ -13,8 +14,12 @@ import { AppError, renderError, sendError, toAppError, usesProblemDetails } from
 import { sendAnswer, storeRefusal } from './http/idempotency.js';
 import { assertJsonShape, assertStorableInput, assertUtf8Charset, utf8Text } from './http/input-rules.js';
 import { addCodeSamples, docsDescription, swaggerUiBranding } from './http/docs.js';
+import { arazzoDocument } from './http/arazzo.js';
+import { ERROR_CODES, errorCataloguePage } from './http/error-catalogue.js';
+import { acceptsEmptyObject, finishDocument } from './http/openapi.js';
+import { ALL_SCOPES } from './modules/auth/scopes.js';
 import { compileRequestValidator } from './http/validation.js';
-import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema } from './lib/schemas.js';
+import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema, ValidationErrorSchema } from './lib/schemas.js';
 import { isDateTime, isDay } from './lib/dates.js';
 import { newRequestId } from './lib/ids.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
@@ -130,6 +135,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   await app.register(formbody, { bodyLimit: config.limits.bodyBytesMax });
 
+  /** Routes that take raw bytes (`schema.consumes` without a JSON body), for the document's request bodies. */
+  const consumes = new Map<string, string[]>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -147,8 +154,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       },
       security: [{ bearerAuth: [] }],
     },
-    // Request examples per operation (curl and the SDK), from the route schemas (src/http/docs.ts).
-    transformObject: (documentObject) => ('openapiObject' in documentObject ? addCodeSamples(documentObject.openapiObject, config.audience) : documentObject.swaggerObject),
+    // Operation ids, headers, named schemas, OAuth2 and the error codes (src/http/openapi.ts), then request
+    // examples per operation (curl and the SDK) from the route schemas (src/http/docs.ts).
+    transformObject: (documentObject) =>
+      'openapiObject' in documentObject
+        ? addCodeSamples(finishDocument(documentObject.openapiObject, { consumes, tokenUrl: `${config.publicBaseUrl}/oauth/token`, scopes: ALL_SCOPES }), config.audience)
+        : documentObject.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, ...swaggerUiBranding() });
 
@@ -182,7 +193,17 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     const url = route.url;
     const shape = usesProblemDetails(url)
       ? { content: { 'application/problem+json': { schema: ProblemSchema } }, description: 'Problem details (RFC 9457)' }
-      : { content: { 'application/json': { schema: LegacyErrorSchema } }, description: 'Legacy or validation envelope' };
+      : { content: { 'application/json': { schema: Type.Union([ValidationErrorSchema, LegacyErrorSchema]) } }, description: 'Validation envelope (with details) or legacy envelope' };
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const openapiPath = url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    if (Array.isArray(schema.consumes) && !schema.body) for (const m of methods) consumes.set(`${m} ${openapiPath}`, schema.consumes as string[]);
+    // A body whose fields are all optional may be left out: it is then `{}` (and the document says it is not required).
+    if (schema.body && acceptsEmptyObject(schema.body)) {
+      const defaultBody = async (req: FastifyRequest) => {
+        req.body ??= {};
+      };
+      route.preValidation = [...(route.preValidation ? [route.preValidation].flat() : []), defaultBody] as RouteOptions['preValidation'];
+    }
     if (!response['4xx'] && url !== '/oauth/token') response['4xx'] = shape;
     if (auth !== 'none' && !response[401]) response[401] = { description: 'Missing, invalid or expired token', content: { 'application/json': { schema: UnauthorizedSchema } } };
     if (!response['5xx']) response['5xx'] = { content: { 'application/problem+json': { schema: ProblemSchema } }, description: 'Problem details' };
@@ -243,5 +264,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  // The main flow as an Arazzo 1.0 workflow, beside the OpenAPI document it names operations of.
+  app.get('/arazzo.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => arazzoDocument(config.publicBaseUrl, config.audience));
+  // The error-code catalogue (src/http/error-catalogue.ts), for people and for tools.
+  app.get('/docs/errors', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>
+    reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; frame-ancestors 'none'").send(errorCataloguePage()),
+  );
+  app.get('/docs/errors.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ object: 'error_code.list', data: ERROR_CODES }));
   return app;
 }

@@ -10,8 +10,8 @@ import { migrate } from './db/migrate.js';
 import { CryptoBox } from './lib/crypto-box.js';
 import { connect } from './db/db.js';
 import { importPayouts } from './cli/payouts-import.js';
-import { clientFromFlags, CLIENT_FLAGS } from './cli/client.js';
-import { listen } from './cli/listen.js';
+import { clientFromFlags, CLIENT_FLAGS, settingHint } from './cli/client.js';
+import { defaultStateFile, eventTypesOf, listen } from './cli/listen.js';
 import { trigger } from './cli/trigger.js';
 import { chainXpub, encryptChainKey } from './cli/chain.js';
 import { auditVerify } from './cli/audit.js';
@@ -24,7 +24,10 @@ const USAGE = `Usage: corridor <command>
   migrate                                           apply database migrations
   workspaces create --name NAME --country CC        create a workspace
   credentials create --workspace ID [--scopes a,b]  issue a credential (secret shown once)
-  listen --forward-to URL [--events a,b]            forward live events to a local URL, signed (prints the secret)
+  listen --forward-to URL [--events a,b] [--since EVENT_ID] [--state FILE]
+                                                    forward live events to a local URL, signed (prints the secret);
+                                                    resumes after the last event forwarded to that URL (kept in FILE,
+                                                    default ~/.corridor/listen.json) or after --since
   trigger <event-type>                              cause an event in the sandbox (payout.paid, application.approved, ...)
   audit verify [--workspace ID | --operator]        check an audit chain (default the operator's); exit 1 when broken
   screening load --list LIST --file PATH            load a sanctions list file as a new version (LIST: ofac-sdn, un, eu,
@@ -37,7 +40,13 @@ const USAGE = `Usage: corridor <command>
   bank-sim --dir DIR [--interval-ms N] [--once]     the sandbox bank: answers the bank connector's pain.001 files
                                                     in DIR/in into DIR/out by magic amounts (docs/guides/bank-rails.md)
 
-Configuration comes from the environment; see docs/configuration.md.`;
+Configuration comes from the environment; see docs/configuration.md.
+\`corridor <command> --help\` prints this too.`;
+
+/** `--help` or `-h` anywhere (or `help` as the command): the usage, on stdout, and exit 0. */
+function wantsHelp(argv: string[]): boolean {
+  return argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+}
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
@@ -45,6 +54,10 @@ function fail(message: string): never {
 }
 
 async function main(argv: string[]): Promise<void> {
+  if (wantsHelp(argv)) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const [command, sub, ...rest] = argv;
   const config = loadConfig();
   switch (command) {
@@ -92,16 +105,22 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'listen': {
-      const { values } = parseArgs({ args: argv.slice(1), options: { ...CLIENT_FLAGS, 'forward-to': { type: 'string' }, events: { type: 'string' }, secret: { type: 'string' } } });
+      const { values } = parseArgs({
+        args: argv.slice(1),
+        options: { ...CLIENT_FLAGS, 'forward-to': { type: 'string' }, events: { type: 'string' }, secret: { type: 'string' }, since: { type: 'string' }, state: { type: 'string' } },
+      });
       if (!values['forward-to']) fail('--forward-to URL is required');
+      if (values.since !== undefined && !/^evt_[A-Za-z0-9_-]{1,64}$/.test(values.since)) fail('--since takes an event id (evt_…)');
       const controller = new AbortController();
       process.once('SIGINT', () => controller.abort());
       process.once('SIGTERM', () => controller.abort());
       await listen({
         corridor: clientFromFlags(values, fail),
         forwardTo: values['forward-to'],
-        types: values.events?.split(',').map((s) => s.trim()).filter(Boolean),
+        types: eventTypesOf(values.events),
         secret: values.secret,
+        lastEventId: values.since,
+        stateFile: values.state ?? defaultStateFile(),
         signal: controller.signal,
       });
       return;
@@ -156,6 +175,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(`corridor: ${err instanceof Error ? err.message : String(err)}\n`);
+  const hint = settingHint(err);
+  process.stderr.write(`corridor: ${hint ?? (err instanceof Error ? err.message : String(err))}\n`);
   process.exit(1);
 });

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Corridor, CorridorError, type CorridorEvent } from '../../packages/sdk/src/index.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Corridor, CorridorError, type CorridorEvent, type EventType } from '../../packages/sdk/src/index.js';
+import { EVENT_TYPES } from '../modules/webhooks/event-types.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signPayload } from '../modules/webhooks/signature.js';
 
 /** How long the local receiver may take to answer one forwarded event (as real deliveries: 30 s). */
@@ -10,14 +14,53 @@ export interface ListenOptions {
   /** The local receiver; plain http://localhost is allowed here. */
   forwardTo: string;
   /** Only these event types (default: all). */
-  types?: string[] | undefined;
+  types?: EventType[] | undefined;
   /** The signing secret to sign with (default: a new `whsec_…`, printed). */
   secret?: string | undefined;
-  /** Resume after this event id. */
+  /** Resume after this event id (`--since`); without it, after the last event forwarded to `forwardTo` (kept in `stateFile`). */
   lastEventId?: string | undefined;
+  /** Where the last event forwarded to each target is kept between runs; none: not kept. */
+  stateFile?: string | undefined;
   signal?: AbortSignal;
   /** Where the lines go (default stdout). */
   write?: (line: string) => void;
+}
+
+/** ~/.corridor/listen.json: the last event id forwarded, per API, credential and forward target. */
+export function defaultStateFile(): string {
+  return path.join(os.homedir(), '.corridor', 'listen.json');
+}
+
+/** The key of one forward target in the state file: the same stream (API and credential) to the same URL. */
+const targetKey = (baseUrl: string, clientId: string, forwardTo: string): string => `${baseUrl} ${clientId} -> ${forwardTo}`;
+
+function readState(file: string): Record<string, string> {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Remembers `eventId` as the last forwarded to the target (written atomically: a rename). */
+function rememberLast(file: string, key: string, eventId: string): void {
+  const state = readState(file);
+  state[key] = eventId;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+/** The event types of `--events a,b`; an unknown one (a typo) is refused with the list of types. */
+export function eventTypesOf(list: string | undefined): EventType[] | undefined {
+  const names = list?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!names?.length) return undefined;
+  const known = new Set<string>(EVENT_TYPES);
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length) throw new Error(`unknown event type ${unknown.join(', ')}; the types are ${EVENT_TYPES.join(', ')}`);
+  return names as EventType[];
 }
 
 /** The envelope real deliveries carry: `{id, type, createdAt, test, data}`. */
@@ -47,17 +90,24 @@ function stopped(err: unknown): unknown {
 export async function listen(options: ListenOptions): Promise<void> {
   const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const secret = options.secret ?? `whsec_${randomBytes(24).toString('base64url')}`;
+  const key = targetKey(options.corridor.baseUrl, options.corridor.clientId, options.forwardTo);
+  const remembered = options.stateFile ? readState(options.stateFile)[key] : undefined;
+  const lastEventId = options.lastEventId ?? remembered;
   write(`Forwarding events to ${options.forwardTo}${options.types?.length ? ` (${options.types.join(', ')})` : ''}`);
+  if (lastEventId) write(`Resuming after ${lastEventId}${options.lastEventId ? '' : ' (the last event forwarded there)'}`);
   write(`Signing secret: ${secret}`);
   const stream = options.corridor.events.stream({
     ...(options.types?.length ? { types: options.types } : {}),
-    ...(options.lastEventId ? { lastEventId: options.lastEventId } : {}),
+    ...(lastEventId ? { lastEventId } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     reconnectsMax: 1000,
     onReconnect: (reason, delayMs, lastEventId) => write(reconnectLine(reason, delayMs, lastEventId)),
   });
   try {
-    for await (const event of stream) write(await forward(options.forwardTo, secret, event));
+    for await (const event of stream) {
+      write(await forward(options.forwardTo, secret, event));
+      if (options.stateFile) rememberLast(options.stateFile, key, event.id);
+    }
   } catch (err) {
     throw stopped(err);
   }

@@ -36,6 +36,11 @@ export const TRIGGERS: Record<string, Scenario> = {
   'payout.paid': (c, created) => heldPayout(c, created, async (id) => created('payout', await c.sandbox.payouts.pay({ id }))),
   'payout.failed': (c, created) => heldPayout(c, created, async (id) => created('payout', await c.sandbox.payouts.fail({ id }, {}))),
   'payout.cancelled': (c, created) => heldPayout(c, created, async (id) => created('payout', await c.payouts.cancel({ id }))),
+  'payout.reverted': (c, created) =>
+    heldPayout(c, created, async (id) => {
+      created('payout', await c.sandbox.payouts.pay({ id }));
+      created('payout', await c.sandbox.payouts.revert({ id }));
+    }),
   'account.created': async (c, created) => {
     created('account', await c.accounts.create({ name: `Trigger ${randomBytes(3).toString('hex')}`, country: 'GB' }));
   },
@@ -47,13 +52,30 @@ export const TRIGGERS: Record<string, Scenario> = {
     const order = await balanceOrder(c, created);
     created('order', await c.sandbox.orders.complete({ id: order.id }, {} as never));
   },
+  'order.failed': async (c, created) => {
+    const order = await balanceOrder(c, created);
+    created('order', await c.sandbox.orders.fail({ id: order.id }));
+  },
   'order.expired': async (c, created) => {
     const order = await c.orders.create({ clientRef: `trigger-${randomBytes(6).toString('hex')}`, fromCurrency: 'USD', toCurrency: 'EUR', fromAmount: '10.00', funding: 'settlement' } as never);
     created('order', order);
     created('order', await c.sandbox.orders.expire({ id: (order as { id: string }).id }, undefined as never));
   },
   'virtual_account.active': async (c, created) => {
-    await activeVirtualAccount(c, created);
+    await activeVirtualAccount(c, created, true);
+  },
+  'virtual_account.failed': async (c, created) => {
+    // USD accounts are approved after creation: pending until the sandbox fails it. A currency's account is made once per owner, so a new sub-account.
+    const account = await submittedApplication(c, created, 'approve', { fresh: true });
+    const virtualAccount = (await account.virtualAccounts.create({ currency: 'USD' } as never)) as { id: string };
+    created('virtual_account', virtualAccount);
+    created('virtual_account', await account.sandbox.virtualAccounts.fail({ id: virtualAccount.id }));
+  },
+  'deposit.failed': async (c, created) => {
+    const { account, virtualAccount } = await activeVirtualAccount(c, created);
+    const deposit = (await account.sandbox.deposits.create({ virtualAccountId: virtualAccount.id, amount: '25.00', outcome: 'pending' } as never)) as { id: string };
+    created('deposit', deposit);
+    created('deposit', await account.sandbox.deposits.fail({ id: deposit.id }));
   },
   'deposit.completed': async (c, created) => {
     const { account, virtualAccount } = await activeVirtualAccount(c, created);
@@ -71,9 +93,13 @@ async function balanceOrder(c: Corridor, created: (object: string, value: unknow
   return order;
 }
 
-/** A sub-account with an approved business application and an EUR virtual account (approved before creation, so active at once). */
-async function activeVirtualAccount(corridor: Corridor, created: (object: string, value: unknown) => void): Promise<{ account: Corridor; virtualAccount: { id: string } }> {
-  const account = await submittedApplication(corridor, created, 'approve');
+/**
+ * The "Trigger" sub-account with an approved business application and an EUR virtual account
+ * (approved before creation, so active at once; the same account on every later run). `fresh`: a new
+ * sub-account, for the event of a new virtual account.
+ */
+async function activeVirtualAccount(corridor: Corridor, created: (object: string, value: unknown) => void, fresh = false): Promise<{ account: Corridor; virtualAccount: { id: string } }> {
+  const account = await submittedApplication(corridor, created, 'approve', { fresh });
   const virtualAccount = (await account.virtualAccounts.create({ currency: 'EUR' } as never)) as { id: string; status: string };
   created('virtual_account', virtualAccount);
   if (virtualAccount.status !== 'active') throw new Error(`virtual account ${virtualAccount.id} is ${virtualAccount.status}, not active`);
@@ -106,15 +132,28 @@ async function ignoreStateConflict(call: Promise<unknown>): Promise<void> {
   }
 }
 
-/** A complete business application of a new sub-account, submitted, then reviewed with `decision`. */
+export const TRIGGER_ACCOUNT_NAME = 'Trigger';
+
+/** The sub-account the triggers act in: the one named "Trigger", made on the first run and reused after (`fresh`: a new one). */
+async function triggerAccount(corridor: Corridor, created: (object: string, value: unknown) => void, fresh: boolean): Promise<string> {
+  if (!fresh) {
+    for await (const account of corridor.accounts.list({ limit: 100 })) {
+      if (account.name === TRIGGER_ACCOUNT_NAME && account.accountType === 'sub' && account.status !== 'closed' && account.status !== 'suspended') return account.id;
+    }
+  }
+  const account = await corridor.accounts.create({ name: fresh ? `${TRIGGER_ACCOUNT_NAME} ${randomBytes(3).toString('hex')}` : TRIGGER_ACCOUNT_NAME, country: 'GB' });
+  created('account', account);
+  return account.id;
+}
+
+/** A complete business application of the Trigger sub-account, submitted, then reviewed with `decision`. */
 async function submittedApplication(
   corridor: Corridor,
   created: (object: string, value: unknown) => void,
   decision: 'approve' | 'reject' | 'request_info' | undefined,
+  options: { fresh?: boolean } = {},
 ): Promise<Corridor> {
-  const account = await corridor.accounts.create({ name: `Trigger ${randomBytes(3).toString('hex')}`, country: 'GB' });
-  created('account', account);
-  const c = corridor.withAccount(account.id);
+  const c = corridor.withAccount(await triggerAccount(corridor, created, options.fresh ?? false));
   const application = await c.applications.create(BUSINESS_APPLICATION as never);
   created('application', application);
   const id = (application as { id: string }).id;

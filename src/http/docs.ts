@@ -4,6 +4,7 @@
  * the SDK) added to the generated OpenAPI document as `x-codeSamples` in one place.
  */
 import { RESOURCES } from '../../packages/sdk/src/client.js';
+import { singularSegment } from './openapi.js';
 
 type Json = Record<string, unknown>;
 interface CodeSample {
@@ -38,7 +39,7 @@ export function docsDescription(audience: string): string {
 
 Modules: ${DOCUMENTED_MODULES.map((m) => m.name).join(', ')}.
 
-Every operation below shows a request in curl and with the TypeScript SDK (\`packages/sdk\`). The curl samples read \`$CORRIDOR_BASE_URL\` and \`$TOKEN\` (the token request \`$CORRIDOR_CLIENT_ID\` and \`$CORRIDOR_CLIENT_SECRET\`) from the shell; the SDK samples take the same credential as \`clientId\` and \`clientSecret\` and fetch and renew the token themselves. Which rails, currencies and recipient fields each country takes: [the corridor table](/docs/corridors).
+Every operation below shows a request in curl and with the TypeScript SDK (\`packages/sdk\`). The curl samples read \`$CORRIDOR_BASE_URL\` and \`$TOKEN\` (the token request \`$CORRIDOR_CLIENT_ID\` and \`$CORRIDOR_CLIENT_SECRET\`) from the shell, and the ids earlier answers gave as variables named after them (\`$BENEFICIARY_ID\`, \`$PAYOUT_ID\`, \`$QUOTE_ID\`…); they need nothing but curl and coreutils (the Idempotency-Key comes from /dev/urandom), and the webhook samples name a receiver on your own machine (\`https://localhost:3000/…\`), never someone else's host; the SDK samples take the same credential as \`clientId\` and \`clientSecret\` and fetch and renew the token themselves. Which rails, currencies and recipient fields each country takes: [the corridor table](/docs/corridors).
 
 ## Getting started
 
@@ -83,6 +84,8 @@ function resolve(doc: Json, schema: unknown): Json {
 /** An example value for a schema: its own example when it has one, else one built from its parts. */
 export function exampleOf(doc: Json, schema: unknown, depth = 0, name = ''): unknown {
   const s = resolve(doc, schema);
+  // A value the reader has from an earlier call (an upload's key, the terms version): a shell variable.
+  if (typeof s['x-sample-variable'] === 'string') return `$${s['x-sample-variable']}`;
   if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
   if (s.example !== undefined) return s.example;
   if (s.default !== undefined) return s.default;
@@ -130,7 +133,7 @@ const NAMED_STRINGS: [RegExp, string][] = [
   [/^country$/i, 'DE'],
   [/^clientRef$/, 'invoice-1042'],
   [/^name$/, 'Ada Lovelace'],
-  [/^url$/, 'https://example.com/hook'],
+  [/^url$/, 'https://localhost:3000/webhooks/corridor'],
 ];
 
 function stringExample(s: Json, name: string): string {
@@ -146,38 +149,87 @@ function stringExample(s: Json, name: string): string {
       return 'ada@example.com';
     case 'uri':
     case 'url':
-      return 'https://example.com/hook';
+      return 'https://localhost:3000/webhooks/corridor';
     default:
       return 'string';
   }
 }
 
 
-function placeholder(param: string): string {
-  return `${param.replace(/Id$/, '')}_id`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const snake = (text: string): string => text.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
+
+/**
+ * The shell variable a path parameter reads: `{id}` after `payouts` is $PAYOUT_ID, `{personId}`
+ * $PERSON_ID, `{version}` after `terms` $TERMS_VERSION. The samples say where each comes from.
+ */
+export function pathVariable(path: string, param: string): string {
+  const segments = path.split('/').filter(Boolean);
+  const at = segments.indexOf(`{${param}}`);
+  const previous = segments.slice(0, Math.max(0, at)).reverse().find((seg) => !seg.startsWith('{')) ?? '';
+  if (param === 'id') return `${snake(singularSegment(previous))}_ID`;
+  if (/Id$/.test(param)) return snake(param);
+  return `${snake(singularSegment(previous))}_${snake(param)}`;
+}
+
+/** Ids in an example (uuid strings under `xId` or `x.id`) as the shell variables that hold real ones. */
+export function withVariables(value: unknown, key = '', parent = ''): unknown {
+  if (Array.isArray(value)) return value.map((v) => withVariables(v, key, parent));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withVariables(v, k, key)]));
+  if (typeof value === 'string' && UUID.test(value)) {
+    if (/Id$/.test(key)) return `$${snake(key)}`;
+    if (key === 'id' && parent) return `$${snake(singularSegment(parent))}_ID`;
+  }
+  return value;
 }
 
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/** JSON in single quotes, each `"$VAR"` string spliced in from the shell: `'{"quoteId":"'"$QUOTE_ID"'"}'`. */
+function shellJson(value: unknown): string {
+  return shellQuote(JSON.stringify(value)).replace(/"\$([A-Z][A-Z0-9_]*)"/g, `"'"$$$1"'"`);
+}
+
+/** A random Idempotency-Key from coreutils (no uuidgen needed). */
+const NEW_KEY = `$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')`;
+
 /** The token request: client credentials, no token and no Idempotency-Key. */
 const TOKEN_SAMPLE = `curl -X POST "$CORRIDOR_BASE_URL/oauth/token" \\
   -H "Content-Type: application/json" \\
   -d "{\\"grant_type\\":\\"client_credentials\\",\\"client_id\\":\\"$CORRIDOR_CLIENT_ID\\",\\"client_secret\\":\\"$CORRIDOR_CLIENT_SECRET\\",\\"audience\\":\\"corridor-api\\"}"`;
 
-function curlSample(method: string, path: string, op: Json, body: unknown, audience: string): string {
+/** The required query parameters of an operation, with example values (ids as shell variables). */
+function requiredQuery(doc: Json, op: Json): string {
+  const params = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query' && p.required === true);
+  if (params.length === 0) return '';
+  const pairs = params.map((p) => {
+    const value = withVariables(exampleOf(doc, p.schema, 0, String(p.name)), String(p.name));
+    const text = String(value);
+    return `${String(p.name)}=${text.startsWith('$') ? text : encodeURIComponent(text)}`;
+  });
+  return `?${pairs.join('&')}`;
+}
+
+function curlSample(doc: Json, method: string, path: string, op: Json, body: unknown, audience: string): string {
   if (path === '/oauth/token') return TOKEN_SAMPLE.replace('corridor-api', audience);
-  const url = `$CORRIDOR_BASE_URL${path.replace(/\{([^}]+)\}/g, (_m, p: string) => placeholder(p))}`;
+  const content = ((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
+  const fileTypes = Object.keys(content).filter((t) => t !== 'application/json');
+  // A signed upload URL is its own credential: PUT the file's bytes to it as issued.
+  if (fileTypes.length > 0 && !content['application/json']) {
+    return [`curl -X ${method.toUpperCase()} "$UPLOAD_URL"`, `  -H "Content-Type: ${fileTypes[0]}"`, `  --data-binary @document.pdf`].join(' \\\n');
+  }
+  const url = `$CORRIDOR_BASE_URL${path.replace(/\{([^}]+)\}/g, (_m, p: string) => `$${pathVariable(path, p)}`)}${requiredQuery(doc, op)}`;
   const lines = [`curl -X ${method.toUpperCase()} "${url}"`];
   const security = op.security as unknown[] | undefined;
   const isPublic = Array.isArray(security) && security.length === 0;
-  if (path.startsWith('/v1/operator') || path.startsWith('/v1/admin')) lines.push(`  -H "Authorization: Bearer $CORRIDOR_OPERATOR_KEY"`);
+  if (path.startsWith('/operator/') || path.startsWith('/v1/operator') || path.startsWith('/v1/admin')) lines.push(`  -H "Authorization: Bearer $CORRIDOR_OPERATOR_KEY"`);
   else if (!isPublic) lines.push(`  -H "Authorization: Bearer $TOKEN"`);
-  if (method === 'post') lines.push(`  -H "Idempotency-Key: $(uuidgen)"`);
+  if (method === 'post' && !isPublic) lines.push(`  -H "Idempotency-Key: ${NEW_KEY}"`);
   if (body !== undefined) {
     lines.push(`  -H "Content-Type: application/json"`);
-    lines.push(`  -d ${shellQuote(JSON.stringify(body))}`);
+    lines.push(`  -d ${shellJson(body)}`);
   }
   return lines.join(' \\\n');
 }
@@ -190,8 +242,8 @@ interface SampleContext {
 function sdkSample(method: string, path: string, sdkName: string, body: unknown, context: SampleContext): string {
   const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
   const args: string[] = [];
-  if (pathParams.length > 0) args.push(`{ ${pathParams.map((p) => `${p}: '${placeholder(p)}'`).join(', ')} }`);
-  if (body !== undefined) args.push(JSON.stringify(body, null, 2));
+  if (pathParams.length > 0) args.push(`{ ${pathParams.map((p) => `${p}: process.env.${pathVariable(path, p)}!`).join(', ')} }`);
+  if (body !== undefined) args.push(JSON.stringify(body, null, 2).replace(/"\$([A-Z][A-Z0-9_]*)"/g, 'process.env.$1!'));
   return [
     `import { Corridor } from '@corridor/sdk';`,
     ``,
@@ -212,8 +264,14 @@ export function addCodeSamples<T extends object>(document: T, audience: string):
       if (!op) continue;
       const content = ((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
       const bodySchema = content['application/json']?.schema;
-      const body = bodySchema === undefined ? undefined : exampleOf(doc, bodySchema);
-      const samples: CodeSample[] = [{ lang: 'Shell', label: 'curl', source: curlSample(method, path, op, body, context.audience) }];
+      // A body every field of which is optional is left out (the server takes none).
+      const optionalBody = (op.requestBody as Json | undefined)?.required === false;
+      // The body's own example (the schema's `examples`, moved onto the media type), else one built from its fields.
+      const media = content['application/json'];
+      const given = media?.example ?? Object.values((media?.examples ?? {}) as Record<string, { value?: unknown }>)[0]?.value;
+      const example = bodySchema === undefined ? undefined : withVariables(given ?? exampleOf(doc, bodySchema));
+      const body = optionalBody && example && typeof example === 'object' && Object.keys(example).length === 0 ? undefined : example;
+      const samples: CodeSample[] = [{ lang: 'Shell', label: 'curl', source: curlSample(doc, method, path, op, body, context.audience) }];
       const sdkName = sdk.get(`${method.toUpperCase()} ${path}`);
       if (sdkName) samples.push({ lang: 'TypeScript', label: 'SDK', source: sdkSample(method, path, sdkName, body, context) });
       op['x-codeSamples'] = samples;

@@ -25,21 +25,29 @@ export const FieldErrorSchema = Type.Object(
     code: Type.Optional(Type.String()),
     value: Type.Optional(Type.Unknown()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'FieldError' },
 );
 
-export const LegacyErrorSchema = Type.Object(
+const legacyFields = {
+  statusCode: Type.Integer(),
+  message: Type.String({ description: 'A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; "' }),
+  error: Type.Optional(Type.String({ examples: ['BAD_REQUEST'] })),
+  code: Type.Optional(Type.String({ description: 'One of the codes of GET /docs/errors' })),
+  timestamp: Type.Optional(Timestamp),
+  path: Type.Optional(Type.String()),
+};
+
+/** The legacy envelope: a refusal without field details. */
+export const LegacyErrorSchema = Type.Object(legacyFields, { title: 'LegacyError', description: 'The legacy error envelope' });
+
+/** The validation envelope: the legacy envelope plus the failing fields. */
+export const ValidationErrorSchema = Type.Object(
   {
-    statusCode: Type.Integer(),
-    message: Type.String({ description: 'A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; "' }),
-    error: Type.Optional(Type.String({ examples: ['BAD_REQUEST'] })),
-    code: Type.Optional(Type.String()),
-    details: Type.Optional(Type.Array(FieldErrorSchema, { description: 'At most 50 entries' })),
+    ...legacyFields,
+    details: Type.Array(FieldErrorSchema, { description: 'At most 50 entries' }),
     detailsOmitted: Type.Optional(Type.Integer({ description: 'How many more failing fields there were than `details` lists' })),
-    timestamp: Type.Optional(Timestamp),
-    path: Type.Optional(Type.String()),
   },
-  { title: 'Legacy or validation envelope' },
+  { title: 'ValidationError', description: 'The validation envelope: the legacy envelope plus `details`, one entry per failing field' },
 );
 
 export const ProblemSchema = Type.Object(
@@ -47,7 +55,7 @@ export const ProblemSchema = Type.Object(
     type: Type.String({ format: 'uri' }),
     title: Type.String(),
     status: Type.Integer(),
-    code: Type.String(),
+    code: Type.String({ description: 'One of the codes of GET /docs/errors' }),
     detail: Type.String(),
     category: Type.Union(
       ['invalid_request', 'authentication', 'permission', 'not_found', 'conflict', 'rate_limit', 'provider', 'internal'].map((c) =>
@@ -59,22 +67,41 @@ export const ProblemSchema = Type.Object(
     errors: Type.Optional(Type.Array(FieldErrorSchema, { description: 'At most 50 entries' })),
     errorsOmitted: Type.Optional(Type.Integer({ description: 'How many more failing fields there were than `errors` lists' })),
   },
-  { title: 'Problem details (RFC 9457)' },
+  { title: 'Problem', description: 'Problem details (RFC 9457)' },
 );
 
 export const UnauthorizedSchema = Type.Object(
   { statusCode: Type.Literal(401), message: Type.String() },
-  { title: 'Missing, invalid or expired token' },
+  { title: 'Unauthorized', description: 'Missing, invalid or expired token' },
 );
 
 /** A page of results: `{object, data, hasMore, nextCursor}`. */
-export const Page = <T extends TSchema>(object: string, item: T) =>
-  Type.Object({
-    object: Type.Literal(object),
-    data: Type.Array(item),
-    hasMore: Type.Boolean(),
-    nextCursor: Nullable(Type.String()),
-  });
+/** `payout.list`: PayoutList, the page's schema name in the OpenAPI document. */
+const pageTitle = (object: string): string =>
+  object
+    .replace(/\.list$/, '_list')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+
+/** The item's title plus List when it has one (OperatorPayoutList), else from the object (`payout.list`: PayoutList). */
+const pageTitleOf = (object: string, item: TSchema): string => {
+  const title = (item as { title?: unknown }).title;
+  return typeof title === 'string' && /^[A-Z][A-Za-z0-9]*$/.test(title) ? `${title}List` : pageTitle(object);
+};
+
+/** A page of results: `{object, data, hasMore, nextCursor}`, named `title` (default: PayoutList for `payout.list`). */
+export const Page = <T extends TSchema>(object: string, item: T, title = pageTitleOf(object, item)) =>
+  Type.Object(
+    {
+      object: Type.Literal(object),
+      data: Type.Array(item),
+      hasMore: Type.Boolean(),
+      nextCursor: Nullable(Type.String()),
+    },
+    { title },
+  );
 
 export const PageQuery = Type.Object({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: "The previous page's nextCursor" })),

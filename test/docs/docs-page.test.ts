@@ -59,7 +59,7 @@ describe('/docs', () => {
     expect(curl.source).toContain('curl -X POST "$CORRIDOR_BASE_URL/v1/payouts"');
     expect(curl.source).toContain('-H "Authorization: Bearer $TOKEN"');
     expect(curl.source).toContain('-H "Idempotency-Key: ');
-    expect(curl.source).toContain('"amount":"125.50"'); // the schema's own example
+    expect(curl.source).toContain('"amount":"25.00"'); // the schema's own example
     expect(curl.source).toContain('"clientRef":"invoice-1042"');
     const sdk = samples.find((s) => s.label === 'SDK')!;
     expect(sdk.lang).toBe('TypeScript');
@@ -78,7 +78,7 @@ describe('/docs', () => {
       }
     }
     const get = doc.paths['/v1/payouts/{id}']!.get!['x-codeSamples']!.find((s) => s.label === 'SDK')!;
-    expect(get.source).toContain("corridor.payouts.get({ id: 'id_id' })");
+    expect(get.source).toContain("corridor.payouts.get({ id: process.env.PAYOUT_ID! })");
     const token = doc.paths['/oauth/token']!.post!['x-codeSamples']![0]!.source;
     expect(token).toContain('client_credentials');
     expect(token).not.toContain('Authorization');

@@ -40,11 +40,41 @@ export async function servedOpenApi(): Promise<Record<string, unknown>> {
 /** Paths of the operator's API: not for integrators, so not in the SDK's types. */
 const OPERATOR_PATH = /^\/operator\//;
 
+/** The named schemas `root` reaches, through references, in `schemas`. */
+function reachableSchemas(root: unknown, schemas: Record<string, unknown>): Set<string> {
+  const seen = new Set<string>();
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const node = stack.pop();
+    if (!node || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      stack.push(...node);
+      continue;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+        const name = value.slice('#/components/schemas/'.length);
+        if (!seen.has(name)) {
+          seen.add(name);
+          stack.push(schemas[name]);
+        }
+      } else stack.push(value);
+    }
+  }
+  return seen;
+}
+
 /** The text of src/generated/openapi.ts for the document served now. */
 export async function generateSdkTypes(): Promise<string> {
   const doc = await servedOpenApi();
   const paths = doc.paths as Record<string, unknown>;
   doc.paths = Object.fromEntries(Object.entries(paths).filter(([p]) => !OPERATOR_PATH.test(p)));
+  // The operator's schemas go with its paths; the error codes stay (the SDK's errors name them).
+  const components = doc.components as { schemas?: Record<string, unknown> };
+  const schemas = components.schemas ?? {};
+  const reached = reachableSchemas(doc.paths, schemas);
+  reached.add('ErrorCode');
+  components.schemas = Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name)));
   const ast = await openapiTS(doc as unknown as OpenAPI3, { alphabetize: true });
   return GENERATED_HEADER + astToString(ast);
 }

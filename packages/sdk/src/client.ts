@@ -1,10 +1,10 @@
 import type { components, paths } from './generated/openapi.js';
-import { CorridorError } from './errors.js';
+import { CorridorError, errorFromResponse } from './errors.js';
 import { endpoint, paged, type ArgsOf, type BodyOf, type Endpoint, type GroupTable, type Operation, type ResponseOf } from './operations.js';
 import { PagedCall, type CursorPage } from './pagination.js';
 import { followEvents, type StreamOptions } from './stream.js';
 import { Transport, newIdempotencyKey, type CorridorOptions, type HttpMethod, type RequestOptions } from './transport.js';
-import { verifyWebhook, type WebhookHeaders } from './webhooks.js';
+import { constructEvent, verifyWebhook, type WebhookHeaders } from './webhooks.js';
 
 /**
  * The method groups: one table per resource, each entry an endpoint of the OpenAPI document. Its
@@ -80,6 +80,7 @@ export const RESOURCES = {
     deliveries: {
       list: paged('get', '/v1/webhooks/{id}/deliveries'),
       get: endpoint('get', '/v1/webhooks/{id}/deliveries/{deliveryId}'),
+      resend: endpoint('post', '/v1/webhooks/{id}/deliveries/{deliveryId}/resend'),
     },
   },
   events: {
@@ -147,27 +148,81 @@ export const RESOURCES = {
   },
 } as const satisfies GroupTable;
 
-type PageOf<R> = R extends CursorPage<unknown> ? R : never;
+/** A page, with its `lastResponse`. */
+type PageOf<R> = R extends CursorPage<unknown> ? R & { readonly lastResponse: LastResponse } : never;
+
+/** The HTTP side of a successful call (as stripe-node's `lastResponse`): its request id, status and headers. */
+export interface LastResponse {
+  /** The `x-request-id` the server answered with: quote it to support. */
+  requestId: string | undefined;
+  status: number;
+  headers: Headers;
+  /** Whether the answer was replayed for a repeated Idempotency-Key (`Idempotent-Replayed: true`). */
+  idempotentReplayed: boolean;
+}
+
+/** An object answer, with its `lastResponse` (not enumerable: JSON.stringify leaves it out). */
+export type WithResponse<T> = T extends object ? T & { readonly lastResponse: LastResponse } : T;
 
 /** The typed method of one endpoint (a list's result can also be iterated with `for await`). */
 export type Method<E> =
   E extends Endpoint<infer P, infer M>
     ? E extends { paged: true }
       ? (...args: ArgsOf<Operation<P, M>>) => PagedCall<PageOf<ResponseOf<Operation<P, M>>>>
-      : (...args: ArgsOf<Operation<P, M>>) => Promise<ResponseOf<Operation<P, M>>>
+      : (...args: ArgsOf<Operation<P, M>>) => Promise<WithResponse<ResponseOf<Operation<P, M>>>>
     : never;
+
+/** Attaches `lastResponse` to an object answer. */
+export function withResponse<T>(value: T, res: Response): T {
+  if (value && typeof value === 'object') {
+    const lastResponse: LastResponse = {
+      requestId: res.headers.get('x-request-id') ?? undefined,
+      status: res.status,
+      headers: res.headers,
+      idempotentReplayed: res.headers.get('idempotent-replayed') === 'true',
+    };
+    Object.defineProperty(value, 'lastResponse', { value: lastResponse, enumerable: false, configurable: true });
+  }
+  return value;
+}
 
 /** A table of endpoints as an object of methods. */
 export type Group<T> = { readonly [K in keyof T]: T[K] extends Endpoint ? Method<T[K]> : Group<T[K]> };
 
-/** An event as GET /v1/events/{id} and the stream give it. */
-export type CorridorEvent = ResponseOf<Operation<'/v1/events/{id}', 'get'>>;
-export type Payout = ResponseOf<Operation<'/v1/payouts/{id}', 'get'>>;
-export type Quote = ResponseOf<Operation<'/v1/fx/quotes/{id}', 'get'>>;
+/** An event as GET /v1/events/{id}, the stream and a webhook delivery give it: a union told apart by `type`, `data` typed by it. */
+export type CorridorEvent = components['schemas']['Event'];
+/** Every event type (`payout.paid`…). */
+export type EventType = CorridorEvent['type'];
+/** The event of type `T` (`EventOf<'payout.paid'>['data']` is the payout's event data). */
+export type EventOf<T extends EventType> = Extract<CorridorEvent, { type: T }>;
+export type Payout = components['schemas']['Payout'];
+export type Quote = components['schemas']['FxQuote'];
 export type QuoteRequest = BodyOf<Operation<'/v1/fx/quotes', 'post'>>;
 /** One payout (the create endpoint also takes an array of them). */
 export type PayoutRequest = Exclude<BodyOf<Operation<'/v1/payouts', 'post'>>, readonly unknown[]>;
 export type { components, paths };
+
+type Schemas = components['schemas'];
+type UploadContentType = BodyOf<Operation<'/v2/applications/{id}/documents/upload-url', 'post'>>['contentType'];
+
+/** A file to upload: its bytes and its type (PDF, JPEG or PNG). */
+export interface FileInput {
+  file: Uint8Array | ArrayBuffer | Blob;
+  contentType: UploadContentType;
+}
+
+/** A document of an application: the file, and what registers it (its type, the person it belongs to). */
+export type DocumentUploadInput = FileInput & Omit<BodyOf<Operation<'/v2/applications/{id}/documents', 'post'>>, 'documentKey'>;
+
+function byteLength(file: FileInput['file']): number {
+  return file instanceof Blob ? file.size : file.byteLength;
+}
+
+/** PUTs a file to a signed upload URL (the URL is its own credential: no token). */
+async function putFile(transport: Transport, url: string, input: FileInput, options?: RequestOptions): Promise<void> {
+  const res = await transport.putFile(url, input.file, input.contentType, options?.signal);
+  if (!res.ok) throw errorFromResponse(res.status, res.headers, await res.text());
+}
 
 /** Fills the `{name}` segments of a path from its parameters. */
 function fillPath(path: string, params: Record<string, unknown> | undefined): string {
@@ -194,7 +249,7 @@ function bindEndpoint(transport: Transport, accountId: string | undefined, ep: E
       const res = await transport.request({ method: ep.method, path, query: q, body, options }, accountId);
       if (res.status === 204) return undefined;
       const text = await res.text();
-      return text ? (JSON.parse(text) as unknown) : undefined;
+      return withResponse(text ? (JSON.parse(text) as unknown) : undefined, res);
     };
     if (!ep.paged) return call(query);
     return new PagedCall((cursor) => call(cursor === undefined ? query : { ...query, cursor }) as Promise<CursorPage<unknown>>);
@@ -214,9 +269,9 @@ type CreatePayoutAnswer = ResponseOf<Operation<'/v1/payouts', 'post'>>;
 /** The payouts group, with the create endpoint's two forms apart: one payout, or a batch (an array). */
 export type PayoutsGroup = Omit<Group<typeof RESOURCES.payouts>, 'create'> & {
   /** One payout (201 with the payout). */
-  create: (body: PayoutRequest, options?: RequestOptions) => Promise<Exclude<CreatePayoutAnswer, readonly unknown[]>>;
+  create: (body: PayoutRequest, options?: RequestOptions) => Promise<WithResponse<Exclude<CreatePayoutAnswer, readonly unknown[]>>>;
   /** Up to 100 payouts in one request; the answer lists each one's outcome in order. */
-  createBatch: (body: PayoutRequest[], options?: RequestOptions) => Promise<Extract<CreatePayoutAnswer, readonly unknown[]>>;
+  createBatch: (body: PayoutRequest[], options?: RequestOptions) => Promise<WithResponse<Extract<CreatePayoutAnswer, readonly unknown[]>>>;
 };
 
 export interface QuoteAndPayInput {
@@ -236,10 +291,17 @@ export class Corridor {
   readonly payouts: PayoutsGroup;
   readonly beneficiaries: Group<typeof RESOURCES.beneficiaries>;
   readonly fx: Group<typeof RESOURCES.fx>;
-  readonly applications: Group<typeof RESOURCES.applications>;
+  readonly applications: Group<typeof RESOURCES.applications> & {
+    documents: Group<typeof RESOURCES.applications.documents> & {
+      /** A document in one call: an upload URL, the PUT of the file's bytes to it, and the registration. */
+      upload: (params: { id: string }, input: DocumentUploadInput, options?: RequestOptions) => Promise<WithResponse<Schemas['ApplicationDocument']>>;
+    };
+  };
   readonly webhooks: Group<typeof RESOURCES.webhooks> & {
     /** Verifies a delivery (constant time, timestamp within `toleranceS`). */
     verify: (rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, toleranceS?: number) => Promise<boolean>;
+    /** Verifies a delivery and returns its event, typed by `type`; throws WebhookVerificationError when the signature or timestamp is wrong. */
+    constructEvent: (rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, toleranceS?: number) => Promise<CorridorEvent>;
   };
   readonly events: Group<typeof RESOURCES.events> & {
     /**
@@ -247,13 +309,18 @@ export class Corridor {
      * connection, and with a new token when the server ends it at the token's expiry. Throws the
      * CorridorError when the credential may no longer read it (CREDENTIAL_REVOKED, METHOD_NOT_ENTITLED).
      */
-    stream: (options?: StreamOptions) => AsyncGenerator<CorridorEvent, void, undefined>;
+    stream: <T extends EventType = EventType>(options?: StreamOptions<T>) => AsyncGenerator<EventOf<T>, void, undefined>;
   };
   readonly balances: Group<typeof RESOURCES.balances>;
   readonly transactions: Group<typeof RESOURCES.transactions>;
   readonly accounts: Group<typeof RESOURCES.accounts>;
   readonly apiKeys: Group<typeof RESOURCES.apiKeys>;
-  readonly orders: Group<typeof RESOURCES.orders>;
+  readonly orders: Group<typeof RESOURCES.orders> & {
+    settlement: Group<typeof RESOURCES.orders.settlement> & {
+      /** A proof of payment in one call: an upload URL, the PUT of the file's bytes to it, and the submission. */
+      uploadProof: (params: { id: string }, input: FileInput, options?: RequestOptions) => Promise<WithResponse<Schemas['Order']>>;
+    };
+  };
   readonly virtualAccounts: Group<typeof RESOURCES.virtualAccounts>;
   readonly deposits: Group<typeof RESOURCES.deposits>;
   readonly capabilities: Group<typeof RESOURCES.capabilities>;
@@ -273,18 +340,54 @@ export class Corridor {
     this.payouts = { ...payouts, create: payouts.create as PayoutsGroup['create'], createBatch: payouts.create as unknown as PayoutsGroup['createBatch'] };
     this.beneficiaries = bindGroup(t, accountId, RESOURCES.beneficiaries);
     this.fx = bindGroup(t, accountId, RESOURCES.fx);
-    this.applications = bindGroup(t, accountId, RESOURCES.applications);
-    this.webhooks = { ...bindGroup(t, accountId, RESOURCES.webhooks), verify: verifyWebhook };
-    this.events = { ...bindGroup(t, accountId, RESOURCES.events), stream: (streamOptions) => this.streamEvents(streamOptions) };
+    const applications = bindGroup(t, accountId, RESOURCES.applications);
+    this.applications = {
+      ...applications,
+      documents: {
+        ...applications.documents,
+        upload: async ({ id }, input, options) => {
+          const issued = await applications.documents.uploadUrl({ id }, { contentType: input.contentType, contentLength: byteLength(input.file) }, options);
+          await putFile(t, issued.uploadUrl, input, options);
+          const { file: _file, contentType: _type, ...register } = input;
+          return applications.documents.create({ id }, { ...register, documentKey: issued.documentKey }, options);
+        },
+      },
+    };
+    this.webhooks = { ...bindGroup(t, accountId, RESOURCES.webhooks), verify: verifyWebhook, constructEvent: (rawBody, headers, secret, toleranceS) => constructEvent<CorridorEvent>(rawBody, headers, secret, toleranceS) };
+    this.events = {
+      ...bindGroup(t, accountId, RESOURCES.events),
+      stream: <T extends EventType>(streamOptions?: StreamOptions<T>) => this.streamEvents(streamOptions) as AsyncGenerator<EventOf<T>, void, undefined>,
+    };
     this.balances = bindGroup(t, accountId, RESOURCES.balances);
     this.transactions = bindGroup(t, accountId, RESOURCES.transactions);
     this.accounts = bindGroup(t, accountId, RESOURCES.accounts);
     this.apiKeys = bindGroup(t, accountId, RESOURCES.apiKeys);
-    this.orders = bindGroup(t, accountId, RESOURCES.orders);
+    const orders = bindGroup(t, accountId, RESOURCES.orders);
+    this.orders = {
+      ...orders,
+      settlement: {
+        ...orders.settlement,
+        uploadProof: async ({ id }, input, options) => {
+          const issued = await orders.settlement.proofUploadUrl({ id }, { contentType: input.contentType, contentLength: byteLength(input.file) }, options);
+          await putFile(t, issued.uploadUrl, input, options);
+          return orders.settlement.submitProof({ id }, { proofKey: issued.proofKey }, options) as Promise<WithResponse<Schemas['Order']>>;
+        },
+      },
+    };
     this.virtualAccounts = bindGroup(t, accountId, RESOURCES.virtualAccounts);
     this.deposits = bindGroup(t, accountId, RESOURCES.deposits);
     this.capabilities = bindGroup(t, accountId, RESOURCES.capabilities);
     this.sandbox = bindGroup(t, accountId, RESOURCES.sandbox);
+  }
+
+  /** The API base address this client calls. */
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
+  /** The client id of the credential this client uses. */
+  get clientId(): string {
+    return this.transport.clientId;
   }
 
   /** The same client acting on a sub-account (Service-Account-Id); it shares this client's token. */
@@ -307,7 +410,7 @@ export class Corridor {
     return this.transport.accessToken();
   }
 
-  private streamEvents(options: StreamOptions = {}): AsyncGenerator<CorridorEvent, void, undefined> {
+  private streamEvents(options: StreamOptions<EventType> = {}): AsyncGenerator<CorridorEvent, void, undefined> {
     return followEvents<CorridorEvent>(async (lastEventId, signal) => {
       const res = await this.transport.request(
         {

@@ -36,11 +36,18 @@ type Has<T> = [T] extends [never] ? false : true;
 export type ArgsOf<O> =
   Has<PathParamsOf<O>> extends true
     ? Has<BodyOf<O>> extends true
-      ? [params: PathParamsOf<O>, body: BodyOf<O>, options?: RequestOptions]
+      ? BodyRequired<O> extends true
+        ? [params: PathParamsOf<O>, body: BodyOf<O>, options?: RequestOptions]
+        : [params: PathParamsOf<O>, body?: BodyOf<O>, options?: RequestOptions]
       : [params: PathParamsOf<O>, query?: QueryOf<O>, options?: RequestOptions]
     : Has<BodyOf<O>> extends true
-      ? [body: BodyOf<O>, options?: RequestOptions]
+      ? BodyRequired<O> extends true
+        ? [body: BodyOf<O>, options?: RequestOptions]
+        : [body?: BodyOf<O>, options?: RequestOptions]
       : [query?: QueryOf<O>, options?: RequestOptions];
+
+/** Whether the document marks the body required (a body whose fields are all optional may be left out). */
+type BodyRequired<O> = O extends { requestBody: unknown } ? (Partial<Pick<O, 'requestBody'>> extends Pick<O, 'requestBody'> ? false : true) : false;
 
 export interface Endpoint<P extends Path = Path, M extends HttpMethod = HttpMethod> {
   readonly kind: 'endpoint';

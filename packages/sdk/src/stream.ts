@@ -40,11 +40,11 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
   }
 }
 
-export interface StreamOptions {
+export interface StreamOptions<T extends string = string> {
   /** Resume after this event id (every later event, none twice). Default: from now. */
   lastEventId?: string;
-  /** Only events of these types. */
-  types?: string[];
+  /** Only events of these types (the client's `events.stream` takes only the API's event types). */
+  types?: T[];
   signal?: AbortSignal;
   /** Reconnections in a row without receiving anything before giving up (default 10). */
   reconnectsMax?: number;

@@ -78,6 +78,8 @@ export function newIdempotencyKey(): string {
  */
 export class Transport {
   readonly baseUrl: string;
+  /** The credential's client id. */
+  readonly clientId: string;
   private readonly fetchFn: typeof fetch;
   private readonly settings: Required<Omit<CorridorOptions, 'fetch' | 'tokenUrl' | 'audience'>> & { tokenUrl: string; audience: string };
   private token: CachedToken | undefined;
@@ -85,6 +87,7 @@ export class Transport {
 
   constructor(options: CorridorOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.clientId = options.clientId;
     this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.settings = {
       baseUrl: this.baseUrl,
@@ -163,6 +166,12 @@ export class Transport {
         throw err;
       }
     }
+  }
+
+  /** PUTs bytes to a signed upload URL: no token, no retries (a used URL refuses a second file). */
+  async putFile(url: string, file: Uint8Array | ArrayBuffer | Blob, contentType: string, signal?: AbortSignal): Promise<Response> {
+    const signals = [signal, AbortSignal.timeout(this.settings.timeoutMs)].filter((s): s is AbortSignal => s !== undefined);
+    return this.fetchFn(url, { method: 'PUT', headers: { 'content-type': contentType }, body: file as Blob, signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) });
   }
 
   private url(path: string, query: Record<string, unknown> | undefined): string {

@@ -50,3 +50,20 @@ export async function verifyWebhook(rawBody: string | Uint8Array, headers: Webho
   const expected = await signWebhook(secret, timestamp, rawBody);
   return constantTimeEqual(hexBytes(expected), hexBytes(signature.toLowerCase()));
 }
+
+/** A delivery whose signature or timestamp does not verify: not from Corridor, altered, or replayed late. */
+export class WebhookVerificationError extends Error {
+  constructor() {
+    super('The webhook signature or timestamp does not verify');
+    this.name = 'WebhookVerificationError';
+  }
+}
+
+/**
+ * Verifies a delivery (as verifyWebhook) and returns its parsed event: the Corridor client's
+ * `webhooks.constructEvent` gives it as the typed event union. Throws WebhookVerificationError.
+ */
+export async function constructEvent<E = unknown>(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, toleranceS = 300): Promise<E> {
+  if (!(await verifyWebhook(rawBody, headers, secret, toleranceS))) throw new WebhookVerificationError();
+  return JSON.parse(typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody)) as E;
+}

@@ -15,6 +15,7 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
       config: { auth: 'workspace', scope: 'read:accounts' },
       schema: {
         tags,
+        operationId: 'getCurrentAccount',
         summary: 'The account the credential resolves to (or the Service-Account-Id sub-account)',
         response: { 200: AccountSchema },
       },

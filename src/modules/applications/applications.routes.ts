@@ -277,6 +277,7 @@ function termsPage(ctx: AppContext) {
       config: { auth: 'none' },
       schema: {
         tags,
+        operationId: 'getTermsDocument',
         summary: 'The terms document (HTML)',
         description: "The URL GET /v2/terms answers by default. The operator's CORRIDOR_TERMS_FILE, else the default terms shipped with Corridor; no credential. 404 for a version other than the current one.",
         params: Type.Object({ version: Type.String({ description: 'The current terms version (GET /v2/terms)' }) }),

@@ -109,7 +109,11 @@ export const PersonBody = Type.Object(
   Object.fromEntries(
     Object.entries(PERSON_FIELDS).map(([k, v]) => [k, (REQUIRED_PERSON_FIELDS as readonly string[]).includes(k) ? v : Type.Optional(v)]),
   ),
-  { additionalProperties: false, title: 'PersonInput' },
+  {
+    additionalProperties: false,
+    title: 'PersonInput',
+    examples: [{ firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1985-12-10', nationality: 'GB', title: 'Director', ownershipPercentage: 25, nationalId: 'AB123456C' }],
+  },
 );
 export const PersonPatch = Type.Object(
   Object.fromEntries(
@@ -237,7 +241,10 @@ export const PersonParams = Type.Object({ id: Uuid, personId: Uuid });
 export const DocumentParams = Type.Object({ id: Uuid, documentId: Uuid });
 
 export const TermsSchema = Type.Object({ version: Type.String(), url: Type.String({ format: 'uri' }) }, { title: 'Terms' });
-export const TermsAcceptanceBody = Type.Object({ version: Type.String({ minLength: 1, maxLength: 50, description: 'Must be the current version (GET /v2/terms)' }) }, { additionalProperties: false });
+export const TermsAcceptanceBody = Type.Object(
+  { version: Type.String({ minLength: 1, maxLength: 50, description: 'Must be the current version (GET /v2/terms)', 'x-sample-variable': 'TERMS_VERSION' }) },
+  { additionalProperties: false },
+);
 
 export const UploadUrlBody = Type.Object(
   {
@@ -257,7 +264,7 @@ export const UploadUrlSchema = Type.Object(
 
 export const RegisterDocumentBody = Type.Object(
   {
-    documentKey: Type.String({ minLength: 1, maxLength: 200 }),
+    documentKey: Type.String({ minLength: 1, maxLength: 200, 'x-sample-variable': 'DOCUMENT_KEY' }),
     type: literals(DOCUMENT_TYPES),
     personId: Type.Optional(Type.String({ format: 'uuid', description: "A person of this application: the document is that person's (photo_id, proof_of_address, other)" })),
   },

@@ -55,6 +55,7 @@ const AuthServerMetadata = Type.Object(
 const ScopesBody = Type.Object({
   scopes: Type.Array(Type.String({ pattern: '^(read|write):[a-z_]+$' }), {
     maxItems: 100,
+    examples: [['read:payouts', 'write:payouts', 'read:balances']],
     description: `Each of the form <action>:<resource>; action read or write (write includes read). Known: ${ALL_SCOPES.join(', ')}`,
   }),
 });

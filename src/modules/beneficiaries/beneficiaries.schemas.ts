@@ -106,6 +106,17 @@ export const CreateBeneficiaryBody = Type.Object(
   },
   {
     description: '`accounts`, `country` and `name` are required unless `id` references an existing beneficiary',
+    examples: [
+      {
+        type: 'individual',
+        name: 'Ada Lovelace',
+        country: 'DE',
+        address: '1 Hauptstrasse',
+        city: 'Berlin',
+        postcode: '10115',
+        accounts: [{ type: 'iban', currency: 'EUR', data: { iban: 'DE89370400440532013000' } }],
+      },
+    ],
     if: { required: ['id'] },
     then: {},
     else: { required: ['accounts', 'country', 'name'] },

@@ -8,6 +8,7 @@ export const RouteSchema = literals(ROUTES);
 export const RequirementsQuery = Type.Object({
   currency: Type.String({
     pattern: '^[A-Za-z]{3,10}$',
+    examples: ['EUR'],
     description: 'Destination currency',
     'x-message': 'must be a currency code of 3 to 10 letters',
   }),
@@ -64,7 +65,7 @@ export const PayoutRequirementsSchema = Type.Object(
 );
 
 export const AvailableRailsQuery = Type.Object({
-  accountId: Type.String({ format: 'uuid', description: 'A beneficiary account id (`accounts[].id`, assigned by the server)', 'x-message': 'must be a beneficiary account id (UUID)' }),
+  accountId: Type.String({ format: 'uuid', description: 'A beneficiary account id (`accounts[].id`, assigned by the server)', 'x-message': 'must be a beneficiary account id (UUID)', 'x-sample-variable': 'BENEFICIARY_ACCOUNT_ID' }),
 });
 
 const Rail = Type.Object(

@@ -63,7 +63,13 @@ function attemptsList(attempts: readonly AttemptRecord[]): Html {
   )}</ol>`;
 }
 
-function deliveriesTable(deliveries: readonly Delivery[]): Html {
+/** A finished delivery (succeeded or failed) can be sent again, once the receiver is fixed. */
+function resendForm(req: FastifyRequest, endpointId: string, d: Delivery): Html {
+  if (d.status === 'pending') return html`<span class="muted">retrying</span>`;
+  return postForm({ action: `${endpointPath(endpointId)}/deliveries/${encodeURIComponent(d.id)}/resend`, csrf: req.web.csrf, submit: 'Resend', inline: true });
+}
+
+function deliveriesTable(req: FastifyRequest, endpointId: string, deliveries: readonly Delivery[]): Html {
   return table(
     'Deliveries to this endpoint, newest first',
     [
@@ -72,6 +78,7 @@ function deliveriesTable(deliveries: readonly Delivery[]): Html {
       { label: 'Status', cell: (d) => status(d.status) },
       { label: 'Attempts (status, time)', cell: (d) => attemptsList(d.attempts) },
       { label: 'Next retry', cell: (d) => when(d.nextAttemptAt) },
+      ...(canChange(req) ? [{ label: 'Send again', cell: (d: Delivery) => resendForm(req, endpointId, d) }] : []),
     ],
     deliveries,
     'No deliveries yet.',
@@ -106,12 +113,13 @@ function detailBody(req: FastifyRequest, endpoint: Endpoint, deliveries: { data:
       ['Id', html`<code>${endpoint.id}</code>`],
     ]),
   )}${canChange(req) ? actions(req, endpoint) : ''}
-${section('Delivery history', live('deliveries', deliveries.data.some((d) => d.status === 'pending') || justTested, deliveriesTable(deliveries.data)), pager(endpointPath(endpoint.id), {}, deliveries.nextCursor))}
+${section('Delivery history', live('deliveries', deliveries.data.some((d) => d.status === 'pending') || justTested, deliveriesTable(req, endpoint.id, deliveries.data)), pager(endpointPath(endpoint.id), {}, deliveries.nextCursor))}
 <p>${link('/dashboard/webhooks', '← All endpoints')}</p>`;
 }
 
 const DONE_NOTICES: Record<string, string> = {
   test: 'A test event is on its way; its delivery is listed below and updates by itself.',
+  resent: 'The delivery is being sent again, signed anew; its new attempt is listed below and updates by itself.',
   enabled: 'The endpoint is enabled.',
   disabled: 'The endpoint is disabled: it gets no new deliveries until enabled again.',
 };
@@ -159,6 +167,16 @@ export function webhookPages(app: FastifyInstance, web: Web): void {
       return sendPage(web, req, reply, { title: 'Webhook endpoint', status: refusal.status, body: await detailPage(req, notice('error', refusal.message)) });
     }
     return seeOther(reply, `${endpointPath(req.params.id)}?done=test`);
+  });
+
+  app.post<{ Params: { id: string; deliveryId: string } }>('/dashboard/webhooks/:id/deliveries/:deliveryId/resend', adminPage, async (req, reply) => {
+    try {
+      await ctx.db.tx((tx) => webhooks.resendDelivery(tx, workspaceOf(req), req.params.id, req.params.deliveryId));
+    } catch (err) {
+      const refusal = refusalOf(err);
+      return sendPage(web, req, reply, { title: 'Webhook endpoint', status: refusal.status, body: await detailPage(req, notice('error', refusal.message)) });
+    }
+    return seeOther(reply, `${endpointPath(req.params.id)}?done=resent`);
   });
 
   for (const [action, change] of [['enable', 'enabled'], ['disable', 'disabled']] as const) {

@@ -41,7 +41,11 @@ const depositFields = {
   outcome: Type.Optional(literals(['completed', 'failed', 'in_review', 'pending', 'processing'] as const)),
 };
 
-export const SandboxDepositBody = Type.Object(depositFields, { title: 'SandboxDeposit', additionalProperties: false });
+export const SandboxDepositBody = Type.Object(depositFields, {
+  title: 'SandboxDepositRequest',
+  additionalProperties: false,
+  examples: [{ currency: 'USDC', amount: '250.00', clientRef: 'deposit-1001' }],
+});
 
 export const OperatorDepositBody = Type.Object(
   {
@@ -49,7 +53,7 @@ export const OperatorDepositBody = Type.Object(
     workspaceId: Type.Optional(Uuid),
     accountId: Type.Optional(Uuid),
   },
-  { title: 'OperatorDeposit', additionalProperties: false, description: 'virtualAccountId, or workspaceId (and accountId for a sub-account) with currency' },
+  { title: 'OperatorDepositRequest', additionalProperties: false, description: 'virtualAccountId, or workspaceId (and accountId for a sub-account) with currency' },
 );
 
 export const DepositMoveBody = Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false });

@@ -11,6 +11,13 @@ import { EventStreams, type StreamFilter } from './events.stream.js';
 const tags = ['Events'];
 
 /**
+ * Events are sent as their modules wrote them (as their webhooks carried them): the response schema,
+ * a union of one schema per event type, documents them (test/events/event-union.test.ts checks every
+ * type against it) and is not a serializer that would pick a branch per event.
+ */
+const asWritten = () => (data: unknown) => JSON.stringify(data);
+
+/**
  * The events behind the webhooks, readable so an integrator whose endpoint was down can catch up
  * (deliveries are not replayed on demand). With Service-Account-Id, only that sub-account's events.
  */
@@ -67,6 +74,7 @@ export function eventRoutes(app: FastifyInstance, ctx: AppContext): void {
         querystring: EventQuery,
         response: { 200: EventPage },
       },
+      serializerCompiler: asWritten,
     },
     async (req) => events.listEvents(ctx.db, req.auth.workspaceId, { ...req.query, accountId: req.auth.subAccountId }),
   );
@@ -76,6 +84,7 @@ export function eventRoutes(app: FastifyInstance, ctx: AppContext): void {
     {
       config: { auth: 'workspace', scope: 'read:webhooks' },
       schema: { tags, summary: 'One event, as its webhooks carried it', params: EventParams, response: { 200: EventSchema } },
+      serializerCompiler: asWritten,
     },
     async (req) => events.eventView(await events.getEvent(ctx.db, req.auth.workspaceId, req.params.id, req.auth.subAccountId)),
   );

@@ -28,7 +28,7 @@ export const CreateOrderBody = Type.Object(
       literals(['balance', 'settlement'] as const, 'balance: held from the available balance now (422 INSUFFICIENT_BALANCE when it cannot cover fromAmount); settlement: paid in by transfer. Absent: balance when it covers, else settlement'),
     ),
   },
-  { title: 'OrderRequest' },
+  { title: 'OrderRequest', examples: [{ clientRef: 'order-2001', fromCurrency: 'USD', toCurrency: 'EUR', fromAmount: '100.00', funding: 'balance' }] },
 );
 
 export const SettlementSchema = Type.Object(
@@ -98,10 +98,13 @@ export const ProofUploadSchema = Type.Object(
   { title: 'ProofUpload' },
 );
 
-export const ProofBody = Type.Object({ proofKey: Type.String({ minLength: 1, maxLength: 100 }) });
+export const ProofBody = Type.Object({ proofKey: Type.String({ 'x-sample-variable': 'PROOF_KEY', minLength: 1, maxLength: 100 }) });
 
-export const CompleteBody = Type.Object({
-  toAmount: Type.Optional(Amount('Delivered amount in toCurrency; with rate, or neither (the amounts priced at creation)')),
-  rate: Type.Optional(Type.String({ pattern: RATE_PATTERN, description: 'Final rate, fromCurrency per 1 toCurrency, all-in', 'x-message': 'must be a positive decimal string such as "0.92"' })),
-  uetr: Type.Optional(Type.String({ format: 'uuid', description: 'UETR of the outbound wire; generated when absent on a wire delivery to a beneficiary; refused on other deliveries' })),
-});
+export const CompleteBody = Type.Object(
+  {
+    toAmount: Type.Optional(Amount('Delivered amount in toCurrency; with rate, or neither (the amounts priced at creation)')),
+    rate: Type.Optional(Type.String({ pattern: RATE_PATTERN, description: 'Final rate, fromCurrency per 1 toCurrency, all-in', 'x-message': 'must be a positive decimal string such as "0.92"' })),
+    uetr: Type.Optional(Type.String({ format: 'uuid', description: 'UETR of the outbound wire; generated when absent on a wire delivery to a beneficiary; refused on other deliveries' })),
+  },
+  { examples: [{}] },
+);

@@ -99,7 +99,19 @@ export const PayoutBodySchema = (beneficiary: ReturnType<typeof Type.Object> | R
       reference: Type.Optional(Type.String({ maxLength: 140, description: 'Text to the recipient' })),
       metadata: Type.Optional(Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), { maxProperties: 20 })),
     },
-    { title: 'PayoutRequest' },
+    {
+      title: 'PayoutRequest',
+      examples: [
+        {
+          clientRef: 'invoice-1042',
+          amount: '25.00',
+          currency: 'EUR',
+          beneficiary: { id: '3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b' },
+          senderInfo: { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE' },
+          reference: 'Invoice 1042',
+        },
+      ],
+    },
   );
 
 import { CreateBeneficiaryBody } from '../beneficiaries/beneficiaries.schemas.js';

@@ -9,10 +9,13 @@ import { fundBalance, fundingAmount } from './sandbox.service.js';
 
 const tags = ['Sandbox'];
 
-const FundBody = Type.Object({
-  currency: Type.String({ pattern: '^[A-Z]{3,10}$' }),
-  amount: Type.String({ pattern: AMOUNT_PATTERN, description: 'Decimal string in major units', 'x-message': 'must be a positive decimal string such as "100.00"' }),
-});
+const FundBody = Type.Object(
+  {
+    currency: Type.String({ pattern: '^[A-Z]{3,10}$' }),
+    amount: Type.String({ pattern: AMOUNT_PATTERN, description: 'Decimal string in major units', 'x-message': 'must be a positive decimal string such as "100.00"' }),
+  },
+  { examples: [{ currency: 'EUR', amount: '1000.00' }] },
+);
 
 /** Simulation endpoints: registered only in the sandbox, so they answer 404 in production. */
 export function sandboxRoutes(app: FastifyInstance, ctx: AppContext): void {

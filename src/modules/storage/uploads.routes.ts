@@ -60,6 +60,7 @@ export function uploadRoutes(app: FastifyInstance, ctx: AppContext, storage: Sto
         },
         schema: {
           tags: ['Uploads'],
+          operationId: 'uploadFile',
           summary: 'Upload a file to a signed upload URL (single use, valid 15 minutes)',
           description: `The URL comes from an upload-url operation (e.g. POST /v2/applications/{id}/documents/upload-url) and is the only credential. The body is the file's raw bytes: PDF, JPEG or PNG, recognised from its content, at most ${bytesMax} bytes, exactly the contentLength declared. Refusals store nothing, and those that need no body (signature, expiry, single use, a Content-Length over the limit or other than declared) come before the body is read: 403 UPLOAD_URL_INVALID (not issued here) or UPLOAD_URL_EXPIRED, 409 UPLOAD_URL_USED (a URL takes one file), 400 UPLOAD_SIZE_MISMATCH, 413 UPLOAD_TOO_LARGE, 415 UPLOAD_TYPE_NOT_ALLOWED or UPLOAD_TYPE_MISMATCH (not the declared contentType).`,
           params: UploadParams,

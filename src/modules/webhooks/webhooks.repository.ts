@@ -118,6 +118,21 @@ export async function insertDelivery(
   );
 }
 
+/**
+ * Makes a finished delivery (succeeded or failed) due again at once: the next worker makes one more
+ * attempt, numbered after the last, signed with the endpoint's current secret. Undefined when the
+ * delivery is not finished (still pending: its attempts go on by themselves).
+ */
+export async function requeueFinishedDelivery(sql: Sql, workspaceId: string, endpointId: string, id: string): Promise<DeliveryRow | undefined> {
+  return maybeOne<DeliveryRow>(
+    sql,
+    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), locked_by = NULL, locked_until = NULL, updated_at = now()
+      WHERE workspace_id = $1 AND endpoint_id = $2 AND id = $3 AND status IN ('succeeded', 'failed')
+     RETURNING ${deliveryColumns}`,
+    [workspaceId, endpointId, id],
+  );
+}
+
 export async function findDelivery(sql: Sql, workspaceId: string, endpointId: string, id: string): Promise<DeliveryRow | undefined> {
   return maybeOne<DeliveryRow>(
     sql,

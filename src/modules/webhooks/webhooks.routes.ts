@@ -35,6 +35,7 @@ export function webhookRoutes(app: App, ctx: AppContext): void {
   app.route(sendTestEvent(ctx));
   app.route(listDeliveries(ctx));
   app.route(getDelivery(ctx));
+  app.route(resendDelivery(ctx));
 }
 
 function createEndpoint(ctx: AppContext) {
@@ -189,5 +190,27 @@ function getDelivery(ctx: AppContext) {
       },
     },
     async (req) => webhooks.deliveryView(await webhooks.getDelivery(ctx.db, req.auth.workspaceId, req.params.id, req.params.deliveryId)),
+  );
+}
+
+function resendDelivery(ctx: AppContext) {
+  return route.post(
+    '/v1/webhooks/:id/deliveries/:deliveryId/resend',
+    {
+      config: { auth: 'workspace', scope: 'write:webhooks' },
+      schema: {
+        tags,
+        summary: 'Send a failed or succeeded delivery again: one fresh attempt, signed anew with the current secret, recorded as its next attempt',
+        description:
+          'For the way back after fixing a receiver. The delivery is pending when answered (202) and its next attempt is made at once by a worker; follow it at GET /v1/webhooks/{id}/deliveries/{deliveryId}. A delivery still pending is 409 WEBHOOK_DELIVERY_PENDING (its own retries are under way); a disabled endpoint is 409 WEBHOOK_ENDPOINT_DISABLED.',
+        params: DeliveryParams,
+        response: { 202: DeliverySchema },
+      },
+    },
+    async (req, reply) =>
+      runIdempotent(ctx, req, reply, async (tx) => ({
+        status: 202,
+        body: webhooks.deliveryView(await webhooks.resendDelivery(tx, req.auth.workspaceId, req.params.id, req.params.deliveryId)),
+      })),
   );
 }

@@ -6,7 +6,7 @@ const EndpointUrl = Type.String({
   minLength: 1,
   maxLength: 2048,
   description: 'HTTPS URL that receives the POSTs; at most 2048 characters, no credentials or fragment',
-  examples: ['https://example.com/webhooks/corridor'],
+  examples: ['https://localhost:3000/webhooks/corridor'],
 });
 
 const SubscribableType = Type.Union(
@@ -67,7 +67,7 @@ export const DeletedSchema = Type.Object({ id: Uuid, deleted: Type.Literal(true)
 
 export const AttemptSchema = Type.Object(
   {
-    number: Type.Integer({ minimum: 1, maximum: 6 }),
+    number: Type.Integer({ minimum: 1, description: '1 to 6 for the scheduled attempts; a resend adds one more' }),
     at: Timestamp,
     responseStatus: Nullable(Type.Integer({ description: 'HTTP status received; null when none was (timeout, refused, TLS error)' })),
     durationMs: Type.Integer({ minimum: 0 }),

@@ -172,6 +172,24 @@ export async function sendTestEvent(tx: Tx, workspaceId: string, id: string): Pr
   return repo.insertDelivery(tx, { id: newId(), workspaceId, endpointId: endpoint.id, eventId, eventType: TEST_EVENT_TYPE });
 }
 
+/**
+ * Resends a finished delivery (the integrator fixed their receiver): one fresh attempt of the same
+ * event, signed anew with the endpoint's current secret when it is sent, recorded as the delivery's
+ * next attempt. A delivery still pending is refused (its own retries are under way), as is one of a
+ * disabled endpoint.
+ */
+export async function resendDelivery(tx: Tx, workspaceId: string, endpointId: string, id: string): Promise<DeliveryRow> {
+  const endpoint = await getEndpoint(tx, workspaceId, endpointId);
+  if (endpoint.status !== 'enabled') {
+    throw new DomainError({ category: 'conflict', code: 'WEBHOOK_ENDPOINT_DISABLED', message: 'The endpoint is disabled: enable it to resend a delivery' });
+  }
+  if (!isUuid(id)) throw notFound('Webhook delivery');
+  const requeued = await repo.requeueFinishedDelivery(tx, workspaceId, endpointId, id);
+  if (requeued) return requeued;
+  await getDelivery(tx, workspaceId, endpointId, id);
+  throw conflict('WEBHOOK_DELIVERY_PENDING', 'The delivery is still pending: its next attempt is scheduled (nextAttemptAt)');
+}
+
 export async function listDeliveries(
   sql: Sql,
   workspaceId: string,

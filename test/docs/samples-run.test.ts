@@ -1,0 +1,308 @@
+/**
+ * Every curl sample of /docs runs as written (issue 25, point 2): each is run by bash against a live
+ * server, with the shell variables it reads set to ids created first (a fresh object where the
+ * sample changes its state), and must answer 2xx. Nothing but curl and coreutils is needed.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Corridor } from '../../packages/sdk/src/index.js';
+import { createRunner } from '../../src/jobs/index.js';
+import { HttpsReceiver } from '../helpers/https-receiver.js';
+import { listeningTestApp, newWorkspace, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
+
+type Json = Record<string, unknown>;
+type Env = Record<string, string>;
+
+/** The smallest PDF the document checks accept: the file the upload sample sends (document.pdf). */
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n');
+const BENEFICIARY = {
+  type: 'individual',
+  name: 'Ada Lovelace',
+  country: 'DE',
+  address: '1 Hauptstrasse',
+  city: 'Berlin',
+  postcode: '10115',
+  accounts: [{ type: 'iban', currency: 'EUR', data: { iban: 'DE89370400440532013000' } }],
+} as const;
+const SENDER = { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE' } as const;
+const APPLICATION = {
+  applicationType: 'business',
+  companySize: 'sme',
+  businessInfo: { registeredName: 'Sample Trading Ltd', registrationNumber: '12345678', country: 'GB', address: { street: '1 High Street', city: 'London', postalCode: 'EC1A 1AA', country: 'GB' } },
+  hasIndirectControl: false,
+} as const;
+const DIRECTOR = { firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1985-12-10', nationality: 'GB', title: 'Director', ownershipPercentage: 60, nationalId: 'AB123456C' } as const;
+
+let t: TestApp;
+let base: string;
+let workDir: string;
+let doc: { paths: Record<string, Record<string, Json>> };
+
+interface Workspace {
+  caller: Caller;
+  sdk: Corridor;
+  env: Env;
+}
+
+const n = () => Math.random().toString(36).slice(2, 10);
+const idOf = (value: unknown): string => (value as { id: string }).id;
+
+async function workspace(): Promise<Workspace> {
+  const caller = await newWorkspace(t.app);
+  const sdk = new Corridor({ baseUrl: base, clientId: caller.clientId, clientSecret: caller.clientSecret, retryBaseDelayMs: 20 });
+  await sdk.sandbox.fundBalance({ currency: 'EUR', amount: '100000.00' });
+  await sdk.sandbox.fundBalance({ currency: 'USD', amount: '100000.00' });
+  return {
+    caller,
+    sdk,
+    env: { CORRIDOR_BASE_URL: base, TOKEN: caller.token, CORRIDOR_CLIENT_ID: caller.clientId, CORRIDOR_CLIENT_SECRET: caller.clientSecret, CORRIDOR_OPERATOR_KEY: OPERATOR_KEY },
+  };
+}
+
+async function beneficiary(w: Workspace): Promise<{ id: string; accountId: string }> {
+  const b = (await w.sdk.beneficiaries.create(BENEFICIARY as never)) as { id: string; accounts: { id: string }[] };
+  return { id: b.id, accountId: b.accounts[0]!.id };
+}
+
+/** A payout the sandbox holds (amount .14), moved by `moves` (process, pay…). */
+async function payout(w: Workspace, moves: ('process' | 'pay')[] = []): Promise<string> {
+  const b = await beneficiary(w);
+  const id = idOf(await w.sdk.payouts.create({ clientRef: `s-${n()}`, amount: '10.14', currency: 'EUR', beneficiary: { id: b.id }, senderInfo: SENDER } as never));
+  for (const move of moves) await w.sdk.sandbox.payouts[move]({ id }).catch(() => undefined);
+  return id;
+}
+
+async function upload(w: Workspace, applicationId: string): Promise<{ documentKey: string; uploadUrl: string }> {
+  return (await w.sdk.applications.documents.uploadUrl({ id: applicationId }, { contentType: 'application/pdf', contentLength: PDF.length } as never)) as { documentKey: string; uploadUrl: string };
+}
+
+async function document(w: Workspace, applicationId: string, type: string, personId?: string): Promise<string> {
+  const issued = await upload(w, applicationId);
+  const put = await fetch(issued.uploadUrl, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: PDF });
+  expect(put.status).toBe(200);
+  return idOf(await w.sdk.applications.documents.create({ id: applicationId }, { documentKey: issued.documentKey, type, ...(personId ? { personId } : {}) } as never));
+}
+
+/** A complete business application of the workspace; submitted, and reviewed with `decision` when given. */
+async function application(w: Workspace, stage: 'draft' | 'complete' | 'submitted' | 'approved'): Promise<{ id: string; personId: string }> {
+  const id = idOf(await w.sdk.applications.create(APPLICATION as never));
+  const personId = idOf(await w.sdk.applications.persons.create({ id }, DIRECTOR as never));
+  if (stage === 'draft') return { id, personId };
+  await document(w, id, 'photo_id', personId);
+  await document(w, id, 'certificate_of_incorporation');
+  const terms = (await w.sdk.applications.terms.get()) as { version: string };
+  await w.sdk.applications.terms.accept({ id }, { version: terms.version });
+  if (stage === 'complete') return { id, personId };
+  await w.sdk.applications.submit({ id });
+  if (stage === 'approved') await w.sdk.sandbox.applications.review({ id }, { decision: 'approve' } as never);
+  return { id, personId };
+}
+
+/** A new workspace with an approved application, and a virtual account in `currency` (USD: pending; EUR: active). */
+async function virtualAccount(currency: 'USD' | 'EUR'): Promise<Env> {
+  const w = await workspace();
+  await application(w, 'approved');
+  const va = idOf(await w.sdk.virtualAccounts.create({ currency } as never));
+  return { ...w.env, VIRTUAL_ACCOUNT_ID: va };
+}
+
+async function order(w: Workspace, funding: 'balance' | 'settlement', fromCurrency = 'USD'): Promise<string> {
+  return idOf(await w.sdk.orders.create({ clientRef: `o-${n()}`, fromCurrency, toCurrency: 'EUR', fromAmount: '100.00', funding } as never));
+}
+
+async function conversionQuote(w: Workspace): Promise<string> {
+  return idOf(await w.sdk.fx.quotes.create({ fromCurrency: 'USD', toCurrency: 'EUR', fromAmount: '10.00', intent: 'conversion' } as never));
+}
+
+let shared: Workspace;
+
+/** Ids every sample may read, in one workspace; samples that change an object get their own (FRESH). */
+async function sharedEnv(w: Workspace): Promise<Env> {
+  const b = await beneficiary(w);
+  const app = await application(w, 'draft');
+  const documentId = await document(w, app.id, 'certificate_of_incorporation');
+  const unregistered = await upload(w, app.id);
+  await fetch(unregistered.uploadUrl, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: PDF });
+  const forUpload = await upload(w, app.id);
+  const webhook = idOf(await w.sdk.webhooks.create({ url: 'https://localhost:3000/webhooks/corridor' } as never));
+  await w.sdk.webhooks.test({ id: webhook });
+  const deliveries = await w.sdk.webhooks.deliveries.list({ id: webhook });
+  const quote = await conversionQuote(w);
+  const conversion = idOf(await w.sdk.fx.conversions.create({ quoteId: await conversionQuote(w) } as never));
+  const deposit = idOf(await w.sdk.sandbox.deposits.create({ currency: 'USDC', amount: '25.00' } as never));
+  const terms = (await w.sdk.applications.terms.get()) as { version: string };
+  const credential = await t.app.inject({ method: 'POST', url: `/operator/v1/workspaces/${w.caller.workspaceId}/credentials`, headers: { authorization: `Bearer ${OPERATOR_KEY}`, 'idempotency-key': n() }, payload: {} });
+  const events = await w.sdk.events.list({ limit: 1 });
+  return {
+    ...w.env,
+    BENEFICIARY_ID: b.id,
+    BENEFICIARY_ACCOUNT_ID: b.accountId,
+    PAYOUT_ID: await payout(w),
+    QUOTE_ID: quote,
+    CONVERSION_ID: conversion,
+    WEBHOOK_ID: webhook,
+    DELIVERY_ID: deliveries.data[0]!.id,
+    EVENT_ID: events.data[0]!.id,
+    ACCOUNT_ID: idOf(await w.sdk.accounts.create({ name: 'Sample Branch', country: 'GB' } as never)),
+    APPLICATION_ID: app.id,
+    PERSON_ID: app.personId,
+    DOCUMENT_ID: documentId,
+    DOCUMENT_KEY: unregistered.documentKey,
+    UPLOAD_URL: forUpload.uploadUrl,
+    TERMS_VERSION: terms.version,
+    ORDER_ID: await order(w, 'balance'),
+    DEPOSIT_ID: deposit,
+    CLIENT_ID: credential.json<{ clientId: string }>().clientId,
+  };
+}
+
+/** Samples that change the object they name: each gets one in the state the sample needs. */
+const FRESH: Record<string, (w: Workspace) => Promise<Env>> = {
+  'POST /v1/fx/conversions': async (w) => ({ QUOTE_ID: await conversionQuote(w) }),
+  'POST /fx/conversions': async (w) => ({ QUOTE_ID: await conversionQuote(w) }),
+  'POST /v1/payouts/{id}/cancel': async (w) => ({ PAYOUT_ID: await payout(w) }),
+  'POST /v1/sandbox/payouts/{id}/process': async (w) => ({ PAYOUT_ID: await payout(w) }),
+  'POST /v1/sandbox/payouts/{id}/pay': async (w) => ({ PAYOUT_ID: await payout(w, ['process']) }),
+  'POST /v1/sandbox/payouts/{id}/fail': async (w) => ({ PAYOUT_ID: await payout(w, ['process']) }),
+  'POST /v1/sandbox/payouts/{id}/revert': async (w) => ({ PAYOUT_ID: await payout(w, ['process', 'pay']) }),
+  'POST /v1/webhooks/{id}/deliveries/{deliveryId}/resend': async (w) => {
+    // A finished delivery: the workers run only until it has succeeded (nothing else moves meanwhile).
+    const receiver = await HttpsReceiver.start();
+    const runner = createRunner(t.ctx);
+    try {
+      const webhook = idOf(await w.sdk.webhooks.create({ url: receiver.url('/hooks') } as never));
+      const delivery = idOf(await w.sdk.webhooks.test({ id: webhook }));
+      runner.start();
+      await receiver.waitFor('/hooks', 1);
+      while ((await w.sdk.webhooks.deliveries.get({ id: webhook, deliveryId: delivery })).status === 'pending') await new Promise((r) => setTimeout(r, 25));
+      return { WEBHOOK_ID: webhook, DELIVERY_ID: delivery };
+    } finally {
+      await runner.stop();
+      await receiver.close();
+    }
+  },
+  'DELETE /v1/beneficiaries/{id}': async (w) => ({ BENEFICIARY_ID: (await beneficiary(w)).id }),
+  'DELETE /v1/webhooks/{id}': async (w) => ({ WEBHOOK_ID: idOf(await w.sdk.webhooks.create({ url: 'https://localhost:3000/webhooks/corridor' } as never)) }),
+  'DELETE /v2/applications/{id}/persons/{personId}': async (w) => {
+    const app = await application(w, 'draft');
+    return { APPLICATION_ID: app.id, PERSON_ID: app.personId };
+  },
+  'DELETE /v2/applications/{id}/documents/{documentId}': async (w) => {
+    const app = await application(w, 'draft');
+    return { APPLICATION_ID: app.id, DOCUMENT_ID: await document(w, app.id, 'certificate_of_incorporation') };
+  },
+  'POST /v2/applications/{id}/submit': async (w) => ({ APPLICATION_ID: (await application(w, 'complete')).id }),
+  'POST /v1/sandbox/applications/{id}/review': async (w) => ({ APPLICATION_ID: (await application(w, 'submitted')).id }),
+  'POST /v1/virtual-accounts': async () => {
+    const w = await workspace();
+    await application(w, 'approved');
+    return w.env;
+  },
+  'GET /v1/virtual-accounts': async () => virtualAccount('EUR'),
+  'POST /v1/sandbox/virtual-accounts/{id}/approve': async () => virtualAccount('USD'),
+  'POST /v1/sandbox/virtual-accounts/{id}/fail': async () => virtualAccount('USD'),
+  'POST /v1/sandbox/virtual-accounts/{id}/deactivate': async () => virtualAccount('EUR'),
+  'POST /v1/sandbox/deposits/{id}/complete': async (w) => ({ DEPOSIT_ID: idOf(await w.sdk.sandbox.deposits.create({ currency: 'USDC', amount: '5.00', outcome: 'pending' } as never)) }),
+  'POST /v1/sandbox/deposits/{id}/fail': async (w) => ({ DEPOSIT_ID: idOf(await w.sdk.sandbox.deposits.create({ currency: 'USDC', amount: '5.00', outcome: 'pending' } as never)) }),
+  'POST /v1/orders/{id}/cancel': async (w) => ({ ORDER_ID: await order(w, 'settlement') }),
+  'POST /v1/orders/{id}/settlement/proof-upload-url': async (w) => ({ ORDER_ID: await order(w, 'settlement') }),
+  'POST /v1/orders/{id}/settlement/proof': async (w) => {
+    const id = await order(w, 'settlement');
+    const issued = (await w.sdk.orders.settlement.proofUploadUrl({ id }, { contentType: 'application/pdf', contentLength: PDF.length } as never)) as { proofKey: string; uploadUrl: string };
+    await fetch(issued.uploadUrl, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: PDF });
+    return { ORDER_ID: id, PROOF_KEY: issued.proofKey };
+  },
+  'POST /v1/sandbox/orders/{id}/confirm-funds': async (w) => ({ ORDER_ID: await order(w, 'settlement') }),
+  'POST /v1/sandbox/orders/{id}/execute': async (w) => ({ ORDER_ID: await order(w, 'balance') }),
+  'POST /v1/sandbox/orders/{id}/complete': async (w) => {
+    const id = await order(w, 'balance');
+    await w.sdk.sandbox.orders.execute({ id });
+    return { ORDER_ID: id };
+  },
+  'POST /v1/sandbox/orders/{id}/fail': async (w) => ({ ORDER_ID: await order(w, 'balance') }),
+  'POST /v1/sandbox/orders/{id}/expire': async (w) => ({ ORDER_ID: await order(w, 'settlement') }),
+};
+
+/** Not run here, and why. */
+const NOT_RUN: Record<string, string> = {
+  'GET /v1/events/stream': 'an open stream: run with --max-time below',
+};
+
+function runSample(source: string, env: Env, extra = ''): Promise<{ status: number; body: string; stderr: string }> {
+  const out = path.join(workDir, `out-${n()}`);
+  // The sample exactly as shown, then curl's own flags to read the status.
+  const script = `${source} -s -o '${out}' -w '%{http_code}' ${extra}`;
+  return new Promise((resolve) => {
+    execFile('bash', ['-c', script], { cwd: workDir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 30_000 }, (_err, stdout, stderr) => {
+      const body = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '';
+      resolve({ status: Number(stdout.trim().slice(-3)) || 0, body, stderr });
+    });
+  });
+}
+
+beforeAll(async () => {
+  t = await listeningTestApp();
+  base = t.config.publicBaseUrl;
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-samples-'));
+  fs.writeFileSync(path.join(workDir, 'document.pdf'), PDF);
+  doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  shared = await workspace();
+});
+afterAll(async () => {
+  await t.close();
+  fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+const samplesOf = () =>
+  Object.entries(doc.paths).flatMap(([p, item]) =>
+    Object.entries(item).map(([method, op]) => ({ key: `${method.toUpperCase()} ${p}`, curl: ((op['x-codeSamples'] as { label: string; source: string }[]).find((s) => s.label === 'curl') as { source: string }).source })),
+  );
+
+describe('the curl samples of /docs', () => {
+  it('need no uuidgen and name no outside host', () => {
+    for (const { key, curl } of samplesOf()) {
+      expect(curl, key).not.toMatch(/uuidgen/);
+      expect(curl, key).not.toMatch(/example\.(com|org|net)/);
+    }
+  });
+
+  it('run as written against a live server: every one answers 2xx', async () => {
+    const env = await sharedEnv(shared);
+    const failed: string[] = [];
+    const ran: string[] = [];
+    for (const { key, curl } of samplesOf()) {
+      if (key.includes('/operator/') || NOT_RUN[key]) continue;
+      const fresh = FRESH[key];
+      const sampleEnv = { ...env, ...(fresh ? await fresh(shared) : {}) };
+      const result = await runSample(curl, sampleEnv);
+      ran.push(key);
+      if (result.status < 200 || result.status >= 300) failed.push(`${key}: ${result.status} ${result.body.slice(0, 300)} ${result.stderr.slice(0, 200)}`);
+    }
+    expect(failed).toEqual([]);
+    expect(ran.length).toBeGreaterThan(80);
+  });
+
+  it("the README's five minutes run as written: a token, a beneficiary and a payout in curl", async () => {
+    const readme = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const block = /## Five minutes[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(block).toMatch(/\/v1\/payouts/);
+    const w = await workspace();
+    // The placeholders the reader replaces by what `npm start` printed.
+    const script = block.replace(/^BASE=.*$/m, `BASE=${base}`).replace(/^CLIENT_ID=.*$/m, `CLIENT_ID=${w.caller.clientId}`).replace(/^CLIENT_SECRET=.*$/m, `CLIENT_SECRET=${w.caller.clientSecret}`);
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile('bash', ['-e', '-c', script], { cwd: workDir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeout: 30_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    );
+    const payouts = await w.sdk.payouts.list();
+    expect(payouts.data.map((p) => p.clientRef)).toEqual(['invoice-1042']);
+    expect(output).toMatch(/"clientRef":"invoice-1042"/);
+  });
+
+  it('the event stream sample opens a stream (200 until curl stops it)', async () => {
+    const stream = samplesOf().find((s) => s.key === 'GET /v1/events/stream') as { curl: string };
+    const result = await runSample(stream.curl, shared.env, '--max-time 1');
+    expect(result.status).toBe(200);
+  });
+});
