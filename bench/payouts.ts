@@ -303,6 +303,8 @@ export async function setUp(extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchSetu
     CORRIDOR_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
     CORRIDOR_ENV: 'sandbox',
     HOST: '127.0.0.1',
+    // One issuer for every API process, as behind a load balancer: a token from one is good at all.
+    PUBLIC_BASE_URL: 'http://corridor.bench',
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_SECOND: '100000000',
     TOKEN_RATE_LIMIT_PER_MINUTE: '100000',

@@ -19,7 +19,10 @@ export interface StatementRow {
   calls: number;
   rows: number;
   ms: number;
+  walRecords: number;
   walBytes: number;
+  /** WAL full-page images: they follow checkpoints, so they vary from run to run. */
+  walFpi: number;
 }
 
 interface TableRow {
@@ -55,13 +58,22 @@ export async function resetStatements(sql: Sql): Promise<void> {
 
 /** The statements of this database since the last reset, most time first. */
 export async function readStatements(sql: Sql): Promise<StatementRow[]> {
-  const rows = await sql.query<{ query: string; calls: string; rows: string; ms: number; wal_bytes: string }>(
-    `${BENCH_QUERY} SELECT query, calls::text AS calls, rows::text AS rows, total_exec_time AS ms, wal_bytes::text AS wal_bytes
+  const rows = await sql.query<{ query: string; calls: string; rows: string; ms: number; wal_records: string; wal_bytes: string; wal_fpi: string }>(
+    `${BENCH_QUERY} SELECT query, calls::text AS calls, rows::text AS rows, total_exec_time AS ms,
+            wal_records::text AS wal_records, wal_bytes::text AS wal_bytes, wal_fpi::text AS wal_fpi
        FROM pg_stat_statements
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '/* bench */%'
       ORDER BY total_exec_time DESC`,
   );
-  return rows.map((r) => ({ query: r.query, calls: Number(r.calls), rows: Number(r.rows), ms: Number(r.ms), walBytes: Number(r.wal_bytes) }));
+  return rows.map((r) => ({
+    query: r.query,
+    calls: Number(r.calls),
+    rows: Number(r.rows),
+    ms: Number(r.ms),
+    walRecords: Number(r.wal_records),
+    walBytes: Number(r.wal_bytes),
+    walFpi: Number(r.wal_fpi),
+  }));
 }
 
 /**
@@ -85,20 +97,29 @@ export async function readCounters(sql: Sql): Promise<Counters> {
   };
 }
 
-/** One line per statement (normalized text, shortened), per unit: calls, rows, time, WAL bytes. */
+/**
+ * One line per statement (normalized text, shortened), per unit: calls, rows, time (which includes
+ * waiting for locks and for the WAL flush at commit, so it moves with the load; the counts do not),
+ * WAL records and bytes. The `top` statements by time, the rest summed, then the total.
+ */
 export function statementTable(rows: StatementRow[], units: number, top = 30): string[] {
-  const total = rows.reduce((s, r) => ({ calls: s.calls + r.calls, rows: s.rows + r.rows, ms: s.ms + r.ms, walBytes: s.walBytes + r.walBytes }), { calls: 0, rows: 0, ms: 0, walBytes: 0 });
-  const shown = rows.slice(0, top);
+  const sum = (list: StatementRow[]) =>
+    list.reduce((s, r) => ({ calls: s.calls + r.calls, rows: s.rows + r.rows, ms: s.ms + r.ms, walRecords: s.walRecords + r.walRecords, walBytes: s.walBytes + r.walBytes, walFpi: s.walFpi + r.walFpi }), {
+      calls: 0,
+      rows: 0,
+      ms: 0,
+      walRecords: 0,
+      walBytes: 0,
+      walFpi: 0,
+    });
+  const line = (r: Omit<StatementRow, 'query'>, text: string) =>
+    `| ${(r.calls / units).toFixed(3)} | ${(r.rows / units).toFixed(2)} | ${(r.ms / units).toFixed(4)} | ${(r.walRecords / units).toFixed(1)} | ${Math.round(r.walBytes / units)} | ${text} |`;
+  const out = ['| calls | rows | ms | WAL records | WAL bytes | statement |', '|---:|---:|---:|---:|---:|---|'];
+  for (const r of rows.slice(0, top)) out.push(line(r, `\`${shorten(r.query)}\``));
   const rest = rows.slice(top);
-  const line = (calls: number, rowsN: number, ms: number, wal: number, text: string) =>
-    `| ${(calls / units).toFixed(3)} | ${(rowsN / units).toFixed(2)} | ${(ms / units).toFixed(4)} | ${Math.round(wal / units)} | ${text} |`;
-  const out = ['| calls | rows | ms | WAL bytes | statement |', '|---:|---:|---:|---:|---|'];
-  for (const r of shown) out.push(line(r.calls, r.rows, r.ms, r.walBytes, `\`${shorten(r.query)}\``));
-  if (rest.length) {
-    const s = rest.reduce((a, r) => ({ calls: a.calls + r.calls, rows: a.rows + r.rows, ms: a.ms + r.ms, walBytes: a.walBytes + r.walBytes }), { calls: 0, rows: 0, ms: 0, walBytes: 0 });
-    out.push(line(s.calls, s.rows, s.ms, s.walBytes, `(${rest.length} other statements)`));
-  }
-  out.push(line(total.calls, total.rows, total.ms, total.walBytes, '**all statements**'));
+  if (rest.length) out.push(line(sum(rest), `(${rest.length} other statements)`));
+  const total = sum(rows);
+  out.push(line(total, `**all statements** (WAL full-page images: ${(total.walFpi / units).toFixed(2)}, with ${Math.round((total.walFpi * 8192) / units)} of the bytes at most)`));
   return out;
 }
 
