@@ -10,6 +10,8 @@ import { BENCH_QUERY } from './statements.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** How long the pipeline may take to finish the payouts of a phase once its load stops. */
 const DRAIN_MS = Number(process.env.BENCH_DRAIN_MS || 120_000);
+/** The phases: API and worker processes of each (BENCH_SCALE_PROCESSES, `1,2` unless set). */
+const PROCESSES = (process.env.BENCH_SCALE_PROCESSES || '1,2').split(',').map(Number);
 
 interface Check {
   payouts: number;
@@ -122,13 +124,14 @@ export async function scaleBench(): Promise<void> {
       `scale: ${os.cpus().length} cores; every process on this machine shares them, so on 2 cores the second phase shows correctness ` +
         `(several processes over one database, nothing lost or doubled) more than speed; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     );
-    const one = await phase(setup.ctx, setup.env, setup.receiver, setup.credentials, 1, setup.statements && !smoke);
-    const two = await phase(setup.ctx, setup.env, setup.receiver, setup.credentials, 2, false);
+    const phases: Phase[] = [];
+    for (const n of PROCESSES) phases.push(await phase(setup.ctx, setup.env, setup.receiver, setup.credentials, n, setup.statements && !smoke && n === 1));
+    const figure = (key: (p: Phase) => string | number) => phases.map(key).join(',');
     console.log(
-      `scale one_per_s=${one.result.perSecond} two_per_s=${two.result.perSecond} one_p99_ms=${one.result.p99} two_p99_ms=${two.result.p99} ` +
-        `backlog=${one.result.growing ? 'growing' : 'steady'},${two.result.growing ? 'growing' : 'steady'} correct=${one.correct && two.correct ? 'yes' : 'no'}`,
+      `scale processes=${figure((p) => p.processes)} per_s=${figure((p) => p.result.perSecond)} p99_ms=${figure((p) => p.result.p99)} ` +
+        `backlog=${figure((p) => (p.result.growing ? 'growing' : 'steady'))} correct=${phases.every((p) => p.correct) ? 'yes' : 'no'}`,
     );
-    if (!one.correct || !two.correct) throw new Error('scale: payouts lost or doubled, events not delivered, or the ledger unbalanced (see above)');
+    if (!phases.every((p) => p.correct)) throw new Error('scale: payouts lost or doubled, events not delivered, or the ledger unbalanced (see above)');
   } finally {
     await setup.close();
   }
