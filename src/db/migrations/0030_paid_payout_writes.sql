@@ -27,6 +27,14 @@ ALTER TABLE events DROP CONSTRAINT events_seq_key;
 DROP INDEX jobs_unique_key;
 CREATE UNIQUE INDEX jobs_unique_key ON jobs (unique_key) WHERE unique_key IS NOT NULL AND status <> 'failed';
 
+-- A delivery's unique key leads with the event, so the same index finds an event's deliveries (the
+-- payout timeline, retention) and the index that did only that (webhook_deliveries_event, 0007) goes:
+-- one index entry fewer for each delivery written and each non-HOT update of one.
+-- ON CONFLICT (endpoint_id, event_id) names the same columns, so the dispatcher is unchanged.
+ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_event_endpoint UNIQUE (event_id, endpoint_id);
+ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_endpoint_id_event_id_key;
+DROP INDEX webhook_deliveries_event;
+
 -- Room on each page for the next version of rows that move soon after they are written, so their
 -- updates are HOT (no index entry, the page pruned in place): a payout moves twice on its way to
 -- paid (status and times, no indexed column), a hold is posted or voided once, and a balance row
