@@ -159,7 +159,7 @@ async function settled(ctx: { db: { query: <T>(sql: string) => Promise<T[]> } })
   const [row] = await ctx.db.query<{ done: boolean }>(
     `SELECT NOT EXISTS (SELECT 1 FROM payouts WHERE status NOT IN ('paid', 'failed', 'cancelled'))
         AND NOT EXISTS (SELECT 1 FROM jobs WHERE kind = 'payout.step')
-        AND NOT EXISTS (SELECT 1 FROM events WHERE dispatched_at IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM event_outbox)
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending') AS done`,
   );
   return row?.done ?? false;

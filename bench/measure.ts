@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Sql } from '../src/db/db.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
+import { BENCH_QUERY } from './statements.js';
 
 /** What the benchmarks share: their database, sizes, percentiles and CPU accounting. */
 
@@ -55,7 +56,7 @@ export function ownCpuMs(): number {
 
 /** CPU milliseconds used so far by the server processes of the current database's connections. */
 export async function databaseCpuMs(sql: Sql): Promise<number> {
-  const pids = await sql.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
+  const pids = await sql.query<{ pid: number }>(`${BENCH_QUERY} SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
   return pids.reduce((sum, { pid }) => sum + processCpuMs(pid), 0);
 }
 

@@ -15,7 +15,8 @@ import { createEndpoint } from '../src/modules/webhooks/webhooks.service.js';
 import { openContext } from '../src/runtime.js';
 import { CORRIDOR_BIN, freePort, startCorridor } from '../support/processes.js';
 import { generateTestPki } from '../support/test-pki.js';
-import { benchSize, databaseCpuMs, freshBenchDatabase, ownCpuMs, percentile, processCpuMs, smoke, sustainableOnCores } from './measure.js';
+import { benchSize, databaseCpuMs, freshBenchDatabase, ownCpuMs, percentile, processCpuMs, smoke, sustainableOnCores, type BenchDb } from './measure.js';
+import { BENCH_QUERY, enableStatements, readCounters, readStatements, resetStatements, statementTable, writesTable } from './statements.js';
 import { Receiver } from './receiver.js';
 
 const CONNECTIONS = 50;
@@ -26,10 +27,10 @@ const WARMUP_S = benchSize('BENCH_WARMUP_S', 10, 0);
 const SANDBOX_STEP_MS = Number(process.env.BENCH_SANDBOX_STEP_MS || 100);
 /** Sustained case: payouts created but not yet seen paid at the receiver, past which the load generator waits. */
 const UNPAID_MAX = Number(process.env.BENCH_UNPAID_MAX || 1000);
-const WORKSPACES = benchSize('BENCH_WORKSPACES', 100, 2);
+export const WORKSPACES = benchSize('BENCH_WORKSPACES', 100, 2);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Payer {
+export interface Payer {
   token: string;
   beneficiaryId: string;
 }
@@ -48,7 +49,7 @@ function startServer(env: NodeJS.ProcessEnv, base: string): Promise<ChildProcess
 }
 
 /** `corridor start --role worker` (job runner and webhook engine), resolved once it says it is running. */
-function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+export function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const child = spawn(process.execPath, [CORRIDOR_BIN, 'start', '--role', 'worker'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -63,12 +64,13 @@ function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
 /**
  * The load generator: CONNECTIONS keep-alive connections, each sending one payout (a new clientRef
  * and its own Idempotency-Key, the next payer in turn) and waiting for its answer before the next,
- * for durationS. Before each request it waits while `gate` says no. `live.created` counts the 201s
+ * for durationS, the connections spread over the API processes at `base`. Before each request it waits while `gate` says no. `live.created` counts the 201s
  * as they come. Every request sent is answered before the count is taken, so the 201s can be
  * compared with the rows written.
  */
-async function load(base: string, payers: Payer[], label: string, durationS: number, gate?: () => boolean, live = { created: 0 }): Promise<LoadResult> {
-  const pool = new Pool(base, { connections: CONNECTIONS, pipelining: 1 });
+async function load(base: string | string[], payers: Payer[], label: string, durationS: number, gate?: () => boolean, live = { created: 0 }): Promise<LoadResult> {
+  const bases = Array.isArray(base) ? base : [base];
+  const pools = bases.map((b) => new Pool(b, { connections: Math.ceil(CONNECTIONS / bases.length), pipelining: 1 }));
   const latencies: number[] = [];
   const refused = new Map<string, number>();
   const result = live;
@@ -76,7 +78,8 @@ async function load(base: string, payers: Payer[], label: string, durationS: num
   const started = performance.now();
   const until = started + durationS * 1000;
   await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
+    Array.from({ length: CONNECTIONS }, async (_, c) => {
+      const pool = pools[c % pools.length] as Pool;
       while (performance.now() < until) {
         if (gate && !gate()) {
           await sleep(2);
@@ -102,7 +105,7 @@ async function load(base: string, payers: Payer[], label: string, durationS: num
     }),
   );
   const elapsedS = (performance.now() - started) / 1000;
-  await pool.close();
+  await Promise.all(pools.map((p) => p.close()));
   latencies.sort((a, b) => a - b);
   return { perSecond: Math.round(result.created / elapsedS), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), created: result.created, refused };
 }
@@ -110,24 +113,38 @@ async function load(base: string, payers: Payer[], label: string, durationS: num
 /** pgbench's TPC-B reference figure (scale 10, 8 clients, 20 s; scale 1 for 1 s in a smoke run). */
 const PGBENCH = smoke ? { scale: '1', seconds: '1' } : { scale: '10', seconds: '20' };
 
-function pgbenchTps(url: string): number {
-  const env = { ...process.env };
-  execFileSync('pgbench', ['-i', '-q', '-s', PGBENCH.scale, url], { env, stdio: 'ignore' });
-  const out = execFileSync('pgbench', ['-c', '8', '-j', '2', '-T', PGBENCH.seconds, url], { env, encoding: 'utf8' });
-  const match = /tps = ([0-9.]+)/.exec(out);
-  if (!match?.[1]) throw new Error(`pgbench printed no tps:\n${out}`);
-  return Math.round(Number(match[1]));
+/** The pgbench binary: PGBENCH_BIN, else PostgreSQL 15's where Debian puts it, else the PATH's. */
+function pgbenchBin(): string {
+  if (process.env.PGBENCH_BIN) return process.env.PGBENCH_BIN;
+  const debian = '/usr/lib/postgresql/15/bin/pgbench';
+  return fs.existsSync(debian) ? debian : 'pgbench';
+}
+
+/** TPC-B in a scratch database of its own on the same server (initialised, run, dropped), through the same transport. */
+export async function pgbenchTps(): Promise<number> {
+  const scratch = await freshBenchDatabase();
+  try {
+    const url = transportUrl(scratch.url);
+    const env = { ...process.env };
+    execFileSync(pgbenchBin(), ['-i', '-q', '-s', PGBENCH.scale, url], { env, stdio: 'ignore' });
+    const out = execFileSync(pgbenchBin(), ['-c', '8', '-j', '2', '-T', PGBENCH.seconds, url], { env, encoding: 'utf8' });
+    const match = /tps = ([0-9.]+)/.exec(out);
+    if (!match?.[1]) throw new Error(`pgbench printed no tps:\n${out}`);
+    return Math.round(Number(match[1]));
+  } finally {
+    await scratch.drop();
+  }
 }
 
 /** The same database through the Unix socket in BENCH_DATABASE_SOCKET (a directory), when set. */
-function transportUrl(tcpUrl: string): string {
+export function transportUrl(tcpUrl: string): string {
   const socketDir = process.env.BENCH_DATABASE_SOCKET;
   if (!socketDir) return tcpUrl;
   const url = new URL(tcpUrl);
   return `postgres://${url.username}@${url.pathname}?host=${socketDir}`;
 }
 
-type Cpu = Record<'api' | 'workers' | 'database' | 'receiver' | 'client', number>;
+export type Cpu = Record<'api' | 'workers' | 'database' | 'receiver' | 'client', number>;
 
 const cpuPer = (after: Cpu, before: Cpu, units: number): Cpu => ({
   api: (after.api - before.api) / units,
@@ -169,23 +186,42 @@ interface Backlog {
 /** Payouts of the sustained case not yet paid (or failed), step jobs due now and pending, events not yet dispatched. */
 async function backlogOf(ctx: AppContext, since: Date): Promise<Backlog> {
   const [row] = await ctx.db.query<Backlog>(
-    `SELECT (SELECT count(*)::int FROM payouts WHERE status IN ('created', 'queued', 'processing') AND created_at >= $1) AS unpaid,
+    `${BENCH_QUERY} SELECT (SELECT count(*)::int FROM payouts WHERE status IN ('created', 'queued', 'processing') AND created_at >= $1) AS unpaid,
             (SELECT count(*)::int FROM jobs WHERE kind = 'payout.step' AND run_at <= now()) AS "dueJobs",
             (SELECT count(*)::int FROM jobs WHERE kind = 'payout.step') AS "pendingJobs",
-            (SELECT count(*)::int FROM events WHERE dispatched_at IS NULL) AS undispatched`,
+            (SELECT count(*)::int FROM event_outbox) AS undispatched`,
     [since],
   );
   return row as Backlog;
 }
 
+export interface Sustained {
+  perSecond: number;
+  p99: number;
+  /** The backlog of unpaid payouts grew over the window by more than a tenth of BENCH_UNPAID_MAX. */
+  growing: boolean;
+  /** 201 answers of the whole case (warm-up included). */
+  created: number;
+  refused: number;
+}
+
 /**
- * Sustained: the API and a worker process together over 100 workspaces, each with a webhook
+ * Sustained: API and worker processes together over WORKSPACES workspaces, each with a webhook
  * endpoint at the local HTTPS receiver. The load generator keeps at most UNPAID_MAX payouts between
  * its 201 and the receiver's `payout.paid`, so the backlog is bounded by construction; the figure is
  * `payout.paid` events received per second over DURATION_S after WARMUP_S, with the backlog at the
- * window's start and end printed to show it is not growing.
+ * window's start and end printed to show whether it grows. Over the same window, where the server
+ * preloads pg_stat_statements, PostgreSQL's work per paid payout statement by statement (reset at the
+ * window's start), and in any case the transactions and row and index writes per paid payout.
  */
-async function sustained(ctx: AppContext, cpuNow: () => Promise<Cpu>, base: string, payers: Payer[], receiver: Receiver): Promise<{ perSecond: number; p99: number }> {
+export async function sustained(
+  ctx: AppContext,
+  cpuNow: () => Promise<Cpu>,
+  bases: string[],
+  payers: Payer[],
+  receiver: Receiver,
+  options: { title: string; label: string; statements: boolean },
+): Promise<Sustained> {
   const since = new Date();
   const paidSeen = async () => (await receiver.ask<{ byType: Record<string, number> }>({ type: 'count' })).byType['payout.paid'] ?? 0;
   const paidAtStart = await paidSeen();
@@ -198,9 +234,11 @@ async function sustained(ctx: AppContext, cpuNow: () => Promise<Cpu>, base: stri
     }
   })();
   const live = { created: 0 };
-  const loading = load(base, payers, 'sustained', WARMUP_S + DURATION_S, () => live.created - paid < UNPAID_MAX, live);
+  const loading = load(bases, payers, options.label, WARMUP_S + DURATION_S, () => live.created - paid < UNPAID_MAX, live);
   await sleep(WARMUP_S * 1000);
   const startBacklog = await backlogOf(ctx, since);
+  if (options.statements) await resetStatements(ctx.db);
+  const countersStart = await readCounters(ctx.db);
   const startPaid = paid;
   const startCreated = live.created;
   const cpuStart = await cpuNow();
@@ -209,6 +247,8 @@ async function sustained(ctx: AppContext, cpuNow: () => Promise<Cpu>, base: stri
   const windowS = (performance.now() - t0) / 1000;
   const paidInWindow = paid - startPaid;
   const cpu = cpuPer(await cpuNow(), cpuStart, paidInWindow);
+  const statements = options.statements ? await readStatements(ctx.db) : [];
+  const countersEnd = await readCounters(ctx.db);
   const endBacklog = await backlogOf(ctx, since);
   const endCreated = live.created;
   const r = await loading;
@@ -216,7 +256,7 @@ async function sustained(ctx: AppContext, cpuNow: () => Promise<Cpu>, base: stri
   await poller;
   const perSecond = Math.round(paidInWindow / windowS);
   console.log(
-    `  sustained, API + worker over ${WORKSPACES} workspaces (SANDBOX_STEP_MS=${SANDBOX_STEP_MS}, webhooks to a local HTTPS receiver): ` +
+    `  ${options.title} (SANDBOX_STEP_MS=${SANDBOX_STEP_MS}, webhooks to a local HTTPS receiver): ` +
       `${perSecond} payouts/s reaching paid (payout.paid received) over ${windowS.toFixed(1)} s after ${WARMUP_S} s warm-up; ` +
       `${Math.round((endCreated - startCreated) / windowS)} created/s in the window; creation p99 ${r.p99} ms`,
   );
@@ -224,27 +264,47 @@ async function sustained(ctx: AppContext, cpuNow: () => Promise<Cpu>, base: stri
   const show = (b: Backlog) => `${b.unpaid} unpaid payouts, ${b.dueJobs} due step jobs (${b.pendingJobs} pending), ${b.undispatched} undispatched events`;
   console.log(`    backlog at window start: ${show(startBacklog)}`);
   const growing = endBacklog.unpaid - startBacklog.unpaid > UNPAID_MAX / 10;
-  console.log(`    backlog at window end:   ${show(endBacklog)}${growing ? ' (GROWING: not a steady state, lengthen BENCH_WARMUP_S)' : ' (steady)'}`);
+  console.log(`    backlog at window end:   ${show(endBacklog)} (${growing ? 'growing: not a steady state' : 'steady'})`);
   printCpu('', cpu, true);
-  return { perSecond, p99: r.p99 };
+  if (paidInWindow > 0) {
+    console.log(`    PostgreSQL's work per paid payout over the window (${paidInWindow} paid; counts, not times, are comparable across machines and loads):`);
+    if (options.statements) for (const line of statementTable(statements, paidInWindow)) console.log(`      ${line}`);
+    for (const line of writesTable(countersStart, countersEnd, paidInWindow)) console.log(`      ${line}`);
+  }
+  return { perSecond, p99: r.p99, growing, created: r.created, refused: [...r.refused.values()].reduce((a, b) => a + b, 0) };
 }
 
-export async function payoutsBench(): Promise<void> {
+export interface BenchSetup {
+  db: BenchDb;
+  ctx: AppContext;
+  env: NodeJS.ProcessEnv;
+  receiver: Receiver;
+  /** One payer per workspace: the first for the hot case, the others spread. */
+  credentials: { clientId: string; clientSecret: string; beneficiaryId: string }[];
+  /** pg_stat_statements could be turned on in the benchmark's database. */
+  statements: boolean;
+  close: () => Promise<void>;
+}
+
+/**
+ * A fresh database with WORKSPACES + 1 funded workspaces, each with a saved beneficiary, a webhook
+ * endpoint at the receiver (another process) and an API credential; the environment of the
+ * Corridor processes (extra settings added), and pg_stat_statements where the server preloads it.
+ */
+export async function setUp(extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchSetup> {
   const db = await freshBenchDatabase();
-  const databaseUrl = transportUrl(db.url);
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
   const pkiDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bench-pki-'));
   const pki = generateTestPki(pkiDir);
   const receiver = await Receiver.start(pki.certFile, pki.keyFile);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: transportUrl(db.url),
     CORRIDOR_DATA_DIR: 'memory://',
     CORRIDOR_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
     CORRIDOR_ENV: 'sandbox',
-    PORT: String(port),
     HOST: '127.0.0.1',
+    // One issuer for every API process, as behind a load balancer: a token from one is good at all.
+    PUBLIC_BASE_URL: 'http://corridor.bench',
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_SECOND: '100000000',
     TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
@@ -252,12 +312,19 @@ export async function payoutsBench(): Promise<void> {
     JOB_POLL_MS: '50',
     WEBHOOK_CA_FILE: pki.caFile,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    ...extraEnv,
   };
   const ctx = await openContext(loadConfig(env), pino({ level: 'warn' }));
-  let server: ChildProcess | undefined;
-  let worker: ChildProcess | undefined;
+  const close = async () => {
+    receiver.stop();
+    await ctx.db.close();
+    await db.drop();
+    fs.rmSync(pkiDir, { recursive: true, force: true });
+  };
   try {
-    const credentials: { clientId: string; clientSecret: string; beneficiaryId: string }[] = [];
+    const enabled = await enableStatements(ctx.db);
+    if (!enabled.ok) console.log(`  pg_stat_statements is not available on this server (${enabled.reason}): the per-statement table is left out`);
+    const credentials: BenchSetup['credentials'] = [];
     for (let i = 0; i <= WORKSPACES; i++) {
       credentials.push(
         await ctx.db.tx(async (tx) => {
@@ -271,56 +338,94 @@ export async function payoutsBench(): Promise<void> {
         }),
       );
     }
-    server = await startServer(env, base);
-    const payers: Payer[] = [];
-    for (const c of credentials) {
-      const res = await fetch(`${base}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_id: c.clientId, client_secret: c.clientSecret, audience: 'corridor-api', grant_type: 'client_credentials' }),
-      });
-      payers.push({ token: ((await res.json()) as { access_token: string }).access_token, beneficiaryId: c.beneficiaryId });
-    }
-    const cpuNow = async (): Promise<Cpu> => ({
-      api: processCpuMs(server?.pid ?? 0),
-      workers: processCpuMs(worker?.pid ?? 0),
-      database: await databaseCpuMs(ctx.db),
-      receiver: (await receiver.ask<{ ms: number }>({ type: 'cpu' })).ms,
-      client: ownCpuMs(),
+    return { db, ctx, env, receiver, credentials, statements: enabled.ok, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** An API process on a free port: its base URL and process. */
+export async function startApi(env: NodeJS.ProcessEnv): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  return { base, child: await startServer({ ...env, PORT: String(port) }, base) };
+}
+
+/** An access token per credential, from the API at `base`. */
+export async function payersOf(base: string, credentials: BenchSetup['credentials']): Promise<Payer[]> {
+  const payers: Payer[] = [];
+  for (const c of credentials) {
+    const res = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: c.clientId, client_secret: c.clientSecret, audience: 'corridor-api', grant_type: 'client_credentials' }),
     });
+    payers.push({ token: ((await res.json()) as { access_token: string }).access_token, beneficiaryId: c.beneficiaryId });
+  }
+  return payers;
+}
+
+/** CPU so far of the given API and worker processes, the database's server processes, the receiver and this process. */
+export function cpuReader(ctx: AppContext, receiver: Receiver, apis: () => ChildProcess[], workers: () => ChildProcess[]): () => Promise<Cpu> {
+  const sum = (children: ChildProcess[]) => children.reduce((s, c) => s + processCpuMs(c.pid ?? 0), 0);
+  return async () => ({
+    api: sum(apis()),
+    workers: sum(workers()),
+    database: await databaseCpuMs(ctx.db),
+    receiver: (await receiver.ask<{ ms: number }>({ type: 'cpu' })).ms,
+    client: ownCpuMs(),
+  });
+}
+
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+
+export async function payoutsBench(): Promise<void> {
+  const setup = await setUp();
+  const { ctx, env, receiver } = setup;
+  let server: ChildProcess | undefined;
+  let worker: ChildProcess | undefined;
+  try {
+    const api = await startApi(env);
+    server = api.child;
+    const base = api.base;
+    const payers = await payersOf(base, setup.credentials);
+    const cpuNow = cpuReader(ctx, receiver, () => (server ? [server] : []), () => (worker ? [worker] : []));
     const transport = process.env.BENCH_DATABASE_SOCKET ? `Unix socket in ${process.env.BENCH_DATABASE_SOCKET}` : 'TCP';
     console.log(
-      `payouts: ${CONNECTIONS} connections, each request with its own Idempotency-Key, ${DURATION_S} s per case, HTTP to one API process, PostgreSQL on this machine over ${transport}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+      `payouts: ${CONNECTIONS} connections, each request with its own Idempotency-Key, ${DURATION_S} s per case, HTTP to one API process, PostgreSQL on this machine over ${transport}; load average ${loadAverage()}`,
     );
     const hot = await creation(cpuNow, base, payers.slice(0, 1), 'hot', 'creation, one workspace: ');
     const many = await creation(cpuNow, base, payers.slice(1), 'many', `creation, ${WORKSPACES} workspaces:`);
     const [counts] = await ctx.db.query<{ payouts: number; holds: number }>(
-      `SELECT (SELECT count(*)::int FROM payouts) AS payouts,
+      `${BENCH_QUERY} SELECT (SELECT count(*)::int FROM payouts) AS payouts,
               (SELECT count(*)::int FROM ledger_transfers WHERE reference_type = 'payout' AND two_phase) AS holds`,
     );
     const created = hot.created + many.created;
     console.log(`  afterwards: ${counts?.payouts} payouts, ${counts?.holds} holds, ${created} answered 201`);
     if (counts?.payouts !== created || counts.holds !== created) throw new Error('payouts and holds must equal the 201 answers');
     // The creation cases' payouts stay where they are: the sustained case measures only its own.
-    await ctx.db.query("DELETE FROM jobs WHERE kind = 'payout.step'");
+    await ctx.db.query(`${BENCH_QUERY} DELETE FROM jobs WHERE kind = 'payout.step'`);
     worker = await startWorker(env);
-    const steady = await sustained(ctx, cpuNow, base, payers.slice(1), receiver);
+    const steady = await sustained(ctx, cpuNow, [base], payers.slice(1), receiver, {
+      title: `sustained, API + worker over ${WORKSPACES} workspaces`,
+      label: 'sustained',
+      statements: setup.statements,
+    });
     server.kill('SIGTERM');
     server = undefined;
     worker.kill('SIGTERM');
     worker = undefined;
-    const tps = pgbenchTps(databaseUrl);
-    console.log(`  pgbench TPC-B (scale ${PGBENCH.scale}, 8 clients, ${PGBENCH.seconds} s) on the same PostgreSQL over ${transport}: ${tps} tps; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    const tps = await pgbenchTps();
+    console.log(`  pgbench TPC-B (scale ${PGBENCH.scale}, 8 clients, ${PGBENCH.seconds} s) in a scratch database on the same PostgreSQL over ${transport}: ${tps} tps; load average ${loadAverage()}`);
     console.log(
       `payouts hot_per_s=${hot.perSecond} many_per_s=${many.perSecond} sustained_per_s=${steady.perSecond} p99_ms=${hot.p99} tpcb_tps=${tps} ` +
-        `ratio=${(hot.perSecond / tps).toFixed(2)} sustained_ratio=${(steady.perSecond / tps).toFixed(2)}`,
+        `ratio=${(hot.perSecond / tps).toFixed(2)} sustained_ratio=${(steady.perSecond / tps).toFixed(2)} many_ratio=${(many.perSecond / tps).toFixed(2)} ` +
+        `sustained_p99_ms=${steady.p99} backlog=${steady.growing ? 'growing' : 'steady'}`,
     );
   } finally {
     server?.kill('SIGKILL');
     worker?.kill('SIGKILL');
-    receiver.stop();
-    await ctx.db.close();
-    await db.drop();
-    fs.rmSync(pkiDir, { recursive: true, force: true });
+    await setup.close();
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Benchmarks, run on PostgreSQL: `npm run bench -- <name>` (ledger, payouts, webhooks, growth, screening; all
+ * Benchmarks, run on PostgreSQL: `npm run bench -- <name>` (ledger, payouts, scale, webhooks, growth, screening; all
  * when none is named), `--smoke` for each at a tiny size (CI). Each makes a fresh database for its
  * run (bench/measure.ts). This file only picks and runs them: the benchmarks import nothing from it.
  */
@@ -7,10 +7,11 @@ import os from 'node:os';
 import { growthBench } from './growth.js';
 import { ledgerBench } from './ledger.js';
 import { payoutsBench } from './payouts.js';
+import { scaleBench } from './scale.js';
 import { screeningBench } from './screening.js';
 import { webhooksBench } from './webhooks.js';
 
-const benches: Record<string, () => Promise<void>> = { ledger: ledgerBench, payouts: payoutsBench, webhooks: webhooksBench, growth: growthBench, screening: screeningBench };
+const benches: Record<string, () => Promise<void>> = { ledger: ledgerBench, payouts: payoutsBench, scale: scaleBench, webhooks: webhooksBench, growth: growthBench, screening: screeningBench };
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -30,7 +30,7 @@ async function cpuMs(ctx: AppContext, receiver: Receiver): Promise<{ engine: num
 /** True once every event is dispatched and no delivery is pending (both read from partial indexes, cheap). */
 async function allDelivered(ctx: AppContext): Promise<boolean> {
   const [row] = await ctx.db.query<{ done: boolean }>(
-    `SELECT NOT EXISTS (SELECT 1 FROM events WHERE dispatched_at IS NULL)
+    `SELECT NOT EXISTS (SELECT 1 FROM event_outbox)
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending') AS done`,
   );
   return row?.done ?? false;

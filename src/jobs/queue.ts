@@ -27,7 +27,7 @@ export async function enqueue(sql: Sql, job: NewJob, attemptsMaxDefault = JOB_AT
   await sql.query(
     `INSERT INTO jobs (kind, payload, run_at, unique_key, max_attempts)
      VALUES ($1, $2, COALESCE($3::timestamptz, now()), $4, $5)
-     ON CONFLICT (unique_key) WHERE status <> 'failed' DO NOTHING`,
+     ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL AND status <> 'failed' DO NOTHING`,
     [job.kind, JSON.stringify(job.payload ?? {}), job.runAt ?? null, job.uniqueKey ?? null, job.maxAttempts ?? attemptsMaxDefault],
   );
 }
@@ -89,7 +89,7 @@ export async function enqueueMany(sql: Sql, jobs: NewJob[], attemptsMaxDefault =
     `INSERT INTO jobs (kind, payload, run_at, unique_key, max_attempts)
      SELECT kind, payload::jsonb, COALESCE(run_at, now()), unique_key, max_attempts
        FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::int[]) AS j(kind, payload, run_at, unique_key, max_attempts)
-     ON CONFLICT (unique_key) WHERE status <> 'failed' DO NOTHING`,
+     ON CONFLICT (unique_key) WHERE unique_key IS NOT NULL AND status <> 'failed' DO NOTHING`,
     [
       jobs.map((j) => j.kind),
       jobs.map((j) => JSON.stringify(j.payload ?? {})),

@@ -39,20 +39,20 @@ export async function eventsAboutObject(sql: Sql, workspaceId: string, objectId:
   );
 }
 
-/** Marks an event as already turned into its deliveries, so the outbox dispatcher leaves it alone. */
+/** Marks an event as already turned into its deliveries (takes it out of the outbox), so the dispatcher leaves it alone. */
 export async function markEventDispatched(sql: Sql, id: string): Promise<void> {
-  await sql.query('UPDATE events SET dispatched_at = now() WHERE id = $1', [id]);
+  await sql.query('DELETE FROM event_outbox WHERE seq = (SELECT seq FROM events WHERE id = $1)', [id]);
 }
 
 /**
- * Retention: deletes at most `limit` events created before `before` that are dispatched and that no
+ * Retention: deletes at most `limit` events created before `before` that are dispatched (out of the outbox) and that no
  * webhook delivery references any more (deliveries are deleted first; their foreign key needs it).
  */
 export async function deleteEventsBefore(sql: Sql, before: Date, limit: number): Promise<number> {
   const rows = await sql.query(
     `DELETE FROM events WHERE id = ANY(ARRAY(
        SELECT e.id FROM events e
-        WHERE e.created_at < $1 AND e.dispatched_at IS NOT NULL
+        WHERE e.created_at < $1 AND NOT EXISTS (SELECT 1 FROM event_outbox o WHERE o.seq = e.seq)
           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id OFFSET 0)
         LIMIT $2 FOR UPDATE SKIP LOCKED))
      RETURNING 1`,
@@ -112,14 +112,20 @@ export async function eventsAfter(
   return { rows, withheld: settled >= 0 };
 }
 
-/** Writes events to the outbox with one statement, in order. */
+/**
+ * Writes events with one statement, in order, each deliverable one with its row in the webhook
+ * outbox (`event_outbox`, see 0030_paid_payout_writes.sql): the event row itself is never updated.
+ */
 export async function insertEvents(
   sql: Sql,
   events: readonly { id: string; workspaceId: string; accountId?: string | undefined; type: string; data: unknown; test?: boolean | undefined; deliverable?: boolean | undefined }[],
 ): Promise<void> {
   await sql.query(
-    `INSERT INTO events (id, workspace_id, account_id, type, data, test, deliverable)
-     SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::boolean[], $7::boolean[])`,
+    `WITH inserted AS (
+       INSERT INTO events (id, workspace_id, account_id, type, data, test, deliverable)
+       SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::boolean[], $7::boolean[])
+       RETURNING seq, workspace_id, id, deliverable)
+     INSERT INTO event_outbox (seq, workspace_id, event_id) SELECT seq, workspace_id, id FROM inserted WHERE deliverable`,
     [
       events.map((e) => e.id),
       events.map((e) => e.workspaceId),

@@ -104,39 +104,43 @@ export async function insertHolds(sql: Sql, totals: readonly { id: string; amoun
   );
 }
 
-/** Resolves pending transfers exactly once: rows only for those that were pending (already resolved or unknown ones are missing). */
+/**
+ * Resolves pending transfers exactly once and moves their amounts out of the pending columns of the
+ * customer accounts they touch (system accounts keep no running totals), in one statement: the
+ * transfers' compare-and-set from pending, then those balance rows locked in id order (the order
+ * holds lock them in, so this never deadlocks with a batch of holds) and updated. Rows only for the
+ * transfers that were pending (already resolved or unknown ones are missing). Kept for the end of a
+ * transaction, it holds the balance rows only from here to the commit.
+ */
 export async function resolvePendingMany(sql: Sql, resolutions: readonly { transferId: string; to: 'posted' | 'voided' }[]): Promise<TransferRow[]> {
   return sql.query<TransferRow>(
-    `UPDATE ledger_transfers t SET status = r.to_status, resolved_at = now()
-       FROM unnest($1::uuid[], $2::text[]) AS r(id, to_status)
-      WHERE t.id = r.id AND t.status = 'pending'
-      RETURNING t.id, t.currency, t.debit_account_id, t.credit_account_id, t.amount_minor::text AS amount_minor, t.status, t.reference_type, t.reference_id`,
+    `WITH resolved AS (
+       UPDATE ledger_transfers t SET status = r.to_status, resolved_at = now()
+         FROM unnest($1::uuid[], $2::text[]) AS r(id, to_status)
+        WHERE t.id = r.id AND t.status = 'pending'
+       RETURNING t.id, t.currency, t.debit_account_id, t.credit_account_id, t.amount_minor, t.status, t.reference_type, t.reference_id
+     ), sides AS (
+       SELECT debit_account_id AS id, -amount_minor AS dpe, CASE WHEN status = 'posted' THEN amount_minor ELSE 0 END AS dp, 0::numeric AS cpe, 0::numeric AS cp FROM resolved
+       UNION ALL
+       SELECT credit_account_id, 0, 0, -amount_minor, CASE WHEN status = 'posted' THEN amount_minor ELSE 0 END FROM resolved
+     ), deltas AS (
+       SELECT id, sum(dpe) AS dpe, sum(dp) AS dp, sum(cpe) AS cpe, sum(cp) AS cp FROM sides GROUP BY id
+     ), locked AS MATERIALIZED (
+       SELECT a.id FROM ledger_accounts a WHERE a.id IN (SELECT id FROM deltas) AND a.kind = 'customer' ORDER BY a.id FOR UPDATE
+     ), settled AS (
+       UPDATE ledger_accounts a SET
+          debits_pending  = a.debits_pending  + d.dpe,
+          debits_posted   = a.debits_posted   + d.dp,
+          credits_pending = a.credits_pending + d.cpe,
+          credits_posted  = a.credits_posted  + d.cp,
+          last_transfer_at = now()
+         FROM deltas d
+        WHERE a.id = d.id AND a.id IN (SELECT id FROM locked)
+       RETURNING a.id
+     )
+     SELECT id, currency, debit_account_id, credit_account_id, amount_minor::text AS amount_minor, status, reference_type, reference_id
+       FROM resolved`, // settled runs all the same: a data-modifying WITH always runs to completion
     [resolutions.map((r) => r.transferId), resolutions.map((r) => r.to)],
-  );
-}
-
-/** Moves resolved amounts out of the pending columns of customer accounts (system accounts keep no running totals): one statement for all. */
-export async function settlePendingBalancesMany(
-  sql: Sql,
-  deltas: readonly { id: string; debitsPending: bigint; debitsPosted: bigint; creditsPending: bigint; creditsPosted: bigint }[],
-): Promise<void> {
-  if (deltas.length === 0) return;
-  await sql.query(
-    `UPDATE ledger_accounts a SET
-        debits_pending  = a.debits_pending  + d.dpe,
-        debits_posted   = a.debits_posted   + d.dp,
-        credits_pending = a.credits_pending + d.cpe,
-        credits_posted  = a.credits_posted  + d.cp,
-        last_transfer_at = now()
-       FROM unnest($1::uuid[], $2::numeric[], $3::numeric[], $4::numeric[], $5::numeric[]) AS d(id, dpe, dp, cpe, cp)
-      WHERE a.id = d.id AND a.kind = 'customer'`,
-    [
-      deltas.map((d) => d.id),
-      deltas.map((d) => d.debitsPending.toString()),
-      deltas.map((d) => d.debitsPosted.toString()),
-      deltas.map((d) => d.creditsPending.toString()),
-      deltas.map((d) => d.creditsPosted.toString()),
-    ],
   );
 }
 

@@ -133,10 +133,11 @@ class Ledger {
   }
 
   /**
-   * Posts or voids many pending transfers, each exactly once: one statement resolves them all (a
-   * compare-and-set from pending; a transfer resolved before, or twice in the list, is a bug and
-   * rolls back), one statement moves their amounts out of the pending columns of the customer
-   * accounts they touch. A single post or void is a list of one.
+   * Posts or voids many pending transfers, each exactly once, with one statement: a compare-and-set
+   * from pending (a transfer resolved before, or twice in the list, is a bug and rolls back), and
+   * their amounts moved out of the pending columns of the customer accounts they touch, those rows
+   * locked in id order. A single post or void is a list of one. Called last in a transaction where
+   * it can be, it holds those balances only until the commit.
    */
   async resolveMany(tx: Tx, resolutions: readonly { transferId: string; to: 'posted' | 'voided' }[]): Promise<repo.TransferRow[]> {
     if (resolutions.length === 0) return [];
@@ -144,23 +145,6 @@ class Ledger {
     const rows = await repo.resolvePendingMany(tx, resolutions);
     const byId = new Map(rows.map((r) => [r.id, r]));
     for (const r of resolutions) assert(byId.has(r.transferId), `pending transfer ${r.transferId} resolves exactly once`);
-    const deltas = new Map<string, { debitsPending: bigint; debitsPosted: bigint; creditsPending: bigint; creditsPosted: bigint }>();
-    const delta = (id: string) => {
-      let d = deltas.get(id);
-      if (!d) deltas.set(id, (d = { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n }));
-      return d;
-    };
-    for (const row of rows) {
-      const amount = BigInt(row.amount_minor);
-      const posted = row.status === 'posted';
-      const debit = delta(row.debit_account_id);
-      debit.debitsPending -= amount;
-      if (posted) debit.debitsPosted += amount;
-      const credit = delta(row.credit_account_id);
-      credit.creditsPending -= amount;
-      if (posted) credit.creditsPosted += amount;
-    }
-    await repo.settlePendingBalancesMany(tx, [...deltas.entries()].map(([id, d]) => ({ id, ...d })));
     return resolutions.map((r) => byId.get(r.transferId) as repo.TransferRow);
   }
 

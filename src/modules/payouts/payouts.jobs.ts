@@ -5,18 +5,19 @@ import { completeJobs, enqueueMany, type Job } from '../../jobs/queue.js';
 import { formatAmount } from '../../lib/money.js';
 import { isAsyncConnector, type AsyncConnector } from '../../connectors/connector.js';
 import { lockCustomerBalances } from '../ledger/ledger.service.js';
-import { applyMoves, movePostsToLedger, stepJob, type MoveRequest } from './payouts.lifecycle.js';
+import { applyMoves, moveLocksBalancesFirst, movePostsToLedger, stepJob, type MoveRequest } from './payouts.lifecycle.js';
 import { findPayoutsByIds } from './payouts.steps.repository.js';
 import { handOver } from './payouts.outcomes.js';
 
 /**
  * Provider steps of many payouts in one transaction: read them and retire their jobs with one
  * statement each, hand the queued payouts of an async connector over to it (`accept`), ask each stepping
- * connector what comes next, lock the balances those moves post to with one,
- * apply the moves (`applyMoves`: the compare-and-sets in one statement, each ledger posting, the
- * events in one) and schedule the next looks with one. A crash before commit leaves every job to run
- * again; after commit, the work and the jobs' end are one fact. Two jobs for one payout in a batch
- * step it once.
+ * connector what comes next, and apply the moves (`applyMoves`: the compare-and-sets in one statement,
+ * the events in one, the next looks scheduled with one, and last the holds resolved with one, which
+ * locks the balances it settles until the commit). A batch with a move that posts to a balance
+ * beyond its holds (a revert) locks those balances first instead. A crash before commit leaves every
+ * job to run again; after commit, the work and the jobs' end are one fact. Two jobs for one payout in
+ * a batch step it once.
  */
 async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> {
   const rows = await findPayoutsByIds(tx, [...new Set(jobs.map((job) => String(job.payload.payoutId)))]);
@@ -40,17 +41,22 @@ async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> 
     }),
   }));
   const moving = planned.flatMap(({ row, step }): MoveRequest[] => (step.move === 'none' ? [] : [{ row, move: step.move, failureReason: step.failureReason }]));
-  // The balances these moves post to, locked up front in the order payout creation locks them (by
-  // ledger account id), so a batch of steps and a batch of new payouts never deadlock.
-  const balances = moving.filter(({ move }) => movePostsToLedger(move)).map(({ row }) => ({ accountId: row.account_id, currency: row.funding_currency }));
-  if (balances.length > 0) await lockCustomerBalances(tx, balances);
-  const moved = await applyMoves(tx, moving);
-  // A payout moved by someone else meanwhile: their move decides what follows.
-  const lost = new Set(moving.filter((_, i) => !moved[i]).map(({ row }) => row.id));
-  await enqueueMany(
-    tx,
-    planned.flatMap(({ row, step }) => (step.nextInMs === null || lost.has(row.id) ? [] : [stepJob(row.id, step.nextInMs)])),
-  );
+  // A batch with a revert locks the balances its moves post to up front, in the order payout creation
+  // locks them (by ledger account id), so a batch of steps and a batch of new payouts never deadlock.
+  if (moving.some(({ move }) => moveLocksBalancesFirst(move))) {
+    const balances = moving.filter(({ move }) => movePostsToLedger(move)).map(({ row }) => ({ accountId: row.account_id, currency: row.funding_currency }));
+    await lockCustomerBalances(tx, balances);
+  }
+  await applyMoves(tx, moving, {
+    beforeLedger: async (moved) => {
+      // A payout moved by someone else meanwhile: their move decides what follows.
+      const lost = new Set(moving.filter((_, i) => !moved[i]).map(({ row }) => row.id));
+      await enqueueMany(
+        tx,
+        planned.flatMap(({ row, step }) => (step.nextInMs === null || lost.has(row.id) ? [] : [stepJob(row.id, step.nextInMs)])),
+      );
+    },
+  });
 }
 
 /**

@@ -32,6 +32,16 @@ export function movePostsToLedger(move: PayoutMove): boolean {
   return move !== 'process';
 }
 
+/**
+ * Whether a move posts to the customer's balance beyond resolving its holds (`revert` credits it
+ * back), so that a batch with it locks its balances up front, in id order (lockCustomerBalances).
+ * A batch without one needs no such lock: resolving holds locks the balances it settles in id order
+ * itself, last in the transaction (`applyMoves`).
+ */
+export function moveLocksBalancesFirst(move: PayoutMove): boolean {
+  return move === 'revert';
+}
+
 type Resolution = { transferId: string; to: 'posted' | 'voided' };
 
 /** The pending transfers (amount and fee holds) a move posts or voids; resolved for a whole batch of moves at once. */
@@ -119,12 +129,18 @@ export async function applyMove(tx: Tx, row: PayoutRow, move: PayoutMove, failur
 
 /**
  * Applies moves to many payouts (one each) in the caller's transaction: the compare-and-sets in one
- * statement, the holds they post or void in one call of the ledger (two statements), any other
- * ledger posting of a move (quote-funded or reverted payouts), then their events in one statement. Returns,
- * for each request in order, the payout as moved, or undefined where it was no longer in a state the
- * move starts from. A single move is a batch of one (`applyMove`).
+ * statement, any ledger posting of a move beyond its holds (quote-funded or reverted payouts), their
+ * events in one statement, then `beforeLedger` (the caller's own writes, given the results), and last
+ * the holds they post or void in one statement of the ledger, which locks the balances it settles
+ * (in id order) so they stay locked only from there to the commit: payout creation waits on them.
+ * Returns, for each request in order, the payout as moved, or undefined where it was no longer in a
+ * state the move starts from. A single move is a batch of one (`applyMove`).
  */
-export async function applyMoves(tx: Tx, requests: readonly MoveRequest[]): Promise<(PayoutRow | undefined)[]> {
+export async function applyMoves(
+  tx: Tx,
+  requests: readonly MoveRequest[],
+  options: { beforeLedger?: (moved: readonly (PayoutRow | undefined)[]) => Promise<void> } = {},
+): Promise<(PayoutRow | undefined)[]> {
   assert(new Set(requests.map((r) => r.row.id)).size === requests.length, 'one move per payout in a batch');
   const changes: StatusChange[] = [];
   for (const { row, move, failureReason, returnReason, rail } of requests) {
@@ -146,10 +162,6 @@ export async function applyMoves(tx: Tx, requests: readonly MoveRequest[]): Prom
   const results = requests.map(({ row }) => movedById.get(row.id));
   await withdrawOpenControls(tx, changes.filter((c) => movedById.has(c.id)));
   const events: NewEvent[] = [];
-  await ledger.resolveMany(
-    tx,
-    requests.flatMap(({ row, move }, i) => (results[i] ? resolutionsForMove(row, move) : [])),
-  );
   for (const [i, { row, move }] of requests.entries()) {
     const moved = results[i];
     if (!moved) continue;
@@ -163,6 +175,11 @@ export async function applyMoves(tx: Tx, requests: readonly MoveRequest[]): Prom
     });
   }
   await recordEvents(tx, events);
+  await options.beforeLedger?.(results);
+  await ledger.resolveMany(
+    tx,
+    requests.flatMap(({ row, move }, i) => (results[i] ? resolutionsForMove(row, move) : [])),
+  );
   return results;
 }
 

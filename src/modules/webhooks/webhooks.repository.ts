@@ -152,30 +152,30 @@ export async function deliveriesOfEvents(sql: Sql, workspaceId: string, eventIds
 }
 
 /**
- * Turns up to `batchMax` undispatched events (oldest first) into one delivery per subscribed, enabled
- * endpoint of the event's workspace that existed when the event happened, and marks them dispatched,
- * in one statement. An event recorded as not deliverable (payout.reverted, per the spec) is marked
- * and sent nowhere. Rows are taken FOR UPDATE SKIP LOCKED, so concurrent workers split the outbox;
- * the unique (endpoint_id, event_id) makes a second creation impossible whatever happens.
+ * Turns up to `batchMax` events of the outbox (oldest first) into one delivery per subscribed, enabled
+ * endpoint of the event's workspace that existed when the event happened, and takes them out of the
+ * outbox, in one statement. An event recorded as not deliverable (payout.reverted, per the spec)
+ * never enters the outbox. Outbox rows are taken FOR UPDATE SKIP LOCKED, so concurrent workers split
+ * it; the unique (endpoint_id, event_id) makes a second creation impossible whatever happens.
  */
 export async function dispatchEvents(sql: Sql, batchMax: number): Promise<{ events: number; endpointIds: string[] }> {
   const row = await one<{ events: number; endpoint_ids: string[] | null }>(
     sql,
     `WITH batch AS (
-       SELECT id, workspace_id, type, created_at, deliverable FROM events
-        WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
-     ), marked AS (
-       UPDATE events e SET dispatched_at = now() FROM batch b WHERE e.id = b.id RETURNING e.id
+       SELECT seq FROM event_outbox ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
+     ), taken AS (
+       DELETE FROM event_outbox o USING batch b WHERE o.seq = b.seq RETURNING o.event_id
      ), created AS (
        INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
-       SELECT gen_random_uuid(), b.workspace_id, w.id, b.id, b.type, now()
-         FROM batch b
-         JOIN webhook_endpoints w ON b.deliverable AND w.workspace_id = b.workspace_id AND w.status = 'enabled'
-          AND w.created_at <= b.created_at AND (w.event_types IS NULL OR b.type = ANY (w.event_types))
+       SELECT gen_random_uuid(), e.workspace_id, w.id, e.id, e.type, now()
+         FROM taken t
+         JOIN events e ON e.id = t.event_id
+         JOIN webhook_endpoints w ON e.deliverable AND w.workspace_id = e.workspace_id AND w.status = 'enabled'
+          AND w.created_at <= e.created_at AND (w.event_types IS NULL OR e.type = ANY (w.event_types))
        ON CONFLICT (endpoint_id, event_id) DO NOTHING
        RETURNING endpoint_id
      )
-     SELECT (SELECT count(*) FROM marked)::int AS events, (SELECT array_agg(DISTINCT endpoint_id) FROM created) AS endpoint_ids`,
+     SELECT (SELECT count(*) FROM taken)::int AS events, (SELECT array_agg(DISTINCT endpoint_id) FROM created) AS endpoint_ids`,
     [batchMax],
   );
   return { events: row.events, endpointIds: row.endpoint_ids ?? [] };
