@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Corridor } from '../../packages/sdk/src/index.js';
 import { createRunner } from '../../src/jobs/index.js';
 import { HttpsReceiver } from '../helpers/https-receiver.js';
-import { listeningTestApp, newWorkspace, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
+import { getToken, listeningTestApp, newWorkspace, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
 
 type Json = Record<string, unknown>;
 type Env = Record<string, string>;
@@ -159,6 +159,20 @@ async function sharedEnv(w: Workspace): Promise<Env> {
   };
 }
 
+/**
+ * A payout an approval rule holds, in a workspace of its own, and the token of a second credential
+ * that may decide it (the creator may not).
+ */
+async function awaitingApproval(): Promise<Env> {
+  const w = await workspace();
+  const rule = await w.caller.request('POST', '/v1/approval-rules', { type: 'every_payout' });
+  expect(rule.statusCode, rule.body).toBe(201);
+  const id = await payout(w);
+  const issued = await t.app.inject({ method: 'POST', url: `/operator/v1/workspaces/${w.caller.workspaceId}/credentials`, headers: { authorization: `Bearer ${OPERATOR_KEY}`, 'idempotency-key': n() }, payload: { scopes: ['read:payouts', 'write:approvals'] } });
+  const checker = issued.json<{ clientId: string; clientSecret: string }>();
+  return { ...w.env, PAYOUT_ID: id, TOKEN: await getToken(t.app, checker.clientId, checker.clientSecret) };
+}
+
 /** Samples that change the object they name: each gets one in the state the sample needs. */
 const FRESH: Record<string, (w: Workspace) => Promise<Env>> = {
   'POST /v1/fx/conversions': async (w) => ({ QUOTE_ID: await conversionQuote(w) }),
@@ -185,6 +199,13 @@ const FRESH: Record<string, (w: Workspace) => Promise<Env>> = {
     }
   },
   'DELETE /v1/beneficiaries/{id}': async (w) => ({ BENEFICIARY_ID: (await beneficiary(w)).id }),
+  'DELETE /v1/approval-rules/{id}': async (w) => {
+    const rule = await w.caller.request('POST', '/v1/approval-rules', { type: 'batch_over', rows: 500 });
+    expect(rule.statusCode, rule.body).toBe(201);
+    return { APPROVAL_RULE_ID: idOf(rule.json()) };
+  },
+  'POST /v1/payouts/{id}/approve': awaitingApproval,
+  'POST /v1/payouts/{id}/reject': awaitingApproval,
   'DELETE /v1/webhooks/{id}': async (w) => ({ WEBHOOK_ID: idOf(await w.sdk.webhooks.create({ url: 'https://localhost:3000/webhooks/corridor' } as never)) }),
   'DELETE /v2/applications/{id}/persons/{personId}': async (w) => {
     const app = await application(w, 'draft');

@@ -131,6 +131,16 @@ async function screeningHeldPayout(): Promise<string> {
   return ok(res, 201).id;
 }
 const webhook = async () => ok(await c.request('POST', '/v1/webhooks', { url: 'https://93.184.216.34/hook' }), 201).id;
+/** A delivery that has finished (no worker runs here: the test event's delivery is marked failed, as after its last attempt). */
+async function finishedDelivery(): Promise<{ endpointId: string; deliveryId: string }> {
+  const endpointId = await webhook();
+  ok(await c.request('POST', `/v1/webhooks/${endpointId}/test`), 201);
+  const [delivery] = await t.ctx.db.query<{ id: string }>(
+    "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = $1 RETURNING id",
+    [endpointId],
+  );
+  return { endpointId, deliveryId: delivery?.id as string };
+}
 async function invitedUser(): Promise<string> {
   return ((await op(`/operator/v1/workspaces/${c.workspaceId}/users`, { email: `u${Math.random()}@corridor.test`, role: 'viewer' })).user as { id: string }).id;
 }
@@ -163,6 +173,10 @@ function reconciliation() {
 }
 
 const CALLS: Record<string, () => Promise<Call>> = {
+  'POST /v1/webhooks/:id/deliveries/:deliveryId/resend': async () => {
+    const { endpointId, deliveryId } = await finishedDelivery();
+    return { caller: c, url: `/v1/webhooks/${endpointId}/deliveries/${deliveryId}/resend` };
+  },
   'POST /operator/v1/reconciliation/lines/:id/match': async () => {
     const r = await reconciliation();
     return { url: `/operator/v1/reconciliation/lines/${r.line}/match`, body: { movementId: r.movementId } };

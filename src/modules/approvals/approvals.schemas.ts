@@ -30,7 +30,11 @@ export const CreateApprovalRuleBody = Type.Object(
     rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Required with `batch_over`' })),
     description: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },
-  { title: 'ApprovalRuleRequest', additionalProperties: false },
+  {
+    title: 'ApprovalRuleRequest',
+    additionalProperties: false,
+    examples: [{ type: 'amount_over', currency: 'EUR', amount: '10000.00', description: 'Payouts over 10,000 EUR need a second person' }],
+  },
 );
 
 export const ApprovalRulePage = Page('approval_rule.list', ApprovalRuleSchema);

@@ -5386,6 +5386,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "amount_over",
+                 *       "currency": "EUR",
+                 *       "amount": "10000.00",
+                 *       "description": "Payouts over 10,000 EUR need a second person"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApprovalRuleRequest"];
             };
         };
