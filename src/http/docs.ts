@@ -216,8 +216,9 @@ function curlSample(doc: Json, method: string, path: string, op: Json, body: unk
   if (path === '/oauth/token') return TOKEN_SAMPLE.replace('corridor-api', audience);
   const content = ((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
   const fileTypes = Object.keys(content).filter((t) => t !== 'application/json');
+  const fileBody = fileTypes.length > 0 && !content['application/json'];
   // A signed upload URL is its own credential: PUT the file's bytes to it as issued.
-  if (fileTypes.length > 0 && !content['application/json']) {
+  if (fileBody && method === 'put') {
     return [`curl -X ${method.toUpperCase()} "$UPLOAD_URL"`, `  -H "Content-Type: ${fileTypes[0]}"`, `  --data-binary @document.pdf`].join(' \\\n');
   }
   const url = `$CORRIDOR_BASE_URL${path.replace(/\{([^}]+)\}/g, (_m, p: string) => `$${pathVariable(path, p)}`)}${requiredQuery(doc, op)}`;
@@ -227,7 +228,9 @@ function curlSample(doc: Json, method: string, path: string, op: Json, body: unk
   if (path.startsWith('/operator/') || path.startsWith('/v1/operator') || path.startsWith('/v1/admin')) lines.push(`  -H "Authorization: Bearer $CORRIDOR_OPERATOR_KEY"`);
   else if (!isPublic) lines.push(`  -H "Authorization: Bearer $TOKEN"`);
   if (method === 'post' && !isPublic) lines.push(`  -H "Idempotency-Key: ${NEW_KEY}"`);
-  if (body !== undefined) {
+  // A file as the body (a sanctions list to load): its bytes, as read from disk.
+  if (fileBody) lines.push(`  -H "Content-Type: ${fileTypes[0]}"`, `  --data-binary @${fileTypes[0]?.includes('xml') ? 'list.xml' : 'list.csv'}`);
+  else if (body !== undefined) {
     lines.push(`  -H "Content-Type: application/json"`);
     lines.push(`  -d ${shellJson(body)}`);
   }

@@ -40,7 +40,7 @@ describe('the dashboard payout page of an on-chain payout', () => {
     expect(page.statusCode, page.body).toBe(200);
     const facts = page.body.slice(0, page.body.indexOf('class="timeline"'));
     expect(facts).toMatch(/Chain<\/dt>\s*<dd>ethereum<\/dd>/);
-    expect(facts).toMatch(new RegExp(`Transaction</dt>\\s*<dd><code>${TX}</code></dd>`));
+    expect(facts).toMatch(new RegExp(`Transaction</dt>\\s*<dd><span class="copyable"><code id="[^"]+">${TX}</code>`));
     const timeline = page.body.slice(page.body.indexOf('class="timeline"'), page.body.indexOf('</ol>', page.body.indexOf('class="timeline"')));
     const moves = timeline.split('<li>').slice(2); // after "created"
     expect(moves).toHaveLength(2);

@@ -25,7 +25,7 @@ export const BankFileSchema = Type.Object(
   { title: 'Bank file (pain.001)' },
 );
 
-export const BankFilePage = Page('list', BankFileSchema);
+export const BankFilePage = Page('bank_file.list', BankFileSchema);
 
 export const BankFileListQuery = Type.Object({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
@@ -48,7 +48,7 @@ export const HeldPayoutSchema = Type.Object(
   { title: 'Payout held by the bank connector' },
 );
 
-export const HeldPayoutPage = Page('list', HeldPayoutSchema);
+export const HeldPayoutPage = Page('bank_held_payout.list', HeldPayoutSchema);
 
 export const HeldPayoutListQuery = Type.Object({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
