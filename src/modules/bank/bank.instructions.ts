@@ -3,18 +3,11 @@ import type { CreditTransfer, PostalAddress } from './pain001.js';
 
 /**
  * What a handed-over payout becomes in a pain.001 file, and the identifiers that tie the bank's
- * answers back to it.
- *
- * EndToEndId: ISO limits it to 35 characters and a payout id is a UUID of 36, so the EndToEndId is
- * the payout id without its four dashes (32 lower-case hexadecimal characters). The mapping is
- * deterministic both ways (`payoutIdOfEndToEndId`, inbound/end-to-end.ts, puts the dashes back) and is also stored with each
- * payout's file entry (`bank_payouts.end_to_end_id`).
+ * answers back to it (the EndToEndId mapping, both ways: inbound/end-to-end.ts).
  */
-export function endToEndIdOf(payoutId: string): string {
-  return payoutId.replace(/-/g, '').toLowerCase();
-}
+import { endToEndIdOf } from './inbound/end-to-end.js';
 
-/** The payout id an EndToEndId names (with or without dashes), or undefined when it is not one of ours: the inbound side's mapping. */
+export { endToEndIdOf };
 export { payoutIdOfEndToEndId } from './inbound/end-to-end.js';
 
 /** The beneficiary snapshot stored on a payout (as validated at submit), as far as a file needs it. */
