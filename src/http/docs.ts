@@ -112,6 +112,12 @@ export function exampleOf(doc: Json, schema: unknown, depth = 0, name = ''): unk
         if (exclusive) oneOfGiven = true;
       }
     }
+    // A body that must change something (`minProperties`) names its first field at least.
+    const least = typeof s.minProperties === 'number' ? s.minProperties : 0;
+    for (const [name, prop] of properties) {
+      if (Object.keys(out).length >= least) break;
+      if (!(name in out)) out[name] = exampleOf(doc, prop, depth + 1, name);
+    }
     return out;
   }
   if (type === 'array') return [exampleOf(doc, s.items, depth + 1)];
@@ -146,7 +152,7 @@ function stringExample(s: Json, name: string): string {
     case 'date':
       return '2026-01-31';
     case 'email':
-      return 'ada@example.com';
+      return 'ada.lovelace@corridor.test';
     case 'uri':
     case 'url':
       return 'https://localhost:3000/webhooks/corridor';
@@ -181,6 +187,14 @@ export function withVariables(value: unknown, key = '', parent = ''): unknown {
     if (key === 'id' && parent) return `$${snake(singularSegment(parent))}_ID`;
   }
   return value;
+}
+
+/** The value a path parameter takes in a sample: one of its fixed values as is, else the shell variable that holds it. */
+function pathValue(doc: Json, path: string, op: Json, param: string, variable: (name: string) => string): string {
+  const declared = ((op.parameters ?? []) as Json[]).find((p) => p.in === 'path' && p.name === param);
+  const schema = resolve(doc, declared?.schema);
+  const fixed = Array.isArray(schema.enum) || Array.isArray(schema.anyOf) ? exampleOf(doc, schema) : undefined;
+  return typeof fixed === 'string' && /^[\w.-]+$/.test(fixed) ? fixed : variable(pathVariable(path, param));
 }
 
 function shellQuote(text: string): string {
@@ -221,7 +235,7 @@ function curlSample(doc: Json, method: string, path: string, op: Json, body: unk
   if (fileBody && method === 'put') {
     return [`curl -X ${method.toUpperCase()} "$UPLOAD_URL"`, `  -H "Content-Type: ${fileTypes[0]}"`, `  --data-binary @document.pdf`].join(' \\\n');
   }
-  const url = `$CORRIDOR_BASE_URL${path.replace(/\{([^}]+)\}/g, (_m, p: string) => `$${pathVariable(path, p)}`)}${requiredQuery(doc, op)}`;
+  const url = `$CORRIDOR_BASE_URL${path.replace(/\{([^}]+)\}/g, (_m, p: string) => pathValue(doc, path, op, p, (v) => `$${v}`))}${requiredQuery(doc, op)}`;
   const lines = [`curl -X ${method.toUpperCase()} "${url}"`];
   const security = op.security as unknown[] | undefined;
   const isPublic = Array.isArray(security) && security.length === 0;
@@ -242,10 +256,10 @@ interface SampleContext {
   audience: string;
 }
 
-function sdkSample(method: string, path: string, sdkName: string, body: unknown, context: SampleContext): string {
+function sdkSample(doc: Json, op: Json, method: string, path: string, sdkName: string, body: unknown, context: SampleContext): string {
   const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
   const args: string[] = [];
-  if (pathParams.length > 0) args.push(`{ ${pathParams.map((p) => `${p}: process.env.${pathVariable(path, p)}!`).join(', ')} }`);
+  if (pathParams.length > 0) args.push(`{ ${pathParams.map((p) => `${p}: ${pathValue(doc, path, op, p, (v) => `process.env.${v}!`).replace(/^[\w.-]+$/, (fixed) => `'${fixed}'`)}`).join(', ')} }`);
   if (body !== undefined) args.push(JSON.stringify(body, null, 2).replace(/"\$([A-Z][A-Z0-9_]*)"/g, 'process.env.$1!'));
   return [
     `import { Corridor } from '@corridor/sdk';`,
@@ -276,7 +290,7 @@ export function addCodeSamples<T extends object>(document: T, audience: string):
       const body = optionalBody && example && typeof example === 'object' && Object.keys(example).length === 0 ? undefined : example;
       const samples: CodeSample[] = [{ lang: 'Shell', label: 'curl', source: curlSample(doc, method, path, op, body, context.audience) }];
       const sdkName = sdk.get(`${method.toUpperCase()} ${path}`);
-      if (sdkName) samples.push({ lang: 'TypeScript', label: 'SDK', source: sdkSample(method, path, sdkName, body, context) });
+      if (sdkName) samples.push({ lang: 'TypeScript', label: 'SDK', source: sdkSample(doc, op, method, path, sdkName, body, context) });
       op['x-codeSamples'] = samples;
     }
   }

@@ -308,21 +308,28 @@ function addOAuth2(doc: Json, tokenUrl: string, scopes: readonly string[]): void
 }
 
 /**
- * The tags in the order a newcomer meets them (the getting-started path), then the rest alphabetically,
- * operator endpoints last.
+ * The tags in the order a newcomer meets them (the getting-started path), then the rest alphabetically;
+ * the tags of operator endpoints only (the operator key's API, /operator/…) after every other, `Operator` last.
  */
 export const TAG_ORDER = [
-  'Authentication', 'Beneficiaries', 'Payouts', 'Webhooks', 'Events', 'Ledger', 'FX', 'Sandbox', 'Accounts', 'Applications', 'Uploads',
+  'Authentication', 'Beneficiaries', 'Payouts', 'Webhooks', 'Events', 'Ledger', 'FX', 'Sandbox', 'Approvals', 'Accounts', 'Applications', 'Uploads',
   'Virtual accounts', 'Deposits', 'Orders', 'Capabilities', 'API keys', 'Service',
 ];
-const LAST_TAGS = ['Operator'];
+const LAST_TAG = 'Operator';
 
 function orderTags(doc: Json): void {
   const seen = new Set<string>();
-  for (const { op } of operationsOf(doc)) for (const t of (op.tags ?? []) as string[]) seen.add(t);
+  const integrator = new Set<string>();
+  for (const { path, op } of operationsOf(doc)) {
+    for (const t of (op.tags ?? []) as string[]) {
+      seen.add(t);
+      if (!path.startsWith('/operator/')) integrator.add(t);
+    }
+  }
   const known = new Map(((doc.tags ?? []) as Json[]).map((t) => [String(t.name), t]));
   const rank = (name: string) => {
-    if (LAST_TAGS.includes(name)) return 10_000 + LAST_TAGS.indexOf(name);
+    if (name === LAST_TAG) return 20_000;
+    if (seen.has(name) && !integrator.has(name)) return 10_000;
     const i = TAG_ORDER.indexOf(name);
     return i === -1 ? 1_000 : i;
   };

@@ -181,7 +181,14 @@ describe('error codes', () => {
 
   it('the tags follow the getting-started path, the operator API last', () => {
     const tags = (doc.tags as { name: string }[]).map((tag) => tag.name);
-    expect(tags.slice(0, 3)).toEqual(['Authentication', 'Beneficiaries', 'Payouts']);
+    // The getting-started path of the description: a token, a beneficiary, a payout, a webhook and its events.
+    expect(tags.slice(0, 5)).toEqual(['Authentication', 'Beneficiaries', 'Payouts', 'Webhooks', 'Events']);
     expect(tags[tags.length - 1]).toBe('Operator');
+    // Every tag with an operation of the operator API only comes after every tag an integrator uses.
+    const operatorOnly = (tag: string) =>
+      Object.entries(doc.paths as Record<string, Record<string, { tags?: string[] }>>).every(([p, item]) => Object.values(item).every((op) => !op.tags?.includes(tag) || p.startsWith('/operator/')));
+    const firstOperatorTag = tags.findIndex(operatorOnly);
+    expect(tags.slice(firstOperatorTag).every(operatorOnly)).toBe(true);
+    expect(tags.slice(firstOperatorTag)).toEqual(expect.arrayContaining(['Screening', 'Operator']));
   });
 });

@@ -298,5 +298,5 @@ export const ReviewBody = Type.Object(
 
 export const ScreeningBody = Type.Object(
   { screeningStatus: Type.Optional(literals(SCREENING_STATUSES)), riskLevel: Type.Optional(literals(RISK_LEVELS)) },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, examples: [{ screeningStatus: 'clear', riskLevel: 'low' }] },
 );

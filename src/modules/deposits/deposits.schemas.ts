@@ -53,7 +53,12 @@ export const OperatorDepositBody = Type.Object(
     workspaceId: Type.Optional(Uuid),
     accountId: Type.Optional(Uuid),
   },
-  { title: 'OperatorDepositRequest', additionalProperties: false, description: 'virtualAccountId, or workspaceId (and accountId for a sub-account) with currency' },
+  {
+    title: 'OperatorDepositRequest',
+    additionalProperties: false,
+    description: 'virtualAccountId, or workspaceId (and accountId for a sub-account) with currency',
+    examples: [{ workspaceId: '3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b', currency: 'USDC', amount: '250.00', rail: 'crypto', clientRef: 'deposit-1002' }],
+  },
 );
 
 export const DepositMoveBody = Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false });

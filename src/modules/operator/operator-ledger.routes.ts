@@ -11,7 +11,7 @@ const AdjustBody = Type.Object({
   amount: Type.String({ pattern: '^-?(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$', description: 'Signed decimal: positive credits the balance, negative debits it' }),
   reason: Type.String({ minLength: 3, maxLength: 500 }),
   accountId: Type.Optional(Uuid),
-});
+}, { examples: [{ currency: 'EUR', amount: '250.00', reason: 'Goodwill credit for support case 4711' }] });
 
 export function operatorLedgerRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post<{ Params: { id: string }; Body: Static<typeof AdjustBody> }>(

@@ -67,8 +67,8 @@ export const LineSchema = Type.Object(
 export const LineList = Type.Object({ object: Type.Literal('bank_statement_line.list'), data: Type.Array(LineSchema) });
 
 export const MatchBody = Type.Object({ movementId: Uuid });
-export const IgnoreBody = Type.Object({ reason: Type.String({ minLength: 3, maxLength: 500 }) });
-export const ResolveBody = Type.Object({ resolution: Type.String({ minLength: 3, maxLength: 500, description: 'What was done about it' }) });
+export const IgnoreBody = Type.Object({ reason: Type.String({ minLength: 3, maxLength: 500 }) }, { examples: [{ reason: 'Account fee, booked to bank charges' }] });
+export const ResolveBody = Type.Object({ resolution: Type.String({ minLength: 3, maxLength: 500, description: 'What was done about it' }) }, { examples: [{ resolution: 'Asked the bank to recall the payment' }] });
 
 export const ExceptionSchema = Type.Object(
   {
