@@ -194,6 +194,16 @@ describe('the SDK through a validating proxy (Prism, --errors)', () => {
     for (const list of [corridor.payouts.list({ limit: 1 }), corridor.orders.list(), corridor.applications.documents.list({ id: application.id }), corridor.transactions.list({ limit: 2 })]) await list;
     await corridor.balances.get();
 
+    // The errors an integrator meets are described too: each shape, as the document says it.
+    const unknown = '3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b';
+    const statusOf = (call: Promise<unknown>) => call.then(() => 200, (err: { status?: number }) => err.status);
+    expect(await statusOf(corridor.payouts.get({ id: unknown }))).toBe(404);
+    expect(await statusOf(corridor.webhooks.get({ id: unknown }))).toBe(404);
+    expect(await statusOf(corridor.payouts.create({ clientRef: 'proxy-2', amount: '10.00', currency: 'EUR', beneficiary: { id: unknown } }))).toBe(400);
+    expect(await statusOf(corridor.fx.conversions.create({ quoteId: unknown }))).toBe(404);
+    expect(await statusOf(corridor.applications.submit({ id: application.id }))).toBe(409);
+    expect((await recordingFetch(`${proxy}/v1/payouts`, { headers: { authorization: 'Bearer not-a-token' } })).status).toBe(401);
+
     // Every exchange went through the proxy, and it found nothing wrong with any.
     const seen = new Set(exchanges.map((e) => `${e.method} ${e.url.replace(/\?.*$/, '')}`));
     expect(seen).toContain('POST /oauth/token');
