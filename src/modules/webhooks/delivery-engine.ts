@@ -54,12 +54,15 @@ class Wakeup {
 /**
  * Delivers webhooks, in any number of worker processes sharing one database. Two loops:
  * - the dispatcher turns new outbox events into deliveries (in batches, at once while there are
- *   more, else polling every 50 ms, or JOB_POLL_MS if shorter);
- * - the claimer takes due deliveries, leased in the database, for each endpoint up to twice
- *   WEBHOOK_ENDPOINT_CONCURRENCY (sending at most that many at once, the rest queued here so the
- *   next starts the moment one ends), and at most WEBHOOK_IN_FLIGHT_MAX in all.
- * Outcomes are recorded in batches. Nothing lives only in memory: a delivery taken by a process that
- * dies is due again when its lease ends.
+ *   more, else polling every 50 ms, or JOB_POLL_MS if shorter), creating those this worker has room
+ *   for already leased to it and sending them straight away (one insert, then one outcome write);
+ * - the claimer takes due deliveries (retries, deliveries created beyond that room, and those whose
+ *   lease ended), leased in the database.
+ * Either way each endpoint gets up to twice WEBHOOK_ENDPOINT_CONCURRENCY here (sending at most that
+ * many at once, the rest queued here so the next starts the moment one ends), and at most
+ * WEBHOOK_IN_FLIGHT_MAX in all. A delivery is committed before its first attempt is sent. Outcomes
+ * are recorded in batches. Nothing lives only in memory: a delivery taken by a process that dies is
+ * due again when its lease ends.
  */
 export class WebhookEngine {
   readonly workerId = `wh_${randomBytes(6).toString('hex')}`;
@@ -129,10 +132,12 @@ export class WebhookEngine {
       this.dispatchWakeup.reset();
       let found = 0;
       try {
-        const dispatched = await repo.dispatchEvents(this.ctx.db, limits.webhookDispatchBatchMax);
+        const dispatched = await repo.dispatchEvents(this.ctx.db, limits.webhookDispatchBatchMax, this.running ? this.dispatchLease() : undefined);
         found = dispatched.events;
-        for (const id of dispatched.endpointIds) if (!this.endpoints.includes(id)) this.endpoints.push(id);
-        if (dispatched.endpointIds.length) this.claimWakeup.signal();
+        const due = new Set(dispatched.endpointIds);
+        await this.takeAll(dispatched.leased, due);
+        for (const id of due) if (!this.endpoints.includes(id)) this.endpoints.push(id);
+        if (due.size) this.claimWakeup.signal();
       } catch (err) {
         this.log.error({ err }, 'webhook dispatch failed');
       }
@@ -163,8 +168,49 @@ export class WebhookEngine {
     const allowance = room > 0 ? this.allowance() : [];
     if (allowance.length === 0) return 0;
     const rows = await repo.claimDueDeliveries(this.ctx.db, this.workerId, allowance, room, leaseMsFor(config.webhookTimeoutMs));
-    for (const row of rows) this.take(row);
+    await this.takeAll(rows, new Set());
     return rows.length;
+  }
+
+  /**
+   * What the dispatcher may create leased to this worker: up to what each endpoint may still take
+   * (as for a claim) and the room left in all; the rest is created due, for any worker to claim.
+   */
+  private dispatchLease(): repo.DispatchLease {
+    const { config } = this.ctx;
+    const depth = 2 * config.webhookEndpointConcurrency;
+    const free: { endpoint_id: string; free: number }[] = [];
+    for (const id of new Set([...this.sendingByEndpoint.keys(), ...this.queuedByEndpoint.keys()])) free.push({ endpoint_id: id, free: Math.max(0, depth - this.load(id)) });
+    return {
+      workerId: this.workerId,
+      leaseMs: leaseMsFor(config.webhookTimeoutMs),
+      free,
+      depth,
+      room: Math.max(0, config.webhookInFlightMax - this.inFlight.size - this.queuedCount),
+    };
+  }
+
+  private load(endpointId: string): number {
+    return (this.sendingByEndpoint.get(endpointId) ?? 0) + (this.queuedByEndpoint.get(endpointId)?.length ?? 0);
+  }
+
+  /**
+   * Takes leased deliveries (dispatched or claimed). The dispatcher and the claimer run side by side,
+   * so together they may have leased more of an endpoint's than it may hold here: those are handed
+   * back at once (due again, their endpoints added to `due`), so no queued delivery waits longer
+   * than its lease allows.
+   */
+  private async takeAll(rows: readonly repo.ClaimedDelivery[], due: Set<string>): Promise<void> {
+    const depth = 2 * this.ctx.config.webhookEndpointConcurrency;
+    const back: string[] = [];
+    for (const row of rows) {
+      if (this.running && this.load(row.endpoint_id) < depth) this.take(row);
+      else {
+        back.push(row.id);
+        due.add(row.endpoint_id);
+      }
+    }
+    if (back.length) await repo.releaseDeliveries(this.ctx.db, this.workerId, back);
   }
 
   /** Refreshes the endpoints with pending deliveries, a bounded number at a time, rotating through them. */

@@ -152,33 +152,80 @@ export async function deliveriesOfEvents(sql: Sql, workspaceId: string, eventIds
 }
 
 /**
+ * How a dispatching worker takes the deliveries it creates: leased to it at once (until `leaseMs`
+ * from their insert), so that it sends them without claiming them. At most `free` more for each
+ * endpoint named (`depth` for the others) and `room` in all; the rest are created due now, for any
+ * worker's claim.
+ */
+export interface DispatchLease {
+  workerId: string;
+  leaseMs: number;
+  free: { endpoint_id: string; free: number }[];
+  depth: number;
+  room: number;
+}
+
+export interface Dispatched {
+  /** Outbox events taken. */
+  events: number;
+  /** The endpoints of the deliveries created due (not leased). */
+  endpointIds: string[];
+  /** The deliveries created leased to the dispatching worker, with what their first attempt sends. */
+  leased: ClaimedDelivery[];
+}
+
+/**
  * Turns up to `batchMax` events of the outbox (oldest first) into one delivery per subscribed, enabled
  * endpoint of the event's workspace that existed when the event happened, and takes them out of the
  * outbox, in one statement. An event recorded as not deliverable (payout.reverted, per the spec)
  * never enters the outbox. Outbox rows are taken FOR UPDATE SKIP LOCKED, so concurrent workers split
- * it; the unique (endpoint_id, event_id) makes a second creation impossible whatever happens.
+ * it; the unique (event_id, endpoint_id) makes a second creation impossible whatever happens.
+ *
+ * With `lease`, the deliveries the worker has room for are created leased to it and returned with
+ * their event and endpoint, so a delivery is one insert and one outcome write (no claim between):
+ * it is recorded (committed) before the worker sends it, and due again when its lease ends if the
+ * worker dies first, as a claimed one is.
  */
-export async function dispatchEvents(sql: Sql, batchMax: number): Promise<{ events: number; endpointIds: string[] }> {
-  const row = await one<{ events: number; endpoint_ids: string[] | null }>(
-    sql,
+export async function dispatchEvents(sql: Sql, batchMax: number, lease?: DispatchLease): Promise<Dispatched> {
+  const rows = await sql.query<ClaimedDelivery & { events: number; endpoint_ids: string[] | null }>(
     `WITH batch AS (
        SELECT seq FROM event_outbox ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
      ), taken AS (
-       DELETE FROM event_outbox o USING batch b WHERE o.seq = b.seq RETURNING o.event_id
-     ), created AS (
-       INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
-       SELECT gen_random_uuid(), e.workspace_id, w.id, e.id, e.type, now()
+       DELETE FROM event_outbox o USING batch b WHERE o.seq = b.seq RETURNING o.seq, o.event_id
+     ), planned AS (
+       SELECT gen_random_uuid() AS id, t.seq, e.workspace_id, w.id AS endpoint_id, e.id AS event_id, e.type AS event_type,
+              e.created_at AS event_created_at, e.test AS event_test, e.data AS event_data, w.url, w.secret_encrypted,
+              row_number() OVER (PARTITION BY w.id ORDER BY t.seq) AS k
          FROM taken t
          JOIN events e ON e.id = t.event_id
          JOIN webhook_endpoints w ON e.deliverable AND w.workspace_id = e.workspace_id AND w.status = 'enabled'
           AND w.created_at <= e.created_at AND (w.event_types IS NULL OR e.type = ANY (w.event_types))
-       ON CONFLICT (endpoint_id, event_id) DO NOTHING
-       RETURNING endpoint_id
+     ), fitting AS (
+       SELECT p.*, $2::text IS NOT NULL AND p.k <= COALESCE(a.free, $3::int) AS fits
+         FROM planned p LEFT JOIN jsonb_to_recordset($4::jsonb) AS a(endpoint_id uuid, free int) ON a.endpoint_id = p.endpoint_id
+     ), chosen AS (
+       SELECT f.*, f.fits AND row_number() OVER (PARTITION BY f.fits ORDER BY f.seq, f.endpoint_id) <= $5::int AS leased FROM fitting f
+     ), created AS (
+       INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at, locked_by, locked_until)
+       SELECT id, workspace_id, endpoint_id, event_id, event_type, now(), CASE WHEN leased THEN $2::text END,
+              CASE WHEN leased THEN clock_timestamp() + make_interval(secs => $6::double precision / 1000) END
+         FROM chosen
+       ON CONFLICT (event_id, endpoint_id) DO NOTHING
+       RETURNING id, endpoint_id, locked_by
      )
-     SELECT (SELECT count(*) FROM taken)::int AS events, (SELECT array_agg(DISTINCT endpoint_id) FROM created) AS endpoint_ids`,
-    [batchMax],
+     SELECT s.events, s.endpoint_ids, l.*
+       FROM (SELECT (SELECT count(*) FROM taken)::int AS events,
+                    (SELECT array_agg(DISTINCT endpoint_id) FROM created WHERE locked_by IS NULL) AS endpoint_ids) s
+       LEFT JOIN LATERAL (
+         SELECT c.id, c.endpoint_id, 0 AS attempt_count, h.event_id, h.event_type, h.event_created_at, h.event_test,
+                h.event_data::text AS event_data, h.url, h.secret_encrypted
+           FROM created c JOIN chosen h ON h.id = c.id WHERE c.locked_by IS NOT NULL ORDER BY h.seq, h.endpoint_id) l ON true`,
+    [batchMax, lease?.workerId ?? null, lease?.depth ?? 0, JSON.stringify(lease?.free ?? []), lease?.room ?? 0, lease?.leaseMs ?? 0],
   );
-  return { events: row.events, endpointIds: row.endpoint_ids ?? [] };
+  const first = rows[0];
+  const leased: ClaimedDelivery[] = [];
+  for (const { events: _events, endpoint_ids: _endpointIds, ...d } of rows) if (d.id) leased.push(d);
+  return { events: first?.events ?? 0, endpointIds: first?.endpoint_ids ?? [], leased };
 }
 
 /**
