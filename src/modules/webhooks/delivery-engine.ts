@@ -78,7 +78,11 @@ export class WebhookEngine {
   /** Leased deliveries waiting for a free slot of their endpoint. */
   private readonly queuedByEndpoint = new Map<string, repo.ClaimedDelivery[]>();
   private queuedCount = 0;
-  private readonly toRecord: repo.AttemptWrite[] = [];
+  private readonly toRecord: (repo.AttemptWrite & { leaseId: string | undefined })[] = [];
+  /** Dispatched leases (webhook_leases rows) of this worker: their deliveries not yet recorded or handed back. */
+  private readonly leases = new Map<string, { left: number; until: number }>();
+  /** The lease row of each dispatched delivery until its outcome is queued. */
+  private readonly leaseOf = new Map<string, string>();
   private recording: Promise<void> | undefined;
   /** Endpoints with pending deliveries, as of the last walk and the dispatches since. */
   private endpoints: string[] = [];
@@ -117,6 +121,7 @@ export class WebhookEngine {
     this.claimWakeup.signal();
     await Promise.all(this.loops);
     const queued = [...this.queuedByEndpoint.values()].flat().map((d) => d.id);
+    for (const id of queued) this.leaseDone(id);
     this.queuedByEndpoint.clear();
     this.queuedCount = 0;
     if (queued.length) await repo.releaseDeliveries(this.ctx.db, this.workerId, queued).catch((err: unknown) => this.log.warn({ err }, 'could not release queued webhook deliveries'));
@@ -135,6 +140,10 @@ export class WebhookEngine {
         const dispatched = await repo.dispatchEvents(this.ctx.db, limits.webhookDispatchBatchMax, this.running ? this.dispatchLease() : undefined);
         found = dispatched.events;
         const due = new Set(dispatched.endpointIds);
+        if (dispatched.leaseId) {
+          this.leases.set(dispatched.leaseId, { left: dispatched.leased.length, until: Date.now() + leaseMsFor(this.ctx.config.webhookTimeoutMs) });
+          for (const d of dispatched.leased) this.leaseOf.set(d.id, dispatched.leaseId);
+        }
         await this.takeAll(dispatched.leased, due);
         for (const id of due) if (!this.endpoints.includes(id)) this.endpoints.push(id);
         if (due.size) this.claimWakeup.signal();
@@ -163,7 +172,10 @@ export class WebhookEngine {
   /** Takes due deliveries within the limits; returns how many. */
   private async claim(): Promise<number> {
     const { config } = this.ctx;
-    if (Date.now() - this.walkedAt >= config.limits.jobPollMs) await this.walk();
+    if (Date.now() - this.walkedAt >= config.limits.jobPollMs) {
+      await this.recover();
+      await this.walk();
+    }
     const room = config.webhookInFlightMax - this.inFlight.size - this.queuedCount;
     const allowance = room > 0 ? this.allowance() : [];
     if (allowance.length === 0) return 0;
@@ -210,7 +222,33 @@ export class WebhookEngine {
         due.add(row.endpoint_id);
       }
     }
-    if (back.length) await repo.releaseDeliveries(this.ctx.db, this.workerId, back);
+    if (back.length) {
+      for (const id of back) this.leaseDone(id);
+      await repo.releaseDeliveries(this.ctx.db, this.workerId, back);
+    }
+  }
+
+  /**
+   * Makes due the deliveries of ended dispatch leases (any worker's: one that died mid-way) still
+   * without an outcome, and forgets this worker's own ended leases (their rows went with them).
+   */
+  private async recover(): Promise<void> {
+    await repo.recoverExpiredLeases(this.ctx.db, this.ctx.config.limits.webhookClaimEndpointsMax);
+    const now = Date.now();
+    for (const [id, lease] of this.leases) if (lease.until < now) this.leases.delete(id);
+    for (const [deliveryId, leaseId] of this.leaseOf) if (!this.leases.has(leaseId)) this.leaseOf.delete(deliveryId);
+  }
+
+  /** Counts a dispatched delivery as done with (recorded or handed back); returns its lease when that was the last. */
+  private leaseDone(deliveryId: string): string | undefined {
+    const leaseId = this.leaseOf.get(deliveryId);
+    if (leaseId === undefined) return undefined;
+    this.leaseOf.delete(deliveryId);
+    const lease = this.leases.get(leaseId);
+    if (!lease) return undefined;
+    if (--lease.left > 0) return undefined;
+    this.leases.delete(leaseId);
+    return leaseId;
   }
 
   /** Refreshes the endpoints with pending deliveries, a bounded number at a time, rotating through them. */
@@ -292,6 +330,7 @@ export class WebhookEngine {
       retryDelaysMs: config.webhookRetryDelaysMs,
     });
     this.record({
+      leaseId: this.leaseOf.get(row.id),
       id: row.id,
       number,
       status: outcome.status,
@@ -308,7 +347,7 @@ export class WebhookEngine {
   }
 
   /** Queues an outcome; one write at a time carries every outcome queued meanwhile (group commit). */
-  private record(write: repo.AttemptWrite): void {
+  private record(write: repo.AttemptWrite & { leaseId: string | undefined }): void {
     this.toRecord.push(write);
     this.recording ??= this.flushRecords().finally(() => {
       this.recording = undefined;
@@ -318,8 +357,13 @@ export class WebhookEngine {
   private async flushRecords(): Promise<void> {
     while (this.toRecord.length > 0) {
       const batch = this.toRecord.splice(0, RECORD_BATCH_MAX);
+      const doneLeases: string[] = [];
+      for (const w of batch) {
+        const done = w.leaseId === undefined ? undefined : this.leaseDone(w.id);
+        if (done !== undefined) doneLeases.push(done);
+      }
       try {
-        await repo.recordAttempts(this.ctx.db, this.workerId, batch);
+        await repo.recordAttempts(this.ctx.db, this.workerId, batch.map(({ leaseId: _leaseId, ...w }) => w), doneLeases);
       } catch (err) {
         // The leases end and these deliveries are attempted again: at least once, never lost.
         this.log.error({ err, deliveries: batch.length }, 'could not record webhook attempts');
