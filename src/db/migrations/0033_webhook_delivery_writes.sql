@@ -25,7 +25,7 @@ ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_final_not_due C
 DROP INDEX webhook_deliveries_due;
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (endpoint_id, next_attempt_at) WHERE next_attempt_at IS NOT NULL;
 -- Room on each page for the outcome's version of the row (with its attempt), so that it stays HOT.
-ALTER TABLE webhook_deliveries SET (fillfactor = 70);
+ALTER TABLE webhook_deliveries SET (fillfactor = 40);
 
 -- A delivery's event exists by construction: the dispatcher creates deliveries only for the events it
 -- takes out of the outbox in the same statement (the test operation, for the event of its own
