@@ -8,6 +8,8 @@ import * as repo from './webhooks.repository.js';
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const RECORD_BATCH_MAX = 500;
 const SECRET_CACHE_MAX = 1000;
+/** How often at most a worker looks for ended dispatch leases (a lease lasts over a second: leaseMsFor). */
+const RECOVER_INTERVAL_MS = 1000;
 
 /**
  * How long a taken delivery stays with its worker: a queued delivery waits for at most one attempt
@@ -87,6 +89,7 @@ export class WebhookEngine {
   /** Endpoints with pending deliveries, as of the last walk and the dispatches since. */
   private endpoints: string[] = [];
   private walkedAt = 0;
+  private recoveredAt = 0;
   private walkAfter = NIL_UUID;
   private rotation = 0;
   private readonly secrets = new Map<string, string>();
@@ -173,7 +176,7 @@ export class WebhookEngine {
   private async claim(): Promise<number> {
     const { config } = this.ctx;
     if (Date.now() - this.walkedAt >= config.limits.jobPollMs) {
-      await this.recover();
+      if (Date.now() - this.recoveredAt >= RECOVER_INTERVAL_MS) await this.recover();
       await this.walk();
     }
     const room = config.webhookInFlightMax - this.inFlight.size - this.queuedCount;
@@ -235,6 +238,7 @@ export class WebhookEngine {
   private async recover(): Promise<void> {
     await repo.recoverExpiredLeases(this.ctx.db, this.ctx.config.limits.webhookClaimEndpointsMax);
     const now = Date.now();
+    this.recoveredAt = now;
     for (const [id, lease] of this.leases) if (lease.until < now) this.leases.delete(id);
     for (const [deliveryId, leaseId] of this.leaseOf) if (!this.leases.has(leaseId)) this.leaseOf.delete(deliveryId);
   }
