@@ -124,10 +124,9 @@ export class WebhookEngine {
     this.claimWakeup.signal();
     await Promise.all(this.loops);
     const queued = [...this.queuedByEndpoint.values()].flat().map((d) => d.id);
-    for (const id of queued) this.leaseDone(id);
     this.queuedByEndpoint.clear();
     this.queuedCount = 0;
-    if (queued.length) await repo.releaseDeliveries(this.ctx.db, this.workerId, queued).catch((err: unknown) => this.log.warn({ err }, 'could not release queued webhook deliveries'));
+    if (queued.length) await repo.releaseDeliveries(this.ctx.db, this.workerId, queued, this.leasesDone(queued)).catch((err: unknown) => this.log.warn({ err }, 'could not release queued webhook deliveries'));
     await Promise.allSettled([...this.inFlight]);
     await this.recording;
     await this.flushRecords();
@@ -225,10 +224,7 @@ export class WebhookEngine {
         due.add(row.endpoint_id);
       }
     }
-    if (back.length) {
-      for (const id of back) this.leaseDone(id);
-      await repo.releaseDeliveries(this.ctx.db, this.workerId, back);
-    }
+    if (back.length) await repo.releaseDeliveries(this.ctx.db, this.workerId, back, this.leasesDone(back));
   }
 
   /**
@@ -253,6 +249,16 @@ export class WebhookEngine {
     if (--lease.left > 0) return undefined;
     this.leases.delete(leaseId);
     return leaseId;
+  }
+
+  /** The leases that these deliveries complete. */
+  private leasesDone(deliveryIds: readonly string[]): string[] {
+    const done: string[] = [];
+    for (const id of deliveryIds) {
+      const leaseId = this.leaseDone(id);
+      if (leaseId !== undefined) done.push(leaseId);
+    }
+    return done;
   }
 
   /** Refreshes the endpoints with pending deliveries, a bounded number at a time, rotating through them. */

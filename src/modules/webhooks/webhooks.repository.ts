@@ -342,12 +342,16 @@ export async function recordAttempts(sql: Sql, workerId: string, writes: Attempt
   return rows.length;
 }
 
-/** Hands back deliveries a stopping worker took but never attempted: due again at once, for any worker. */
-export async function releaseDeliveries(sql: Sql, workerId: string, ids: string[]): Promise<void> {
+/**
+ * Hands back deliveries a worker took but never attempted (stopping, or more than it may hold): due
+ * again at once, for any worker. `doneLeases` as for recordAttempts.
+ */
+export async function releaseDeliveries(sql: Sql, workerId: string, ids: string[], doneLeases: readonly string[] = []): Promise<void> {
   await sql.query(
-    `UPDATE webhook_deliveries SET locked_by = NULL, locked_until = NULL, next_attempt_at = COALESCE(next_attempt_at, now())
+    `WITH done AS (DELETE FROM webhook_leases WHERE id = ANY ($3::bigint[]) AND worker_id = $1)
+     UPDATE webhook_deliveries SET locked_by = NULL, locked_until = NULL, next_attempt_at = COALESCE(next_attempt_at, now())
       WHERE id = ANY($2::uuid[]) AND locked_by = $1 AND status = 'pending'`,
-    [workerId, ids],
+    [workerId, ids, doneLeases],
   );
 }
 
