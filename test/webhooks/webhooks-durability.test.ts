@@ -199,6 +199,50 @@ describe('one database, several workers', () => {
     }
   });
 
+  it('dispatches leased only what the worker has room for, per endpoint and in all; the rest is created due for any worker', async () => {
+    const c = await newWorkspace(t.app);
+    const hooks = [0, 1].map((i) => `/room-${i}-${randomBytes(3).toString('hex')}`);
+    const [a, b] = await Promise.all(hooks.map(async (hook) => (await c.request('POST', '/v1/webhooks', { url: receiver.url(hook) })).json<{ id: string }>()));
+    await until(() => repo.dispatchEvents(t.ctx.db, 500), (r) => r.events === 0); // an empty outbox, whatever other tests left
+    await t.ctx.db.tx(async (tx) => {
+      for (let i = 0; i < 4; i++) await recordEvent(tx, { workspaceId: c.workspaceId, type: 'account.created', data: { n: i } });
+    });
+    const leaseMs = leaseMsFor(t.config.webhookTimeoutMs);
+    // Endpoint a may take 1 more here, b up to the depth (8); 3 in all.
+    const dispatched = await repo.dispatchEvents(t.ctx.db, 500, { workerId: 'w_room', leaseMs, free: [{ endpoint_id: a!.id, free: 1 }], depth: 8, room: 3 });
+    const mine = dispatched.leased.filter((d) => d.endpoint_id === a!.id || d.endpoint_id === b!.id);
+    expect(mine.filter((d) => d.endpoint_id === a!.id)).toHaveLength(1);
+    expect(mine.filter((d) => d.endpoint_id === b!.id)).toHaveLength(2);
+    expect(new Set(dispatched.endpointIds)).toEqual(new Set([a!.id, b!.id]));
+    const rows = await t.ctx.db.query<{ endpoint_id: string; leased: boolean; due: boolean }>(
+      `SELECT endpoint_id, locked_by IS NOT NULL AS leased, next_attempt_at IS NOT NULL AS due
+         FROM webhook_deliveries WHERE endpoint_id = ANY($1::uuid[])`,
+      [[a!.id, b!.id]],
+    );
+    expect(rows).toHaveLength(8);
+    // Each delivery either leased (in its first attempt, not due) or due (unleased), never both or neither.
+    expect(rows.every((r) => r.leased !== r.due)).toBe(true);
+    expect(rows.filter((r) => r.leased).length).toBe(3);
+    const [lease] = await t.ctx.db.query<{ delivery_ids: string[] }>('SELECT delivery_ids FROM webhook_leases WHERE id = $1', [dispatched.leaseId]);
+    expect(new Set(lease!.delivery_ids)).toEqual(new Set(mine.map((d) => d.id)));
+    // Handed back (as a stopping worker does): due at once, for any worker, and the lease row goes with the last one.
+    await repo.releaseDeliveries(t.ctx.db, 'w_room', mine.map((d) => d.id), [dispatched.leaseId!]);
+    const after = await t.ctx.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ANY($1::uuid[]) AND next_attempt_at IS NOT NULL AND locked_by IS NULL`,
+      [[a!.id, b!.id]],
+    );
+    expect(after).toEqual([{ n: 8 }]);
+    expect(await t.ctx.db.query('SELECT 1 FROM webhook_leases WHERE id = $1', [dispatched.leaseId])).toEqual([]);
+    // Delivered by a runner as any due deliveries are.
+    const runner = createRunner(t.ctx);
+    runner.start();
+    try {
+      for (const hook of hooks) await receiver.waitFor(hook, 4);
+    } finally {
+      await runner.stop();
+    }
+  });
+
   it('sends a dispatched delivery only once it is committed, and leaves no lease behind once its outcome is recorded', async () => {
     const c = await newWorkspace(t.app);
     const hook = `/committed-first-${randomBytes(3).toString('hex')}`;
