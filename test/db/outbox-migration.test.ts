@@ -41,7 +41,7 @@ describe('migration 0030 moves the events not yet dispatched into the webhook ou
       { workspace_id: workspace, event_id: 'evt_waiting_2' },
     ]);
     // No endpoint: the dispatcher takes them out of the outbox, creating no delivery.
-    expect(await dispatchEvents(db, 10)).toEqual({ events: 2, endpointIds: [] });
+    expect(await dispatchEvents(db, 10)).toEqual({ events: 2, endpointIds: [], leased: [], leaseId: null });
     expect(await db.query('SELECT 1 FROM event_outbox')).toEqual([]);
   });
 });

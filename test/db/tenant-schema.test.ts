@@ -16,6 +16,7 @@ const NOT_TENANT_TABLES: Record<string, string> = {
   operator_keys: "the operator's keys",
   web_sessions: 'sessions of dashboard and console users (found by cookie digest)',
   jobs: 'the job queue: local to the coordinator, claimed with SKIP LOCKED; a job names its workspace in its payload',
+  webhook_leases: "a webhook worker's dispatched batch until its outcomes are written (deliveries of many workspaces): on the coordinator, as jobs",
   // The operator's bank rail (docs/guides/bank-rails.md): files and statements of the operator's own
   // bank accounts, each carrying payouts and deposits of many workspaces; on the coordinator.
   bank_files: "a pain.001 file to the operator's bank (one file, many workspaces' payouts)",

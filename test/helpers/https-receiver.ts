@@ -20,6 +20,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Wait this long before answering (a slow or hung receiver). */
   delayMs?: number;
+  /** Answer only once this settles (a test reads the sender's state while the request is open). */
+  after?: Promise<unknown>;
 }
 
 /** How a path answers its n-th request (1-based). */
@@ -60,7 +62,8 @@ export class HttpsReceiver {
         const send = () => {
           if (!res.destroyed) res.writeHead(reply.status, reply.headers ?? { 'content-type': 'text/plain' }).end(reply.body ?? '');
         };
-        if (reply.delayMs) {
+        if (reply.after) void reply.after.finally(send);
+        else if (reply.delayMs) {
           const timer = setTimeout(() => {
             receiver.timers.delete(timer);
             send();

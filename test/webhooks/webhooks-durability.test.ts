@@ -153,6 +153,134 @@ describe('one database, several workers', () => {
     }
   });
 
+  it('attempts again, after its lease, a delivery dispatched leased to a worker that died before sending it, and ignores that worker’s late write', async () => {
+    const c = await newWorkspace(t.app);
+    const hook = `/dead-dispatcher-${randomBytes(3).toString('hex')}`;
+    const endpoint = (await c.request('POST', '/v1/webhooks', { url: receiver.url(hook) })).json<{ id: string }>();
+    await c.request('POST', '/v1/accounts', { name: 'Shop', country: 'DE' });
+    // A worker dispatches the event, its delivery created leased to it, and dies before sending it.
+    const leaseMs = leaseMsFor(t.config.webhookTimeoutMs);
+    const dispatched = await repo.dispatchEvents(t.ctx.db, 500, { workerId: 'w_dead', leaseMs, free: [], depth: 8, room: 8 });
+    const dispatchedAt = Date.now();
+    const mine = dispatched.leased.filter((d) => d.endpoint_id === endpoint.id);
+    expect(mine).toHaveLength(1);
+    expect(dispatched.endpointIds).not.toContain(endpoint.id);
+    const [taken] = mine;
+    // Recorded before any attempt: pending, leased, not due (so no claim takes it while the lease runs).
+    const [row] = await t.ctx.db.query<{ status: string; locked_by: string; next_attempt_at: Date | null }>(
+      'SELECT status, locked_by, next_attempt_at FROM webhook_deliveries WHERE id = $1',
+      [taken!.id],
+    );
+    expect(row).toEqual({ status: 'pending', locked_by: 'w_dead', next_attempt_at: null });
+    expect(await repo.claimDueDeliveries(t.ctx.db, 'w_other', [{ endpoint_id: endpoint.id, free: 10 }], 10, leaseMs)).toEqual([]);
+    const shown = (await c.request('GET', `/v1/webhooks/${endpoint.id}/deliveries/${taken!.id}`)).json<Delivery & { nextAttemptAt: string | null }>();
+    expect(shown.status).toBe('pending');
+    expect(shown.nextAttemptAt).not.toBeNull();
+
+    const runner = createRunner(t.ctx);
+    runner.start();
+    try {
+      const [got] = await receiver.waitFor(hook, 1, leaseMs + 5000);
+      expect(got!.at - dispatchedAt).toBeGreaterThanOrEqual(leaseMs - 100);
+      expect(JSON.parse(got!.body).id).toBe(taken!.event_id);
+      const d = await until(
+        async () => (await c.request('GET', `/v1/webhooks/${endpoint.id}/deliveries/${taken!.id}`)).json<Delivery>(),
+        (x) => x.status === 'succeeded',
+      );
+      expect(d.attempts.map((a) => a.number)).toEqual([1]);
+      const late = await repo.recordAttempts(t.ctx.db, 'w_dead', [
+        { id: taken!.id, number: 1, status: 'failed', next_attempt_at: null, attempt: { number: 1, at: new Date().toISOString(), responseStatus: 500, durationMs: 1, error: null, responseExcerpt: null } },
+      ]);
+      expect(late).toBe(0);
+      expect((await c.request('GET', `/v1/webhooks/${endpoint.id}/deliveries/${taken!.id}`)).json<Delivery>().status).toBe('succeeded');
+      expect(await t.ctx.db.query('SELECT 1 FROM webhook_leases WHERE worker_id = $1', ['w_dead'])).toEqual([]);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('dispatches leased only what the worker has room for, per endpoint and in all; the rest is created due for any worker', async () => {
+    const c = await newWorkspace(t.app);
+    const hooks = [0, 1].map((i) => `/room-${i}-${randomBytes(3).toString('hex')}`);
+    const [a, b] = await Promise.all(hooks.map(async (hook) => (await c.request('POST', '/v1/webhooks', { url: receiver.url(hook) })).json<{ id: string }>()));
+    await until(() => repo.dispatchEvents(t.ctx.db, 500), (r) => r.events === 0); // an empty outbox, whatever other tests left
+    await t.ctx.db.tx(async (tx) => {
+      for (let i = 0; i < 4; i++) await recordEvent(tx, { workspaceId: c.workspaceId, type: 'account.created', data: { n: i } });
+    });
+    const leaseMs = leaseMsFor(t.config.webhookTimeoutMs);
+    // Endpoint a may take 1 more here, b up to the depth (8); 3 in all.
+    const dispatched = await repo.dispatchEvents(t.ctx.db, 500, { workerId: 'w_room', leaseMs, free: [{ endpoint_id: a!.id, free: 1 }], depth: 8, room: 3 });
+    const mine = dispatched.leased.filter((d) => d.endpoint_id === a!.id || d.endpoint_id === b!.id);
+    expect(mine.filter((d) => d.endpoint_id === a!.id)).toHaveLength(1);
+    expect(mine.filter((d) => d.endpoint_id === b!.id)).toHaveLength(2);
+    expect(new Set(dispatched.endpointIds)).toEqual(new Set([a!.id, b!.id]));
+    const rows = await t.ctx.db.query<{ endpoint_id: string; leased: boolean; due: boolean }>(
+      `SELECT endpoint_id, locked_by IS NOT NULL AS leased, next_attempt_at IS NOT NULL AS due
+         FROM webhook_deliveries WHERE endpoint_id = ANY($1::uuid[])`,
+      [[a!.id, b!.id]],
+    );
+    expect(rows).toHaveLength(8);
+    // Each delivery either leased (in its first attempt, not due) or due (unleased), never both or neither.
+    expect(rows.every((r) => r.leased !== r.due)).toBe(true);
+    expect(rows.filter((r) => r.leased).length).toBe(3);
+    const [lease] = await t.ctx.db.query<{ delivery_ids: string[] }>('SELECT delivery_ids FROM webhook_leases WHERE id = $1', [dispatched.leaseId]);
+    expect(new Set(lease!.delivery_ids)).toEqual(new Set(mine.map((d) => d.id)));
+    // Handed back (as a stopping worker does): due at once, for any worker, and the lease row goes with the last one.
+    await repo.releaseDeliveries(t.ctx.db, 'w_room', mine.map((d) => d.id), [dispatched.leaseId!]);
+    const after = await t.ctx.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ANY($1::uuid[]) AND next_attempt_at IS NOT NULL AND locked_by IS NULL`,
+      [[a!.id, b!.id]],
+    );
+    expect(after).toEqual([{ n: 8 }]);
+    expect(await t.ctx.db.query('SELECT 1 FROM webhook_leases WHERE id = $1', [dispatched.leaseId])).toEqual([]);
+    // Delivered by a runner as any due deliveries are.
+    const runner = createRunner(t.ctx);
+    runner.start();
+    try {
+      for (const hook of hooks) await receiver.waitFor(hook, 4);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('sends a dispatched delivery only once it is committed, and leaves no lease behind once its outcome is recorded', async () => {
+    const c = await newWorkspace(t.app);
+    const hook = `/committed-first-${randomBytes(3).toString('hex')}`;
+    // The receiver holds its answer until the delivery has been read, while the attempt is under way.
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    receiver.on(hook, () => ({ status: 200, after: answered }));
+    const endpoint = (await c.request('POST', '/v1/webhooks', { url: receiver.url(hook) })).json<{ id: string }>();
+    const engine = new WebhookEngine(t.ctx);
+    engine.start();
+    try {
+      await c.request('POST', '/v1/accounts', { name: 'Shop', country: 'DE' });
+      const [got] = await receiver.waitFor(hook, 1);
+      const eventId = JSON.parse(got!.body).id as string;
+      // Read on another connection while the receiver has not answered yet.
+      const during = await t.ctx.db.query<{ status: string; locked_by: string | null; attempt_count: number; next_attempt_at: Date | null }>(
+        'SELECT status, locked_by, attempt_count, next_attempt_at FROM webhook_deliveries WHERE endpoint_id = $1 AND event_id = $2',
+        [endpoint.id, eventId],
+      );
+      answer();
+      expect(during).toEqual([{ status: 'pending', locked_by: engine.workerId, attempt_count: 0, next_attempt_at: null }]);
+      const done = await until(
+        () => t.ctx.db.query<{ status: string; attempt_count: number; locked_by: string | null }>(
+          'SELECT status, attempt_count, locked_by FROM webhook_deliveries WHERE endpoint_id = $1', [endpoint.id]),
+        (rows) => rows[0]?.status === 'succeeded',
+      );
+      expect(done).toEqual([{ status: 'succeeded', attempt_count: 1, locked_by: null }]);
+      await until(
+        () => t.ctx.db.query('SELECT 1 FROM webhook_leases WHERE worker_id = $1', [engine.workerId]),
+        (rows) => rows.length === 0,
+      );
+      expect(receiver.requests(hook)).toHaveLength(1);
+    } finally {
+      answer();
+      await engine.stop();
+    }
+  });
+
   it('creates each (endpoint, event) delivery once, and sends it only as recorded attempts, with three workers at once', async () => {
     const c = await newWorkspace(t.app);
     const hooks = [0, 1].map((i) => `/many-${i}-${randomBytes(3).toString('hex')}`);

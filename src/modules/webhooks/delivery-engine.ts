@@ -8,6 +8,8 @@ import * as repo from './webhooks.repository.js';
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const RECORD_BATCH_MAX = 500;
 const SECRET_CACHE_MAX = 1000;
+/** How often at most a worker looks for ended dispatch leases (a lease lasts over a second: leaseMsFor). */
+const RECOVER_INTERVAL_MS = 1000;
 
 /**
  * How long a taken delivery stays with its worker: a queued delivery waits for at most one attempt
@@ -54,12 +56,15 @@ class Wakeup {
 /**
  * Delivers webhooks, in any number of worker processes sharing one database. Two loops:
  * - the dispatcher turns new outbox events into deliveries (in batches, at once while there are
- *   more, else polling every 50 ms, or JOB_POLL_MS if shorter);
- * - the claimer takes due deliveries, leased in the database, for each endpoint up to twice
- *   WEBHOOK_ENDPOINT_CONCURRENCY (sending at most that many at once, the rest queued here so the
- *   next starts the moment one ends), and at most WEBHOOK_IN_FLIGHT_MAX in all.
- * Outcomes are recorded in batches. Nothing lives only in memory: a delivery taken by a process that
- * dies is due again when its lease ends.
+ *   more, else polling every 50 ms, or JOB_POLL_MS if shorter), creating those this worker has room
+ *   for already leased to it and sending them straight away (one insert, then one outcome write);
+ * - the claimer takes due deliveries (retries, deliveries created beyond that room, and those whose
+ *   lease ended), leased in the database.
+ * Either way each endpoint gets up to twice WEBHOOK_ENDPOINT_CONCURRENCY here (sending at most that
+ * many at once, the rest queued here so the next starts the moment one ends), and at most
+ * WEBHOOK_IN_FLIGHT_MAX in all. A delivery is committed before its first attempt is sent. Outcomes
+ * are recorded in batches. Nothing lives only in memory: a delivery taken by a process that dies is
+ * due again when its lease ends.
  */
 export class WebhookEngine {
   readonly workerId = `wh_${randomBytes(6).toString('hex')}`;
@@ -75,11 +80,16 @@ export class WebhookEngine {
   /** Leased deliveries waiting for a free slot of their endpoint. */
   private readonly queuedByEndpoint = new Map<string, repo.ClaimedDelivery[]>();
   private queuedCount = 0;
-  private readonly toRecord: repo.AttemptWrite[] = [];
+  private readonly toRecord: (repo.AttemptWrite & { leaseId: string | undefined })[] = [];
+  /** Dispatched leases (webhook_leases rows) of this worker: their deliveries not yet recorded or handed back. */
+  private readonly leases = new Map<string, { left: number; until: number }>();
+  /** The lease row of each dispatched delivery until its outcome is queued. */
+  private readonly leaseOf = new Map<string, string>();
   private recording: Promise<void> | undefined;
   /** Endpoints with pending deliveries, as of the last walk and the dispatches since. */
   private endpoints: string[] = [];
   private walkedAt = 0;
+  private recoveredAt = 0;
   private walkAfter = NIL_UUID;
   private rotation = 0;
   private readonly secrets = new Map<string, string>();
@@ -116,7 +126,7 @@ export class WebhookEngine {
     const queued = [...this.queuedByEndpoint.values()].flat().map((d) => d.id);
     this.queuedByEndpoint.clear();
     this.queuedCount = 0;
-    if (queued.length) await repo.releaseDeliveries(this.ctx.db, this.workerId, queued).catch((err: unknown) => this.log.warn({ err }, 'could not release queued webhook deliveries'));
+    if (queued.length) await repo.releaseDeliveries(this.ctx.db, this.workerId, queued, this.leasesDone(queued)).catch((err: unknown) => this.log.warn({ err }, 'could not release queued webhook deliveries'));
     await Promise.allSettled([...this.inFlight]);
     await this.recording;
     await this.flushRecords();
@@ -129,10 +139,16 @@ export class WebhookEngine {
       this.dispatchWakeup.reset();
       let found = 0;
       try {
-        const dispatched = await repo.dispatchEvents(this.ctx.db, limits.webhookDispatchBatchMax);
+        const dispatched = await repo.dispatchEvents(this.ctx.db, limits.webhookDispatchBatchMax, this.running ? this.dispatchLease() : undefined);
         found = dispatched.events;
-        for (const id of dispatched.endpointIds) if (!this.endpoints.includes(id)) this.endpoints.push(id);
-        if (dispatched.endpointIds.length) this.claimWakeup.signal();
+        const due = new Set(dispatched.endpointIds);
+        if (dispatched.leaseId) {
+          this.leases.set(dispatched.leaseId, { left: dispatched.leased.length, until: Date.now() + leaseMsFor(this.ctx.config.webhookTimeoutMs) });
+          for (const d of dispatched.leased) this.leaseOf.set(d.id, dispatched.leaseId);
+        }
+        await this.takeAll(dispatched.leased, due);
+        for (const id of due) if (!this.endpoints.includes(id)) this.endpoints.push(id);
+        if (due.size) this.claimWakeup.signal();
       } catch (err) {
         this.log.error({ err }, 'webhook dispatch failed');
       }
@@ -158,13 +174,91 @@ export class WebhookEngine {
   /** Takes due deliveries within the limits; returns how many. */
   private async claim(): Promise<number> {
     const { config } = this.ctx;
-    if (Date.now() - this.walkedAt >= config.limits.jobPollMs) await this.walk();
+    if (Date.now() - this.walkedAt >= config.limits.jobPollMs) {
+      if (Date.now() - this.recoveredAt >= RECOVER_INTERVAL_MS) await this.recover();
+      await this.walk();
+    }
     const room = config.webhookInFlightMax - this.inFlight.size - this.queuedCount;
     const allowance = room > 0 ? this.allowance() : [];
     if (allowance.length === 0) return 0;
     const rows = await repo.claimDueDeliveries(this.ctx.db, this.workerId, allowance, room, leaseMsFor(config.webhookTimeoutMs));
-    for (const row of rows) this.take(row);
+    await this.takeAll(rows, new Set());
     return rows.length;
+  }
+
+  /**
+   * What the dispatcher may create leased to this worker: up to what each endpoint may still take
+   * (as for a claim) and the room left in all; the rest is created due, for any worker to claim.
+   */
+  private dispatchLease(): repo.DispatchLease {
+    const { config } = this.ctx;
+    const depth = 2 * config.webhookEndpointConcurrency;
+    const free: { endpoint_id: string; free: number }[] = [];
+    for (const id of new Set([...this.sendingByEndpoint.keys(), ...this.queuedByEndpoint.keys()])) free.push({ endpoint_id: id, free: Math.max(0, depth - this.load(id)) });
+    return {
+      workerId: this.workerId,
+      leaseMs: leaseMsFor(config.webhookTimeoutMs),
+      free,
+      depth,
+      room: Math.max(0, config.webhookInFlightMax - this.inFlight.size - this.queuedCount),
+    };
+  }
+
+  private load(endpointId: string): number {
+    return (this.sendingByEndpoint.get(endpointId) ?? 0) + (this.queuedByEndpoint.get(endpointId)?.length ?? 0);
+  }
+
+  /**
+   * Takes leased deliveries (dispatched or claimed). The dispatcher and the claimer run side by side,
+   * so together they may have leased more of an endpoint's than it may hold here: those are handed
+   * back at once (due again, their endpoints added to `due`), so no queued delivery waits longer
+   * than its lease allows.
+   */
+  private async takeAll(rows: readonly repo.ClaimedDelivery[], due: Set<string>): Promise<void> {
+    const depth = 2 * this.ctx.config.webhookEndpointConcurrency;
+    const back: string[] = [];
+    for (const row of rows) {
+      if (this.running && this.load(row.endpoint_id) < depth) this.take(row);
+      else {
+        back.push(row.id);
+        due.add(row.endpoint_id);
+      }
+    }
+    if (back.length) await repo.releaseDeliveries(this.ctx.db, this.workerId, back, this.leasesDone(back));
+  }
+
+  /**
+   * Makes due the deliveries of ended dispatch leases (any worker's: one that died mid-way) still
+   * without an outcome, and forgets this worker's own ended leases (their rows went with them).
+   */
+  private async recover(): Promise<void> {
+    await repo.recoverExpiredLeases(this.ctx.db, this.ctx.config.limits.webhookClaimEndpointsMax);
+    const now = Date.now();
+    this.recoveredAt = now;
+    for (const [id, lease] of this.leases) if (lease.until < now) this.leases.delete(id);
+    for (const [deliveryId, leaseId] of this.leaseOf) if (!this.leases.has(leaseId)) this.leaseOf.delete(deliveryId);
+  }
+
+  /** Counts a dispatched delivery as done with (recorded or handed back); returns its lease when that was the last. */
+  private leaseDone(deliveryId: string): string | undefined {
+    const leaseId = this.leaseOf.get(deliveryId);
+    if (leaseId === undefined) return undefined;
+    this.leaseOf.delete(deliveryId);
+    const lease = this.leases.get(leaseId);
+    if (!lease) return undefined;
+    if (--lease.left > 0) return undefined;
+    this.leases.delete(leaseId);
+    return leaseId;
+  }
+
+  /** The leases that these deliveries complete. */
+  private leasesDone(deliveryIds: readonly string[]): string[] {
+    const done: string[] = [];
+    for (const id of deliveryIds) {
+      const leaseId = this.leaseDone(id);
+      if (leaseId !== undefined) done.push(leaseId);
+    }
+    return done;
   }
 
   /** Refreshes the endpoints with pending deliveries, a bounded number at a time, rotating through them. */
@@ -246,6 +340,7 @@ export class WebhookEngine {
       retryDelaysMs: config.webhookRetryDelaysMs,
     });
     this.record({
+      leaseId: this.leaseOf.get(row.id),
       id: row.id,
       number,
       status: outcome.status,
@@ -262,7 +357,7 @@ export class WebhookEngine {
   }
 
   /** Queues an outcome; one write at a time carries every outcome queued meanwhile (group commit). */
-  private record(write: repo.AttemptWrite): void {
+  private record(write: repo.AttemptWrite & { leaseId: string | undefined }): void {
     this.toRecord.push(write);
     this.recording ??= this.flushRecords().finally(() => {
       this.recording = undefined;
@@ -272,8 +367,13 @@ export class WebhookEngine {
   private async flushRecords(): Promise<void> {
     while (this.toRecord.length > 0) {
       const batch = this.toRecord.splice(0, RECORD_BATCH_MAX);
+      const doneLeases: string[] = [];
+      for (const w of batch) {
+        const done = w.leaseId === undefined ? undefined : this.leaseDone(w.id);
+        if (done !== undefined) doneLeases.push(done);
+      }
       try {
-        await repo.recordAttempts(this.ctx.db, this.workerId, batch);
+        await repo.recordAttempts(this.ctx.db, this.workerId, batch.map(({ leaseId: _leaseId, ...w }) => w), doneLeases);
       } catch (err) {
         // The leases end and these deliveries are attempted again: at least once, never lost.
         this.log.error({ err, deliveries: batch.length }, 'could not record webhook attempts');

@@ -39,12 +39,13 @@ export interface DeliveryRow {
 }
 
 export const endpointColumns = 'id, workspace_id, url, description, event_types, status, secret_encrypted, created_at, updated_at';
-export const deliveryColumns =
-  'id, workspace_id, endpoint_id, event_id, event_type, status, attempt_count, attempts, next_attempt_at, created_at';
+/** A pending delivery without next_attempt_at is in its first attempt (dispatched leased): it was due at its creation. */
+const nextAttemptColumn = "COALESCE(next_attempt_at, CASE WHEN status = 'pending' THEN created_at END) AS next_attempt_at";
+export const deliveryColumns = `id, workspace_id, endpoint_id, event_id, event_type, status, attempt_count, attempts, ${nextAttemptColumn}, created_at`;
 /** The list view leaves each attempt's response excerpt out (up to 4 KiB each); the single read has it. */
 export const deliveryListColumns = `id, workspace_id, endpoint_id, event_id, event_type, status, attempt_count,
   COALESCE((SELECT jsonb_agg(a - 'responseExcerpt' ORDER BY (a->>'number')::int) FROM jsonb_array_elements(attempts) a), '[]'::jsonb) AS attempts,
-  next_attempt_at, created_at`;
+  ${nextAttemptColumn}, created_at`;
 
 export async function insertEndpoint(
   sql: Sql,
@@ -152,47 +153,108 @@ export async function deliveriesOfEvents(sql: Sql, workspaceId: string, eventIds
 }
 
 /**
+ * How a dispatching worker takes the deliveries it creates: leased to it at once (until `leaseMs`
+ * from their insert), so that it sends them without claiming them. At most `free` more for each
+ * endpoint named (`depth` for the others) and `room` in all; the rest are created due now, for any
+ * worker's claim.
+ */
+export interface DispatchLease {
+  workerId: string;
+  leaseMs: number;
+  free: { endpoint_id: string; free: number }[];
+  depth: number;
+  room: number;
+}
+
+export interface Dispatched {
+  /** Outbox events taken. */
+  events: number;
+  /** The endpoints of the deliveries created due (not leased). */
+  endpointIds: string[];
+  /** The deliveries created leased to the dispatching worker, with what their first attempt sends. */
+  leased: ClaimedDelivery[];
+  /** The webhook_leases row listing them (null when none): deleted once each has its outcome or is handed back. */
+  leaseId: string | null;
+}
+
+/**
  * Turns up to `batchMax` events of the outbox (oldest first) into one delivery per subscribed, enabled
  * endpoint of the event's workspace that existed when the event happened, and takes them out of the
  * outbox, in one statement. An event recorded as not deliverable (payout.reverted, per the spec)
  * never enters the outbox. Outbox rows are taken FOR UPDATE SKIP LOCKED, so concurrent workers split
- * it; the unique (endpoint_id, event_id) makes a second creation impossible whatever happens.
+ * it; the unique (event_id, endpoint_id) makes a second creation impossible whatever happens.
+ *
+ * With `lease`, the deliveries the worker has room for are created leased to it and returned with
+ * their event and endpoint, so a delivery is one insert and one outcome write (no claim between):
+ * it is recorded (committed) before the worker sends it. Until its outcome it has no next_attempt_at
+ * (it is outside the due index, so a successful outcome is a HOT update), and a webhook_leases row
+ * lists it: if the worker dies first, recoverExpiredLeases makes it due when its lease ends.
  */
-export async function dispatchEvents(sql: Sql, batchMax: number): Promise<{ events: number; endpointIds: string[] }> {
-  const row = await one<{ events: number; endpoint_ids: string[] | null }>(
-    sql,
+export async function dispatchEvents(sql: Sql, batchMax: number, lease?: DispatchLease): Promise<Dispatched> {
+  const rows = await sql.query<ClaimedDelivery & { events: number; endpoint_ids: string[] | null; lease_id: string | null }>(
     `WITH batch AS (
        SELECT seq FROM event_outbox ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
      ), taken AS (
-       DELETE FROM event_outbox o USING batch b WHERE o.seq = b.seq RETURNING o.event_id
-     ), created AS (
-       INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
-       SELECT gen_random_uuid(), e.workspace_id, w.id, e.id, e.type, now()
+       DELETE FROM event_outbox o USING batch b WHERE o.seq = b.seq RETURNING o.seq, o.event_id
+     ), ev AS MATERIALIZED (
+       -- The taken events by their key, whatever the planner guesses of them (else it may read every
+       -- event of a workspace since its endpoint's creation and hash them).
+       SELECT e.id, e.workspace_id, e.type, e.created_at, e.test, e.data, e.deliverable
+         FROM events e WHERE e.id = ANY (ARRAY(SELECT event_id FROM taken))
+     ), planned AS (
+       SELECT gen_random_uuid() AS id, t.seq, e.workspace_id, w.id AS endpoint_id, e.id AS event_id, e.type AS event_type,
+              e.created_at AS event_created_at, e.test AS event_test, e.data AS event_data, w.url, w.secret_encrypted,
+              row_number() OVER (PARTITION BY w.id ORDER BY t.seq) AS k
          FROM taken t
-         JOIN events e ON e.id = t.event_id
+         JOIN ev e ON e.id = t.event_id
          JOIN webhook_endpoints w ON e.deliverable AND w.workspace_id = e.workspace_id AND w.status = 'enabled'
           AND w.created_at <= e.created_at AND (w.event_types IS NULL OR e.type = ANY (w.event_types))
-       ON CONFLICT (endpoint_id, event_id) DO NOTHING
-       RETURNING endpoint_id
+     ), fitting AS (
+       SELECT p.*, $2::text IS NOT NULL AND p.k <= COALESCE(a.free, $3::int) AS fits
+         FROM planned p LEFT JOIN jsonb_to_recordset($4::jsonb) AS a(endpoint_id uuid, free int) ON a.endpoint_id = p.endpoint_id
+     ), chosen AS (
+       SELECT f.*, f.fits AND row_number() OVER (PARTITION BY f.fits ORDER BY f.seq, f.endpoint_id) <= $5::int AS leased FROM fitting f
+     ), created AS (
+       INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at, locked_by, locked_until)
+       SELECT id, workspace_id, endpoint_id, event_id, event_type, CASE WHEN NOT leased THEN now() END, CASE WHEN leased THEN $2::text END,
+              CASE WHEN leased THEN clock_timestamp() + make_interval(secs => $6::double precision / 1000) END
+         FROM chosen
+       ON CONFLICT (event_id, endpoint_id) DO NOTHING
+       RETURNING id, endpoint_id, locked_by, locked_until
+     ), lease AS (
+       INSERT INTO webhook_leases (worker_id, until, delivery_ids)
+       SELECT $2::text, max(locked_until), array_agg(id) FROM created WHERE locked_by IS NOT NULL HAVING count(*) > 0
+       RETURNING id
      )
-     SELECT (SELECT count(*) FROM taken)::int AS events, (SELECT array_agg(DISTINCT endpoint_id) FROM created) AS endpoint_ids`,
-    [batchMax],
+     SELECT s.events, s.endpoint_ids, s.lease_id, l.*
+       FROM (SELECT (SELECT count(*) FROM taken)::int AS events,
+                    (SELECT array_agg(DISTINCT endpoint_id) FROM created WHERE locked_by IS NULL) AS endpoint_ids,
+                    (SELECT id::text FROM lease) AS lease_id) s
+       LEFT JOIN LATERAL (
+         SELECT c.id, c.endpoint_id, 0 AS attempt_count, h.event_id, h.event_type, h.event_created_at, h.event_test,
+                h.event_data::text AS event_data, h.url, h.secret_encrypted
+           FROM created c JOIN chosen h ON h.id = c.id WHERE c.locked_by IS NOT NULL ORDER BY h.seq, h.endpoint_id) l ON true`,
+    [batchMax, lease?.workerId ?? null, lease?.depth ?? 0, JSON.stringify(lease?.free ?? []), lease?.room ?? 0, lease?.leaseMs ?? 0],
   );
-  return { events: row.events, endpointIds: row.endpoint_ids ?? [] };
+  const first = rows[0];
+  const leased: ClaimedDelivery[] = [];
+  for (const { events: _events, endpoint_ids: _endpointIds, lease_id: _leaseId, ...d } of rows) if (d.id) leased.push(d);
+  return { events: first?.events ?? 0, endpointIds: first?.endpoint_ids ?? [], leased, leaseId: first?.lease_id ?? null };
 }
 
 /**
- * The enabled endpoints that have pending deliveries, in id order after `afterId`, at most `limit`:
- * a skip scan of the due index, one probe per endpoint however many deliveries each has.
+ * The enabled endpoints that have pending deliveries with a next attempt scheduled (due now or later,
+ * or leased by a claim), in id order after `afterId`, at most `limit`: a skip scan of the due index,
+ * one probe per endpoint however many deliveries each has.
  */
 export async function endpointsWithPendingDeliveries(sql: Sql, afterId: string, limit: number): Promise<string[]> {
   const rows = await sql.query<{ endpoint_id: string }>(
     `WITH RECURSIVE walk AS (
        (SELECT endpoint_id, 1 AS n FROM webhook_deliveries
-         WHERE status = 'pending' AND endpoint_id > $1::uuid ORDER BY endpoint_id LIMIT 1)
+         WHERE next_attempt_at IS NOT NULL AND endpoint_id > $1::uuid ORDER BY endpoint_id LIMIT 1)
        UNION ALL
        SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
-                WHERE d.status = 'pending' AND d.endpoint_id > w.endpoint_id ORDER BY d.endpoint_id LIMIT 1), w.n + 1
+                WHERE d.next_attempt_at IS NOT NULL AND d.endpoint_id > w.endpoint_id ORDER BY d.endpoint_id LIMIT 1), w.n + 1
          FROM walk w WHERE w.endpoint_id IS NOT NULL AND w.n < $2
      )
      SELECT w.endpoint_id FROM walk w JOIN webhook_endpoints e ON e.id = w.endpoint_id AND e.status = 'enabled'
@@ -261,28 +323,61 @@ export interface AttemptWrite {
 /**
  * Records finished attempts in one statement. Only the lease holder's write for the attempt it made
  * counts: a worker whose lease ran out (and whose delivery another worker took) changes nothing.
+ * `doneLeases`: the worker's webhook_leases rows whose every delivery has its outcome with these.
+ * A success after a dispatched first attempt changes no indexed column (next_attempt_at stays NULL):
+ * a HOT update.
  */
-export async function recordAttempts(sql: Sql, workerId: string, writes: AttemptWrite[]): Promise<number> {
+export async function recordAttempts(sql: Sql, workerId: string, writes: AttemptWrite[], doneLeases: readonly string[] = []): Promise<number> {
   const rows = await sql.query(
-    `UPDATE webhook_deliveries d
+    `WITH done AS (DELETE FROM webhook_leases WHERE id = ANY ($4::bigint[]) AND worker_id = $1)
+     UPDATE webhook_deliveries d
         SET status = v.status, attempt_count = v.number, attempts = d.attempts || jsonb_build_array(v.attempt),
             next_attempt_at = v.next_attempt_at, locked_by = NULL, locked_until = NULL, updated_at = now()
        FROM jsonb_to_recordset($2::jsonb) AS v(id uuid, number int, status text, next_attempt_at timestamptz, attempt jsonb)
       WHERE d.id = ANY ($3::uuid[]) -- the ids again, as an array: the primary key drives the update, however many are pending
         AND d.id = v.id AND d.locked_by = $1 AND d.attempt_count = v.number - 1 AND d.status = 'pending'
      RETURNING d.id`,
-    [workerId, JSON.stringify(writes), writes.map((w) => w.id)],
+    [workerId, JSON.stringify(writes), writes.map((w) => w.id), doneLeases],
   );
   return rows.length;
 }
 
-/** Hands back deliveries a stopping worker took but never attempted: due again at once, for any worker. */
-export async function releaseDeliveries(sql: Sql, workerId: string, ids: string[]): Promise<void> {
+/**
+ * Hands back deliveries a worker took but never attempted (stopping, or more than it may hold): due
+ * again at once, for any worker. `doneLeases` as for recordAttempts.
+ */
+export async function releaseDeliveries(sql: Sql, workerId: string, ids: string[], doneLeases: readonly string[] = []): Promise<void> {
   await sql.query(
-    `UPDATE webhook_deliveries SET locked_by = NULL, locked_until = NULL
+    `WITH done AS (DELETE FROM webhook_leases WHERE id = ANY ($3::bigint[]) AND worker_id = $1)
+     UPDATE webhook_deliveries SET locked_by = NULL, locked_until = NULL, next_attempt_at = COALESCE(next_attempt_at, now())
       WHERE id = ANY($2::uuid[]) AND locked_by = $1 AND status = 'pending'`,
-    [workerId, ids],
+    [workerId, ids, doneLeases],
   );
+}
+
+/**
+ * Ends at most `limit` webhook_leases rows whose lease has ended (their worker died, or failed to
+ * record), making their deliveries still without an outcome due at once, for any worker; returns
+ * the endpoints of those. A delivery recorded, handed back or claimed since is left as it is.
+ */
+export async function recoverExpiredLeases(sql: Sql, limit: number): Promise<string[]> {
+  const rows = await sql.query<{ endpoint_id: string }>(
+    `WITH expired AS (
+       DELETE FROM webhook_leases WHERE id IN (SELECT id FROM webhook_leases WHERE until <= now() LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING worker_id, delivery_ids
+     ), leased AS (
+       SELECT worker_id, unnest(delivery_ids) AS id FROM expired
+     ), due AS (
+       UPDATE webhook_deliveries d SET next_attempt_at = now(), locked_by = NULL, locked_until = NULL, updated_at = now()
+         FROM leased l
+        WHERE d.id = ANY (ARRAY(SELECT id FROM leased)) AND d.id = l.id
+          AND d.locked_by = l.worker_id AND d.status = 'pending' AND d.next_attempt_at IS NULL
+       RETURNING d.endpoint_id
+     )
+     SELECT DISTINCT endpoint_id FROM due`,
+    [limit],
+  );
+  return rows.map((r) => r.endpoint_id);
 }
 
 /** Retention: deletes at most `limit` finished deliveries (succeeded or failed) created before `before`. */
