@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { failureReason, rate } from '../../web/codes.js';
 import { facts, field, filterForm, link, money, pager, postForm, section, select, status, table, when } from '../../web/components.js';
 import { changeOnce, formOptional, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
@@ -76,12 +77,13 @@ ${facts([
   ['Workspace', link(`/console/workspaces/${row.workspace_id}`, row.workspace_id)],
   ['From', money(order.fromAmount, order.fromCurrency)],
   ['To', money(order.toAmount, order.toCurrency)],
-  ['Rate', order.rate],
+  // The order's rate is fromCurrency per 1 toCurrency (all-in).
+  ['Rate', rate({ from: order.toCurrency, to: order.fromCurrency, rate: order.rate })],
   ['Funding', order.funding],
   ['Funding deadline', when(order.fundingDeadlineAt)],
   ['Funded', when(order.fundedAt)],
   ['Completed', when(order.completedAt)],
-  ['Failure reason', order.failureReason],
+  ['Failure reason', failureReason(order.failureReason)],
   ['UETR', order.uetr],
 ])}
 ${s ? section('Settlement', facts([

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { IdParams } from '../../lib/schemas.js';
-import { facts, filterForm, link, pager, section, select, status, table, when } from '../../web/components.js';
-import { queryChoice, queryText } from '../../web/forms.js';
+import { facts, filterForm, link, pageNav, pagePosition, pageRequest, section, select, status, table, when } from '../../web/components.js';
+import { statusWords } from '../../web/codes.js';
+import { queryChoice } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { getBeneficiary, listBeneficiaries, type BeneficiaryAccountView, type BeneficiaryStatus } from '../beneficiaries/beneficiaries.service.js';
@@ -19,8 +20,9 @@ export function beneficiaryPages(app: FastifyInstance, web: Web): void {
 
   app.get('/dashboard/beneficiaries', memberPage, async (req, reply) => {
     const wanted = queryChoice(req, 'status', STATUSES);
-    const list = await listBeneficiaries(ctx.db, ctx.box, actingAccount(req), { status: wanted, cursor: queryText(req, 'cursor') });
-    const body = html`${canChange(req) ? html`<p class="actions">${link('/dashboard/beneficiaries/new', 'Add a beneficiary')}</p>` : ''}${filterForm('/dashboard/beneficiaries', [select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...STATUSES], value: wanted ?? '' })])}
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const list = await listBeneficiaries(ctx.db, ctx.box, actingAccount(req), { status: wanted, ...pageRequest(at) });
+    const body = html`${canChange(req) ? html`<p class="actions">${link('/dashboard/beneficiaries/new', 'Add a beneficiary')}</p>` : ''}${filterForm('/dashboard/beneficiaries', [select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...STATUSES.map((s) => ({ value: s, label: statusWords(s) }))], value: wanted ?? '' })])}
 ${table(
   'Beneficiaries, newest first',
   [
@@ -34,7 +36,7 @@ ${table(
   list.data,
   'No beneficiary saved yet.',
 )}
-${pager('/dashboard/beneficiaries', { status: wanted }, list.nextCursor)}`;
+${pageNav('/dashboard/beneficiaries', { status: wanted }, at, list)}`;
     return sendPage(web, req, reply, { title: 'Beneficiaries', body });
   });
 

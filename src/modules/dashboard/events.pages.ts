@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { csvLine } from '../payouts/payouts.csv.js';
 import type { FastifyInstance } from 'fastify';
-import { facts, field, filterForm, link, pager, section, status, table, when } from '../../web/components.js';
+import { facts, field, filterForm, link, pageNav, pagePosition, pageRequest, section, status, table, when } from '../../web/components.js';
 import { queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
@@ -45,8 +45,8 @@ export function eventPages(app: FastifyInstance, web: Web): void {
   app.get('/dashboard/events', memberPage, async (req, reply) => {
     const typed = queryText(req, 'type');
     const type = typed && EVENT_TYPE.test(typed) ? typed : undefined;
-    const cursor = queryText(req, 'cursor');
-    const page = await events.listEvents(ctx.db, dashboardUser(req).workspaceId, { type, cursor });
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const page = await events.listEvents(ctx.db, dashboardUser(req).workspaceId, { type, ...pageRequest(at) });
     const body = html`${filterForm('/dashboard/events', [field({ label: 'Event type', name: 'type', value: type, help: 'For example payout.paid' })])}
 ${table(
   'Events, newest first',
@@ -59,7 +59,7 @@ ${table(
   page.data,
   type ? `No ${type} event.` : 'No event yet.',
 )}
-${pager('/dashboard/events', { type }, page.nextCursor)}
+${pageNav('/dashboard/events', { type }, at, page)}
 <p>${link(`/dashboard/events/export.csv${type ? `?type=${encodeURIComponent(type)}` : ''}`, 'Export these events (CSV)')}</p>`;
     return sendPage(web, req, reply, { title: 'Events', body });
   });
