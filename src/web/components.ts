@@ -225,12 +225,12 @@ export interface PagePosition {
   from: number;
 }
 
-/** Where a list page is, from its address (limit, cursor, back, from). */
+/** Where a list page is, from its address (limit, cursor, back, row: the first row's position). */
 export function pagePosition(query: Record<string, unknown>): PagePosition {
   const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
   const limit = Number(PAGE_SIZES.find((size) => size === text('limit')) ?? PAGE_SIZES[0]);
   const back = (text('back') ?? '').split('~').filter((c, i, all) => all.length > 1 || c !== '').slice(-BACK_CURSORS_MAX);
-  const from = Math.max(1, Math.floor(Number(text('from') ?? '1')) || 1);
+  const from = Math.max(1, Math.floor(Number(text('row') ?? '1')) || 1);
   const cursor = text('cursor');
   return { limit, cursor, back: cursor ? (back.length ? back : ['']) : [], from: cursor ? from : 1 };
 }
@@ -256,7 +256,7 @@ export function pageRequest(at: PagePosition): { cursor: string | undefined; lim
 export function pageNav(path: string, query: Record<string, string | undefined>, at: PagePosition, page: ListPage): Html {
   const shown = page.data.length;
   const base = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '' && !['cursor', 'back', 'from', 'limit'].includes(k)) base.set(k, v);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '' && !['cursor', 'back', 'row', 'limit'].includes(k)) base.set(k, v);
   const withLimit = (params: URLSearchParams, limit: number) => {
     if (limit !== Number(PAGE_SIZES[0])) params.set('limit', String(limit));
     return params;
@@ -270,7 +270,7 @@ export function pageNav(path: string, query: Record<string, string | undefined>,
     if (cursor) {
       params.set('cursor', cursor);
       params.set('back', back.join('~'));
-      params.set('from', String(from));
+      params.set('row', String(from));
     }
     return address(params);
   };
@@ -287,15 +287,6 @@ export function pageNav(path: string, query: Record<string, string | undefined>,
 ${previous ? html`<a href="${previous}" rel="prev">← Previous</a>` : html`<span class="muted">← Previous</span>`}
 ${next ? html`<a href="${next}" rel="next">Next →</a>` : html`<span class="muted">Next →</span>`}
 <span class="sizes">Rows per page: ${join(sizes.flatMap((s, i) => (i === 0 ? [s] : [html` · `, s])))}</span></nav>`;
-}
-
-/** "Next page" by the list's cursor, keeping the filters. */
-export function pager(path: string, query: Record<string, string | undefined>, nextCursor: string | null): Html {
-  if (!nextCursor) return html``;
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '' && k !== 'cursor') params.set(k, v);
-  params.set('cursor', nextCursor);
-  return html`<nav class="pager" aria-label="Pagination"><a href="${path}?${params.toString()}" rel="next">Next page →</a></nav>`;
 }
 
 export function link(href: string, text: string | Html): Html {
