@@ -6,6 +6,7 @@ import type { Caller } from '../helpers/app.js';
 import { haveChromium, launchBrowser, signedInAdmin, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
 import { DE_IBAN, fund, payingWorkspace, saveBeneficiary, waitFor } from '../payouts/helpers.js';
 import { PDF, PNG } from '../applications/helpers.js';
+import { rateFigure } from '../../src/web/codes.js';
 
 /**
  * Doing the work from the dashboard (issue 24, points 1 and 2) in Chromium: a payout from the form
@@ -107,10 +108,15 @@ describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 
     await expect.poll(() => page.getByRole('status').first().innerText()).toContain('The quote expired');
     await page.getByRole('button', { name: 'Confirm and send' }).click();
     await page.waitForURL((u) => /^\/dashboard\/payouts\/[0-9a-f-]{36}$/.test(u.pathname));
-    const facts = await page.locator('dl.facts').innerText();
-    expect(facts).toMatch(/Debited\s+[\d.]+\sUSD/);
-    expect(facts).toMatch(/Rate\s+1 USD = [\d.]+ EUR/);
-    expect(facts).toMatch(/Fee\s+[\d.]+\sUSD/);
+    const facts = (await page.locator('dl.facts').innerText()).replace(/\u00a0/g, ' ');
+    // What the page says is what the API says: the quote's debit, its rate both ways, the fees.
+    const paid = (await c.request('GET', `/v1/payouts/${new URL(page.url()).pathname.split('/').pop()}`)).json<{ quoteId: string; fee: string; feeCurrency: string }>();
+    const used = (await c.request('GET', `/v1/fx/quotes/${paid.quoteId}`)).json<{ fromAmount: string; rate: string; inverseRate: string; fee: string }>();
+    const grouped = (amount: string) => Number(amount).toLocaleString('en-GB', { minimumFractionDigits: 2 });
+    expect(facts).toContain(`Debited\n${grouped(used.fromAmount)} USD`);
+    expect(facts).toContain(`Rate\n1 USD = ${rateFigure(used.rate)} EUR · 1 EUR = ${rateFigure(used.inverseRate)} USD`);
+    expect(facts).toContain(`Conversion fee\n${grouped(used.fee)} USD`);
+    expect(facts).toContain(`Fee\n${grouped(paid.fee)} ${paid.feeCurrency}`);
   });
 
   it('adds a beneficiary with the fields the corridor requires, and comes back to the payout form with it chosen', async () => {
