@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunner } from '../../src/jobs/index.js';
@@ -208,8 +209,15 @@ describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 
     await page.getByRole('button', { name: 'Send 200 payouts' }).dblclick();
     await expect.poll(() => page.getByRole('status').first().innerText(), { timeout: 60_000 }).toContain('200 payouts sent');
     expect(await countWithRef(run)).toBe(200);
-    const results = await page.locator('form[action$="results.csv"]');
-    expect(await results.count()).toBe(1);
+    // The results CSV, downloaded from its button: every row of the file with the payout it made.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the results (CSV)' }).click()]);
+    expect(download.suggestedFilename()).toBe('payouts-results.csv');
+    const lines = readFileSync(await download.path(), 'utf8').trim().split(/\r?\n/);
+    expect(lines[0]).toBe('line,clientRef,payoutId,status,amount,currency,fee,feeCurrency,failureReason');
+    expect(lines).toHaveLength(201);
+    const made = lines.slice(1).map((l) => l.split(','));
+    expect(made.filter((r) => /^[0-9a-f-]{36}$/.test(r[2] ?? '')).length).toBe(200);
+    expect(new Set(made.map((r) => r[1])).size).toBe(200);
 
     await upload('good-again.csv', good);
     await page.getByRole('button', { name: 'Send 200 payouts' }).click();
