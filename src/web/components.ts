@@ -118,6 +118,18 @@ export interface Column<T> {
   numeric?: boolean;
 }
 
+/**
+ * The Account column of a list the master account's view mixes with its sub-accounts' rows ("master",
+ * or "sub-account" with its id on hover); none when a sub-account is in view (every row is its own).
+ */
+export function accountColumn<T>(subAccountInView: string | undefined, accountOf: (row: T) => string | null | undefined): Column<T>[] {
+  if (subAccountInView) return [];
+  return [{ label: 'Account', cell: (row) => {
+    const id = accountOf(row);
+    return id ? html`<span title="${id}">sub-account</span>` : 'master';
+  } }];
+}
+
 export function table<T>(caption: string, columns: readonly Column<T>[], rows: readonly T[], empty = 'Nothing here yet.'): Html {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
   // On a phone a list keeps its first three columns and its status; the others (class "opt") give way.

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { IdParams } from '../../lib/schemas.js';
-import { facts, filterForm, link, pageNav, pagePosition, pageRequest, section, select, status, table, when } from '../../web/components.js';
+import { accountColumn, facts, filterForm, link, pageNav, pagePosition, pageRequest, section, select, status, table, when } from '../../web/components.js';
 import { statusWords } from '../../web/codes.js';
 import { queryChoice } from '../../web/forms.js';
 import { html } from '../../web/html.js';
@@ -21,7 +21,8 @@ export function beneficiaryPages(app: FastifyInstance, web: Web): void {
   app.get('/dashboard/beneficiaries', memberPage, async (req, reply) => {
     const wanted = queryChoice(req, 'status', STATUSES);
     const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
-    const list = await listBeneficiaries(ctx.db, ctx.box, actingAccount(req), { status: wanted, ...pageRequest(at) });
+    const scope = actingAccount(req);
+    const list = await listBeneficiaries(ctx.db, ctx.box, scope, { status: wanted, ...pageRequest(at) });
     const body = html`${canChange(req) ? html`<p class="actions">${link('/dashboard/beneficiaries/new', 'Add a beneficiary')}</p>` : ''}${filterForm('/dashboard/beneficiaries', [select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...STATUSES.map((s) => ({ value: s, label: statusWords(s) }))], value: wanted ?? '' })])}
 ${table(
   'Beneficiaries, newest first',
@@ -32,6 +33,7 @@ ${table(
     { label: 'Accounts', cell: (b) => b.accounts.map((a) => `${a.type} ${a.currency}`).join(', ') },
     { label: 'Status', cell: (b) => status(b.status) },
     { label: 'Created', cell: (b) => when(b.createdAt) },
+    ...accountColumn(scope.subAccountId, (b: (typeof list.data)[number]) => b.accountId),
   ],
   list.data,
   'No beneficiary saved yet.',

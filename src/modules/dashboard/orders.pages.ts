@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { IdParams } from '../../lib/schemas.js';
-import { copyable, facts, field, fileField, readable, words, filterForm, link, money, notice, pageNav, pagePosition, pageRequest, PAGE_SIZES, postForm, section, select, status, table, when } from '../../web/components.js';
+import { accountColumn, copyable, facts, field, fileField, readable, words, filterForm, link, money, notice, pageNav, pagePosition, pageRequest, PAGE_SIZES, postForm, section, select, status, table, when } from '../../web/components.js';
 import { failureReason, rate, statusWords } from '../../web/codes.js';
 import { Readable } from 'node:stream';
 import { csvLine } from '../payouts/payouts.csv.js';
@@ -152,7 +152,7 @@ ${table(
     { label: 'Status', cell: (o) => status(o.status) },
     { label: 'Rate', cell: (o) => rate({ from: o.toCurrency, to: o.fromCurrency, rate: o.rate }) },
     { label: 'Funding', cell: (o) => o.funding },
-    ...(scope.subAccountId ? [] : [{ label: 'Account', cell: (o: (typeof list.data)[number]) => ('accountId' in o && o.accountId ? html`<span title="${o.accountId}">sub-account</span>` : 'master') }]),
+    ...accountColumn(scope.subAccountId, (o: (typeof list.data)[number]) => ('accountId' in o ? o.accountId : undefined)),
   ],
   list.data,
   'No order matches.',

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { csvLine } from '../payouts/payouts.csv.js';
 import { DomainError } from '../../lib/errors.js';
 import { IdParams } from '../../lib/schemas.js';
-import { copyable, facts, field, filterForm, link, money, notice, pageNav, pagePosition, PAGE_SIZES, postForm, section, select, status, table, when } from '../../web/components.js';
+import { accountColumn, copyable, facts, field, filterForm, link, money, notice, pageNav, pagePosition, PAGE_SIZES, postForm, section, select, status, table, when } from '../../web/components.js';
 import { queryChoice, queryDay, queryText } from '../../web/forms.js';
 import { bankReason, failureReason, rate, statusWords } from '../../web/codes.js';
 import { html, type Html } from '../../web/html.js';
@@ -191,7 +191,7 @@ ${table(
     { label: 'Status', cell: (p) => status(p.status) },
     { label: 'Fee', numeric: true, cell: (p) => money(p.fee, p.feeCurrency) },
     { label: 'Rail', cell: (p) => p.route },
-    ...(scope.subAccountId ? [] : [{ label: 'Account', cell: (p: (typeof list.data)[number]) => (p.accountId ? html`<span title="${p.accountId}">sub-account</span>` : 'master') }]),
+    ...accountColumn(scope.subAccountId, (p: (typeof list.data)[number]) => p.accountId),
   ],
   list.data,
   'No payout matches.',

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { failureReason, statusWords } from '../../web/codes.js';
 import { Readable } from 'node:stream';
 import { csvLine } from '../payouts/payouts.csv.js';
-import { copyable, filterForm, link, money, notice, postForm, section, select, status, table, when, pageNav, pagePosition, pageRequest } from '../../web/components.js';
+import { accountColumn, copyable, filterForm, link, money, notice, postForm, section, select, status, table, when, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import { attempt, formText, queryChoice, queryText, type Refusal } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -70,6 +70,7 @@ ${section(
       { label: 'Client reference', cell: (d) => d.clientRef ?? '' },
       { label: 'Status', cell: (d) => html`${status(d.status)}${d.failureReason ? html` ${failureReason(d.failureReason)}` : ''}` },
       { label: 'Virtual account', cell: (d) => (d.virtualAccountId ? html`<code>${d.virtualAccountId}</code>` : '') },
+      ...accountColumn(owner.subAccountId, (d: (typeof deposits.data)[number]) => d.accountId),
     ],
     deposits.data,
     'No deposit yet.',
