@@ -130,6 +130,22 @@ describe.skipIf(!haveChromium)('lists, codes in words, rates and the balance cha
     expect(new URL(href ?? '', t.base).searchParams.toString()).toBe(`status=awaiting_funds&q=${run}`);
   });
 
+  it('finds orders by part of a client reference and payouts by amount from the one search box, and opens every order match', async () => {
+    await page.goto(`${t.base}/dashboard`);
+    await page.getByLabel('Search payouts, beneficiaries and orders').fill(`${run.slice(3)}-1`);
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForURL((u) => u.pathname === '/dashboard/search');
+    const orders = await page.getByRole('table', { name: 'Orders that match' }).locator('tbody tr').allInnerTexts();
+    expect(orders).toHaveLength(10); // -10 to -19
+    await page.locator('section', { hasText: 'Orders that match' }).getByRole('link', { name: 'See every match' }).click();
+    await page.waitForURL((u) => u.pathname === '/dashboard/orders');
+    expect(await page.locator('.pager .range').innerText()).toBe('1–10 of 10');
+    await page.getByLabel('Search payouts, beneficiaries and orders').fill('12.00');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForURL((u) => u.searchParams.get('q') === '12.00');
+    expect(await page.getByRole('table', { name: 'Payouts that match' }).innerText()).toContain(`${run}-p12.00`);
+  });
+
   it('pages every list the same way: "N–M of T" with Previous, Next and the page size', async () => {
     await page.goto(`${t.base}/dashboard/beneficiaries`);
     expect(await page.locator('.pager .range').innerText()).toBe('1–20 of 23');
