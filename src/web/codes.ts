@@ -62,6 +62,7 @@ const REASON_WORDS: Record<string, string> = {
   execution_failed: 'the desk could not execute the order',
   review_expired: 'the review was not completed in time',
   reversed: 'reversed after it was credited',
+  payer_declined: 'the payer declined',
   refused_by_issuer: 'refused by the issuing bank',
   compliance_rejected: 'rejected by compliance',
 };

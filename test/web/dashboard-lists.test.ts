@@ -8,6 +8,7 @@ import { reportPayoutOutcomes } from '../../src/modules/payouts/payouts.outcomes
 import { rateFigure } from '../../src/web/codes.js';
 import { invertRate } from '../../src/lib/money.js';
 import { RETURN_REASONS } from '../../src/modules/bank/inbound/reason-codes.js';
+import { activeAccount, approveOnboarding } from '../virtual-accounts/helpers.js';
 
 /**
  * The lists and what they show (issue 24, points 3 to 6) in Chromium: orders paged "1–20 of N"
@@ -59,6 +60,13 @@ describe.skipIf(!haveChromium)('lists, codes in words, rates and the balance cha
     await t.ctx.db.query("UPDATE ledger_transfers SET created_at = now() - interval '2 days' WHERE currency = 'EUR' AND created_at > now() - interval '1 hour' AND credit_account_id IN (SELECT id FROM ledger_accounts WHERE account_id = $1)", [c.workspaceId]);
     await fund(c, 'EUR', '20000.00');
     await fund(c, 'USD', '300.00');
+    // Deposits to an EUR virtual account (onboarding approved first): two credited, one failed.
+    await approveOnboarding(t.app, c);
+    const eur = await activeAccount(c, 'EUR');
+    for (const [amount, outcome] of [['40.00', undefined], ['41.00', 'failed'], ['42.00', undefined]] as const) {
+      const res = await c.request('POST', '/v1/sandbox/deposits', { virtualAccountId: eur.id, amount, clientRef: `${run}-d${amount}`, ...(outcome ? { outcome } : {}) });
+      expect(res.statusCode, res.body).toBe(201);
+    }
     for (let i = 1; i <= 25; i++) {
       const order = await placeOrder(c, { clientRef: `${run}-${String(i).padStart(2, '0')}`, fromAmount: `${100 + i}.00`, funding: i % 5 === 0 ? 'balance' : 'settlement' });
       if (i === 1) orderId = order.id;
@@ -146,6 +154,19 @@ describe.skipIf(!haveChromium)('lists, codes in words, rates and the balance cha
     expect(await page.getByRole('table', { name: 'Payouts that match' }).innerText()).toContain(`${run}-p12.00`);
   });
 
+  it('exports the deposits with the list\'s status filter: the same deposits the API lists; a failed one says why in words', async () => {
+    const api = (await c.request('GET', '/v1/deposits?limit=100')).json<{ data: { id: string; status: string; amount: string; failureReason: string | null }[] }>().data;
+    expect(api).toHaveLength(3);
+    const all = parseCsv(await (await page.request.get(`${t.base}/dashboard/receiving/deposits.csv`)).text()).slice(1);
+    expect(all.map((r) => [r[0], r[2], r[3]])).toEqual(api.map((d) => [d.id, d.status, d.amount]));
+    const failed = parseCsv(await (await page.request.get(`${t.base}/dashboard/receiving/deposits.csv?status=failed`)).text()).slice(1);
+    expect(failed.map((r) => r[0])).toEqual(api.filter((d) => d.status === 'failed').map((d) => d.id));
+    expect(failed).toHaveLength(1);
+    await page.goto(`${t.base}/dashboard/receiving`);
+    const row = page.getByRole('table', { name: 'Deposits, newest first' }).locator('tbody tr', { hasText: '41.00' });
+    expect(await row.locator('.reason code').innerText()).toBe(api.find((d) => d.status === 'failed')?.failureReason);
+  });
+
   it('pages every list the same way: "N–M of T" with Previous, Next and the page size', async () => {
     await page.goto(`${t.base}/dashboard/beneficiaries`);
     expect(await page.locator('.pager .range').innerText()).toBe('1–20 of 23');
@@ -158,8 +179,8 @@ describe.skipIf(!haveChromium)('lists, codes in words, rates and the balance cha
       ['/dashboard/accounts', 0],
       ['/dashboard/payouts', 2],
       ['/dashboard/approvals', 0],
-      ['/dashboard/receiving', 0],
-      ['/dashboard/onboarding', 0],
+      ['/dashboard/receiving', 3],
+      ['/dashboard/onboarding', 1],
       ['/dashboard/events', undefined],
       ['/dashboard/webhooks', 0],
       ['/dashboard/credentials', undefined],
