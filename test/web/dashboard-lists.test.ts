@@ -167,6 +167,19 @@ describe.skipIf(!haveChromium)('lists, codes in words, rates and the balance cha
     expect(await row.locator('.reason code').innerText()).toBe(api.find((d) => d.status === 'failed')?.failureReason);
   });
 
+  it('shows ids and account numbers with a copy button on the detail pages', async () => {
+    const beneficiary = (await c.request('GET', '/v1/beneficiaries?limit=1')).json<{ data: { id: string; accounts: { data: { iban?: string } }[] }[] }>().data[0];
+    await page.goto(`${t.base}/dashboard/beneficiaries/${beneficiary?.id}`);
+    await expect.poll(() => page.getByRole('button', { name: `Copy ${beneficiary?.id}` }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: `Copy ${beneficiary?.accounts[0]?.data.iban}` }).count()).toBe(1);
+    expect(await page.locator('dl.inline-facts dt').first().innerText()).toBe('IBAN');
+    const event = (await c.request('GET', '/v1/events?limit=1')).json<{ data: { id: string }[] }>().data[0];
+    await page.goto(`${t.base}/dashboard/events/${event?.id}`);
+    expect(await page.getByRole('button', { name: `Copy ${event?.id}` }).count()).toBe(1);
+    await page.goto(`${t.base}/dashboard/orders/${orderId}`);
+    expect(await page.getByRole('button', { name: `Copy ${orderId}` }).count()).toBe(1);
+  });
+
   it('pages every list the same way: "N–M of T" with Previous, Next and the page size', async () => {
     await page.goto(`${t.base}/dashboard/beneficiaries`);
     expect(await page.locator('.pager .range').innerText()).toBe('1–20 of 23');

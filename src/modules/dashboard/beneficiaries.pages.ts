@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { IdParams } from '../../lib/schemas.js';
-import { accountColumn, facts, filterForm, link, pageNav, pagePosition, pageRequest, section, select, status, table, when } from '../../web/components.js';
+import { words, readable, copyable, accountColumn, facts, filterForm, link, pageNav, pagePosition, pageRequest, section, select, status, table, when } from '../../web/components.js';
 import { statusWords } from '../../web/codes.js';
 import { queryChoice } from '../../web/forms.js';
 import { html } from '../../web/html.js';
@@ -12,7 +12,7 @@ const STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'suspended
 
 /** An account's identifiers as the API shows them (IBAN, account number, wallet...). */
 const accountData = (a: BeneficiaryAccountView) =>
-  html`<dl class="inline-facts">${Object.entries(a.data).map(([k, v]) => html`<dt>${k}</dt><dd><code>${typeof v === 'string' ? v : JSON.stringify(v)}</code></dd>`)}</dl>`;
+  html`<dl class="inline-facts">${Object.entries(a.data).map(([k, v]) => html`<dt>${words(k)}</dt><dd>${typeof v === 'string' ? copyable(v) : readable(v)}</dd>`)}</dl>`;
 
 /** Saved beneficiaries (as GET /v1/beneficiaries): the workspace's and its sub-accounts'. */
 export function beneficiaryPages(app: FastifyInstance, web: Web): void {
@@ -45,6 +45,7 @@ ${pageNav('/dashboard/beneficiaries', { status: wanted }, at, list)}`;
   app.get<{ Params: { id: string } }>('/dashboard/beneficiaries/:id', { ...memberPage, schema: { hide: true, params: IdParams } }, async (req, reply) => {
     const b = await getBeneficiary(ctx.db, ctx.box, dashboardUser(req).workspaceId, req.params.id);
     const body = html`${facts([
+      ['Beneficiary id', copyable(b.id)],
       ['Status', status(b.status)],
       ['Type', b.type],
       ['Country', b.country],
@@ -66,7 +67,7 @@ ${section(
       { label: 'Currency', cell: (a) => a.currency },
       { label: 'Country', cell: (a) => a.country ?? '' },
       { label: 'Details', cell: (a) => accountData(a) },
-      { label: 'Account id', cell: (a) => html`<code>${a.id}</code>` },
+      { label: 'Account id', cell: (a) => copyable(a.id) },
     ],
     b.accounts,
     'No account.',

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { csvLine } from '../payouts/payouts.csv.js';
 import type { FastifyInstance } from 'fastify';
-import { facts, field, filterForm, link, pageNav, pagePosition, pageRequest, section, status, table, when } from '../../web/components.js';
+import { copyable, facts, field, filterForm, link, pageNav, pagePosition, pageRequest, section, status, table, when } from '../../web/components.js';
 import { queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
@@ -89,6 +89,7 @@ ${pageNav('/dashboard/events', { type }, at, page)}
       const event = events.eventView(await events.getEvent(ctx.db, workspaceId, req.params.id));
       const deliveries = await deliveriesOfEvents(ctx.db, workspaceId, [event.id], ctx.config.limits.eventDeliveriesMax);
       const body = html`${facts([
+        ['Event id', copyable(event.id)],
         ['Type', event.type],
         ['Created', when(event.createdAt)],
         ['Test event', event.test ? 'yes' : 'no'],

@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import type { FieldError } from '../../lib/errors.js';
 import { IdParams } from '../../lib/schemas.js';
 import { checkBody } from '../../web/body-check.js';
-import { facts, field, fileField, link, notice, postForm, section, select, status, textarea, when, words, pageNav, pagePosition, pageRequest } from '../../web/components.js';
+import { copyable, facts, field, fileField, link, notice, postForm, section, select, status, textarea, when, words, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import { attempt, changeOnce, formCountry, formOptional, formText, type Refusal } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { formFile } from '../../web/multipart.js';
@@ -65,7 +65,7 @@ async function applicationCard(web: Web, req: FastifyRequest, a: ApplicationView
   return html`<section aria-label="Application ${a.id}"><h2>${a.applicationType === 'business' ? 'Business' : 'Individual'} application ${status(a.status)}</h2>
 ${facts([
   ['Registered name', a.registeredName],
-  ['Application', html`<code>${a.id}</code>`],
+  ['Application', copyable(a.id)],
   ['Created', when(a.createdAt)],
   ['Submitted', when(a.submittedAt)],
   ['Decided', when(a.decidedAt)],

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkboxes, facts, live, field, link, notice, postForm, secretOnce, section, status, table, when, pageNav, pagePosition, pageRequest, type PagePosition } from '../../web/components.js';
+import { copyable, checkboxes, facts, live, field, link, notice, postForm, secretOnce, section, status, table, when, pageNav, pagePosition, pageRequest, type PagePosition } from '../../web/components.js';
 import { formList, formOptional, formText, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -103,12 +103,12 @@ function detailBody(req: FastifyRequest, endpoint: Endpoint, deliveries: { data:
   return html`${top}${section(
     'Endpoint',
     facts([
-      ['URL', endpoint.url],
+      ['URL', copyable(endpoint.url)],
       ['Status', status(endpoint.status)],
       ['Events', subscribed(endpoint)],
       ['Description', endpoint.description],
       ['Created', when(endpoint.createdAt)],
-      ['Id', html`<code>${endpoint.id}</code>`],
+      ['Id', copyable(endpoint.id)],
     ]),
   )}${canChange(req) ? actions(req, endpoint) : ''}
 ${section('Delivery history', live('deliveries', deliveries.data.some((d) => d.status === 'pending') || justTested, deliveriesTable(req, endpoint.id, deliveries.data)), pageNav(endpointPath(endpoint.id), {}, deliveries.at, deliveries))}
