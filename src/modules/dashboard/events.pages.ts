@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { csvLine } from '../payouts/payouts.csv.js';
 import type { FastifyInstance } from 'fastify';
-import { copyable, facts, field, filterForm, link, pageNav, pagePosition, pageRequest, section, status, table, when } from '../../web/components.js';
+import { accountColumn, copyable, facts, field, filterForm, link, pageNav, pagePosition, pageRequest, section, status, table, when } from '../../web/components.js';
 import { queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
@@ -55,6 +55,8 @@ ${table(
     { label: 'Type', cell: (e) => e.type },
     { label: 'Event', cell: (e) => link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`) },
     { label: 'About', cell: (e) => (typeof e.data.id === 'string' ? html`<code>${e.data.id}</code>` : '') },
+    // The workspace's events, its sub-accounts' included.
+    ...accountColumn(undefined, (e: (typeof page.data)[number]) => e.accountId),
   ],
   page.data,
   type ? `No ${type} event.` : 'No event yet.',
