@@ -180,6 +180,17 @@ describe.skipIf(!haveChromium)('lists, codes in words, rates and the balance cha
     expect(await page.getByRole('button', { name: `Copy ${orderId}` }).count()).toBe(1);
   });
 
+  it('requests a virtual account from Receiving once onboarding is approved: it opens and is listed with its bank details', async () => {
+    await page.goto(`${t.base}/dashboard/receiving`);
+    await page.getByLabel('Virtual account currency').selectOption('GBP');
+    await page.getByRole('button', { name: 'Request a virtual account' }).click();
+    await expect.poll(() => page.getByRole('status').first().innerText()).toContain('Your GBP virtual account was requested');
+    const api = (await c.request('GET', '/v1/virtual-accounts')).json<{ data: { currency: string; status: string; iban?: string; accountNumber?: string }[] }>().data.find((a) => a.currency === 'GBP');
+    expect(api?.status).toBe('active');
+    const row = page.getByRole('table', { name: 'Virtual accounts and their bank details' }).locator('tbody tr', { hasText: 'GBP' });
+    expect(await row.innerText()).toContain((api?.iban ?? api?.accountNumber) as string);
+  });
+
   it('pages every list the same way: "N–M of T" with Previous, Next and the page size', async () => {
     await page.goto(`${t.base}/dashboard/beneficiaries`);
     expect(await page.locator('.pager .range').innerText()).toBe('1–20 of 23');
@@ -272,7 +283,9 @@ describe.skipIf(!haveChromium)('lists, codes in words, rates and the balance cha
     const found: string[] = [];
     for (const [width, height] of [[1440, 900], [390, 844]] as const) {
       await page.setViewportSize({ width, height });
-      for (const url of ['/dashboard', `/dashboard/orders?q=${run}`, `/dashboard/orders/${orderId}`, `/dashboard/payouts/${returnedId}`, '/dashboard/beneficiaries', '/dashboard/events']) {
+      const beneficiary = (await c.request('GET', '/v1/beneficiaries?limit=1')).json<{ data: { id: string }[] }>().data[0]?.id;
+      const event = (await c.request('GET', '/v1/events?limit=1')).json<{ data: { id: string }[] }>().data[0]?.id;
+      for (const url of ['/dashboard', `/dashboard/orders?q=${run}`, `/dashboard/orders/${orderId}`, `/dashboard/payouts/${returnedId}`, `/dashboard/payouts/${failedId}`, '/dashboard/beneficiaries', `/dashboard/beneficiaries/${beneficiary}`, '/dashboard/events', `/dashboard/events/${event}`, '/dashboard/receiving']) {
         const res = await page.goto(`${t.base}${url}`);
         expect(res?.status(), url).toBe(200);
         found.push(...(await pageProblems(page, `${url} at ${width}`)));

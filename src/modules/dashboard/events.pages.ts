@@ -90,6 +90,7 @@ ${pageNav('/dashboard/events', { type }, at, page)}
       const workspaceId = dashboardUser(req).workspaceId;
       const event = events.eventView(await events.getEvent(ctx.db, workspaceId, req.params.id));
       const deliveries = await deliveriesOfEvents(ctx.db, workspaceId, [event.id], ctx.config.limits.eventDeliveriesMax);
+      // The payload is focusable: on a phone it scrolls sideways, and a keyboard must be able to scroll it.
       const body = html`${facts([
         ['Event id', copyable(event.id)],
         ['Type', event.type],
@@ -97,7 +98,7 @@ ${pageNav('/dashboard/events', { type }, at, page)}
         ['Test event', event.test ? 'yes' : 'no'],
         ['Sub-account', event.accountId],
       ])}
-${section('Payload', html`<pre class="json">${JSON.stringify(event, null, 2)}</pre>`)}
+${section('Payload', html`<pre class="json" tabindex="0" role="region" aria-label="The event as JSON">${JSON.stringify(event, null, 2)}</pre>`)}
 ${section('Webhook deliveries', deliveriesTable('Deliveries of this event and their attempts', deliveries))}`;
       return sendPage(web, req, reply, { title: `Event ${event.type}`, body });
     },
