@@ -11,8 +11,8 @@ import { html, type Html } from './html.js';
 
 /** The family a state belongs to, for its colour: done, stopped, moving, or neutral (every state of every list). */
 const FAMILIES: Record<'done' | 'stopped' | 'moving', readonly string[]> = {
-  done: ['paid', 'completed', 'active', 'approved', 'succeeded', 'delivered', 'enabled', 'funds_received', 'received', 'credited', 'clear', 'refunded'],
-  stopped: ['failed', 'rejected', 'cancelled', 'revoked', 'disabled', 'expired', 'refused', 'deactivated', 'returned', 'reverted', 'suspended', 'inactive', 'withdrawn', 'flagged', 'timed_out', 'invalid', 'held'],
+  done: ['paid', 'posted', 'completed', 'active', 'approved', 'succeeded', 'delivered', 'enabled', 'funds_received', 'received', 'credited', 'clear', 'refunded'],
+  stopped: ['failed', 'voided', 'rejected', 'cancelled', 'revoked', 'disabled', 'expired', 'refused', 'deactivated', 'returned', 'reverted', 'suspended', 'inactive', 'withdrawn', 'flagged', 'timed_out', 'invalid', 'held'],
   moving: [
     'created', 'processing', 'pending', 'submitted', 'in_review', 'under_review', 'awaiting_funds', 'queued', 'invited', 'pending_review',
     'funded', 'needs_information', 'more_info_requested', 'proof_submitted', 'draft', 'executing', 'in_progress', 'refunding', 'recorded',
