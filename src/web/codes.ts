@@ -12,10 +12,10 @@ import { html, type Html } from './html.js';
 /** The family a state belongs to, for its colour: done, stopped, moving, or neutral (every state of every list). */
 const FAMILIES: Record<'done' | 'stopped' | 'moving', readonly string[]> = {
   done: ['paid', 'posted', 'completed', 'active', 'approved', 'succeeded', 'delivered', 'enabled', 'funds_received', 'received', 'credited', 'clear', 'refunded'],
-  stopped: ['failed', 'voided', 'rejected', 'cancelled', 'revoked', 'disabled', 'expired', 'refused', 'deactivated', 'returned', 'reverted', 'suspended', 'inactive', 'withdrawn', 'flagged', 'timed_out', 'invalid', 'held'],
+  stopped: ['failed', 'voided', 'rejected', 'cancelled', 'revoked', 'disabled', 'expired', 'refused', 'deactivated', 'returned', 'reverted', 'suspended', 'inactive', 'withdrawn', 'flagged', 'timed_out', 'invalid'],
   moving: [
     'created', 'processing', 'pending', 'submitted', 'in_review', 'under_review', 'awaiting_funds', 'queued', 'invited', 'pending_review',
-    'funded', 'needs_information', 'more_info_requested', 'proof_submitted', 'draft', 'executing', 'in_progress', 'refunding', 'recorded',
+    'funded', 'needs_information', 'more_info_requested', 'proof_submitted', 'draft', 'executing', 'in_progress', 'refunding', 'recorded', 'held',
   ],
 };
 const FAMILY_OF = new Map(Object.entries(FAMILIES).flatMap(([family, states]) => states.map((s) => [s, family] as const)));
