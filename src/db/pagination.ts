@@ -6,11 +6,15 @@ export interface PageResult<T> {
   data: T[];
   hasMore: boolean;
   nextCursor: string | null;
+  /** How many rows the list's filters match over all its pages, when the request asked (`withTotal`). */
+  total?: number;
 }
 
 export interface PageRequest {
   cursor?: string | undefined;
   limit?: number | undefined;
+  /** Count the rows the filters match over all pages too (a page's "21–40 of 1,043"); the API's lists do not. */
+  withTotal?: boolean | undefined;
 }
 
 export interface PageSpec<Row, Item> {
@@ -114,5 +118,12 @@ export async function paginate<Row, Item>(
     data: pageRows.map(spec.map),
     hasMore,
     nextCursor: hasMore && last ? encodeCursor({ t: last.__cursor_t, id: last.__cursor_id }) : null,
+    ...(page.withTotal === true ? { total: await countRows(sql, spec) } : {}),
   };
+}
+
+/** How many rows a list's filters match (its cursor aside): the same FROM and WHERE as its pages. */
+async function countRows<Row, Item>(sql: Sql, spec: PageSpec<Row, Item>): Promise<number> {
+  const rows = await sql.query<{ n: string }>(`SELECT count(*)::text AS n FROM (${spec.from} ${spec.where.length ? `WHERE ${spec.where.join(' AND ')}` : ''}) AS counted`, spec.params);
+  return Number(rows[0]?.n ?? 0);
 }

@@ -118,12 +118,25 @@ export interface Column<T> {
   numeric?: boolean;
 }
 
+/**
+ * The Account column of a list the master account's view mixes with its sub-accounts' rows ("master",
+ * or "sub-account" with its id on hover); none when a sub-account is in view (every row is its own).
+ */
+export function accountColumn<T>(subAccountInView: string | undefined, accountOf: (row: T) => string | null | undefined): Column<T>[] {
+  if (subAccountInView) return [];
+  return [{ label: 'Account', cell: (row) => {
+    const id = accountOf(row);
+    return id ? html`<span title="${id}">sub-account</span>` : 'master';
+  } }];
+}
+
 export function table<T>(caption: string, columns: readonly Column<T>[], rows: readonly T[], empty = 'Nothing here yet.'): Html {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
   // On a phone a list keeps its first three columns and its status; the others (class "opt") give way.
   const classes = columns.map((c, i) => [c.numeric ? 'num' : '', i >= 3 && !/status|result|error/i.test(c.label) ? 'opt' : ''].filter(Boolean).join(' '));
   const cls = (i: number) => (classes[i] ? html` class="${classes[i]}"` : '');
-  return html`<div class="table-wrap"><table><caption>${caption}</caption>
+  // The wrap scrolls sideways when a table is wider than a phone: focusable, so a keyboard can scroll it too.
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}"><table><caption>${caption}</caption>
 <thead><tr>${columns.map((c, i) => html`<th scope="col"${cls(i)}>${c.label}</th>`)}</tr></thead>
 <tbody>${rows.map((row) => html`<tr>${columns.map((c, i) => html`<td${cls(i)}>${c.cell(row)}</td>`)}</tr>`)}</tbody>
 </table></div>`;
@@ -178,18 +191,8 @@ export function when(iso: string | null | undefined): Html {
   return html`<time datetime="${iso}" title="${utc.replace(/Z$/, ' UTC')}">${utc}</time>`;
 }
 
-/** The family a state belongs to, for its colour: done, stopped, moving, or neutral. */
-function statusFamily(state: string): string {
-  if (/^(paid|completed|active|approved|succeeded|delivered|enabled|funds_received|executed)$/.test(state)) return 'done';
-  if (/^(failed|rejected|cancelled|revoked|disabled|expired|refused|deactivated|returned|reverted|suspended)$/.test(state)) return 'stopped';
-  if (/^(processing|pending|submitted|in_review|under_review|awaiting_funds|queued|invited|pending_review|funded|needs_information|proof_submitted|draft|executing)$/.test(state)) return 'moving';
-  return 'neutral';
-}
-
-/** A state in words ("awaiting funds") with its code kept for the record, coloured by its family. */
-export function status(state: string): Html {
-  return html`<span class="status status-${state.replace(/[^a-z_]/g, '')} family-${statusFamily(state)}" title="${state}">${state.replace(/_/g, ' ')}</span>`;
-}
+/** A state in words with its code beside it, coloured by its family: the one mapping is codes.ts. */
+export { status } from './codes.js';
 
 export function notice(kind: 'info' | 'success' | 'error', text: string | Html): Html {
   return html`<div class="notice notice-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</div>`;
@@ -234,49 +237,68 @@ export interface PagePosition {
   from: number;
 }
 
-/** Where a list page is, from its address (limit, cursor, back, from). */
+/** Where a list page is, from its address (limit, cursor, back, row: the first row's position). */
 export function pagePosition(query: Record<string, unknown>): PagePosition {
   const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
   const limit = Number(PAGE_SIZES.find((size) => size === text('limit')) ?? PAGE_SIZES[0]);
   const back = (text('back') ?? '').split('~').filter((c, i, all) => all.length > 1 || c !== '').slice(-BACK_CURSORS_MAX);
-  const from = Math.max(1, Math.floor(Number(text('from') ?? '1')) || 1);
+  const from = Math.max(1, Math.floor(Number(text('row') ?? '1')) || 1);
   const cursor = text('cursor');
   return { limit, cursor, back: cursor ? (back.length ? back : ['']) : [], from: cursor ? from : 1 };
 }
 
 const count = new Intl.NumberFormat('en-GB');
 
-/** "21–40 of 1,043" with Previous and Next, keeping the filters (keyset pages: Previous walks back the cursors seen). */
-export function pageNav(path: string, query: Record<string, string | undefined>, at: PagePosition, shown: number, total: number, nextCursor: string | null): Html {
+/** A list's page as the services answer it with `withTotal` (src/db/pagination.ts). */
+export interface ListPage {
+  data: readonly unknown[];
+  nextCursor: string | null;
+  total?: number | undefined;
+}
+
+/** What a list page asks its service for: the page size, the cursor and the total ("1–20 of N"). */
+export function pageRequest(at: PagePosition): { cursor: string | undefined; limit: number; withTotal: true } {
+  return { cursor: at.cursor, limit: at.limit, withTotal: true };
+}
+
+/**
+ * The one pager of every list: "21–40 of 1,043" with Previous and Next and the page size, keeping
+ * the filters (keyset pages: Previous walks back the cursors seen). `query` is the list's filters.
+ */
+export function pageNav(path: string, query: Record<string, string | undefined>, at: PagePosition, page: ListPage): Html {
+  const shown = page.data.length;
   const base = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '' && !['cursor', 'back', 'from'].includes(k)) base.set(k, v);
-  if (at.limit !== Number(PAGE_SIZES[0])) base.set('limit', String(at.limit));
-  const href = (cursor: string | undefined, back: string[], from: number) => {
-    const params = new URLSearchParams(base);
-    if (cursor) {
-      params.set('cursor', cursor);
-      params.set('back', back.join('~'));
-      params.set('from', String(from));
-    }
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '' && !['cursor', 'back', 'row', 'limit'].includes(k)) base.set(k, v);
+  const withLimit = (params: URLSearchParams, limit: number) => {
+    if (limit !== Number(PAGE_SIZES[0])) params.set('limit', String(limit));
+    return params;
+  };
+  const address = (params: URLSearchParams) => {
     const q = params.toString();
     return q ? `${path}?${q}` : path;
   };
+  const href = (cursor: string | undefined, back: string[], from: number) => {
+    const params = withLimit(new URLSearchParams(base), at.limit);
+    if (cursor) {
+      params.set('cursor', cursor);
+      params.set('back', back.join('~'));
+      params.set('row', String(from));
+    }
+    return address(params);
+  };
   const last = at.back[at.back.length - 1];
   const previous = at.cursor ? href(last || undefined, at.back.slice(0, -1), Math.max(1, at.from - at.limit)) : undefined;
-  const next = nextCursor ? href(nextCursor, [...at.back, at.cursor ?? ''], at.from + shown) : undefined;
-  const range = shown === 0 ? `0 of ${count.format(total)}` : `${count.format(at.from)}–${count.format(at.from + shown - 1)} of ${count.format(total)}`;
+  const next = page.nextCursor ? href(page.nextCursor, [...at.back, at.cursor ?? ''], at.from + shown) : undefined;
+  const of = page.total === undefined ? '' : ` of ${count.format(page.total)}`;
+  const range = shown === 0 ? `0${of || ' shown'}` : `${count.format(at.from)}–${count.format(at.from + shown - 1)}${of}`;
+  // Another page size starts again from the first page.
+  const sizes = PAGE_SIZES.map((size) =>
+    Number(size) === at.limit ? html`<span aria-current="true">${size}</span>` : html`<a href="${address(withLimit(new URLSearchParams(base), Number(size)))}" aria-label="${size} rows per page">${size}</a>`,
+  );
   return html`<nav class="pager" aria-label="Pages"><span class="range" role="status">${range}</span>
 ${previous ? html`<a href="${previous}" rel="prev">← Previous</a>` : html`<span class="muted">← Previous</span>`}
-${next ? html`<a href="${next}" rel="next">Next →</a>` : html`<span class="muted">Next →</span>`}</nav>`;
-}
-
-/** "Next page" by the list's cursor, keeping the filters. */
-export function pager(path: string, query: Record<string, string | undefined>, nextCursor: string | null): Html {
-  if (!nextCursor) return html``;
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '' && k !== 'cursor') params.set(k, v);
-  params.set('cursor', nextCursor);
-  return html`<nav class="pager" aria-label="Pagination"><a href="${path}?${params.toString()}" rel="next">Next page →</a></nav>`;
+${next ? html`<a href="${next}" rel="next">Next →</a>` : html`<span class="muted">Next →</span>`}
+<span class="sizes">Rows per page: ${join(sizes.flatMap((s, i) => (i === 0 ? [s] : [html` · `, s])))}</span></nav>`;
 }
 
 export function link(href: string, text: string | Html): Html {
@@ -299,7 +321,8 @@ export function barChart(o: { title: string; unit: string; points: readonly { la
   const barWidth = Math.max(2, Math.floor(width / Math.max(1, o.points.length)) - gap);
   const id = fieldId('chart');
   const bars = o.points.map((p, i) => {
-    const h = Math.round((p.value / max) * (height - 20));
+    // A negative value (an overdrawn day) draws no bar; its figure is in the table.
+    const h = Math.max(0, Math.round((p.value / max) * (height - 20)));
     return html`<rect class="bar" x="${i * (barWidth + gap)}" y="${height - h}" width="${barWidth}" height="${h}"><title>${p.label}: ${p.shown}</title></rect>`;
   });
   return html`<figure class="chart"><figcaption id="${id}">${o.title}</figcaption>

@@ -1,15 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as users from '../modules/users/users.service.js';
-import { field, notice, pager, postForm, secretOnce, section, select, status, table, when } from './components.js';
-import { formText, queryText, refusalOf, type Refusal } from './forms.js';
+import { field, notice, postForm, secretOnce, section, select, status, table, when, pageNav, pagePosition, pageRequest, type PagePosition } from './components.js';
+import { formText, refusalOf, type Refusal } from './forms.js';
 import { html, type Html } from './html.js';
 import type { Area } from './layout.js';
 import { sendPage, seeOther, type Web, type WebRouteConfig } from './web.js';
 
-type UserPage = { data: users.UserView[]; nextCursor: string | null };
+type UserPage = { data: users.UserView[]; nextCursor: string | null; total?: number; at: PagePosition };
 type UserRequest = FastifyRequest<{ Params: { userId: string } }>;
 
-const LIST_PAGE_SIZE = 50;
 const EMAIL_LENGTH_MAX = 320;
 const ROLE_OPTIONS = [
   { value: 'viewer', label: 'Viewer: reads only' },
@@ -122,7 +121,7 @@ function listBody(face: Face, req: FastifyRequest, page: UserPage, top: Html | '
       ],
       page.data,
     ),
-    pager(face.base, {}, page.nextCursor),
+    pageNav(face.base, {}, page.at, page),
   )}${admin ? inviteForm(face, req, refusal) : ''}`;
 }
 
@@ -137,7 +136,10 @@ export function userPages(app: FastifyInstance, web: Web, area: Area): void {
   const face = area === 'console' ? CONSOLE : DASHBOARD;
   const { ctx } = web;
   const invitationOptions = users.invitationOptions(ctx.config);
-  const listPage = (req: FastifyRequest) => users.listUsers(ctx.db, ctx.box, face.owner(req), { cursor: queryText(req, 'cursor'), limit: LIST_PAGE_SIZE });
+  const listPage = async (req: FastifyRequest): Promise<UserPage> => {
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    return { ...(await users.listUsers(ctx.db, ctx.box, face.owner(req), pageRequest(at))), at };
+  };
   const change = (req: UserRequest, to: { role?: users.UserRole; status?: 'active' | 'disabled' }) =>
     ctx.db.tx((tx) => users.changeUser(tx, ctx.box, face.owner(req), req.web.session?.user?.id, req.params.userId, to));
   const refused = async (req: FastifyRequest, reply: Parameters<typeof seeOther>[0], err: unknown) => {

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { listeningTestApp, operator, OPERATOR_KEY, type TestApp } from './app.js';
 
@@ -69,4 +70,22 @@ export function watchCsp(page: Page): string[] {
   });
   page.on('pageerror', (err) => problems.push(err.message));
   return problems;
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The serious and critical axe-core violations of the page (axe injected by the test, as the CSP allows no other script). */
+export async function axeViolations(p: Page): Promise<string[]> {
+  await p.evaluate(AXE_SOURCE);
+  const result = (await p.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+}
+
+/** What is wrong with the page at this width: wider than the screen (at a phone's width), and its serious axe violations. */
+export async function pageProblems(p: Page, label: string): Promise<string[]> {
+  const found: string[] = [];
+  const [scrollWidth, innerWidth] = (await p.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number];
+  if (scrollWidth > innerWidth) found.push(`${label}: ${scrollWidth} px wide in ${innerWidth}`);
+  for (const v of await axeViolations(p)) found.push(`${label}: ${v}`);
+  return found;
 }

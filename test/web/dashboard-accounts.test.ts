@@ -83,6 +83,12 @@ describe('the dashboard acting on a sub-account', () => {
     const back = await admin.get('/dashboard');
     expect(back.body).toContain('Master account');
     expect(back.body).toContain('100.00');
+    // The master's view mixes in its sub-accounts' rows: an Account column says whose each is.
+    const rowOf = (body: string, text: string) => body.split('<tr>').find((row) => row.includes(text)) ?? '';
+    const mixed = (await admin.get('/dashboard/beneficiaries')).body;
+    expect(mixed).toContain('<th scope="col" class="opt">Account</th>');
+    expect(rowOf(mixed, 'Grace Hopper')).toContain(`<span title="${sub}">sub-account</span>`);
+    expect(rowOf(mixed, 'Ada Lovelace')).toContain('>master</td>');
   });
 
   it('lets a viewer choose the account they read (a choice of the session, not a change)', async () => {

@@ -184,6 +184,10 @@ describe.skipIf(!haveChromium)('a workspace admin in the dashboard', () => {
       .toMatch(/succeeded[\s\S]*HTTP 202/);
     const deliveries = await workspace.request('GET', `/v1/webhooks/${endpointId}/deliveries`);
     expect(deliveries.json<{ data: { status: string; attempts: { responseStatus: number }[] }[] }>().data[0]).toMatchObject({ status: 'succeeded', attempts: [{ responseStatus: 202 }] });
+    // The delivery history pages as every list does: "1–1 of 1", Previous, Next, the page size.
+    const listed = deliveries.json<{ data: unknown[] }>().data.length;
+    expect(await admin.locator('.pager .range').innerText()).toBe(`1–${listed} of ${listed}`);
+    expect(await admin.locator('.pager').innerText()).toMatch(/← Previous[\s\S]*Next →[\s\S]*Rows per page: 20 · 50 · 100/);
   });
 
   it('invites a viewer, who reads credentials, webhooks and users with no form, and whose POST is refused', async () => {

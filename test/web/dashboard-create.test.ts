@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunner } from '../../src/jobs/index.js';
@@ -6,6 +7,7 @@ import type { Caller } from '../helpers/app.js';
 import { haveChromium, launchBrowser, signedInAdmin, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
 import { DE_IBAN, fund, payingWorkspace, saveBeneficiary, waitFor } from '../payouts/helpers.js';
 import { PDF, PNG } from '../applications/helpers.js';
+import { rateFigure } from '../../src/web/codes.js';
 
 /**
  * Doing the work from the dashboard (issue 24, points 1 and 2) in Chromium: a payout from the form
@@ -107,10 +109,15 @@ describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 
     await expect.poll(() => page.getByRole('status').first().innerText()).toContain('The quote expired');
     await page.getByRole('button', { name: 'Confirm and send' }).click();
     await page.waitForURL((u) => /^\/dashboard\/payouts\/[0-9a-f-]{36}$/.test(u.pathname));
-    const facts = await page.locator('dl.facts').innerText();
-    expect(facts).toMatch(/Debited\s+[\d.]+\sUSD/);
-    expect(facts).toMatch(/Rate\s+1 USD = [\d.]+ EUR/);
-    expect(facts).toMatch(/Fee\s+[\d.]+\sUSD/);
+    const facts = (await page.locator('dl.facts').innerText()).replace(/\u00a0/g, ' ');
+    // What the page says is what the API says: the quote's debit, its rate both ways, the fees.
+    const paid = (await c.request('GET', `/v1/payouts/${new URL(page.url()).pathname.split('/').pop()}`)).json<{ quoteId: string; fee: string; feeCurrency: string }>();
+    const used = (await c.request('GET', `/v1/fx/quotes/${paid.quoteId}`)).json<{ fromAmount: string; rate: string; inverseRate: string; fee: string }>();
+    const grouped = (amount: string) => Number(amount).toLocaleString('en-GB', { minimumFractionDigits: 2 });
+    expect(facts).toContain(`Debited\n${grouped(used.fromAmount)} USD`);
+    expect(facts).toContain(`Rate\n1 USD = ${rateFigure(used.rate)} EUR · 1 EUR = ${rateFigure(used.inverseRate)} USD`);
+    expect(facts).toContain(`Conversion fee\n${grouped(used.fee)} USD`);
+    expect(facts).toContain(`Fee\n${grouped(paid.fee)} ${paid.feeCurrency}`);
   });
 
   it('adds a beneficiary with the fields the corridor requires, and comes back to the payout form with it chosen', async () => {
@@ -202,8 +209,19 @@ describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 
     await page.getByRole('button', { name: 'Send 200 payouts' }).dblclick();
     await expect.poll(() => page.getByRole('status').first().innerText(), { timeout: 60_000 }).toContain('200 payouts sent');
     expect(await countWithRef(run)).toBe(200);
-    const results = await page.locator('form[action$="results.csv"]');
-    expect(await results.count()).toBe(1);
+    // The results CSV, downloaded from its button: every row of the file with the payout it made.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the results (CSV)' }).click()]);
+    expect(download.suggestedFilename()).toBe('payouts-results.csv');
+    const lines = readFileSync(await download.path(), 'utf8').trim().split(/\r?\n/);
+    expect(lines[0]).toBe('line,clientRef,payoutId,status,amount,currency,fee,feeCurrency,failureReason');
+    expect(lines).toHaveLength(201);
+    const made = lines.slice(1).map((l) => l.split(','));
+    expect(made.filter((r) => /^[0-9a-f-]{36}$/.test(r[2] ?? '')).length).toBe(200);
+    expect(new Set(made.map((r) => r[1])).size).toBe(200);
+    // The payouts export streams page after page (100 rows a page): the 200, each once, as the results name them.
+    const exported = (await (await page.request.get(`${t.base}/dashboard/payouts/export.csv?q=${run}`)).text()).trim().split(/\r?\n/).slice(1).map((l) => l.split(','));
+    expect(exported).toHaveLength(200);
+    expect(new Set(exported.map((r) => r[0]))).toEqual(new Set(made.map((r) => r[2])));
 
     await upload('good-again.csv', good);
     await page.getByRole('button', { name: 'Send 200 payouts' }).click();

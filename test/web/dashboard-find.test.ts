@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../helpers/app.js';
-import { haveChromium, launchBrowser, signedInAdmin, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
+import { axeViolations, haveChromium, launchBrowser, signedInAdmin, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
 import { ADA, fund, payingWorkspace, saveBeneficiary } from '../payouts/helpers.js';
 
 /**
@@ -13,21 +11,12 @@ import { ADA, fund, payingWorkspace, saveBeneficiary } from '../payouts/helpers.
  * axe-core violation at either width.
  */
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
 let t: WebTestApp;
 let browser: Browser;
 let c: Caller;
 let page: Page;
 let problems: string[];
 const run = `inv${Date.now().toString(36)}`;
-
-/** The serious and critical axe-core violations of the page (axe injected by the test, as the CSP allows no other script). */
-async function axeViolations(p: Page): Promise<string[]> {
-  await p.evaluate(AXE_SOURCE);
-  const result = (await p.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
-}
 
 function parseCsv(text: string): string[][] {
   return text.trim().split(/\r?\n/).map((line) => line.split(','));
@@ -140,6 +129,7 @@ describe.skipIf(!haveChromium)('finding, exporting and reading on a phone (issue
     '/dashboard/payouts',
     '/dashboard/payouts/new',
     '/dashboard/payouts/import',
+    '/dashboard/approvals',
     '/dashboard/beneficiaries',
     '/dashboard/beneficiaries/new?currency=EUR&country=DE',
     '/dashboard/orders',

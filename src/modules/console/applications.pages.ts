@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { checkboxes, facts, field, readable, words, filterForm, link, pager, postForm, section, select, status, table, textarea, when } from '../../web/components.js';
+import { checkboxes, facts, field, readable, words, filterForm, link, postForm, section, select, status, table, textarea, when, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import { changeOnce, formList, formOptional, formText, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -9,7 +9,7 @@ import { listDocuments, readDocumentFile } from '../applications/documents.servi
 import { listPersons } from '../applications/persons.service.js';
 import { APPLICATION_STATUSES, RISK_LEVELS, SCREENING_STATUSES, SECTIONS_OF, type ReviewDecision, type RiskLevel, type ScreeningStatus, type Section } from '../applications/applications.transitions.js';
 import type { Storage } from '../storage/storage.js';
-import { attempt, consolePage, consoleRoute, doneNotice, IdPath, idsPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, withDone, type Refusal } from './console.kit.js';
+import { attempt, consolePage, consoleRoute, doneNotice, IdPath, idsPath, queryChoice, queryId, refusalNotice, withDone, type Refusal } from './console.kit.js';
 import { sendStoredFile } from '../../http/stored-file.js';
 
 type Params = { Params: { id: string } };
@@ -95,7 +95,8 @@ export function applicationPages(app: FastifyInstance, web: Web, storage: Storag
   const { ctx } = web;
   app.get('/console/applications', consolePage, async (req, reply) => {
     const query = { status: queryChoice(req, 'status', APPLICATION_STATUSES, 'under_review'), workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
-    const page = await applications.listApplications(ctx, ctx.db, undefined, { ...query, limit: QUEUE_PAGE_ROWS });
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const page = await applications.listApplications(ctx, ctx.db, undefined, { ...query, ...pageRequest(at) });
     const body = html`${filterForm('/console/applications', [
       select({ label: 'Status', name: 'status', options: ['all', ...APPLICATION_STATUSES], value: query.status ?? 'all' }),
       field({ label: 'Workspace id', name: 'workspaceId', value: query.workspaceId }),
@@ -107,7 +108,7 @@ ${table('Applications, newest first', [
   { label: 'Screening', cell: (a) => a.screeningStatus },
   { label: 'Submitted', cell: (a) => when(a.submittedAt) },
 ], page.data, 'No application in this view.')}
-${pager('/console/applications', { ...query, status: query.status ?? 'all' }, page.nextCursor)}`;
+${pageNav('/console/applications', { ...query, status: query.status ?? 'all' }, at, page)}`;
     return sendPage(web, req, reply, { title: 'Applications', body });
   });
 

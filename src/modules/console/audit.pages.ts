@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { field, filterForm, link, pager, select, table, when } from '../../web/components.js';
+import { field, filterForm, link, select, table, when, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import { queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import * as operator from '../operator/operator.service.js';
 import { userEmails } from '../users/users.service.js';
-import { attempt, consolePage, QUEUE_PAGE_ROWS, refusalNotice } from './console.kit.js';
+import { attempt, consolePage, refusalNotice } from './console.kit.js';
 
 const METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'] as const;
 
@@ -29,7 +29,8 @@ export function auditPages(app: FastifyInstance, web: Web): void {
   app.get('/console/audit', consolePage, async (req, reply) => {
     const f = filtersOf(req);
     const statusCode = f.statusCode === undefined ? undefined : Number(f.statusCode);
-    const result = await attempt(() => operator.listAudit(web.ctx.db, { ...f, statusCode, cursor: queryText(req, 'cursor'), limit: QUEUE_PAGE_ROWS }));
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const result = await attempt(() => operator.listAudit(web.ctx.db, { ...f, statusCode, ...pageRequest(at) }));
     const page = 'done' in result ? result.done : { data: [] as Entry[], nextCursor: null };
     const refusal = 'refused' in result ? result.refused : undefined;
     // A person is kept as `user:<id>`; the page names them by their email.
@@ -56,7 +57,7 @@ ${table('Audit log, newest first', [
   { label: 'Workspace', cell: (e) => (e.workspaceId ? link(`/console/workspaces/${e.workspaceId}`, e.workspaceId) : '') },
   { label: 'Body', cell: (e) => (e.body === null || e.body === undefined ? '' : html`<code>${JSON.stringify(e.body)}</code>`) },
 ], page.data, 'No entry matches.')}
-${pager('/console/audit', f, page.nextCursor)}`;
+${pageNav('/console/audit', f, at, page)}`;
     return sendPage(web, req, reply, { title: 'Audit log', body, status: refusal?.status });
   });
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { field, filterForm, money, pager, postForm, select, status, table, when } from '../../web/components.js';
+import { field, filterForm, money, postForm, select, status, table, when, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import type { Tx } from '../../db/db.js';
 import { changeOnce, formOptional, formText, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
@@ -12,7 +12,7 @@ import { listPayouts } from '../payouts/payouts.read.js';
 import { MOVE_FROM as PAYOUT_MOVE_FROM, PAYOUT_STATUSES } from '../payouts/payouts.transitions.js';
 import { listAnyVirtualAccounts, moveAnyVirtualAccount } from '../virtual-accounts/virtual-accounts.service.js';
 import { VIRTUAL_ACCOUNT_STATUSES } from '../virtual-accounts/virtual-accounts.transitions.js';
-import { attempt, consolePage, consoleRoute, doneNotice, IdPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, withDone, type Refusal } from './console.kit.js';
+import { attempt, consolePage, consoleRoute, doneNotice, IdPath, queryChoice, queryId, refusalNotice, withDone, type Refusal } from './console.kit.js';
 
 type Params = { Params: { id: string } };
 
@@ -54,7 +54,8 @@ function emptySettleQueue(web: Web, provider: string): string {
 
 async function payoutsPage(web: Web, req: FastifyRequest, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
   const query = { status: queryChoice(req, 'status', PAYOUT_STATUSES, 'processing'), provider: queryText(req, 'provider') ?? 'manual', workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
-  const page = await listPayouts(web.ctx.db, { workspaceId: query.workspaceId }, { ...query, provider: query.provider === 'all' ? undefined : query.provider, limit: QUEUE_PAGE_ROWS });
+  const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+  const page = await listPayouts(web.ctx.db, { workspaceId: query.workspaceId }, { ...query, provider: query.provider === 'all' ? undefined : query.provider, ...pageRequest(at) });
   type Row = (typeof page.data)[number];
   const body = html`${doneNotice(req)}${refusalNotice(refusal)}${filterForm('/console/payouts', [
     select({ label: 'Status', name: 'status', options: ['all', ...PAYOUT_STATUSES], value: query.status ?? 'all' }),
@@ -69,7 +70,7 @@ ${table('Payouts, newest first', [
   { label: 'Created', cell: (p) => when(p.createdAt) },
   { label: 'Settle', cell: (p) => html`<div class="actions">${PAYOUT_MOVES.filter((m) => PAYOUT_MOVE_FROM[m].includes(p.status)).map((m) => moveButton(req, `/console/payouts/${p.id}/${m}`, PAYOUT_LABEL[m], PAYOUT_QUESTION[m](`payout ${p.clientRef} of ${p.amount} ${p.currency}`), m !== 'pay'))}</div>` },
 ], page.data, emptySettleQueue(web, query.provider))}
-${pager('/console/payouts', { ...query, status: query.status ?? 'all' }, page.nextCursor)}`;
+${pageNav('/console/payouts', { ...query, status: query.status ?? 'all' }, at, page)}`;
   return sendPage(web, req, reply, { title: 'Payouts to settle', body, status: refusal?.status });
 }
 
@@ -78,7 +79,8 @@ ${pager('/console/payouts', { ...query, status: query.status ?? 'all' }, page.ne
 
 async function virtualAccountsPage(web: Web, req: FastifyRequest, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
   const query = { status: queryChoice(req, 'status', VIRTUAL_ACCOUNT_STATUSES, 'pending'), workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
-  const page = await listAnyVirtualAccounts(web.ctx.db, { ...query, limit: QUEUE_PAGE_ROWS });
+  const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+  const page = await listAnyVirtualAccounts(web.ctx.db, { ...query, ...pageRequest(at) });
   type Row = (typeof page.data)[number];
   const body = html`${doneNotice(req)}${refusalNotice(refusal)}${filterForm('/console/virtual-accounts', [
     select({ label: 'Status', name: 'status', options: ['all', ...VIRTUAL_ACCOUNT_STATUSES], value: query.status ?? 'all' }),
@@ -95,7 +97,7 @@ ${table('Virtual accounts, newest first', [
     cell: (v) => (v.status === 'pending' ? html`<div class="actions">${moveButton(req, `/console/virtual-accounts/${v.id}/approve`, 'Approve', `Approve the ${v.currency} virtual account ${v.id}? It becomes active.`)}${moveButton(req, `/console/virtual-accounts/${v.id}/fail`, 'Refuse', `Refuse the ${v.currency} virtual account ${v.id}?`, true)}</div>` : ''),
   },
 ], page.data, 'No virtual account in this view.')}
-${pager('/console/virtual-accounts', { ...query, status: query.status ?? 'all' }, page.nextCursor)}`;
+${pageNav('/console/virtual-accounts', { ...query, status: query.status ?? 'all' }, at, page)}`;
   return sendPage(web, req, reply, { title: 'Virtual accounts', body, status: refusal?.status });
 }
 
@@ -106,7 +108,8 @@ const DEPOSIT_MOVES = ['complete', 'fail'] as const;
 
 async function depositsPage(web: Web, req: FastifyRequest, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
   const query = { status: queryChoice(req, 'status', DEPOSIT_STATUSES), workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
-  const page = await listAnyDeposits(web.ctx.db, { ...query, limit: QUEUE_PAGE_ROWS });
+  const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+  const page = await listAnyDeposits(web.ctx.db, { ...query, ...pageRequest(at) });
   type Row = (typeof page.data)[number];
   const body = html`${doneNotice(req)}${refusalNotice(refusal)}
 <section id="credit"><h2>Credit an inbound payment</h2>
@@ -137,7 +140,7 @@ ${table('Deposits, newest first', [
       : moveButton(req, `/console/deposits/${d.id}/${m}`, 'Fail', `Fail the deposit of ${d.amount} ${d.currency}? Nothing is credited.`, true),
   )}</div>` },
 ], page.data, 'No deposit in this view.')}
-${pager('/console/deposits', { ...query, status: query.status ?? 'all' }, page.nextCursor)}</section>`;
+${pageNav('/console/deposits', { ...query, status: query.status ?? 'all' }, at, page)}</section>`;
   return sendPage(web, req, reply, { title: 'Deposits', body, status: refusal?.status });
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { facts, field, filterForm, link, money, pager, postForm, section, select, status, table, when } from '../../web/components.js';
+import { failureReason, rate } from '../../web/codes.js';
+import { facts, field, filterForm, link, money, postForm, section, select, status, table, when, pageNav, pagePosition, pageRequest, type PagePosition } from '../../web/components.js';
 import { changeOnce, formOptional, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -8,7 +9,7 @@ import { getAnyOrder, listOrders, orderData, type OrderView } from '../orders/or
 import { readProof } from '../orders/orders.service.js';
 import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../orders/orders.transitions.js';
 import type { Storage } from '../storage/storage.js';
-import { attempt, consolePage, consoleRoute, doneNotice, IdPath, queryChoice, queryId, QUEUE_PAGE_ROWS, refusalNotice, withDone, type Refusal } from './console.kit.js';
+import { attempt, consolePage, consoleRoute, doneNotice, IdPath, queryChoice, queryId, refusalNotice, withDone, type Refusal } from './console.kit.js';
 import { sendStoredFile } from '../../http/stored-file.js';
 
 type Params = { Params: { id: string } };
@@ -16,7 +17,7 @@ const DESK_MOVES = ['confirm-funds', 'execute', 'complete', 'fail'] as const;
 type DeskMove = (typeof DESK_MOVES)[number];
 const MOVE_LABEL: Record<DeskMove, string> = { 'confirm-funds': 'Confirm funds received', execute: 'Start execution', complete: 'Complete', fail: 'Fail' };
 
-function listPage(web: Web, req: FastifyRequest, reply: FastifyReply, page: Awaited<ReturnType<typeof listOrders>>, query: Record<string, string | undefined>): FastifyReply {
+function listPage(web: Web, req: FastifyRequest, reply: FastifyReply, page: Awaited<ReturnType<typeof listOrders>>, query: Record<string, string | undefined>, at: PagePosition): FastifyReply {
   const body = html`${filterForm('/console/orders', [
     select({ label: 'Status', name: 'status', options: ['all', ...ORDER_STATUSES], value: query.status ?? 'all' }),
     field({ label: 'Workspace id', name: 'workspaceId', value: query.workspaceId }),
@@ -30,7 +31,7 @@ ${table('Orders, newest first', [
   { label: 'To', cell: (o) => money(o.toAmount, o.toCurrency), numeric: true },
   { label: 'Created', cell: (o) => when(o.createdAt) },
 ], page.data, 'No order in this view.')}
-${pager('/console/orders', query, page.nextCursor)}`;
+${pageNav('/console/orders', query, at, page)}`;
   return sendPage(web, req, reply, { title: 'Orders', body });
 }
 
@@ -76,12 +77,13 @@ ${facts([
   ['Workspace', link(`/console/workspaces/${row.workspace_id}`, row.workspace_id)],
   ['From', money(order.fromAmount, order.fromCurrency)],
   ['To', money(order.toAmount, order.toCurrency)],
-  ['Rate', order.rate],
+  // The order's rate is fromCurrency per 1 toCurrency (all-in).
+  ['Rate', rate({ from: order.toCurrency, to: order.fromCurrency, rate: order.rate })],
   ['Funding', order.funding],
   ['Funding deadline', when(order.fundingDeadlineAt)],
   ['Funded', when(order.fundedAt)],
   ['Completed', when(order.completedAt)],
-  ['Failure reason', order.failureReason],
+  ['Failure reason', failureReason(order.failureReason)],
   ['UETR', order.uetr],
 ])}
 ${s ? section('Settlement', facts([
@@ -100,8 +102,9 @@ export function orderPages(app: FastifyInstance, web: Web, storage: Storage): vo
   const { ctx } = web;
   app.get('/console/orders', consolePage, async (req, reply) => {
     const query = { status: queryChoice(req, 'status', ORDER_STATUSES), workspaceId: queryId(req, 'workspaceId'), cursor: queryText(req, 'cursor') };
-    const page = await listOrders(ctx.db, { workspaceId: query.workspaceId }, { ...query, limit: QUEUE_PAGE_ROWS });
-    return listPage(web, req, reply, page, query);
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const page = await listOrders(ctx.db, { workspaceId: query.workspaceId }, { ...query, ...pageRequest(at) });
+    return listPage(web, req, reply, page, query, at);
   });
 
   app.get<Params>('/console/orders/:id', consoleRoute(IdPath), async (req, reply) => orderPage(web, req, reply));

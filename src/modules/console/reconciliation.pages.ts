@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { field, filterForm, link, money, pager, postForm, section, status, table, when } from '../../web/components.js';
+import { field, filterForm, link, money, postForm, section, status, table, when, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import { attempt, changeOnce, formText, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -19,7 +19,8 @@ const dayOf = (req: FastifyRequest) => {
 /** Statements per bank account and day, each with its difference; below, the exceptions queue. */
 async function reconciliationPage(web: Web, req: FastifyRequest, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
   const query = { bankAccount: queryText(req, 'bankAccount')?.slice(0, 100), date: dayOf(req), cursor: queryText(req, 'cursor') };
-  const statements = await listStatements(web.ctx.db, { ...query, limit: QUEUE_PAGE_ROWS });
+  const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+  const statements = await listStatements(web.ctx.db, { ...query, ...pageRequest(at) });
   const exceptions = await listExceptions(web.ctx.db, { status: 'open', bankAccount: query.bankAccount, limit: QUEUE_PAGE_ROWS });
   type S = (typeof statements.data)[number];
   type E = (typeof exceptions.data)[number];
@@ -36,7 +37,7 @@ ${table('Bank statements (camt.053), newest first', [
   { label: 'Difference', cell: (s) => html`<strong>${money(s.difference, s.currency)}</strong>`, numeric: true },
   { label: 'Lines', cell: (s) => `${s.lines.matched} matched · ${s.lines.unmatched} unmatched · ${s.lines.ignored} ignored` },
 ], statements.data, 'No statement in this view.')}
-${pager('/console/reconciliation', query, statements.nextCursor)}
+${pageNav('/console/reconciliation', query, at, statements)}
 ${section('Exceptions: entries that matched nothing (nothing posted)', table('Open exceptions, newest first', [
   { label: 'Received', cell: (e: E) => when(e.createdAt) },
   { label: 'Message', cell: (e) => e.messageType },

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { facts, money, notice, pager, postForm, select, status, table, when } from '../../web/components.js';
+import { facts, money, notice, postForm, select, status, table, when, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import { changeOnce, formText, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { listHolds, readSettings, rejectHold, releaseHold, updateSettings, type HoldView } from '../screening/screening.holds.js';
 import { listBeneficiaryHits, listVersions } from '../screening/screening.service.js';
-import { attempt, consolePage, consoleRoute, IdPath, QUEUE_PAGE_ROWS, refusalNotice, type Refusal } from './console.kit.js';
+import { attempt, consolePage, consoleRoute, IdPath, refusalNotice, type Refusal } from './console.kit.js';
 
 type Params = { Params: { id: string } };
 
@@ -37,9 +37,9 @@ function decision(req: FastifyRequest, h: HoldView, dualControl: boolean): Html 
 
 async function screeningPage(web: Web, req: FastifyRequest, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
   const db = web.ctx.db;
-  const cursor = queryText(req, 'cursor');
+  const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
   const [held, settings, versions, beneficiaries] = await Promise.all([
-    listHolds(db, { status: 'held', cursor, limit: QUEUE_PAGE_ROWS }),
+    listHolds(db, { status: 'held', ...pageRequest(at) }),
     readSettings(db),
     listVersions(db, { limit: 20 }),
     listBeneficiaryHits(db, { limit: 20 }),
@@ -56,7 +56,7 @@ ${table('Held payouts, newest first', [
   { label: 'Evidence', cell: (h) => evidence(h) },
   { label: 'Decision', cell: (h) => decision(req, h, settings.dualControl) },
 ], held.data, 'No payout is held.')}
-${pager('/console/screening', {}, held.nextCursor)}</section>
+${pageNav('/console/screening', {}, at, held)}</section>
 <section id="dual-control"><h2>Dual control</h2>
 ${facts([['Dual control', settings.dualControl ? 'on: a release takes two different operators' : 'off: one operator releases'], ['Changed by', settings.updatedBy ?? '—']])}
 ${postForm(

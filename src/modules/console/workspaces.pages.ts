@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { fieldError } from '../../lib/errors.js';
 import { Uuid } from '../../lib/schemas.js';
-import { field, link, pager, postForm, status, table, when } from '../../web/components.js';
+import { field, link, postForm, status, table, when, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import type { Tx } from '../../db/db.js';
-import { changeOnce, formCountry, formList, formOptional, formText, queryText } from '../../web/forms.js';
+import { changeOnce, formCountry, formList, formOptional, formText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import type { PayoutLimits, WorkspaceSettings } from '../accounts/workspace-terms.js';
@@ -84,7 +84,8 @@ ${postForm(
 }
 
 async function listPage(web: Web, req: FastifyRequest, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
-  const page = await operator.listWorkspaces(web.ctx.db, { cursor: queryText(req, 'cursor'), limit: 50 });
+  const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+  const page = await operator.listWorkspaces(web.ctx.db, pageRequest(at));
   const body = html`${table(
     'Workspaces, newest first',
     [
@@ -96,7 +97,7 @@ async function listPage(web: Web, req: FastifyRequest, reply: FastifyReply, refu
     ],
     page.data,
     'No workspace yet.',
-  )}${pager('/console', {}, page.nextCursor)}${createForm(req, refusal)}`;
+  )}${pageNav('/console', {}, at, page)}${createForm(req, refusal)}`;
   return sendPage(web, req, reply, { title: 'Workspaces', body, status: refusal?.status });
 }
 

@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { pager, postForm, section, status, table, when } from '../../web/components.js';
-import { formText, queryText } from '../../web/forms.js';
+import { postForm, section, status, table, when, pageNav, pagePosition, pageRequest } from '../../web/components.js';
+import { formText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { getWorkspace, listSubAccounts } from '../accounts/accounts.service.js';
 import { setActingAccount } from '../users/sessions.service.js';
 import { actingAccount, dashboardUser, memberPage } from './caller.js';
 
-const LIST_PAGE_SIZE = 50;
 
 interface AccountLine {
   id: string | null;
@@ -28,7 +27,8 @@ export function accountPages(app: FastifyInstance, web: Web): void {
   app.get('/dashboard/accounts', memberPage, async (req, reply) => {
     const { workspaceId, subAccountId } = actingAccount(req);
     const workspace = await getWorkspace(ctx.db, workspaceId);
-    const subs = await listSubAccounts(ctx.db, workspaceId, { cursor: queryText(req, 'cursor'), limit: LIST_PAGE_SIZE });
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const subs = await listSubAccounts(ctx.db, workspaceId, pageRequest(at));
     const lines: AccountLine[] = [
       { id: null, name: workspace.name, kind: 'master', status: workspace.status, createdAt: workspace.created_at.toISOString() },
       ...subs.data.map((a) => ({ id: a.id, name: a.name, kind: 'sub-account', status: a.status, createdAt: a.createdAt })),
@@ -58,7 +58,7 @@ export function accountPages(app: FastifyInstance, web: Web): void {
         ],
         lines,
       ),
-      pager('/dashboard/accounts', {}, subs.nextCursor),
+      pageNav('/dashboard/accounts', {}, at, subs),
     );
     return sendPage(web, req, reply, { title: 'Accounts', body });
   });

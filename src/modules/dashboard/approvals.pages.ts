@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IdParams } from '../../lib/schemas.js';
-import { field, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
+import { field, filterForm, link, money, notice, postForm, section, select, status, table, when, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import { attempt, changeOnce, formOptional, formText, queryChoice, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -125,7 +125,8 @@ function rulesSection(req: FastifyRequest, rules: { data: Rule[] }): Html {
 async function approvalsPage(web: Web, req: FastifyRequest, reply: FastifyReply, refused?: { refusal: Refusal; where: 'decision' | 'rule' }): Promise<FastifyReply> {
   const { ctx } = web;
   const shown = queryChoice(req, 'status', APPROVAL_STATUSES, 'pending') ?? 'pending';
-  const page = await approvals.listApprovals(ctx.db, actingAccount(req), { status: shown, cursor: queryText(req, 'cursor'), limit: 50 });
+  const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+  const page = await approvals.listApprovals(ctx.db, actingAccount(req), { status: shown, ...pageRequest(at) });
   const rules = await approvals.listRules(ctx.db, dashboardUser(req).workspaceId, { limit: 100 });
   const done = DONE[queryText(req, 'done') ?? ''];
   const body = html`${done ? notice('success', done) : ''}${refused?.where === 'decision' ? notice('error', refused.refusal.message) : ''}
@@ -133,7 +134,7 @@ ${section(
   'Approvals',
   filterForm(PATH, [select({ label: 'Status', name: 'status', options: APPROVAL_STATUSES, value: shown })]),
   approvalsTable(req, page.data, shown),
-  pager(PATH, { status: shown }, page.nextCursor),
+  pageNav(PATH, { status: shown }, at, page),
 )}
 ${rulesSection(req, rules)}
 ${canChange(req) ? ruleForm(req, refused?.where === 'rule' ? refused.refusal : undefined) : ''}`;

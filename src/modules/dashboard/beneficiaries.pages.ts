@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { IdParams } from '../../lib/schemas.js';
-import { facts, filterForm, link, pager, section, select, status, table, when } from '../../web/components.js';
-import { queryChoice, queryText } from '../../web/forms.js';
+import { words, readable, copyable, accountColumn, facts, filterForm, link, pageNav, pagePosition, pageRequest, section, select, status, table, when } from '../../web/components.js';
+import { statusWords } from '../../web/codes.js';
+import { queryChoice } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { getBeneficiary, listBeneficiaries, type BeneficiaryAccountView, type BeneficiaryStatus } from '../beneficiaries/beneficiaries.service.js';
@@ -11,7 +12,7 @@ const STATUSES: readonly BeneficiaryStatus[] = ['active', 'inactive', 'suspended
 
 /** An account's identifiers as the API shows them (IBAN, account number, wallet...). */
 const accountData = (a: BeneficiaryAccountView) =>
-  html`<dl class="inline-facts">${Object.entries(a.data).map(([k, v]) => html`<dt>${k}</dt><dd><code>${typeof v === 'string' ? v : JSON.stringify(v)}</code></dd>`)}</dl>`;
+  html`<dl class="inline-facts">${Object.entries(a.data).map(([k, v]) => html`<dt>${words(k)}</dt><dd>${typeof v === 'string' ? copyable(v) : readable(v)}</dd>`)}</dl>`;
 
 /** Saved beneficiaries (as GET /v1/beneficiaries): the workspace's and its sub-accounts'. */
 export function beneficiaryPages(app: FastifyInstance, web: Web): void {
@@ -19,8 +20,10 @@ export function beneficiaryPages(app: FastifyInstance, web: Web): void {
 
   app.get('/dashboard/beneficiaries', memberPage, async (req, reply) => {
     const wanted = queryChoice(req, 'status', STATUSES);
-    const list = await listBeneficiaries(ctx.db, ctx.box, actingAccount(req), { status: wanted, cursor: queryText(req, 'cursor') });
-    const body = html`${canChange(req) ? html`<p class="actions">${link('/dashboard/beneficiaries/new', 'Add a beneficiary')}</p>` : ''}${filterForm('/dashboard/beneficiaries', [select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...STATUSES], value: wanted ?? '' })])}
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const scope = actingAccount(req);
+    const list = await listBeneficiaries(ctx.db, ctx.box, scope, { status: wanted, ...pageRequest(at) });
+    const body = html`${canChange(req) ? html`<p class="actions">${link('/dashboard/beneficiaries/new', 'Add a beneficiary')}</p>` : ''}${filterForm('/dashboard/beneficiaries', [select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...STATUSES.map((s) => ({ value: s, label: statusWords(s) }))], value: wanted ?? '' })])}
 ${table(
   'Beneficiaries, newest first',
   [
@@ -30,17 +33,19 @@ ${table(
     { label: 'Accounts', cell: (b) => b.accounts.map((a) => `${a.type} ${a.currency}`).join(', ') },
     { label: 'Status', cell: (b) => status(b.status) },
     { label: 'Created', cell: (b) => when(b.createdAt) },
+    ...accountColumn(scope.subAccountId, (b: (typeof list.data)[number]) => b.accountId),
   ],
   list.data,
   'No beneficiary saved yet.',
 )}
-${pager('/dashboard/beneficiaries', { status: wanted }, list.nextCursor)}`;
+${pageNav('/dashboard/beneficiaries', { status: wanted }, at, list)}`;
     return sendPage(web, req, reply, { title: 'Beneficiaries', body });
   });
 
   app.get<{ Params: { id: string } }>('/dashboard/beneficiaries/:id', { ...memberPage, schema: { hide: true, params: IdParams } }, async (req, reply) => {
     const b = await getBeneficiary(ctx.db, ctx.box, dashboardUser(req).workspaceId, req.params.id);
     const body = html`${facts([
+      ['Beneficiary id', copyable(b.id)],
       ['Status', status(b.status)],
       ['Type', b.type],
       ['Country', b.country],
@@ -62,7 +67,7 @@ ${section(
       { label: 'Currency', cell: (a) => a.currency },
       { label: 'Country', cell: (a) => a.country ?? '' },
       { label: 'Details', cell: (a) => accountData(a) },
-      { label: 'Account id', cell: (a) => html`<code>${a.id}</code>` },
+      { label: 'Account id', cell: (a) => copyable(a.id) },
     ],
     b.accounts,
     'No account.',

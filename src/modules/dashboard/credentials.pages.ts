@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fieldError } from '../../lib/errors.js';
-import { checkboxes, copyable, facts, field, link, notice, pager, postForm, secretOnce, section, select, status, table, when } from '../../web/components.js';
-import { formList, formOptional, formText, queryText } from '../../web/forms.js';
+import { checkboxes, copyable, facts, field, link, notice, postForm, secretOnce, section, select, status, table, when, pageNav, pagePosition, pageRequest, type PagePosition } from '../../web/components.js';
+import { formList, formOptional, formText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import * as credentials from '../auth/credentials.service.js';
@@ -10,7 +10,6 @@ import { adminPage, canChange, dashboardUser, memberPage, refusalOf, type Refusa
 
 type Credential = ReturnType<typeof credentials.credentialData>;
 
-const LIST_PAGE_SIZE = 25;
 const LABEL_LENGTH_MAX = 100;
 /** The grace periods the rotate form offers; any other number of seconds goes in its own field. */
 const GRACE_CHOICES = [
@@ -47,7 +46,7 @@ function createForm(req: FastifyRequest, refusal: Refusal): Html {
   );
 }
 
-function listBody(req: FastifyRequest, page: { data: Credential[]; nextCursor: string | null }, refusal = noRefusal): Html {
+function listBody(req: FastifyRequest, page: { data: Credential[]; nextCursor: string | null; total?: number; at: PagePosition }, refusal = noRefusal): Html {
   return html`${section(
     'Credentials',
     html`<p class="help">Client id and secret pairs your servers exchange for API tokens at /oauth/token. Secrets are shown once, when made.</p>`,
@@ -64,7 +63,7 @@ function listBody(req: FastifyRequest, page: { data: Credential[]; nextCursor: s
       page.data,
       'No credentials yet.',
     ),
-    pager('/dashboard/credentials', {}, page.nextCursor),
+    pageNav('/dashboard/credentials', {}, page.at, page),
   )}${canChange(req) ? createForm(req, refusal) : ''}`;
 }
 
@@ -134,7 +133,10 @@ function graceSecondsOf(req: FastifyRequest): number {
 export function credentialPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   const workspaceOf = (req: FastifyRequest) => dashboardUser(req).workspaceId;
-  const listPage = (req: FastifyRequest) => credentials.listCredentials(ctx.db, workspaceOf(req), { cursor: queryText(req, 'cursor'), limit: LIST_PAGE_SIZE });
+  const listPage = async (req: FastifyRequest) => {
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    return { ...(await credentials.listCredentials(ctx.db, workspaceOf(req), pageRequest(at))), at };
+  };
   const credentialOf = async (req: FastifyRequest<{ Params: { clientId: string } }>): Promise<Shown> => ({
     ...credentials.credentialData(await credentials.getCredential(ctx.db, workspaceOf(req), req.params.clientId)),
     previousSecretUntil: await credentials.previousSecretWorksUntil(ctx.db, workspaceOf(req), req.params.clientId),

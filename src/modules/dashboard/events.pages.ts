@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { csvLine } from '../payouts/payouts.csv.js';
 import type { FastifyInstance } from 'fastify';
-import { facts, field, filterForm, link, pager, section, status, table, when } from '../../web/components.js';
+import { accountColumn, copyable, facts, field, filterForm, link, pageNav, pagePosition, pageRequest, section, status, table, when } from '../../web/components.js';
 import { queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
@@ -45,8 +45,8 @@ export function eventPages(app: FastifyInstance, web: Web): void {
   app.get('/dashboard/events', memberPage, async (req, reply) => {
     const typed = queryText(req, 'type');
     const type = typed && EVENT_TYPE.test(typed) ? typed : undefined;
-    const cursor = queryText(req, 'cursor');
-    const page = await events.listEvents(ctx.db, dashboardUser(req).workspaceId, { type, cursor });
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const page = await events.listEvents(ctx.db, dashboardUser(req).workspaceId, { type, ...pageRequest(at) });
     const body = html`${filterForm('/dashboard/events', [field({ label: 'Event type', name: 'type', value: type, help: 'For example payout.paid' })])}
 ${table(
   'Events, newest first',
@@ -55,11 +55,13 @@ ${table(
     { label: 'Type', cell: (e) => e.type },
     { label: 'Event', cell: (e) => link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`) },
     { label: 'About', cell: (e) => (typeof e.data.id === 'string' ? html`<code>${e.data.id}</code>` : '') },
+    // The workspace's events, its sub-accounts' included.
+    ...accountColumn(undefined, (e: (typeof page.data)[number]) => e.accountId),
   ],
   page.data,
   type ? `No ${type} event.` : 'No event yet.',
 )}
-${pager('/dashboard/events', { type }, page.nextCursor)}
+${pageNav('/dashboard/events', { type }, at, page)}
 <p>${link(`/dashboard/events/export.csv${type ? `?type=${encodeURIComponent(type)}` : ''}`, 'Export these events (CSV)')}</p>`;
     return sendPage(web, req, reply, { title: 'Events', body });
   });
@@ -88,13 +90,15 @@ ${pager('/dashboard/events', { type }, page.nextCursor)}
       const workspaceId = dashboardUser(req).workspaceId;
       const event = events.eventView(await events.getEvent(ctx.db, workspaceId, req.params.id));
       const deliveries = await deliveriesOfEvents(ctx.db, workspaceId, [event.id], ctx.config.limits.eventDeliveriesMax);
+      // The payload is focusable: on a phone it scrolls sideways, and a keyboard must be able to scroll it.
       const body = html`${facts([
+        ['Event id', copyable(event.id)],
         ['Type', event.type],
         ['Created', when(event.createdAt)],
         ['Test event', event.test ? 'yes' : 'no'],
         ['Sub-account', event.accountId],
       ])}
-${section('Payload', html`<pre class="json">${JSON.stringify(event, null, 2)}</pre>`)}
+${section('Payload', html`<pre class="json" tabindex="0" role="region" aria-label="The event as JSON">${JSON.stringify(event, null, 2)}</pre>`)}
 ${section('Webhook deliveries', deliveriesTable('Deliveries of this event and their attempts', deliveries))}`;
       return sendPage(web, req, reply, { title: `Event ${event.type}`, body });
     },

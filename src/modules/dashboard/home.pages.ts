@@ -1,16 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
-import { barChart, copyable, field, money, select, table, when, status, section, pager } from '../../web/components.js';
+import { barChart, copyable, field, money, select, table, when, status, section, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import { fieldError } from '../../lib/errors.js';
 import { csvLine } from '../payouts/payouts.csv.js';
 import { payoutDays } from '../payouts/payouts.read.js';
 
 const CHART_DAYS = 14;
+/** The balance chart's period: the end of each of the last 30 days. */
+const BALANCE_DAYS = 30;
 import { queryDay, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, type Web } from '../../web/web.js';
 import { getWorkspace, workspacePrimaryCurrency } from '../accounts/accounts.service.js';
-import { balancesView, listTransactions, statementLines } from '../ledger/balances.service.js';
+import { balanceDays, balancesView, listTransactions, statementLines } from '../ledger/balances.service.js';
 import { actingAccount, dashboardCaller, dashboardUser, memberPage } from './caller.js';
 
 
@@ -28,8 +30,11 @@ export function homePages(app: FastifyInstance, web: Web): void {
       primaryCurrency: workspacePrimaryCurrency(workspace),
       rates: ctx.rates,
     });
-    const cursor = queryText(req, 'cursor');
-    const moves = await listTransactions(ctx.db, accountId, { cursor, limit: 20 });
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const moves = await listTransactions(ctx.db, accountId, pageRequest(at));
+    const balanceCharts = (await balanceDays(ctx.db, accountId, BALANCE_DAYS)).map((c) =>
+      barChart({ title: `${c.currency} balance at the end of each day`, unit: `Balance (${c.currency})`, points: c.days.map((d) => ({ label: d.day, value: Number(d.balance), shown: `${d.balance} ${c.currency}` })) }),
+    );
     const acting = actingAccount(req);
     const perDay = await payoutDays(ctx.db, { workspaceId: acting.workspaceId, subAccountId: acting.subAccountId }, CHART_DAYS);
     const charts = perDay.flatMap((c) => [
@@ -47,6 +52,7 @@ ${
       )}</div>`
 }
 <p class="help">Total value ${money(view.totalValueEur, 'EUR')} at current mid rates.</p></section>
+${section(`Balance over time (last ${BALANCE_DAYS} days, UTC)`, balanceCharts.length ? html`<div class="grid charts" id="balance-charts">${balanceCharts}</div>` : html`<p class="empty">No balance yet.</p>`, html`<p class="help">The posted balance when each day ended, as the statement of that day closes.</p>`)}
 ${section('Payouts per day (last 14 days, UTC)', charts.length ? html`<div class="grid charts">${charts}</div>` : html`<p class="empty">No payout in the last 14 days.</p>`)}
 ${section(
   'Statement',
@@ -70,7 +76,7 @@ ${section(
     moves.data,
     'No movements yet.',
   ),
-  pager('/dashboard', {}, moves.nextCursor),
+  pageNav('/dashboard', {}, at, moves),
 )}`;
     return sendPage(web, req, reply, { title: 'Overview', body });
   });

@@ -3,8 +3,8 @@ import type { Static } from 'typebox';
 import type { FieldError } from '../../lib/errors.js';
 import { IdParams } from '../../lib/schemas.js';
 import { checkBody } from '../../web/body-check.js';
-import { facts, field, fileField, link, notice, pager, postForm, section, select, status, textarea, when, words } from '../../web/components.js';
-import { attempt, changeOnce, formCountry, formOptional, formText, queryText, type Refusal } from '../../web/forms.js';
+import { copyable, facts, field, fileField, link, notice, postForm, section, select, status, textarea, when, words, pageNav, pagePosition, pageRequest } from '../../web/components.js';
+import { attempt, changeOnce, formCountry, formOptional, formText, type Refusal } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { formFile } from '../../web/multipart.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -65,7 +65,7 @@ async function applicationCard(web: Web, req: FastifyRequest, a: ApplicationView
   return html`<section aria-label="Application ${a.id}"><h2>${a.applicationType === 'business' ? 'Business' : 'Individual'} application ${status(a.status)}</h2>
 ${facts([
   ['Registered name', a.registeredName],
-  ['Application', html`<code>${a.id}</code>`],
+  ['Application', copyable(a.id)],
   ['Created', when(a.createdAt)],
   ['Submitted', when(a.submittedAt)],
   ['Decided', when(a.decidedAt)],
@@ -136,14 +136,15 @@ function startForm(req: FastifyRequest, refusal: Refusal | undefined): Html {
 export function onboardingPages(app: FastifyInstance, web: Web, storage: Storage): void {
   const { ctx } = web;
   const page = async (req: FastifyRequest, reply: FastifyReply, refused?: Refused) => {
-    const list = await listApplications(ctx, ctx.db, actingAccount(req), { cursor: queryText(req, 'cursor') });
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const list = await listApplications(ctx, ctx.db, actingAccount(req), pageRequest(at));
     const cards: Html[] = [];
     for (const a of list.data) cards.push(await applicationCard(web, req, a, refused));
     const open = list.data.some((a) => OPEN_STATUSES.includes(a.status) || a.status === 'under_review' || a.status === 'approved');
     const body = html`<p class="help">The same application as the API's (/v2/applications): fill it in here or there, and see where it stands.</p>
 ${cards.length ? cards : html`<p class="empty">No application yet.</p>`}
 ${canChange(req) && !open ? startForm(req, refused && refused.id === undefined ? refused.refusal : undefined) : ''}
-${pager('/dashboard/onboarding', {}, list.nextCursor)}`;
+${pageNav('/dashboard/onboarding', {}, at, list)}`;
     return sendPage(web, req, reply, { title: 'Onboarding', body, status: refused?.refusal.status });
   };
 

@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { IdParams } from '../../lib/schemas.js';
-import { copyable, facts, field, fileField, readable, words, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
+import { accountColumn, copyable, facts, field, fileField, readable, words, filterForm, link, money, notice, pageNav, pagePosition, pageRequest, PAGE_SIZES, postForm, section, select, status, table, when } from '../../web/components.js';
+import { failureReason, rate, statusWords } from '../../web/codes.js';
+import { Readable } from 'node:stream';
+import { csvLine } from '../payouts/payouts.csv.js';
 import { queryChoice, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -21,6 +24,14 @@ import { UPLOAD_CONTENT_TYPES } from '../storage/uploads.service.js';
 import { storeSignedUpload } from './uploads.js';
 
 const byId = { schema: { hide: true, params: IdParams } };
+
+/** The export's columns: the API's order fields, in this order. */
+const ORDER_EXPORT_COLUMNS = ['id', 'createdAt', 'clientRef', 'status', 'fromAmount', 'fromCurrency', 'toAmount', 'toCurrency', 'rate', 'funding', 'beneficiaryId', 'accountId', 'failureReason', 'uetr', 'fundedAt', 'completedAt'] as const;
+
+/** The list's filters from the address, as the list and its export take them: the status, and part of the client reference or the id. */
+function orderFiltersOf(req: FastifyRequest): { status: string | undefined; search: string | undefined } {
+  return { status: queryChoice(req, 'status', ORDER_STATUSES), search: queryText(req, 'q') };
+}
 
 /** The desk's moves the sandbox simulates, offered where the order can take them (sandbox.pages.ts answers them). */
 export const SANDBOX_ORDER_MOVES: readonly { move: Exclude<OrderMove, 'cancel' | 'review-expire'>; label: string }[] = [
@@ -79,11 +90,12 @@ ${facts([
   ['Status', status(order.status)],
   ['Sell', money(order.fromAmount, order.fromCurrency)],
   ['Buy', money(order.toAmount, order.toCurrency)],
-  ['Rate', `${order.rate} ${order.fromCurrency} per ${order.toCurrency}`],
+  // The order's rate is fromCurrency per 1 toCurrency (all-in).
+  ['Rate', rate({ from: order.toCurrency, to: order.fromCurrency, rate: order.rate })],
   ['Funding', order.funding],
   ['Delivered to', order.beneficiaryId ? link(`/dashboard/beneficiaries/${order.beneficiaryId}`, 'a beneficiary') : 'own balance'],
   ['Client reference', order.clientRef],
-  ['Failure reason', order.failureReason],
+  ['Failure reason', failureReason(order.failureReason)],
   ['UETR', order.uetr],
   ['Created', when(order.createdAt)],
   ['Funding deadline', when(order.fundingDeadlineAt)],
@@ -119,11 +131,16 @@ export function orderPages(app: FastifyInstance, web: Web, storage: Storage): vo
   const { ctx } = web;
 
   app.get('/dashboard/orders', memberPage, async (req, reply) => {
-    const f = { status: queryChoice(req, 'status', ORDER_STATUSES), clientRef: queryText(req, 'clientRef') };
-    const list = await listOrders(ctx.db, actingAccount(req), { ...f, cursor: queryText(req, 'cursor') });
-    const body = html`${canChange(req) ? html`<p class="actions">${link('/dashboard/orders/new', 'Place an order')}</p>` : ''}${filterForm('/dashboard/orders', [
-      select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...ORDER_STATUSES], value: f.status ?? '' }),
-      field({ label: 'Client reference', name: 'clientRef', value: f.clientRef }),
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const f = orderFiltersOf(req);
+    const scope = actingAccount(req);
+    const list = await listOrders(ctx.db, scope, { ...f, ...pageRequest(at) });
+    const shown = { status: f.status, q: f.search };
+    const exportQuery = new URLSearchParams(Object.entries(shown).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+    const body = html`<p class="actions">${canChange(req) ? html`${link('/dashboard/orders/new', 'Place an order')} ` : ''}${link(`/dashboard/orders/export.csv${exportQuery ? `?${exportQuery}` : ''}`, 'Export these orders (CSV)')}</p>${filterForm('/dashboard/orders', [
+      field({ label: 'Search', name: 'q', type: 'search', value: f.search, help: 'Part of the client reference, or the id' }),
+      select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...ORDER_STATUSES.map((s) => ({ value: s, label: statusWords(s) }))], value: f.status ?? '' }),
+      select({ label: 'Rows per page', name: 'limit', options: PAGE_SIZES, value: String(at.limit) }),
     ])}
 ${table(
   'Orders, newest first',
@@ -132,14 +149,33 @@ ${table(
     { label: 'Client reference', cell: (o) => link(`/dashboard/orders/${o.id}`, o.clientRef ?? o.id) },
     { label: 'Sell', numeric: true, cell: (o) => money(o.fromAmount, o.fromCurrency) },
     { label: 'Buy', numeric: true, cell: (o) => money(o.toAmount, o.toCurrency) },
-    { label: 'Funding', cell: (o) => o.funding },
     { label: 'Status', cell: (o) => status(o.status) },
+    { label: 'Rate', cell: (o) => rate({ from: o.toCurrency, to: o.fromCurrency, rate: o.rate }) },
+    { label: 'Funding', cell: (o) => o.funding },
+    ...accountColumn(scope.subAccountId, (o: (typeof list.data)[number]) => ('accountId' in o ? o.accountId : undefined)),
   ],
   list.data,
   'No order matches.',
 )}
-${pager('/dashboard/orders', f, list.nextCursor)}`;
+${pageNav('/dashboard/orders', shown, at, list)}`;
     return sendPage(web, req, reply, { title: 'Orders', body });
+  });
+
+  // The list as CSV, with the same filters, every page streamed (a large export is never held whole).
+  app.get('/dashboard/orders/export.csv', memberPage, async (req, reply) => {
+    const f = orderFiltersOf(req);
+    const scope = actingAccount(req);
+    const pageSize = ctx.config.limits.pageLimitMax;
+    async function* rows(): AsyncGenerator<string> {
+      yield csvLine(ORDER_EXPORT_COLUMNS);
+      let cursor: string | undefined;
+      do {
+        const page = await listOrders(ctx.db, scope, { ...f, cursor, limit: pageSize });
+        yield page.data.map((o) => csvLine(ORDER_EXPORT_COLUMNS.map((c) => (o as Record<string, unknown>)[c] as string | null | undefined))).join('');
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+    }
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="orders.csv"').send(Readable.from(rows()));
   });
 
   app.get('/dashboard/orders/new', adminPage, async (req, reply) => sendPage(web, req, reply, { title: 'Place an order', body: await newOrderBody(web, req) }));

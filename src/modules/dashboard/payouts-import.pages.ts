@@ -167,6 +167,7 @@ ${rowsTable('The payouts of the file', outcomes)}
       const found = row.values.clientRef ? (await listPayouts(ctx.db, actingAccount(req), { clientRef: row.values.clientRef, limit: 1 })).data[0] : undefined;
       out += csvLine([row.line, row.values.clientRef, found?.id, found?.status ?? 'not sent', found?.amount, found?.currency, found?.fee, found?.feeCurrency, found?.failureReason]);
     }
-    return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="payouts-results.csv"').send(out);
+    // 200 said outright: a page's POST is answered 303 unless its handler says otherwise (src/web/web.ts), and a 303 with no Location downloads nothing.
+    return reply.code(200).type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="payouts-results.csv"').send(out);
   });
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { rate } from '../../web/codes.js';
 import { formatAmount } from '../../lib/money.js';
 import { randomSecret } from '../../lib/secrets.js';
 import { facts, field, link, notice, postForm, section, select, when } from '../../web/components.js';
@@ -75,7 +76,7 @@ ${section(
   facts([
     ['The beneficiary receives', html`<span class="money">${quote.toAmount}&nbsp;${quote.toCurrency}</span>`],
     ['Debited from your balance', html`<span class="money">${quote.fromAmount}&nbsp;${quote.fromCurrency}</span>`],
-    ['Rate', `1 ${quote.fromCurrency} = ${quote.rate} ${quote.toCurrency} (1 ${quote.toCurrency} = ${quote.inverseRate} ${quote.fromCurrency})`],
+    ['Rate', rate({ from: quote.fromCurrency, to: quote.toCurrency, rate: quote.rate })],
     ['Payout fee', html`<span class="money">${fee}&nbsp;${quote.fromCurrency}</span>`],
     ['Quote valid until', when(quote.expiresAt)],
   ]),

@@ -3,8 +3,9 @@ import { Readable } from 'node:stream';
 import { csvLine } from '../payouts/payouts.csv.js';
 import { DomainError } from '../../lib/errors.js';
 import { IdParams } from '../../lib/schemas.js';
-import { copyable, facts, field, filterForm, link, money, notice, pageNav, pagePosition, PAGE_SIZES, postForm, section, select, status, table, when } from '../../web/components.js';
+import { accountColumn, copyable, facts, field, filterForm, link, money, notice, pageNav, pagePosition, PAGE_SIZES, postForm, section, select, status, table, when } from '../../web/components.js';
 import { queryChoice, queryDay, queryText } from '../../web/forms.js';
+import { bankReason, failureReason, rate, statusWords } from '../../web/codes.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { getBeneficiary } from '../beneficiaries/beneficiaries.service.js';
@@ -40,7 +41,7 @@ type ListFilters = { q?: string | undefined; status?: string | undefined; create
 function listFiltersForm(f: ListFilters, errors: Record<string, string> = {}): Html {
   return filterForm('/dashboard/payouts', [
     field({ label: 'Search', name: 'q', type: 'search', value: f.q, help: 'Part of the client reference, the id, the amount or the beneficiary\'s name' }),
-    select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...PAYOUT_STATUSES], value: f.status ?? '' }),
+    select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...PAYOUT_STATUSES.map((s) => ({ value: s, label: statusWords(s) }))], value: f.status ?? '' }),
     field({ label: 'Created from (UTC)', name: 'createdFrom', type: 'date', value: f.createdFrom, error: errors.createdFrom }),
     field({ label: 'Created to (UTC, including that day)', name: 'createdTo', type: 'date', value: f.createdTo, error: errors.createdTo }),
     select({ label: 'Rows per page', name: 'limit', options: PAGE_SIZES, value: f.limit ?? PAGE_SIZES[0] }),
@@ -87,11 +88,11 @@ async function beneficiaryFact(web: Web, workspaceId: string, payout: PayoutView
   return link(`/dashboard/beneficiaries/${payout.beneficiaryId}`, label);
 }
 
-/** The bank's reject or return reason an event carries, in words: " · AC04: Account closed ...". */
-function bankReason(reason: unknown): Html | string {
+/** The bank's reject or return reason an event carries, in words with its code: " · closed account number AC04". */
+function eventReason(reason: unknown): Html | string {
   if (typeof reason !== 'object' || reason === null) return '';
   const { code, description } = reason as { code?: unknown; description?: unknown };
-  return typeof code === 'string' && typeof description === 'string' ? html` · <span class="bank-reason">${code}: ${description}</span>` : '';
+  return typeof code === 'string' && typeof description === 'string' ? html` · ${bankReason({ code, description })}` : '';
 }
 
 /** State moves (the payout's events, oldest first), then the webhook deliveries of those events. */
@@ -101,7 +102,7 @@ async function timeline(web: Web, workspaceId: string, payout: PayoutView): Prom
   const deliveries = await deliveriesOfEvents(web.ctx.db, workspaceId, moves.map((e) => e.id), limits.eventDeliveriesMax);
   return html`<ol class="timeline" aria-label="State moves">
 <li>${when(payout.createdAt)} · created</li>
-${moves.map((e) => html`<li>${when(e.createdAt)} · ${status(String(e.data.status ?? ''))}${bankReason(e.data.returnReason)}${typeof e.data.txHash === 'string' ? html` · transaction <code>${e.data.txHash}</code> on ${String(e.data.chain ?? '')}` : ''} · event ${e.type} ${e.deliverable ? link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`) : html`<code>${e.id}</code> <span class="muted">(recorded, not sent to webhooks)</span>`}</li>`)}
+${moves.map((e) => html`<li>${when(e.createdAt)} · ${status(String(e.data.status ?? ''))}${eventReason(e.data.returnReason)}${typeof e.data.txHash === 'string' ? html` · transaction <code>${e.data.txHash}</code> on ${String(e.data.chain ?? '')}` : ''} · event ${e.type} ${e.deliverable ? link(`/dashboard/events/${e.id}`, html`<code>${e.id}</code>`) : html`<code>${e.id}</code> <span class="muted">(recorded, not sent to webhooks)</span>`}</li>`)}
 </ol>
 ${deliveriesTable('Webhook deliveries of these events and their attempts', deliveries)}`;
 }
@@ -126,7 +127,8 @@ async function quoteFacts(web: Web, workspaceId: string, payout: PayoutView): Pr
   const quote = fx.quoteView(await fx.getQuote(web.ctx.db, { workspaceId, accountId: payout.accountId ?? workspaceId }, payout.quoteId));
   return [
     ['Debited', money(quote.fromAmount, quote.fromCurrency)],
-    ['Rate', `1 ${quote.fromCurrency} = ${quote.rate} ${quote.toCurrency} (1 ${quote.toCurrency} = ${quote.inverseRate} ${quote.fromCurrency})`],
+    ['Rate', rate({ from: quote.fromCurrency, to: quote.toCurrency, rate: quote.rate })],
+    ['Conversion fee', money(quote.fee, quote.fromCurrency)],
     ['Quote', copyable(quote.id)],
   ];
 }
@@ -150,8 +152,8 @@ ${facts([
   ['Client reference', copyable(payout.clientRef)],
   ['Reference', payout.reference],
   ['Purpose', payout.purpose],
-  ['Failure reason', payout.failureReason],
-  ['Bank reason', payout.returnReason ? `${payout.returnReason.code}: ${payout.returnReason.description}` : null],
+  ['Failure reason', failureReason(payout.failureReason)],
+  ['Bank reason', bankReason(payout.returnReason)],
   ['Approval', approval ? html`${status(approval.status)} ${link('/dashboard/approvals', approval.status === 'pending' ? 'waiting: decide on the Approvals page' : 'Approvals')}` : null],
   ['Sanctions screening', payout.screening.status === 'held' ? 'held for review by compliance: a name matched a sanctions list' : payout.screening.status],
   ['Created', when(payout.createdAt)],
@@ -189,12 +191,12 @@ ${table(
     { label: 'Status', cell: (p) => status(p.status) },
     { label: 'Fee', numeric: true, cell: (p) => money(p.fee, p.feeCurrency) },
     { label: 'Rail', cell: (p) => p.route },
-    ...(scope.subAccountId ? [] : [{ label: 'Account', cell: (p: (typeof list.data)[number]) => (p.accountId ? html`<span title="${p.accountId}">sub-account</span>` : 'master') }]),
+    ...accountColumn(scope.subAccountId, (p: (typeof list.data)[number]) => p.accountId),
   ],
   list.data,
   'No payout matches.',
 )}
-${pageNav('/dashboard/payouts', shown, at, list.data.length, total, list.nextCursor)}`;
+${pageNav('/dashboard/payouts', shown, at, { ...list, total })}`;
     return sendPage(web, req, reply, { title: 'Payouts', body, status: refusal?.status });
   });
 

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { failureReason, statusWords } from '../../web/codes.js';
 import { Readable } from 'node:stream';
 import { csvLine } from '../payouts/payouts.csv.js';
-import { copyable, filterForm, link, money, notice, pager, postForm, section, select, status, table, when } from '../../web/components.js';
+import { accountColumn, copyable, filterForm, link, money, notice, postForm, section, select, status, table, when, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import { attempt, formText, queryChoice, queryText, type Refusal } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -33,7 +34,8 @@ export function receivingPages(app: FastifyInstance, web: Web): void {
     // At most one account per currency: one page of the largest size holds them all.
     const accounts = await listVirtualAccounts(ctx, ctx.db, owner, { limit: ctx.config.limits.pageLimitMax });
     const depositStatus = queryChoice(req, 'status', DEPOSIT_STATUSES);
-    const deposits = await listDeposits(ctx.db, owner, { status: depositStatus, cursor: queryText(req, 'cursor') });
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const deposits = await listDeposits(ctx.db, owner, { status: depositStatus, ...pageRequest(at) });
     const body = html`${section(
       'Virtual accounts',
       html`<p class="help">Active accounts only; pending and refused ones are not listed (as in the API). Give these details to whoever pays you.</p>`,
@@ -56,7 +58,7 @@ export function receivingPages(app: FastifyInstance, web: Web): void {
     )}
 ${section(
   'Deposits',
-  filterForm('/dashboard/receiving', [select({ label: 'Deposit status', name: 'status', options: [{ value: '', label: 'Any' }, ...DEPOSIT_STATUSES], value: depositStatus ?? '' })]),
+  filterForm('/dashboard/receiving', [select({ label: 'Deposit status', name: 'status', options: [{ value: '', label: 'Any' }, ...DEPOSIT_STATUSES.map((s) => ({ value: s, label: statusWords(s) }))], value: depositStatus ?? '' })]),
   table(
     'Deposits, newest first',
     [
@@ -66,13 +68,14 @@ ${section(
       { label: 'Credited', numeric: true, cell: (d) => money(d.creditedAmount, d.currency) },
       { label: 'Rail', cell: (d) => d.rail },
       { label: 'Client reference', cell: (d) => d.clientRef ?? '' },
-      { label: 'Status', cell: (d) => html`${status(d.status)}${d.failureReason ? html` <span class="muted">${d.failureReason}</span>` : ''}` },
+      { label: 'Status', cell: (d) => html`${status(d.status)}${d.failureReason ? html` ${failureReason(d.failureReason)}` : ''}` },
       { label: 'Virtual account', cell: (d) => (d.virtualAccountId ? html`<code>${d.virtualAccountId}</code>` : '') },
+      ...accountColumn(owner.subAccountId, (d: (typeof deposits.data)[number]) => d.accountId),
     ],
     deposits.data,
     'No deposit yet.',
   ),
-  pager('/dashboard/receiving', { status: depositStatus }, deposits.nextCursor),
+  pageNav('/dashboard/receiving', { status: depositStatus }, at, deposits),
   html`<p>${link(`/dashboard/receiving/deposits.csv${depositStatus ? `?status=${depositStatus}` : ''}`, 'Export these deposits (CSV)')}</p>`,
 )}
 ${web.sandbox && dashboardUser(req).role === 'admin' ? html`<p>${link('/dashboard/sandbox', 'Simulate a deposit in the sandbox tools')}</p>` : ''}`;

@@ -62,6 +62,7 @@ ${section(
     { label: 'Sell', numeric: true, cell: (o) => money(o.fromAmount, o.fromCurrency) },
     { label: 'Status', cell: (o) => status(o.status) },
   ], orders.data, 'No order matches.'),
+  more(orders.data.length, orders.nextCursor, `/dashboard/orders?q=${encodeURIComponent(q)}`),
 )}`;
     return sendPage(web, req, reply, { title: `Search: ${q}`, body });
   });

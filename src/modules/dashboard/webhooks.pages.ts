@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkboxes, facts, live, field, link, notice, pager, postForm, secretOnce, section, status, table, when } from '../../web/components.js';
+import { copyable, checkboxes, facts, live, field, link, notice, postForm, secretOnce, section, status, table, when, pageNav, pagePosition, pageRequest, type PagePosition } from '../../web/components.js';
 import { formList, formOptional, formText, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -12,8 +12,6 @@ type Endpoint = ReturnType<typeof webhooks.endpointView>;
 type Delivery = ReturnType<typeof webhooks.deliveryView>;
 type EndpointRequest = FastifyRequest<{ Params: { id: string } }>;
 
-const LIST_PAGE_SIZE = 25;
-const DELIVERY_PAGE_SIZE = 20;
 const DESCRIPTION_LENGTH_MAX = 500;
 const URL_FIELD_LENGTH_MAX = 2048;
 
@@ -36,7 +34,7 @@ function createForm(req: FastifyRequest, refusal: Refusal): Html {
   );
 }
 
-function listBody(req: FastifyRequest, page: { data: Endpoint[]; nextCursor: string | null }, refusal = noRefusal): Html {
+function listBody(req: FastifyRequest, page: { data: Endpoint[]; nextCursor: string | null; total?: number; at: PagePosition }, refusal = noRefusal): Html {
   return html`${section(
     'Webhook endpoints',
     html`<p class="help">Corridor POSTs each event, signed with the endpoint's secret, to every enabled endpoint subscribed to its type.</p>`,
@@ -52,7 +50,7 @@ function listBody(req: FastifyRequest, page: { data: Endpoint[]; nextCursor: str
       page.data,
       'No endpoints yet.',
     ),
-    pager('/dashboard/webhooks', {}, page.nextCursor),
+    pageNav('/dashboard/webhooks', {}, page.at, page),
   )}${canChange(req) ? createForm(req, refusal) : ''}`;
 }
 
@@ -99,21 +97,21 @@ ${postForm({ action: `${path}/delete`, csrf: req.web.csrf, submit: 'Delete endpo
   );
 }
 
-function detailBody(req: FastifyRequest, endpoint: Endpoint, deliveries: { data: Delivery[]; nextCursor: string | null }, top: Html | '' = ''): Html {
+function detailBody(req: FastifyRequest, endpoint: Endpoint, deliveries: { data: Delivery[]; nextCursor: string | null; total?: number; at: PagePosition }, top: Html | '' = ''): Html {
   // Just after "Send a test event" the page follows the delivery until it is settled, with no reload.
   const justTested = queryText(req, 'done') === 'test' && deliveries.data.length === 0;
   return html`${top}${section(
     'Endpoint',
     facts([
-      ['URL', endpoint.url],
+      ['URL', copyable(endpoint.url)],
       ['Status', status(endpoint.status)],
       ['Events', subscribed(endpoint)],
       ['Description', endpoint.description],
       ['Created', when(endpoint.createdAt)],
-      ['Id', html`<code>${endpoint.id}</code>`],
+      ['Id', copyable(endpoint.id)],
     ]),
   )}${canChange(req) ? actions(req, endpoint) : ''}
-${section('Delivery history', live('deliveries', deliveries.data.some((d) => d.status === 'pending') || justTested, deliveriesTable(req, endpoint.id, deliveries.data)), pager(endpointPath(endpoint.id), {}, deliveries.nextCursor))}
+${section('Delivery history', live('deliveries', deliveries.data.some((d) => d.status === 'pending') || justTested, deliveriesTable(req, endpoint.id, deliveries.data)), pageNav(endpointPath(endpoint.id), {}, deliveries.at, deliveries))}
 <p>${link('/dashboard/webhooks', '← All endpoints')}</p>`;
 }
 
@@ -129,11 +127,15 @@ export function webhookPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   const rules = (): webhooks.EndpointRules => webhooks.endpointRules(ctx.config);
   const workspaceOf = (req: FastifyRequest) => dashboardUser(req).workspaceId;
-  const listPage = (req: FastifyRequest) => webhooks.listEndpoints(ctx.db, workspaceOf(req), { cursor: queryText(req, 'cursor'), limit: LIST_PAGE_SIZE });
+  const listPage = async (req: FastifyRequest) => {
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    return { ...(await webhooks.listEndpoints(ctx.db, workspaceOf(req), pageRequest(at))), at };
+  };
   const detailPage = async (req: EndpointRequest, top: Html | '' = '') => {
     const endpoint = webhooks.endpointView(await webhooks.getEndpoint(ctx.db, workspaceOf(req), req.params.id));
-    const deliveries = await webhooks.listDeliveries(ctx.db, workspaceOf(req), endpoint.id, { cursor: queryText(req, 'cursor'), limit: DELIVERY_PAGE_SIZE });
-    return detailBody(req, endpoint, deliveries, top);
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    const deliveries = await webhooks.listDeliveries(ctx.db, workspaceOf(req), endpoint.id, pageRequest(at));
+    return detailBody(req, endpoint, { ...deliveries, at }, top);
   };
 
   app.get('/dashboard/webhooks', memberPage, async (req, reply) => sendPage(web, req, reply, { title: 'Webhooks', body: listBody(req, await listPage(req)) }));

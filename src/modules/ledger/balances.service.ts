@@ -81,3 +81,31 @@ export async function* statementLines(sql: Sql, accountId: string, currency: str
   }
   yield { kind: 'closing', at: range.toIso, balance: formatAmount(balance, currency) };
 }
+
+/**
+ * The account's balance at the end of each UTC day of the last `days` days, per currency (the
+ * Overview's chart): the posted balance, as a statement of that day closes. Computed back from the
+ * posted balance now, less each later day's posted movements.
+ */
+export async function balanceDays(sql: Sql, accountId: string, days: number, now = new Date()): Promise<{ currency: string; days: { day: string; balance: string }[] }[]> {
+  const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
+  const dayList = Array.from({ length: days }, (_, i) => new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10));
+  const rows = await repo.postedNetPerDay(sql, accountId, first.toISOString());
+  const byCurrency = new Map<string, { now: bigint; net: Map<string, bigint> }>();
+  for (const r of rows) {
+    const entry = byCurrency.get(r.currency) ?? { now: BigInt(r.posted_now), net: new Map<string, bigint>() };
+    if (r.day !== null && r.net !== null) entry.net.set(r.day, BigInt(r.net));
+    byCurrency.set(r.currency, entry);
+  }
+  return [...byCurrency].map(([currency, { now: postedNow, net }]) => {
+    // The end of the last day: now, less anything dated after it.
+    let balance = postedNow - [...net].filter(([day]) => day > dayList[dayList.length - 1]!).reduce((sum, [, n]) => sum + n, 0n);
+    const closing: { day: string; balance: string }[] = [];
+    for (let i = dayList.length - 1; i >= 0; i--) {
+      const day = dayList[i]!;
+      closing.unshift({ day, balance: formatAmount(balance, currency) });
+      balance -= net.get(day) ?? 0n;
+    }
+    return { currency, days: closing };
+  });
+}

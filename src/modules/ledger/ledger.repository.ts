@@ -250,6 +250,28 @@ export function listTransfersOf<Item>(sql: Sql, accountId: string, page: PageReq
   });
 }
 
+/**
+ * A customer account's posted balance now in each currency, with the net of its posted transfers
+ * per UTC day made since `sinceIso` (a day with none has no row): read in one statement, so the
+ * balances at the end of each day are computed back from the same snapshot.
+ */
+export async function postedNetPerDay(sql: Sql, accountId: string, sinceIso: string): Promise<{ currency: string; posted_now: string; day: string | null; net: string | null }[]> {
+  return sql.query(
+    `SELECT a.currency, (a.credits_posted - a.debits_posted)::text AS posted_now, d.day, d.net
+       FROM ledger_accounts a
+       LEFT JOIN LATERAL (
+         SELECT to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+                SUM(CASE WHEN t.credit_account_id = a.id THEN t.amount_minor ELSE -t.amount_minor END)::text AS net
+           FROM ledger_transfers t
+          WHERE (t.debit_account_id = a.id OR t.credit_account_id = a.id) AND t.status = 'posted' AND t.created_at >= $2::timestamptz
+          GROUP BY 1
+       ) d ON true
+      WHERE a.kind = 'customer' AND a.account_id = $1
+      ORDER BY a.currency, d.day`,
+    [accountId, sinceIso],
+  );
+}
+
 /** A customer account's posted balance in `currency` from its transfers made before `beforeIso` (a statement's opening balance), in minor units. */
 export async function postedBalanceBefore(sql: Sql, accountId: string, currency: string, beforeIso: string): Promise<bigint> {
   const rows = await sql.query<{ balance: string }>(
