@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { claimJobs, completeJob, enqueue, failJob, rescheduleJob, type Job } from './queue.js';
+import type { Tx } from '../db/db.js';
+import { claimJobs, completeJob, enqueue, failJob, rescheduleJob, takeJobs, takeJobsById, type Job } from './queue.js';
 
 /** A job handler returns nothing when done, or a Date to run again then (not an attempt). */
 export type JobHandler = (ctx: AppContext, job: Job) => Promise<void | Date>;
@@ -15,7 +16,18 @@ export interface JobBatchHandler {
   batch: (ctx: AppContext, jobs: Job[]) => Promise<Map<string, unknown>>;
 }
 
-export type AnyJobHandler = JobHandler | JobBatchHandler;
+/**
+ * Runs many jobs of one kind in the transaction that takes them (`takeJobs`: deleted there, FOR
+ * UPDATE SKIP LOCKED): no claim is written and no lease kept, the jobs end with the commit of their
+ * work, and a rollback or a crash before it leaves them due. For work that is one transaction (payout
+ * steps). When a batch's transaction fails, each of its jobs runs again in a transaction of its own,
+ * and those that fail again are rescheduled with backoff as for a throwing `JobHandler`.
+ */
+export interface JobTxHandler {
+  inTx: (ctx: AppContext, tx: Tx, jobs: Job[]) => Promise<void>;
+}
+
+export type AnyJobHandler = JobHandler | JobBatchHandler | JobTxHandler;
 
 export interface Recurring {
   kind: string;
@@ -80,20 +92,22 @@ export class JobRunner {
     let claimed = 0;
     let free = 0;
     try {
+      for (const [kind, handler] of this.handlers) if ('inTx' in handler) this.takeInTx(kind, handler);
       free = limits.jobBatchMax - this.jobsInHand;
-      if (free > 0) {
-        const jobs = await claimJobs(this.ctx.db, this.workerId, free, limits.jobLeaseMs, [...this.handlers.keys()]);
+      const leased = [...this.handlers].flatMap(([kind, handler]) => ('inTx' in handler ? [] : [kind]));
+      if (free > 0 && leased.length > 0) {
+        const jobs = await claimJobs(this.ctx.db, this.workerId, free, limits.jobLeaseMs, leased);
         claimed = jobs.length;
         const batches = new Map<JobBatchHandler, Job[]>();
         for (const job of jobs) {
           const handler = this.handlers.get(job.kind);
           if (handler && 'batch' in handler) batches.set(handler, [...(batches.get(handler) ?? []), job]);
-          else this.hold([job], this.run(job));
+          else this.hold(1, this.run(job));
         }
         for (const [handler, batch] of batches) {
           for (let i = 0; i < batch.length; i += limits.jobHandlerBatchMax) {
             const part = batch.slice(i, i + limits.jobHandlerBatchMax);
-            this.hold(part, this.runBatch(handler, part));
+            this.hold(part.length, this.runBatch(handler, part));
           }
         }
       }
@@ -107,12 +121,12 @@ export class JobRunner {
     return claimed;
   }
 
-  /** Keeps track of work in hand; when it ends while backlogged, claims again at once. */
-  private hold(jobs: Job[], work: Promise<void>): void {
-    this.jobsInHand += jobs.length;
+  /** Keeps track of work in hand (`jobs` of them at most); when it ends while backlogged, claims again at once. */
+  private hold(jobs: number, work: Promise<void>): void {
+    this.jobsInHand += jobs;
     const p = work.finally(() => {
       this.inFlight.delete(p);
-      this.jobsInHand -= jobs.length;
+      this.jobsInHand -= jobs;
       if (this.backlogged) {
         this.backlogged = false;
         this.schedule(0);
@@ -121,10 +135,49 @@ export class JobRunner {
     this.inFlight.add(p);
   }
 
+  /**
+   * Starts a transaction taking and running up to jobHandlerBatchMax due jobs of a kind run in the
+   * transaction that takes them (JobTxHandler), while the runner has room for them. A full take
+   * starts another beside it at once, so a backlog is worked through by several side by side.
+   */
+  private takeInTx(kind: string, handler: JobTxHandler): void {
+    const limits = this.ctx.config.limits;
+    const room = Math.min(limits.jobHandlerBatchMax, limits.jobBatchMax - this.jobsInHand);
+    if (!this.running || room <= 0) return;
+    this.hold(room, this.runInTx(kind, handler, room));
+  }
+
+  private async runInTx(kind: string, handler: JobTxHandler, room: number): Promise<void> {
+    let taken: Job[] = [];
+    try {
+      await this.ctx.db.tx(async (tx) => {
+        taken = await takeJobs(tx, [kind], room);
+        if (taken.length === room) this.takeInTx(kind, handler);
+        if (taken.length > 0) await handler.inTx(this.ctx, tx, taken);
+      });
+      return;
+    } catch (err) {
+      if (taken.length === 0) return this.log.error({ err }, 'job claim failed');
+      if (taken.length === 1) return this.fail(taken[0] as Job, err);
+    }
+    // The batch's transaction rolled back, its jobs due again: each runs in a transaction of its own,
+    // so one bad job fails alone (unless another worker took it meanwhile).
+    for (const job of taken) {
+      try {
+        await this.ctx.db.tx(async (tx) => {
+          const again = await takeJobsById(tx, [job.id]);
+          if (again.length > 0) await handler.inTx(this.ctx, tx, again);
+        });
+      } catch (err) {
+        await this.fail(job, err);
+      }
+    }
+  }
+
   private async run(job: Job): Promise<void> {
     const handler = this.handlers.get(job.kind);
     try {
-      if (!handler || 'batch' in handler) throw new Error(`no handler for job kind ${job.kind}`);
+      if (!handler || !(typeof handler === 'function')) throw new Error(`no handler for job kind ${job.kind}`);
       const again = await handler(this.ctx, job);
       if (again instanceof Date) await rescheduleJob(this.ctx.db, job.id, again);
       else await completeJob(this.ctx.db, job.id);

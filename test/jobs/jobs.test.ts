@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../../src/db/db.js';
-import { claimJobs, completeJob, completeJobs, enqueue, failJob, rescheduleJob, type Job } from '../../src/jobs/queue.js';
-import { JobRunner, type AnyJobHandler, type JobBatchHandler, type JobHandler } from '../../src/jobs/runner.js';
+import { claimJobs, completeJob, completeJobs, enqueue, failJob, rescheduleJob, takeJobs, type Job } from '../../src/jobs/queue.js';
+import { JobRunner, type AnyJobHandler, type JobBatchHandler, type JobHandler, type JobTxHandler } from '../../src/jobs/runner.js';
 import { createTestApp, onPostgres, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -418,5 +418,58 @@ describe('JobRunner', () => {
     await r.stop();
     expect(batches[0]?.sort()).toEqual([0, 1, 2, 3, 4]);
     expect(await jobsOf(k)).toMatchObject([{ status: 'queued', attempts: 1 }]);
+  });
+
+  it('runs the jobs of a kind taken in the transaction of their work: they end with its commit, and a failing batch is retried job by job', async () => {
+    const k = kind();
+    const done = `${k}.done`;
+    const batches: number[][] = [];
+    const handler: JobTxHandler = {
+      inTx: async (_ctx, tx, jobs) => {
+        batches.push(jobs.map((job) => Number(job.payload.i)).sort());
+        // The work, in the transaction that took the jobs: a row per job.
+        for (const job of jobs) await enqueue(tx, { kind: done, payload: { i: job.payload.i }, runAt: new Date(Date.now() + 3600_000) });
+        if (jobs.some((job) => job.payload.i === 2)) throw new Error('payout 2 is broken');
+      },
+    };
+    await t.ctx.db.tx(async (tx) => {
+      for (let i = 0; i < 5; i++) await enqueue(tx, { kind: k, payload: { i } });
+    });
+    const r = runner(new Map([[k, handler]]));
+    r.start();
+    await waitFor(async () => (await jobsOf(k)).length === 1 && (await jobsOf(k))[0]?.last_error === 'payout 2 is broken');
+    await r.stop();
+    // The whole batch first (rolled back, its work and the jobs' deletion with it), then the bad job alone.
+    expect(batches[0]).toEqual([0, 1, 2, 3, 4]);
+    expect(batches).toContainEqual([2]);
+    // The bad job is back, its attempt counted; the others' work was done once each, and they are gone.
+    const [bad] = await jobsOf(k);
+    expect(bad).toMatchObject({ status: 'queued', locked_by: null });
+    expect(bad?.attempts).toBeGreaterThanOrEqual(1);
+    const work = await t.ctx.db.query<{ i: number }>(`SELECT (payload->>'i')::int AS i FROM jobs WHERE kind = $1 ORDER BY 1`, [done]);
+    expect(work.map((w) => w.i)).toEqual([0, 1, 3, 4]);
+  });
+
+  it('a job taken in a transaction that never commits (its worker died) is due again as it was, and two takers never take the same job', async () => {
+    const k = kind();
+    await t.ctx.db.tx(async (tx) => {
+      for (let i = 0; i < 6; i++) await enqueue(tx, { kind: k, payload: { i } });
+    });
+    await expect(
+      t.ctx.db.tx(async (tx) => {
+        expect(await takeJobs(tx, [k], 10)).toHaveLength(6);
+        throw new Error('killed before the commit');
+      }),
+    ).rejects.toThrow();
+    expect((await jobsOf(k)).map((j) => [j.status, j.attempts])).toEqual(Array.from({ length: 6 }, () => ['queued', 0]));
+    const [a, b] = await Promise.all([
+      t.ctx.db.tx((tx) => takeJobs(tx, [k], 4)),
+      t.ctx.db.tx((tx) => takeJobs(tx, [k], 4)),
+    ]);
+    const taken = [...(a ?? []), ...(b ?? [])].map((job) => job.id);
+    expect(new Set(taken).size).toBe(6);
+    expect(taken).toHaveLength(6);
+    expect([...(a ?? []), ...(b ?? [])].every((job) => job.attempts === 1)).toBe(true);
+    expect(await jobsOf(k)).toHaveLength(0);
   });
 });

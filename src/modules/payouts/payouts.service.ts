@@ -305,7 +305,8 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
   }));
   const inserted = await repo.insertPayouts(tx, sealed);
   const screened = await screeningHolds(ctx, tx, accepted);
-  const rows = inserted.map((row) => (screened.has(row.id) ? { ...row, screening: { status: 'held' as const, hits: screened.get(row.id) as Hit[] } } : row));
+  // A new payout's screening is the hold just written, if any (the insert does not read it back).
+  const rows: repo.PayoutRow[] = inserted.map((row) => ({ ...row, screening: screened.has(row.id) ? { status: 'held' as const, hits: screened.get(row.id) as Hit[] } : null }));
   const stored = new Map(rows.map((row) => [row.id, row]));
   // The approval check (approvals module): a payout a workspace rule holds waits, queued, for its approval.
   const awaitingApproval = await holdForApproval(ctx, tx, approvalCandidates(decisions, origins, stored));
