@@ -61,18 +61,26 @@ const TAKE_RETURNING = 'RETURNING id::text AS id, kind, payload, attempts + 1 AS
  * due as they were. No claim is written and no lease is needed: for work done in one transaction
  * (payout steps). Each job is answered with the attempt this is (`attempts + 1`). A running job
  * whose lease ran out (claimed by a runner of an earlier version) is due too.
+ *
+ * A job may carry several items (the payload's array under `itemsKey`: a step job's payout ids):
+ * then the jobs taken carry about `max` items in all (oldest first, the last one taken whole, at
+ * least one job); a job without the array counts as one item.
  */
-export async function takeJobs(sql: Sql, kinds: string[], max: number): Promise<Job[]> {
+export async function takeJobs(sql: Sql, kinds: string[], max: number, itemsKey?: string): Promise<Job[]> {
   return sql.query<Job>(
-    `DELETE FROM jobs WHERE id = ANY(ARRAY(
-       SELECT id FROM jobs
+    `WITH due AS (
+       SELECT id, run_at, COALESCE(jsonb_array_length(payload -> $3::text), 1) AS n FROM jobs
         WHERE kind = ANY($1::text[])
           AND ((status = 'queued' AND run_at <= now()) OR (status = 'running' AND locked_until < now()))
         ORDER BY run_at
         LIMIT $2
-        FOR UPDATE SKIP LOCKED))
+        FOR UPDATE SKIP LOCKED
+     ), picked AS (
+       SELECT id FROM (SELECT id, n, sum(n) OVER (ORDER BY run_at, id) AS upto FROM due) d WHERE upto - n < $2
+     )
+     DELETE FROM jobs WHERE id IN (SELECT id FROM picked)
      ${TAKE_RETURNING}`,
-    [kinds, max],
+    [kinds, max, itemsKey ?? null],
   );
 }
 

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Tx } from '../db/db.js';
-import { claimJobs, completeJob, enqueue, failJob, rescheduleJob, takeJobs, takeJobsById, type Job } from './queue.js';
+import { claimJobs, completeJob, enqueue, enqueueMany, failJob, rescheduleJob, takeJobs, takeJobsById, type Job, type NewJob } from './queue.js';
 
 /** A job handler returns nothing when done, or a Date to run again then (not an attempt). */
 export type JobHandler = (ctx: AppContext, job: Job) => Promise<void | Date>;
@@ -25,6 +25,22 @@ export interface JobBatchHandler {
  */
 export interface JobTxHandler {
   inTx: (ctx: AppContext, tx: Tx, jobs: Job[]) => Promise<void>;
+  /**
+   * When a job carries several items (a step job's payouts), the payload key of their array: a
+   * transaction takes about jobHandlerBatchMax items, however many jobs carry them.
+   */
+  itemsKey?: string;
+}
+
+/** A job of several items as a job per item, each as it was otherwise (its attempts start again). */
+function splitJob(job: Job, itemsKey: string): NewJob[] {
+  return (job.payload[itemsKey] as unknown[]).map((item) => ({ kind: job.kind, payload: { ...job.payload, [itemsKey]: [item] }, maxAttempts: job.max_attempts }));
+}
+
+/** The items a job taken by a JobTxHandler carries (one without an array of them under `itemsKey`). */
+export function jobItems(job: Job, itemsKey: string | undefined): number {
+  const items = itemsKey === undefined ? undefined : job.payload[itemsKey];
+  return Array.isArray(items) ? items.length : 1;
 }
 
 export type AnyJobHandler = JobHandler | JobBatchHandler | JobTxHandler;
@@ -151,22 +167,27 @@ export class JobRunner {
     let taken: Job[] = [];
     try {
       await this.ctx.db.tx(async (tx) => {
-        taken = await takeJobs(tx, [kind], room);
-        if (taken.length === room) this.takeInTx(kind, handler);
+        taken = await takeJobs(tx, [kind], room, handler.itemsKey);
+        // A full take: more may be due, for another transaction beside this one.
+        if (taken.reduce((n, job) => n + jobItems(job, handler.itemsKey), 0) >= room) this.takeInTx(kind, handler);
         if (taken.length > 0) await handler.inTx(this.ctx, tx, taken);
       });
       return;
     } catch (err) {
       if (taken.length === 0) return this.log.error({ err }, 'job claim failed');
-      if (taken.length === 1) return this.fail(taken[0] as Job, err);
+      const [only] = taken;
+      if (taken.length === 1 && only && jobItems(only, handler.itemsKey) === 1) return this.fail(only, err);
     }
     // The batch's transaction rolled back, its jobs due again: each runs in a transaction of its own,
-    // so one bad job fails alone (unless another worker took it meanwhile).
+    // and a job of several items is split into a job per item (due at once, its attempt not counted),
+    // so one bad item fails alone (unless another worker took the job meanwhile).
     for (const job of taken) {
       try {
         await this.ctx.db.tx(async (tx) => {
-          const again = await takeJobsById(tx, [job.id]);
-          if (again.length > 0) await handler.inTx(this.ctx, tx, again);
+          const [again] = await takeJobsById(tx, [job.id]);
+          if (!again) return;
+          if (jobItems(again, handler.itemsKey) > 1) await enqueueMany(tx, splitJob(again, handler.itemsKey as string));
+          else await handler.inTx(this.ctx, tx, [again]);
         });
       } catch (err) {
         await this.fail(job, err);

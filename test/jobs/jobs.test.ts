@@ -450,6 +450,41 @@ describe('JobRunner', () => {
     expect(work.map((w) => w.i)).toEqual([0, 1, 3, 4]);
   });
 
+  it('takes about jobHandlerBatchMax items in one transaction, and splits a job of several items whose transaction failed into a job per item, so the bad item fails alone', async () => {
+    const k = kind();
+    const done = `${k}.done`;
+    const batches: number[][] = [];
+    const handler: JobTxHandler = {
+      itemsKey: 'ids',
+      inTx: async (_ctx, tx, jobs) => {
+        const ids = jobs.flatMap((job) => job.payload.ids as number[]).sort((a, b) => a - b);
+        batches.push(ids);
+        for (const i of ids) await enqueue(tx, { kind: done, payload: { i }, runAt: new Date(Date.now() + 3600_000) });
+        if (ids.includes(2)) throw new Error('item 2 is broken');
+      },
+    };
+    await enqueue(t.ctx.db, { kind: k, payload: { ids: [0, 1, 2, 3, 4] }, maxAttempts: 7 });
+    const r = runner(new Map([[k, handler]]));
+    r.start();
+    await waitFor(async () => (await jobsOf(k)).length === 1 && (await jobsOf(k))[0]?.last_error === 'item 2 is broken');
+    await r.stop();
+    expect(batches[0]).toEqual([0, 1, 2, 3, 4]);
+    expect(batches).toContainEqual([2]);
+    const left = await t.ctx.db.query<{ payload: unknown; max_attempts: number }>('SELECT payload, max_attempts FROM jobs WHERE kind = $1', [k]);
+    expect(left).toEqual([{ payload: { ids: [2] }, max_attempts: 7 }]);
+    const work = await t.ctx.db.query<{ i: number }>(`SELECT (payload->>'i')::int AS i FROM jobs WHERE kind = $1 ORDER BY 1`, [done]);
+    expect(work.map((w) => w.i)).toEqual([0, 1, 3, 4]);
+
+    // A take counts items, not jobs: with room for 4, two jobs of 3 items each are taken (the last one whole), not a third.
+    const many = kind();
+    await t.ctx.db.tx(async (tx) => {
+      for (let j = 0; j < 3; j++) await enqueue(tx, { kind: many, payload: { ids: [j * 3, j * 3 + 1, j * 3 + 2] }, runAt: new Date(Date.now() - 1000 * (3 - j)) });
+    });
+    const taken = await t.ctx.db.tx((tx) => takeJobs(tx, [many], 4, 'ids'));
+    expect(taken.map((job) => job.payload.ids as number[]).sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0))).toEqual([[0, 1, 2], [3, 4, 5]]);
+    expect(await jobsOf(many)).toHaveLength(1);
+  });
+
   it('a job taken in a transaction that never commits (its worker died) is due again as it was, and two takers never take the same job', async () => {
     const k = kind();
     await t.ctx.db.tx(async (tx) => {

@@ -5,7 +5,7 @@ import { enqueueMany, type Job } from '../../jobs/queue.js';
 import { formatAmount } from '../../lib/money.js';
 import { isAsyncConnector, type AsyncConnector } from '../../connectors/connector.js';
 import { lockCustomerBalances } from '../ledger/ledger.service.js';
-import { applyMoves, moveLocksBalancesFirst, movePostsToLedger, stepJob, type MoveRequest } from './payouts.lifecycle.js';
+import { applyMoves, moveLocksBalancesFirst, movePostsToLedger, STEP_JOB_PAYOUTS, stepJobPayouts, stepJobs, type MoveRequest } from './payouts.lifecycle.js';
 import { findPayoutsByIds } from './payouts.steps.repository.js';
 import { handOver } from './payouts.outcomes.js';
 
@@ -20,7 +20,7 @@ import { handOver } from './payouts.outcomes.js';
  * balances first instead. Two jobs for one payout in a batch step it once.
  */
 async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> {
-  const rows = await findPayoutsByIds(tx, [...new Set(jobs.map((job) => String(job.payload.payoutId)))]);
+  const rows = await findPayoutsByIds(tx, [...new Set(jobs.flatMap((job) => stepJobPayouts(job.payload)))]);
   const handedOver = new Map<AsyncConnector, typeof rows>();
   for (const row of rows) {
     const connector = ctx.connectors.get(row.provider);
@@ -49,7 +49,10 @@ async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> 
       const lost = new Set(moving.filter((_, i) => !moved[i]).map(({ row }) => row.id));
       await enqueueMany(
         tx,
-        planned.flatMap(({ row, step }) => (step.nextInMs === null || lost.has(row.id) ? [] : [stepJob(row.id, step.nextInMs)])),
+        stepJobs(
+          planned.flatMap(({ row, step }) => (step.nextInMs === null || lost.has(row.id) ? [] : [{ payoutId: row.id, inMs: step.nextInMs }])),
+          ctx.config.limits.jobHandlerBatchMax,
+        ),
       );
     },
   });
@@ -60,4 +63,4 @@ async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> 
  * once (JobTxHandler): no claim is written for them. When a batch's transaction fails, the runner
  * runs each job again in a transaction of its own, so one bad payout fails only its own job.
  */
-export const payoutStepJobs: JobTxHandler = { inTx: stepPayouts };
+export const payoutStepJobs: JobTxHandler = { inTx: stepPayouts, itemsKey: STEP_JOB_PAYOUTS };

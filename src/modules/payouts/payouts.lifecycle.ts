@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { assert } from '../../lib/assert.js';
-import { enqueue, type NewJob, LIFECYCLE_JOB_ATTEMPTS_MAX } from '../../jobs/queue.js';
+import { enqueueMany, type NewJob, LIFECYCLE_JOB_ATTEMPTS_MAX } from '../../jobs/queue.js';
 import { recordEvents, type NewEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
 import { payoutEventData } from './payouts.read.js';
@@ -261,14 +261,38 @@ export function moveOwnPayout(ctx: AppContext, tx: Tx, workspaceId: string, id: 
   return requestMove(ctx, tx, () => findPayout(tx, workspaceId, id), move, failureReason);
 }
 
-/** The job of the provider's next look at a payout, in `inMs`. */
-export function stepJob(payoutId: string, inMs: number): NewJob {
-  return { kind: PAYOUT_STEP_JOB, payload: { payoutId }, runAt: new Date(Date.now() + inMs), maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX };
+/** The payload key of a step job's payouts: a step job carries the payouts whose next look is due at one time. */
+export const STEP_JOB_PAYOUTS = 'payoutIds';
+
+/**
+ * The jobs of the provider's next looks at payouts, each in its `inMs`: one job for the payouts due
+ * at the same time (a creation batch, a step batch), of at most `perJob` payouts, rather than a row
+ * per payout. A job taken whose transaction fails is split into a job per payout (jobs/runner.ts),
+ * so one bad payout still fails alone.
+ */
+export function stepJobs(steps: readonly { payoutId: string; inMs: number }[], perJob: number): NewJob[] {
+  const byTime = new Map<number, string[]>();
+  for (const { payoutId, inMs } of steps) byTime.set(inMs, [...(byTime.get(inMs) ?? []), payoutId]);
+  const now = Date.now();
+  return [...byTime].flatMap(([inMs, ids]) =>
+    Array.from({ length: Math.ceil(ids.length / perJob) }, (_, i) => ({
+      kind: PAYOUT_STEP_JOB,
+      payload: { [STEP_JOB_PAYOUTS]: ids.slice(i * perJob, (i + 1) * perJob) },
+      runAt: new Date(now + inMs),
+      maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX,
+    })),
+  );
+}
+
+/** The payouts a step job names (a job of an earlier version names one, as `payoutId`). */
+export function stepJobPayouts(payload: Record<string, unknown>): string[] {
+  const ids = payload[STEP_JOB_PAYOUTS];
+  return Array.isArray(ids) ? ids.map(String) : [String(payload.payoutId)];
 }
 
 /** Schedules the provider's next look at a payout, in the caller's transaction. */
 export async function scheduleStep(tx: Tx, payoutId: string, inMs: number): Promise<void> {
-  await enqueue(tx, stepJob(payoutId, inMs));
+  await enqueueMany(tx, stepJobs([{ payoutId, inMs }], 1));
 }
 
 /**

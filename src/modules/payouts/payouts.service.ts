@@ -25,7 +25,7 @@ import { holdForApproval, type ApprovalCandidate, type ApprovalView } from '../a
 import { recordEvent } from '../events/events.service.js';
 import { lockQuotes, useQuotes } from '../fx/fx.service.js';
 import { ledger } from '../ledger/ledger.service.js';
-import { payoutEventData, stepJob } from './payouts.lifecycle.js';
+import { payoutEventData, stepJobs } from './payouts.lifecycle.js';
 import { insufficient, planPayouts, quoteKey, type Decision, type PlanRow, type PlanSnapshot, type Prepared } from './payouts.plan.js';
 import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
@@ -312,7 +312,7 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
   const awaitingApproval = await holdForApproval(ctx, tx, approvalCandidates(decisions, origins, stored));
   // A payout waits for its first step while a screening hit or an approval holds it; whichever is decided last schedules it.
   const queued = rows.filter((row) => row.status === 'queued' && !screened.has(row.id) && !awaitingApproval.has(row.id));
-  await enqueueMany(tx, queued.map((row) => stepJob(row.id, ctx.connectors.get(row.provider).firstStepMs())));
+  await enqueueMany(tx, stepJobs(queued.map((row) => ({ payoutId: row.id, inMs: ctx.connectors.get(row.provider).firstStepMs() })), ctx.config.limits.jobHandlerBatchMax));
   const out: Stored[] = [];
   for (const d of decisions) {
     const row = d.ok ? (stored.get(d.insert.id) as repo.PayoutRow) : undefined;
