@@ -78,8 +78,8 @@ export async function takeJobs(sql: Sql, kinds: string[], max: number, itemsKey?
      ), picked AS (
        SELECT id FROM (SELECT id, n, sum(n) OVER (ORDER BY run_at, id) AS upto FROM due) d WHERE upto - n < $2
      )
-     DELETE FROM jobs WHERE id IN (SELECT id FROM picked)
-     ${TAKE_RETURNING}`,
+     DELETE FROM jobs WHERE id = ANY(ARRAY(SELECT id FROM picked))
+     ${TAKE_RETURNING}`, // by the primary key (an IN over the CTE would join by scanning jobs)
     [kinds, max, itemsKey ?? null],
   );
 }
