@@ -53,6 +53,8 @@ export async function claimJobs(sql: Sql, workerId: string, batchMax: number, le
 }
 
 const TAKE_RETURNING = 'RETURNING id::text AS id, kind, payload, attempts + 1 AS attempts, max_attempts';
+/** A job due now: queued and its time come, or running with its lease ended. */
+const DUE = "(status = 'queued' AND run_at <= now()) OR (status = 'running' AND locked_until < now())";
 
 /**
  * Takes due jobs of these kinds in the caller's transaction and deletes them there, with FOR UPDATE
@@ -67,13 +69,21 @@ const TAKE_RETURNING = 'RETURNING id::text AS id, kind, payload, attempts + 1 AS
  * least one job); a job without the array counts as one item.
  */
 export async function takeJobs(sql: Sql, kinds: string[], max: number, itemsKey?: string): Promise<Job[]> {
+  // How many jobs carry `max` items, counted on the due jobs as they are (those other transactions
+  // hold included), so that the locking scan locks about as many jobs as it keeps: a row locked and
+  // not kept would stay out of every other taker's reach until this transaction ends.
   return sql.query<Job>(
     `WITH due AS (
        SELECT id, run_at, COALESCE(jsonb_array_length(payload -> $3::text), 1) AS n FROM jobs
-        WHERE kind = ANY($1::text[])
-          AND ((status = 'queued' AND run_at <= now()) OR (status = 'running' AND locked_until < now()))
+        WHERE kind = ANY($1::text[]) AND (${DUE})
         ORDER BY run_at
-        LIMIT $2
+        LIMIT (SELECT count(*) FROM (
+                 SELECT n, sum(n) OVER (ORDER BY run_at, id) AS upto FROM (
+                   SELECT id, run_at, COALESCE(jsonb_array_length(payload -> $3::text), 1) AS n FROM jobs
+                    WHERE kind = ANY($1::text[]) AND (${DUE})
+                    ORDER BY run_at
+                    LIMIT $2) head) counted
+                WHERE upto - n < $2)
         FOR UPDATE SKIP LOCKED
      ), picked AS (
        SELECT id FROM (SELECT id, n, sum(n) OVER (ORDER BY run_at, id) AS upto FROM due) d WHERE upto - n < $2
@@ -89,8 +99,7 @@ export async function takeJobsById(sql: Sql, ids: string[]): Promise<Job[]> {
   return sql.query<Job>(
     `DELETE FROM jobs WHERE id = ANY(ARRAY(
        SELECT id FROM jobs
-        WHERE id = ANY($1::bigint[])
-          AND ((status = 'queued' AND run_at <= now()) OR (status = 'running' AND locked_until < now()))
+        WHERE id = ANY($1::bigint[]) AND (${DUE})
         FOR UPDATE SKIP LOCKED))
      ${TAKE_RETURNING}`,
     [ids],

@@ -485,6 +485,20 @@ describe('JobRunner', () => {
     expect(await jobsOf(many)).toHaveLength(1);
   });
 
+  it.runIf(onPostgres)('a take locks no more jobs than it keeps, so a second transaction beside it takes the next ones', async () => {
+    const k = kind();
+    await t.ctx.db.tx(async (tx) => {
+      for (let j = 0; j < 4; j++) await enqueue(tx, { kind: k, payload: { ids: [j * 3, j * 3 + 1, j * 3 + 2] }, runAt: new Date(Date.now() - 1000 * (4 - j)) });
+    });
+    let second: Job[] = [];
+    await t.ctx.db.tx(async (tx) => {
+      expect(await takeJobs(tx, [k], 4, 'ids')).toHaveLength(2);
+      // Another connection, while the first transaction holds the jobs it took.
+      second = await t.ctx.db.tx((other) => takeJobs(other, [k], 4, 'ids'));
+    });
+    expect(second.map((job) => job.payload.ids as number[]).sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0))).toEqual([[6, 7, 8], [9, 10, 11]]);
+  });
+
   it('a job taken in a transaction that never commits (its worker died) is due again as it was, and two takers never take the same job', async () => {
     const k = kind();
     await t.ctx.db.tx(async (tx) => {
