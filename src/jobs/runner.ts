@@ -57,6 +57,8 @@ export interface Recurring {
 export class JobRunner {
   readonly workerId = `w_${randomBytes(6).toString('hex')}`;
   private running = false;
+  /** Set by stop(): no transaction taking jobs starts after it (a tick works without start(), as tests run one). */
+  private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private recurringTimers: NodeJS.Timeout[] = [];
   private inFlight = new Set<Promise<void>>();
@@ -78,6 +80,7 @@ export class JobRunner {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopped = false;
     for (const r of this.recurring) {
       const schedule = () => {
         enqueue(this.ctx.db, { kind: r.kind, uniqueKey: `recurring:${r.kind}`, maxAttempts: 3 }).catch((err: unknown) =>
@@ -159,7 +162,7 @@ export class JobRunner {
   private takeInTx(kind: string, handler: JobTxHandler): void {
     const limits = this.ctx.config.limits;
     const room = Math.min(limits.jobHandlerBatchMax, limits.jobBatchMax - this.jobsInHand);
-    if (!this.running || room <= 0) return;
+    if (this.stopped || room <= 0) return;
     this.hold(room, this.runInTx(kind, handler, room));
   }
 
@@ -229,9 +232,11 @@ export class JobRunner {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     for (const t of this.recurringTimers) clearInterval(t);
     this.recurringTimers = [];
-    await Promise.allSettled([...this.inFlight]);
+    // Until none is left: a transaction taking jobs may have started another beside it meanwhile.
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 }
