@@ -57,7 +57,7 @@ export interface Recurring {
 export class JobRunner {
   readonly workerId = `w_${randomBytes(6).toString('hex')}`;
   private running = false;
-  /** Set by stop(): no transaction taking jobs starts after it (a tick works without start(), as tests run one). */
+  /** Set by stop(): no transaction taking jobs starts after it (a tick works without start(): tests run one). */
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private recurringTimers: NodeJS.Timeout[] = [];
@@ -100,9 +100,11 @@ export class JobRunner {
   }
 
   /**
-   * Claims and runs one batch: the jobs of a batch kind go to its handler together (in parts of at
-   * most jobHandlerBatchMax, side by side), the others one by one. Polls again at once when the claim was full, and again as soon as jobs in hand finish
-   * while backlogged.
+   * Claims and runs one batch: the jobs of a kind run in the transaction that takes them are taken
+   * by transactions of their own (takeInTx), the others claimed with a lease, those of a batch kind
+   * going to its handler together (in parts of at most jobHandlerBatchMax, side by side), the
+   * others one by one. Polls again at once when the claim was full, and again as soon as jobs in
+   * hand finish while backlogged.
    */
   async tick(): Promise<number> {
     const limits = this.ctx.config.limits;
@@ -110,8 +112,9 @@ export class JobRunner {
     this.ticking = true;
     let claimed = 0;
     let free = 0;
+    let takenFull = false;
     try {
-      for (const [kind, handler] of this.handlers) if ('inTx' in handler) this.takeInTx(kind, handler);
+      for (const [kind, handler] of this.handlers) if ('inTx' in handler && (await this.takeInTx(kind, handler))) takenFull = true;
       free = limits.jobBatchMax - this.jobsInHand;
       const leased = [...this.handlers].flatMap(([kind, handler]) => ('inTx' in handler ? [] : [kind]));
       if (free > 0 && leased.length > 0) {
@@ -135,7 +138,7 @@ export class JobRunner {
     } finally {
       this.ticking = false;
     }
-    this.backlogged = free > 0 && claimed >= free;
+    this.backlogged = (free > 0 && claimed >= free) || takenFull;
     this.schedule(claimed >= limits.jobBatchMax ? 0 : limits.jobPollMs);
     return claimed;
   }
@@ -155,36 +158,44 @@ export class JobRunner {
   }
 
   /**
-   * Starts a transaction taking and running up to jobHandlerBatchMax due jobs of a kind run in the
-   * transaction that takes them (JobTxHandler), while the runner has room for them. A full take
-   * starts another beside it at once, so a backlog is worked through by several side by side.
+   * Starts transactions that take and run due jobs of a kind run in the transaction that takes them
+   * (JobTxHandler), about jobHandlerBatchMax items each, one after another's take while each take is
+   * full and the runner has room: side by side, as the parts of one claim. Answers whether more may
+   * be due (the last take was full, or there was no room).
    */
-  private takeInTx(kind: string, handler: JobTxHandler): void {
+  private async takeInTx(kind: string, handler: JobTxHandler): Promise<boolean> {
     const limits = this.ctx.config.limits;
-    const room = Math.min(limits.jobHandlerBatchMax, limits.jobBatchMax - this.jobsInHand);
-    if (this.stopped || room <= 0) return;
-    this.hold(room, this.runInTx(kind, handler, room));
+    for (;;) {
+      const room = Math.min(limits.jobHandlerBatchMax, limits.jobBatchMax - this.jobsInHand);
+      if (this.stopped) return false;
+      if (room <= 0) return true;
+      let taken: (items: number) => void = () => undefined;
+      const took = new Promise<number>((resolve) => (taken = resolve));
+      this.hold(room, this.runInTx(kind, handler, room, taken));
+      if ((await took) < room) return false;
+    }
   }
 
-  private async runInTx(kind: string, handler: JobTxHandler, room: number): Promise<void> {
-    let taken: Job[] = [];
+  /** One transaction taking up to `room` items of jobs and running them; `taken` hears how many it took. */
+  private async runInTx(kind: string, handler: JobTxHandler, room: number, taken: (items: number) => void): Promise<void> {
+    let jobs: Job[] = [];
     try {
       await this.ctx.db.tx(async (tx) => {
-        taken = await takeJobs(tx, [kind], room, handler.itemsKey);
-        // A full take: more may be due, for another transaction beside this one.
-        if (taken.reduce((n, job) => n + jobItems(job, handler.itemsKey), 0) >= room) this.takeInTx(kind, handler);
-        if (taken.length > 0) await handler.inTx(this.ctx, tx, taken);
+        jobs = await takeJobs(tx, [kind], room, handler.itemsKey);
+        taken(jobs.reduce((n, job) => n + jobItems(job, handler.itemsKey), 0));
+        if (jobs.length > 0) await handler.inTx(this.ctx, tx, jobs);
       });
       return;
     } catch (err) {
-      if (taken.length === 0) return this.log.error({ err }, 'job claim failed');
-      const [only] = taken;
-      if (taken.length === 1 && only && jobItems(only, handler.itemsKey) === 1) return this.fail(only, err);
+      taken(0);
+      if (jobs.length === 0) return this.log.error({ err }, 'job claim failed');
+      const [only] = jobs;
+      if (jobs.length === 1 && only && jobItems(only, handler.itemsKey) === 1) return this.fail(only, err);
     }
     // The batch's transaction rolled back, its jobs due again: each runs in a transaction of its own,
     // and a job of several items is split into a job per item (due at once, its attempt not counted),
     // so one bad item fails alone (unless another worker took the job meanwhile).
-    for (const job of taken) {
+    for (const job of jobs) {
       try {
         await this.ctx.db.tx(async (tx) => {
           const [again] = await takeJobsById(tx, [job.id]);
@@ -236,7 +247,7 @@ export class JobRunner {
     if (this.timer) clearTimeout(this.timer);
     for (const t of this.recurringTimers) clearInterval(t);
     this.recurringTimers = [];
-    // Until none is left: a transaction taking jobs may have started another beside it meanwhile.
+    // Until none is left: a tick under way may still start a transaction taking jobs beside another.
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 }
