@@ -65,6 +65,8 @@ export class JobRunner {
   /** Jobs in hand (a batch counts each of its jobs). */
   private jobsInHand = 0;
   private ticking = false;
+  /** A wake-up came while ticking, which would otherwise be lost until the next poll. */
+  private tickAgain = false;
   /** The last claim took all it asked for: more may be due as soon as jobs in hand finish. */
   private backlogged = false;
   private log: FastifyBaseLogger;
@@ -108,7 +110,11 @@ export class JobRunner {
    */
   async tick(): Promise<number> {
     const limits = this.ctx.config.limits;
-    if (this.ticking) return 0;
+    if (this.ticking) {
+      // Woken while ticking (work in hand ended, backlogged): tick again once this one ends.
+      this.tickAgain = true;
+      return 0;
+    }
     this.ticking = true;
     let claimed = 0;
     let free = 0;
@@ -139,7 +145,9 @@ export class JobRunner {
       this.ticking = false;
     }
     this.backlogged = (free > 0 && claimed >= free) || takenFull;
-    this.schedule(claimed >= limits.jobBatchMax ? 0 : limits.jobPollMs);
+    const again = this.tickAgain;
+    this.tickAgain = false;
+    this.schedule(claimed >= limits.jobBatchMax || again ? 0 : limits.jobPollMs);
     return claimed;
   }
 
