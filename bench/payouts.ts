@@ -183,12 +183,15 @@ interface Backlog {
   undispatched: number;
 }
 
-/** Payouts of the sustained case not yet paid (or failed), step jobs due now and pending, events not yet dispatched. */
+/** The payouts a step job names (a job names several, or one in its `payoutId` for a job of an earlier version). */
+const STEP_PAYOUTS = `COALESCE(jsonb_array_length(payload->'payoutIds'), 1)`;
+
+/** Payouts of the sustained case not yet paid (or failed), payouts whose step is due now and pending, events not yet dispatched. */
 async function backlogOf(ctx: AppContext, since: Date): Promise<Backlog> {
   const [row] = await ctx.db.query<Backlog>(
     `${BENCH_QUERY} SELECT (SELECT count(*)::int FROM payouts WHERE status IN ('created', 'queued', 'processing') AND created_at >= $1) AS unpaid,
-            (SELECT count(*)::int FROM jobs WHERE kind = 'payout.step' AND run_at <= now()) AS "dueJobs",
-            (SELECT count(*)::int FROM jobs WHERE kind = 'payout.step') AS "pendingJobs",
+            (SELECT COALESCE(sum(${STEP_PAYOUTS}), 0)::int FROM jobs WHERE kind = 'payout.step' AND run_at <= now()) AS "dueJobs",
+            (SELECT COALESCE(sum(${STEP_PAYOUTS}), 0)::int FROM jobs WHERE kind = 'payout.step') AS "pendingJobs",
             (SELECT count(*)::int FROM event_outbox) AS undispatched`,
     [since],
   );
@@ -261,7 +264,7 @@ export async function sustained(
       `${Math.round((endCreated - startCreated) / windowS)} created/s in the window; creation p99 ${r.p99} ms`,
   );
   for (const [why, count] of r.refused) console.log(`    refused ${count}× ${why}`);
-  const show = (b: Backlog) => `${b.unpaid} unpaid payouts, ${b.dueJobs} due step jobs (${b.pendingJobs} pending), ${b.undispatched} undispatched events`;
+  const show = (b: Backlog) => `${b.unpaid} unpaid payouts, ${b.dueJobs} payouts with a step due (${b.pendingJobs} pending), ${b.undispatched} undispatched events`;
   console.log(`    backlog at window start: ${show(startBacklog)}`);
   const growing = endBacklog.unpaid - startBacklog.unpaid > UNPAID_MAX / 10;
   console.log(`    backlog at window end:   ${show(endBacklog)} (${growing ? 'growing: not a steady state' : 'steady'})`);

@@ -43,7 +43,7 @@ async function check(ctx: AppContext, label: string): Promise<Check> {
             (SELECT count(*)::int FROM e) AS events,
             (SELECT count(*)::int FROM webhook_deliveries d JOIN e ON d.event_id = e.id WHERE d.status = 'succeeded') AS delivered,
             (SELECT count(*)::int FROM webhook_deliveries d JOIN e ON d.event_id = e.id WHERE d.status <> 'succeeded') AS "deliveriesOther",
-            (SELECT count(*)::int FROM jobs j JOIN p ON j.kind = 'payout.step' AND j.payload->>'payoutId' = p.id::text) AS "stepJobs",
+            (SELECT count(*)::int FROM jobs j JOIN p ON j.kind = 'payout.step' AND (j.payload->'payoutIds' ? p.id::text OR j.payload->>'payoutId' = p.id::text)) AS "stepJobs",
             (SELECT count(*)::int FROM jobs WHERE status = 'failed') AS "failedJobs"`,
     [`${label}-%`],
   );

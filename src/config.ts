@@ -275,7 +275,8 @@ export const ENV_SETTINGS = {
   JOB_BATCH_MAX: { default: 100, description: 'jobs a worker claims at once and holds at most' },
   JOB_HANDLER_BATCH_MAX: {
     default: 25,
-    description: 'jobs of one kind a batch handler (payout steps) takes in one transaction, several such transactions running side by side',
+    description:
+      'jobs of one kind a batch handler takes in one transaction, several such transactions running side by side; payout steps: the payouts a step transaction takes (a step job names at most this many)',
   },
   FX_RATES: { shown: 'built-in sandbox table', description: 'mid-rate overrides, EUR per unit: `USD:0.92,GBP:1.17`' },
   FX_SPREAD_BPS: { default: 50, description: 'spread applied to mid rates (against the customer)' },

@@ -52,6 +52,60 @@ export async function claimJobs(sql: Sql, workerId: string, batchMax: number, le
   );
 }
 
+const TAKE_RETURNING = 'RETURNING id::text AS id, kind, payload, attempts + 1 AS attempts, max_attempts';
+/** A job due now: queued and its time come, or running with its lease ended. */
+const DUE = "(status = 'queued' AND run_at <= now()) OR (status = 'running' AND locked_until < now())";
+
+/**
+ * Takes due jobs of these kinds in the caller's transaction and deletes them there, with FOR UPDATE
+ * SKIP LOCKED, so that concurrent takers never take the same job: the jobs end exactly when the
+ * transaction doing their work commits, and a rollback, or a crash before the commit, leaves them
+ * due as they were. No claim is written and no lease is needed: for work done in one transaction
+ * (payout steps). Each job is answered with the attempt this is (`attempts + 1`). A running job
+ * whose lease ran out (claimed by a runner of an earlier version) is due too.
+ *
+ * A job may carry several items (the payload's array under `itemsKey`: a step job's payout ids):
+ * then the jobs taken carry about `max` items in all (oldest first, the last one taken whole, at
+ * least one job); a job without the array counts as one item.
+ */
+export async function takeJobs(sql: Sql, kinds: string[], max: number, itemsKey?: string): Promise<Job[]> {
+  // How many jobs carry `max` items, counted on the due jobs as they are (those other transactions
+  // hold included), so that the locking scan locks about as many jobs as it keeps: a row locked and
+  // not kept would stay out of every other taker's reach until this transaction ends.
+  return sql.query<Job>(
+    `WITH due AS (
+       SELECT id, run_at, COALESCE(jsonb_array_length(payload -> $3::text), 1) AS n FROM jobs
+        WHERE kind = ANY($1::text[]) AND (${DUE})
+        ORDER BY run_at
+        LIMIT (SELECT count(*) FROM (
+                 SELECT n, sum(n) OVER (ORDER BY run_at, id) AS upto FROM (
+                   SELECT id, run_at, COALESCE(jsonb_array_length(payload -> $3::text), 1) AS n FROM jobs
+                    WHERE kind = ANY($1::text[]) AND (${DUE})
+                    ORDER BY run_at
+                    LIMIT $2) head) counted
+                WHERE upto - n < $2)
+        FOR UPDATE SKIP LOCKED
+     ), picked AS (
+       SELECT id FROM (SELECT id, n, sum(n) OVER (ORDER BY run_at, id) AS upto FROM due) d WHERE upto - n < $2
+     )
+     DELETE FROM jobs WHERE id = ANY(ARRAY(SELECT id FROM picked))
+     ${TAKE_RETURNING}`, // by the primary key (an IN over the CTE would join by scanning jobs)
+    [kinds, max, itemsKey ?? null],
+  );
+}
+
+/** `takeJobs` for these jobs only (those still due and not taken by another transaction meanwhile). */
+export async function takeJobsById(sql: Sql, ids: string[]): Promise<Job[]> {
+  return sql.query<Job>(
+    `DELETE FROM jobs WHERE id = ANY(ARRAY(
+       SELECT id FROM jobs
+        WHERE id = ANY($1::bigint[]) AND (${DUE})
+        FOR UPDATE SKIP LOCKED))
+     ${TAKE_RETURNING}`,
+    [ids],
+  );
+}
+
 export async function completeJob(sql: Sql, id: string): Promise<void> {
   await completeJobs(sql, [id]);
 }
@@ -62,14 +116,18 @@ export async function completeJobs(sql: Sql, ids: string[]): Promise<void> {
   await sql.query('DELETE FROM jobs WHERE id = ANY($1::bigint[])', [ids]);
 }
 
-/** Reschedules with exponential backoff, or marks failed once its attempts are spent. */
+/**
+ * Reschedules with exponential backoff, or marks failed once its attempts are spent. Counts the
+ * attempt (`job.attempts`) where its claim did not (a job taken in a transaction that rolled back).
+ */
 export async function failJob(sql: Sql, job: Job, error: string, retryDelayMs: number): Promise<void> {
   const spent = job.attempts >= job.max_attempts;
   await sql.query(
     `UPDATE jobs SET status = $2, last_error = $3, locked_by = NULL, locked_until = NULL, updated_at = now(),
-            run_at = clock_timestamp() + make_interval(secs => $4::double precision / 1000)
+            run_at = clock_timestamp() + make_interval(secs => $4::double precision / 1000),
+            attempts = GREATEST(attempts, $5::int)
       WHERE id = $1::bigint`,
-    [job.id, spent ? 'failed' : 'queued', error.slice(0, 2000), retryDelayMs],
+    [job.id, spent ? 'failed' : 'queued', error.slice(0, 2000), retryDelayMs, job.attempts],
   );
 }
 

@@ -62,7 +62,7 @@ async function count(sql: string, params: unknown[] = []): Promise<number> {
   return row?.n ?? 0;
 }
 
-const stepJobs = (payoutId: string) => count("SELECT count(*)::int AS n FROM jobs WHERE kind = 'payout.step' AND payload->>'payoutId' = $1", [payoutId]);
+const stepJobs = (payoutId: string) => count("SELECT count(*)::int AS n FROM jobs WHERE kind = 'payout.step' AND payload->'payoutIds' ? $1", [payoutId]);
 
 describe('approval rules through the API', () => {
   it('adds, lists, reads and removes rules; each type takes its own fields; another workspace cannot see them', async () => {

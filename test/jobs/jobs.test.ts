@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../../src/db/db.js';
-import { claimJobs, completeJob, completeJobs, enqueue, failJob, rescheduleJob, type Job } from '../../src/jobs/queue.js';
-import { JobRunner, type AnyJobHandler, type JobBatchHandler, type JobHandler } from '../../src/jobs/runner.js';
+import { claimJobs, completeJob, completeJobs, enqueue, failJob, rescheduleJob, takeJobs, type Job } from '../../src/jobs/queue.js';
+import { JobRunner, type AnyJobHandler, type JobBatchHandler, type JobHandler, type JobTxHandler } from '../../src/jobs/runner.js';
 import { createTestApp, onPostgres, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -418,5 +418,107 @@ describe('JobRunner', () => {
     await r.stop();
     expect(batches[0]?.sort()).toEqual([0, 1, 2, 3, 4]);
     expect(await jobsOf(k)).toMatchObject([{ status: 'queued', attempts: 1 }]);
+  });
+
+  it('runs the jobs of a kind taken in the transaction of their work: they end with its commit, and a failing batch is retried job by job', async () => {
+    const k = kind();
+    const done = `${k}.done`;
+    const batches: number[][] = [];
+    const handler: JobTxHandler = {
+      inTx: async (_ctx, tx, jobs) => {
+        batches.push(jobs.map((job) => Number(job.payload.i)).sort());
+        // The work, in the transaction that took the jobs: a row per job.
+        for (const job of jobs) await enqueue(tx, { kind: done, payload: { i: job.payload.i }, runAt: new Date(Date.now() + 3600_000) });
+        if (jobs.some((job) => job.payload.i === 2)) throw new Error('payout 2 is broken');
+      },
+    };
+    await t.ctx.db.tx(async (tx) => {
+      for (let i = 0; i < 5; i++) await enqueue(tx, { kind: k, payload: { i } });
+    });
+    const r = runner(new Map([[k, handler]]));
+    r.start();
+    await waitFor(async () => (await jobsOf(k)).length === 1 && (await jobsOf(k))[0]?.last_error === 'payout 2 is broken');
+    await r.stop();
+    // The whole batch first (rolled back, its work and the jobs' deletion with it), then the bad job alone.
+    expect(batches[0]).toEqual([0, 1, 2, 3, 4]);
+    expect(batches).toContainEqual([2]);
+    // The bad job is back, its attempt counted; the others' work was done once each, and they are gone.
+    const [bad] = await jobsOf(k);
+    expect(bad).toMatchObject({ status: 'queued', locked_by: null });
+    expect(bad?.attempts).toBeGreaterThanOrEqual(1);
+    const work = await t.ctx.db.query<{ i: number }>(`SELECT (payload->>'i')::int AS i FROM jobs WHERE kind = $1 ORDER BY 1`, [done]);
+    expect(work.map((w) => w.i)).toEqual([0, 1, 3, 4]);
+  });
+
+  it('takes about jobHandlerBatchMax items in one transaction, and splits a job of several items whose transaction failed into a job per item, so the bad item fails alone', async () => {
+    const k = kind();
+    const done = `${k}.done`;
+    const batches: number[][] = [];
+    const handler: JobTxHandler = {
+      itemsKey: 'ids',
+      inTx: async (_ctx, tx, jobs) => {
+        const ids = jobs.flatMap((job) => job.payload.ids as number[]).sort((a, b) => a - b);
+        batches.push(ids);
+        for (const i of ids) await enqueue(tx, { kind: done, payload: { i }, runAt: new Date(Date.now() + 3600_000) });
+        if (ids.includes(2)) throw new Error('item 2 is broken');
+      },
+    };
+    await enqueue(t.ctx.db, { kind: k, payload: { ids: [0, 1, 2, 3, 4] }, maxAttempts: 7 });
+    const r = runner(new Map([[k, handler]]));
+    r.start();
+    await waitFor(async () => (await jobsOf(k)).length === 1 && (await jobsOf(k))[0]?.last_error === 'item 2 is broken');
+    await r.stop();
+    expect(batches[0]).toEqual([0, 1, 2, 3, 4]);
+    expect(batches).toContainEqual([2]);
+    const left = await t.ctx.db.query<{ payload: unknown; max_attempts: number }>('SELECT payload, max_attempts FROM jobs WHERE kind = $1', [k]);
+    expect(left).toEqual([{ payload: { ids: [2] }, max_attempts: 7 }]);
+    const work = await t.ctx.db.query<{ i: number }>(`SELECT (payload->>'i')::int AS i FROM jobs WHERE kind = $1 ORDER BY 1`, [done]);
+    expect(work.map((w) => w.i)).toEqual([0, 1, 3, 4]);
+
+    // A take counts items, not jobs: with room for 4, two jobs of 3 items each are taken (the last one whole), not a third.
+    const many = kind();
+    await t.ctx.db.tx(async (tx) => {
+      for (let j = 0; j < 3; j++) await enqueue(tx, { kind: many, payload: { ids: [j * 3, j * 3 + 1, j * 3 + 2] }, runAt: new Date(Date.now() - 1000 * (3 - j)) });
+    });
+    const taken = await t.ctx.db.tx((tx) => takeJobs(tx, [many], 4, 'ids'));
+    expect(taken.map((job) => job.payload.ids as number[]).sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0))).toEqual([[0, 1, 2], [3, 4, 5]]);
+    expect(await jobsOf(many)).toHaveLength(1);
+  });
+
+  it.runIf(onPostgres)('a take locks no more jobs than it keeps, so a second transaction beside it takes the next ones', async () => {
+    const k = kind();
+    await t.ctx.db.tx(async (tx) => {
+      for (let j = 0; j < 4; j++) await enqueue(tx, { kind: k, payload: { ids: [j * 3, j * 3 + 1, j * 3 + 2] }, runAt: new Date(Date.now() - 1000 * (4 - j)) });
+    });
+    let second: Job[] = [];
+    await t.ctx.db.tx(async (tx) => {
+      expect(await takeJobs(tx, [k], 4, 'ids')).toHaveLength(2);
+      // Another connection, while the first transaction holds the jobs it took.
+      second = await t.ctx.db.tx((other) => takeJobs(other, [k], 4, 'ids'));
+    });
+    expect(second.map((job) => job.payload.ids as number[]).sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0))).toEqual([[6, 7, 8], [9, 10, 11]]);
+  });
+
+  it('a job taken in a transaction that never commits (its worker died) is due again as it was, and two takers never take the same job', async () => {
+    const k = kind();
+    await t.ctx.db.tx(async (tx) => {
+      for (let i = 0; i < 6; i++) await enqueue(tx, { kind: k, payload: { i } });
+    });
+    await expect(
+      t.ctx.db.tx(async (tx) => {
+        expect(await takeJobs(tx, [k], 10)).toHaveLength(6);
+        throw new Error('killed before the commit');
+      }),
+    ).rejects.toThrow();
+    expect((await jobsOf(k)).map((j) => [j.status, j.attempts])).toEqual(Array.from({ length: 6 }, () => ['queued', 0]));
+    const [a, b] = await Promise.all([
+      t.ctx.db.tx((tx) => takeJobs(tx, [k], 4)),
+      t.ctx.db.tx((tx) => takeJobs(tx, [k], 4)),
+    ]);
+    const taken = [...(a ?? []), ...(b ?? [])].map((job) => job.id);
+    expect(new Set(taken).size).toBe(6);
+    expect(taken).toHaveLength(6);
+    expect([...(a ?? []), ...(b ?? [])].every((job) => job.attempts === 1)).toBe(true);
+    expect(await jobsOf(k)).toHaveLength(0);
   });
 });

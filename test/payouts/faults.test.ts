@@ -129,7 +129,8 @@ describe.skipIf(!onPostgres)('payouts under concurrency and faults (PostgreSQL)'
       LOG_LEVEL: 'warn',
       SANDBOX_STEP_MS: '50',
       JOB_POLL_MS: '20',
-      // A job the killed worker had claimed is taken over when its lease ends.
+      // A leased job the killed worker had claimed is taken over when its lease ends; a payout step
+      // job it had taken is due again at once (taken in the step's transaction, which died with it).
       JOB_LEASE_MS: '2000',
       RATE_LIMIT_PER_SECOND: '100000',
       CORRIDOR_BOOTSTRAP_CLIENT_ID: clientId,

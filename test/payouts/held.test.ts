@@ -58,7 +58,7 @@ async function pay(c: Caller, beneficiary: Record<string, unknown>, amount = '10
   return res.json<Held>();
 }
 const read = async (c: Caller, id: string) => (await c.request('GET', `/v1/payouts/${id}`)).json<Held>();
-const stepJobs = async (id: string) => (await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE kind = 'payout.step' AND payload->>'payoutId' = $1", [id]))[0]?.n;
+const stepJobs = async (id: string) => (await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE kind = 'payout.step' AND payload->'payoutIds' ? $1", [id]))[0]?.n;
 const heldQueue = async () => (await operator(t.app, 'GET', '/operator/v1/screening/holds?status=held&limit=100')).json<{ data: { payoutId: string }[] }>().data.map((h) => h.payoutId);
 const codeOf = (res: LightMyRequestResponse): string | undefined => res.json<{ code?: string }>().code;
 

@@ -41,7 +41,7 @@ async function payTo(beneficiary: Record<string, unknown>, amount = '10.00', ext
   return res.json<Screened>();
 }
 const read = async (id: string) => (await c.request('GET', `/v1/payouts/${id}`)).json<Screened>();
-const stepsOf = async (id: string) => (await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE kind = 'payout.step' AND payload->>'payoutId' = $1", [id]))[0]?.n;
+const stepsOf = async (id: string) => (await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE kind = 'payout.step' AND payload->'payoutIds' ? $1", [id]))[0]?.n;
 const asSecond = (method: 'GET' | 'POST', url: string, body: unknown = {}) =>
   t.app.inject({ method, url, headers: { authorization: `Bearer ${SECOND_KEY}` }, ...(method === 'POST' ? { payload: body as object } : {}) });
 

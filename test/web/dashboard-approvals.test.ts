@@ -97,7 +97,7 @@ describe.skipIf(!haveChromium)('the Approvals page', () => {
     await expect.poll(() => admin.locator('.notice-success').textContent()).toContain('Payout approved');
     const approved = await read(held.id);
     expect(approved.approval).toMatchObject({ status: 'approved', decidedBy: expect.stringMatching(/^dashboard:/) });
-    const [job] = await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE kind = 'payout.step' AND payload->>'payoutId' = $1", [held.id]);
+    const [job] = await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE kind = 'payout.step' AND payload->'payoutIds' ? $1", [held.id]);
     expect(job?.n).toBe(1);
   });
 

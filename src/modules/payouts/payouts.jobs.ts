@@ -1,30 +1,26 @@
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
-import type { JobBatchHandler } from '../../jobs/runner.js';
-import { completeJobs, enqueueMany, type Job } from '../../jobs/queue.js';
+import type { JobTxHandler } from '../../jobs/runner.js';
+import { enqueueMany, type Job } from '../../jobs/queue.js';
 import { formatAmount } from '../../lib/money.js';
 import { isAsyncConnector, type AsyncConnector } from '../../connectors/connector.js';
 import { lockCustomerBalances } from '../ledger/ledger.service.js';
-import { applyMoves, moveLocksBalancesFirst, movePostsToLedger, stepJob, type MoveRequest } from './payouts.lifecycle.js';
+import { applyMoves, moveLocksBalancesFirst, movePostsToLedger, STEP_JOB_PAYOUTS, stepJobPayouts, stepJobs, type MoveRequest } from './payouts.lifecycle.js';
 import { findPayoutsByIds } from './payouts.steps.repository.js';
 import { handOver } from './payouts.outcomes.js';
 
 /**
- * Provider steps of many payouts in one transaction: read them and retire their jobs with one
- * statement each, hand the queued payouts of an async connector over to it (`accept`), ask each stepping
- * connector what comes next, and apply the moves (`applyMoves`: the compare-and-sets in one statement,
- * the events in one, the next looks scheduled with one, and last the holds resolved with one, which
- * locks the balances it settles until the commit). A batch with a move that posts to a balance
- * beyond its holds (a revert) locks those balances first instead. A crash before commit leaves every
- * job to run again; after commit, the work and the jobs' end are one fact. Two jobs for one payout in
- * a batch step it once.
+ * Provider steps of many payouts in the transaction that took their jobs (deleted there: a crash or
+ * a rollback before the commit leaves every job due again; after the commit, the work and the jobs'
+ * end are one fact): read the payouts with one statement, hand the queued payouts of an async
+ * connector over to it (`accept`), ask each stepping connector what comes next, and apply the moves
+ * (`applyMoves`: the compare-and-sets in one statement, the events in one, the next looks scheduled
+ * with one, and last the holds resolved with one, which locks the balances it settles until the
+ * commit). A batch with a move that posts to a balance beyond its holds (a revert) locks those
+ * balances first instead. Two jobs for one payout in a batch step it once.
  */
 async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> {
-  const rows = await findPayoutsByIds(tx, [...new Set(jobs.map((job) => String(job.payload.payoutId)))]);
-  await completeJobs(
-    tx,
-    jobs.map((job) => job.id),
-  );
+  const rows = await findPayoutsByIds(tx, [...new Set(jobs.flatMap((job) => stepJobPayouts(job.payload)))]);
   const handedOver = new Map<AsyncConnector, typeof rows>();
   for (const row of rows) {
     const connector = ctx.connectors.get(row.provider);
@@ -53,32 +49,18 @@ async function stepPayouts(ctx: AppContext, tx: Tx, jobs: Job[]): Promise<void> 
       const lost = new Set(moving.filter((_, i) => !moved[i]).map(({ row }) => row.id));
       await enqueueMany(
         tx,
-        planned.flatMap(({ row, step }) => (step.nextInMs === null || lost.has(row.id) ? [] : [stepJob(row.id, step.nextInMs)])),
+        stepJobs(
+          planned.flatMap(({ row, step }) => (step.nextInMs === null || lost.has(row.id) ? [] : [{ payoutId: row.id, inMs: step.nextInMs }])),
+          ctx.config.limits.jobHandlerBatchMax,
+        ),
       );
     },
   });
 }
 
 /**
- * `payout.step` jobs, a claim's worth at once. When the batch's transaction fails, each job runs
- * again in a transaction of its own, so one bad payout fails only its own job.
+ * `payout.step` jobs, taken (and ended) in the transaction of the steps, up to jobHandlerBatchMax at
+ * once (JobTxHandler): no claim is written for them. When a batch's transaction fails, the runner
+ * runs each job again in a transaction of its own, so one bad payout fails only its own job.
  */
-export const payoutStepJobs: JobBatchHandler = {
-  batch: async (ctx, jobs) => {
-    const failures = new Map<string, unknown>();
-    try {
-      await ctx.db.tx((tx) => stepPayouts(ctx, tx, jobs));
-      return failures;
-    } catch (err) {
-      if (jobs.length === 1) return failures.set((jobs[0] as Job).id, err);
-    }
-    for (const job of jobs) {
-      try {
-        await ctx.db.tx((tx) => stepPayouts(ctx, tx, [job]));
-      } catch (err) {
-        failures.set(job.id, err);
-      }
-    }
-    return failures;
-  },
-};
+export const payoutStepJobs: JobTxHandler = { inTx: stepPayouts, itemsKey: STEP_JOB_PAYOUTS };

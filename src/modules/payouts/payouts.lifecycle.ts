@@ -2,28 +2,24 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { assert } from '../../lib/assert.js';
-import { enqueue, type NewJob, LIFECYCLE_JOB_ATTEMPTS_MAX } from '../../jobs/queue.js';
+import { enqueueMany, type NewJob, LIFECYCLE_JOB_ATTEMPTS_MAX } from '../../jobs/queue.js';
 import { recordEvents, type NewEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
-import { payoutData, railFields } from './payouts.read.js';
+import { payoutEventData } from './payouts.read.js';
 import { findPayout } from './payouts.repository.js';
 import * as stepsRepo from './payouts.steps.repository.js';
 import type { StatusChange } from './payouts.steps.repository.js';
-import { findPayoutById, type PayoutRow, type RailReferences } from './payouts.repository.js';
+import { findPayoutById, type PayoutCoreRow, type PayoutRow, type RailReferences } from './payouts.repository.js';
 import { MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type PayoutMove } from './payouts.transitions.js';
 import { assertCapability, type Caller } from '../accounts/caller.js';
 import { appendAudit, attributed } from '../operator/audit.service.js';
 
 export const PAYOUT_STEP_JOB = 'payout.step';
 
-/** The payout fields every payout event carries (spec §Events: payout data): a subset of the payout as read. */
-export function payoutEventData(row: PayoutRow) {
-  const { id, clientRef, amount, currency, status, completedAt } = payoutData(row);
-  return { id, clientRef, amount, currency, status, completedAt, ...railFields(row) };
-}
+export { payoutEventData };
 
 /** The system account a payout's hold credits: the FX desk when a quote funds it, else the rail's clearing. */
-function holdCounterparty(row: PayoutRow) {
+function holdCounterparty(row: PayoutCoreRow) {
   return row.quote_id ? { system: 'fx_desk' as const } : { system: 'provider_clearing' as const, code: row.route };
 }
 
@@ -45,7 +41,7 @@ export function moveLocksBalancesFirst(move: PayoutMove): boolean {
 type Resolution = { transferId: string; to: 'posted' | 'voided' };
 
 /** The pending transfers (amount and fee holds) a move posts or voids; resolved for a whole batch of moves at once. */
-function resolutionsForMove(row: PayoutRow, move: PayoutMove): Resolution[] {
+function resolutionsForMove(row: PayoutCoreRow, move: PayoutMove): Resolution[] {
   const holds = [row.hold_transfer_id, row.fee_transfer_id].filter((id): id is string => id !== null);
   if (move === 'pay') return holds.map((transferId) => ({ transferId, to: 'posted' }));
   if (move === 'fail' || move === 'cancel') return holds.map((transferId) => ({ transferId, to: 'voided' }));
@@ -53,7 +49,7 @@ function resolutionsForMove(row: PayoutRow, move: PayoutMove): Resolution[] {
 }
 
 /** The posted transfers of a move beyond its holds (the FX desk's delivery, a revert's credits back), in the transaction of the move. */
-async function transfersForMove(tx: Tx, row: PayoutRow, move: PayoutMove): Promise<void> {
+async function transfersForMove(tx: Tx, row: PayoutCoreRow, move: PayoutMove): Promise<void> {
   if (!movePostsToLedger(move)) return;
   const customer = { customer: row.account_id, workspaceId: row.workspace_id };
   switch (move) {
@@ -110,7 +106,7 @@ async function transfersForMove(tx: Tx, row: PayoutRow, move: PayoutMove): Promi
 
 /** A move asked of one payout, as its caller read it. */
 export interface MoveRequest {
-  row: PayoutRow;
+  row: PayoutCoreRow;
   move: PayoutMove;
   failureReason?: string | undefined;
   /** What the rail said of it (a connector's report): its reject or return reason, its references. */
@@ -124,7 +120,9 @@ export interface MoveRequest {
  * from (someone else moved it first).
  */
 export async function applyMove(tx: Tx, row: PayoutRow, move: PayoutMove, failureReason?: string): Promise<PayoutRow | undefined> {
-  return (await applyMoves(tx, [{ row, move, failureReason }]))[0];
+  const [moved] = await applyMoves(tx, [{ row, move, failureReason }]);
+  // No move changes a screening: the payout's answer keeps the one read with it.
+  return moved && { ...moved, screening: row.screening };
 }
 
 /**
@@ -139,8 +137,8 @@ export async function applyMove(tx: Tx, row: PayoutRow, move: PayoutMove, failur
 export async function applyMoves(
   tx: Tx,
   requests: readonly MoveRequest[],
-  options: { beforeLedger?: (moved: readonly (PayoutRow | undefined)[]) => Promise<void> } = {},
-): Promise<(PayoutRow | undefined)[]> {
+  options: { beforeLedger?: (moved: readonly (PayoutCoreRow | undefined)[]) => Promise<void> } = {},
+): Promise<(PayoutCoreRow | undefined)[]> {
   assert(new Set(requests.map((r) => r.row.id)).size === requests.length, 'one move per payout in a batch');
   const changes: StatusChange[] = [];
   for (const { row, move, failureReason, returnReason, rail } of requests) {
@@ -263,14 +261,38 @@ export function moveOwnPayout(ctx: AppContext, tx: Tx, workspaceId: string, id: 
   return requestMove(ctx, tx, () => findPayout(tx, workspaceId, id), move, failureReason);
 }
 
-/** The job of the provider's next look at a payout, in `inMs`. */
-export function stepJob(payoutId: string, inMs: number): NewJob {
-  return { kind: PAYOUT_STEP_JOB, payload: { payoutId }, runAt: new Date(Date.now() + inMs), maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX };
+/** The payload key of a step job's payouts: a step job carries the payouts whose next look is due at one time. */
+export const STEP_JOB_PAYOUTS = 'payoutIds';
+
+/**
+ * The jobs of the provider's next looks at payouts, each in its `inMs`: one job for the payouts due
+ * at the same time (a creation batch, a step batch), of at most `perJob` payouts, rather than a row
+ * per payout. A job taken whose transaction fails is split into a job per payout (jobs/runner.ts),
+ * so one bad payout still fails alone.
+ */
+export function stepJobs(steps: readonly { payoutId: string; inMs: number }[], perJob: number): NewJob[] {
+  const byTime = new Map<number, string[]>();
+  for (const { payoutId, inMs } of steps) byTime.set(inMs, [...(byTime.get(inMs) ?? []), payoutId]);
+  const now = Date.now();
+  return [...byTime].flatMap(([inMs, ids]) =>
+    Array.from({ length: Math.ceil(ids.length / perJob) }, (_, i) => ({
+      kind: PAYOUT_STEP_JOB,
+      payload: { [STEP_JOB_PAYOUTS]: ids.slice(i * perJob, (i + 1) * perJob) },
+      runAt: new Date(now + inMs),
+      maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX,
+    })),
+  );
+}
+
+/** The payouts a step job names (a job of an earlier version names one, as `payoutId`). */
+export function stepJobPayouts(payload: Record<string, unknown>): string[] {
+  const ids = payload[STEP_JOB_PAYOUTS];
+  return Array.isArray(ids) ? ids.map(String) : [String(payload.payoutId)];
 }
 
 /** Schedules the provider's next look at a payout, in the caller's transaction. */
 export async function scheduleStep(tx: Tx, payoutId: string, inMs: number): Promise<void> {
-  await enqueue(tx, stepJob(payoutId, inMs));
+  await enqueueMany(tx, stepJobs([{ payoutId, inMs }], 1));
 }
 
 /**

@@ -4,7 +4,7 @@ import type { AsyncConnector } from '../../connectors/connector.js';
 import { CATALOG } from '../corridors/index.js';
 import { lockCustomerBalances } from '../ledger/ledger.service.js';
 import { applyMoves, movePostsToLedger, type MoveRequest } from './payouts.lifecycle.js';
-import type { PayoutRow, RailReferences } from './payouts.repository.js';
+import type { PayoutCoreRow, RailReferences } from './payouts.repository.js';
 import { findPayoutsByIds, findSealedParties } from './payouts.steps.repository.js';
 import type { PayoutStatus } from './payouts.transitions.js';
 
@@ -53,7 +53,7 @@ export async function reportPayoutOutcomes(_ctx: AppContext, tx: Tx, outcomes: r
   const moved = await applyMoves(tx, requests);
   return outcomes.map((o, i) => {
     const k = requestOf.get(i);
-    const after: PayoutRow | undefined = k === undefined ? undefined : moved[k];
+    const after: PayoutCoreRow | undefined = k === undefined ? undefined : moved[k];
     return { payoutId: o.payoutId, applied: after !== undefined, status: after?.status ?? rows.get(o.payoutId)?.status };
   });
 }
@@ -63,7 +63,7 @@ export async function reportPayoutOutcomes(_ctx: AppContext, tx: Tx, outcomes: r
  * sender opened, for the connector to record in its own tables. `accept` must take a payout handed
  * over twice (a step run again) as once.
  */
-export async function handOver(ctx: AppContext, tx: Tx, connector: AsyncConnector, rows: readonly PayoutRow[]): Promise<void> {
+export async function handOver(ctx: AppContext, tx: Tx, connector: AsyncConnector, rows: readonly PayoutCoreRow[]): Promise<void> {
   const parties = new Map((await findSealedParties(tx, rows.map((row) => row.id))).map((p) => [p.id, p]));
   await connector.accept(
     tx,

@@ -3,8 +3,7 @@ import { notFound } from '../../lib/errors.js';
 import { formatAmount } from '../../lib/money.js';
 import * as repo from './payouts.repository.js';
 import { hitEvidence, type PayoutScreening } from '../screening/screening.service.js';
-import type { PayoutFilters, PayoutRow } from './payouts.repository.js';
-import { findPayoutsByIds } from './payouts.steps.repository.js';
+import type { PayoutCoreRow, PayoutFilters, PayoutRow } from './payouts.repository.js';
 
 /** What the connector reported beyond the status (additive): the rail's reason and references. */
 export function railFields(row: Pick<PayoutRow, 'return_reason' | 'rail'>) {
@@ -16,8 +15,8 @@ export function railFields(row: Pick<PayoutRow, 'return_reason' | 'rail'>) {
   };
 }
 
-/** The payout as read back by its owner. */
-export function payoutData(row: PayoutRow) {
+/** The payout as read back by its owner, but its screening: what a payout's events carry is a subset of it. */
+function payoutCoreData(row: PayoutCoreRow) {
   return {
     id: row.id,
     clientRef: row.client_ref,
@@ -38,8 +37,18 @@ export function payoutData(row: PayoutRow) {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     completedAt: row.completed_at ? row.completed_at.toISOString() : null,
-    screening: screeningOf(row),
   };
+}
+
+/** The payout as read back by its owner. */
+export function payoutData(row: PayoutRow) {
+  return { ...payoutCoreData(row), screening: screeningOf(row) };
+}
+
+/** The payout fields every payout event carries (spec §Events: payout data): a subset of the payout as read. */
+export function payoutEventData(row: PayoutCoreRow) {
+  const { id, clientRef, amount, currency, status, completedAt } = payoutCoreData(row);
+  return { id, clientRef, amount, currency, status, completedAt, ...railFields(row) };
 }
 
 /** Sanctions screening at submit: `clear`, or held (then released or rejected) with the evidence. */
@@ -66,7 +75,7 @@ export function listPayouts(sql: Sql, scope: { workspaceId?: string | undefined;
 /** A workspace's payouts by id, in one statement (ids of another workspace, or none, are absent). */
 export async function payoutsByIds(sql: Sql, workspaceId: string, ids: readonly string[]): Promise<ReturnType<typeof payoutData>[]> {
   if (ids.length === 0) return [];
-  const rows = await findPayoutsByIds(sql, [...new Set(ids)]);
+  const rows = await repo.findPayoutsByIds(sql, [...new Set(ids)]);
   return rows.filter((row) => row.workspace_id === workspaceId).map(payoutData);
 }
 

@@ -10,7 +10,8 @@ export interface RailReferences {
   chain?: string;
 }
 
-export interface PayoutRow {
+/** A payout as the step path reads and moves it: its own columns, without its screening. */
+export interface PayoutCoreRow {
   id: string;
   workspace_id: string;
   account_id: string;
@@ -39,15 +40,28 @@ export interface PayoutRow {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+}
+
+/** A payout as read back (the API's answers): with its sanctions screening. */
+export interface PayoutRow extends PayoutCoreRow {
   /** The sanctions screening hold of the payout (screening module), null when it was never held. */
   screening: { status: 'held' | 'released' | 'rejected' | 'withdrawn'; hits: Hit[] } | null;
 }
 
-/** What reads of a payout need: not its sealed copy of the recipient and sender, which no read opens. */
-export const PAYOUT_COLUMNS = `id, workspace_id, account_id, client_ref, status, currency, amount_minor::text AS amount_minor,
+/**
+ * The payout's own columns, what the step path reads and moves (PayoutCoreRow): not its sealed copy
+ * of the recipient and sender, which no read opens, nor its screening, which no step needs.
+ */
+export const PAYOUT_CORE_COLUMNS = `id, workspace_id, account_id, client_ref, status, currency, amount_minor::text AS amount_minor,
   fee_minor::text AS fee_minor, route, provider, beneficiary_id, quote_id, funding_currency,
   funding_minor::text AS funding_minor, purpose, reference, metadata, hold_transfer_id, fee_transfer_id, failure_reason,
-  return_reason, rail, reverted_at, created_at, updated_at, completed_at,
+  return_reason, rail, reverted_at, created_at, updated_at, completed_at`;
+
+/**
+ * What reads of a payout answer (PayoutRow): its own columns and its screening hold, looked up by
+ * the screening's primary key only for the payouts read back (one, or a page), never in the step path.
+ */
+export const PAYOUT_COLUMNS = `${PAYOUT_CORE_COLUMNS},
   (SELECT jsonb_build_object('status', s.status, 'hits', s.hits) FROM payout_screenings s WHERE s.payout_id = payouts.id) AS screening`;
 
 export interface NewPayout {
@@ -84,24 +98,9 @@ export async function findPayoutById(sql: Sql, id: string): Promise<PayoutRow | 
   return maybeOne<PayoutRow>(sql, `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = $1`, [id]);
 }
 
-/** The compare-and-set of every move: only from the status the caller read. */
-export async function moveStatus(
-  sql: Sql,
-  id: string,
-  from: PayoutStatus,
-  to: PayoutStatus,
-  change: { failureReason?: string | null; completed?: boolean; reverted?: boolean } = {},
-): Promise<PayoutRow | undefined> {
-  return maybeOne<PayoutRow>(
-    sql,
-    `UPDATE payouts SET status = $3, updated_at = now(),
-            failure_reason = COALESCE($4, failure_reason),
-            completed_at = CASE WHEN $5 THEN now() ELSE completed_at END,
-            reverted_at = CASE WHEN $6 THEN now() ELSE reverted_at END
-      WHERE id = $1 AND status = $2
-      RETURNING ${PAYOUT_COLUMNS}`,
-    [id, from, to, change.failureReason ?? null, change.completed ?? false, change.reverted ?? false],
-  );
+/** Payouts as read back, by id, in one statement (the step path reads its batches without their screening: payouts.steps.repository.ts). */
+export async function findPayoutsByIds(sql: Sql, ids: readonly string[]): Promise<PayoutRow[]> {
+  return sql.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = ANY($1::uuid[]) ORDER BY id`, [ids]);
 }
 
 /**
@@ -138,11 +137,11 @@ export async function existingClientRefs(sql: Sql, pairs: readonly { workspaceId
 }
 
 /** Inserts many payouts with one statement. */
-export async function insertPayouts(sql: Sql, ps: readonly NewPayout[]): Promise<PayoutRow[]> {
+export async function insertPayouts(sql: Sql, ps: readonly NewPayout[]): Promise<PayoutCoreRow[]> {
   if (ps.length === 0) return [];
   const col = <T>(f: (p: NewPayout) => T) => ps.map(f);
   const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
-  return sql.query<PayoutRow>(
+  return sql.query<PayoutCoreRow>(
     `INSERT INTO payouts (id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, provider,
                           beneficiary_id, beneficiary, sender, quote_id, funding_currency, funding_minor, purpose, reference,
                           metadata, hold_transfer_id, fee_transfer_id, failure_reason)
@@ -155,7 +154,7 @@ export async function insertPayouts(sql: Sql, ps: readonly NewPayout[]): Promise
          AS p(id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, provider,
               beneficiary_id, beneficiary, sender, quote_id, funding_currency, funding_minor, purpose, reference,
               metadata, hold_transfer_id, fee_transfer_id, failure_reason)
-     RETURNING ${PAYOUT_COLUMNS}`,
+     RETURNING ${PAYOUT_CORE_COLUMNS}`,
     [
       col((p) => p.id), col((p) => p.workspaceId), col((p) => p.accountId), col((p) => p.clientRef), col((p) => p.status),
       col((p) => p.currency), col((p) => p.amountMinor.toString()), col((p) => p.feeMinor.toString()), col((p) => p.route),

@@ -25,7 +25,7 @@ import { holdForApproval, type ApprovalCandidate, type ApprovalView } from '../a
 import { recordEvent } from '../events/events.service.js';
 import { lockQuotes, useQuotes } from '../fx/fx.service.js';
 import { ledger } from '../ledger/ledger.service.js';
-import { payoutEventData, stepJob } from './payouts.lifecycle.js';
+import { payoutEventData, stepJobs } from './payouts.lifecycle.js';
 import { insufficient, planPayouts, quoteKey, type Decision, type PlanRow, type PlanSnapshot, type Prepared } from './payouts.plan.js';
 import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
@@ -305,13 +305,14 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
   }));
   const inserted = await repo.insertPayouts(tx, sealed);
   const screened = await screeningHolds(ctx, tx, accepted);
-  const rows = inserted.map((row) => (screened.has(row.id) ? { ...row, screening: { status: 'held' as const, hits: screened.get(row.id) as Hit[] } } : row));
+  // A new payout's screening is the hold just written, if any (the insert does not read it back).
+  const rows: repo.PayoutRow[] = inserted.map((row) => ({ ...row, screening: screened.has(row.id) ? { status: 'held' as const, hits: screened.get(row.id) as Hit[] } : null }));
   const stored = new Map(rows.map((row) => [row.id, row]));
   // The approval check (approvals module): a payout a workspace rule holds waits, queued, for its approval.
   const awaitingApproval = await holdForApproval(ctx, tx, approvalCandidates(decisions, origins, stored));
   // A payout waits for its first step while a screening hit or an approval holds it; whichever is decided last schedules it.
   const queued = rows.filter((row) => row.status === 'queued' && !screened.has(row.id) && !awaitingApproval.has(row.id));
-  await enqueueMany(tx, queued.map((row) => stepJob(row.id, ctx.connectors.get(row.provider).firstStepMs())));
+  await enqueueMany(tx, stepJobs(queued.map((row) => ({ payoutId: row.id, inMs: ctx.connectors.get(row.provider).firstStepMs() })), ctx.config.limits.jobHandlerBatchMax));
   const out: Stored[] = [];
   for (const d of decisions) {
     const row = d.ok ? (stored.get(d.insert.id) as repo.PayoutRow) : undefined;

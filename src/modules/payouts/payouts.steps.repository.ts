@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/db.js';
-import { PAYOUT_COLUMNS, type PayoutRow, type RailReferences } from './payouts.repository.js';
+import { PAYOUT_CORE_COLUMNS, type PayoutCoreRow, type RailReferences } from './payouts.repository.js';
 import type { PayoutStatus } from './payouts.transitions.js';
 
 /*
@@ -8,9 +8,9 @@ import type { PayoutStatus } from './payouts.transitions.js';
  * they belong there.
  */
 
-/** The payouts of a batch, in one statement, in id order. */
-export async function findPayoutsByIds(sql: Sql, ids: string[]): Promise<PayoutRow[]> {
-  return sql.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = ANY($1::uuid[]) ORDER BY id`, [ids]);
+/** The payouts of a batch, in one statement, in id order (their own columns: no step reads their screening). */
+export async function findPayoutsByIds(sql: Sql, ids: string[]): Promise<PayoutCoreRow[]> {
+  return sql.query<PayoutCoreRow>(`SELECT ${PAYOUT_CORE_COLUMNS} FROM payouts WHERE id = ANY($1::uuid[]) ORDER BY id`, [ids]);
 }
 
 export interface StatusChange {
@@ -26,9 +26,9 @@ export interface StatusChange {
 }
 
 /** The compare-and-set of every move, for many payouts in one statement: each only from the status its caller read. */
-export async function moveStatuses(sql: Sql, changes: readonly StatusChange[]): Promise<PayoutRow[]> {
+export async function moveStatuses(sql: Sql, changes: readonly StatusChange[]): Promise<PayoutCoreRow[]> {
   if (changes.length === 0) return [];
-  return sql.query<PayoutRow>(
+  return sql.query<PayoutCoreRow>(
     `UPDATE payouts SET status = m.m_to, updated_at = now(),
             failure_reason = COALESCE(m.m_failure_reason, payouts.failure_reason),
             completed_at = CASE WHEN m.m_completed THEN now() ELSE payouts.completed_at END,
@@ -38,7 +38,7 @@ export async function moveStatuses(sql: Sql, changes: readonly StatusChange[]): 
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[], $7::jsonb[], $8::jsonb[])
             AS m(m_id, m_from, m_to, m_failure_reason, m_completed, m_reverted, m_return_reason, m_rail)
       WHERE payouts.id = m.m_id AND payouts.status = m.m_from
-      RETURNING ${PAYOUT_COLUMNS}`, // the m_ names keep the payout's own columns unambiguous
+      RETURNING ${PAYOUT_CORE_COLUMNS}`, // the m_ names keep the payout's own columns unambiguous
     [
       changes.map((c) => c.id),
       changes.map((c) => c.from),
