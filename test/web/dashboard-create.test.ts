@@ -218,6 +218,9 @@ describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 
     const made = lines.slice(1).map((l) => l.split(','));
     expect(made.filter((r) => /^[0-9a-f-]{36}$/.test(r[2] ?? '')).length).toBe(200);
     expect(new Set(made.map((r) => r[1])).size).toBe(200);
+    // Pressed again, it downloads again: a download is not held to one submission per form, as a change is.
+    const [again] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the results (CSV)' }).click()]);
+    expect(readFileSync(await again.path(), 'utf8').trim().split(/\r?\n/)).toEqual(lines);
     // The payouts export streams page after page (100 rows a page): the 200, each once, as the results name them.
     const exported = (await (await page.request.get(`${t.base}/dashboard/payouts/export.csv?q=${run}`)).text()).trim().split(/\r?\n/).slice(1).map((l) => l.split(','));
     expect(exported).toHaveLength(200);
