@@ -96,10 +96,11 @@ export function postForm(
     /** The button's accessible name where `submit` repeats on every row of a table ("Disable ada@…"). */ label?: string;
     /** The form carries a file (multipart/form-data, src/web/multipart.ts). */ files?: boolean;
     /** Said with a progress bar while the answer is awaited (a long change, such as sending a file of payouts). */ progress?: string;
+    /** The form downloads a file and changes nothing: the page script lets it be sent again (no one-submission guard). */ download?: boolean;
   },
   ...body: Html[]
 ): Html {
-  return html`<form method="post" action="${o.action}" class="${o.inline ? 'inline' : 'stacked'}"${o.files ? html` enctype="multipart/form-data"` : ''}${o.progress ? html` data-progress="${o.progress}"` : ''}${o.confirm ? html` data-confirm="${o.confirm}"` : ''}${Object.entries(o.confirmDefaults ?? {}).map(([k, v]) => html` data-confirm-${k.toLowerCase().replace(/[^a-z0-9-]/g, '')}="${v}"`)}${o.id ? html` id="${o.id}"` : ''}>
+  return html`<form method="post" action="${o.action}" class="${o.inline ? 'inline' : 'stacked'}"${o.files ? html` enctype="multipart/form-data"` : ''}${o.progress ? html` data-progress="${o.progress}"` : ''}${o.download ? html` data-download` : ''}${o.confirm ? html` data-confirm="${o.confirm}"` : ''}${Object.entries(o.confirmDefaults ?? {}).map(([k, v]) => html` data-confirm-${k.toLowerCase().replace(/[^a-z0-9-]/g, '')}="${v}"`)}${o.id ? html` id="${o.id}"` : ''}>
 <input type="hidden" name="_csrf" value="${o.csrf}">
 <input type="hidden" name="${FORM_KEY_FIELD}" value="${randomSecret('form_', 18)}">
 ${body}

@@ -37,6 +37,16 @@ async function pay(amount: string): Promise<Held> {
   return res.json<Held>();
 }
 
+interface Entry {
+  actor: string | null;
+  status_code: number;
+  body: { change?: string; payoutId?: string } | null;
+}
+
+/** The audit entries of the workspace's chain written for calls to `path`, oldest first. */
+const entriesAt = (path: string) =>
+  t.ctx.db.query<Entry>('SELECT actor, status_code, body FROM operator_audit_log WHERE workspace_id = $1 AND path = $2 ORDER BY seq', [c.workspaceId, path]);
+
 const read = async (id: string) => (await c.request('GET', `/v1/payouts/${id}`)).json<Held>();
 
 /** Clicks a button whose form asks first, answering the question; returns it. */
@@ -61,6 +71,10 @@ describe.skipIf(!haveChromium)('the Approvals page', () => {
     await admin.getByRole('button', { name: 'Add rule' }).click();
     await expect.poll(() => admin.locator('.notice-success').textContent()).toContain('Approval rule added');
     expect(await admin.locator('main').textContent()).toContain('Over 100.00 EUR');
+    // One change, one audit entry: the service's, naming the user (the page adds none of its own).
+    const ruleEntries = await entriesAt('/dashboard/approval-rules');
+    expect(ruleEntries).toHaveLength(1);
+    expect(ruleEntries[0]).toMatchObject({ actor: expect.stringMatching(/^user:/), body: { change: 'approval_rule.created' } });
 
     const small = await pay('50.00');
     expect(small.approval).toBeUndefined();
@@ -99,6 +113,20 @@ describe.skipIf(!haveChromium)('the Approvals page', () => {
     expect(approved.approval).toMatchObject({ status: 'approved', decidedBy: expect.stringMatching(/^dashboard:/) });
     const [job] = await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE kind = 'payout.step' AND payload->'payoutIds' ? $1", [held.id]);
     expect(job?.n).toBe(1);
+
+    // One decision, one audit entry: the decision's, with this user as its actor.
+    const path = `/dashboard/approvals/${held.id}/approve`;
+    const user = `user:${(approved.approval?.decidedBy ?? '').slice('dashboard:'.length)}`;
+    const entries = await entriesAt(path);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ actor: user, body: { change: 'payout.approval.approved', payoutId: held.id } });
+    // A refused decision (already approved) changes nothing, and its call is still in the log, once.
+    const csrf = await admin.locator('input[name="_csrf"]').first().inputValue();
+    const again = await admin.request.post(`${t.base}${path}`, { form: { _csrf: csrf } });
+    expect(again.status()).toBe(409);
+    const after = await entriesAt(path);
+    expect(after).toHaveLength(2);
+    expect(after[1]).toMatchObject({ actor: user, status_code: 409 });
   });
 
   it('reject cancels the payout and returns its funds; the page says so; the payout page shows the decision', async () => {
@@ -109,6 +137,9 @@ describe.skipIf(!haveChromium)('the Approvals page', () => {
     expect(question).toContain('It is cancelled and its held funds return to the balance.');
     await expect.poll(() => admin.locator('.notice-success').textContent()).toContain('Payout rejected');
     expect(await read(held.id)).toMatchObject({ status: 'cancelled', approval: { status: 'rejected' } });
+    const entries = await entriesAt(`/dashboard/approvals/${held.id}/reject`);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ actor: expect.stringMatching(/^user:/), body: { change: 'payout.approval.rejected' } });
     expect(await balance(c, 'EUR')).toMatchObject({ balance: before?.balance, totalBalance: before?.totalBalance });
     await admin.goto(`${t.base}/dashboard/payouts/${held.id}`);
     expect(await admin.locator('dl.facts').textContent()).toContain('rejected');

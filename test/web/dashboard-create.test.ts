@@ -82,6 +82,63 @@ describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 
     expect(problems).toEqual([]);
   });
 
+  it('asks for the route only where the account has several rails, without JavaScript too: none for EUR, the one rail implied, a choice for a US account', async () => {
+    const us = await saveBeneficiary(c, {
+      type: 'individual',
+      name: 'Grace Hopper',
+      country: 'US',
+      address: '1 Wall Street',
+      city: 'New York',
+      postcode: '10005',
+      countrySubdivision: 'NY',
+      accounts: [{ type: 'bank_account', currency: 'USD', country: 'US', data: { accountNumber: '123456789', routingNumber: '021000021', bankName: 'Chase' } }] });
+    const uae = await saveBeneficiary(c, {
+      type: 'individual',
+      name: 'Ada Lovelace',
+      country: 'AE',
+      address: '1 Sheikh Zayed Road',
+      city: 'Dubai',
+      postcode: '00000',
+      accounts: [{ type: 'bank_account', currency: 'USD', country: 'AE', data: { accountNumber: 'ACC123456', swiftCode: 'DEUTDEFF' } }],
+    });
+    const context = await browser.newContext({ javaScriptEnabled: false, storageState: await page.context().storageState() });
+    const plain = await context.newPage();
+    const payoutOf = async () => {
+      await plain.waitForURL((u) => /^\/dashboard\/payouts\/[0-9a-f-]{36}$/.test(u.pathname));
+      return (await c.request('GET', `/v1/payouts/${new URL(plain.url()).pathname.split('/').pop() ?? ''}`)).json<{ route: string; amount: string }>();
+    };
+    const fill = async (beneficiary: string, amount: string, currency: string) => {
+      await plain.getByLabel('Beneficiary', { exact: true }).selectOption(beneficiary);
+      await plain.getByLabel('Amount').fill(amount);
+      await plain.getByLabel('Currency').selectOption(currency);
+      await plain.getByRole('button', { name: 'Continue' }).click();
+    };
+
+    // EUR to an IBAN is routed automatically: no Route field.
+    await plain.goto(`${t.base}/dashboard/payouts/new`);
+    expect(await plain.getByLabel('Route', { exact: true }).count()).toBe(0);
+    await fill(beneficiaryId, '11.00', 'EUR');
+    expect(await payoutOf()).toMatchObject({ amount: '11.00', route: 'international' });
+
+    // USD to an account only SWIFT pays: nothing asked, the one rail sent.
+    await plain.goto(`${t.base}/dashboard/payouts/new`);
+    await fill(uae, '20.00', 'USD');
+    expect(await payoutOf()).toMatchObject({ amount: '20.00', route: 'swift' });
+
+    // USD to a US account its details suit for ACH and Fedwire: the form comes back asking which, the rest kept; nothing sent until then.
+    await plain.goto(`${t.base}/dashboard/payouts/new`);
+    await fill(us, '30.00', 'USD');
+    await plain.getByRole('status').filter({ hasText: 'choose the route' }).waitFor();
+    expect(await plain.getByLabel('Route', { exact: true }).locator('option').evaluateAll((options) => options.map((o) => o.getAttribute('value')))).toEqual(['', 'ach', 'fedwire']);
+    expect(await plain.getByLabel('Amount').inputValue()).toBe('30.00');
+    const [sent] = await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM payouts WHERE workspace_id = $1 AND currency = 'USD' AND amount_minor = 3000", [c.workspaceId]);
+    expect(sent?.n).toBe(0);
+    await plain.getByLabel('Route', { exact: true }).selectOption('fedwire');
+    await plain.getByRole('button', { name: 'Continue' }).click();
+    expect(await payoutOf()).toMatchObject({ amount: '30.00', route: 'fedwire' });
+    await context.close();
+  });
+
   it('shows a bad amount beside its field, with nothing sent', async () => {
     await page.goto(`${t.base}/dashboard/payouts/new`);
     await page.getByLabel('Beneficiary', { exact: true }).selectOption(beneficiaryId);
@@ -218,6 +275,9 @@ describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 
     const made = lines.slice(1).map((l) => l.split(','));
     expect(made.filter((r) => /^[0-9a-f-]{36}$/.test(r[2] ?? '')).length).toBe(200);
     expect(new Set(made.map((r) => r[1])).size).toBe(200);
+    // Pressed again, it downloads again: a download is not held to one submission per form, as a change is.
+    const [again] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the results (CSV)' }).click()]);
+    expect(readFileSync(await again.path(), 'utf8').trim().split(/\r?\n/)).toEqual(lines);
     // The payouts export streams page after page (100 rows a page): the 200, each once, as the results name them.
     const exported = (await (await page.request.get(`${t.base}/dashboard/payouts/export.csv?q=${run}`)).text()).trim().split(/\r?\n/).slice(1).map((l) => l.split(','));
     expect(exported).toHaveLength(200);

@@ -6,6 +6,7 @@ import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import * as approvals from '../approvals/approvals.service.js';
 import { APPROVAL_STATUSES, RULE_TYPES, type RuleType } from '../approvals/approvals.service.js';
+import { auditedByChange } from '../operator/audit.service.js';
 import { actingAccount, adminPage, canChange, dashboardCaller, dashboardUser, memberPage, type Refusal } from './caller.js';
 
 type Item = Awaited<ReturnType<typeof approvals.listApprovals>>['data'][number];
@@ -158,6 +159,17 @@ function ruleInput(req: FastifyRequest): approvals.RuleInput {
 
 const where = (req: FastifyRequest): approvals.AuditContext => ({ requestId: String(req.id), path: req.url });
 
+/**
+ * A change of the approvals service, made from the page: the service audits it (who, what, in its
+ * transaction), so the page's own entry for the call is not added to it (one change, one entry);
+ * a refused call still gets the page's entry. Answers where the page goes next.
+ */
+async function auditedChange(change: () => Promise<unknown>, next: string): Promise<string> {
+  await change();
+  auditedByChange();
+  return next;
+}
+
 /** Approvals: the payouts waiting for one (approve, reject), the decided ones, and the workspace's rules. */
 export function approvalPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
@@ -166,7 +178,7 @@ export function approvalPages(app: FastifyInstance, web: Web): void {
   for (const decision of ['approve', 'reject'] as const) {
     app.post<{ Params: { id: string } }>(`${PATH}/:id/${decision}`, idPage, async (req: IdRequest, reply) => {
       const caller = await dashboardCaller(ctx, req);
-      const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await approvals.decidePayout(ctx, tx, caller, req.params.id, decision, undefined, where(req)), `${PATH}?done=${decision === 'approve' ? 'approved' : 'rejected'}`)));
+      const result = await attempt(() => changeOnce(ctx, req, (tx) => auditedChange(() => approvals.decidePayout(ctx, tx, caller, req.params.id, decision, undefined, where(req)), `${PATH}?done=${decision === 'approve' ? 'approved' : 'rejected'}`)));
       if ('refused' in result) return approvalsPage(web, req, reply, { refusal: result.refused, where: 'decision' });
       return seeOther(reply, result.done);
     });
@@ -174,14 +186,14 @@ export function approvalPages(app: FastifyInstance, web: Web): void {
 
   app.post('/dashboard/approval-rules', adminPage, async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
-    const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await approvals.createRule(tx, caller, ruleInput(req), where(req)), `${PATH}?done=rule-added`)));
+    const result = await attempt(() => changeOnce(ctx, req, (tx) => auditedChange(() => approvals.createRule(tx, caller, ruleInput(req), where(req)), `${PATH}?done=rule-added`)));
     if ('refused' in result) return approvalsPage(web, req, reply, { refusal: result.refused, where: 'rule' });
     return seeOther(reply, result.done);
   });
 
   app.post<{ Params: { id: string } }>('/dashboard/approval-rules/:id/remove', idPage, async (req: IdRequest, reply) => {
     const caller = await dashboardCaller(ctx, req);
-    await changeOnce(ctx, req, async (tx) => (await approvals.removeRule(tx, caller, req.params.id, where(req)), `${PATH}?done=rule-removed`));
+    await changeOnce(ctx, req, (tx) => auditedChange(() => approvals.removeRule(tx, caller, req.params.id, where(req)), `${PATH}?done=rule-removed`));
     return seeOther(reply, `${PATH}?done=rule-removed`);
   });
 }

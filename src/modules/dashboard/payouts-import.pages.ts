@@ -153,7 +153,7 @@ ${rowsTable('The payouts to send', outcomes)}`;
     const failed = outcomes.filter((o) => o.error).length;
     const body = html`${notice(failed ? 'error' : 'success', `${sent} payouts sent${already ? `, ${already} already sent before (not sent again)` : ''}${failed ? `, ${failed} refused` : ''}, of ${outcomes.length}.`)}
 <p><progress max="${outcomes.length}" value="${outcomes.length - failed}" aria-label="Payouts of the file sent">${outcomes.length - failed} of ${outcomes.length}</progress></p>
-${postForm({ action: '/dashboard/payouts/import/results.csv', csrf: req.web.csrf, submit: 'Download the results (CSV)' }, html`<input type="hidden" name="file64" value="${bytes.toString('base64')}">`)}
+${postForm({ action: '/dashboard/payouts/import/results.csv', csrf: req.web.csrf, submit: 'Download the results (CSV)', download: true }, html`<input type="hidden" name="file64" value="${bytes.toString('base64')}">`)}
 ${rowsTable('The payouts of the file', outcomes)}
 <p>${link('/dashboard/payouts', 'All payouts')}</p>`;
     return page(req, reply, body);

@@ -7,8 +7,10 @@ import { attempt, changeOnce, formOptional, formText, queryText, type Refusal } 
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import type { Caller } from '../accounts/caller.js';
-import { listBeneficiaries } from '../beneficiaries/beneficiaries.service.js';
+import { getBeneficiary, listBeneficiaries } from '../beneficiaries/beneficiaries.service.js';
+import { availableRails, type Route } from '../corridors/index.js';
 import * as fx from '../fx/fx.service.js';
+import { isUuid } from '../../lib/ids.js';
 import { ROUTES } from '../payouts/payouts.schemas.js';
 import { actingAccount, adminPage, dashboardCaller } from './caller.js';
 import { PagePayouts } from './payout-writer.js';
@@ -39,12 +41,61 @@ function bodyOf(typed: Typed, quoteId?: string): Record<string, unknown> {
   };
 }
 
-async function formBody(web: Web, req: FastifyRequest, caller: Caller, typed: Typed, refusal?: Refusal): Promise<Html> {
+/**
+ * How the chosen beneficiary is paid in the chosen currency, as the corridor catalogue says
+ * (GET /v1/payouts/available-rails): `auto` when the currency is routed automatically (EUR or GBP to
+ * an IBAN), else the rails that can pay the account (the first of the beneficiary's accounts in the
+ * currency that one pays) and its details suit; undefined when nothing is chosen yet or nothing pays it (the payout's own
+ * checks then say why).
+ */
+async function railsOf(web: Web, caller: Caller, typed: Typed): Promise<'auto' | Route[] | undefined> {
+  const { beneficiaryId, currency } = typed;
+  if (!beneficiaryId || !currency || !isUuid(beneficiaryId)) return undefined;
+  const found = await attempt(() => getBeneficiary(web.ctx.db, web.ctx.box, caller.workspaceId, beneficiaryId, { subAccountId: caller.subAccountId }));
+  if ('refused' in found) return undefined;
+  const beneficiary = found.done;
+  for (const [index, account] of (beneficiary.accounts ?? []).entries()) {
+    if (account.currency !== currency) continue;
+    const rails = availableRails(beneficiary, index, caller.workspace);
+    if (rails.autoRoute) return 'auto';
+    // The rails the beneficiary's details already suit; all of them when none does (the checks then say what is missing).
+    const ready = rails.data.filter((r) => r.recipientReady);
+    if (rails.data.length > 0) return (ready.length > 0 ? ready : rails.data).map((r) => r.route);
+  }
+  return undefined;
+}
+
+/** The Route field: shown only where the person has a choice to make (several rails), or a route to correct. */
+function routeField(typed: Typed, rails: 'auto' | Route[] | undefined, error: string | undefined): Html {
+  const choices = Array.isArray(rails) && rails.length > 1 ? rails : undefined;
+  if (!choices && !error) return html``;
+  return select({
+    label: 'Route',
+    name: 'route',
+    required: Boolean(choices),
+    options: [{ value: '', label: choices ? 'Choose how it is paid' : 'Automatic' }, ...(choices ?? ROUTES)],
+    value: typed.route ?? '',
+    help: error ?? 'This beneficiary\'s account can be paid over several rails: choose one.',
+  });
+}
+
+/** The form's values with the route they imply (the one rail that pays the account); undefined when there are several and none is chosen. */
+async function withRoute(web: Web, caller: Caller, typed: Typed): Promise<Typed | undefined> {
+  if (typed.route) return typed;
+  const rails = await railsOf(web, caller, typed);
+  if (!Array.isArray(rails) || rails.length === 0) return typed;
+  return rails.length === 1 ? { ...typed, route: rails[0] } : undefined;
+}
+
+const CHOOSE_ROUTE = 'This beneficiary\'s account can be paid over several rails: choose the route, then continue.';
+
+async function formBody(web: Web, req: FastifyRequest, caller: Caller, typed: Typed, refusal?: Refusal, ask?: string): Promise<Html> {
   const errors = refusal?.fields ?? {};
+  const rails = await railsOf(web, caller, typed);
   const saved = await listBeneficiaries(web.ctx.db, web.ctx.box, actingAccount(req), { status: 'active', limit: BENEFICIARY_CHOICES_MAX });
   const currencies = caller.workspace.enabledCurrencies;
   const chosen = typed.beneficiaryId ?? queryText(req, 'beneficiaryId');
-  return html`${refusal ? notice('error', refusal.message) : ''}
+  return html`${refusal ? notice('error', refusal.message) : ''}${ask ? notice('info', ask) : ''}
 ${postForm(
   { action: '/dashboard/payouts/new', csrf: req.web.csrf, submit: 'Continue' },
   select({
@@ -59,7 +110,7 @@ ${postForm(
   field({ label: 'Amount', name: 'amount', required: true, inputmode: 'decimal', value: typed.amount, help: 'What the beneficiary receives, such as 250.00', error: errors.amount }),
   select({ label: 'Currency', name: 'currency', options: currencies, value: typed.currency, help: errors.currency }),
   select({ label: 'Pay from', name: 'fundFrom', options: [{ value: '', label: 'The balance in the same currency' }, ...currencies.map((c) => ({ value: c, label: `The ${c} balance (converted at a quote)` }))], value: typed.fundFrom ?? '', help: errors.quoteId ?? 'Paying from another currency shows the quote (rate, what is debited, fee) before you confirm.' }),
-  select({ label: 'Route', name: 'route', options: [{ value: '', label: 'Automatic (EUR, GBP) or the account\'s rail' }, ...ROUTES], value: typed.route ?? '', help: errors.route ?? 'Needed only where the currency has several rails (USD: ach, fedwire or swift).' }),
+  routeField(typed, rails, errors.route),
   field({ label: 'Client reference', name: 'clientRef', required: true, value: typed.clientRef ?? `dash-${randomSecret('', 9)}`, help: 'Your own unique reference for this payout', error: errors.clientRef }),
   field({ label: 'Message to the payee', name: 'reference', value: typed.reference, error: errors.reference }),
   field({ label: 'Purpose', name: 'purpose', value: typed.purpose, error: errors.purpose }),
@@ -91,8 +142,8 @@ export function payoutFormPages(app: FastifyInstance, web: Web): void {
   const payouts = new PagePayouts(ctx);
   const quoting = { ...{ rates: ctx.rates, spreadBps: ctx.config.fxSpreadBps }, quoteLifetimeMs: ctx.config.fxQuoteLifetimeMs };
 
-  const showForm = async (req: FastifyRequest, reply: FastifyReply, typed: Typed, refusal?: Refusal) =>
-    sendPage(web, req, reply, { title: 'Send a payout', body: await formBody(web, req, await dashboardCaller(ctx, req), typed, refusal), status: refusal?.status });
+  const showForm = async (req: FastifyRequest, reply: FastifyReply, typed: Typed, refusal?: Refusal, ask?: string) =>
+    sendPage(web, req, reply, { title: 'Send a payout', body: await formBody(web, req, await dashboardCaller(ctx, req), typed, refusal, ask), status: refusal?.status });
 
   const newQuote = async (caller: Caller, typed: Typed) =>
     fx.quoteView(
@@ -111,8 +162,10 @@ export function payoutFormPages(app: FastifyInstance, web: Web): void {
   app.get('/dashboard/payouts/new', adminPage, async (req, reply) => showForm(req, reply, {}));
 
   app.post('/dashboard/payouts/new', adminPage, async (req, reply) => {
-    const typed = typedOf(req);
     const caller = await dashboardCaller(ctx, req);
+    // The route is asked for only where the account can be paid over several rails; one rail is implied.
+    const typed = await withRoute(web, caller, typedOf(req));
+    if (!typed) return showForm(req, reply, typedOf(req), undefined, CHOOSE_ROUTE);
     if (!typed.fundFrom || typed.fundFrom === typed.currency) return send(req, reply, caller, { ...typed, fundFrom: undefined });
     // Everything but the quote is checked first, so the quote is shown only for a payout that can be sent.
     const checked = await attempt(async () => {
@@ -124,8 +177,9 @@ export function payoutFormPages(app: FastifyInstance, web: Web): void {
   });
 
   app.post('/dashboard/payouts/confirm', adminPage, async (req, reply) => {
-    const typed = typedOf(req);
     const caller = await dashboardCaller(ctx, req);
+    const typed = await withRoute(web, caller, typedOf(req));
+    if (!typed) return showForm(req, reply, typedOf(req), undefined, CHOOSE_ROUTE);
     const quoteId = formText(req, 'quoteId', { maxLength: 100 });
     const quote = await attempt(() => fx.getQuote(ctx.db, { workspaceId: caller.workspaceId, accountId: caller.accountId }, quoteId));
     if ('refused' in quote) return showForm(req, reply, typed, quote.refused);

@@ -103,6 +103,8 @@ export class AuditScope implements CommitParticipant<Tx> {
   /** Written with a committed change. */
   recorded = false;
   private closed = false;
+  /** The change being made appends its own entry for this call (a service that audits its changes). */
+  private changeAudits = false;
 
   constructor(
     private readonly draft: AuditDraft,
@@ -115,9 +117,15 @@ export class AuditScope implements CommitParticipant<Tx> {
     if (!this.draft.workspaceId) this.draft.workspaceId = workspaceId;
   }
 
+  /** The change carries its own entry for this call: the call's is not added to it (see `auditedByChange`). */
+  leaveToChange(): void {
+    this.changeAudits = true;
+  }
+
   async beforeCommit(tx: Tx): Promise<boolean> {
     if (this.recorded || this.closed || !(await audit.transactionWrote(tx))) return false;
-    await appendAudit(tx, { ...this.draft, statusCode: this.status() });
+    // The change's own entry stands for the call: once it commits, nothing more is written for it.
+    if (!this.changeAudits) await appendAudit(tx, { ...this.draft, statusCode: this.status() });
     return true;
   }
 
@@ -146,6 +154,18 @@ export function withAuditScope<T>(scope: AuditScope, fn: () => T): T {
 export function auditWorkspace(workspaceId: string): void {
   const participant = currentCommitParticipant<Tx>();
   if (participant instanceof AuditScope) participant.attribute(workspaceId);
+}
+
+/**
+ * Says, from inside a change whose service appended its own audit entry for this call (an approval
+ * decision, an approval rule: src/modules/approvals/approvals.service.ts), that the request's entry
+ * is not added to that transaction: one change, one entry. A call whose change does not commit (a
+ * refusal) still has the request's entry written when it is answered. Nothing when no request is
+ * being audited here.
+ */
+export function auditedByChange(): void {
+  const participant = currentCommitParticipant<Tx>();
+  if (participant instanceof AuditScope) participant.leaveToChange();
 }
 
 // ---------------------------------------------------------------------------------------------

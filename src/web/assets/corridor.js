@@ -28,6 +28,8 @@ document.addEventListener('submit', function (event) {
     event.preventDefault();
     return;
   }
+  // A download (data-download) changes nothing and leaves the page as it is: it may be sent again.
+  if (form.hasAttribute('data-download')) return;
   // One submission per form: a double click does not send it twice.
   if (form.dataset.sent === '1') {
     event.preventDefault();
