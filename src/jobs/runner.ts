@@ -151,18 +151,29 @@ export class JobRunner {
     return claimed;
   }
 
-  /** Keeps track of work in hand (`jobs` of them at most); when it ends while backlogged, claims again at once. */
-  private hold(jobs: number, work: Promise<void>): void {
-    this.jobsInHand += jobs;
+  /**
+   * Keeps track of work in hand (`jobs` of them at most); when it ends while backlogged, claims again at
+   * once. Answers a way to lower the count once the work knows it holds fewer (a take that found less
+   * than its room), so the room it did not use goes back to the other kinds' claim at once.
+   */
+  private hold(jobs: number, work: Promise<void>): (holds: number) => void {
+    let held = jobs;
+    this.jobsInHand += held;
     const p = work.finally(() => {
       this.inFlight.delete(p);
-      this.jobsInHand -= jobs;
+      this.jobsInHand -= held;
+      held = 0;
       if (this.backlogged) {
         this.backlogged = false;
         this.schedule(0);
       }
     });
     this.inFlight.add(p);
+    return (holds) => {
+      if (holds >= held) return;
+      this.jobsInHand -= held - holds;
+      held = holds;
+    };
   }
 
   /**
@@ -179,8 +190,10 @@ export class JobRunner {
       if (room <= 0) return true;
       let taken: (items: number) => void = () => undefined;
       const took = new Promise<number>((resolve) => (taken = resolve));
-      this.hold(room, this.runInTx(kind, handler, room, taken));
-      if ((await took) < room) return false;
+      const holds = this.hold(room, this.runInTx(kind, handler, room, taken));
+      const items = await took;
+      holds(items);
+      if (items < room) return false;
     }
   }
 
