@@ -165,14 +165,27 @@ function printCpu(label: string, cpu: Cpu, withWorkers: boolean): void {
   );
 }
 
-/** Creation: the API process alone (no worker runs), HTTP load for DURATION_S. */
-async function creation(cpuNow: () => Promise<Cpu>, base: string, payers: Payer[], label: string, title: string): Promise<LoadResult> {
+/**
+ * Creation: the API process alone (no worker runs), HTTP load for DURATION_S; where the server
+ * preloads pg_stat_statements, PostgreSQL's work per created payout statement by statement (reset at
+ * the case's start), and in any case the transactions and row and index writes per created payout.
+ */
+export async function creation(ctx: AppContext, cpuNow: () => Promise<Cpu>, base: string, payers: Payer[], label: string, title: string, statements: boolean): Promise<LoadResult> {
+  if (statements) await resetStatements(ctx.db);
+  const countersStart = await readCounters(ctx.db);
   const before = await cpuNow();
   const r = await load(base, payers, label, DURATION_S);
   const cpu = cpuPer(await cpuNow(), before, r.created);
+  const rows = statements ? await readStatements(ctx.db) : [];
+  const countersEnd = await readCounters(ctx.db);
   console.log(`  ${title} ${r.perSecond} payouts/s  p50 ${r.p50} ms  p99 ${r.p99} ms  (${r.created} created)`);
   for (const [why, count] of r.refused) console.log(`    refused ${count}× ${why}`);
   printCpu('', cpu, false);
+  if (r.created > 0) {
+    console.log(`    PostgreSQL's work per created payout (${r.created} created; counts, not times, are comparable across machines and loads):`);
+    if (statements) for (const line of statementTable(rows, r.created)) console.log(`      ${line}`);
+    for (const line of writesTable(countersStart, countersEnd, r.created)) console.log(`      ${line}`);
+  }
   return r;
 }
 
@@ -398,8 +411,8 @@ export async function payoutsBench(): Promise<void> {
     console.log(
       `payouts: ${CONNECTIONS} connections, each request with its own Idempotency-Key, ${DURATION_S} s per case, HTTP to one API process, PostgreSQL on this machine over ${transport}; load average ${loadAverage()}`,
     );
-    const hot = await creation(cpuNow, base, payers.slice(0, 1), 'hot', 'creation, one workspace: ');
-    const many = await creation(cpuNow, base, payers.slice(1), 'many', `creation, ${WORKSPACES} workspaces:`);
+    const hot = await creation(ctx, cpuNow, base, payers.slice(0, 1), 'hot', 'creation, one workspace: ', setup.statements);
+    const many = await creation(ctx, cpuNow, base, payers.slice(1), 'many', `creation, ${WORKSPACES} workspaces:`, setup.statements);
     const [counts] = await ctx.db.query<{ payouts: number; holds: number }>(
       `${BENCH_QUERY} SELECT (SELECT count(*)::int FROM payouts) AS payouts,
               (SELECT count(*)::int FROM ledger_transfers WHERE reference_type = 'payout' AND two_phase) AS holds`,

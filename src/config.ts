@@ -260,7 +260,7 @@ export const ENV_SETTINGS = {
   S3_SECRET_ACCESS_KEY: { description: 'secret key of the bucket' },
   S3_FORCE_PATH_STYLE: { default: false, description: 'path-style bucket URLs (MinIO and the like)' },
   PAYOUT_QUEUE_MAX: { default: 5000, description: 'payout requests waiting for a group commit before 503 `retryable`' },
-  PAYOUT_LANES: { default: 4, description: 'group-commit lanes per API process (at least 1)' },
+  PAYOUT_LANES: { default: 1, description: 'group-commit lanes per API process (at least 1); each lane has at most one group in flight, and more lanes split the same requests into smaller groups (more statements and commits per payout)' },
   IDEMPOTENCY_TTL_MS: { default: 86_400_000, description: 'how long a completed Idempotency-Key is remembered' },
   TOKEN_LIFETIME_SEC: { default: 86_400, description: 'lifetime of an access token from POST /oauth/token (at least 1); an open event stream ends at its token\'s expiry' },
   REQUEST_TIMEOUT_MS: { default: 30_000, description: 'slow clients cannot hold connections: deadline of a whole request' },
