@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { poolRandomBytes } from './random.js';
 
 /** Encrypts secrets and personal data at rest (signing keys, webhook secrets, KYB data and files) with AES-256-GCM. */
 export class CryptoBox {
@@ -33,7 +34,7 @@ export class CryptoBox {
   }
 
   encrypt(plaintext: string): string {
-    const iv = randomBytes(12);
+    const iv = poolRandomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
@@ -50,7 +51,7 @@ export class CryptoBox {
 
   /** Bytes sealed as `iv (12) | tag (16) | ciphertext` (uploaded files at rest). */
   encryptBytes(plain: Buffer): Buffer {
-    const iv = randomBytes(12);
+    const iv = poolRandomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const body = Buffer.concat([cipher.update(plain), cipher.final()]);
     return Buffer.concat([iv, cipher.getAuthTag(), body]);

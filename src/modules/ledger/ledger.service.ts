@@ -34,10 +34,20 @@ export async function lockCustomerBalances(tx: Tx, keys: { accountId: string; cu
 export const insufficientBalance = (): DomainError =>
   refusal('INSUFFICIENT_BALANCE');
 
+/** systemAccountId's answers by name: a pure function of its arguments, asked once per payout leg. */
+const systemAccountIds = new Map<string, string>();
+
 /** System accounts have ids derived from what they are, so every process agrees without a lookup. */
 export function systemAccountId(kind: SystemKind, code: string, currency: string): string {
-  const h = createHash('sha256').update(`corridor:system:${kind}:${code}:${currency}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  const name = `corridor:system:${kind}:${code}:${currency}`;
+  const known = systemAccountIds.get(name);
+  if (known !== undefined) return known;
+  const h = createHash('sha256').update(name).digest('hex');
+  const id = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  // Every payout asks for its rail's accounts: remember the few there are (bounded all the same).
+  if (systemAccountIds.size >= 10_000) systemAccountIds.clear();
+  systemAccountIds.set(name, id);
+  return id;
 }
 
 const SYSTEM_KINDS_BY_CURRENCY = ['fee_revenue', 'fx_desk', 'deposit_suspense', 'operator_adjustments', 'sandbox_funding'] as const;
