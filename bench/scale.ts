@@ -53,6 +53,10 @@ async function check(ctx: AppContext, label: string): Promise<Check> {
 /** Waits until every payout of the phase is paid and every one of their events is delivered (or DRAIN_MS passes). */
 async function drain(ctx: AppContext, label: string): Promise<Check> {
   const deadline = Date.now() + DRAIN_MS;
+  // Statistics for the check's joins: in the fresh database autovacuum may not have analysed the
+  // tables yet, and the planner then joins tens of thousands of events to payouts by nested loops
+  // (one check taking longer than the whole drain, which then reported its stale snapshot).
+  await ctx.db.query(`${BENCH_QUERY} ANALYZE payouts, events, webhook_deliveries, jobs, ledger_transfers`);
   for (;;) {
     const c = await check(ctx, label);
     const done = c.paid === c.payouts && c.paidEvents === c.payouts && c.delivered === c.events && c.stepJobs === 0;
