@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Db } from '../../src/db/db.js';
+import type { Db } from '../../src/db/db.js';
 import { listMigrations, migrate } from '../../src/db/migrate.js';
 import { CryptoBox } from '../../src/lib/crypto-box.js';
 import { getBeneficiary } from '../../src/modules/beneficiaries/beneficiaries.service.js';
-import { createTestApp, freshPostgresDatabase, onPostgres, type Caller, type TestApp } from '../helpers/app.js';
+import { blankDatabase, createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { fund, payingWorkspace, ref } from '../payouts/helpers.js';
 
 /**
@@ -112,18 +112,15 @@ describe('recipient personal data at rest', () => {
 describe('migration 0018 of plaintext recipients', () => {
   const before = listMigrations().filter((m) => m.version < '0018');
   let db: Db;
-  let drop: (() => Promise<void>) | undefined;
+  let close: (() => Promise<void>) | undefined;
   const box = CryptoBox.fromKey(randomBytes(32));
 
   beforeAll(async () => {
-    const pgdb = onPostgres ? await freshPostgresDatabase() : undefined;
-    drop = pgdb?.drop;
-    db = await connect({ databaseUrl: pgdb?.url, dataDir: 'memory://', poolMax: 4 });
+    ({ db, close } = await blankDatabase());
     await migrate(db, box, before);
   });
   afterAll(async () => {
-    await db.close();
-    await drop?.();
+    await close?.();
   });
 
   /** Rows as an earlier release wrote them: every personal field in plain columns. */

@@ -1,22 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Db } from '../../src/db/db.js';
+import type { Db } from '../../src/db/db.js';
 import { listMigrations, migrate } from '../../src/db/migrate.js';
 import { CryptoBox } from '../../src/lib/crypto-box.js';
 import { verifyAuditChain } from '../../src/modules/operator/audit.service.js';
-import { freshPostgresDatabase, onPostgres } from '../helpers/app.js';
+import { blankDatabase } from '../helpers/app.js';
 
 describe('migration 0027 chains the entries written before it', () => {
   let db: Db;
-  let drop: (() => Promise<void>) | undefined;
+  let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const pgdb = onPostgres ? await freshPostgresDatabase() : undefined;
-    drop = pgdb?.drop;
-    db = await connect({ databaseUrl: pgdb?.url, dataDir: 'memory://', poolMax: 4 });
+    ({ db, close } = await blankDatabase());
   });
   afterAll(async () => {
-    await db?.close();
-    await drop?.();
+    await close?.();
   });
 
   it('in the order they were written, each into its workspace chain, and both chains verify', async () => {

@@ -5,21 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../../src/db/db.js';
 import { listMigrations, migrate } from '../../src/db/migrate.js';
 import { CryptoBox } from '../../src/lib/crypto-box.js';
-import { freshPostgresDatabase, onPostgres } from '../helpers/app.js';
+import { blankDatabase, freshPostgresDatabase, onPostgres } from '../helpers/app.js';
 
-/** A migrated database of its own: PGlite in memory, or a fresh PostgreSQL database. */
-async function openDb(): Promise<{ db: Db; url: string | undefined; close: () => Promise<void> }> {
-  const pgdb = onPostgres ? await freshPostgresDatabase() : undefined;
-  const db = await connect({ databaseUrl: pgdb?.url, dataDir: 'memory://', poolMax: 10 });
-  return {
-    db,
-    url: pgdb?.url,
-    close: async () => {
-      await db.close();
-      await pgdb?.drop();
-    },
-  };
-}
+/** A database of its own (migrated by each test as it needs). */
+const openDb = () => blankDatabase(10);
 
 const versions = listMigrations().map((m) => m.version);
 const box = CryptoBox.fromKey(randomBytes(32));

@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { bootstrap } from '../../src/cli/bootstrap.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
+import { connect, type Db } from '../../src/db/db.js';
 import { createLogger, openContext } from '../../src/runtime.js';
 import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
 import { freePort } from './processes.js';
@@ -21,6 +22,20 @@ export const OPERATOR_KEY = 'op_test_key_0123456789';
 /** A fresh, empty PostgreSQL database beside the one `adminUrl` names (default: the test server); dropped by the returned function. */
 export function freshPostgresDatabase(adminUrl = postgresUrl, prefix = 'corridor_t'): Promise<{ url: string; drop: () => Promise<void> }> {
   return freshDatabase(adminUrl, prefix);
+}
+
+/** A database of its own, not migrated: PGlite in memory, or a fresh PostgreSQL database (dropped by `close`). */
+export async function blankDatabase(poolMax = 4): Promise<{ db: Db; url: string | undefined; close: () => Promise<void> }> {
+  const pgdb = onPostgres ? await freshPostgresDatabase() : undefined;
+  const db = await connect({ databaseUrl: pgdb?.url, dataDir: 'memory://', poolMax });
+  return {
+    db,
+    url: pgdb?.url,
+    close: async () => {
+      await db.close();
+      await pgdb?.drop();
+    },
+  };
 }
 
 export interface TestApp {
