@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { approvalExpiryJob } from '../../src/modules/approvals/approvals.jobs.js';
 import { APPROVAL_EXPIRY_JOB } from '../../src/modules/approvals/approvals.service.js';
-import { createTestApp, getToken, operator, type Caller, type TestApp } from '../helpers/app.js';
+import { createTestApp, newCredential, type Caller, type TestApp } from '../helpers/app.js';
 import { ADA, balance, eventTypesOf, fund, payingWorkspace, ref, saveBeneficiary, type PayoutView } from '../payouts/helpers.js';
 
 let t: TestApp;
@@ -16,21 +16,7 @@ afterAll(async () => t.close());
 type Approval = { status: string; rule: Record<string, unknown>; requestedBy: string; decidedBy: string | null; decidedAt: string | null; reason: string | null; expiresAt: string };
 type Held = PayoutView & { approval?: Approval };
 
-/** Another credential of the workspace, with these scopes. */
-async function credential(workspaceId: string, scopes: string[]): Promise<Caller> {
-  const res = await operator(t.app, 'POST', `/operator/v1/workspaces/${workspaceId}/credentials`, { scopes });
-  expect(res.statusCode, res.body).toBe(201);
-  const { clientId, clientSecret } = res.json<{ clientId: string; clientSecret: string }>();
-  const token = await getToken(t.app, clientId, clientSecret);
-  return {
-    workspaceId,
-    clientId,
-    clientSecret,
-    token,
-    request: (method, url, body, headers = {}) =>
-      t.app.inject({ method, url, headers: { authorization: `Bearer ${token}`, ...headers }, ...(body === undefined ? {} : { payload: body as object }) }),
-  };
-}
+const credential = (workspaceId: string, scopes: string[]): Promise<Caller> => newCredential(t.app, workspaceId, scopes);
 
 interface Setup {
   maker: Caller;

@@ -133,8 +133,12 @@ export async function getToken(app: FastifyInstance, clientId: string, clientSec
 export async function newWorkspace(app: FastifyInstance, options: { name?: string; country?: string; scopes?: string[] } = {}): Promise<Caller> {
   const ws = await operator(app, 'POST', '/operator/v1/workspaces', { name: options.name ?? 'Acme Ltd', country: options.country ?? 'GB' });
   if (ws.statusCode !== 201) throw new Error(`workspace create failed: ${ws.body}`);
-  const workspaceId = ws.json<{ id: string }>().id;
-  const cred = await operator(app, 'POST', `/operator/v1/workspaces/${workspaceId}/credentials`, options.scopes ? { scopes: options.scopes } : {});
+  return newCredential(app, ws.json<{ id: string }>().id, options.scopes);
+}
+
+/** Another credential of a workspace, made through the operator API (all scopes unless given), with a token. */
+export async function newCredential(app: FastifyInstance, workspaceId: string, scopes?: string[]): Promise<Caller> {
+  const cred = await operator(app, 'POST', `/operator/v1/workspaces/${workspaceId}/credentials`, scopes ? { scopes } : {});
   if (cred.statusCode !== 201) throw new Error(`credential create failed: ${cred.body}`);
   const { clientId, clientSecret } = cred.json<{ clientId: string; clientSecret: string }>();
   const token = await getToken(app, clientId, clientSecret);

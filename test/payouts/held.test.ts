@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunner } from '../../src/jobs/index.js';
-import { createTestApp, getToken, operator, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
+import { createTestApp, newCredential, operator, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
 import { LIST_FILES, loadList, operatorPost } from '../screening/helpers.js';
 import { ADA, balance, eventTypesOf, fund, payingWorkspace, ref, waitFor, type PayoutView } from './helpers.js';
@@ -24,19 +24,7 @@ let s: Caller;
 let a: Caller;
 let checker: Caller;
 
-async function credential(workspaceId: string, scopes: string[]): Promise<Caller> {
-  const res = await operator(t.app, 'POST', `/operator/v1/workspaces/${workspaceId}/credentials`, { scopes });
-  expect(res.statusCode, res.body).toBe(201);
-  const { clientId, clientSecret } = res.json<{ clientId: string; clientSecret: string }>();
-  const token = await getToken(t.app, clientId, clientSecret);
-  return {
-    workspaceId,
-    clientId,
-    clientSecret,
-    token,
-    request: (method, url, body, headers = {}) => t.app.inject({ method, url, headers: { authorization: `Bearer ${token}`, ...headers }, ...(body === undefined ? {} : { payload: body as object }) }),
-  };
-}
+const credential = (workspaceId: string, scopes: string[]): Promise<Caller> => newCredential(t.app, workspaceId, scopes);
 
 beforeAll(async () => {
   // No worker runs unless a test starts one: the step jobs are looked at in the table.
