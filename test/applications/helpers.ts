@@ -28,9 +28,9 @@ export const BUSINESS = {
   companySize: 'sme',
   businessInfo: { registeredName: 'Acme Trading Ltd', registrationNumber: '12345678', country: 'GB', address: { street: '1 High Street', city: 'London', postalCode: 'EC1A 1AA', country: 'GB' } },
   hasIndirectControl: false,
-};
+} as const;
 
-export const DIRECTOR = { firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1985-12-10', nationality: 'GB', title: 'Director', ownershipPercentage: 60, nationalId: 'AB123456C' };
+export const DIRECTOR = { firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1985-12-10', nationality: 'GB', title: 'Director', ownershipPercentage: 60, nationalId: 'AB123456C' } as const;
 
 export async function createApplication(c: Caller, body: Record<string, unknown> = BUSINESS, headers: Record<string, string> = {}): Promise<ApplicationView> {
   const res = await c.request('POST', '/v2/applications', body, headers);

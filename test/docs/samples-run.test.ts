@@ -16,6 +16,7 @@ import { createRunner } from '../../src/jobs/index.js';
 import { pollInbound } from '../../src/modules/bank/inbound/inbound.service.js';
 import { LocalDirectorySource } from '../../src/modules/bank/inbound/inbound.source.js';
 import { acceptInvitation } from '../../src/modules/users/users.service.js';
+import { BUSINESS, DIRECTOR } from '../applications/helpers.js';
 import { camt053, camt054, writeAnswer } from '../helpers/bank-answers.js';
 import { HttpsReceiver } from '../helpers/https-receiver.js';
 import { getToken, listeningTestApp, newWorkspace, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
@@ -35,13 +36,6 @@ const BENEFICIARY = {
   accounts: [{ type: 'iban', currency: 'EUR', data: { iban: 'DE89370400440532013000' } }],
 } as const;
 const SENDER = { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE' } as const;
-const APPLICATION = {
-  applicationType: 'business',
-  companySize: 'sme',
-  businessInfo: { registeredName: 'Sample Trading Ltd', registrationNumber: '12345678', country: 'GB', address: { street: '1 High Street', city: 'London', postalCode: 'EC1A 1AA', country: 'GB' } },
-  hasIndirectControl: false,
-} as const;
-const DIRECTOR = { firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1985-12-10', nationality: 'GB', title: 'Director', ownershipPercentage: 60, nationalId: 'AB123456C' } as const;
 
 let t: TestApp;
 let base: string;
@@ -95,7 +89,7 @@ async function document(w: Workspace, applicationId: string, type: string, perso
 
 /** A complete business application of the workspace; submitted, and reviewed with `decision` when given. */
 async function application(w: Workspace, stage: 'draft' | 'complete' | 'submitted' | 'approved'): Promise<{ id: string; personId: string }> {
-  const id = idOf(await w.sdk.applications.create(APPLICATION as never));
+  const id = idOf(await w.sdk.applications.create(BUSINESS as never));
   const personId = idOf(await w.sdk.applications.persons.create({ id }, DIRECTOR as never));
   if (stage === 'draft') return { id, personId };
   await document(w, id, 'photo_id', personId);

@@ -18,6 +18,7 @@ import { Corridor } from '../../packages/sdk/src/index.js';
 import { createRunner } from '../../src/jobs/index.js';
 import type { JobRunner } from '../../src/jobs/runner.js';
 import { OPERATOR_KEY, createTestApp, type TestApp } from '../helpers/app.js';
+import { BUSINESS, DIRECTOR, PDF } from '../applications/helpers.js';
 import { HttpsReceiver } from '../helpers/https-receiver.js';
 import { freePort } from '../helpers/processes.js';
 
@@ -32,15 +33,6 @@ interface Exchange {
   status: number;
   violations: string | null;
 }
-
-const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n');
-const BUSINESS = {
-  applicationType: 'business',
-  companySize: 'sme',
-  businessInfo: { registeredName: 'Proxy Trading Ltd', registrationNumber: '12345678', country: 'GB', address: { street: '1 High Street', city: 'London', postalCode: 'EC1A 1AA', country: 'GB' } },
-  hasIndirectControl: false,
-} as const;
-const DIRECTOR = { firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1985-12-10', nationality: 'GB', title: 'Director', ownershipPercentage: 60, nationalId: 'AB123456C' } as const;
 
 let t: TestApp;
 let runner: JobRunner;
