@@ -81,17 +81,9 @@ export async function chainEntries(sql: Sql, chain: string, afterSeq: number, th
   );
 }
 
-export interface ChainedRow {
-  id: string;
+/** An audit row as the chain reads it: its time as the canonical text the hash covers. */
+export interface ChainedRow extends Omit<AuditRow, 'at'> {
   at: string;
-  operator_key: string | null;
-  method: string;
-  path: string;
-  status_code: number;
-  request_id: string;
-  workspace_id: string | null;
-  body: unknown;
-  actor: string | null;
   chain: string;
   seq: number;
   prev_hash: string;
