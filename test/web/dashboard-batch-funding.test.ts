@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { dashboardUser, type WebClient } from '../helpers/web-client.js';
-import { ADA, fund, payingWorkspace, saveBeneficiary } from '../payouts/helpers.js';
+import { ADA, fund, payingWorkspace, payoutCount, saveBeneficiary } from '../payouts/helpers.js';
 
 /**
  * A CSV batch from the dashboard (issue 37, point 1), on both databases: the check shows the totals
@@ -27,10 +27,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function payouts(): Promise<number> {
-  const [row] = await t.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payouts WHERE workspace_id = $1', [c.workspaceId]);
-  return row?.n ?? 0;
-}
+const payouts = () => payoutCount(t, c.workspaceId);
 
 describe('a CSV batch', () => {
   it('shows the totals, fees and balance after per currency, and the saved beneficiary by name', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { dashboardUser, type WebClient } from '../helpers/web-client.js';
-import { ADA, fund, payingWorkspace, saveBeneficiary } from '../payouts/helpers.js';
+import { ADA, fund, payingWorkspace, payoutCount, saveBeneficiary } from '../payouts/helpers.js';
 
 /**
  * The dashboard's payout form (issue 37, point 1), on both databases: any saved beneficiary can be
@@ -27,10 +27,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => t?.close());
 
-async function payouts(): Promise<number> {
-  const [row] = await t.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payouts WHERE workspace_id = $1', [c.workspaceId]);
-  return row?.n ?? 0;
-}
+const payouts = () => payoutCount(t, c.workspaceId);
 
 describe('choosing the beneficiary of a payout', () => {
   it('finds a beneficiary older than the hundred newest by name, and offers only the matches', async () => {
