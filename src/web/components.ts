@@ -133,13 +133,16 @@ export function accountColumn<T>(subAccountInView: string | undefined, accountOf
 
 export function table<T>(caption: string, columns: readonly Column<T>[], rows: readonly T[], empty = 'Nothing here yet.'): Html {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
-  // On a phone a list keeps its first three columns and its status; the others (class "opt") give way.
-  const classes = columns.map((c, i) => [c.numeric ? 'num' : '', i >= 3 && !/status|result|error/i.test(c.label) ? 'opt' : ''].filter(Boolean).join(' '));
+  const cells = rows.map((row) => columns.map((c) => c.cell(row)));
+  // On a phone a list keeps its first three columns, its status and every column that acts (a form
+  // or a button: Approve, Release, Resend, Mark paid...); the others (class "opt") give way.
+  const acts = (i: number) => cells.some((row) => /<(form|button)\b/.test(String(row[i])));
+  const classes = columns.map((c, i) => [c.numeric ? 'num' : '', i >= 3 && !/status|result|error/i.test(c.label) && !acts(i) ? 'opt' : ''].filter(Boolean).join(' '));
   const cls = (i: number) => (classes[i] ? html` class="${classes[i]}"` : '');
   // The wrap scrolls sideways when a table is wider than a phone: focusable, so a keyboard can scroll it too.
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}"><table><caption>${caption}</caption>
 <thead><tr>${columns.map((c, i) => html`<th scope="col"${cls(i)}>${c.label}</th>`)}</tr></thead>
-<tbody>${rows.map((row) => html`<tr>${columns.map((c, i) => html`<td${cls(i)}>${c.cell(row)}</td>`)}</tr>`)}</tbody>
+<tbody>${cells.map((row) => html`<tr>${row.map((cell, i) => html`<td${cls(i)}>${cell}</td>`)}</tr>`)}</tbody>
 </table></div>`;
 }
 

@@ -1,4 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import { operator } from './app.js';
 
 /**
  * A browser-like client over `inject`: keeps cookies, reads each page's CSRF token, and sends
@@ -61,4 +63,31 @@ export class WebClient {
     this.keep(res);
     return res;
   }
+
+  /** A form POST carrying files (multipart/form-data), as a browser sends a form with a file input; `_csrf` is the last page's token. */
+  async postMultipart(url: string, form: Record<string, string>, files: Record<string, { filename: string; contentType: string; bytes: Buffer }>): Promise<LightMyRequestResponse> {
+    const boundary = `----corridor-test-${Math.random().toString(36).slice(2)}`;
+    const parts: Buffer[] = [];
+    const part = (headers: string, content: Buffer) => parts.push(Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), content, Buffer.from('\r\n'));
+    for (const [k, v] of Object.entries({ _csrf: this.csrf, ...form })) part(`Content-Disposition: form-data; name="${k}"`, Buffer.from(v));
+    for (const [k, f] of Object.entries(files)) part(`Content-Disposition: form-data; name="${k}"; filename="${f.filename}"\r\nContent-Type: ${f.contentType}`, f.bytes);
+    parts.push(Buffer.from(`--${boundary}--\r\n`));
+    const res = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie: this.cookieHeader(), 'content-type': `multipart/form-data; boundary=${boundary}`, origin: this.origin },
+      payload: Buffer.concat(parts),
+    });
+    this.keep(res);
+    return res;
+  }
+}
+
+/** A dashboard user of `workspaceId` with `role`, invited through the operator API and signed in (password set), as a browser-like client. */
+export async function dashboardUser(app: FastifyInstance, workspaceId: string, email: string, role: 'admin' | 'viewer' = 'admin'): Promise<WebClient> {
+  const invited = await operator(app, 'POST', `/operator/v1/workspaces/${workspaceId}/users`, { email, role });
+  expect(invited.statusCode, invited.body).toBe(201);
+  const client = new WebClient(app);
+  expect((await client.acceptInvitation(invited.json<{ invitationUrl: string }>().invitationUrl, 'a long enough passphrase')).done?.statusCode).toBe(303);
+  return client;
 }

@@ -72,3 +72,9 @@ export async function payingWorkspace(t: TestApp, settings: Record<string, unkno
   expect(res.statusCode, res.body).toBe(200);
   return c;
 }
+
+/** How many payouts the workspace has (any status). */
+export async function payoutCount(t: TestApp, workspaceId: string): Promise<number> {
+  const [row] = await t.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payouts WHERE workspace_id = $1', [workspaceId]);
+  return row?.n ?? 0;
+}

@@ -40,6 +40,13 @@ describe('console reconciliation', () => {
     const statementId = /\/console\/reconciliation\/statements\/([0-9a-f-]{36})/.exec(page.body)?.[1];
     const statement = await client.get(`/console/reconciliation/statements/${statementId}`);
     expect(statement.statusCode, statement.body).toBe(200);
+    // Its CSV opens from the console as signed in (it answered 401: the link went to the operator API).
+    const csvHref = /href="([^"]+lines\.csv)"/.exec(statement.body)?.[1] ?? '';
+    const csv = await client.get(csvHref);
+    expect(csv.statusCode, csv.body).toBe(200);
+    expect(csv.headers['content-type']).toContain('text/csv');
+    expect(csv.body.split('\n')[0]).toMatch(/,/);
+    expect(csv.body).toContain('STMT-0306');
     const lineId = /\/console\/reconciliation\/lines\/([0-9a-f-]{36})\/ignore/.exec(statement.body)?.[1];
     const ignored = await client.post(`/console/reconciliation/lines/${lineId}/ignore`, { reason: 'Account fee, booked to bank charges' });
     expect(ignored.statusCode, ignored.body).toBe(303);

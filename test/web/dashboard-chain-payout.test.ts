@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportPayoutOutcomes } from '../../src/modules/payouts/payouts.outcomes.js';
-import { createTestApp, operator, type Caller, type TestApp } from '../helpers/app.js';
-import { WebClient } from '../helpers/web-client.js';
+import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { dashboardUser, type WebClient } from '../helpers/web-client.js';
 import { fund, payingWorkspace, ref } from '../payouts/helpers.js';
 
 /** The dashboard's payout page of an on-chain payout: its chain and transaction hash in its facts and on its timeline (both databases). */
@@ -16,10 +16,7 @@ beforeAll(async () => {
   t = await createTestApp({ env: { SANDBOX_STEP_MS: '600000' } });
   c = await payingWorkspace(t);
   await fund(c, 'USDC', '100');
-  const invited = await operator(t.app, 'POST', `/operator/v1/workspaces/${c.workspaceId}/users`, { email: 'chain-admin@example.com', role: 'admin' });
-  expect(invited.statusCode, invited.body).toBe(201);
-  admin = new WebClient(t.app);
-  expect((await admin.acceptInvitation(invited.json<{ invitationUrl: string }>().invitationUrl, 'a long enough passphrase')).done?.statusCode).toBe(303);
+  admin = await dashboardUser(t.app, c.workspaceId, 'chain-admin@example.com');
 });
 afterAll(async () => t?.close());
 

@@ -74,6 +74,10 @@ describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 
     await page.getByLabel('Amount').fill('25.00');
     await page.getByLabel('Currency').selectOption('EUR');
     await page.getByRole('button', { name: 'Continue' }).click();
+    // Reviewed first: nothing is sent until confirmed.
+    await page.getByRole('heading', { name: 'Check the payout' }).waitFor();
+    expect(await page.locator('dl.facts').innerText()).toMatch(/The beneficiary receives\s+25.00\sEUR/);
+    await page.getByRole('button', { name: 'Confirm and send' }).click();
     await page.waitForURL((u) => /^\/dashboard\/payouts\/[0-9a-f-]{36}$/.test(u.pathname));
     const id = new URL(page.url()).pathname.split('/').pop() as string;
     expect((await waitFor(c, id, (p) => p.status === 'paid')).amount).toBe('25.00');
@@ -113,16 +117,23 @@ describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 
       await plain.getByLabel('Currency').selectOption(currency);
       await plain.getByRole('button', { name: 'Continue' }).click();
     };
+    // Every payout ends on its review before anything is sent.
+    const confirm = async () => {
+      await plain.getByRole('heading', { name: 'Check the payout' }).waitFor();
+      await plain.getByRole('button', { name: 'Confirm and send' }).click();
+    };
 
     // EUR to an IBAN is routed automatically: no Route field.
     await plain.goto(`${t.base}/dashboard/payouts/new`);
     expect(await plain.getByLabel('Route', { exact: true }).count()).toBe(0);
     await fill(beneficiaryId, '11.00', 'EUR');
+    await confirm();
     expect(await payoutOf()).toMatchObject({ amount: '11.00', route: 'international' });
 
     // USD to an account only SWIFT pays: nothing asked, the one rail sent.
     await plain.goto(`${t.base}/dashboard/payouts/new`);
     await fill(uae, '20.00', 'USD');
+    await confirm();
     expect(await payoutOf()).toMatchObject({ amount: '20.00', route: 'swift' });
 
     // USD to a US account its details suit for ACH and Fedwire: the form comes back asking which, the rest kept; nothing sent until then.
@@ -135,6 +146,7 @@ describe.skipIf(!haveChromium)('creating from the dashboard (issue 24, points 1 
     expect(sent?.n).toBe(0);
     await plain.getByLabel('Route', { exact: true }).selectOption('fedwire');
     await plain.getByRole('button', { name: 'Continue' }).click();
+    await confirm();
     expect(await payoutOf()).toMatchObject({ amount: '30.00', route: 'fedwire' });
     await context.close();
   });

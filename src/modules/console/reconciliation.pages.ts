@@ -3,7 +3,7 @@ import { field, filterForm, link, money, postForm, section, status, table, when,
 import { attempt, changeOnce, formText, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
-import { getStatement, ignoreLine, listExceptions, listStatements, resolveException, statementLines } from '../reconciliation/reconciliation.service.js';
+import { getStatement, ignoreLine, listExceptions, listStatements, resolveException, statementCsv, statementLines } from '../reconciliation/reconciliation.service.js';
 import { consolePage, consoleRoute, IdPath, QUEUE_PAGE_ROWS, refusalNotice, type Refusal } from './console.kit.js';
 
 type Params = { Params: { id: string } };
@@ -55,7 +55,7 @@ async function statementPage(web: Web, req: FastifyRequest<Params>, reply: Fasti
   const lines = await statementLines(web.ctx.db, s.id);
   type L = (typeof lines)[number];
   const body = html`${refusalNotice(refusal)}
-<p>${s.bankAccount} · ${s.date} · opening ${money(s.openingBalance, s.currency)} · closing ${money(s.closingBalance, s.currency)} · Corridor ${money(s.corridorClosingBalance, s.currency)} · difference <strong>${money(s.difference, s.currency)}</strong> · ${link(`/operator/v1/reconciliation/statements/${s.id}/lines.csv`, 'CSV')}</p>
+<p>${s.bankAccount} · ${s.date} · opening ${money(s.openingBalance, s.currency)} · closing ${money(s.closingBalance, s.currency)} · Corridor ${money(s.corridorClosingBalance, s.currency)} · difference <strong>${money(s.difference, s.currency)}</strong> · ${link(`/console/reconciliation/statements/${s.id}/lines.csv`, 'CSV')}</p>
 ${table('Lines', [
   { label: '#', cell: (l: L) => String(l.seq + 1) },
   { label: 'Status', cell: (l) => status(l.status) },
@@ -76,6 +76,11 @@ ${table('Movements Corridor booked that day which no line matched', [
 export function reconciliationPages(app: FastifyInstance, web: Web): void {
   app.get('/console/reconciliation', consolePage, async (req, reply) => reconciliationPage(web, req, reply));
   app.get<Params>('/console/reconciliation/statements/:id', consoleRoute(IdPath), async (req, reply) => statementPage(web, req, reply));
+  // The statement's lines as CSV for the signed-in console (the operator API's lines.csv wants the key as a bearer).
+  app.get<Params>('/console/reconciliation/statements/:id/lines.csv', consoleRoute(IdPath), async (req, reply) => {
+    const csv = await statementCsv(web.ctx.db, req.params.id);
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="statement-${req.params.id}.csv"`).send(csv);
+  });
   app.post<Params>('/console/reconciliation/lines/:id/ignore', consoleRoute(IdPath), async (req, reply) => {
     const result = await attempt(() => changeOnce(web.ctx, req, async (tx) => `/console/reconciliation/statements/${(await ignoreLineAndStatement(tx, req))}`));
     if ('refused' in result) return reconciliationPage(web, req, reply, result.refused);

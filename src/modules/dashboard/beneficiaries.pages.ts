@@ -44,7 +44,8 @@ ${pageNav('/dashboard/beneficiaries', { status: wanted }, at, list)}`;
 
   app.get<{ Params: { id: string } }>('/dashboard/beneficiaries/:id', { ...memberPage, schema: { hide: true, params: IdParams } }, async (req, reply) => {
     const b = await getBeneficiary(ctx.db, ctx.box, dashboardUser(req).workspaceId, req.params.id);
-    const body = html`${facts([
+    const pay = canChange(req) && b.status === 'active' ? html`<p class="actions">${link(`/dashboard/payouts/new?beneficiaryId=${b.id}`, 'Send a payout')}</p>` : '';
+    const body = html`${pay}${facts([
       ['Beneficiary id', copyable(b.id)],
       ['Status', status(b.status)],
       ['Type', b.type],

@@ -8,6 +8,10 @@ import { formFile } from '../../web/multipart.js';
 import { sendPage, type Web } from '../../web/web.js';
 import type { Caller } from '../accounts/caller.js';
 import { listPayouts } from '../payouts/payouts.read.js';
+import { getBeneficiary } from '../beneficiaries/beneficiaries.service.js';
+import { balancesOf } from '../ledger/ledger.service.js';
+import { formatAmount } from '../../lib/money.js';
+import { isUuid } from '../../lib/ids.js';
 import {
   csvLine,
   duplicateRefs,
@@ -15,7 +19,9 @@ import {
   payoutBodyOfRow,
   payoutCsvDigest,
   payoutCsvRowKey,
+  batchFunding,
   PAYOUT_CSV_ROWS_MAX,
+  type BatchFunding,
   PAYOUT_CSV_TEMPLATE,
   type PayoutCsvRow,
 } from '../payouts/payouts.csv.js';
@@ -66,15 +72,50 @@ async function checkRows(payouts: PagePayouts, caller: Caller, rows: readonly Pa
   return out;
 }
 
-function rowsTable(caption: string, outcomes: readonly RowOutcome[]): Html {
+function rowsTable(caption: string, outcomes: readonly RowOutcome[], names: ReadonlyMap<string, string> = new Map()): Html {
   return table(caption, [
     { label: 'Line', numeric: true, cell: (o: RowOutcome) => String(o.row.line) },
     { label: 'Client reference', cell: (o) => (o.payout ? link(`/dashboard/payouts/${o.payout.id}`, o.row.values.clientRef ?? '') : (o.row.values.clientRef ?? '')) },
     { label: 'Amount', numeric: true, cell: (o) => money(o.row.values.amount, o.row.values.currency?.toUpperCase()) },
-    { label: 'Beneficiary', cell: (o) => o.row.values.beneficiaryName ?? o.row.values.beneficiaryId ?? '' },
+    { label: 'Beneficiary', cell: (o) => o.row.values.beneficiaryName ?? names.get(o.row.values.beneficiaryId ?? '') ?? o.row.values.beneficiaryId ?? '' },
     { label: 'Result', cell: (o) => (o.error ? html`<span class="error">${o.error}</span>` : o.payout ? html`${status(o.payout.status)}${o.replayed ? html` <span class="muted">(already sent)</span>` : ''}` : html`<span class="muted">ready</span>`) },
   ], outcomes);
 }
+
+/** The names of the saved beneficiaries the rows pay, by id (a row names a saved one by id only). */
+async function savedNames(web: Web, caller: Caller, rows: readonly PayoutCsvRow[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const id of new Set(rows.map((r) => r.values.beneficiaryId).filter((v): v is string => Boolean(v && isUuid(v))))) {
+    const found = await attempt(() => getBeneficiary(web.ctx.db, web.ctx.box, caller.workspaceId, id, { subAccountId: caller.subAccountId }));
+    if ('done' in found) names.set(id, found.done.name);
+  }
+  return names;
+}
+
+/** The file's totals per currency against the balances now, of the rows not sent yet (a file sent again counts only what is left). */
+async function fundingOf(web: Web, req: FastifyRequest, caller: Caller, all: readonly PayoutCsvRow[]): Promise<BatchFunding[]> {
+  const rows: PayoutCsvRow[] = [];
+  for (const row of all) if (!row.values.clientRef || !(await listPayouts(web.ctx.db, actingAccount(req), { clientRef: row.values.clientRef, limit: 1 })).data[0]) rows.push(row);
+  const available = new Map((await balancesOf(web.ctx.db, caller.accountId)).map((b) => [b.currency, b.availableMinor]));
+  return batchFunding(rows, (c) => caller.workspace.terms.payoutFeeMinor(c), (c) => available.get(c) ?? 0n);
+}
+
+const short = (funding: readonly BatchFunding[]) => funding.filter((f) => f.afterMinor < 0n);
+
+function fundingTable(funding: readonly BatchFunding[]): Html {
+  return table('Totals per currency, and the balance after the file', [
+    { label: 'Currency', cell: (f: BatchFunding) => f.currency },
+    { label: 'Payouts', numeric: true, cell: (f) => String(f.payouts) },
+    { label: 'Amounts', numeric: true, cell: (f) => money(formatAmount(f.amountMinor, f.currency), f.currency) },
+    { label: 'Fees', numeric: true, cell: (f) => money(formatAmount(f.feeMinor, f.currency), f.currency) },
+    { label: 'Debited', numeric: true, cell: (f) => money(formatAmount(f.debitMinor, f.currency), f.currency) },
+    { label: 'Balance now', numeric: true, cell: (f) => money(formatAmount(f.availableMinor, f.currency), f.currency) },
+    { label: 'Balance after', numeric: true, cell: (f) => (f.afterMinor < 0n ? html`<span class="error">${formatAmount(f.afterMinor, f.currency)} ${f.currency} (short)</span>` : money(formatAmount(f.afterMinor, f.currency), f.currency)) },
+  ], funding);
+}
+
+const shortNotice = (funding: readonly BatchFunding[]) =>
+  notice('error', `The balance cannot cover the file: ${short(funding).map((f) => `${formatAmount(-f.afterMinor, f.currency)} ${f.currency} short`).join(', ')}. Nothing was sent. Add funds or split the file, then upload it again.`);
 
 function uploadForm(req: FastifyRequest, refusal?: Refusal): Html {
   return section(
@@ -116,12 +157,16 @@ ${uploadForm(req)}
 ${section('Every row', rowsTable('Every row of the file and its check', outcomes))}`;
       return page(req, reply, body, 400);
     }
+    const funding = await fundingOf(web, req, caller, parsed.done.rows);
+    const names = await savedNames(web, caller, parsed.done.rows);
+    if (short(funding).length > 0) return page(req, reply, html`${shortNotice(funding)}${section('Totals', fundingTable(funding))}${uploadForm(req)}${section('Every row', rowsTable('Every row of the file', outcomes, names))}`, 409);
     const body = html`${notice('success', `All ${outcomes.length} rows passed the checks. Nothing is sent until you confirm.`)}
+${section('Totals', fundingTable(funding))}
 ${postForm(
   { action: '/dashboard/payouts/import/send', csrf: req.web.csrf, submit: `Send ${outcomes.length} payouts`, id: 'send-payouts', progress: `Sending ${outcomes.length} payouts…` },
   html`<input type="hidden" name="file64" value="${parsed.done.bytes.toString('base64')}">`,
 )}
-${rowsTable('The payouts to send', outcomes)}`;
+${rowsTable('The payouts to send', outcomes, names)}`;
     return page(req, reply, body);
   });
 
@@ -132,6 +177,9 @@ ${rowsTable('The payouts to send', outcomes)}`;
     const bytes = fileOf(req);
     const digest = payoutCsvDigest(bytes);
     const rows = parsePayoutCsv(bytes);
+    // Funded whole or not sent at all: the balance is checked again (it may have moved since the check).
+    const funding = await fundingOf(web, req, caller, rows);
+    if (short(funding).length > 0) return page(req, reply, html`${shortNotice(funding)}${section('Totals', fundingTable(funding))}${uploadForm(req)}`, 409);
     const outcomes: RowOutcome[] = [];
     for (const row of rows) {
       const body = payoutBodyOfRow(row);
@@ -154,7 +202,7 @@ ${rowsTable('The payouts to send', outcomes)}`;
     const body = html`${notice(failed ? 'error' : 'success', `${sent} payouts sent${already ? `, ${already} already sent before (not sent again)` : ''}${failed ? `, ${failed} refused` : ''}, of ${outcomes.length}.`)}
 <p><progress max="${outcomes.length}" value="${outcomes.length - failed}" aria-label="Payouts of the file sent">${outcomes.length - failed} of ${outcomes.length}</progress></p>
 ${postForm({ action: '/dashboard/payouts/import/results.csv', csrf: req.web.csrf, submit: 'Download the results (CSV)', download: true }, html`<input type="hidden" name="file64" value="${bytes.toString('base64')}">`)}
-${rowsTable('The payouts of the file', outcomes)}
+${rowsTable('The payouts of the file', outcomes, await savedNames(web, caller, rows))}
 <p>${link('/dashboard/payouts', 'All payouts')}</p>`;
     return page(req, reply, body);
   });

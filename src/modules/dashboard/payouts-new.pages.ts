@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { rate } from '../../web/codes.js';
-import { formatAmount } from '../../lib/money.js';
+import { formatAmount, parseAmount } from '../../lib/money.js';
 import { randomSecret } from '../../lib/secrets.js';
-import { facts, field, link, notice, postForm, section, select, when } from '../../web/components.js';
+import { facts, field, filterForm, link, notice, postForm, section, select, when } from '../../web/components.js';
 import { attempt, changeOnce, formOptional, formText, queryText, type Refusal } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
@@ -19,6 +19,7 @@ import { PagePayouts } from './payout-writer.js';
 const FIELDS = ['beneficiaryId', 'amount', 'currency', 'route', 'fundFrom', 'clientRef', 'reference', 'purpose'] as const;
 type Typed = Partial<Record<(typeof FIELDS)[number], string>>;
 
+/** How many beneficiaries the picker lists at once; the search above it finds any other (by name or id). */
 const BENEFICIARY_CHOICES_MAX = 100;
 
 function typedOf(req: FastifyRequest): Typed {
@@ -89,22 +90,41 @@ async function withRoute(web: Web, caller: Caller, typed: Typed): Promise<Typed 
 
 const CHOOSE_ROUTE = 'This beneficiary\'s account can be paid over several rails: choose the route, then continue.';
 
+/**
+ * The beneficiaries the form offers: those whose name (or id) contains what the person searched for,
+ * or the newest when nothing is searched, and always the one already chosen, however old: any
+ * saved beneficiary can be paid, found by the search above the form (issue 37).
+ */
+async function beneficiaryChoices(web: Web, req: FastifyRequest, caller: Caller, chosen: string | undefined, find: string | undefined) {
+  const found = await listBeneficiaries(web.ctx.db, web.ctx.box, actingAccount(req), { status: 'active', limit: BENEFICIARY_CHOICES_MAX, nameContains: find });
+  const choices = [...found.data];
+  if (chosen && isUuid(chosen) && !choices.some((b) => b.id === chosen)) {
+    const picked = await attempt(() => getBeneficiary(web.ctx.db, web.ctx.box, caller.workspaceId, chosen, { subAccountId: caller.subAccountId }));
+    if ('done' in picked && picked.done.status === 'active') choices.unshift(picked.done);
+  }
+  return { choices, more: found.hasMore };
+}
+
 async function formBody(web: Web, req: FastifyRequest, caller: Caller, typed: Typed, refusal?: Refusal, ask?: string): Promise<Html> {
   const errors = refusal?.fields ?? {};
   const rails = await railsOf(web, caller, typed);
-  const saved = await listBeneficiaries(web.ctx.db, web.ctx.box, actingAccount(req), { status: 'active', limit: BENEFICIARY_CHOICES_MAX });
-  const currencies = caller.workspace.enabledCurrencies;
   const chosen = typed.beneficiaryId ?? queryText(req, 'beneficiaryId');
+  const find = queryText(req, 'find');
+  const { choices, more } = await beneficiaryChoices(web, req, caller, chosen, find);
+  const currencies = caller.workspace.enabledCurrencies;
+  const empty = find ? `No active beneficiary matches “${find}”` : choices.length ? 'Choose a saved beneficiary' : 'No beneficiary saved yet';
+  const listed = more ? `The first ${BENEFICIARY_CHOICES_MAX} ${find ? 'matching' : 'newest'} are listed: search by name to find any other.` : undefined;
   return html`${refusal ? notice('error', refusal.message) : ''}${ask ? notice('info', ask) : ''}
+${filterForm('/dashboard/payouts/new', [field({ label: 'Find a beneficiary', name: 'find', value: find, help: 'Part of the name, or the beneficiary id' })], 'Search')}
 ${postForm(
   { action: '/dashboard/payouts/new', csrf: req.web.csrf, submit: 'Continue' },
   select({
     label: 'Beneficiary',
     name: 'beneficiaryId',
     required: true,
-    options: [{ value: '', label: saved.data.length ? 'Choose a saved beneficiary' : 'No beneficiary saved yet' }, ...saved.data.map((b) => ({ value: b.id, label: `${b.name} (${b.country}, ${b.accounts.map((a) => a.currency).join('/')})` }))],
+    options: [{ value: '', label: choices.length ? 'Choose a saved beneficiary' : empty }, ...choices.map((b) => ({ value: b.id, label: `${b.name} (${b.country}, ${b.accounts.map((a) => a.currency).join('/')})` }))],
     value: chosen,
-    help: errors['beneficiary.id'] ?? errors.beneficiary,
+    help: errors['beneficiary.id'] ?? errors.beneficiary ?? listed,
   }),
   html`<p class="help">${link('/dashboard/beneficiaries/new?then=payout', 'Add a new beneficiary')} (you come back here with it chosen).</p>`,
   field({ label: 'Amount', name: 'amount', required: true, inputmode: 'decimal', value: typed.amount, help: 'What the beneficiary receives, such as 250.00', error: errors.amount }),
@@ -117,14 +137,56 @@ ${postForm(
 )}`;
 }
 
+/** Who is paid and where, as the review names them: the beneficiary and the account in the payout's currency. */
+async function payeeFacts(web: Web, caller: Caller, typed: Typed): Promise<[string, Html | string][]> {
+  const b = await getBeneficiary(web.ctx.db, web.ctx.box, caller.workspaceId, typed.beneficiaryId ?? '', { subAccountId: caller.subAccountId });
+  const account = b.accounts.find((a) => a.currency === typed.currency);
+  const details = account ? Object.values(account.data).filter((v): v is string => typeof v === 'string').join(' · ') : '';
+  return [
+    ['Recipient', `${b.name} (${b.country})`],
+    ['Account', account ? `${account.type.replace(/_/g, ' ')} ${account.currency}${details ? `: ${details}` : ''}` : 'none in this currency'],
+    ...(typed.route ? ([['Route', typed.route]] as [string, string][]) : []),
+    ['Client reference', typed.clientRef ?? ''],
+    ['Message to the payee', typed.reference ?? ''],
+    ...(typed.purpose ? ([['Purpose', typed.purpose]] as [string, string][]) : []),
+  ];
+}
+
+const moneyOf = (amount: string, currency: string) => html`<span class="money">${amount}&nbsp;${currency}</span>`;
+
+/** The hidden fields carrying the form's values to the confirmation. */
+const carried = (typed: Typed) => FIELDS.map((name) => (typed[name] === undefined ? '' : html`<input type="hidden" name="${name}" value="${typed[name]}">`));
+
+/**
+ * The review of a payout paid from the balance in its own currency: who and where, the amount, the
+ * fee, what is debited; nothing is sent until the person confirms (issue 37).
+ */
+function reviewBody(req: FastifyRequest, caller: Caller, typed: Typed, payee: [string, Html | string][]): Html {
+  const currency = typed.currency ?? '';
+  const feeMinor = caller.workspace.terms.payoutFeeMinor(currency);
+  const amountMinor = parseAmount(typed.amount, currency, 'amount');
+  return section(
+    'Check the payout',
+    facts([
+      ...payee,
+      ['The beneficiary receives', moneyOf(formatAmount(amountMinor, currency), currency)],
+      ['Payout fee', moneyOf(formatAmount(feeMinor, currency), currency)],
+      ['Debited from your balance', moneyOf(formatAmount(amountMinor + feeMinor, currency), currency)],
+    ]),
+    postForm({ action: '/dashboard/payouts/confirm', csrf: req.web.csrf, submit: 'Confirm and send' }, html`${carried(typed)}`),
+    html`<p>${link('/dashboard/payouts/new', 'Start again')}</p>`,
+  );
+}
+
 /** The quote a person confirms: what is debited, the rate both ways, the fee, until when. */
-function quoteBody(req: FastifyRequest, caller: Caller, typed: Typed, quote: ReturnType<typeof fx.quoteView>, requoted: boolean): Html {
+function quoteBody(req: FastifyRequest, caller: Caller, typed: Typed, quote: ReturnType<typeof fx.quoteView>, requoted: boolean, payee: [string, Html | string][]): Html {
   const fee = formatAmount(caller.workspace.terms.payoutFeeMinor(quote.fromCurrency), quote.fromCurrency);
-  const hidden = FIELDS.map((name) => (typed[name] === undefined ? '' : html`<input type="hidden" name="${name}" value="${typed[name]}">`));
+  const hidden = carried(typed);
   return html`${requoted ? notice('info', 'The quote expired before you confirmed: here is a new one at today\'s rate.') : ''}
 ${section(
   'Check the quote',
   facts([
+    ...payee,
     ['The beneficiary receives', html`<span class="money">${quote.toAmount}&nbsp;${quote.toCurrency}</span>`],
     ['Debited from your balance', html`<span class="money">${quote.fromAmount}&nbsp;${quote.fromCurrency}</span>`],
     ['Rate', rate({ from: quote.fromCurrency, to: quote.toCurrency, rate: quote.rate })],
@@ -166,20 +228,30 @@ export function payoutFormPages(app: FastifyInstance, web: Web): void {
     // The route is asked for only where the account can be paid over several rails; one rail is implied.
     const typed = await withRoute(web, caller, typedOf(req));
     if (!typed) return showForm(req, reply, typedOf(req), undefined, CHOOSE_ROUTE);
-    if (!typed.fundFrom || typed.fundFrom === typed.currency) return send(req, reply, caller, { ...typed, fundFrom: undefined });
-    // Everything but the quote is checked first, so the quote is shown only for a payout that can be sent.
+    // Everything is checked first, so the review (or the quote) is shown only for a payout that can be sent.
+    if (!typed.fundFrom || typed.fundFrom === typed.currency) {
+      const same = { ...typed, fundFrom: undefined };
+      const checked = await attempt(async () => {
+        await payouts.check(caller, bodyOf(same));
+        return payeeFacts(web, caller, same);
+      });
+      if ('refused' in checked) return showForm(req, reply, same, checked.refused);
+      return sendPage(web, req, reply, { title: 'Send a payout', body: reviewBody(req, caller, same, checked.done) });
+    }
     const checked = await attempt(async () => {
       await payouts.check(caller, bodyOf(typed));
-      return newQuote(caller, typed);
+      return { quote: await newQuote(caller, typed), payee: await payeeFacts(web, caller, typed) };
     });
     if ('refused' in checked) return showForm(req, reply, typed, checked.refused);
-    return sendPage(web, req, reply, { title: 'Send a payout', body: quoteBody(req, caller, typed, checked.done, false) });
+    return sendPage(web, req, reply, { title: 'Send a payout', body: quoteBody(req, caller, typed, checked.done.quote, false, checked.done.payee) });
   });
 
   app.post('/dashboard/payouts/confirm', adminPage, async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     const typed = await withRoute(web, caller, typedOf(req));
     if (!typed) return showForm(req, reply, typedOf(req), undefined, CHOOSE_ROUTE);
+    // Paid from the balance in its own currency: confirmed on its review, sent as reviewed.
+    if (!typed.fundFrom || typed.fundFrom === typed.currency) return send(req, reply, caller, { ...typed, fundFrom: undefined });
     const quoteId = formText(req, 'quoteId', { maxLength: 100 });
     const quote = await attempt(() => fx.getQuote(ctx.db, { workspaceId: caller.workspaceId, accountId: caller.accountId }, quoteId));
     if ('refused' in quote) return showForm(req, reply, typed, quote.refused);
@@ -187,7 +259,7 @@ export function payoutFormPages(app: FastifyInstance, web: Web): void {
     if (fx.quoteView(quote.done).status === 'expired') {
       const fresh = await attempt(() => newQuote(caller, typed));
       if ('refused' in fresh) return showForm(req, reply, typed, fresh.refused);
-      return sendPage(web, req, reply, { title: 'Send a payout', body: quoteBody(req, caller, typed, fresh.done, true) });
+      return sendPage(web, req, reply, { title: 'Send a payout', body: quoteBody(req, caller, typed, fresh.done, true, await payeeFacts(web, caller, typed)) });
     }
     return send(req, reply, caller, typed, quoteId);
   });

@@ -147,3 +147,31 @@ export function listAudit<Item>(sql: Sql, f: AuditQuery, map: (row: AuditRow) =>
     map,
   });
 }
+
+/**
+ * The chains holding entries whose body may carry bytes copied in by versions before migration
+ * 0080 (an uploaded file's `bytes` as an object of numbered bytes, or a Buffer's `{ type, data }`),
+ * each with the first such entry's seq: a coarse text match, which the caller narrows.
+ */
+export async function chainsWithStoredBytes(sql: Sql): Promise<{ chain: string; first_seq: number }[]> {
+  return sql.query<{ chain: string; first_seq: number }>(
+    `SELECT chain, min(seq)::int AS first_seq FROM operator_audit_log
+      WHERE body::text LIKE '%"bytes": {%' OR body::text LIKE '%"type": "Buffer"%'
+      GROUP BY chain ORDER BY chain`,
+  );
+}
+
+/** Rewrites one entry's body and links (its chain's head locked by the caller) and records the old and new hash in audit_relinks. */
+export async function relinkEntry(tx: Tx, row: { chain: string; seq: number; body: string | null; prevHash: string; hash: string; oldHash: string; reason: string }): Promise<void> {
+  await tx.query(
+    `WITH relinked AS (
+       UPDATE operator_audit_log SET body = $3::jsonb, prev_hash = $4, hash = $5 WHERE chain = $1 AND seq = $2)
+     INSERT INTO audit_relinks (chain, seq, old_hash, new_hash, reason) VALUES ($1, $2, $6, $5, $7)`,
+    [row.chain, row.seq, row.body, row.prevHash, row.hash, row.oldHash, row.reason],
+  );
+}
+
+/** Moves a chain's head hash after its entries were relinked (its seq stays). */
+export async function setChainHeadHash(tx: Tx, chain: string, hash: string): Promise<void> {
+  await tx.query('UPDATE audit_chains SET last_hash = $2 WHERE chain = $1', [chain, hash]);
+}

@@ -16,10 +16,23 @@ function fileDigest(base64: string): string {
   return `[file: ${bytes.length} bytes, sha256 ${createHash('sha256').update(bytes).digest('hex')}]`;
 }
 
-/** The body as audited: secrets redacted, and text a refused call carried made storable (src/lib/text.ts). */
+/** Bytes as the audit log keeps them: their size and digest, never their content. */
+export function bytesDigest(bytes: Uint8Array): { size: number; sha256: string } {
+  return { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/**
+ * The body as audited: secrets redacted, and text a refused call carried made storable
+ * (src/lib/text.ts). An uploaded file (src/web/multipart.ts) is kept as its own `toJSON` says
+ * (name, type, size, digest), and any other bytes as their size and digest: a payroll CSV or a
+ * passport image never reaches the log.
+ */
 function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return storableText(value);
   if (depth > 5 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Uint8Array) return bytesDigest(value);
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return redact(toJSON.call(value), depth + 1);
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
   return Object.fromEntries(
     Object.entries(value as Record<string, unknown>).map(([k, v]) => [storableText(k), REDACTED_FIELDS.test(k) ? '[redacted]' : FILE_FIELDS.test(k) && typeof v === 'string' ? fileDigest(v) : redact(v, depth + 1)]),
@@ -207,6 +220,76 @@ const entryOf = (r: audit.ChainedRow): ChainedEntry => ({
   workspaceId: r.workspace_id,
   body: r.body ?? null,
 });
+
+/** A stored body with the bytes earlier versions copied into it replaced as `redact` keeps them now; undefined when it holds none. */
+export function withoutStoredBytes(body: unknown, depth = 0): unknown {
+  if (depth > 8 || body === null || typeof body !== 'object') return undefined;
+  if (Array.isArray(body)) {
+    const items = body.map((v) => withoutStoredBytes(v, depth + 1));
+    return items.some((v) => v !== undefined) ? items.map((v, i) => v ?? body[i]) : undefined;
+  }
+  const record = body as Record<string, unknown>;
+  const buffer = bufferJson(record);
+  if (buffer) return bytesDigest(buffer);
+  const fileBytes = typeof record.bytes === 'object' && record.bytes !== null ? (bufferJson(record.bytes as Record<string, unknown>) ?? numberedBytes(record.bytes as Record<string, unknown>)) : undefined;
+  if (fileBytes && typeof record.filename === 'string') {
+    const { bytes: _bytes, ...file } = record;
+    return { ...file, ...bytesDigest(fileBytes) };
+  }
+  const entries = Object.entries(record).map(([k, v]) => [k, withoutStoredBytes(v, depth + 1)] as const);
+  return entries.some(([, v]) => v !== undefined) ? Object.fromEntries(entries.map(([k, v]) => [k, v ?? record[k]])) : undefined;
+}
+
+const isByte = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 255;
+
+/** A Buffer as its own toJSON wrote it: `{ type: 'Buffer', data: [...] }`. */
+function bufferJson(value: Record<string, unknown>): Uint8Array | undefined {
+  return value.type === 'Buffer' && Array.isArray(value.data) && value.data.every(isByte) ? Uint8Array.from(value.data as number[]) : undefined;
+}
+
+/** A Buffer's entries as the old redaction copied them, next to a file's name: `{ "0": 80, "1": 75, ... }`. */
+function numberedBytes(value: Record<string, unknown>): Uint8Array | undefined {
+  const keys = Object.keys(value);
+  if (keys.length === 0 || !keys.every((k, i) => k === String(i)) || !Object.values(value).every(isByte)) return undefined;
+  return Uint8Array.from(Object.values(value) as number[]);
+}
+
+/**
+ * Replaces the bytes of uploaded files that versions before migration 0080 copied into entries'
+ * bodies (issue 37) by their size and digest, and relinks each chain from its first changed entry
+ * to its head: every later entry gets its new prevHash and hash, and `audit_relinks` keeps each
+ * entry's old and new hash, so a chain exported or a head kept outside the database before the
+ * purge can still be matched entry by entry (docs/audit-log.md). In the caller's transaction, each
+ * chain's head locked while it is relinked. Answers how many bodies changed and entries were relinked.
+ */
+export async function purgeStoredBytes(tx: Tx): Promise<{ purged: number; relinked: number }> {
+  let purged = 0;
+  let relinked = 0;
+  for (const { chain, first_seq } of await audit.chainsWithStoredBytes(tx)) {
+    const head = await audit.lockChainHead(tx, chain, GENESIS_HASH);
+    let prevHash: string | undefined;
+    let after = Math.max(first_seq - 1, head.pruned_seq);
+    for (;;) {
+      const rows = await audit.chainEntries(tx, chain, after, head.seq, VERIFY_BATCH);
+      for (const row of rows) {
+        const entry = entryOf(row);
+        const body = withoutStoredBytes(entry.body);
+        if (body !== undefined) purged++;
+        const fields = { ...entry, body: body ?? entry.body, prevHash: prevHash ?? entry.prevHash };
+        const hash = entryHash(fields);
+        if (hash !== entry.hash) {
+          await audit.relinkEntry(tx, { chain, seq: entry.seq, body: fields.body === null ? null : JSON.stringify(fields.body), prevHash: fields.prevHash, hash, oldHash: entry.hash, reason: body !== undefined ? 'stored_bytes_purged' : 'relinked' });
+          relinked++;
+        }
+        prevHash = hash;
+      }
+      if (rows.length < VERIFY_BATCH) break;
+      after = (rows[rows.length - 1] as audit.ChainedRow).seq;
+    }
+    if (prevHash !== undefined && prevHash !== head.last_hash) await audit.setChainHeadHash(tx, chain, prevHash);
+  }
+  return { purged, relinked };
+}
 
 /** The entries of a chain up to its head as it stood when asked, in seq order, read in batches. */
 async function* chainEntries(sql: Sql, chain: string, head: audit.ChainHead | undefined): AsyncGenerator<ChainedEntry> {

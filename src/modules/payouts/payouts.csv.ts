@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fieldError } from '../../lib/errors.js';
+import { parseAmount } from '../../lib/money.js';
 
 /**
  * Payouts from a CSV file (the dashboard's bulk upload and `corridor payouts import`): the
@@ -165,4 +166,39 @@ export function csvCell(value: string | number | null | undefined): string {
 
 export function csvLine(values: readonly (string | number | null | undefined)[]): string {
   return `${values.map(csvCell).join(',')}\r\n`;
+}
+
+/** What a file of payouts debits in one currency, against the balance it is paid from. */
+export interface BatchFunding {
+  currency: string;
+  payouts: number;
+  amountMinor: bigint;
+  feeMinor: bigint;
+  /** What the balance is debited: the amounts and the fees. */
+  debitMinor: bigint;
+  availableMinor: bigint;
+  /** The balance after the file; negative when the balance cannot cover it. */
+  afterMinor: bigint;
+}
+
+/**
+ * The file's totals per currency (rows already checked, so each amount reads), with the payout fee
+ * of each and the balance after, against the available balances given: a file is sent whole or not
+ * at all, so a currency whose balance after is negative stops the whole file before anything is sent.
+ */
+export function batchFunding(rows: readonly PayoutCsvRow[], feeMinorOf: (currency: string) => bigint, availableMinorOf: (currency: string) => bigint): BatchFunding[] {
+  const totals = new Map<string, BatchFunding>();
+  for (const row of rows) {
+    const currency = row.values.currency?.toUpperCase() ?? '';
+    const amountMinor = parseAmount(row.values.amount, currency, 'amount');
+    const fee = feeMinorOf(currency);
+    const t = totals.get(currency) ?? { currency, payouts: 0, amountMinor: 0n, feeMinor: 0n, debitMinor: 0n, availableMinor: availableMinorOf(currency), afterMinor: 0n };
+    t.payouts++;
+    t.amountMinor += amountMinor;
+    t.feeMinor += fee;
+    t.debitMinor += amountMinor + fee;
+    t.afterMinor = t.availableMinor - t.debitMinor;
+    totals.set(currency, t);
+  }
+  return [...totals.values()].sort((a, b) => a.currency.localeCompare(b.currency));
 }
