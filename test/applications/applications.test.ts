@@ -240,7 +240,7 @@ describe('terms', () => {
       await own.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 180_000); // two applications of its own start in it: slow on a loaded machine
 });
 
 describe('POST /v2/applications/{id}/submit', () => {
@@ -297,6 +297,17 @@ describe('POST /v2/applications/{id}/submit', () => {
 });
 
 describe('review', () => {
+  it("takes a person's document when the reviewer reopened the documents (a director's passport asked for), and still refuses the company's details", async () => {
+    const { application: a, personId } = await completeBusiness(t.app, acme);
+    expect((await acme.request('POST', `/v2/applications/${a.id}/submit`)).statusCode).toBe(200);
+    const info = await acme.request('POST', `/v1/sandbox/applications/${a.id}/review`, { decision: 'request_info', reason: "The director's passport is expired", editableSections: ['documents'] });
+    expect(info.statusCode, info.body).toBe(200);
+    await addDocument(t.app, acme, a.id, 'photo_id', personId, { bytes: PNG, contentType: 'image/png' });
+    await addDocument(t.app, acme, a.id, 'bank_statement');
+    expect((await acme.request('PATCH', `/v2/applications/${a.id}/persons/${personId}`, { middleName: 'Byron' })).json().code).toBe('APPLICATION_SECTION_LOCKED');
+    expect((await acme.request('POST', `/v2/applications/${a.id}/submit`)).json()).toMatchObject({ status: 'under_review' });
+  });
+
   it('runs draft → under_review → more_info_requested → under_review → approved with an event at each move', async () => {
     const { application: a, personId } = await completeBusiness(t.app, acme);
     const submitted = await acme.request('POST', `/v2/applications/${a.id}/submit`);

@@ -34,7 +34,15 @@ export async function documentFacts(sql: Sql, applicationId: string): Promise<{ 
 }
 
 /** A document belongs to its person's section when it names one, else to the company's documents. */
-const sectionOf = (personId: string | null) => (personId ? 'persons' : 'documents');
+/**
+ * The section a document is written in: a company document is the `documents` section; a person's
+ * document belongs to both that person (`persons`) and the documents, so a reviewer who reopened
+ * either (asking for a director's passport by reopening `documents`, say) gets it (issue 37).
+ */
+function assertDocumentEditable(app: ApplicationRow, personId: string | null): void {
+  const reopened = app.status === 'more_info_requested' && personId && app.editable_sections.includes('documents');
+  assertEditable(app, [reopened ? 'documents' : personId ? 'persons' : 'documents']);
+}
 
 function assertCanUpload(app: ApplicationRow): void {
   if (app.status === 'more_info_requested' && !app.editable_sections.some((s) => s === 'documents' || s === 'persons')) {
@@ -73,7 +81,7 @@ export async function registerDocument(
 ): Promise<DocumentView> {
   const app = await requireApplication(tx, scope, applicationId, { lock: true });
   const personId = body.personId ?? null;
-  assertEditable(app, [sectionOf(personId)]);
+  assertDocumentEditable(app, personId);
   const upload = await findUpload(tx, app.workspace_id, body.documentKey);
   if (!upload || upload.purpose !== DOCUMENT_UPLOAD_PURPOSE || upload.owner_id !== app.id) {
     throw fieldError('documentKey', 'documentKey does not name an upload of this application (POST …/documents/upload-url)');
@@ -134,7 +142,7 @@ export async function readDocumentFile(sql: Sql, storage: Storage, scope: Accoun
 export async function deleteDocument(tx: Tx, scope: AccountScope, applicationId: string, documentId: string): Promise<void> {
   const app = await requireApplication(tx, scope, applicationId, { lock: true });
   const doc = await requireDocument(tx, applicationId, documentId);
-  assertEditable(app, [sectionOf(doc.person_id)]);
+  assertDocumentEditable(app, doc.person_id);
   await repo.deleteDocument(tx, applicationId, documentId);
   await repo.touch(tx, applicationId);
 }

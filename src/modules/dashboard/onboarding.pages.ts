@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Static } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { FieldError } from '../../lib/errors.js';
 import { IdParams } from '../../lib/schemas.js';
 import { checkBody } from '../../web/body-check.js';
-import { copyable, facts, field, fileField, link, notice, postForm, section, select, status, textarea, when, words, pageNav, pagePosition, pageRequest } from '../../web/components.js';
+import { copyable, facts, field, fileField, link, notice, postForm, section, select, status, table, textarea, when, words, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import { attempt, changeOnce, formCountry, formOptional, formText, type Refusal } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { formFile } from '../../web/multipart.js';
@@ -11,8 +11,8 @@ import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { CreateApplicationBody, PersonBody } from '../applications/applications.schemas.js';
 import { acceptTerms, applicationWithGaps, createApplication, listApplications, submitApplication, type ApplicationView } from '../applications/applications.service.js';
 import { DOCUMENT_TYPES } from '../applications/applications.transitions.js';
-import { issueDocumentUpload, registerDocument } from '../applications/documents.service.js';
-import { createPerson, listPersons } from '../applications/persons.service.js';
+import { deleteDocument, issueDocumentUpload, listDocuments, registerDocument } from '../applications/documents.service.js';
+import { createPerson, deletePerson, listPersons } from '../applications/persons.service.js';
 import type { Storage } from '../storage/storage.js';
 import { UPLOAD_CONTENT_TYPES } from '../storage/uploads.service.js';
 import { actingAccount, adminPage, canChange, dashboardUser, memberPage } from './caller.js';
@@ -20,6 +20,7 @@ import { storeSignedUpload } from './uploads.js';
 
 type DocumentType = (typeof DOCUMENT_TYPES)[number];
 const byId = { ...adminPage, schema: { hide: true, params: IdParams } };
+const ItemParams = Type.Object({ id: IdParams.properties.id, itemId: IdParams.properties.id });
 
 /** Only these can still be completed and submitted, so only these have anything "missing". */
 const OPEN_STATUSES: readonly string[] = ['draft', 'more_info_requested'];
@@ -74,9 +75,39 @@ ${facts([
   ['Terms accepted', a.termsAcceptedVersion ? `version ${a.termsAcceptedVersion}` : null],
 ])}
 ${reviewerRequest(a)}
+${await addedLists(web, req, a)}
 ${missing}
 ${OPEN_STATUSES.includes(a.status) && canChange(req) ? await fillForms(web, req, a, refused?.id === a.id ? refused.refusal : undefined) : ''}
 ${sandboxReview(web, req, a)}</section>`;
+}
+
+type Person = { id: string; firstName?: string; lastName?: string; title?: string; ownershipPercentage?: number };
+const personName = (p: Person | undefined) => (p ? `${p.firstName ?? ''} ${p.lastName ?? ''}`.trim() : 'The company');
+
+/**
+ * What the application holds so far: its persons and its documents, each with Remove while the
+ * application is open to changes (the service says which sections are; a locked one answers why).
+ */
+async function addedLists(web: Web, req: FastifyRequest, a: ApplicationView): Promise<Html> {
+  const scope = actingAccount(req);
+  const persons = (await listPersons(web.ctx, web.ctx.db, scope, a.id)).data as Person[];
+  const documents = (await listDocuments(web.ctx.db, scope, a.id)).data;
+  const removable = OPEN_STATUSES.includes(a.status) && canChange(req);
+  const base = `/dashboard/onboarding/${a.id}`;
+  const remove = (action: string, what: string) => postForm({ action, csrf: req.web.csrf, submit: 'Remove', inline: true, confirm: `Remove ${what} from the application?` });
+  return html`${a.applicationType === 'business' ? html`<h3>Persons (${persons.length})</h3>${table('The persons of this application', [
+    { label: 'Name', cell: (p: Person) => personName(p) },
+    { label: 'Title', cell: (p) => p.title ?? '' },
+    { label: 'Ownership', numeric: true, cell: (p) => (p.ownershipPercentage === undefined ? '' : `${p.ownershipPercentage} %`) },
+    ...(removable ? [{ label: 'Remove', cell: (p: Person) => remove(`${base}/persons/${p.id}/remove`, `${personName(p)} and their documents`) }] : []),
+  ], persons, 'No person added yet.')}` : ''}
+<h3>Documents (${documents.length})</h3>${table('The documents of this application', [
+    { label: 'Type', cell: (d: (typeof documents)[number]) => words(d.type) },
+    { label: 'Whose', cell: (d) => personName(persons.find((p) => p.id === d.personId)) },
+    { label: 'File', cell: (d) => `${d.contentType}, ${d.sizeBytes} bytes` },
+    { label: 'Added', cell: (d) => when(d.createdAt) },
+    ...(removable ? [{ label: 'Remove', cell: (d: (typeof documents)[number]) => remove(`${base}/documents/${d.id}/remove`, `this ${words(d.type).toLowerCase()}`) }] : []),
+  ], documents, 'No document added yet.')}`;
 }
 
 /** The forms that complete an open application: a person, a document (uploaded through the same signed URL), the terms, submit. */
@@ -197,6 +228,14 @@ ${pageNav('/dashboard/onboarding', {}, at, list)}`;
     const type = DOCUMENT_TYPES.find((t) => t === formText(req, 'type', { maxLength: 60 })) ?? (formText(req, 'type', { maxLength: 60 }) as DocumentType);
     return change(req, reply, req.params.id, (tx) => registerDocument(tx, scope, req.params.id, { documentKey: stored.done, type, personId: formOptional(req, 'personId', 100) }));
   });
+
+  const byItem = { ...adminPage, schema: { hide: true, params: ItemParams } };
+  app.post<{ Params: { id: string; itemId: string } }>('/dashboard/onboarding/:id/persons/:itemId/remove', byItem, async (req, reply) =>
+    change(req, reply, req.params.id, (tx) => deletePerson(ctx, tx, actingAccount(req), req.params.id, req.params.itemId)),
+  );
+  app.post<{ Params: { id: string; itemId: string } }>('/dashboard/onboarding/:id/documents/:itemId/remove', byItem, async (req, reply) =>
+    change(req, reply, req.params.id, (tx) => deleteDocument(tx, actingAccount(req), req.params.id, req.params.itemId)),
+  );
 
   app.post<{ Params: { id: string } }>('/dashboard/onboarding/:id/terms', byId, async (req, reply) =>
     change(req, reply, req.params.id, (tx) => acceptTerms(ctx, tx, actingAccount(req), req.params.id, ctx.config.termsVersion)),
