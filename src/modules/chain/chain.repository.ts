@@ -378,3 +378,25 @@ export function listChainDeposits<Item>(sql: Sql, f: PageRequest & { chain?: str
   if (f.status) add('status = ?', f.status);
   return paginate(sql, f, { object: 'list', from: `SELECT ${DEPOSIT_COLUMNS} FROM chain_deposits`, where, params, idColumn: 'id', map });
 }
+
+// Health
+
+export interface ChainStatusRow {
+  chain: string;
+  up: boolean;
+  error: string | null;
+  checked_at: Date;
+}
+
+/** Records how a worker found a chain's node. */
+export async function setChainStatus(sql: Sql, chain: string, up: boolean, error: string | null): Promise<void> {
+  await sql.query(
+    `INSERT INTO chain_status (chain, up, error, checked_at) VALUES ($1, $2, $3, now())
+     ON CONFLICT (chain) DO UPDATE SET up = EXCLUDED.up, error = EXCLUDED.error, checked_at = EXCLUDED.checked_at`,
+    [chain, up, error],
+  );
+}
+
+export async function chainStatuses(sql: Sql): Promise<ChainStatusRow[]> {
+  return sql.query<ChainStatusRow>('SELECT chain, up, error, checked_at FROM chain_status ORDER BY chain');
+}

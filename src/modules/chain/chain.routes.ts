@@ -66,6 +66,6 @@ function listChains(ctx: AppContext) {
         response: { 200: ChainList },
       },
     },
-    async () => ({ data: configuredChains(ctx.connectors) }),
+    async () => ({ data: await configuredChains(ctx.db, ctx.connectors) }),
   );
 }

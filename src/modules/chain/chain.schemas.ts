@@ -53,6 +53,9 @@ export const ChainSchema = Type.Object(
     tokens: Type.Record(Type.String(), Type.String(), { description: 'Token contract per currency' }),
     hotWallet: Nullable(Type.String({ description: 'The address payouts leave from (fund it with the tokens and the gas coin); null when this chain does not pay out' })),
     receives: Type.Boolean({ description: 'Whether deposit addresses are issued and watched on this chain' }),
+    status: literals(['up', 'down', 'unknown'] as const, "How the workers last found the chain's node: up; down (no RPC URL answers, or the node does not match the configuration: error), payouts and deposits wait and are retried on every look; unknown before any look"),
+    error: Nullable(Type.String({ description: 'Why the chain is down (RPC URLs shown by host only)' })),
+    checkedAt: Nullable(Timestamp),
   },
   { title: 'Configured chain' },
 );

@@ -67,10 +67,15 @@ export interface ChainView {
   hotWallet: string | null;
   /** Whether deposit addresses are issued and watched on this chain. */
   receives: boolean;
+  /** How the workers last found its node: up, down (with the error), or unknown (no worker looked yet). */
+  status: 'up' | 'down' | 'unknown';
+  error: string | null;
+  checkedAt: string | null;
 }
 
-/** Every chain the connectors of this process configure (none without a "chains" section). */
-export function configuredChains(connectors: Pick<Connectors, 'all'>): ChainView[] {
+/** Every chain the connectors of this process configure (none without a "chains" section), with how the workers last found its node. */
+export async function configuredChains(sql: Sql, connectors: Pick<Connectors, 'all'>): Promise<ChainView[]> {
+  const statuses = new Map((await repo.chainStatuses(sql)).map((s) => [s.chain, s]));
   return connectors
     .all()
     .filter((c): c is ChainConnector => c instanceof ChainConnector)
@@ -83,5 +88,12 @@ export function configuredChains(connectors: Pick<Connectors, 'all'>): ChainView
       tokens: { ...c.settings.tokens },
       hotWallet: c.payouts?.signer.address ?? null,
       receives: c.deposits !== undefined,
+      ...statusOf(statuses.get(c.settings.name), c.health.error),
     }));
+}
+
+/** A chain's status as recorded by the workers; before any look, this process's start-up check's failure (down) or unknown. */
+function statusOf(row: repo.ChainStatusRow | undefined, startError: string | null): Pick<ChainView, 'status' | 'error' | 'checkedAt'> {
+  if (row) return { status: row.up ? 'up' : 'down', error: row.error, checkedAt: row.checked_at.toISOString() };
+  return startError ? { status: 'down', error: startError, checkedAt: null } : { status: 'unknown', error: null, checkedAt: null };
 }
