@@ -74,7 +74,8 @@ describe('sanctioned wallet addresses', () => {
   }
 
   const chainDeposits = async (c: Caller) => (await operator(w.t.app, 'GET', `/operator/v1/chain/deposits?limit=100`)).json<{ data: (HeldDeposit & { workspaceId: string })[] }>().data.filter((d) => d.workspaceId === c.workspaceId);
-  const depositsOf = async (c: Caller) => (await c.request('GET', '/v1/deposits')).json<{ data: { id: string; amount: string; status: string }[] }>().data;
+  const depositsOf = async (c: Caller) =>
+    (await c.request('GET', '/v1/deposits')).json<{ data: { id: string; amount: string; status: string; chain: string | null; txHash: string | null; fromAddress: string | null; blockNumber: string | null }[] }>().data;
 
   it('a deposit from a listed address is held for the operator with the evidence, not credited; release credits it once, reject never does', async () => {
     const c = await receivingWorkspace(w.t.app, { name: 'Deposit Taker Ltd' });
@@ -105,6 +106,9 @@ describe('sanctioned wallet addresses', () => {
     await w.anvil.mine(2);
     await w.worker.tick();
     expect((await depositsOf(c)).map((d) => [d.amount, d.status])).toEqual([['7.000000', 'completed']]);
+    // The integrator sees where it came from.
+    const mined = await w.anvil.public.getTransactionReceipt({ hash: first });
+    expect((await depositsOf(c))[0]).toMatchObject({ chain: 'ethereum', txHash: first, fromAddress: LISTED, blockNumber: mined.blockNumber.toString() });
     expect(await balance(c, 'USDC')).toMatchObject({ balance: '7.000000' });
     expect((await chainDeposits(c)).map((d) => d.status).sort()).toEqual(['credited', 'rejected']);
   });

@@ -46,6 +46,7 @@ export async function creditTaken(ctx: Pick<AppContext, 'log'>, tx: Tx, row: rep
       amount: formatAmount(BigInt(row.amount_minor), row.currency),
       rail: 'crypto',
       clientRef: `${row.chain}:${row.tx_hash}:${row.log_index}`,
+      chainDetails: { chain: row.chain, txHash: row.tx_hash, fromAddress: row.from_address, blockNumber: row.block_number },
     });
     return await repo.setCredited(tx, row.id, deposit.id, decidedBy);
   } catch (err) {
