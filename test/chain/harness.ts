@@ -43,6 +43,9 @@ export interface WorldOptions {
   noMining?: boolean;
   databaseUrl?: string;
   hooks?: ChainHooks;
+  /** The chain's RPC URLs given anvil's (default: anvil's alone). */
+  rpcUrls?: (anvilUrl: string) => string[];
+  rpcTimeoutMs?: number;
 }
 
 /** anvil with USDC and USDT (6 decimals) deployed, the hot wallet funded, and a test app with the chain connector on it. */
@@ -62,7 +65,8 @@ export async function chainWorld(options: WorldOptions = {}): Promise<ChainWorld
       chains: {
         ethereum: {
           chainId: anvil.chainId,
-          rpcUrls: [anvil.url],
+          rpcUrls: options.rpcUrls?.(anvil.url) ?? [anvil.url],
+          ...(options.rpcTimeoutMs ? { rpcTimeoutMs: options.rpcTimeoutMs, startCheckTimeoutMs: options.rpcTimeoutMs } : {}),
           tokens: { USDC: usdc, USDT: usdt },
           confirmations: options.confirmations ?? 3,
           maxFeePerGasGwei: options.maxFeePerGasGwei ?? '100',

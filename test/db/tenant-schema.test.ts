@@ -29,11 +29,13 @@ const NOT_TENANT_TABLES: Record<string, string> = {
   // every workspace's payouts, so they stay on the coordinator with the wallet.
   chain_nonces: "the operator's hot wallet nonce per chain",
   chain_checkpoints: "the deposit watcher's position per chain",
+  chain_status: "whether each chain's node answers, as the workers last found it",
   chain_payouts: "payouts signed from the operator's one hot wallet (its nonce sequence spans workspaces)",
   chain_transactions: "the signed transactions of the hot wallet",
   // Sanctions lists: the same for every workspace, a reference table.
   screening_list_versions: 'sanctions list loads (reference table)',
   screening_entries: 'sanctions list entries (reference table)',
+  screening_addresses: "sanctions list entries' wallet addresses (reference table)",
   screening_settings: "the operator's screening settings",
   // Owned by a workspace or an operator principal under another name.
   idempotency_keys: '`owner_id` is the workspace id for workspace keys (scope = workspace), an operator principal otherwise',

@@ -1,5 +1,8 @@
 import {
+  BaseError,
   createPublicClient,
+  HttpRequestError,
+  TimeoutError,
   defineChain,
   encodeFunctionData,
   fallback,
@@ -31,13 +34,52 @@ export function chainClient(settings: ChainSettings, pollMs: number): PublicClie
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: settings.rpcUrls } },
   });
-  const transports = settings.rpcUrls.map((url) => http(url, { retryCount: 1, timeout: 10_000 }));
+  // With more than one URL, one that fails or hangs costs rpcTimeoutMs before the next is asked; the worker's next look retries.
+  const retryCount = settings.rpcUrls.length === 1 ? 1 : 0;
+  const transports = settings.rpcUrls.map((url) => http(url, { retryCount, timeout: settings.rpcTimeoutMs }));
   return createPublicClient({ chain, transport: transports.length === 1 ? (transports[0] as ReturnType<typeof http>) : fallback(transports), pollingInterval: pollMs, cacheTime: 0 });
 }
 
 /** The calldata of `transfer(to, amount)`. */
 export function transferData(to: Address, amountMinor: bigint): Hex {
   return encodeFunctionData({ abi: ERC20_ABI, functionName: 'transfer', args: [to, amountMinor] });
+}
+
+/** The chain's node did not answer at any of its URLs: an outage, not a configuration mismatch. */
+export class ChainUnreachable extends Error {}
+
+/** A failure of the transport (refused, reset, timed out), not an answer of the node. */
+export function isNetworkError(err: unknown): boolean {
+  return err instanceof BaseError && err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) !== null;
+}
+
+/** A URL as logs and pages show it: its host only (a provider's URL may carry an API key in its path or query). */
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'an invalid URL';
+  }
+};
+
+/**
+ * Checks the chain (checkChain) against its URLs one at a time, each given startCheckTimeoutMs, against the
+ * first that answers: a mismatch throws an Error (a configuration to fix); no URL answering throws
+ * ChainUnreachable (the chain is down; the API starts without it and the worker tries again).
+ */
+export async function checkChainUrls(settings: ChainSettings): Promise<void> {
+  const failures: string[] = [];
+  for (const url of settings.rpcUrls) {
+    const client = createPublicClient({ transport: http(url, { retryCount: 0, timeout: settings.startCheckTimeoutMs }), cacheTime: 0 });
+    try {
+      await checkChain(client, settings);
+      return;
+    } catch (err) {
+      if (!isNetworkError(err)) throw err;
+      failures.push(`${hostOf(url)}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    }
+  }
+  throw new ChainUnreachable(`chain ${settings.name}: no RPC URL answered (${failures.join('; ')})`);
 }
 
 /**
@@ -53,6 +95,7 @@ export async function checkChain(client: PublicClient, settings: ChainSettings):
     try {
       decimals = await client.readContract({ address: token, abi: ERC20_ABI, functionName: 'decimals' });
     } catch (err) {
+      if (isNetworkError(err)) throw err;
       throw new Error(`chain ${settings.name}: ${currency} token ${token} does not answer decimals() (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
     }
     const scale = currencyScale(currency);

@@ -18,6 +18,10 @@ export interface ChainSettings {
   network: string;
   chainId: number;
   rpcUrls: string[];
+  /** How long one RPC request of the worker may take before the next URL is asked. */
+  rpcTimeoutMs: number;
+  /** How long a start-up check's request may take before the next URL is asked (a process starts without a chain that does not answer). */
+  startCheckTimeoutMs: number;
   /** Token contract per currency (checksummed or not; compared lower-case). */
   tokens: Partial<Record<ChainCurrency, `0x${string}`>>;
   /** Blocks on top of a transaction's block (itself included) before it counts. */
@@ -104,6 +108,8 @@ export function parseChainsSection(section: unknown): ChainsConfig {
       network,
       chainId,
       rpcUrls: v.rpcUrls as string[],
+      rpcTimeoutMs: Math.max(100, positiveInt(v.rpcTimeoutMs, `${name}.rpcTimeoutMs`, 10_000)),
+      startCheckTimeoutMs: Math.max(100, positiveInt(v.startCheckTimeoutMs, `${name}.startCheckTimeoutMs`, 3000)),
       tokens,
       confirmations,
       maxFeePerGasWei: gwei(v.maxFeePerGasGwei ?? '200', `${name}.maxFeePerGasGwei`),

@@ -4,7 +4,7 @@ import type { AsyncConnector, ConnectorStep, HandedOverPayout } from '../../conn
 import type { Tx } from '../../db/db.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { registerReceivingChains, type ReceivingChain } from './chain.addresses.js';
-import { checkChain, chainClient } from './chain.client.js';
+import { ChainUnreachable, checkChainUrls, chainClient } from './chain.client.js';
 import { CHAIN_CURRENCIES, openSealed, parseChainsSection, type ChainCurrency } from './chain.config.js';
 import type { ChainRuntime } from './chain.rails.js';
 import * as repo from './chain.repository.js';
@@ -43,7 +43,7 @@ export class ChainConnector implements AsyncConnector {
       const signer = options.signers?.[settings.name] ?? (settings.hotWalletKey ? localSigner(openSealed(deps.box, settings.hotWalletKey, `${settings.name}.hotWalletKey`)) : undefined);
       const sealedWallet = settings.depositXpub ?? settings.depositSeed;
       const wallet = sealedWallet ? depositWallet(openSealed(deps.box, sealedWallet, `${settings.name}.deposit wallet`)) : undefined;
-      return { settings, client, ...(signer ? { payouts: { settings, client, signer } } : {}), ...(wallet ? { deposits: { settings, client, wallet } } : {}) };
+      return { settings, client, health: { checked: false, error: null }, ...(signer ? { payouts: { settings, client, signer } } : {}), ...(wallet ? { deposits: { settings, client, wallet } } : {}) };
     });
     const receiving: ReceivingChain[] = this.chains.flatMap((c) =>
       c.deposits ? [{ name: c.settings.name, network: c.settings.network, wallet: c.deposits.wallet, currencies: Object.keys(c.settings.tokens) as ChainCurrency[] }] : [],
@@ -76,9 +76,22 @@ export class ChainConnector implements AsyncConnector {
     return this.chains.find((c) => c.settings.name === chain)?.payouts?.signer.address;
   }
 
-  /** Checks every chain against its node (chain id, each token's decimals); throws, and the process refuses to start, on a mismatch. */
+  /**
+   * Checks every chain against its node (chain id, each token's decimals), each URL in turn with a
+   * short timeout; throws, and the process refuses to start, on a mismatch. A chain whose node does
+   * not answer at any URL does not stop the start: it is down, and the worker checks it again
+   * before its first look (chain.worker.ts).
+   */
   async checkAtStart(): Promise<void> {
-    for (const c of this.chains) await checkChain(c.client, c.settings);
+    for (const c of this.chains) {
+      try {
+        await checkChainUrls(c.settings);
+        c.health = { checked: true, error: null };
+      } catch (err) {
+        if (!(err instanceof ChainUnreachable)) throw err;
+        c.health = { checked: false, error: err.message };
+      }
+    }
   }
 
   /**

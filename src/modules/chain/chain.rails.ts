@@ -17,10 +17,18 @@ export interface DepositRail {
   wallet: DepositWallet;
 }
 
+/** Whether a chain's node was checked (chain id, token decimals) and answers; kept by the process that looks at it. */
+export interface ChainHealth {
+  checked: boolean;
+  /** The last look's failure (null: it worked). */
+  error: string | null;
+}
+
 /** One configured chain as the connector runs it. */
 export interface ChainRuntime {
   settings: ChainSettings;
   client: PublicClient;
+  health: ChainHealth;
   payouts?: PayoutRail;
   deposits?: DepositRail;
 }

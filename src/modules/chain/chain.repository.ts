@@ -200,8 +200,15 @@ export async function ensureCheckpoint(sql: Sql, chain: string, nextBlock: bigin
   await sql.query(`INSERT INTO chain_checkpoints (chain, next_block) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [chain, nextBlock.toString()]);
 }
 
-export async function setCheckpoint(sql: Sql, chain: string, nextBlock: bigint): Promise<void> {
-  await sql.query(`UPDATE chain_checkpoints SET next_block = $2, updated_at = now() WHERE chain = $1`, [chain, nextBlock.toString()]);
+/** Moves the checkpoint, with the hash of the block before it (the last scanned; null: not known). */
+export async function setCheckpoint(sql: Sql, chain: string, nextBlock: bigint, lastHash: string | null): Promise<void> {
+  await sql.query(`UPDATE chain_checkpoints SET next_block = $2, last_hash = $3, updated_at = now() WHERE chain = $1`, [chain, nextBlock.toString(), lastHash]);
+}
+
+/** Where the watcher is: the next block to scan and the hash it saw for the one before. */
+export async function readCheckpointHash(sql: Sql, chain: string): Promise<{ nextBlock: bigint; lastHash: string | null } | undefined> {
+  const row = await maybeOne<{ next_block: string; last_hash: string | null }>(sql, `SELECT next_block::text AS next_block, last_hash FROM chain_checkpoints WHERE chain = $1`, [chain]);
+  return row ? { nextBlock: BigInt(row.next_block), lastHash: row.last_hash } : undefined;
 }
 
 /** The owner's derivation index, allocated on first use. */
@@ -236,11 +243,17 @@ export async function addressesOfOwner(sql: Sql, accountId: string): Promise<{ c
   return sql.query(`SELECT chain, address FROM chain_deposit_addresses WHERE account_id = $1 ORDER BY chain`, [accountId]);
 }
 
+export type ChainDepositStatus = 'credited' | 'held' | 'rejected' | 'reversed';
+
+/** A transfer as the watcher saw it: what it is (the identity) and where it was mined. */
 export interface NewChainDeposit {
   chain: string;
   txHash: string;
+  /** Its ordinal among the transaction's transfers of the same token, sender, recipient and amount. */
+  position: number;
   logIndex: number;
   blockNumber: bigint;
+  blockHash: string;
   token: string;
   currency: string | null;
   fromAddress: string;
@@ -250,30 +263,14 @@ export interface NewChainDeposit {
   workspaceId: string;
 }
 
-/** Takes a Transfer log once: true when it is new (the caller then credits it or holds it). */
-export async function claimDeposit(sql: Sql, d: NewChainDeposit, status: 'credited' | 'held', reason: string | null): Promise<boolean> {
-  const rows = await sql.query(
-    `INSERT INTO chain_deposits (chain, tx_hash, log_index, block_number, token, currency, from_address, to_address, amount_minor, account_id, workspace_id, status, reason)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING RETURNING 1`,
-    [d.chain, d.txHash, d.logIndex, d.blockNumber.toString(), d.token, d.currency, d.fromAddress, d.toAddress, d.amountMinor.toString(), d.accountId, d.workspaceId, status, reason],
-  );
-  return rows.length === 1;
-}
-
-/** A transfer taken to credit that the deposit service refused (e.g. the currency is not enabled): held for the operator. */
-export async function holdDeposit(sql: Sql, d: { chain: string; txHash: string; logIndex: number }, reason: string): Promise<void> {
-  await sql.query(`UPDATE chain_deposits SET status = 'held', reason = $4 WHERE chain = $1 AND tx_hash = $2 AND log_index = $3`, [d.chain, d.txHash, d.logIndex, reason]);
-}
-
-export async function setDepositId(sql: Sql, d: { chain: string; txHash: string; logIndex: number }, depositId: string): Promise<void> {
-  await sql.query(`UPDATE chain_deposits SET deposit_id = $4 WHERE chain = $1 AND tx_hash = $2 AND log_index = $3`, [d.chain, d.txHash, d.logIndex, depositId]);
-}
-
 export interface ChainDepositRow {
+  id: string;
   chain: string;
   tx_hash: string;
+  transfer_position: number;
   log_index: number;
   block_number: string;
+  block_hash: string | null;
   token: string;
   currency: string | null;
   from_address: string;
@@ -281,32 +278,125 @@ export interface ChainDepositRow {
   amount_minor: string;
   account_id: string;
   workspace_id: string;
-  status: 'credited' | 'held';
+  status: ChainDepositStatus;
   deposit_id: string | null;
   reason: string | null;
+  evidence: unknown[] | null;
+  decided_by: string | null;
+  decided_at: Date | null;
+  reversed_at: Date | null;
   created_at: Date;
 }
 
-/** The Transfer logs taken on a chain, oldest first (tests and the operator's view of held transfers). */
-export async function chainDeposits(sql: Sql, filter: { chain?: string; status?: 'credited' | 'held' } = {}): Promise<ChainDepositRow[]> {
+const DEPOSIT_COLUMNS = `id, chain, tx_hash, transfer_position, log_index, block_number::text AS block_number, block_hash, token, currency, from_address, to_address,
+            amount_minor::text AS amount_minor, account_id, workspace_id, status, deposit_id, reason, evidence, decided_by, decided_at, reversed_at, created_at`;
+
+const IDENTITY = 'chain = $1 AND tx_hash = $2 AND transfer_position = $3 AND token = $7 AND from_address = $9 AND to_address = $10 AND amount_minor = $11';
+
+/**
+ * Takes a transfer once by what it is: answers its row when it is new, or was reversed and is back
+ * on the chain (the caller then credits it or holds it), or undefined when it was taken before, whose
+ * place (block, log index) is then brought up to date (the same transaction re-mined after a reorg).
+ */
+export async function claimDeposit(sql: Sql, d: NewChainDeposit, status: 'credited' | 'held', reason: string | null, evidence: unknown[] | null): Promise<ChainDepositRow | undefined> {
+  const params = [d.chain, d.txHash, d.position, d.logIndex, d.blockNumber.toString(), d.blockHash, d.token, d.currency, d.fromAddress, d.toAddress, d.amountMinor.toString(),
+    d.accountId, d.workspaceId, status, reason, evidence === null ? null : JSON.stringify(evidence)];
+  const back = await sql.query<ChainDepositRow>(
+    `UPDATE chain_deposits SET status = $14, reason = $15, evidence = $16::jsonb, deposit_id = NULL, reversed_at = NULL, log_index = $4, block_number = $5, block_hash = $6,
+            currency = $8, account_id = $12, workspace_id = $13
+      WHERE ${IDENTITY} AND status = 'reversed' RETURNING ${DEPOSIT_COLUMNS}`,
+    params,
+  );
+  if (back[0]) return back[0];
+  const rows = await sql.query<ChainDepositRow & { inserted: boolean }>(
+    `INSERT INTO chain_deposits (chain, tx_hash, transfer_position, log_index, block_number, block_hash, token, currency, from_address, to_address, amount_minor,
+                                 account_id, workspace_id, status, reason, evidence)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb)
+     ON CONFLICT (chain, tx_hash, token, from_address, to_address, amount_minor, transfer_position)
+       DO UPDATE SET log_index = EXCLUDED.log_index, block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash
+     RETURNING ${DEPOSIT_COLUMNS}, (xmax = 0) AS inserted`,
+    params,
+  );
+  const row = rows[0];
+  if (!row?.inserted) return undefined;
+  const { inserted: _, ...taken } = row;
+  return taken;
+}
+
+/** Where a taken transfer is now (the same transaction re-mined elsewhere after a reorg). */
+export async function moveDeposit(sql: Sql, id: string, at: { blockNumber: bigint; blockHash: string; logIndex: number }): Promise<void> {
+  await sql.query(`UPDATE chain_deposits SET block_number = $2, block_hash = $3, log_index = $4 WHERE id = $1`, [id, at.blockNumber.toString(), at.blockHash, at.logIndex]);
+}
+
+/** A taken transfer, locked. */
+export async function lockDeposit(sql: Sql, id: string): Promise<ChainDepositRow | undefined> {
+  return maybeOne<ChainDepositRow>(sql, `SELECT ${DEPOSIT_COLUMNS} FROM chain_deposits WHERE id = $1 FOR UPDATE`, [id]);
+}
+
+/** A transfer taken to credit that the deposit service refused (e.g. the currency is not enabled): held for the operator. */
+export async function holdDeposit(sql: Sql, id: string, reason: string): Promise<void> {
+  await sql.query(`UPDATE chain_deposits SET status = 'held', reason = $2 WHERE id = $1`, [id, reason]);
+}
+
+export async function setCredited(sql: Sql, id: string, depositId: string, decidedBy: string | null): Promise<ChainDepositRow> {
+  return one<ChainDepositRow>(
+    sql,
+    `UPDATE chain_deposits SET status = 'credited', deposit_id = $2, decided_by = COALESCE($3, decided_by), decided_at = CASE WHEN $3::text IS NULL THEN decided_at ELSE now() END
+      WHERE id = $1 RETURNING ${DEPOSIT_COLUMNS}`,
+    [id, depositId, decidedBy],
+  );
+}
+
+export async function setRejected(sql: Sql, id: string, by: string): Promise<ChainDepositRow> {
+  return one<ChainDepositRow>(sql, `UPDATE chain_deposits SET status = 'rejected', decided_by = $2, decided_at = now() WHERE id = $1 RETURNING ${DEPOSIT_COLUMNS}`, [id, by]);
+}
+
+export async function setReversed(sql: Sql, id: string): Promise<void> {
+  await sql.query(`UPDATE chain_deposits SET status = 'reversed', reversed_at = now() WHERE id = $1`, [id]);
+}
+
+/** The transfers taken from this block on (their blocks may have been reorged away). */
+export async function depositsFrom(sql: Sql, chain: string, fromBlock: bigint): Promise<ChainDepositRow[]> {
   return sql.query<ChainDepositRow>(
-    `SELECT chain, tx_hash, log_index, block_number::text AS block_number, token, currency, from_address, to_address, amount_minor::text AS amount_minor,
-            account_id, workspace_id, status, deposit_id, reason, created_at
-       FROM chain_deposits WHERE ($1::text IS NULL OR chain = $1) AND ($2::text IS NULL OR status = $2) ORDER BY block_number, log_index`,
+    `SELECT ${DEPOSIT_COLUMNS} FROM chain_deposits WHERE chain = $1 AND block_number >= $2 AND status <> 'reversed' ORDER BY block_number, log_index`,
+    [chain, fromBlock.toString()],
+  );
+}
+
+/** The transfers taken on a chain, oldest first (tests and the operator's view of held transfers). */
+export async function chainDeposits(sql: Sql, filter: { chain?: string; status?: ChainDepositStatus } = {}): Promise<ChainDepositRow[]> {
+  return sql.query<ChainDepositRow>(
+    `SELECT ${DEPOSIT_COLUMNS} FROM chain_deposits WHERE ($1::text IS NULL OR chain = $1) AND ($2::text IS NULL OR status = $2) ORDER BY block_number, log_index`,
     [filter.chain ?? null, filter.status ?? null],
   );
 }
 
-const DEPOSIT_COLUMNS = `chain, tx_hash, log_index, block_number::text AS block_number, token, currency, from_address, to_address, amount_minor::text AS amount_minor,
-            account_id, workspace_id, status, deposit_id, reason, created_at`;
-
-/** A Transfer log's key as one short text: the list's keyset id (a cursor keeps at most 64 characters). */
-const DEPOSIT_KEY = `md5(chain || ':' || tx_hash || ':' || log_index::text)`;
-
-/** The Transfer logs taken, newest first, paged (the operator's list): held ones, credited ones, or both; one chain or all. */
-export function listChainDeposits<Item>(sql: Sql, f: PageRequest & { chain?: string | undefined; status?: 'credited' | 'held' | undefined }, map: (row: ChainDepositRow) => Item) {
+/** The transfers taken, newest first, paged (the operator's list): by status or all; one chain or all. */
+export function listChainDeposits<Item>(sql: Sql, f: PageRequest & { chain?: string | undefined; status?: ChainDepositStatus | undefined }, map: (row: ChainDepositRow) => Item) {
   const { where, params, add } = listFilters();
   if (f.chain) add('chain = ?', f.chain);
   if (f.status) add('status = ?', f.status);
-  return paginate(sql, f, { object: 'list', from: `SELECT ${DEPOSIT_COLUMNS} FROM chain_deposits`, where, params, idColumn: DEPOSIT_KEY, map });
+  return paginate(sql, f, { object: 'list', from: `SELECT ${DEPOSIT_COLUMNS} FROM chain_deposits`, where, params, idColumn: 'id', map });
+}
+
+// Health
+
+export interface ChainStatusRow {
+  chain: string;
+  up: boolean;
+  error: string | null;
+  checked_at: Date;
+}
+
+/** Records how a worker found a chain's node. */
+export async function setChainStatus(sql: Sql, chain: string, up: boolean, error: string | null): Promise<void> {
+  await sql.query(
+    `INSERT INTO chain_status (chain, up, error, checked_at) VALUES ($1, $2, $3, now())
+     ON CONFLICT (chain) DO UPDATE SET up = EXCLUDED.up, error = EXCLUDED.error, checked_at = EXCLUDED.checked_at`,
+    [chain, up, error],
+  );
+}
+
+export async function chainStatuses(sql: Sql): Promise<ChainStatusRow[]> {
+  return sql.query<ChainStatusRow>('SELECT chain, up, error, checked_at FROM chain_status ORDER BY chain');
 }

@@ -1,7 +1,12 @@
 import type { AppContext } from '../../context.js';
+import type { FastifyRequest } from 'fastify';
 import { route, type App } from '../../http/routes.js';
-import { ChainDepositListQuery, ChainDepositPage, ChainList } from './chain.schemas.js';
-import { configuredChains, listChainDeposits } from './chain.service.js';
+import { runIdempotent } from '../../http/idempotency.js';
+import { ChainDepositListQuery, ChainDepositPage, ChainDepositParams, ChainDepositSchema, ChainList } from './chain.schemas.js';
+import { configuredChains, decideChainDeposit, listChainDeposits } from './chain.service.js';
+
+/** Who decides: the operator key (the console signs in with one). */
+const actor = (req: FastifyRequest): string => `key:${req.operator?.keyId ?? 'unknown'}`;
 
 const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
 
@@ -9,6 +14,28 @@ const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
 export function chainRoutes(app: App, ctx: AppContext): void {
   app.route(listDeposits(ctx));
   app.route(listChains(ctx));
+  app.route(decideDeposit(ctx, 'release'));
+  app.route(decideDeposit(ctx, 'reject'));
+}
+
+function decideDeposit(ctx: AppContext, decision: 'release' | 'reject') {
+  return route.post(
+    `/operator/v1/chain/deposits/:id/${decision}`,
+    {
+      config: { auth: 'operator' },
+      schema: {
+        ...operator,
+        summary:
+          decision === 'release'
+            ? 'Release a held chain deposit: it is credited to its owner now (409 CHAIN_DEPOSIT_NOT_CREDITABLE when it still cannot be)'
+            : 'Reject a held chain deposit: it is never credited; the tokens stay on the deposit address for the operator to deal with',
+        description: 'Only a held transfer is decided (409 CHAIN_DEPOSIT_DECIDED otherwise); the decision and its operator are kept on it.',
+        params: ChainDepositParams,
+        response: { 200: ChainDepositSchema },
+      },
+    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await decideChainDeposit(ctx, tx, req.params.id, decision, actor(req)) })),
+  );
 }
 
 function listDeposits(ctx: AppContext) {
@@ -39,6 +66,6 @@ function listChains(ctx: AppContext) {
         response: { 200: ChainList },
       },
     },
-    async () => ({ data: configuredChains(ctx.connectors) }),
+    async () => ({ data: await configuredChains(ctx.db, ctx.connectors) }),
   );
 }

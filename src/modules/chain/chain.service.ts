@@ -1,25 +1,32 @@
 import type { Connectors } from '../../connectors/connector.js';
-import type { Sql } from '../../db/db.js';
+import type { AppContext } from '../../context.js';
+import type { Sql, Tx } from '../../db/db.js';
 import type { PageRequest } from '../../db/pagination.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { formatAmount } from '../../lib/money.js';
+import { attributed } from '../operator/audit.service.js';
+import type { ScreeningEvidence } from '../screening/screening.addresses.js';
 import { ChainConnector } from './chain.connector.js';
+import { rejectDeposit, releaseDeposit } from './chain.deposits.js';
 import * as repo from './chain.repository.js';
 
 /**
  * The operator's read-only view of the chain connector: the configured chains with their hot wallet
  * (the address to fund with the tokens and the gas coin), and the Transfer logs the deposit watcher
- * took, among them the ones held for the operator (a token Corridor does not take, or a currency the
- * owner has no virtual account in), which are never credited.
+ * took, among them the ones held for the operator (a sender on a sanctions list, a token Corridor does
+ * not take, or a currency the owner has no virtual account in), which the operator releases or rejects.
  */
 
 export function chainDepositView(row: repo.ChainDepositRow) {
   const known = row.currency !== null && currencyInfo(row.currency) !== undefined;
   return {
+    id: row.id,
     chain: row.chain,
     txHash: row.tx_hash,
+    position: row.transfer_position,
     logIndex: row.log_index,
     blockNumber: row.block_number,
+    blockHash: row.block_hash,
     token: row.token,
     currency: row.currency,
     amount: known ? formatAmount(BigInt(row.amount_minor), row.currency as string) : null,
@@ -31,13 +38,23 @@ export function chainDepositView(row: repo.ChainDepositRow) {
     status: row.status,
     depositId: row.deposit_id,
     reason: row.reason,
+    evidence: (row.evidence ?? []) as ScreeningEvidence[],
+    decidedBy: row.decided_by,
+    decidedAt: row.decided_at ? row.decided_at.toISOString() : null,
+    reversedAt: row.reversed_at ? row.reversed_at.toISOString() : null,
     createdAt: row.created_at.toISOString(),
   };
 }
 export type ChainDepositView = ReturnType<typeof chainDepositView>;
 
-export function listChainDeposits(sql: Sql, f: PageRequest & { chain?: string | undefined; status?: 'credited' | 'held' | undefined }) {
+export function listChainDeposits(sql: Sql, f: PageRequest & { chain?: string | undefined; status?: repo.ChainDepositStatus | undefined }) {
   return repo.listChainDeposits(sql, f, chainDepositView);
+}
+
+/** The operator's decision on a held transfer: released (credited now) or rejected (never credited). */
+export async function decideChainDeposit(ctx: Pick<AppContext, 'log'>, tx: Tx, id: string, decision: 'release' | 'reject', by: string): Promise<ChainDepositView> {
+  const row = decision === 'release' ? await releaseDeposit(ctx, tx, id, by) : await rejectDeposit(tx, id, by);
+  return chainDepositView(attributed(row));
 }
 
 export interface ChainView {
@@ -50,10 +67,15 @@ export interface ChainView {
   hotWallet: string | null;
   /** Whether deposit addresses are issued and watched on this chain. */
   receives: boolean;
+  /** How the workers last found its node: up, down (with the error), or unknown (no worker looked yet). */
+  status: 'up' | 'down' | 'unknown';
+  error: string | null;
+  checkedAt: string | null;
 }
 
-/** Every chain the connectors of this process configure (none without a "chains" section). */
-export function configuredChains(connectors: Pick<Connectors, 'all'>): ChainView[] {
+/** Every chain the connectors of this process configure (none without a "chains" section), with how the workers last found its node. */
+export async function configuredChains(sql: Sql, connectors: Pick<Connectors, 'all'>): Promise<ChainView[]> {
+  const statuses = new Map((await repo.chainStatuses(sql)).map((s) => [s.chain, s]));
   return connectors
     .all()
     .filter((c): c is ChainConnector => c instanceof ChainConnector)
@@ -66,5 +88,12 @@ export function configuredChains(connectors: Pick<Connectors, 'all'>): ChainView
       tokens: { ...c.settings.tokens },
       hotWallet: c.payouts?.signer.address ?? null,
       receives: c.deposits !== undefined,
+      ...statusOf(statuses.get(c.settings.name), c.health.error),
     }));
+}
+
+/** A chain's status as recorded by the workers; before any look, this process's start-up check's failure (down) or unknown. */
+function statusOf(row: repo.ChainStatusRow | undefined, startError: string | null): Pick<ChainView, 'status' | 'error' | 'checkedAt'> {
+  if (row) return { status: row.up ? 'up' : 'down', error: row.error, checkedAt: row.checked_at.toISOString() };
+  return startError ? { status: 'down', error: startError, checkedAt: null } : { status: 'unknown', error: null, checkedAt: null };
 }

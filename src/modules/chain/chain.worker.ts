@@ -1,8 +1,9 @@
 import type { AppContext } from '../../context.js';
 import { reportPayoutOutcomes } from '../payouts/payouts.outcomes.js';
+import { checkChainUrls } from './chain.client.js';
 import { ChainConnector, NETWORK_NOT_SERVED } from './chain.connector.js';
 import { followSent, sendAccepted } from './chain.payouts.js';
-import type { ChainHooks } from './chain.rails.js';
+import type { ChainHooks, ChainRuntime } from './chain.rails.js';
 import * as repo from './chain.repository.js';
 import { watchDeposits } from './chain.watcher.js';
 
@@ -17,6 +18,8 @@ export class ChainWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private readonly connectors: ChainConnector[];
+  /** What this worker last recorded per chain (null: up). */
+  private readonly recorded = new Map<string, string | null>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -43,16 +46,30 @@ export class ChainWorker {
     const hooks = this.options.hooks ?? {};
     for (const c of this.connectors.flatMap((connector) => connector.chains)) {
       try {
+        // A chain not checked yet (its node did not answer at start) is checked before any work.
+        if (!c.health.checked) await checkChainUrls(c.settings);
+        c.health.checked = true;
         if (c.payouts) {
           await sendAccepted(this.ctx, c.payouts, hooks);
           await followSent(this.ctx, c.payouts, hooks);
         }
         if (c.deposits) await watchDeposits(this.ctx, c.deposits);
+        await this.record(c, null);
       } catch (err) {
+        await this.record(c, err instanceof Error ? err.message.split('\n')[0] ?? err.message : String(err));
         failure ??= err;
       }
     }
     if (failure !== undefined) throw failure;
+  }
+
+  /** Records a chain up or down (on a change, and on the first look of this worker), for the console and the operator API. */
+  private async record(c: ChainRuntime, error: string | null): Promise<void> {
+    if (this.recorded.get(c.settings.name) === error) return;
+    c.health.error = error;
+    await repo.setChainStatus(this.ctx.db, c.settings.name, error === null, error);
+    this.recorded.set(c.settings.name, error);
+    if (error !== null) this.ctx.log.warn({ chain: c.settings.name, err: error }, 'chain down: its node does not answer or does not match; the worker tries again on every look');
   }
 
   start(): void {

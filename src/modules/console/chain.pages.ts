@@ -14,7 +14,7 @@ const ROWS = 50;
  */
 export function chainPages(app: FastifyInstance, web: Web): void {
   app.get('/console/chain', consolePage, async (req, reply) => {
-    const chains = configuredChains(web.ctx.connectors);
+    const chains = await configuredChains(web.ctx.db, web.ctx.connectors);
     const held = await listChainDeposits(web.ctx.db, { status: 'held', limit: ROWS });
     const body = html`<p>USDC and USDT payouts leave as ERC-20 transfers from each chain's hot wallet; deposit addresses are watched for transfers (docs/guides/crypto-rail.md). Set in the <code>chains</code> section of <code>CORRIDOR_CONNECTORS_FILE</code>.</p>
 ${table<ChainView>(
@@ -27,6 +27,7 @@ ${table<ChainView>(
     { label: 'Hot wallet (fund with the tokens and the gas coin)', cell: (c) => (c.hotWallet ? html`<code>${c.hotWallet}</code>` : html`<span class="muted">does not pay out</span>`) },
     { label: 'Tokens', cell: (c) => html`${Object.entries(c.tokens).map(([currency, address], i) => html`${i > 0 ? ', ' : ''}${currency} <code>${address}</code>`)}` },
     { label: 'Deposits', cell: (c) => (c.receives ? 'watched' : html`<span class="muted">not received</span>`) },
+    { label: 'Node', cell: (c) => (c.status === 'down' ? html`<strong>down</strong>: ${c.error ?? ''} (payouts and deposits wait; retried on every look)` : c.status) },
   ],
   chains,
   'No chain is configured.',

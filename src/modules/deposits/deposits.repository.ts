@@ -22,21 +22,30 @@ export interface DepositRow {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  chain_details: ChainDetails | null;
+}
+
+/** Where an on-chain deposit came from. */
+export interface ChainDetails {
+  chain: string;
+  txHash: string;
+  fromAddress: string;
+  blockNumber: string;
 }
 
 export const DEPOSIT_COLUMNS = `id, workspace_id, account_id, virtual_account_id, client_ref, rail, currency, status,
   amount_minor::text AS amount_minor, fee_minor::text AS fee_minor, credit_transfer_id, fee_transfer_id, credited_at, credit_reversed_at, failure_reason,
-  created_at, updated_at, completed_at`;
+  created_at, updated_at, completed_at, chain_details`;
 
 export async function insertDeposit(
   sql: Sql,
-  d: { id: string; workspaceId: string; accountId: string; virtualAccountId: string | null; clientRef: string; rail: string; currency: string; amountMinor: bigint; feeMinor: bigint },
+  d: { id: string; workspaceId: string; accountId: string; virtualAccountId: string | null; clientRef: string; rail: string; currency: string; amountMinor: bigint; feeMinor: bigint; chainDetails?: ChainDetails | undefined },
 ): Promise<DepositRow> {
   return one(
     sql,
-    `INSERT INTO deposits (id, workspace_id, account_id, virtual_account_id, client_ref, rail, currency, status, amount_minor, fee_minor)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9) RETURNING ${DEPOSIT_COLUMNS}`,
-    [d.id, d.workspaceId, d.accountId, d.virtualAccountId, d.clientRef, d.rail, d.currency, d.amountMinor.toString(), d.feeMinor.toString()],
+    `INSERT INTO deposits (id, workspace_id, account_id, virtual_account_id, client_ref, rail, currency, status, amount_minor, fee_minor, chain_details)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10::jsonb) RETURNING ${DEPOSIT_COLUMNS}`,
+    [d.id, d.workspaceId, d.accountId, d.virtualAccountId, d.clientRef, d.rail, d.currency, d.amountMinor.toString(), d.feeMinor.toString(), d.chainDetails ? JSON.stringify(d.chainDetails) : null],
   );
 }
 

@@ -20,6 +20,10 @@ export const DepositSchema = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     completedAt: Nullable(Timestamp),
+    chain: Nullable(Type.String({ description: 'On a crypto deposit received on chain: the chain (the name the operator configured, e.g. `ethereum`); null otherwise' })),
+    txHash: Nullable(Type.String({ description: 'On a crypto deposit received on chain: the transaction that paid it' })),
+    fromAddress: Nullable(Type.String({ description: 'On a crypto deposit received on chain: the address that sent the tokens' })),
+    blockNumber: Nullable(Type.String({ description: 'On a crypto deposit received on chain: the decimal number of the block it was credited from' })),
   },
   { title: 'Deposit', description: '`accountId` is the sub-account credited (null: the master account).' },
 );

@@ -45,6 +45,10 @@ export function depositData(row: DepositRow) {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     completedAt: row.completed_at ? row.completed_at.toISOString() : null,
+    chain: row.chain_details?.chain ?? null,
+    txHash: row.chain_details?.txHash ?? null,
+    fromAddress: row.chain_details?.fromAddress ?? null,
+    blockNumber: row.chain_details?.blockNumber ?? null,
   };
 }
 
@@ -60,6 +64,8 @@ export interface NewDeposit {
   amount: string;
   rail?: DepositRail | undefined;
   clientRef?: string | undefined;
+  /** An on-chain deposit's origin (the chain module's watcher), shown to the owner. */
+  chainDetails?: repo.ChainDetails | undefined;
   outcome?: 'completed' | 'failed' | 'in_review' | 'pending' | 'processing' | undefined;
 }
 
@@ -98,6 +104,7 @@ async function receiveDeposit(tx: Tx, owner: ActingAccount, workspace: Pick<Call
     currency,
     amountMinor,
     feeMinor: minAmount(workspace.terms.depositFeeMinor(currency), amountMinor),
+    chainDetails: rail === 'crypto' ? input.chainDetails : undefined,
   });
   const row = await expectCredit(tx, inserted);
   const outcome = input.outcome ?? 'completed';

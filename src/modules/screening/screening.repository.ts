@@ -1,6 +1,8 @@
 import type { Sql } from '../../db/db.js';
 import { maybeOne, one } from '../../db/db.js';
 import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
+import type { ListedAddress } from './lists/addresses.js';
+import { addressKey } from './lists/addresses.js';
 import type { EntryKind, Hit, ListEntry, ListName } from './matching.js';
 
 /** All SQL of the screening tables: list versions and entries, beneficiary screenings, payout holds, settings. */
@@ -15,18 +17,20 @@ export interface VersionRow {
   names: number;
   individuals: number;
   entities: number;
+  /** Digital-currency addresses its entries carry. */
+  addresses: number;
   loaded_by: string;
   loaded_at: Date;
 }
 
-const VERSION_COLUMNS = 'id, list, format, sha256, bytes::text AS bytes, entries, names, individuals, entities, loaded_by, loaded_at';
+const VERSION_COLUMNS = 'id, list, format, sha256, bytes::text AS bytes, entries, names, individuals, entities, addresses, loaded_by, loaded_at';
 
 export async function insertVersion(sql: Sql, v: Omit<VersionRow, 'loaded_at'>): Promise<VersionRow> {
   return one<VersionRow>(
     sql,
-    `INSERT INTO screening_list_versions (id, list, format, sha256, bytes, entries, names, individuals, entities, loaded_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${VERSION_COLUMNS}`,
-    [v.id, v.list, v.format, v.sha256, v.bytes, v.entries, v.names, v.individuals, v.entities, v.loaded_by],
+    `INSERT INTO screening_list_versions (id, list, format, sha256, bytes, entries, names, individuals, entities, addresses, loaded_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${VERSION_COLUMNS}`,
+    [v.id, v.list, v.format, v.sha256, v.bytes, v.entries, v.names, v.individuals, v.entities, v.addresses, v.loaded_by],
   );
 }
 
@@ -64,6 +68,41 @@ export async function entriesOf(sql: Sql, versionId: string): Promise<ListEntry[
     [versionId],
   );
   return rows.map((r) => ({ entryId: r.entry_id, kind: r.kind, name: r.name, aliases: r.aliases, datesOfBirth: r.dates_of_birth, countries: r.countries, programs: r.programs }));
+}
+
+/** A version's digital-currency addresses (its entries'), each under its lookup key. */
+export async function insertAddresses(sql: Sql, versionId: string, addresses: readonly ListedAddress[]): Promise<void> {
+  for (let start = 0; start < addresses.length; start += ENTRY_ROWS_PER_STATEMENT) {
+    const chunk = addresses.slice(start, start + ENTRY_ROWS_PER_STATEMENT);
+    await sql.query(
+      `INSERT INTO screening_addresses (version_id, address_key, address, currency, entry_id, entry_name)
+       SELECT $1, k, a, c, e, n FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS x(k, a, c, e, n)
+       ON CONFLICT DO NOTHING`,
+      [versionId, chunk.map((a) => addressKey(a.address)), chunk.map((a) => a.address), chunk.map((a) => a.currency), chunk.map((a) => a.entryId), chunk.map((a) => a.entryName)],
+    );
+  }
+}
+
+export interface ListedAddressRow {
+  list: ListName;
+  address_key: string;
+  address: string;
+  currency: string;
+  entry_id: string;
+  entry_name: string;
+}
+
+/** The addresses with these keys on the newest version of each list. */
+export async function activeListedAddresses(sql: Sql, keys: readonly string[]): Promise<ListedAddressRow[]> {
+  if (keys.length === 0) return [];
+  return sql.query<ListedAddressRow>(
+    `SELECT v.list, a.address_key, a.address, a.currency, a.entry_id, a.entry_name
+       FROM screening_addresses a
+       JOIN (SELECT DISTINCT ON (list) id, list FROM screening_list_versions ORDER BY list, loaded_at DESC, id DESC) v ON v.id = a.version_id
+      WHERE a.address_key = ANY($1::text[])
+      ORDER BY v.list, a.entry_id`,
+    [keys],
+  );
 }
 
 /** The newest version of each list: the ones screened against. */

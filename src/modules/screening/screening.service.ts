@@ -5,8 +5,10 @@ import type { PageRequest } from '../../db/pagination.js';
 import { enqueue } from '../../jobs/queue.js';
 import { fieldError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import type { ListedAddress } from './lists/addresses.js';
 import { parseListFile } from './lists/index.js';
 import { ListIndex, screenAll, type Hit, type ListEntry, type ListName, type Subject } from './matching.js';
+import { screenAddresses, type AddressHit } from './screening.addresses.js';
 import * as repo from './screening.repository.js';
 
 /**
@@ -74,6 +76,7 @@ export function versionData(row: repo.VersionRow) {
     names: row.names,
     individuals: row.individuals,
     entities: row.entities,
+    addresses: row.addresses,
     loadedBy: row.loaded_by,
     loadedAt: row.loaded_at.toISOString(),
   };
@@ -89,8 +92,9 @@ export type VersionView = ReturnType<typeof versionData>;
 export async function loadList(tx: Tx, input: { list: ListName; bytes: Uint8Array; loadedBy: string }): Promise<VersionView> {
   let entries: ListEntry[];
   let format: string;
+  let addresses: ListedAddress[];
   try {
-    ({ entries, format } = parseListFile(input.list, input.bytes));
+    ({ entries, format, addresses } = parseListFile(input.list, input.bytes));
   } catch (err) {
     throw fieldError('file', `file is not a ${input.list} list in its official format: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -108,9 +112,11 @@ export async function loadList(tx: Tx, input: { list: ListName; bytes: Uint8Arra
     names: index.nameCount,
     individuals: entries.filter((e) => e.kind === 'individual').length,
     entities: entries.filter((e) => e.kind !== 'individual').length,
+    addresses: addresses.length,
     loaded_by: input.loadedBy,
   });
   await repo.insertEntries(tx, id, entries);
+  await repo.insertAddresses(tx, id, addresses);
   await enqueue(tx, { kind: SCREENING_RESCREEN_JOB, payload: { versionId: id } });
   // This process screens against the new version from its commit on without reading it back.
   indexes.set(id, Promise.resolve(index));
@@ -201,20 +207,31 @@ function payoutSubjects(p: SubmittedPayout): Subject[] {
   return subjects;
 }
 
+/** The crypto wallets a payout's beneficiary names (its `account` and `accounts` of type crypto). */
+function payoutWallets(p: SubmittedPayout): { network: string; address: string }[] {
+  const b = p.beneficiary;
+  type Account = { type?: unknown; data?: { network?: unknown; address?: unknown } };
+  const accounts = [...(Array.isArray(b.accounts) ? (b.accounts as Account[]) : []), ...(b.account ? [b.account as Account] : [])];
+  return accounts.flatMap((a) => (a.type === 'crypto' && typeof a.data?.address === 'string' ? [{ network: str(a.data.network) ?? '', address: a.data.address }] : []));
+}
+
 /**
  * The screening of payouts at submit, in the transaction that writes them (after their rows, before
- * their first steps are scheduled): each payout whose beneficiary or sender matches a list is held
- * (recorded with its evidence) and must not be scheduled. Returns the held payouts' hits by payout id.
+ * their first steps are scheduled): each payout whose beneficiary or sender matches a list, or whose
+ * crypto wallet is a listed address (screening.addresses.ts), is held (recorded with its evidence)
+ * and must not be scheduled. Returns the held payouts' hits by payout id.
  */
 export async function holdListedPayouts(ctx: ScreeningContext, tx: Tx, payouts: readonly SubmittedPayout[]): Promise<Map<string, Hit[]>> {
   const held = new Map<string, Hit[]>();
   if (payouts.length === 0) return held;
   const active = await activeIndexes(ctx, tx);
-  if (active.length === 0) return held;
+  const wallets = payouts.flatMap((p) => payoutWallets(p).map((w) => ({ payoutId: p.id, request: { ...w, currency: p.currency, direction: 'outgoing' as const } })));
+  const addressHits = await screenAddresses(tx, wallets.map((w) => w.request));
   for (const p of payouts) {
-    const hits = payoutSubjects(p)
-      .flatMap((s) => screenAll(active, s, ctx.config.screening.matchThreshold))
-      .sort((a, b) => b.score - a.score);
+    const hits: Hit[] = [
+      ...wallets.flatMap((w, i) => (w.payoutId === p.id ? (addressHits[i] as AddressHit[]) : [])),
+      ...(active.length === 0 ? [] : payoutSubjects(p).flatMap((s) => screenAll(active, s, ctx.config.screening.matchThreshold))),
+    ].sort((a, b) => b.score - a.score);
     if (hits.length > 0) held.set(p.id, hits);
   }
   const holds = payouts.filter((p) => held.has(p.id)).map((p) => ({ payoutId: p.id, workspaceId: p.workspaceId, clientRef: p.clientRef, amountMinor: p.amountMinor, currency: p.currency, hits: held.get(p.id) as Hit[] }));
@@ -225,8 +242,15 @@ export async function holdListedPayouts(ctx: ScreeningContext, tx: Tx, payouts: 
 /** The screening a payout read shows: `clear`, or its hold's status with the evidence. */
 export interface PayoutScreening {
   status: 'clear' | repo.HoldStatus;
-  hits: { list: string; entryId: string; entryName: string; matchedName: string; score: number }[];
+  hits: { list: string; entryId: string; entryName: string; matchedName: string; score: number; address?: string; currency?: string }[];
 }
 
 /** A hit as a payout read shows it (the subject's own name is the customer's, already known to them). */
-export const hitEvidence = (h: Hit) => ({ list: h.list, entryId: h.entryId, entryName: h.entryName, matchedName: h.matchedName, score: h.score });
+export const hitEvidence = (h: Hit | AddressHit) => ({
+  list: h.list,
+  entryId: h.entryId,
+  entryName: h.entryName,
+  matchedName: h.matchedName,
+  score: h.score,
+  ...('address' in h ? { address: h.address, currency: h.currency } : {}),
+});

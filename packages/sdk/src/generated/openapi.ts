@@ -2659,6 +2659,8 @@ export interface components {
             accountId: string | null;
             /** @description What the payer sent */
             amount: string;
+            blockNumber: string | null;
+            chain: string | null;
             /** @description The payment's reference */
             clientRef: string;
             completedAt: string | null;
@@ -2670,6 +2672,7 @@ export interface components {
             creditedAmount: string | null;
             currency: string;
             failureReason: string | null;
+            fromAddress: string | null;
             /**
              * Format: uuid
              * @description UUID
@@ -2678,6 +2681,7 @@ export interface components {
             rail: "bank_transfer" | "mobile_money" | "paybill" | "mpesa_stk_push" | "account_credit" | "crypto";
             serviceFee: string | null;
             status: "pending" | "processing" | "completed" | "failed" | "in_review" | "refunding" | "refunded";
+            txHash: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3797,13 +3801,17 @@ export interface components {
         };
         /** ScreeningHit */
         ScreeningHit: {
+            /** @description On an address hit: the listed digital-currency address the payout pays or the deposit came from */
+            address?: string;
+            /** @description On an address hit: the currency the list names for the address (`ETH`, `XBT`, `USDT`…) */
+            currency?: string;
             /** @description The entry's id in its list (OFAC uid, UN or EU reference number, OFSI group id) */
             entryId: string;
             /** @description The entry's primary name */
             entryName: string;
             /** @description `ofac-sdn` (OFAC SDN: the CSV set SDN/ALT/ADD or SDN.XML), `un` (UN Security Council consolidated list, XML), `eu` (EU consolidated financial sanctions list, XML), `uk-ofsi` (UK OFSI consolidated list, ConList.csv) */
             list: "ofac-sdn" | "un" | "eu" | "uk-ofsi";
-            /** @description The name or alias of the entry that matched */
+            /** @description The name or alias of the entry that matched; on an address hit, the address as the list writes it */
             matchedName: string;
             score: number;
         };

@@ -1,4 +1,5 @@
 import type { ListEntry, ListName } from '../matching.js';
+import type { ListedAddress } from './addresses.js';
 import { parseEuXml } from './eu.js';
 import { parseOfacCsv, parseOfacXml } from './ofac.js';
 import { parseUkCsv } from './uk.js';
@@ -10,6 +11,8 @@ export type ListFormat = 'ofac-csv' | 'ofac-xml' | 'un-xml' | 'eu-xml' | 'uk-csv
 export interface ParsedList {
   format: ListFormat;
   entries: ListEntry[];
+  /** The digital-currency addresses the entries carry (only OFAC's SDN lists them). */
+  addresses: ListedAddress[];
 }
 
 /** A file's text: UTF-8 (a byte-order mark dropped), or Latin-1 where it is not valid UTF-8 (older OFAC CSVs). */
@@ -28,12 +31,12 @@ export function parseListFile(list: ListName, bytes: Uint8Array): ParsedList {
   const text = fileText(bytes);
   switch (list) {
     case 'ofac-sdn':
-      return isXml(text) ? { format: 'ofac-xml', entries: parseOfacXml(text) } : { format: 'ofac-csv', entries: parseOfacCsv(text) };
+      return isXml(text) ? { format: 'ofac-xml', ...parseOfacXml(text) } : { format: 'ofac-csv', ...parseOfacCsv(text) };
     case 'un':
-      return { format: 'un-xml', entries: parseUnXml(text) };
+      return { format: 'un-xml', entries: parseUnXml(text), addresses: [] };
     case 'eu':
-      return { format: 'eu-xml', entries: parseEuXml(text) };
+      return { format: 'eu-xml', entries: parseEuXml(text), addresses: [] };
     case 'uk-ofsi':
-      return { format: 'uk-csv', entries: parseUkCsv(text) };
+      return { format: 'uk-csv', entries: parseUkCsv(text), addresses: [] };
   }
 }
