@@ -265,6 +265,3 @@ export async function statementCsv(sql: Sql, id: string): Promise<string> {
   const rows = lines.map((l) => [statement.statementId, statement.bankAccount, statement.date, l.seq, l.status, l.direction, l.amount, l.currency, l.bookingDate, l.entryRef, l.endToEndId, l.bankTransactionCode, l.description, l.matched?.object.type, l.matched?.object.id, l.reason, l.decidedBy]);
   return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }
-
-/** Whether a deposit was already posted from this bank entry. */
-export const depositPostedFrom = repo.depositMovementOf;

@@ -171,6 +171,8 @@ export interface EntryTransaction {
 export interface Entry {
   /** The bank's reference of the entry: AcctSvcrRef, else NtryRef. */
   ref: string | undefined;
+  /** Both of the entry's own references as written (a bank may reuse one of them across entries). */
+  references: { accountServicer: string | undefined; entry: string | undefined };
   amount: Amount;
   direction: 'credit' | 'debit';
   /** BOOK, PDNG, INFO (camt.05x.001.08 `Sts/Cd`, older `Sts`). */
@@ -184,7 +186,19 @@ export interface Entry {
   transactions: EntryTransaction[];
 }
 
-const dateOf = (node: unknown) => text(node, 'Dt') ?? text(node, 'DtTm')?.slice(0, 10);
+/** A calendar date as ISO writes it (YYYY-MM-DD, or the date of a date-time): a month 13 or a 30 February is an error, never a date PostgreSQL is left to refuse. */
+export function isoDate(value: string | undefined, what: string): string | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(value.trim());
+  const [year, month, day] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (!m || month < 1 || month > 12 || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+    throw new InboundParseError(`${what}: ${value} is not a calendar date`);
+  }
+  return value.trim().slice(0, 10);
+}
+
+const dateOf = (node: unknown, what: string) => isoDate(text(node, 'Dt') ?? text(node, 'DtTm'), what);
 
 function creditorReference(tx: Node): string | undefined {
   const strd = list(tx, 'RmtInf', 'Strd')[0];
@@ -203,12 +217,13 @@ function entry(node: Node): Entry {
   const extra = at(node, 'AddtlNtryInf');
   return {
     ref: text(node, 'AcctSvcrRef') ?? text(node, 'NtryRef'),
+    references: { accountServicer: text(node, 'AcctSvcrRef'), entry: text(node, 'NtryRef') },
     amount: amount(node, 'the amount of an entry', 'Amt'),
     direction: direction === 'CRDT' ? 'credit' : 'debit',
     status: text(node, 'Sts', 'Cd') ?? required(node, 'the status of an entry', 'Sts'),
     reversal: text(node, 'RvslInd') === 'true',
-    bookingDate: dateOf(at(node, 'BookgDt')),
-    valueDate: dateOf(at(node, 'ValDt')),
+    bookingDate: dateOf(at(node, 'BookgDt'), 'the booking date of an entry (BookgDt)'),
+    valueDate: dateOf(at(node, 'ValDt'), 'the value date of an entry (ValDt)'),
     bankTransactionCode: code || undefined,
     description: Array.isArray(extra) && typeof extra[0] === 'string' ? extra[0] : undefined,
     transactions: list(node, 'NtryDtls').flatMap((d) =>
@@ -266,6 +281,7 @@ export interface Balance {
 export interface Statement {
   id: string;
   account: ReportedAccount;
+  /** The date the statement was made (of CreDtTm). */
   createdAt: string | undefined;
   fromDate: string | undefined;
   toDate: string | undefined;
@@ -284,7 +300,7 @@ function balance(node: Node): Balance {
   const type = text(node, 'Tp', 'CdOrPrtry', 'Cd') ?? text(node, 'Tp', 'CdOrPrtry', 'Prtry') ?? 'OTHR';
   const amt = amount(node, 'a balance', 'Amt');
   const sign = text(node, 'CdtDbtInd') === 'DBIT' ? -1n : 1n;
-  return { type, amount: amt, signedMinor: amt.minor * sign, date: dateOf(at(node, 'Dt')) };
+  return { type, amount: amt, signedMinor: amt.minor * sign, date: dateOf(at(node, 'Dt'), `the date of the ${type} balance`) };
 }
 
 function statement(doc: Node, version: string): StatementMessage {
@@ -296,9 +312,9 @@ function statement(doc: Node, version: string): StatementMessage {
     statements: list(root, 'Stmt').map((s) => ({
       id: required(s, 'a statement id', 'Id'),
       account: account(s),
-      createdAt: text(s, 'CreDtTm'),
-      fromDate: text(s, 'FrToDt', 'FrDtTm')?.slice(0, 10),
-      toDate: text(s, 'FrToDt', 'ToDtTm')?.slice(0, 10),
+      createdAt: isoDate(text(s, 'CreDtTm'), 'the creation time of the statement (CreDtTm)'),
+      fromDate: isoDate(text(s, 'FrToDt', 'FrDtTm'), 'the start of the statement period (FrDtTm)'),
+      toDate: isoDate(text(s, 'FrToDt', 'ToDtTm'), 'the end of the statement period (ToDtTm)'),
       balances: list(s, 'Bal').map(balance),
       entries: list(s, 'Ntry').map(entry),
     })),
@@ -317,7 +333,7 @@ export interface PaymentReturn {
 
 function paymentReturn(doc: Node, version: string): PaymentReturn {
   const root = doc['PmtRtr'];
-  const groupDate = text(root, 'GrpHdr', 'IntrBkSttlmDt');
+  const groupDate = isoDate(text(root, 'GrpHdr', 'IntrBkSttlmDt'), 'the settlement date (GrpHdr/IntrBkSttlmDt)');
   return {
     kind: 'pacs.004',
     version,
@@ -327,7 +343,7 @@ function paymentReturn(doc: Node, version: string): PaymentReturn {
       returnId: text(tx, 'RtrId'),
       amount: amount(tx, 'the returned amount', 'RtrdIntrBkSttlmAmt'),
       reason: reason(list(tx, 'RtrRsnInf')[0]),
-      settlementDate: text(tx, 'IntrBkSttlmDt') ?? groupDate,
+      settlementDate: isoDate(text(tx, 'IntrBkSttlmDt'), 'the settlement date of a return (IntrBkSttlmDt)') ?? groupDate,
     })),
   };
 }
