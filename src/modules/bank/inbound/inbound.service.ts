@@ -15,7 +15,7 @@ import { payoutIdOfEndToEndId } from './end-to-end.js';
 import * as repo from './inbound.repository.js';
 import type { InboundFileRow } from './inbound.repository.js';
 import type { InboundSource, WaitingFile } from './inbound.source.js';
-import { InboundParseError, parseInbound, type Amount, type Entry, type EntryTransaction, type InboundMessage, type Notification, type PaymentReturn, type Reason, type StatementMessage, type StatusReport } from './iso20022.parse.js';
+import { InboundParseError, parseInbound, type Amount, type Balance, type Entry, type EntryTransaction, type InboundMessage, type Notification, type ReportedAccount, type PaymentReturn, type Reason, type StatementMessage, type StatusReport } from './iso20022.parse.js';
 import { describeReason, RETURN_REASONS, STATUS_REASONS } from './reason-codes.js';
 
 /*
@@ -96,8 +96,10 @@ class Run {
     return n >= this.from && n < this.to;
   }
 
-  accountByIban(iban: string | undefined): BankAccount | undefined {
-    return iban ? this.options.accounts.find((a) => normal(a.iban) === normal(iban)) : undefined;
+  /** The connection's account a statement or notification is about: by its IBAN, or by the other id a bank may give it in (`Othr/Id`, some banks write the IBAN there). */
+  accountOf(reported: ReportedAccount): BankAccount | undefined {
+    const ids = [reported.iban, reported.otherId].filter((id): id is string => id !== undefined).map(normal);
+    return this.options.accounts.find((a) => ids.includes(normal(a.iban)));
   }
 
   /** The one account of the connection in a currency, when there is exactly one. */
@@ -230,13 +232,21 @@ function transactionsOf(entry: Entry): (EntryTransaction & { amount: Amount | un
 
 async function applyNotification(run: Run, m: Notification): Promise<void> {
   for (const n of m.notifications) {
-    const account = run.accountByIban(n.account.iban);
+    const account = run.accountOf(n.account);
+    // Only the connection's accounts are read, each notification on its own: another account's, or one that cannot be read, is one exception, and the others go on.
+    if (!account || n.unreadable !== undefined) {
+      if (!run.takes()) continue;
+      const facts: EntryFacts = { bank_account: account?.id ?? null, entry_ref: n.id, end_to_end_id: null, direction: null, amount_minor: null, currency: n.account.currency ?? null, booking_date: null };
+      if (!account) await run.exception('unknown_bank_account', `Notification ${n.id} is about ${n.account.iban ?? n.account.otherId ?? 'an unnamed account'}, which is no bank account of the connection: not read`, facts);
+      else await run.exception('unreadable_notification', `Notification ${n.id} of ${account.id} could not be read (${n.unreadable ?? ''}): nothing of it applied; the bank must correct and resend it`, facts);
+      await run.entryDone();
+      continue;
+    }
     for (const entry of n.entries) {
       for (const [position, tx] of transactionsOf(entry).entries()) {
         if (!run.takes()) continue;
         const facts: EntryFacts = { bank_account: account?.id ?? null, entry_ref: tx.ref ?? null, end_to_end_id: tx.endToEndId ?? null, direction: entry.direction, amount_minor: tx.amount?.minor ?? null, currency: tx.amount?.currency ?? null, booking_date: entry.bookingDate ?? null };
-        if (!account) await run.exception('unknown_bank_account', `The notification is about ${n.account.iban ?? n.account.otherId ?? 'an unnamed account'}, which is no bank account of the connection`, facts);
-        else if (entry.status !== 'BOOK') {
+        if (entry.status !== 'BOOK') {
           // Pending or information only: nothing moves until the bank books it.
         } else if (!tx.amount) await run.exception('no_amount', 'A transaction of a batch entry carries no amount', facts);
         else await applyBookedEntry(run, m.kind, entry, tx, tx.amount, facts, creditIdentity(account, entry, tx, position, tx.amount));
@@ -336,16 +346,33 @@ async function applyReturns(run: Run, m: PaymentReturn): Promise<void> {
   }
 }
 
+/**
+ * A statement's opening and closing balances, booked ones first: OPBD (or PRCD, the previous
+ * closing) and CLBD; a page of a paginated statement opens or closes on an interim booked balance
+ * (ITBD); a statement with available balances only (OPAV, CLAV) is reconciled on those. FWAV and
+ * ITAV (forward and interim available) never stand for the day's opening or closing.
+ */
+export function openingAndClosing(balances: readonly Balance[]): { opening: Balance | undefined; closing: Balance | undefined } {
+  const of = (type: string) => balances.find((b) => b.type === type);
+  const interim = balances.filter((b) => b.type === 'ITBD');
+  const booked = of('OPBD') ?? of('PRCD');
+  const closed = of('CLBD');
+  // Two interim balances: the page opens on the first and closes on the last; one: it stands for whichever booked end is missing.
+  const opening = booked ?? (interim.length > 1 || closed ? interim[0] : undefined) ?? of('OPAV');
+  const closing = closed ?? (interim.length > 1 || booked ? interim[interim.length - 1] : undefined) ?? of('CLAV');
+  return { opening, closing };
+}
+
 async function applyStatements(run: Run, m: StatementMessage): Promise<void> {
   for (const s of m.statements) {
     if (!run.takes()) continue;
-    const account = run.accountByIban(s.account.iban);
-    const opening = s.balances.find((b) => b.type === 'OPBD') ?? s.balances.find((b) => b.type === 'PRCD');
-    const closing = s.balances.find((b) => b.type === 'CLBD');
+    const account = run.accountOf(s.account);
+    const { opening, closing } = openingAndClosing(s.balances);
     const date = closing?.date ?? s.toDate ?? s.createdAt?.slice(0, 10);
     const facts: EntryFacts = { bank_account: account?.id ?? null, entry_ref: s.id, end_to_end_id: null, direction: null, amount_minor: null, currency: s.account.currency ?? null, booking_date: date ?? null };
-    if (!account) await run.exception('unknown_bank_account', `Statement ${s.id} is about ${s.account.iban ?? 'an unnamed account'}, which is no bank account of the connection`, facts);
-    else if (!opening || !closing || !date) await run.exception('statement_incomplete', `Statement ${s.id} lacks an opening (OPBD) or closing (CLBD) balance or its date`, facts);
+    if (!account) await run.exception('unknown_bank_account', `Statement ${s.id} is about ${s.account.iban ?? 'an unnamed account'}, which is no bank account of the connection: not read`, facts);
+    else if (s.unreadable !== undefined) await run.exception('unreadable_statement', `Statement ${s.id} of ${account.id} could not be read (${s.unreadable}): not recorded; the bank must correct and resend it`, facts);
+    else if (!opening || !closing || !date) await run.exception('statement_incomplete', `Statement ${s.id} lacks an opening balance (OPBD, PRCD, ITBD, OPAV) or a closing one (CLBD, ITBD, CLAV), or its date`, facts);
     else {
       const lines = s.entries.filter((e) => e.status === 'BOOK').flatMap((entry) =>
         (entry.transactions.length > 1 && entry.transactions.every((t) => t.amount) ? transactionsOf(entry) : [{ ...transactionsOf(entry)[0], amount: entry.amount, ref: entry.ref, endToEndId: entry.transactions.length === 1 ? entry.transactions[0]?.endToEndId : undefined }]).map((t) => ({
@@ -405,6 +432,12 @@ async function recordFile(ctx: AppContext, name: string, content: Buffer): Promi
   return inserted ? { file: inserted, fresh: true } : { file: (await repo.findFileBySha(ctx.db, sha256)) as InboundFileRow, fresh: false };
 }
 
+/** The reason, when not one statement or notification of a file could be read: the file is quarantined whole, as any file that cannot be read. */
+function wholeFileUnreadable(message: InboundMessage): string | undefined {
+  const parts = message.kind === 'camt.053' ? message.statements : message.kind === 'camt.054' ? message.notifications : [];
+  return parts.length > 0 && parts.every((p) => p.unreadable !== undefined) ? parts[0]?.unreadable : undefined;
+}
+
 /**
  * Reads a recorded file into its message, or quarantines it with the reason: whatever the reader
  * cannot take (not XML, an impossible date, a field missing, a reader failure) holds this file only.
@@ -426,6 +459,8 @@ async function readFile(ctx: AppContext, file: InboundFileRow, fresh: boolean, c
   } catch (err) {
     return quarantine(err instanceof InboundParseError ? err.message : `the file could not be read: ${errorText(err)}`);
   }
+  const nothingReadable = wholeFileUnreadable(message);
+  if (nothingReadable) return quarantine(nothingReadable, message);
   const earlier = await repo.findMessageFile(ctx.db, message.kind, message.messageId, file.id);
   if (earlier) return quarantine(`message id ${message.messageId} was taken in before, from ${earlier.name}`, message);
   const applying = await repo.startApplying(ctx.db, file.id, { type: message.kind, version: message.version, id: message.messageId });

@@ -1,6 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
-import { currencyInfo } from '../../../lib/currencies.js';
-import { currencyScale } from '../../../lib/money.js';
+import { iso4217Scale } from '../../../lib/currencies.js';
 
 /*
  * Reading the files a bank sends back (ISO 20022): pain.002 status reports, camt.054 debit and credit
@@ -85,10 +84,10 @@ function optionalAmount(node: unknown, what: string, ...path: string[]): Amount 
 }
 
 export function toAmount(raw: string, currency: string, what = 'amount'): Amount {
-  if (!currencyInfo(currency)) throw new InboundParseError(`${what}: currency ${currency} is not one Corridor knows`);
+  const scale = iso4217Scale(currency);
+  if (scale === undefined) throw new InboundParseError(`${what}: ${currency} is no ISO 4217 currency`);
   const m = /^(\d{1,24})(?:\.(\d{1,8}))?$/.exec(raw);
   if (!m) throw new InboundParseError(`${what}: ${raw} is not an amount`);
-  const scale = currencyScale(currency);
   const decimals = m[2] ?? '';
   if (decimals.replace(/0+$/, '').length > scale) throw new InboundParseError(`${what}: ${raw} ${currency} has more decimals than ${currency} has`);
   const minor = BigInt(m[1] as string) * 10n ** BigInt(scale) + BigInt((decimals + '0'.repeat(scale)).slice(0, scale) || '0');
@@ -252,11 +251,24 @@ function account(node: unknown): ReportedAccount {
   return { iban: text(node, 'Acct', 'Id', 'IBAN'), otherId: text(node, 'Acct', 'Id', 'Othr', 'Id'), currency: text(node, 'Acct', 'Ccy') };
 }
 
+/**
+ * What a statement or notification says, read on its own: one that cannot be read carries the reason
+ * (`unreadable`) instead of failing the file, so one account's content never blocks another's.
+ */
+function readOnItsOwn<T extends object>(read: () => T, empty: T): T & { unreadable?: string } {
+  try {
+    return read();
+  } catch (err) {
+    if (!(err instanceof InboundParseError)) throw err;
+    return { ...empty, unreadable: err.message };
+  }
+}
+
 export interface Notification {
   kind: 'camt.054';
   version: string;
   messageId: string;
-  notifications: { id: string; account: ReportedAccount; entries: Entry[] }[];
+  notifications: { id: string; account: ReportedAccount; entries: Entry[]; unreadable?: string | undefined }[];
 }
 
 function notification(doc: Node, version: string): Notification {
@@ -265,7 +277,7 @@ function notification(doc: Node, version: string): Notification {
     kind: 'camt.054',
     version,
     messageId: required(root, 'the message id', 'GrpHdr', 'MsgId'),
-    notifications: list(root, 'Ntfctn').map((n) => ({ id: required(n, 'a notification id', 'Id'), account: account(n), entries: list(n, 'Ntry').map(entry) })),
+    notifications: list(root, 'Ntfctn').map((n) => ({ id: text(n, 'Id') ?? '(no id)', account: account(n), ...readOnItsOwn(() => ({ entries: list(n, 'Ntry').map(entry) }), { entries: [] }) })),
   };
 }
 
@@ -287,6 +299,8 @@ export interface Statement {
   toDate: string | undefined;
   balances: Balance[];
   entries: Entry[];
+  /** Why the statement could not be read (the others of the message are read all the same). */
+  unreadable?: string | undefined;
 }
 
 export interface StatementMessage {
@@ -310,13 +324,21 @@ function statement(doc: Node, version: string): StatementMessage {
     version,
     messageId: required(root, 'the message id', 'GrpHdr', 'MsgId'),
     statements: list(root, 'Stmt').map((s) => ({
-      id: required(s, 'a statement id', 'Id'),
+      id: text(s, 'Id') ?? '(no id)',
       account: account(s),
-      createdAt: isoDate(text(s, 'CreDtTm'), 'the creation time of the statement (CreDtTm)'),
-      fromDate: isoDate(text(s, 'FrToDt', 'FrDtTm'), 'the start of the statement period (FrDtTm)'),
-      toDate: isoDate(text(s, 'FrToDt', 'ToDtTm'), 'the end of the statement period (ToDtTm)'),
-      balances: list(s, 'Bal').map(balance),
-      entries: list(s, 'Ntry').map(entry),
+      ...readOnItsOwn(
+        () => {
+          required(s, 'a statement id', 'Id');
+          return {
+            createdAt: isoDate(text(s, 'CreDtTm'), 'the creation time of the statement (CreDtTm)'),
+            fromDate: isoDate(text(s, 'FrToDt', 'FrDtTm'), 'the start of the statement period (FrDtTm)'),
+            toDate: isoDate(text(s, 'FrToDt', 'ToDtTm'), 'the end of the statement period (ToDtTm)'),
+            balances: list(s, 'Bal').map(balance),
+            entries: list(s, 'Ntry').map(entry),
+          };
+        },
+        { createdAt: undefined, fromDate: undefined, toDate: undefined, balances: [], entries: [] },
+      ),
     })),
   };
 }
@@ -357,6 +379,34 @@ const READERS: Record<string, (doc: Node, version: string) => InboundMessage> = 
   PmtRtr: paymentReturn,
 };
 
+/**
+ * The message's <Document>: the root element, or the one inside an envelope (CBPR+ and other SWIFT
+ * files wrap it with its Business Application Header, <AppHdr>, in an <Envelope> or <RequestPayload>).
+ */
+function documentOf(parsed: Node): Node | undefined {
+  const root = parsed['Document'];
+  if (isNode(root)) return root;
+  for (const wrapper of Object.values(parsed).filter(isNode)) {
+    if (isNode(wrapper['Document'])) return wrapper['Document'];
+  }
+  return undefined;
+}
+
+/**
+ * The message and version the Document's namespace names: `camt.053.001.08`, and national variants
+ * in their own namespaces such as SIX's `http://www.six-interbank-clearing.com/de/pain.002.001.03.ch.02.xsd`
+ * (`pain.002.001.03.ch.02`).
+ */
+function versionOf(source: string): string {
+  const tag = /<(?:[\w.-]+:)?Document\b[^>]*>/.exec(source)?.[0] ?? '';
+  const namespaces = [...tag.matchAll(/\sxmlns(?::[\w.-]+)?\s*=\s*["']([^"']*)["']/g)].map((m) => m[1] ?? '');
+  for (const ns of namespaces) {
+    const version = /([a-z]{4}\.\d{3}\.\d{3}\.\d{2}(?:\.[a-z]{2}\.\d{2})?)/.exec(ns)?.[1];
+    if (version) return version;
+  }
+  return 'unknown';
+}
+
 /** Reads one inbound file; throws InboundParseError with the reason when it is not a message Corridor reads. */
 export function parseInbound(file: Buffer | string): InboundMessage {
   const source = typeof file === 'string' ? file : file.toString('utf8');
@@ -367,9 +417,9 @@ export function parseInbound(file: Buffer | string): InboundMessage {
   } catch (err) {
     throw new InboundParseError(`not well-formed XML: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const doc = parsed['Document'];
-  if (!isNode(doc)) throw new InboundParseError('no ISO 20022 <Document> root element');
-  const version = /xmlns(?::\w+)?\s*=\s*["']urn:iso:std:iso:20022:tech:xsd:([^"']+)["']/.exec(source)?.[1] ?? 'unknown';
+  const doc = documentOf(parsed);
+  if (!doc) throw new InboundParseError('no ISO 20022 <Document> root element, nor one inside an envelope beside its Business Application Header');
+  const version = versionOf(source);
   const name = Object.keys(doc).find((k) => k in READERS);
   if (!name) throw new InboundParseError(`a ${version} message: Corridor reads pain.002, camt.053, camt.054 and pacs.004`);
   try {
