@@ -1,3 +1,4 @@
+import currencyCodes from 'currency-codes';
 /** The currencies of the spec: their scale and how a workspace gets them. */
 export type CurrencyAvailability = 'default' | 'on_request' | 'sandbox_only';
 
@@ -30,4 +31,16 @@ export const DEFAULT_CURRENCIES: readonly string[] = table.filter((c) => c.avail
 
 export function currencyInfo(code: string): CurrencyInfo | undefined {
   return CURRENCIES.get(code);
+}
+
+/**
+ * The decimal places of any ISO 4217 currency, as banks' files carry them (CHF, SEK, JPY…, not only
+ * Corridor's own): Corridor's scale for its currencies, else ISO 4217's minor unit (the
+ * `currency-codes` data); undefined for a code ISO 4217 does not list or gives no minor unit.
+ */
+export function iso4217Scale(code: string): number | undefined {
+  const own = CURRENCIES.get(code);
+  if (own) return own.scale;
+  const digits = /^[A-Z]{3}$/.test(code) ? currencyCodes.code(code)?.digits : undefined;
+  return typeof digits === 'number' && Number.isInteger(digits) ? digits : undefined;
 }

@@ -12,7 +12,7 @@
  */
 import { fieldError } from '../lib/errors.js';
 import { AssertionError, assert } from './assert.js';
-import { currencyInfo } from './currencies.js';
+import { currencyInfo, iso4217Scale } from './currencies.js';
 
 /** The wire shape of an amount, for a JSON Schema `pattern`. */
 export const AMOUNT_PATTERN = '^(0|[1-9][0-9]*)(\\.[0-9]{1,8})?$';
@@ -134,6 +134,11 @@ function formatScaled(amount: bigint, scale: number): string {
 /** Minor units as a wire string with exactly the currency's scale: "10.00", "5", "-1.500000". */
 export function formatAmount(amount: bigint, currency: string): string {
   return formatScaled(amount, currencyScale(currency));
+}
+
+/** An amount in any ISO 4217 currency (a bank's statement in CHF or JPY), at ISO's minor unit when Corridor does not list the currency. */
+export function formatIsoAmount(amount: bigint, currency: string): string {
+  return formatScaled(amount, iso4217Scale(currency) ?? currencyScale(currency));
 }
 
 export function formatMoney(money: Money): string {

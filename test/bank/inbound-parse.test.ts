@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import { payoutIdOfEndToEndId } from '../../src/modules/bank/inbound/end-to-end.js';
-import { InboundParseError, parseInbound, type Notification, type StatusReport } from '../../src/modules/bank/inbound/iso20022.parse.js';
+import { openingAndClosing } from '../../src/modules/bank/inbound/inbound.service.js';
+import { InboundParseError, parseInbound, type Balance, type Notification, type StatementMessage, type StatusReport } from '../../src/modules/bank/inbound/iso20022.parse.js';
 import { describeReason, RETURN_REASONS, STATUS_REASONS } from '../../src/modules/bank/inbound/reason-codes.js';
 import { camt053, camt054, pacs004, pain002 } from '../helpers/bank-answers.js';
 
@@ -66,7 +67,10 @@ describe('reading ISO 20022 answers', () => {
     expect(refused('not xml <')).toMatch(/Document|well-formed/);
     expect(refused('<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09"><CstmrCdtTrfInitn/></Document>')).toMatch(/Corridor reads/);
     expect(refused('<!DOCTYPE x [<!ENTITY a "b">]><Document/>')).toMatch(/DOCTYPE/);
-    expect(refused(camt054({ account: ACCOUNT, entries: [{ direction: 'debit', amount: '10.001', endToEndId: E2E }] }))).toMatch(/more decimals/);
+    expect(refused(pacs004({ returns: [{ endToEndId: E2E, amount: '10.001', reason: 'AC04' }] }))).toMatch(/more decimals/);
+    // Within a notification the reason holds that notification only.
+    const notification = parseInbound(camt054({ account: ACCOUNT, entries: [{ direction: 'debit', amount: '10.001', endToEndId: E2E }] })) as Notification;
+    expect(notification.notifications[0]?.unreadable).toMatch(/more decimals/);
   });
 
   it('an EndToEndId names a payout by its id without dashes (or with them); anything else names none', () => {
@@ -79,5 +83,34 @@ describe('reading ISO 20022 answers', () => {
     expect(describeReason(STATUS_REASONS, 'AC01')).toEqual({ code: 'AC01', description: 'Format of the account number specified is not correct' });
     expect(describeReason(RETURN_REASONS, 'MD07')).toEqual({ code: 'MD07', description: 'End customer is deceased' });
     expect(describeReason(RETURN_REASONS, 'ZZ99', 'Bank-specific')).toEqual({ code: 'ZZ99', description: 'Bank-specific' });
+  });
+
+  it('a statement that cannot be read carries its reason and the other statements of the message read all the same', () => {
+    const good = camt053({ account: ACCOUNT, date: '2026-03-04', opening: '100.00', statementId: 'GOOD', entries: [{ direction: 'debit', amount: '1.00' }] });
+    const bad = camt053({ account: { iban: 'CH9300762011623852957', currency: 'CHF' }, date: '2026-03-04', opening: '5.00', statementId: 'BAD', entries: [{ direction: 'credit', amount: '1.00', currency: 'CHF', bookingDate: '2026-02-30' }] });
+    const stmt = (xml: string) => /<Stmt>[\s\S]*<\/Stmt>/.exec(xml)?.[0] ?? '';
+    const both = good.replace('</Stmt>', `</Stmt>${stmt(bad)}`);
+    const m = parseInbound(both) as StatementMessage;
+    expect(m.statements.map((s) => [s.id, s.unreadable])).toEqual([
+      ['GOOD', undefined],
+      ['BAD', 'the booking date of an entry (BookgDt): 2026-02-30 is not a calendar date'],
+    ]);
+    expect(m.statements[0]?.entries).toHaveLength(1);
+  });
+
+  it('opening and closing balances: booked first, interim booked ones on the pages of a paginated statement, available ones when they are all there is', () => {
+    const b = (type: string): Balance => ({ type, amount: { minor: 1n, currency: 'EUR', text: '0.01' }, signedMinor: 1n, date: '2026-03-04' });
+    const types = (balances: Balance[]) => {
+      const { opening, closing } = openingAndClosing(balances);
+      return [opening?.type, closing?.type];
+    };
+    expect(types([b('OPBD'), b('CLBD'), b('CLAV'), b('FWAV')])).toEqual(['OPBD', 'CLBD']);
+    expect(types([b('PRCD'), b('CLBD')])).toEqual(['PRCD', 'CLBD']);
+    // First, middle and last page.
+    expect(types([b('OPBD'), b('ITBD')])).toEqual(['OPBD', 'ITBD']);
+    expect(types([b('ITBD'), b('ITBD')])).toEqual(['ITBD', 'ITBD']);
+    expect(types([b('ITBD'), b('CLBD')])).toEqual(['ITBD', 'CLBD']);
+    expect(types([b('OPAV'), b('CLAV')])).toEqual(['OPAV', 'CLAV']);
+    expect(types([b('FWAV'), b('ITAV')])).toEqual([undefined, undefined]);
   });
 });

@@ -27,7 +27,7 @@ beforeAll(async () => {
   beneficiaryId = await saveBeneficiary(c);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bank-outbox-'));
   source = new LocalDirectorySource(dir);
-});
+}, 300_000);
 afterAll(async () => {
   await t.close();
   fs.rmSync(dir, { recursive: true, force: true });

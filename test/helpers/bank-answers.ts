@@ -61,8 +61,12 @@ export interface EntryAnswer {
   direction: 'debit' | 'credit';
   amount: string;
   currency?: string;
-  /** The bank's reference (AcctSvcrRef); one is made up when absent. */
-  ref?: string;
+  /** The bank's reference of the entry (AcctSvcrRef); one is made up when absent, none written when null. */
+  ref?: string | null;
+  /** The entry's NtryRef, when given. */
+  entryRef?: string;
+  /** The transaction's own bank reference (TxDtls/Refs/AcctSvcrRef), when given. */
+  txRef?: string;
   bookingDate?: string;
   status?: 'BOOK' | 'PDNG';
   endToEndId?: string;
@@ -79,16 +83,17 @@ function entry(e: EntryAnswer) {
   const cd = e.direction === 'credit' ? 'CRDT' : 'DBIT';
   const family = e.returnReason ? { Cd: 'ICDT', SubFmlyCd: 'RRTN' } : e.direction === 'credit' ? { Cd: 'RCDT', SubFmlyCd: 'ESCT' } : { Cd: 'ICDT', SubFmlyCd: 'ESCT' };
   return {
+    ...(e.entryRef ? { NtryRef: e.entryRef } : {}),
     Amt: amt(e.amount, currency),
     CdtDbtInd: cd,
     Sts: { Cd: e.status ?? 'BOOK' },
     BookgDt: { Dt: e.bookingDate ?? '2026-03-03' },
     ValDt: { Dt: e.bookingDate ?? '2026-03-03' },
-    AcctSvcrRef: e.ref ?? id('REF'),
+    ...(e.ref === null ? {} : { AcctSvcrRef: e.ref ?? id('REF') }),
     BkTxCd: { Domn: { Cd: 'PMNT', Fmly: family } },
     NtryDtls: {
       TxDtls: {
-        Refs: { EndToEndId: e.endToEndId ? endToEndIdOf(e.endToEndId) : 'NOTPROVIDED' },
+        Refs: { ...(e.txRef ? { AcctSvcrRef: e.txRef } : {}), EndToEndId: e.endToEndId ? endToEndIdOf(e.endToEndId) : 'NOTPROVIDED' },
         Amt: amt(e.amount, currency),
         CdtDbtInd: cd,
         ...(e.debtorName || e.creditorIban

@@ -6,7 +6,8 @@ import fs from 'node:fs';
  *
  *   { "sftp": { "host", "port", "username", "privateKeyFile", "hostKeySha256", "inbox": "/in", "outbox": "/out" },
  *     "accounts": [{ "id": "eur-main", "iban": "…", "bic": "…", "name": "…", "currency": "EUR" }],
- *     "cutoff": { "maxPayouts": 500, "maxSeconds": 60 }, "pollSeconds": 30 }
+ *     "cutoff": { "maxPayouts": 500, "maxSeconds": 60 }, "pollSeconds": 30,
+ *     "inbound": { "maxFileBytes": 26214400, "chunkEntries": 500 } }
  *
  * In the sandbox only, `"directory": "<path>"` may stand instead of `sftp`: the files go to
  * `<path>/in` and come back from `<path>/out` on the local disk, where the sandbox bank
@@ -43,7 +44,16 @@ export interface BankConfig {
   accounts: BankAccount[];
   cutoff: { maxPayouts: number; maxSeconds: number };
   pollSeconds: number;
+  /**
+   * The bank's answers: a file larger than `maxFileBytes` (from the SFTP listing, before any download)
+   * is quarantined unread; a file is applied `chunkEntries` entries to a transaction.
+   */
+  inbound: { maxFileBytes: number; chunkEntries: number };
 }
+
+export const INBOUND_MAX_FILE_BYTES_DEFAULT = 25 * 1024 * 1024;
+export const INBOUND_MAX_FILE_BYTES_MAX = 1024 * 1024 * 1024;
+export const INBOUND_CHUNK_ENTRIES_DEFAULT = 500;
 
 /** Files of at most this many payouts (EPC and CBPR+ set no lower bound; banks often take 10,000 or more). */
 export const CUTOFF_MAX_PAYOUTS_MAX = 100_000;
@@ -136,6 +146,7 @@ function directorySection(o: Record<string, unknown>, env: string): string | und
 export function parseBankConfig(section: unknown, env = 'production'): BankConfig {
   const o = object(section, '(section)');
   const cutoff = object(o.cutoff ?? {}, 'cutoff');
+  const inbound = object(o.inbound ?? {}, 'inbound');
   const directory = directorySection(o, env);
   return {
     sftp: directory === undefined ? sftpSection(o.sftp) : undefined,
@@ -146,6 +157,10 @@ export function parseBankConfig(section: unknown, env = 'production'): BankConfi
       maxSeconds: integer(cutoff, 'maxSeconds', 'cutoff.', 1, CUTOFF_MAX_SECONDS_MAX, 60),
     },
     pollSeconds: integer(o, 'pollSeconds', '', 1, CUTOFF_MAX_SECONDS_MAX, 30),
+    inbound: {
+      maxFileBytes: integer(inbound, 'maxFileBytes', 'inbound.', 1, INBOUND_MAX_FILE_BYTES_MAX, INBOUND_MAX_FILE_BYTES_DEFAULT),
+      chunkEntries: integer(inbound, 'chunkEntries', 'inbound.', 1, 10_000, INBOUND_CHUNK_ENTRIES_DEFAULT),
+    },
   };
 }
 

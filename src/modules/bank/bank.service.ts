@@ -246,9 +246,11 @@ export async function runPoll(ctx: AppContext, bank: BankRuntime, connectorName:
       accounts: bank.config.accounts,
       connector: connectorName,
       payoutsOfMessage: (tx, msgId, pmtInfId) => repo.payoutsOfMessage(tx, msgId, pmtInfId),
+      maxFileBytes: bank.config.inbound.maxFileBytes,
+      chunkEntries: bank.config.inbound.chunkEntries,
     }),
   );
-  if (results.length > 0) ctx.log.info({ files: results.map((r) => ({ name: r.name, outcome: r.outcome })) }, 'bank: outbox files taken in');
+  if (results.length > 0) ctx.log.info({ files: results.map((r) => ({ name: r.name, outcome: r.outcome, ...('reason' in r ? { reason: r.reason } : {}) })) }, 'bank: outbox files taken in');
   return new Date(Date.now() + bank.config.pollSeconds * 1000);
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import SftpClient from 'ssh2-sftp-client';
 import type { BankSftp } from './bank.config.js';
+import type { InboundSource, WaitingFile } from './inbound/inbound.source.js';
 
 /**
  * The host-to-host transport: the bank's SFTP server (ssh2-sftp-client), key authentication only,
@@ -81,7 +82,7 @@ export async function deliverToInbox(client: SftpClient, inbox: string, fileName
  * files, oldest name first; a file taken in is moved into `archive/` beside them, one that could not
  * be read into `quarantine/` (both created when missing).
  */
-export class SftpOutboxSource {
+export class SftpOutboxSource implements InboundSource {
   private readonly dir: string;
 
   constructor(
@@ -95,16 +96,19 @@ export class SftpOutboxSource {
     return [this.dir === '/' ? '' : this.dir, ...parts].join('/');
   }
 
-  async list(): Promise<string[]> {
+  /** The listing's stat of each file gives its size: a file too large is known before any byte of it is downloaded. */
+  async list(): Promise<WaitingFile[]> {
     const entries = await this.client.list(this.dir);
     return entries
       .filter((e) => e.type === '-' && e.name.toLowerCase().endsWith('.xml'))
-      .map((e) => e.name)
-      .sort();
+      .map((e) => ({ name: e.name, size: e.size }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   async read(name: string): Promise<Buffer> {
-    return (await this.client.get(this.path(basename(name)))) as Buffer;
+    const content = await this.client.get(this.path(basename(name)));
+    // An empty file comes back as no buffer at all: its bytes are none.
+    return Buffer.isBuffer(content) ? content : Buffer.alloc(0);
   }
 
   archive(name: string): Promise<void> {

@@ -3,6 +3,7 @@ import { field, filterForm, link, money, postForm, section, status, table, when,
 import { attempt, changeOnce, formText, queryText } from '../../web/forms.js';
 import { html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
+import { listInboundFiles } from '../bank/inbound/inbound.service.js';
 import { getStatement, ignoreLine, listExceptions, listStatements, resolveException, statementCsv, statementLines } from '../reconciliation/reconciliation.service.js';
 import { consolePage, consoleRoute, IdPath, QUEUE_PAGE_ROWS, refusalNotice, type Refusal } from './console.kit.js';
 
@@ -22,6 +23,8 @@ async function reconciliationPage(web: Web, req: FastifyRequest, reply: FastifyR
   const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
   const statements = await listStatements(web.ctx.db, { ...query, ...pageRequest(at) });
   const exceptions = await listExceptions(web.ctx.db, { status: 'open', bankAccount: query.bankAccount, limit: QUEUE_PAGE_ROWS });
+  const quarantined = await listInboundFiles(web.ctx.db, { status: 'quarantined', limit: QUEUE_PAGE_ROWS });
+  type Q = (typeof quarantined.data)[number];
   type S = (typeof statements.data)[number];
   type E = (typeof exceptions.data)[number];
   const body = html`${refusalNotice(refusal)}${filterForm('/console/reconciliation', [
@@ -45,7 +48,13 @@ ${section('Exceptions: entries that matched nothing (nothing posted)', table('Op
   { label: 'Amount', cell: (e) => money(e.amount, e.currency), numeric: true },
   { label: 'EndToEndId', cell: (e) => e.endToEndId ?? '' },
   { label: 'Resolve', cell: (e) => postForm({ action: `/console/reconciliation/exceptions/${e.id}/resolve`, csrf: req.web.csrf, submit: 'Resolve', inline: true }, field({ label: 'What was done', name: 'resolution', required: true })) },
-], exceptions.data, 'No open exception.'))}`;
+], exceptions.data, 'No open exception.'))}
+${section('Bank files not taken in (quarantined: nothing of them applied)', table('Quarantined files, newest first', [
+  { label: 'Received', cell: (f: Q) => when(f.receivedAt) },
+  { label: 'File', cell: (f) => f.name },
+  { label: 'Bytes', cell: (f) => (f.bytes === null ? '' : String(f.bytes)), numeric: true },
+  { label: 'Reason', cell: (f) => f.reason ?? '' },
+], quarantined.data, 'No quarantined file.'))}`;
   return sendPage(web, req, reply, { title: 'Reconciliation', body, status: refusal?.status });
 }
 

@@ -197,8 +197,3 @@ export function decideLine(sql: Sql, id: string, d: { status: 'matched' | 'ignor
     [id, d.status, d.movementId, d.reason, d.by],
   );
 }
-
-/** Whether a deposit was already posted from this bank entry (the same credit notified in two files). */
-export async function depositMovementOf(sql: Sql, bankAccount: string | null, entryRef: string): Promise<boolean> {
-  return (await sql.query("SELECT 1 FROM bank_movements WHERE kind = 'deposit' AND bank_account IS NOT DISTINCT FROM $1 AND entry_ref = $2", [bankAccount, entryRef])).length > 0;
-}

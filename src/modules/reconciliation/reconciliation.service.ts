@@ -2,7 +2,7 @@ import type { Sql, Tx } from '../../db/db.js';
 import { conflict, fieldError, notFound } from '../../lib/errors.js';
 import type { PageRequest } from '../../db/pagination.js';
 import { isUuid, newId } from '../../lib/ids.js';
-import { formatAmount } from '../../lib/money.js';
+import { formatIsoAmount } from '../../lib/money.js';
 import * as repo from './reconciliation.repository.js';
 import type { ExceptionRow, LineRow, MovementRow, StatementRow } from './reconciliation.repository.js';
 
@@ -106,7 +106,7 @@ function movementData(m: MovementRow) {
     id: m.id,
     kind: m.kind,
     direction: m.direction,
-    amount: formatAmount(BigInt(m.amount_minor), m.currency),
+    amount: formatIsoAmount(BigInt(m.amount_minor), m.currency),
     currency: m.currency,
     bookingDate: m.booking_date,
     entryRef: m.entry_ref,
@@ -123,7 +123,7 @@ async function statementData(sql: Sql, row: StatementRow) {
   const net = movements.filter((m) => m.currency === row.currency).reduce((sum, m) => sum + signed(m.direction, BigInt(m.amount_minor)), 0n);
   const corridorClosing = BigInt(row.opening_minor) + net;
   const count = (status: LineRow['status']) => lines.filter((l) => l.status === status).length;
-  const money = (minor: bigint) => formatAmount(minor, row.currency);
+  const money = (minor: bigint) => formatIsoAmount(minor, row.currency);
   return {
     id: row.id,
     bankAccount: row.bank_account,
@@ -166,7 +166,7 @@ async function lineData(sql: Sql, l: LineRow) {
     seq: l.seq,
     status: l.status,
     direction: l.direction,
-    amount: formatAmount(BigInt(l.amount_minor), l.currency),
+    amount: formatIsoAmount(BigInt(l.amount_minor), l.currency),
     currency: l.currency,
     bookingDate: l.booking_date,
     entryRef: l.entry_ref,
@@ -225,7 +225,7 @@ function exceptionData(e: ExceptionRow) {
     entryRef: e.entry_ref,
     endToEndId: e.end_to_end_id,
     direction: e.direction,
-    amount: e.amount_minor !== null && e.currency ? formatAmount(BigInt(e.amount_minor), e.currency) : null,
+    amount: e.amount_minor !== null && e.currency ? formatIsoAmount(BigInt(e.amount_minor), e.currency) : null,
     currency: e.currency,
     bookingDate: e.booking_date,
     resolution: e.resolution,
@@ -265,6 +265,3 @@ export async function statementCsv(sql: Sql, id: string): Promise<string> {
   const rows = lines.map((l) => [statement.statementId, statement.bankAccount, statement.date, l.seq, l.status, l.direction, l.amount, l.currency, l.bookingDate, l.entryRef, l.endToEndId, l.bankTransactionCode, l.description, l.matched?.object.type, l.matched?.object.id, l.reason, l.decidedBy]);
   return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }
-
-/** Whether a deposit was already posted from this bank entry. */
-export const depositPostedFrom = repo.depositMovementOf;

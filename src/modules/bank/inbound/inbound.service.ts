@@ -5,25 +5,30 @@ import type { PageRequest } from '../../../db/pagination.js';
 import { DomainError } from '../../../lib/errors.js';
 import { isUuid, newId } from '../../../lib/ids.js';
 import { formatAmount } from '../../../lib/money.js';
+import { INBOUND_CHUNK_ENTRIES_DEFAULT, INBOUND_MAX_FILE_BYTES_DEFAULT } from '../bank.config.js';
 import { creditDeposit } from '../../deposits/deposits.service.js';
 import { reportPayoutOutcomes, type PayoutOutcome } from '../../payouts/payouts.outcomes.js';
 import { findAnyPayout } from '../../payouts/payouts.read.js';
-import { depositPostedFrom, recordException, recordMovement, recordStatement, type NewException } from '../../reconciliation/reconciliation.service.js';
+import { recordException, recordMovement, recordStatement, type NewException } from '../../reconciliation/reconciliation.service.js';
 import { findVirtualAccountById, findVirtualAccountByIban } from '../../virtual-accounts/virtual-accounts.service.js';
 import { payoutIdOfEndToEndId } from './end-to-end.js';
 import * as repo from './inbound.repository.js';
 import type { InboundFileRow } from './inbound.repository.js';
-import type { InboundSource } from './inbound.source.js';
-import { InboundParseError, parseInbound, type Amount, type Entry, type EntryTransaction, type InboundMessage, type Notification, type PaymentReturn, type Reason, type StatementMessage, type StatusReport } from './iso20022.parse.js';
+import type { InboundSource, WaitingFile } from './inbound.source.js';
+import { InboundParseError, parseInbound, type Amount, type Balance, type Entry, type EntryTransaction, type InboundMessage, type Notification, type ReportedAccount, type PaymentReturn, type Reason, type StatementMessage, type StatusReport } from './iso20022.parse.js';
 import { describeReason, RETURN_REASONS, STATUS_REASONS } from './reason-codes.js';
 
 /*
- * Taking in what the bank sends back. Each file is applied in ONE transaction with every posting,
- * event and record it makes, the file's row (its sha256, its message id) written first: a file read
- * twice, or a process killed halfway and started again, applies each entry exactly once. Payout
- * outcomes go through reportPayoutOutcomes, deposits through the operator credit's deposit service.
- * An unreadable file is quarantined with the reason; an entry that matches nothing lands in the
- * exceptions with its reason and posts nothing. Never a silent post, never a guess.
+ * Taking in what the bank sends back. A file is recorded before it is read (its size from the
+ * listing, its sha256, status 'received'); one larger than the configured limit is quarantined from
+ * the listing's size, never downloaded; one that cannot be read is quarantined with the reason, and
+ * the files after it go on. A file read is applied in chunks of `chunkEntries` entries, each chunk ONE
+ * transaction with every posting, event and record it makes and the file's progress: a process killed
+ * halfway resumes at the first chunk not committed, and each entry is applied exactly once; a credit
+ * is also taken once by the booking's own identity (creditIdentity), whichever file or resend brings
+ * it. Payout outcomes go through reportPayoutOutcomes, deposits through the operator credit's deposit
+ * service. An entry that matches nothing lands in the exceptions with its reason and posts nothing.
+ * Never a silent post, never a guess.
  */
 
 /** A bank account of the connection ("bank".accounts in the connectors file). */
@@ -45,14 +50,22 @@ export interface InboundOptions {
    * Without it such a rejection is an exception for the operator.
    */
   payoutsOfMessage?: ((tx: Tx, originalMessageId: string, paymentInfoId: string | undefined) => Promise<string[]>) | undefined;
-  /** Called after each entry of a file is applied, inside its transaction (progress; a test kills a process here). */
+  /** A file larger than this many bytes (as the listing says) is quarantined unread; default INBOUND_MAX_FILE_BYTES_DEFAULT. */
+  maxFileBytes?: number | undefined;
+  /** The entries applied in one transaction; default INBOUND_CHUNK_ENTRIES_DEFAULT. */
+  chunkEntries?: number | undefined;
+  /** Called after each entry of a file is applied, inside its chunk's transaction, with the entry's number in the file (progress; a test kills a process here). */
   onEntry?: ((index: number) => Promise<void> | void) | undefined;
 }
+
+/** Reading a recorded file stopped the process this many times (out of memory, killed): it is quarantined instead of read again. */
+const MAX_READ_ATTEMPTS = 3;
 
 export type FileResult =
   | { name: string; outcome: 'processed'; fileId: string; messageType: string; entries: number; exceptions: number }
   | { name: string; outcome: 'duplicate'; fileId: string }
-  | { name: string; outcome: 'quarantined'; fileId: string; reason: string };
+  | { name: string; outcome: 'quarantined'; fileId: string; reason: string }
+  | { name: string; outcome: 'failed'; fileId: string | undefined; error: string };
 
 const normal = (iban: string | undefined) => iban?.replace(/\s+/g, '').toUpperCase();
 
@@ -66,10 +79,27 @@ class Run {
     readonly fileId: string,
     readonly messageType: string,
     readonly options: InboundOptions,
+    /** The units of the file (an entry's transaction, a status, a statement, a return) this chunk applies: from `from` up to, not including, `to`. */
+    readonly from = 0,
+    readonly to = Number.POSITIVE_INFINITY,
+    /** The entries of the file applied by earlier chunks. */
+    readonly entriesBefore = 0,
   ) {}
 
-  accountByIban(iban: string | undefined): BankAccount | undefined {
-    return iban ? this.options.accounts.find((a) => normal(a.iban) === normal(iban)) : undefined;
+  /** Every unit of the file, counted as the apply functions walk it. */
+  units = 0;
+
+  /** Whether the next unit of the file is this chunk's to apply (earlier chunks applied the ones before). */
+  takes(): boolean {
+    const n = this.units;
+    this.units += 1;
+    return n >= this.from && n < this.to;
+  }
+
+  /** The connection's account a statement or notification is about: by its IBAN, or by the other id a bank may give it in (`Othr/Id`, some banks write the IBAN there). */
+  accountOf(reported: ReportedAccount): BankAccount | undefined {
+    const ids = [reported.iban, reported.otherId].filter((id): id is string => id !== undefined).map(normal);
+    return this.options.accounts.find((a) => ids.includes(normal(a.iban)));
   }
 
   /** The one account of the connection in a currency, when there is exactly one. */
@@ -80,7 +110,7 @@ class Run {
 
   async entryDone(): Promise<void> {
     this.entries += 1;
-    await this.options.onEntry?.(this.entries);
+    await this.options.onEntry?.(this.entriesBefore + this.entries);
   }
 
   async exception(code: string, reason: string, e: Partial<Omit<NewException, 'code' | 'reason' | 'file_id' | 'message_type'>>): Promise<undefined> {
@@ -158,6 +188,7 @@ async function applyStatusReport(run: Run, m: StatusReport): Promise<void> {
   const listed = new Set<string>();
   for (const t of m.transactions) {
     listed.add(payoutIdOfEndToEndId(t.endToEndId) ?? t.endToEndId);
+    if (!run.takes()) continue;
     const facts: EntryFacts = { bank_account: null, entry_ref: m.originalMessageId, end_to_end_id: t.endToEndId, direction: null, amount_minor: t.amount?.minor ?? null, currency: t.amount?.currency ?? null, booking_date: null };
     if (t.status === 'RJCT') {
       const payout = await payoutFor(run, t.endToEndId, t.amount, facts);
@@ -169,7 +200,7 @@ async function applyStatusReport(run: Run, m: StatusReport): Promise<void> {
     await run.entryDone();
   }
   const rejectedBlocks = m.groupStatus === 'RJCT' ? [{ id: undefined, reason: m.groupReason }] : m.paymentInfos.filter((p) => p.status === 'RJCT');
-  for (const block of rejectedBlocks) await rejectBlock(run, m, block.id, block.reason ?? m.groupReason, listed);
+  for (const block of rejectedBlocks) if (run.takes()) await rejectBlock(run, m, block.id, block.reason ?? m.groupReason, listed);
 }
 
 /** A whole message or payment information block rejected: every payout it carried that the report did not list one by one. */
@@ -201,26 +232,35 @@ function transactionsOf(entry: Entry): (EntryTransaction & { amount: Amount | un
 
 async function applyNotification(run: Run, m: Notification): Promise<void> {
   for (const n of m.notifications) {
-    const account = run.accountByIban(n.account.iban);
+    const account = run.accountOf(n.account);
+    // Only the connection's accounts are read, each notification on its own: another account's, or one that cannot be read, is one exception, and the others go on.
+    if (!account || n.unreadable !== undefined) {
+      if (!run.takes()) continue;
+      const facts: EntryFacts = { bank_account: account?.id ?? null, entry_ref: n.id, end_to_end_id: null, direction: null, amount_minor: null, currency: n.account.currency ?? null, booking_date: null };
+      if (!account) await run.exception('unknown_bank_account', `Notification ${n.id} is about ${n.account.iban ?? n.account.otherId ?? 'an unnamed account'}, which is no bank account of the connection: not read`, facts);
+      else await run.exception('unreadable_notification', `Notification ${n.id} of ${account.id} could not be read (${n.unreadable ?? ''}): nothing of it applied; the bank must correct and resend it`, facts);
+      await run.entryDone();
+      continue;
+    }
     for (const entry of n.entries) {
-      for (const tx of transactionsOf(entry)) {
+      for (const [position, tx] of transactionsOf(entry).entries()) {
+        if (!run.takes()) continue;
         const facts: EntryFacts = { bank_account: account?.id ?? null, entry_ref: tx.ref ?? null, end_to_end_id: tx.endToEndId ?? null, direction: entry.direction, amount_minor: tx.amount?.minor ?? null, currency: tx.amount?.currency ?? null, booking_date: entry.bookingDate ?? null };
-        if (!account) await run.exception('unknown_bank_account', `The notification is about ${n.account.iban ?? n.account.otherId ?? 'an unnamed account'}, which is no bank account of the connection`, facts);
-        else if (entry.status !== 'BOOK') {
+        if (entry.status !== 'BOOK') {
           // Pending or information only: nothing moves until the bank books it.
         } else if (!tx.amount) await run.exception('no_amount', 'A transaction of a batch entry carries no amount', facts);
-        else await applyBookedEntry(run, m.kind, entry, tx, tx.amount, facts);
+        else await applyBookedEntry(run, m.kind, entry, tx, tx.amount, facts, creditIdentity(account, entry, tx, position, tx.amount));
         await run.entryDone();
       }
     }
   }
 }
 
-async function applyBookedEntry(run: Run, source: string, entry: Entry, tx: EntryTransaction, amount: Amount, facts: EntryFacts): Promise<void> {
+async function applyBookedEntry(run: Run, source: string, entry: Entry, tx: EntryTransaction, amount: Amount, facts: EntryFacts, identity: string | undefined): Promise<void> {
   const returned = isReturnEntry(entry, tx);
   if (entry.direction === 'debit' && !returned && !entry.reversal) return payOut(run, source, tx, amount, facts);
   if (entry.direction === 'credit' && (returned || entry.reversal)) return returnPayout(run, source, tx.endToEndId, amount, tx.returnReason, facts);
-  if (entry.direction === 'credit') return deposit(run, source, tx, amount, facts);
+  if (entry.direction === 'credit') return deposit(run, source, tx, amount, facts, identity);
   await run.exception('unsupported_entry', 'A debit that reverses or returns an earlier credit: Corridor posts nothing for it; settle it by hand', facts);
 }
 
@@ -251,10 +291,25 @@ async function returnPayout(run: Run, source: string, endToEndId: string | undef
   await recordMovement(run.tx, { ...movementFacts(facts, amount), file_id: run.fileId, message_type: source, kind: 'return', direction: 'credit', object_type: 'payout', object_id: payout.id });
 }
 
-/** A credit: a deposit into the virtual account whose IBAN (the creditor account) or reference (its id) it names. */
-async function deposit(run: Run, source: string, tx: EntryTransaction, amount: Amount, facts: EntryFacts): Promise<void> {
-  if (facts.entry_ref && (await depositPostedFrom(run.tx, facts.bank_account, facts.entry_ref))) {
-    await run.exception('duplicate_entry', `A deposit was already posted from the bank's entry ${facts.entry_ref}`, facts);
+/**
+ * A booked credit's identity: the booking itself, never one reference alone (banks reuse their
+ * references across transactions, and a second notification of a booking may add a transaction
+ * reference the first lacked). The account, the entry's own references (AcctSvcrRef and NtryRef)
+ * or, when the entry has none, the transaction's AcctSvcrRef, with the transaction's position in the
+ * entry, its amount and currency. Without any bank reference a credit cannot be told from its
+ * resend: undefined, and it is held for the operator.
+ */
+export function creditIdentity(account: BankAccount, entry: Entry, tx: EntryTransaction, position: number, amount: Amount): string | undefined {
+  const { accountServicer, entry: entryRef } = entry.references;
+  const refs = accountServicer || entryRef ? ['entry', accountServicer ?? '', entryRef ?? ''] : tx.accountServicerRef ? ['transaction', tx.accountServicerRef] : undefined;
+  if (!refs) return undefined;
+  return JSON.stringify([account.id, 'credit', ...refs, position, amount.currency, amount.minor.toString()]);
+}
+
+/** A credit: a deposit into the virtual account whose IBAN (the creditor account) or reference (its id) it names, once per booking. */
+async function deposit(run: Run, source: string, tx: EntryTransaction, amount: Amount, facts: EntryFacts, identity: string | undefined): Promise<void> {
+  if (!identity) {
+    await run.exception('unidentified_credit', 'The credit carries no bank reference (AcctSvcrRef, NtryRef) that tells it from a resend: held, nothing credited. The operator checks it with the bank and credits it by hand', facts);
     return;
   }
   const byIban = tx.creditorIban ? await findVirtualAccountByIban(run.ctx, run.tx, tx.creditorIban, amount.currency) : undefined;
@@ -264,11 +319,16 @@ async function deposit(run: Run, source: string, tx: EntryTransaction, amount: A
     await run.exception('unknown_virtual_account', `No active ${amount.currency} virtual account has the IBAN ${tx.creditorIban ?? '(none)'} or the reference ${tx.reference ?? '(none)'}`, facts);
     return;
   }
+  if (!(await repo.takeEntryKey(run.tx, identity, run.fileId))) {
+    await run.exception('duplicate_entry', `This booking (bank reference ${facts.entry_ref ?? '(none)'}, ${amount.text} ${amount.currency}) was credited before: nothing posted again`, facts);
+    return;
+  }
   try {
     const row = await creditDeposit(run.tx, { virtualAccountId: account.id, amount: formatAmount(amount.minor, amount.currency), currency: amount.currency, rail: 'bank_transfer', clientRef: `bank:${facts.entry_ref ?? newId()}`.slice(0, 100) });
     await recordMovement(run.tx, { ...movementFacts(facts, amount), file_id: run.fileId, message_type: source, kind: 'deposit', direction: 'credit', object_type: 'deposit', object_id: row.id });
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
+    await repo.releaseEntryKey(run.tx, identity);
     await run.exception('deposit_refused', `The deposit into virtual account ${account.id} was refused: ${err.message}`, facts);
   }
 }
@@ -278,6 +338,7 @@ async function deposit(run: Run, source: string, tx: EntryTransaction, amount: A
 
 async function applyReturns(run: Run, m: PaymentReturn): Promise<void> {
   for (const r of m.returns) {
+    if (!run.takes()) continue;
     const account = run.accountInCurrency(r.amount.currency);
     const facts: EntryFacts = { bank_account: account?.id ?? null, entry_ref: r.returnId ?? null, end_to_end_id: r.endToEndId, direction: 'credit', amount_minor: r.amount.minor, currency: r.amount.currency, booking_date: r.settlementDate ?? null };
     await returnPayout(run, m.kind, r.endToEndId, r.amount, r.reason, facts);
@@ -285,15 +346,33 @@ async function applyReturns(run: Run, m: PaymentReturn): Promise<void> {
   }
 }
 
+/**
+ * A statement's opening and closing balances, booked ones first: OPBD (or PRCD, the previous
+ * closing) and CLBD; a page of a paginated statement opens or closes on an interim booked balance
+ * (ITBD); a statement with available balances only (OPAV, CLAV) is reconciled on those. FWAV and
+ * ITAV (forward and interim available) never stand for the day's opening or closing.
+ */
+export function openingAndClosing(balances: readonly Balance[]): { opening: Balance | undefined; closing: Balance | undefined } {
+  const of = (type: string) => balances.find((b) => b.type === type);
+  const interim = balances.filter((b) => b.type === 'ITBD');
+  const booked = of('OPBD') ?? of('PRCD');
+  const closed = of('CLBD');
+  // Two interim balances: the page opens on the first and closes on the last; one: it stands for whichever booked end is missing.
+  const opening = booked ?? (interim.length > 1 || closed ? interim[0] : undefined) ?? of('OPAV');
+  const closing = closed ?? (interim.length > 1 || booked ? interim[interim.length - 1] : undefined) ?? of('CLAV');
+  return { opening, closing };
+}
+
 async function applyStatements(run: Run, m: StatementMessage): Promise<void> {
   for (const s of m.statements) {
-    const account = run.accountByIban(s.account.iban);
-    const opening = s.balances.find((b) => b.type === 'OPBD') ?? s.balances.find((b) => b.type === 'PRCD');
-    const closing = s.balances.find((b) => b.type === 'CLBD');
+    if (!run.takes()) continue;
+    const account = run.accountOf(s.account);
+    const { opening, closing } = openingAndClosing(s.balances);
     const date = closing?.date ?? s.toDate ?? s.createdAt?.slice(0, 10);
     const facts: EntryFacts = { bank_account: account?.id ?? null, entry_ref: s.id, end_to_end_id: null, direction: null, amount_minor: null, currency: s.account.currency ?? null, booking_date: date ?? null };
-    if (!account) await run.exception('unknown_bank_account', `Statement ${s.id} is about ${s.account.iban ?? 'an unnamed account'}, which is no bank account of the connection`, facts);
-    else if (!opening || !closing || !date) await run.exception('statement_incomplete', `Statement ${s.id} lacks an opening (OPBD) or closing (CLBD) balance or its date`, facts);
+    if (!account) await run.exception('unknown_bank_account', `Statement ${s.id} is about ${s.account.iban ?? 'an unnamed account'}, which is no bank account of the connection: not read`, facts);
+    else if (s.unreadable !== undefined) await run.exception('unreadable_statement', `Statement ${s.id} of ${account.id} could not be read (${s.unreadable}): not recorded; the bank must correct and resend it`, facts);
+    else if (!opening || !closing || !date) await run.exception('statement_incomplete', `Statement ${s.id} lacks an opening balance (OPBD, PRCD, ITBD, OPAV) or a closing one (CLBD, ITBD, CLAV), or its date`, facts);
     else {
       const lines = s.entries.filter((e) => e.status === 'BOOK').flatMap((entry) =>
         (entry.transactions.length > 1 && entry.transactions.every((t) => t.amount) ? transactionsOf(entry) : [{ ...transactionsOf(entry)[0], amount: entry.amount, ref: entry.ref, endToEndId: entry.transactions.length === 1 ? entry.transactions[0]?.endToEndId : undefined }]).map((t) => ({
@@ -324,53 +403,132 @@ const APPLY: { [K in InboundMessage['kind']]: (run: Run, m: Extract<InboundMessa
 // ---------------------------------------------------------------------------------------------
 // Files
 
-async function quarantine(ctx: AppContext, name: string, sha256: string, reason: string, message?: InboundMessage): Promise<FileResult> {
-  const row = await ctx.db.tx((tx) =>
-    repo.insertFile(tx, { id: newId(), name, sha256, message_type: message?.kind ?? null, message_version: message?.version ?? null, message_id: message?.messageId ?? null, status: 'quarantined', reason }),
-  );
-  if (!row) return duplicateOf(ctx.db, name, sha256);
-  ctx.log.warn({ file: name, reason }, 'bank file quarantined');
-  return { name, outcome: 'quarantined', fileId: row.id, reason };
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Moves the event loop on: requests are answered between the steps of a long file. */
+const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function quarantined(ctx: AppContext, name: string, fileId: string, reason: string): Promise<FileResult> {
+  ctx.log.warn({ file: name, fileId, reason }, 'bank file quarantined');
+  return { name, outcome: 'quarantined', fileId, reason };
 }
 
-async function duplicateOf(sql: Sql, name: string, sha256: string): Promise<FileResult> {
-  const existing = (await repo.findFileBySha(sql, sha256)) as InboundFileRow;
-  return { name, outcome: 'duplicate', fileId: existing.id };
+/** A file over the size limit: recorded from the listing and quarantined, not one byte of it downloaded. */
+async function quarantineUnread(ctx: AppContext, file: WaitingFile, limit: number): Promise<FileResult> {
+  const reason = `the file is ${file.size} bytes, above the limit of ${limit} bytes ("bank".inbound.maxFileBytes): not read. Ask the bank to split it, or raise the limit`;
+  const row = (await repo.findUnreadFile(ctx.db, file.name, file.size)) ?? (await repo.insertFile(ctx.db, { id: newId(), name: file.name, sha256: null, size: file.size, status: 'quarantined', reason }));
+  return quarantined(ctx, file.name, (row as InboundFileRow).id, reason);
 }
 
-/** Takes in one file of the source: applies it once in one transaction, or quarantines it, or knows it already. */
-export async function takeInFile(ctx: AppContext, source: InboundSource, name: string, options: InboundOptions): Promise<FileResult> {
-  const content = await source.read(name);
+/**
+ * Records a file read from the source before anything else is done with it: the row found by its
+ * hash (a file seen before, perhaps left halfway by a process that died), or a new one 'received'.
+ */
+async function recordFile(ctx: AppContext, name: string, content: Buffer): Promise<{ file: InboundFileRow; fresh: boolean }> {
   const sha256 = createHash('sha256').update(content).digest('hex');
-  if (await repo.findFileBySha(ctx.db, sha256)) return duplicateOf(ctx.db, name, sha256);
+  const existing = await repo.findFileBySha(ctx.db, sha256);
+  if (existing) return { file: existing, fresh: false };
+  const inserted = await repo.insertFile(ctx.db, { id: newId(), name, sha256, size: content.length, status: 'received', reason: null });
+  return inserted ? { file: inserted, fresh: true } : { file: (await repo.findFileBySha(ctx.db, sha256)) as InboundFileRow, fresh: false };
+}
+
+/** The reason, when not one statement or notification of a file could be read: the file is quarantined whole, as any file that cannot be read. */
+function wholeFileUnreadable(message: InboundMessage): string | undefined {
+  const parts = message.kind === 'camt.053' ? message.statements : message.kind === 'camt.054' ? message.notifications : [];
+  return parts.length > 0 && parts.every((p) => p.unreadable !== undefined) ? parts[0]?.unreadable : undefined;
+}
+
+/**
+ * Reads a recorded file into its message, or quarantines it with the reason: whatever the reader
+ * cannot take (not XML, an impossible date, a field missing, a reader failure) holds this file only.
+ * Each read is counted first, so a file that kills the process while it is read is quarantined after
+ * MAX_READ_ATTEMPTS instead of killing it again after every restart.
+ */
+async function readFile(ctx: AppContext, file: InboundFileRow, fresh: boolean, content: Buffer): Promise<{ message: InboundMessage } | FileResult> {
+  const attempt = fresh ? file.attempts : await repo.countAttempt(ctx.db, file.id);
+  const quarantine = async (reason: string, message?: InboundMessage) => {
+    await repo.quarantineFile(ctx.db, file.id, reason, message && { type: message.kind, version: message.version, id: message.messageId });
+    return quarantined(ctx, file.name, file.id, reason);
+  };
+  if (attempt > MAX_READ_ATTEMPTS) return quarantine(`reading the file stopped the process ${attempt - 1} times; not read again`);
+  if (content.length === 0) return quarantine('the file is empty (0 bytes)');
+  await yieldToOthers();
   let message: InboundMessage;
   try {
     message = parseInbound(content);
   } catch (err) {
-    if (!(err instanceof InboundParseError)) throw err;
-    return quarantine(ctx, name, sha256, err.message);
+    return quarantine(err instanceof InboundParseError ? err.message : `the file could not be read: ${errorText(err)}`);
   }
-  const earlier = await repo.findProcessedMessage(ctx.db, message.kind, message.messageId);
-  if (earlier) return quarantine(ctx, name, sha256, `message id ${message.messageId} was taken in before, from ${earlier.name}`, message);
-  const result = await ctx.db.tx(async (tx): Promise<FileResult | undefined> => {
-    const file = await repo.insertFile(tx, { id: newId(), name, sha256, message_type: message.kind, message_version: message.version, message_id: message.messageId, status: 'processed', reason: null });
-    if (!file) return undefined; // another process took it in meanwhile
-    const run = new Run(ctx, tx, file.id, message.kind, options);
-    await (APPLY[message.kind] as (run: Run, m: InboundMessage) => Promise<void>)(run, message);
-    await repo.setCounts(tx, file.id, run.entries, run.exceptions);
-    return { name, outcome: 'processed', fileId: file.id, messageType: message.kind, entries: run.entries, exceptions: run.exceptions };
-  });
-  return result ?? (await repo.findFileBySha(ctx.db, sha256) ? duplicateOf(ctx.db, name, sha256) : quarantine(ctx, name, sha256, `message id ${message.messageId} was taken in meanwhile from another file`, message));
+  const nothingReadable = wholeFileUnreadable(message);
+  if (nothingReadable) return quarantine(nothingReadable, message);
+  const earlier = await repo.findMessageFile(ctx.db, message.kind, message.messageId, file.id);
+  if (earlier) return quarantine(`message id ${message.messageId} was taken in before, from ${earlier.name}`, message);
+  const applying = await repo.startApplying(ctx.db, file.id, { type: message.kind, version: message.version, id: message.messageId });
+  if (!applying) return quarantine(`message id ${message.messageId} was taken in meanwhile from another file`, message);
+  return { message };
 }
 
-/** One look at the bank's outbox: every file waiting, in order, each taken in once and then archived (or quarantined, moved aside). */
+/**
+ * Applies a read file from its first unapplied chunk: each chunk one transaction, the file's row
+ * locked first (a second process applying the same file waits, then goes on from the progress the
+ * first committed), its units applied, its progress written. Between chunks the event loop moves on.
+ */
+async function applyChunks(ctx: AppContext, fileId: string, message: InboundMessage, options: InboundOptions): Promise<FileResult> {
+  const size = options.chunkEntries ?? INBOUND_CHUNK_ENTRIES_DEFAULT;
+  for (;;) {
+    const step = await ctx.db.tx(async (tx) => {
+      const file = (await repo.lockFile(tx, fileId)) as InboundFileRow;
+      if (file.status !== 'applying') return file;
+      const run = new Run(ctx, tx, file.id, message.kind, options, file.units_applied, file.units_applied + size, file.entries);
+      await (APPLY[message.kind] as (run: Run, m: InboundMessage) => Promise<void>)(run, message);
+      const done = file.units_applied + size >= run.units;
+      await repo.chunkApplied(tx, file.id, { units: Math.min(size, run.units - file.units_applied), entries: run.entries, exceptions: run.exceptions, done });
+      return { ...file, status: done ? 'processed' : 'applying', entries: file.entries + run.entries, exceptions: file.exceptions + run.exceptions };
+    });
+    if (step.status === 'processed') return { name: step.name, outcome: 'processed', fileId, messageType: message.kind, entries: step.entries, exceptions: step.exceptions };
+    if (step.status !== 'applying') return { name: step.name, outcome: 'duplicate', fileId };
+    await yieldToOthers();
+  }
+}
+
+/** Takes in one file of the source: quarantines it, applies it chunk by chunk (or goes on where a stopped process left it), or knows it already. */
+export async function takeInFile(ctx: AppContext, source: InboundSource, waiting: WaitingFile, options: InboundOptions): Promise<FileResult> {
+  const limit = options.maxFileBytes ?? INBOUND_MAX_FILE_BYTES_DEFAULT;
+  if (waiting.size > limit) return quarantineUnread(ctx, waiting, limit);
+  const content = await source.read(waiting.name);
+  const { file, fresh } = await recordFile(ctx, waiting.name, content);
+  if (file.status === 'processed' || file.status === 'quarantined') return { name: waiting.name, outcome: 'duplicate', fileId: file.id };
+  if (file.status === 'received') {
+    const read = await readFile(ctx, file, fresh, content);
+    if ('outcome' in read) return read;
+    return applyChunks(ctx, file.id, read.message, options);
+  }
+  // A file a stopped process left applying halfway: the same bytes (its hash) read into the same units, applied from the first chunk not committed.
+  return applyChunks(ctx, file.id, parseInbound(content), options);
+}
+
+/**
+ * One look at the bank's outbox: every file waiting, in order, each taken in once and then archived
+ * (or quarantined, moved aside). A file that fails for another reason (the database away) is logged
+ * and noted on its row, and the files after it are still taken in; it is tried again at the next look.
+ */
 export async function pollInbound(ctx: AppContext, source: InboundSource, options: InboundOptions): Promise<FileResult[]> {
   const results: FileResult[] = [];
-  for (const name of await source.list()) {
-    const result = await takeInFile(ctx, source, name, options);
+  for (const waiting of await source.list()) {
+    let result: FileResult;
+    try {
+      result = await takeInFile(ctx, source, waiting, options);
+    } catch (err) {
+      const sha = await source.read(waiting.name).then((c) => createHash('sha256').update(c).digest('hex')).catch(() => undefined);
+      const row = sha ? await repo.findFileBySha(ctx.db, sha).catch(() => undefined) : undefined;
+      if (row) await repo.setLastError(ctx.db, row.id, errorText(err)).catch(() => undefined);
+      ctx.log.error({ file: waiting.name, err }, 'bank file could not be taken in; the next files go on, it is tried again at the next look');
+      results.push({ name: waiting.name, outcome: 'failed', fileId: row?.id, error: errorText(err) });
+      continue;
+    }
     results.push(result);
-    if (result.outcome === 'quarantined') await source.quarantine?.(name);
-    else await source.archive?.(name);
+    if (result.outcome === 'quarantined') await source.quarantine?.(waiting.name);
+    else await source.archive?.(waiting.name);
   }
   return results;
 }
@@ -380,6 +538,7 @@ function fileData(f: InboundFileRow) {
     id: f.id,
     name: f.name,
     sha256: f.sha256,
+    bytes: f.size_bytes === null ? null : Number(f.size_bytes),
     messageType: f.message_type,
     messageVersion: f.message_version,
     messageId: f.message_id,
@@ -387,6 +546,7 @@ function fileData(f: InboundFileRow) {
     reason: f.reason,
     entries: f.entries,
     exceptions: f.exceptions,
+    lastError: f.last_error,
     receivedAt: f.received_at.toISOString(),
   };
 }

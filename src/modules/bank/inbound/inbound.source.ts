@@ -7,9 +7,15 @@ import path from 'node:path';
  * implements the same three calls. A file is archived only after the transaction that applied it
  * committed; a file read again later is recognised by its hash and applies nothing.
  */
+/** A file waiting in the outbox, with its size as the listing reports it (nothing read yet). */
+export interface WaitingFile {
+  name: string;
+  size: number;
+}
+
 export interface InboundSource {
-  /** The names of the files waiting, in the order to take them in. */
-  list(): Promise<string[]>;
+  /** The files waiting, in the order to take them in. */
+  list(): Promise<WaitingFile[]>;
   read(name: string): Promise<Buffer>;
   /** Moves a taken-in file out of the way (optional: without it the hash keeps it from applying twice). */
   archive?(name: string): Promise<void>;
@@ -24,9 +30,10 @@ export class LocalDirectorySource implements InboundSource {
     private readonly archiveDir: string | undefined = path.join(dir, 'archive'),
   ) {}
 
-  async list(): Promise<string[]> {
+  async list(): Promise<WaitingFile[]> {
     const entries = await fs.readdir(this.dir, { withFileTypes: true });
-    return entries.filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.xml')).map((e) => e.name).sort();
+    const names = entries.filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.xml')).map((e) => e.name).sort();
+    return Promise.all(names.map(async (name) => ({ name, size: (await fs.stat(path.join(this.dir, name))).size })));
   }
 
   read(name: string): Promise<Buffer> {

@@ -1,6 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
-import { currencyInfo } from '../../../lib/currencies.js';
-import { currencyScale } from '../../../lib/money.js';
+import { iso4217Scale } from '../../../lib/currencies.js';
 
 /*
  * Reading the files a bank sends back (ISO 20022): pain.002 status reports, camt.054 debit and credit
@@ -85,10 +84,10 @@ function optionalAmount(node: unknown, what: string, ...path: string[]): Amount 
 }
 
 export function toAmount(raw: string, currency: string, what = 'amount'): Amount {
-  if (!currencyInfo(currency)) throw new InboundParseError(`${what}: currency ${currency} is not one Corridor knows`);
+  const scale = iso4217Scale(currency);
+  if (scale === undefined) throw new InboundParseError(`${what}: ${currency} is no ISO 4217 currency`);
   const m = /^(\d{1,24})(?:\.(\d{1,8}))?$/.exec(raw);
   if (!m) throw new InboundParseError(`${what}: ${raw} is not an amount`);
-  const scale = currencyScale(currency);
   const decimals = m[2] ?? '';
   if (decimals.replace(/0+$/, '').length > scale) throw new InboundParseError(`${what}: ${raw} ${currency} has more decimals than ${currency} has`);
   const minor = BigInt(m[1] as string) * 10n ** BigInt(scale) + BigInt((decimals + '0'.repeat(scale)).slice(0, scale) || '0');
@@ -171,6 +170,8 @@ export interface EntryTransaction {
 export interface Entry {
   /** The bank's reference of the entry: AcctSvcrRef, else NtryRef. */
   ref: string | undefined;
+  /** Both of the entry's own references as written (a bank may reuse one of them across entries). */
+  references: { accountServicer: string | undefined; entry: string | undefined };
   amount: Amount;
   direction: 'credit' | 'debit';
   /** BOOK, PDNG, INFO (camt.05x.001.08 `Sts/Cd`, older `Sts`). */
@@ -184,7 +185,19 @@ export interface Entry {
   transactions: EntryTransaction[];
 }
 
-const dateOf = (node: unknown) => text(node, 'Dt') ?? text(node, 'DtTm')?.slice(0, 10);
+/** A calendar date as ISO writes it (YYYY-MM-DD, or the date of a date-time): a month 13 or a 30 February is an error, never a date PostgreSQL is left to refuse. */
+export function isoDate(value: string | undefined, what: string): string | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(value.trim());
+  const [year, month, day] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (!m || month < 1 || month > 12 || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+    throw new InboundParseError(`${what}: ${value} is not a calendar date`);
+  }
+  return value.trim().slice(0, 10);
+}
+
+const dateOf = (node: unknown, what: string) => isoDate(text(node, 'Dt') ?? text(node, 'DtTm'), what);
 
 function creditorReference(tx: Node): string | undefined {
   const strd = list(tx, 'RmtInf', 'Strd')[0];
@@ -203,12 +216,13 @@ function entry(node: Node): Entry {
   const extra = at(node, 'AddtlNtryInf');
   return {
     ref: text(node, 'AcctSvcrRef') ?? text(node, 'NtryRef'),
+    references: { accountServicer: text(node, 'AcctSvcrRef'), entry: text(node, 'NtryRef') },
     amount: amount(node, 'the amount of an entry', 'Amt'),
     direction: direction === 'CRDT' ? 'credit' : 'debit',
     status: text(node, 'Sts', 'Cd') ?? required(node, 'the status of an entry', 'Sts'),
     reversal: text(node, 'RvslInd') === 'true',
-    bookingDate: dateOf(at(node, 'BookgDt')),
-    valueDate: dateOf(at(node, 'ValDt')),
+    bookingDate: dateOf(at(node, 'BookgDt'), 'the booking date of an entry (BookgDt)'),
+    valueDate: dateOf(at(node, 'ValDt'), 'the value date of an entry (ValDt)'),
     bankTransactionCode: code || undefined,
     description: Array.isArray(extra) && typeof extra[0] === 'string' ? extra[0] : undefined,
     transactions: list(node, 'NtryDtls').flatMap((d) =>
@@ -237,11 +251,24 @@ function account(node: unknown): ReportedAccount {
   return { iban: text(node, 'Acct', 'Id', 'IBAN'), otherId: text(node, 'Acct', 'Id', 'Othr', 'Id'), currency: text(node, 'Acct', 'Ccy') };
 }
 
+/**
+ * What a statement or notification says, read on its own: one that cannot be read carries the reason
+ * (`unreadable`) instead of failing the file, so one account's content never blocks another's.
+ */
+function readOnItsOwn<T extends object>(read: () => T, empty: T): T & { unreadable?: string } {
+  try {
+    return read();
+  } catch (err) {
+    if (!(err instanceof InboundParseError)) throw err;
+    return { ...empty, unreadable: err.message };
+  }
+}
+
 export interface Notification {
   kind: 'camt.054';
   version: string;
   messageId: string;
-  notifications: { id: string; account: ReportedAccount; entries: Entry[] }[];
+  notifications: { id: string; account: ReportedAccount; entries: Entry[]; unreadable?: string | undefined }[];
 }
 
 function notification(doc: Node, version: string): Notification {
@@ -250,7 +277,7 @@ function notification(doc: Node, version: string): Notification {
     kind: 'camt.054',
     version,
     messageId: required(root, 'the message id', 'GrpHdr', 'MsgId'),
-    notifications: list(root, 'Ntfctn').map((n) => ({ id: required(n, 'a notification id', 'Id'), account: account(n), entries: list(n, 'Ntry').map(entry) })),
+    notifications: list(root, 'Ntfctn').map((n) => ({ id: text(n, 'Id') ?? '(no id)', account: account(n), ...readOnItsOwn(() => ({ entries: list(n, 'Ntry').map(entry) }), { entries: [] }) })),
   };
 }
 
@@ -266,11 +293,14 @@ export interface Balance {
 export interface Statement {
   id: string;
   account: ReportedAccount;
+  /** The date the statement was made (of CreDtTm). */
   createdAt: string | undefined;
   fromDate: string | undefined;
   toDate: string | undefined;
   balances: Balance[];
   entries: Entry[];
+  /** Why the statement could not be read (the others of the message are read all the same). */
+  unreadable?: string | undefined;
 }
 
 export interface StatementMessage {
@@ -284,7 +314,7 @@ function balance(node: Node): Balance {
   const type = text(node, 'Tp', 'CdOrPrtry', 'Cd') ?? text(node, 'Tp', 'CdOrPrtry', 'Prtry') ?? 'OTHR';
   const amt = amount(node, 'a balance', 'Amt');
   const sign = text(node, 'CdtDbtInd') === 'DBIT' ? -1n : 1n;
-  return { type, amount: amt, signedMinor: amt.minor * sign, date: dateOf(at(node, 'Dt')) };
+  return { type, amount: amt, signedMinor: amt.minor * sign, date: dateOf(at(node, 'Dt'), `the date of the ${type} balance`) };
 }
 
 function statement(doc: Node, version: string): StatementMessage {
@@ -294,13 +324,21 @@ function statement(doc: Node, version: string): StatementMessage {
     version,
     messageId: required(root, 'the message id', 'GrpHdr', 'MsgId'),
     statements: list(root, 'Stmt').map((s) => ({
-      id: required(s, 'a statement id', 'Id'),
+      id: text(s, 'Id') ?? '(no id)',
       account: account(s),
-      createdAt: text(s, 'CreDtTm'),
-      fromDate: text(s, 'FrToDt', 'FrDtTm')?.slice(0, 10),
-      toDate: text(s, 'FrToDt', 'ToDtTm')?.slice(0, 10),
-      balances: list(s, 'Bal').map(balance),
-      entries: list(s, 'Ntry').map(entry),
+      ...readOnItsOwn(
+        () => {
+          required(s, 'a statement id', 'Id');
+          return {
+            createdAt: isoDate(text(s, 'CreDtTm'), 'the creation time of the statement (CreDtTm)'),
+            fromDate: isoDate(text(s, 'FrToDt', 'FrDtTm'), 'the start of the statement period (FrDtTm)'),
+            toDate: isoDate(text(s, 'FrToDt', 'ToDtTm'), 'the end of the statement period (ToDtTm)'),
+            balances: list(s, 'Bal').map(balance),
+            entries: list(s, 'Ntry').map(entry),
+          };
+        },
+        { createdAt: undefined, fromDate: undefined, toDate: undefined, balances: [], entries: [] },
+      ),
     })),
   };
 }
@@ -317,7 +355,7 @@ export interface PaymentReturn {
 
 function paymentReturn(doc: Node, version: string): PaymentReturn {
   const root = doc['PmtRtr'];
-  const groupDate = text(root, 'GrpHdr', 'IntrBkSttlmDt');
+  const groupDate = isoDate(text(root, 'GrpHdr', 'IntrBkSttlmDt'), 'the settlement date (GrpHdr/IntrBkSttlmDt)');
   return {
     kind: 'pacs.004',
     version,
@@ -327,7 +365,7 @@ function paymentReturn(doc: Node, version: string): PaymentReturn {
       returnId: text(tx, 'RtrId'),
       amount: amount(tx, 'the returned amount', 'RtrdIntrBkSttlmAmt'),
       reason: reason(list(tx, 'RtrRsnInf')[0]),
-      settlementDate: text(tx, 'IntrBkSttlmDt') ?? groupDate,
+      settlementDate: isoDate(text(tx, 'IntrBkSttlmDt'), 'the settlement date of a return (IntrBkSttlmDt)') ?? groupDate,
     })),
   };
 }
@@ -341,6 +379,34 @@ const READERS: Record<string, (doc: Node, version: string) => InboundMessage> = 
   PmtRtr: paymentReturn,
 };
 
+/**
+ * The message's <Document>: the root element, or the one inside an envelope (CBPR+ and other SWIFT
+ * files wrap it with its Business Application Header, <AppHdr>, in an <Envelope> or <RequestPayload>).
+ */
+function documentOf(parsed: Node): Node | undefined {
+  const root = parsed['Document'];
+  if (isNode(root)) return root;
+  for (const wrapper of Object.values(parsed).filter(isNode)) {
+    if (isNode(wrapper['Document'])) return wrapper['Document'];
+  }
+  return undefined;
+}
+
+/**
+ * The message and version the Document's namespace names: `camt.053.001.08`, and national variants
+ * in their own namespaces such as SIX's `http://www.six-interbank-clearing.com/de/pain.002.001.03.ch.02.xsd`
+ * (`pain.002.001.03.ch.02`).
+ */
+function versionOf(source: string): string {
+  const tag = /<(?:[\w.-]+:)?Document\b[^>]*>/.exec(source)?.[0] ?? '';
+  const namespaces = [...tag.matchAll(/\sxmlns(?::[\w.-]+)?\s*=\s*["']([^"']*)["']/g)].map((m) => m[1] ?? '');
+  for (const ns of namespaces) {
+    const version = /([a-z]{4}\.\d{3}\.\d{3}\.\d{2}(?:\.[a-z]{2}\.\d{2})?)/.exec(ns)?.[1];
+    if (version) return version;
+  }
+  return 'unknown';
+}
+
 /** Reads one inbound file; throws InboundParseError with the reason when it is not a message Corridor reads. */
 export function parseInbound(file: Buffer | string): InboundMessage {
   const source = typeof file === 'string' ? file : file.toString('utf8');
@@ -351,9 +417,9 @@ export function parseInbound(file: Buffer | string): InboundMessage {
   } catch (err) {
     throw new InboundParseError(`not well-formed XML: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const doc = parsed['Document'];
-  if (!isNode(doc)) throw new InboundParseError('no ISO 20022 <Document> root element');
-  const version = /xmlns(?::\w+)?\s*=\s*["']urn:iso:std:iso:20022:tech:xsd:([^"']+)["']/.exec(source)?.[1] ?? 'unknown';
+  const doc = documentOf(parsed);
+  if (!doc) throw new InboundParseError('no ISO 20022 <Document> root element, nor one inside an envelope beside its Business Application Header');
+  const version = versionOf(source);
   const name = Object.keys(doc).find((k) => k in READERS);
   if (!name) throw new InboundParseError(`a ${version} message: Corridor reads pain.002, camt.053, camt.054 and pacs.004`);
   try {
