@@ -1,4 +1,4 @@
-import type { Tx } from '../db/db.js';
+import type { Sql, Tx } from '../db/db.js';
 import type { FieldError } from '../lib/errors.js';
 import type { PayoutStatus } from '../modules/payouts/payouts.transitions.js';
 
@@ -158,4 +158,21 @@ export interface Connectors {
   forRoute(route: string, workspaceId: string): Connector;
   all(): Connector[];
   routes(): RouteConnector[];
+  /** The reason codes a connector's rail gives, as data. */
+  reasons(name: string): readonly RailReason[];
+  /** The health of every connector present (src/connectors/health.ts), for the console and metrics. */
+  health(sql: Sql): Promise<ConnectorHealth[]>;
+}
+
+/** A connector's health as the console shows it. */
+export interface ConnectorHealth {
+  connector: string;
+  capabilities: Capability[];
+  /** The last call, poll or loop of the connector that ended well. */
+  lastSuccessAt: Date | null;
+  /** The last file it delivered to its rail (file rails only). */
+  lastFileAt: Date | null;
+  lastError: { message: string; at: Date } | null;
+  /** Its payouts handed over and not yet on the rail (or, for the manual queue, not yet settled), and since when the oldest waits. */
+  backlog: { count: number; oldestSince: Date | null };
 }

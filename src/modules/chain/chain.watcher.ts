@@ -1,9 +1,7 @@
 import type { Address, PublicClient } from 'viem';
 import type { AppContext } from '../../context.js';
-import { DomainError } from '../../lib/errors.js';
 import { formatAmount } from '../../lib/money.js';
-import { creditDeposit } from '../deposits/deposits.service.js';
-import { depositTarget } from '../virtual-accounts/virtual-accounts.service.js';
+import { depositAccountOf, receiveRailDeposit } from '../deposits/deposits.port.js';
 import type { ChainCurrency } from './chain.config.js';
 import type { DepositRail } from './chain.rails.js';
 import { ERC20_ABI } from './chain.client.js';
@@ -80,7 +78,7 @@ async function takeRange(ctx: AppContext, rail: DepositRail, from: bigint, to: b
       if (!owner || t.value === 0n) continue;
       const currency = currencies.get(t.token) ?? null;
       const acting = { workspaceId: owner.workspace_id, accountId: owner.account_id, subAccountId: owner.account_id === owner.workspace_id ? undefined : owner.account_id };
-      const account = currency ? await depositTarget(tx, acting, { currency }) : undefined;
+      const account = currency ? await depositAccountOf(ctx, tx, currency, { owner: acting }) : undefined;
       const reason = !currency ? 'unsupported_token' : !account ? 'no_virtual_account' : null;
       const claim = { chain, txHash: t.txHash, logIndex: t.logIndex, blockNumber: t.blockNumber, token: t.token, currency, fromAddress: t.from, toAddress: t.to, amountMinor: t.value, accountId: owner.account_id, workspaceId: owner.workspace_id };
       if (!(await repo.claimDeposit(tx, claim, reason ? 'held' : 'credited', reason))) continue;
@@ -88,19 +86,12 @@ async function takeRange(ctx: AppContext, rail: DepositRail, from: bigint, to: b
         ctx.log.warn({ chain, txHash: t.txHash, logIndex: t.logIndex, token: t.token, reason }, 'chain deposit held for the operator, not credited');
         continue;
       }
-      try {
-        const deposit = await creditDeposit(tx, {
-          virtualAccountId: account.id,
-          currency,
-          amount: formatAmount(t.value, currency),
-          rail: 'crypto',
-          clientRef: `${chain}:${t.txHash}:${t.logIndex}`,
-        });
-        await repo.setDepositId(tx, claim, deposit.id);
-      } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
-        await repo.holdDeposit(tx, claim, err.code ?? 'refused');
-        ctx.log.warn({ chain, txHash: t.txHash, logIndex: t.logIndex, code: err.code }, 'chain deposit held for the operator, not credited');
+      const landed = await receiveRailDeposit(ctx, tx, { currency, amount: formatAmount(t.value, currency), rail: 'crypto', railRef: `${chain}:${t.txHash}:${t.logIndex}`, to: { owner: acting } });
+      if (landed.landed) await repo.setDepositId(tx, claim, landed.deposit.id);
+      else {
+        const code = landed.reason === 'refused' ? (landed.code ?? 'refused') : 'no_virtual_account';
+        await repo.holdDeposit(tx, claim, code);
+        ctx.log.warn({ chain, txHash: t.txHash, logIndex: t.logIndex, code }, 'chain deposit held for the operator, not credited');
       }
     }
     await repo.setCheckpoint(tx, chain, to + 1n);

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../../../context.js';
 import type { Sql, Tx } from '../../../db/db.js';
 import type { PageRequest } from '../../../db/pagination.js';
-import { DomainError } from '../../../lib/errors.js';
-import { isUuid, newId } from '../../../lib/ids.js';
+import { newId } from '../../../lib/ids.js';
 import { formatAmount } from '../../../lib/money.js';
-import { creditDeposit } from '../../deposits/deposits.service.js';
-import { reportPayoutOutcomes, type PayoutOutcome } from '../../payouts/payouts.outcomes.js';
+import { normaliseIban } from '../../corridors/account-formats.js';
+import { receiveRailDeposit } from '../../deposits/deposits.port.js';
+import type { BankAccount } from '../bank.config.js';
+import { reportPayoutOutcomes, type PayoutOutcome } from '../../payouts/payouts.port.js';
 import { findAnyPayout } from '../../payouts/payouts.read.js';
 import { depositPostedFrom, recordException, recordMovement, recordStatement, type NewException } from '../../reconciliation/reconciliation.service.js';
-import { findVirtualAccountById, findVirtualAccountByIban } from '../../virtual-accounts/virtual-accounts.service.js';
 import { payoutIdOfEndToEndId } from './end-to-end.js';
 import * as repo from './inbound.repository.js';
 import type { InboundFileRow } from './inbound.repository.js';
@@ -21,22 +21,16 @@ import { describeReason, RETURN_REASONS, STATUS_REASONS } from './reason-codes.j
  * Taking in what the bank sends back. Each file is applied in ONE transaction with every posting,
  * event and record it makes, the file's row (its sha256, its message id) written first: a file read
  * twice, or a process killed halfway and started again, applies each entry exactly once. Payout
- * outcomes go through reportPayoutOutcomes, deposits through the operator credit's deposit service.
+ * outcomes go through reportPayoutOutcomes, deposits through the deposits port (receiveRailDeposit).
  * An unreadable file is quarantined with the reason; an entry that matches nothing lands in the
  * exceptions with its reason and posts nothing. Never a silent post, never a guess.
  */
 
-/** A bank account of the connection ("bank".accounts in the connectors file). */
-export interface BankAccount {
-  id: string;
-  iban: string;
-  bic?: string | undefined;
-  name?: string | undefined;
-  currency: string;
-}
+/** What the inbound side reads of a bank account of the connection (bank.config.ts BankAccount, "bank".accounts in the connectors file). */
+export type InboundAccount = Pick<BankAccount, 'id' | 'iban' | 'currency'>;
 
 export interface InboundOptions {
-  accounts: readonly BankAccount[];
+  accounts: readonly InboundAccount[];
   /** The connector's name as payouts carry it (payouts.provider): when set, an answer about another connector's payout is an exception. */
   connector?: string | undefined;
   /**
@@ -54,8 +48,6 @@ export type FileResult =
   | { name: string; outcome: 'duplicate'; fileId: string }
   | { name: string; outcome: 'quarantined'; fileId: string; reason: string };
 
-const normal = (iban: string | undefined) => iban?.replace(/\s+/g, '').toUpperCase();
-
 /** One file's application: where it writes, what it counted. */
 class Run {
   entries = 0;
@@ -68,12 +60,12 @@ class Run {
     readonly options: InboundOptions,
   ) {}
 
-  accountByIban(iban: string | undefined): BankAccount | undefined {
-    return iban ? this.options.accounts.find((a) => normal(a.iban) === normal(iban)) : undefined;
+  accountByIban(iban: string | undefined): InboundAccount | undefined {
+    return iban ? this.options.accounts.find((a) => normaliseIban(a.iban) === normaliseIban(iban)) : undefined;
   }
 
   /** The one account of the connection in a currency, when there is exactly one. */
-  accountInCurrency(currency: string): BankAccount | undefined {
+  accountInCurrency(currency: string): InboundAccount | undefined {
     const found = this.options.accounts.filter((a) => a.currency === currency);
     return found.length === 1 ? found[0] : undefined;
   }
@@ -257,20 +249,19 @@ async function deposit(run: Run, source: string, tx: EntryTransaction, amount: A
     await run.exception('duplicate_entry', `A deposit was already posted from the bank's entry ${facts.entry_ref}`, facts);
     return;
   }
-  const byIban = tx.creditorIban ? await findVirtualAccountByIban(run.ctx, run.tx, tx.creditorIban, amount.currency) : undefined;
-  const byRef = !byIban && tx.reference && isUuid(tx.reference.trim()) ? await findVirtualAccountById(run.tx, tx.reference.trim()) : undefined;
-  const account = byIban ?? (byRef?.status === 'active' && byRef.currency === amount.currency && byRef.deactivated_at === null ? byRef : undefined);
-  if (!account) {
-    await run.exception('unknown_virtual_account', `No active ${amount.currency} virtual account has the IBAN ${tx.creditorIban ?? '(none)'} or the reference ${tx.reference ?? '(none)'}`, facts);
+  const landed = await receiveRailDeposit(run.ctx, run.tx, {
+    currency: amount.currency,
+    amount: formatAmount(amount.minor, amount.currency),
+    rail: 'bank_transfer',
+    railRef: `bank:${facts.entry_ref ?? newId()}`,
+    to: { iban: tx.creditorIban, reference: tx.reference },
+  });
+  if (!landed.landed) {
+    if (landed.reason === 'unknown_virtual_account') await run.exception('unknown_virtual_account', landed.message, facts);
+    else await run.exception('deposit_refused', `The deposit into virtual account ${landed.virtualAccountId} was refused: ${landed.message}`, facts);
     return;
   }
-  try {
-    const row = await creditDeposit(run.tx, { virtualAccountId: account.id, amount: formatAmount(amount.minor, amount.currency), currency: amount.currency, rail: 'bank_transfer', clientRef: `bank:${facts.entry_ref ?? newId()}`.slice(0, 100) });
-    await recordMovement(run.tx, { ...movementFacts(facts, amount), file_id: run.fileId, message_type: source, kind: 'deposit', direction: 'credit', object_type: 'deposit', object_id: row.id });
-  } catch (err) {
-    if (!(err instanceof DomainError)) throw err;
-    await run.exception('deposit_refused', `The deposit into virtual account ${account.id} was refused: ${err.message}`, facts);
-  }
+  await recordMovement(run.tx, { ...movementFacts(facts, amount), file_id: run.fileId, message_type: source, kind: 'deposit', direction: 'credit', object_type: 'deposit', object_id: landed.deposit.id });
 }
 
 // ---------------------------------------------------------------------------------------------
