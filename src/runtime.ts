@@ -3,7 +3,12 @@ import { pino, type DestinationStream } from 'pino';
 import { logSerializers, REDACTED } from './lib/log-safety.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
+import { bank } from './connectors/bank/index.js';
+import { chain } from './connectors/chain/index.js';
+import type { ConnectorDefinition } from './connectors/definition.js';
+import { manual } from './connectors/manual/index.js';
 import { ConnectorRegistry } from './connectors/registry.js';
+import { simulated } from './connectors/simulated/index.js';
 import { connect } from './db/db.js';
 import { migrate } from './db/migrate.js';
 import { CryptoBox } from './lib/crypto-box.js';
@@ -26,10 +31,17 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
 }
 
 /**
+ * The connectors present in this build, one line each: the registry builds the ones without settings
+ * and those the connectors file names, and takes their jobs, loops, reasons and health from these
+ * definitions. A new connector adds its line here (docs/guides/connectors.md).
+ */
+export const CONNECTORS_PRESENT: readonly ConnectorDefinition[] = [simulated, manual, bank, chain];
+
+/**
  * Opens the database (PGlite in the data directory, or PostgreSQL when DATABASE_URL is set),
  * applies migrations, and loads the keys: everything a process of any role needs.
  */
-export async function openContext(config: Config, log = createLogger(config.logLevel), options: { memoryTemplate?: Blob } = {}): Promise<AppContext> {
+export async function openContext(config: Config, log = createLogger(config.logLevel), options: { memoryTemplate?: Blob; connectors?: readonly ConnectorDefinition[] } = {}): Promise<AppContext> {
   if (config.env === 'production' && !config.databaseUrl) {
     throw new Error(
       'CORRIDOR_ENV=production needs DATABASE_URL: the embedded database does not flush to disk on commit, so it could lose acknowledged payments.',
@@ -37,14 +49,14 @@ export async function openContext(config: Config, log = createLogger(config.logL
   }
   const box = CryptoBox.load(config.encryptionKey, config.dataDir);
   // Before the database opens: a connectors file that names what does not exist refuses to start.
-  const connectors = ConnectorRegistry.build({ config, box });
+  const connectors = ConnectorRegistry.build({ config, box }, options.connectors ?? CONNECTORS_PRESENT);
   for (const connector of connectors.all()) await connector.checkAtStart?.();
   const db = await connect({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolMax: config.limits.dbPoolMax,
     connectTimeoutMs: config.limits.dbConnectTimeoutMs,
-    ...options,
+    ...(options.memoryTemplate ? { memoryTemplate: options.memoryTemplate } : {}),
   });
   try {
     await migrate(db, box);

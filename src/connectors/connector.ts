@@ -1,4 +1,4 @@
-import type { Tx } from '../db/db.js';
+import type { Sql, Tx } from '../db/db.js';
 import type { FieldError } from '../lib/errors.js';
 import type { PayoutStatus } from '../modules/payouts/payouts.transitions.js';
 
@@ -46,8 +46,61 @@ export interface Connector {
    * answer false when it is already on its way (in a file) and can no longer be stopped here.
    */
   release?(tx: Tx, payoutId: string): Promise<boolean>;
+  /**
+   * Recall: asks the rail to bring back a payout already on its way or paid (a SEPA recall, a
+   * Fedwire request for return), where the rail allows it. The answer says whether the request left;
+   * the money comes back, if it does, as a `returned` outcome through `reportPayoutOutcomes`.
+   */
+  recall?(tx: Tx, payoutId: string, reason: string): Promise<RecallAnswer>;
+  /** Verify the recipient (account and name) before paying, where the rail offers it (Confirmation of Payee, Verification of Payee). */
+  verifyRecipient?(beneficiary: Record<string, unknown>): Promise<RecipientCheck>;
   /** Checks the connector's rail at start (a chain's node and token decimals); throws, and the process refuses to start, on a mismatch. */
   checkAtStart?(): Promise<void>;
+}
+
+export interface RecallAnswer {
+  /** False when the rail refused to ask (already recalled, past the rail's recall window). */
+  requested: boolean;
+  reason?: string;
+}
+
+export interface RecipientCheck {
+  /** `match`, `close_match` (the rail suggests `suggestedName`), `no_match`, or `unavailable` (the rail could not answer). */
+  result: 'match' | 'close_match' | 'no_match' | 'unavailable';
+  suggestedName?: string;
+}
+
+/**
+ * The lifecycle capabilities a connector has, for the console and the guide. Check, release, recall
+ * and verify are optional methods: a rail without recall or name checks simply lacks them.
+ */
+export type Capability = 'check' | 'accept' | 'step' | 'release' | 'recall' | 'verify_recipient' | 'check_at_start';
+
+export function capabilitiesOf(connector: Connector): Capability[] {
+  const has: [Capability, boolean][] = [
+    ['check', connector.submitErrors !== undefined],
+    ['accept', isAsyncConnector(connector)],
+    ['step', !isAsyncConnector(connector)],
+    ['release', connector.release !== undefined || connector.canCancelProcessing()],
+    ['recall', connector.recall !== undefined],
+    ['verify_recipient', connector.verifyRecipient !== undefined],
+    ['check_at_start', connector.checkAtStart !== undefined],
+  ];
+  return has.flatMap(([capability, present]) => (present ? [capability] : []));
+}
+
+/**
+ * Who must act on a reason a rail gives: the beneficiary's details are wrong (the workspace corrects
+ * the beneficiary), the workspace itself (its sender data, its request), or the operator (a file-level
+ * reject, the operator's own account, a technical fault): never the customer for the operator's problem.
+ */
+export type ReasonActor = 'beneficiary' | 'workspace' | 'operator';
+
+/** A rail's reason code as data: the code as the rail sends it, its words, and who must act. */
+export interface RailReason {
+  code: string;
+  words: string;
+  actor: ReasonActor;
 }
 
 /** A queued payout as handed over to an async connector, its beneficiary and sender opened. */
@@ -105,4 +158,21 @@ export interface Connectors {
   forRoute(route: string, workspaceId: string): Connector;
   all(): Connector[];
   routes(): RouteConnector[];
+  /** The reason codes a connector's rail gives, as data. */
+  reasons(name: string): readonly RailReason[];
+  /** The health of every connector present (src/connectors/health.ts), for the console and metrics. */
+  health(sql: Sql): Promise<ConnectorHealth[]>;
+}
+
+/** A connector's health as the console shows it. */
+export interface ConnectorHealth {
+  connector: string;
+  capabilities: Capability[];
+  /** The last call, poll or loop of the connector that ended well. */
+  lastSuccessAt: Date | null;
+  /** The last file it delivered to its rail (file rails only). */
+  lastFileAt: Date | null;
+  lastError: { message: string; at: Date } | null;
+  /** Its payouts handed over and not yet on the rail (or, for the manual queue, not yet settled), and since when the oldest waits. */
+  backlog: { count: number; oldestSince: Date | null };
 }

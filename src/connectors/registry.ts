@@ -1,73 +1,67 @@
 import type { Config } from '../config.js';
-import type { CryptoBox } from '../lib/crypto-box.js';
-import { bankConnectorFactory } from '../modules/bank/bank.connector.js';
-import { chainConnectorFactory } from '../modules/chain/chain.connector.js';
+import type { AppContext } from '../context.js';
+import type { Recurring, JobHandler } from '../jobs/runner.js';
+import type { Sql } from '../db/db.js';
 import { ROUTES } from '../modules/corridors/catalog.js';
-import type { Connector, Connectors, RouteConnector } from './connector.js';
-import { ManualConnector } from './manual.js';
-import { SimulatedConnector } from './simulated.js';
-
-/** What a connector is built with besides its own section of the connectors file. */
-export interface ConnectorDeps {
-  config: Config;
-  box: CryptoBox;
-}
-
-/** A connector configured by a section of CORRIDOR_CONNECTORS_FILE: the section it reads, and how it is built from it (validating it). */
-export interface ConnectorFactory {
-  section: string;
-  build(section: unknown, deps: ConnectorDeps): Connector;
-}
-
-/** The connectors beyond the two built in, by name. Each real rail adds its line here. */
-export const connectorFactories: Record<string, ConnectorFactory> = {
-  bank: { section: 'bank', build: (section, deps) => bankConnectorFactory(section, deps) },
-  chain: { section: 'chains', build: (section, deps) => chainConnectorFactory(section, deps) },
-};
+import type { Connector, ConnectorHealth, Connectors, RailReason, RouteConnector } from './connector.js';
+import type { ConnectorDefinition, ConnectorDeps, ConnectorWorker } from './definition.js';
+import { connectorHealth, type HealthRecorder } from './health.js';
 
 export type { RouteConnector } from './connector.js';
+export type { ConnectorDeps } from './definition.js';
 
 /**
- * The connectors of this process, built once at start from the operator's configuration: which one
- * serves each route (per workspace where it differs), and each by the name payouts store.
+ * The connectors of this process, built once at start from the definitions of the connectors
+ * present (runtime.ts lists them: this registry imports none) and the operator's configuration:
+ * which one serves each route (per workspace where it differs), each by the name payouts store, and
+ * what they add to a worker (their jobs and loops) and to the console (their reasons and health).
  */
 export class ConnectorRegistry implements Connectors {
   private constructor(
-    private readonly byName: ReadonlyMap<string, Connector>,
+    private readonly built: ReadonlyMap<string, { connector: Connector; definition: ConnectorDefinition }>,
     private readonly config: Config['connectors'],
     private readonly fallback: Connector,
   ) {}
 
   /**
-   * Builds every connector the configuration names, and refuses to start on an unknown route, an
-   * unknown connector, or a connector whose section is missing or wrong.
+   * Builds every connector without settings (the simulator, the manual queue) and every one the
+   * configuration names, and refuses to start on an unknown route, an unknown connector, a connector
+   * whose section is missing or wrong, or two connectors of one name or one job kind.
    */
-  static build(deps: ConnectorDeps, factories: Record<string, ConnectorFactory> = connectorFactories): ConnectorRegistry {
+  static build(deps: ConnectorDeps, definitions: readonly ConnectorDefinition[]): ConnectorRegistry {
     const { connectors } = deps.config;
-    const byName = new Map<string, Connector>([
-      ['simulated', new SimulatedConnector(deps.config.sandboxStepMs)],
-      ['manual', new ManualConnector()],
-    ]);
+    const known = new Map<string, ConnectorDefinition>();
+    for (const d of definitions) {
+      if (known.has(d.name)) throw new Error(`Two connectors are named "${d.name}"`);
+      known.set(d.name, d);
+    }
+    const built = new Map<string, { connector: Connector; definition: ConnectorDefinition }>();
+    for (const d of definitions) if (d.section === undefined) built.set(d.name, { connector: d.build(undefined, deps), definition: d });
     const named = [
       ...Object.entries(connectors.routes).map(([route, name]) => ({ route, name, where: `routes.${route}` })),
       ...Object.entries(connectors.workspaces).flatMap(([id, map]) => Object.entries(map).map(([route, name]) => ({ route, name, where: `workspaces.${id}.${route}` }))),
     ];
     for (const { route, name, where } of named) {
       if (!(ROUTES as readonly string[]).includes(route)) throw new Error(`CORRIDOR_CONNECTORS_FILE: ${where}: unknown route "${route}" (routes: ${ROUTES.join(', ')})`);
-      if (byName.has(name)) continue;
-      const factory = factories[name];
-      if (!factory) throw new Error(`CORRIDOR_CONNECTORS_FILE: ${where}: unknown connector "${name}" (connectors: ${['simulated', 'manual', ...Object.keys(factories)].join(', ')})`);
-      const section = connectors.sections[factory.section];
-      if (section === undefined) throw new Error(`CORRIDOR_CONNECTORS_FILE: ${where} names "${name}", which needs a "${factory.section}" section`);
-      byName.set(name, factory.build(section, deps));
+      if (built.has(name)) continue;
+      const definition = known.get(name);
+      if (!definition?.section) throw new Error(`CORRIDOR_CONNECTORS_FILE: ${where}: unknown connector "${name}" (connectors: ${[...known.keys()].join(', ')})`);
+      const section = connectors.sections[definition.section];
+      if (section === undefined) throw new Error(`CORRIDOR_CONNECTORS_FILE: ${where} names "${name}", which needs a "${definition.section}" section`);
+      built.set(name, { connector: definition.build(section, deps), definition });
     }
-    const fallback = byName.get(deps.config.env === 'sandbox' ? 'simulated' : 'manual') as Connector;
-    return new ConnectorRegistry(byName, connectors, fallback);
+    const kinds = [...built.values()].flatMap(({ definition }) => (definition.jobs ?? []).map((j) => j.kind));
+    const twice = kinds.find((kind, i) => kinds.indexOf(kind) !== i);
+    if (twice) throw new Error(`Two connectors run jobs of the kind "${twice}"`);
+    const fallbackName = deps.config.env === 'sandbox' ? 'simulated' : 'manual';
+    const fallback = built.get(fallbackName)?.connector;
+    if (!fallback) throw new Error(`The "${fallbackName}" connector is not present: every process needs it for the routes no connector serves`);
+    return new ConnectorRegistry(built, connectors, fallback);
   }
 
   /** The connector a payout names (`payouts.provider`). One no longer configured is an error, not a guess. */
   get(name: string): Connector {
-    const connector = this.byName.get(name);
+    const connector = this.built.get(name)?.connector;
     if (!connector) throw new Error(`Connector "${name}" is not configured in this process (CORRIDOR_CONNECTORS_FILE)`);
     return connector;
   }
@@ -80,7 +74,7 @@ export class ConnectorRegistry implements Connectors {
 
   /** Every connector built in this process. */
   all(): Connector[] {
-    return [...this.byName.values()];
+    return [...this.built.values()].map((b) => b.connector);
   }
 
   /** Every route with its connector, for the console. */
@@ -91,4 +85,35 @@ export class ConnectorRegistry implements Connectors {
       overrides: Object.entries(this.config.workspaces).flatMap(([workspaceId, map]) => (map[route] ? [{ workspaceId, connector: map[route] }] : [])),
     }));
   }
+
+  /** The job handlers of the connectors present, each recording its outcome in its connector's health. */
+  jobHandlers(health: HealthRecorder): Map<string, JobHandler> {
+    return new Map([...this.built.values()].flatMap(({ connector, definition }) => (definition.jobs ?? []).map((job) => [job.kind, health.job(connector.name, job)] as const)));
+  }
+
+  /** The recurring schedules of the connectors present (a bank's outbox poll). */
+  recurring(): Recurring[] {
+    return [...this.built.values()].flatMap(({ definition }) => (definition.jobs ?? []).flatMap((job) => (job.everyMs === undefined ? [] : [{ kind: job.kind, everyMs: job.everyMs }])));
+  }
+
+  /** The loops of the connectors present, for a worker process, each recording its ticks in its connector's health. */
+  workers(ctx: AppContext, health: HealthRecorder): ConnectorWorker[] {
+    return [...this.built.values()].flatMap(({ connector, definition }) => (definition.workers?.(ctx, connector) ?? []).map((w) => health.worker(connector.name, w)));
+  }
+
+  /** The reason codes a connector's rail gives, as data (none for a connector not present). */
+  reasons(name: string): readonly RailReason[] {
+    return this.built.get(name)?.definition.reasons ?? [];
+  }
+
+  /** The health of every connector present: last success, last file, last error, backlog. */
+  health(sql: Sql): Promise<ConnectorHealth[]> {
+    return connectorHealth(sql, [...this.built.values()]);
+  }
+}
+
+/** The registry behind a context's connectors (runtime.ts builds it; a test may give the context another `Connectors`). */
+export function registryOf(connectors: Connectors): ConnectorRegistry {
+  if (!(connectors instanceof ConnectorRegistry)) throw new Error('these connectors were not built by the ConnectorRegistry (runtime.ts)');
+  return connectors;
 }

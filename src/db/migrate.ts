@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { CryptoBox } from '../lib/crypto-box.js';
 import type { Db, Tx } from './db.js';
 import { sealedRecipients } from './migrations/0018_sealed_recipients.js';
+import { payoutCatalogRail } from './migrations/0065_payout_catalog_rail.js';
 import { auditChain } from './migrations/0027_audit_chain.js';
 import { auditStoredBytes } from './migrations/0080_audit_stored_bytes.js';
 
@@ -16,7 +17,7 @@ const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 export type Migration = { version: string; sql: string } | { version: string; up: (tx: Tx, box: CryptoBox) => Promise<void> };
 
 /** The migrations written in TypeScript, listed here (each a file under migrations/). */
-const CODE_MIGRATIONS: readonly Migration[] = [sealedRecipients, auditChain, auditStoredBytes];
+const CODE_MIGRATIONS: readonly Migration[] = [sealedRecipients, auditChain, payoutCatalogRail, auditStoredBytes];
 
 export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
   const sql: Migration[] = fs

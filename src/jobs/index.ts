@@ -2,21 +2,21 @@ import type { AppContext } from '../context.js';
 import { approvalExpiryJob } from '../modules/approvals/approvals.jobs.js';
 import { APPROVAL_EXPIRY_JOB } from '../modules/approvals/approvals.service.js';
 import { deleteExpiredIdempotencyKeys } from '../modules/idempotency/idempotency.service.js';
-import { BANK_CUTOFF_JOB, BANK_POLL_JOB, BANK_UPLOAD_JOB } from '../modules/bank/bank.service.js';
-import { bankCutoffJob, bankPollJob, bankUploadJob } from '../modules/bank/bank.jobs.js';
 import { payoutStepJobs } from '../modules/payouts/payouts.jobs.js';
 import { orderDeadlineJob } from '../modules/orders/orders.jobs.js';
 import { ORDER_DEADLINE_JOB } from '../modules/orders/orders.lifecycle.js';
 import { PAYOUT_STEP_JOB } from '../modules/payouts/payouts.lifecycle.js';
 import { deleteExpiredUploads } from '../modules/storage/uploads.service.js';
 import { WebhookEngine } from '../modules/webhooks/delivery-engine.js';
-import { ChainWorker } from '../modules/chain/chain.worker.js';
+import type { ConnectorWorker } from '../connectors/definition.js';
+import { HealthRecorder } from '../connectors/health.js';
+import { registryOf } from '../connectors/registry.js';
 import { RETENTION_JOB, retentionSweep } from './retention.js';
 import { rescreenBeneficiariesJob } from '../modules/screening/screening.jobs.js';
 import { SCREENING_RESCREEN_JOB } from '../modules/screening/screening.service.js';
 import { JobRunner, type AnyJobHandler, type Recurring } from './runner.js';
 
-/** Every job kind and its handler. Modules add theirs here. */
+/** Every job kind of the platform and its handler. Modules add theirs here; connectors declare theirs in their definition. */
 export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, AnyJobHandler>([
   [
     'idempotency.cleanup',
@@ -29,9 +29,6 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
   [APPROVAL_EXPIRY_JOB, approvalExpiryJob],
   [RETENTION_JOB, retentionSweep],
   [SCREENING_RESCREEN_JOB, rescreenBeneficiariesJob],
-  [BANK_CUTOFF_JOB, bankCutoffJob],
-  [BANK_UPLOAD_JOB, bankUploadJob],
-  [BANK_POLL_JOB, bankPollJob],
   [
     'uploads.cleanup',
     async (ctx) => {
@@ -45,29 +42,61 @@ export const recurringJobs: readonly Recurring[] = [
   // Deletes rows past their retention (config.retention); runs again at once while a backlog is left.
   { kind: RETENTION_JOB, everyMs: 10 * 60_000 },
   { kind: 'uploads.cleanup', everyMs: 15 * 60_000 },
-  // Makes sure the bank connector's outbox poll is scheduled; the poll itself runs every "bank".pollSeconds.
-  { kind: BANK_POLL_JOB, everyMs: 60_000 },
 ];
 
+/** A connector's loop in a worker: one tick, then the next `everyMs` after it ends; a failed tick is logged and tried again on the next. */
+class WorkerLoop {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly worker: ConnectorWorker,
+  ) {}
+
+  start(): void {
+    if (this.timer !== undefined) return;
+    const loop = () => {
+      this.running = this.worker
+        .tick()
+        .catch((err: unknown) => this.ctx.log.warn({ worker: this.worker.name, err: err instanceof Error ? err.message.split('\n')[0] : String(err) }, 'connector loop failed; tried again on the next'))
+        .finally(() => {
+          if (this.timer !== undefined) this.timer = setTimeout(loop, this.worker.everyMs);
+        });
+    };
+    this.timer = setTimeout(loop, 0);
+  }
+
+  async stop(): Promise<void> {
+    const timer = this.timer;
+    this.timer = undefined;
+    if (timer) clearTimeout(timer);
+    await this.running;
+  }
+}
+
 /**
- * A worker's jobs, with the webhook delivery engine beside them (its queue is the webhook_deliveries
- * table) and the chain connector's looks at its chains when one is configured.
+ * A worker's jobs: the platform's and those of the connectors present (each recording its
+ * connector's health), with the webhook delivery engine beside them (its queue is the
+ * webhook_deliveries table) and the connectors' loops (a chain's looks at its node).
  */
 class WorkerRunner extends JobRunner {
   private readonly webhooks: WebhookEngine;
-  private readonly chains: ChainWorker;
+  private readonly loops: WorkerLoop[];
   constructor(ctx: AppContext) {
-    super(ctx, jobHandlers, recurringJobs);
+    const registry = registryOf(ctx.connectors);
+    const health = new HealthRecorder(ctx.db);
+    super(ctx, new Map([...jobHandlers, ...registry.jobHandlers(health)]), [...recurringJobs, ...registry.recurring()]);
     this.webhooks = new WebhookEngine(ctx);
-    this.chains = new ChainWorker(ctx);
+    this.loops = registry.workers(ctx, health).map((w) => new WorkerLoop(ctx, w));
   }
   override start(): void {
     super.start();
     this.webhooks.start();
-    this.chains.start();
+    for (const loop of this.loops) loop.start();
   }
   override async stop(): Promise<void> {
-    await Promise.all([super.stop(), this.webhooks.stop(), this.chains.stop()]);
+    await Promise.all([super.stop(), this.webhooks.stop(), ...this.loops.map((loop) => loop.stop())]);
   }
 }
 

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AsyncConnector, HandedOverPayout } from '../../src/connectors/connector.js';
 import { parseConnectorsConfig } from '../../src/connectors/config.js';
-import { connectorFactories, ConnectorRegistry } from '../../src/connectors/registry.js';
+import { ConnectorRegistry } from '../../src/connectors/registry.js';
+import { defineConnector } from '../../src/connectors/definition.js';
+import { CONNECTORS_PRESENT } from '../../src/runtime.js';
 import { loadConfig } from '../../src/config.js';
 import { createRunner } from '../../src/jobs/index.js';
 import type { JobRunner } from '../../src/jobs/runner.js';
@@ -37,14 +39,17 @@ class KeepingConnector implements AsyncConnector {
   }
 }
 
+/** A connector definition of the test's own, building the connector given. */
+const keepingDefinition = (build: () => KeepingConnector) => defineConnector({ name: 'keeping', section: 'keeping', build, reasons: [], backlog: ['queued'] });
+
 describe('the connectors configuration', () => {
-  const build = (content: unknown, env: Record<string, string> = {}) =>
-    ConnectorRegistry.build({ config: loadConfig({ CORRIDOR_DATA_DIR: 'memory://', CORRIDOR_CONNECTORS_FILE: connectorsFile(content), ...env }), box: undefined as never });
+  const build = (content: unknown, definitions = CONNECTORS_PRESENT) =>
+    ConnectorRegistry.build({ config: loadConfig({ CORRIDOR_DATA_DIR: 'memory://', CORRIDOR_CONNECTORS_FILE: connectorsFile(content) }), box: undefined as never }, definitions);
 
   it('serves every route with the simulator in the sandbox and the manual queue in production when unset', () => {
-    const sandbox = ConnectorRegistry.build({ config: loadConfig({ CORRIDOR_DATA_DIR: 'memory://' }), box: undefined as never });
+    const sandbox = ConnectorRegistry.build({ config: loadConfig({ CORRIDOR_DATA_DIR: 'memory://' }), box: undefined as never }, CONNECTORS_PRESENT);
     expect(sandbox.forRoute('sepa_credit', 'w1').name).toBe('simulated');
-    const production = ConnectorRegistry.build({ config: loadConfig({ CORRIDOR_DATA_DIR: 'memory://', CORRIDOR_ENV: 'production' }), box: undefined as never });
+    const production = ConnectorRegistry.build({ config: loadConfig({ CORRIDOR_DATA_DIR: 'memory://', CORRIDOR_ENV: 'production' }), box: undefined as never }, CONNECTORS_PRESENT);
     expect(production.forRoute('swift', 'w1').name).toBe('manual');
   });
 
@@ -60,13 +65,10 @@ describe('the connectors configuration', () => {
   it('refuses to start on an unknown route, an unknown connector, a connector without its section, or a file that is not JSON', () => {
     expect(() => build({ routes: { telegraph: 'manual' } })).toThrow(/unknown route "telegraph"/);
     expect(() => build({ routes: { swift: 'carrier-pigeon' } })).toThrow(/unknown connector "carrier-pigeon"/);
-    connectorFactories.keeping = { section: 'keeping', build: () => new KeepingConnector() };
-    try {
-      expect(() => build({ routes: { swift: 'keeping' } })).toThrow(/needs a "keeping" section/);
-      expect(build({ routes: { swift: 'keeping' }, keeping: {} }).forRoute('swift', 'w1').name).toBe('keeping');
-    } finally {
-      delete connectorFactories.keeping;
-    }
+    const withKeeping = [...CONNECTORS_PRESENT, keepingDefinition(() => new KeepingConnector())];
+    expect(() => build({ routes: { swift: 'keeping' } }, withKeeping)).toThrow(/needs a "keeping" section/);
+    expect(build({ routes: { swift: 'keeping' }, keeping: {} }, withKeeping).forRoute('swift', 'w1').name).toBe('keeping');
+    expect(() => build({ routes: { swift: 'keeping' }, keeping: {} })).toThrow(/unknown connector "keeping"/);
     expect(() => parseConnectorsConfig('{ routes: ')).toThrow(/not valid JSON/);
     expect(() => parseConnectorsConfig('{"routes": {"swift": 3}}')).toThrow(/routes.swift must be a connector name/);
   });
@@ -79,15 +81,13 @@ describe('an async connector', () => {
   const keeping = new KeepingConnector();
 
   beforeAll(async () => {
-    connectorFactories.keeping = { section: 'keeping', build: () => keeping };
-    t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { sepa_credit: 'keeping' }, keeping: {} }), JOB_POLL_MS: '20' } });
+    t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { sepa_credit: 'keeping' }, keeping: {} }), JOB_POLL_MS: '20' }, connectors: [keepingDefinition(() => keeping)] });
     runner = createRunner(t.ctx);
     runner.start();
     c = await payingWorkspace(t);
     await fund(c, 'EUR', '1000');
   });
   afterAll(async () => {
-    delete connectorFactories.keeping;
     await runner?.stop();
     await t?.close();
   });

@@ -8,7 +8,8 @@ import { bootstrap } from '../../src/cli/bootstrap.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { connect, type Db } from '../../src/db/db.js';
-import { createLogger, openContext } from '../../src/runtime.js';
+import { CONNECTORS_PRESENT, createLogger, openContext } from '../../src/runtime.js';
+import type { ConnectorDefinition } from '../../src/connectors/definition.js';
 import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
 import { freePort } from './processes.js';
 import { freshPostgresDatabase as freshDatabase } from '../../support/postgres.js';
@@ -54,6 +55,8 @@ export interface TestAppOptions {
   /** Reuse the database of another test app. */
   databaseUrl?: string;
   logStream?: NodeJS.WritableStream;
+  /** Connectors present besides those of the build (runtime.ts CONNECTORS_PRESENT), for a connector of the test's own. */
+  connectors?: readonly ConnectorDefinition[];
 }
 
 /** The migrated embedded database test/global-setup.ts dumped, read once per worker (a Blob is read again by each app). */
@@ -86,7 +89,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const log = createLogger(config.logLevel, options.logStream ?? process.stdout);
   // On PGlite, a copy of the migrated database test/global-setup.ts made (initdb once, not per app).
   const template = databaseUrl ? undefined : pgliteTemplate();
-  const ctx = await openContext(config, log, template ? { memoryTemplate: template } : {});
+  const ctx = await openContext(config, log, { ...(template ? { memoryTemplate: template } : {}), connectors: [...CONNECTORS_PRESENT, ...(options.connectors ?? [])] });
   await bootstrap(ctx);
   const app = await buildApp(ctx);
   options.beforeReady?.(app, ctx);

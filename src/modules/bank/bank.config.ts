@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { normaliseIban } from '../corridors/account-formats.js';
 
 /**
  * The "bank" section of CORRIDOR_CONNECTORS_FILE, validated at start (a bad section refuses to
@@ -119,7 +120,7 @@ function accountsSection(value: unknown): BankAccount[] {
   return value.map((item, i) => {
     const o = object(item, `accounts.${i}`);
     const p = `accounts.${i}.`;
-    const account = { id: text(o, 'id', p), iban: text(o, 'iban', p).replace(/\s+/g, '').toUpperCase(), bic: text(o, 'bic', p).toUpperCase(), name: text(o, 'name', p), currency: text(o, 'currency', p) };
+    const account = { id: text(o, 'id', p), iban: normaliseIban(text(o, 'iban', p)), bic: text(o, 'bic', p).toUpperCase(), name: text(o, 'name', p), currency: text(o, 'currency', p) };
     if (!ACCOUNT_ID.test(account.id)) fail(`${p}id`, 'must be 1 to 32 letters, digits or dashes');
     if (seen.has(account.id)) fail(`${p}id`, `repeats "${account.id}"`);
     seen.add(account.id);

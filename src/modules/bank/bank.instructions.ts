@@ -1,4 +1,5 @@
 import type { FieldError } from '../../lib/errors.js';
+import { normaliseIban } from '../corridors/account-formats.js';
 import type { CreditTransfer, PostalAddress } from './pain001.js';
 
 /**
@@ -86,7 +87,7 @@ export function creditTransferOf(p: TransferSource): CreditTransfer {
     amount: p.amount,
     currency: p.currency,
     creditor: { name: str(p.beneficiary.name) ?? '', address: addressOf(p.beneficiary) },
-    account: iban ? { iban: iban.replace(/\s+/g, '').toUpperCase() } : { other: other as string },
+    account: iban ? { iban: normaliseIban(iban) } : { other: other as string },
     agentBic: (str(data.bic) ?? str(data.swiftCode))?.toUpperCase(),
     remittance: str(p.reference),
     ultimateDebtor: senderName(p.sender),

@@ -5,7 +5,7 @@ import { enqueueMany, LIFECYCLE_JOB_ATTEMPTS_MAX, type NewJob } from '../../jobs
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { formatAmount } from '../../lib/money.js';
 import type { PageRequest } from '../../db/pagination.js';
-import { reportPayoutOutcomes } from '../payouts/payouts.outcomes.js';
+import { reportPayoutOutcomes } from '../payouts/payouts.port.js';
 import { debtorAccountFor, type BankAccount, type BankConfig } from './bank.config.js';
 import { creditTransferOf, endToEndIdOf, type BeneficiarySnapshot, type TransferSource } from './bank.instructions.js';
 import * as repo from './bank.repository.js';

@@ -1,8 +1,9 @@
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
-import { conflict, DomainError, notFound } from '../../lib/errors.js';
+import { conflict, notFound } from '../../lib/errors.js';
 import { formatAmount } from '../../lib/money.js';
-import { creditDeposit, moveAnyDeposit } from '../deposits/deposits.service.js';
+import { moveAnyDeposit } from '../deposits/deposits.service.js';
+import { receiveRailDeposit } from '../deposits/deposits.port.js';
 import { appendAudit } from '../operator/audit.service.js';
 import { depositTarget } from '../virtual-accounts/virtual-accounts.service.js';
 import * as repo from './chain.repository.js';
@@ -33,28 +34,25 @@ async function creditTarget(tx: Tx, row: Pick<repo.ChainDepositRow, 'currency' |
  * a refusal of the deposit service (the currency not enabled…) holds it for the operator instead.
  * Answers the row as it ends.
  */
-export async function creditTaken(ctx: Pick<AppContext, 'log'>, tx: Tx, row: repo.ChainDepositRow, decidedBy: string | null = null): Promise<repo.ChainDepositRow> {
+export async function creditTaken(ctx: Pick<AppContext, 'log' | 'box'>, tx: Tx, row: repo.ChainDepositRow, decidedBy: string | null = null): Promise<repo.ChainDepositRow> {
   const { reason, account } = await creditTarget(tx, row);
   if (reason || !account || !row.currency) {
     await repo.holdDeposit(tx, row.id, reason ?? 'unsupported_token');
     return { ...row, status: 'held', reason: reason ?? 'unsupported_token' };
   }
-  try {
-    const deposit = await creditDeposit(tx, {
-      virtualAccountId: account.id,
-      currency: row.currency,
-      amount: formatAmount(BigInt(row.amount_minor), row.currency),
-      rail: 'crypto',
-      clientRef: `${row.chain}:${row.tx_hash}:${row.log_index}`,
-      chainDetails: { chain: row.chain, txHash: row.tx_hash, fromAddress: row.from_address, blockNumber: row.block_number },
-    });
-    return await repo.setCredited(tx, row.id, deposit.id, decidedBy);
-  } catch (err) {
-    if (!(err instanceof DomainError)) throw err;
-    await repo.holdDeposit(tx, row.id, err.code ?? 'refused');
-    ctx.log.warn({ chain: row.chain, txHash: row.tx_hash, logIndex: row.log_index, code: err.code }, 'chain deposit held for the operator, not credited');
-    return { ...row, status: 'held', reason: err.code ?? 'refused' };
-  }
+  const landed = await receiveRailDeposit(ctx, tx, {
+    currency: row.currency,
+    amount: formatAmount(BigInt(row.amount_minor), row.currency),
+    rail: 'crypto',
+    railRef: `${row.chain}:${row.tx_hash}:${row.log_index}`,
+    to: { owner: ownerOf(row) },
+    chainDetails: { chain: row.chain, txHash: row.tx_hash, fromAddress: row.from_address, blockNumber: row.block_number },
+  });
+  if (landed.landed) return repo.setCredited(tx, row.id, landed.deposit.id, decidedBy);
+  const code = landed.reason === 'refused' ? (landed.code ?? 'refused') : 'no_virtual_account';
+  await repo.holdDeposit(tx, row.id, code);
+  ctx.log.warn({ chain: row.chain, txHash: row.tx_hash, logIndex: row.log_index, code }, 'chain deposit held for the operator, not credited');
+  return { ...row, status: 'held', reason: code };
 }
 
 async function heldRow(tx: Tx, id: string): Promise<repo.ChainDepositRow> {
@@ -65,7 +63,7 @@ async function heldRow(tx: Tx, id: string): Promise<repo.ChainDepositRow> {
 }
 
 /** The operator releases a held transfer: credited now (409 when it still cannot be: an unsupported token, no virtual account). */
-export async function releaseDeposit(ctx: Pick<AppContext, 'log'>, tx: Tx, id: string, by: string): Promise<repo.ChainDepositRow> {
+export async function releaseDeposit(ctx: Pick<AppContext, 'log' | 'box'>, tx: Tx, id: string, by: string): Promise<repo.ChainDepositRow> {
   const row = await heldRow(tx, id);
   const { reason } = await creditTarget(tx, row);
   if (reason) throw conflict('CHAIN_DEPOSIT_NOT_CREDITABLE', `This chain deposit cannot be credited: ${reason}`);

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import type { ChainHooks, PayoutRail } from './chain.rails.js';
 import { transferData } from './chain.client.js';
-import { reportPayoutOutcomes as reportOutcomes } from '../payouts/payouts.outcomes.js';
+import { reportPayoutOutcomes as reportOutcomes } from '../payouts/payouts.port.js';
 import * as repo from './chain.repository.js';
 
 /**

@@ -52,7 +52,7 @@ export function listChainDeposits(sql: Sql, f: PageRequest & { chain?: string | 
 }
 
 /** The operator's decision on a held transfer: released (credited now) or rejected (never credited). */
-export async function decideChainDeposit(ctx: Pick<AppContext, 'log'>, tx: Tx, id: string, decision: 'release' | 'reject', by: string): Promise<ChainDepositView> {
+export async function decideChainDeposit(ctx: Pick<AppContext, 'log' | 'box'>, tx: Tx, id: string, decision: 'release' | 'reject', by: string): Promise<ChainDepositView> {
   const row = decision === 'release' ? await releaseDeposit(ctx, tx, id, by) : await rejectDeposit(tx, id, by);
   return chainDepositView(attributed(row));
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { reportPayoutOutcomes } from '../payouts/payouts.outcomes.js';
+import { reportPayoutOutcomes } from '../payouts/payouts.port.js';
 import { checkChainUrls } from './chain.client.js';
 import { ChainConnector, NETWORK_NOT_SERVED } from './chain.connector.js';
 import { followSent, sendAccepted } from './chain.payouts.js';

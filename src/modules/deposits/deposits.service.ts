@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
-import { conflict, fieldError, notFound } from '../../lib/errors.js';
+import { conflict, DomainError, fieldError, notFound } from '../../lib/errors.js';
 import type { PageRequest } from '../../db/pagination.js';
 import { assert } from '../../lib/assert.js';
 import { currencyInfo } from '../../lib/currencies.js';
@@ -10,7 +11,7 @@ import { assertCapability, callerWorkspace, type ActingAccount, type Caller, typ
 import { recordEvent } from '../events/events.service.js';
 import { ledger } from '../ledger/ledger.service.js';
 import { getAccount, getWorkspace } from '../accounts/accounts.service.js';
-import { depositTarget, findVirtualAccountById } from '../virtual-accounts/virtual-accounts.service.js';
+import { depositAccountOf, depositTarget, findVirtualAccountById } from '../virtual-accounts/virtual-accounts.service.js';
 import * as repo from './deposits.repository.js';
 import type { DepositRow } from './deposits.repository.js';
 import { attributed } from '../operator/audit.service.js';
@@ -210,6 +211,13 @@ export function simulateDeposit(tx: Tx, caller: ActingAccount & Pick<Caller, 'wo
   return receiveDeposit(tx, caller, caller.workspace, input);
 }
 
+/** The account a virtual account belongs to, as the one acting on it. */
+const ownerOf = (account: { workspace_id: string; account_id: string }): ActingAccount => ({
+  workspaceId: account.workspace_id,
+  accountId: account.account_id,
+  subAccountId: account.account_id === account.workspace_id ? undefined : account.account_id,
+});
+
 /** Where an operator credit lands: a virtual account, or a workspace (and sub-account) named directly. */
 export interface OperatorDepositTarget {
   virtualAccountId?: string | undefined;
@@ -226,7 +234,7 @@ async function operatorOwner(tx: Sql, target: OperatorDepositTarget): Promise<Ac
   if (target.virtualAccountId) {
     const account = await findVirtualAccountById(tx, target.virtualAccountId);
     if (!account) throw notFound('Virtual account');
-    return { workspaceId: account.workspace_id, accountId: account.account_id, subAccountId: account.account_id === account.workspace_id ? undefined : account.account_id };
+    return ownerOf(account);
   }
   if (!target.workspaceId) throw fieldError('workspaceId', 'virtualAccountId or workspaceId is required');
   const workspace = await getWorkspace(tx, target.workspaceId);
@@ -242,6 +250,44 @@ export async function creditDeposit(tx: Tx, input: NewDeposit & OperatorDepositT
   attributed({ workspace_id: owner.workspaceId });
   const workspace = await getWorkspace(tx, owner.workspaceId);
   return receiveDeposit(tx, owner, callerWorkspace(workspace), input);
+}
+
+/** What a connector's rail brought in (a bank's credit entry, a chain's transfer) and where the rail says it goes. */
+export interface RailDeposit {
+  currency: string;
+  amount: string;
+  rail: DepositRail;
+  /** Its identity on the rail (`bank:<entry reference>`, `<chain>:<tx hash>:<log index>`), kept as its clientRef. */
+  railRef: string;
+  /** What the rail names: the creditor IBAN, the payer's reference (a virtual account id), or the owner of a deposit address. */
+  to: { iban?: string | undefined; reference?: string | undefined; owner?: ActingAccount | undefined };
+  /** An on-chain deposit's origin, shown to the owner. */
+  chainDetails?: repo.ChainDetails | undefined;
+}
+
+export type RailDepositResult =
+  | { landed: true; deposit: DepositRow }
+  | { landed: false; reason: 'unknown_virtual_account'; message: string }
+  | { landed: false; reason: 'refused'; virtualAccountId: string; code: string | undefined; message: string };
+
+/**
+ * The deposits port for connectors: money a rail brought in lands in the virtual account the rail
+ * names (depositAccountOf, the one lookup), as a sandbox deposit or an operator credit would, in the
+ * caller's transaction. What lands nowhere, or is refused (currency not enabled, account not
+ * active…), is answered, not thrown: the connector puts it on its exceptions list with the reason.
+ */
+export async function receiveRailDeposit(ctx: Pick<AppContext, 'box'>, tx: Tx, d: RailDeposit): Promise<RailDepositResult> {
+  const account = await depositAccountOf(ctx, tx, d.currency, d.to);
+  if (!account) return { landed: false, reason: 'unknown_virtual_account', message: `No active ${d.currency} virtual account has the IBAN ${d.to.iban ?? '(none)'} or the reference ${d.to.reference ?? '(none)'}` };
+  try {
+    const owner = ownerOf(account);
+    const workspace = callerWorkspace(await getWorkspace(tx, owner.workspaceId));
+    const deposit = await receiveDeposit(tx, owner, workspace, { virtualAccountId: account.id, amount: d.amount, currency: d.currency, rail: d.rail, clientRef: d.railRef.slice(0, 100), chainDetails: d.chainDetails });
+    return { landed: true, deposit };
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    return { landed: false, reason: 'refused', virtualAccountId: account.id, code: err.code, message: err.message };
+  }
 }
 
 /** Every workspace's deposits (the operator's queue), newest first. */

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/db.js';
 import type { AsyncConnector } from '../../connectors/connector.js';
-import { CATALOG } from '../corridors/index.js';
 import { lockCustomerBalances } from '../ledger/ledger.service.js';
 import { applyMoves, movePostsToLedger, type MoveRequest } from './payouts.lifecycle.js';
 import type { PayoutCoreRow, RailReferences } from './payouts.repository.js';
@@ -78,7 +77,7 @@ export async function handOver(ctx: AppContext, tx: Tx, connector: AsyncConnecto
         amountMinor: BigInt(row.amount_minor),
         currency: row.currency,
         route: row.route,
-        rail: CATALOG.find((provider) => provider.id === beneficiary.provider)?.route ?? row.route,
+        rail: row.catalog_rail,
         beneficiary,
         sender: sealed?.sender ? ctx.box.openJson<Record<string, unknown>>(sealed.sender) : null,
         fundingCurrency: row.funding_currency,

@@ -58,7 +58,7 @@ export interface PlanSnapshot {
 
 /** A row's decision: refused with its error, or a payout to insert (queued, or failed for balance). */
 /** A payout as planned: its recipient and sender still open (they are sealed when the plan is written). */
-export type PlannedPayout = Omit<NewPayout, 'provider' | 'beneficiary' | 'sender'> & { rail: string; beneficiary: Record<string, unknown>; sender: Record<string, unknown> | null };
+export type PlannedPayout = Omit<NewPayout, 'provider' | 'catalogRail' | 'beneficiary' | 'sender'> & { rail: string; beneficiary: Record<string, unknown>; sender: Record<string, unknown> | null };
 export type Decision = { ok: false; error: DomainError } | { ok: true; insert: PlannedPayout; newBeneficiary: BeneficiaryInput | undefined };
 
 export const dailyKey = (workspaceId: string, currency: string): string => `${workspaceId}:${currency}`;

@@ -21,6 +21,8 @@ export interface PayoutCoreRow {
   amount_minor: string;
   fee_minor: string;
   route: string;
+  /** The catalog rail chosen at creation (`sepa_credit`, `swift`, `crypto`…): the payout's one record of it. */
+  catalog_rail: string;
   provider: string;
   beneficiary_id: string | null;
   quote_id: string | null;
@@ -53,7 +55,7 @@ export interface PayoutRow extends PayoutCoreRow {
  * of the recipient and sender, which no read opens, nor its screening, which no step needs.
  */
 export const PAYOUT_CORE_COLUMNS = `id, workspace_id, account_id, client_ref, status, currency, amount_minor::text AS amount_minor,
-  fee_minor::text AS fee_minor, route, provider, beneficiary_id, quote_id, funding_currency,
+  fee_minor::text AS fee_minor, route, catalog_rail, provider, beneficiary_id, quote_id, funding_currency,
   funding_minor::text AS funding_minor, purpose, reference, metadata, hold_transfer_id, fee_transfer_id, failure_reason,
   return_reason, rail, reverted_at, created_at, updated_at, completed_at`;
 
@@ -74,6 +76,8 @@ export interface NewPayout {
   amountMinor: bigint;
   feeMinor: bigint;
   route: string;
+  /** The catalog rail that pays it, chosen at creation. */
+  catalogRail: string;
   provider: string;
   beneficiaryId: string | null;
   /** The recipient as validated and the sender, each sealed JSON (lib/crypto-box): personal data. */
@@ -142,18 +146,18 @@ export async function insertPayouts(sql: Sql, ps: readonly NewPayout[]): Promise
   const col = <T>(f: (p: NewPayout) => T) => ps.map(f);
   const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
   return sql.query<PayoutCoreRow>(
-    `INSERT INTO payouts (id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, provider,
+    `INSERT INTO payouts (id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, catalog_rail, provider,
                           beneficiary_id, beneficiary, sender, quote_id, funding_currency, funding_minor, purpose, reference,
                           metadata, hold_transfer_id, fee_transfer_id, failure_reason)
-     SELECT id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, provider,
+     SELECT id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, catalog_rail, provider,
             beneficiary_id, beneficiary, sender, quote_id, funding_currency, funding_minor, purpose, reference,
             metadata::jsonb, hold_transfer_id, fee_transfer_id, failure_reason
        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::numeric[], $9::text[],
                    $10::text[], $11::uuid[], $12::text[], $13::text[], $14::uuid[], $15::text[], $16::numeric[], $17::text[],
-                   $18::text[], $19::text[], $20::uuid[], $21::uuid[], $22::text[])
+                   $18::text[], $19::text[], $20::uuid[], $21::uuid[], $22::text[], $23::text[])
          AS p(id, workspace_id, account_id, client_ref, status, currency, amount_minor, fee_minor, route, provider,
               beneficiary_id, beneficiary, sender, quote_id, funding_currency, funding_minor, purpose, reference,
-              metadata, hold_transfer_id, fee_transfer_id, failure_reason)
+              metadata, hold_transfer_id, fee_transfer_id, failure_reason, catalog_rail)
      RETURNING ${PAYOUT_CORE_COLUMNS}`,
     [
       col((p) => p.id), col((p) => p.workspaceId), col((p) => p.accountId), col((p) => p.clientRef), col((p) => p.status),
@@ -161,7 +165,7 @@ export async function insertPayouts(sql: Sql, ps: readonly NewPayout[]): Promise
       col((p) => p.provider), col((p) => p.beneficiaryId), col((p) => p.beneficiary), col((p) => p.sender),
       col((p) => p.quoteId), col((p) => p.fundingCurrency), col((p) => p.fundingMinor.toString()), col((p) => p.purpose),
       col((p) => p.reference), col((p) => json(p.metadata)), col((p) => p.holdTransferId), col((p) => p.feeTransferId),
-      col((p) => p.failureReason),
+      col((p) => p.failureReason), col((p) => p.catalogRail),
     ],
   );
 }

@@ -299,6 +299,7 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
   await snapshot.holds.commit(tx);
   const sealed = accepted.map(({ insert: { beneficiary, sender, rail, ...columns } }) => ({
     ...columns,
+    catalogRail: rail,
     provider: ctx.connectors.forRoute(rail, columns.workspaceId).name,
     beneficiary: ctx.box.sealJson(beneficiary),
     sender: sender && ctx.box.sealJson(sender),

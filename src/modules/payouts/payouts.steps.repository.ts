@@ -112,3 +112,16 @@ export async function withdrawControls(sql: Sql, payouts: readonly { id: string;
     [payouts.map((p) => p.id), payouts.map((p) => p.status)],
   );
 }
+
+/**
+ * A connector's backlog: how many of its payouts are in the statuses given, and since when the
+ * oldest has been in it. Read by the console (connector health), never in the step path: it scans
+ * the payouts of those statuses without an index of its own, which the payouts' writes would pay for.
+ */
+export async function backlogOf(sql: Sql, provider: string, statuses: readonly PayoutStatus[]): Promise<{ count: number; oldestSince: Date | null }> {
+  const [row] = await sql.query<{ count: number; oldest_since: Date | null }>(
+    'SELECT count(*)::int AS count, min(updated_at) AS oldest_since FROM payouts WHERE provider = $1 AND status = ANY($2::text[])',
+    [provider, statuses],
+  );
+  return { count: row?.count ?? 0, oldestSince: row?.oldest_since ?? null };
+}

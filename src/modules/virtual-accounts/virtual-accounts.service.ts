@@ -3,7 +3,7 @@ import type { Sql, Tx } from '../../db/db.js';
 import { DomainError, conflict, fieldError, notFound } from '../../lib/errors.js';
 import type { PageRequest } from '../../db/pagination.js';
 import { assert } from '../../lib/assert.js';
-import { newId } from '../../lib/ids.js';
+import { isUuid, newId } from '../../lib/ids.js';
 import type { BankDetails, IssueRequest } from '../../connectors/issuer.js';
 import { issuersFor, VIRTUAL_ACCOUNT_APPROVAL, VIRTUAL_ACCOUNT_CURRENCIES } from '../../connectors/issuers.js';
 import { getAccount } from '../accounts/accounts.service.js';
@@ -13,6 +13,7 @@ import { issueDepositAddresses, receivingChains } from '../chain/chain.addresses
 import type { Config } from '../../config.js';
 import * as repo from './virtual-accounts.repository.js';
 import type { VirtualAccountRow } from './virtual-accounts.repository.js';
+import { normaliseIban } from '../corridors/account-formats.js';
 import { canMove, type VirtualAccountMove, type VirtualAccountStatus } from './virtual-accounts.transitions.js';
 import type { ActingAccount } from '../accounts/caller.js';
 import { attributed } from '../operator/audit.service.js';
@@ -223,19 +224,37 @@ export async function depositTarget(sql: Sql, owner: ActingAccount, by: { virtua
 export const findVirtualAccountInWorkspace = repo.findInWorkspace;
 export const findVirtualAccountById = repo.findById;
 
-const normalIban = (iban: string) => iban.replace(/\s+/g, '').toUpperCase();
-
 /**
  * The active virtual account whose IBAN this is (a bank's credit notification names the account it
  * credited), or undefined. Bank details are sealed, so the accounts of the currency are opened one by
  * one: enough for the account counts a bank connection carries today.
  */
 export async function findVirtualAccountByIban(ctx: Pick<AppContext, 'box'>, sql: Sql, iban: string, currency: string): Promise<VirtualAccountRow | undefined> {
-  const wanted = normalIban(iban);
+  const wanted = normaliseIban(iban);
   for (const row of await repo.listActiveInCurrency(sql, currency)) {
     if (row.bank_details === null) continue;
     const details = JSON.parse(ctx.box.decrypt(row.bank_details)) as BankDetails;
-    if (details.iban && normalIban(details.iban) === wanted) return row;
+    if (details.iban && normaliseIban(details.iban) === wanted) return row;
   }
   return undefined;
+}
+
+/**
+ * Where money a rail brought in lands, the one lookup every connector's inbound side uses: the active
+ * virtual account in the currency whose IBAN the rail names (a bank's creditor account), else the one
+ * whose id the payer's reference is, else the owner's active account in the currency (a deposit
+ * address's owner on a chain). Undefined when none is active in the currency.
+ */
+export async function depositAccountOf(
+  ctx: Pick<AppContext, 'box'>,
+  sql: Sql,
+  currency: string,
+  by: { iban?: string | undefined; reference?: string | undefined; owner?: ActingAccount | undefined },
+): Promise<VirtualAccountRow | undefined> {
+  const byIban = by.iban ? await findVirtualAccountByIban(ctx, sql, by.iban, currency) : undefined;
+  if (byIban) return byIban;
+  const reference = by.reference?.trim();
+  const byRef = reference && isUuid(reference) ? await repo.findById(sql, reference) : undefined;
+  if (byRef?.status === 'active' && byRef.currency === currency && byRef.deactivated_at === null) return byRef;
+  return by.owner ? repo.findActiveForOwner(sql, by.owner.accountId, currency) : undefined;
 }

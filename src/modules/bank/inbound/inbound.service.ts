@@ -2,15 +2,14 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../../../context.js';
 import type { Sql, Tx } from '../../../db/db.js';
 import type { PageRequest } from '../../../db/pagination.js';
-import { DomainError } from '../../../lib/errors.js';
-import { isUuid, newId } from '../../../lib/ids.js';
+import { newId } from '../../../lib/ids.js';
 import { formatAmount } from '../../../lib/money.js';
-import { INBOUND_CHUNK_ENTRIES_DEFAULT, INBOUND_MAX_FILE_BYTES_DEFAULT } from '../bank.config.js';
-import { creditDeposit } from '../../deposits/deposits.service.js';
-import { reportPayoutOutcomes, type PayoutOutcome } from '../../payouts/payouts.outcomes.js';
+import { INBOUND_CHUNK_ENTRIES_DEFAULT, INBOUND_MAX_FILE_BYTES_DEFAULT, type BankAccount } from '../bank.config.js';
+import { normaliseIban } from '../../corridors/account-formats.js';
+import { receiveRailDeposit } from '../../deposits/deposits.port.js';
+import { reportPayoutOutcomes, type PayoutOutcome } from '../../payouts/payouts.port.js';
 import { findAnyPayout } from '../../payouts/payouts.read.js';
 import { recordException, recordMovement, recordStatement, type NewException } from '../../reconciliation/reconciliation.service.js';
-import { findVirtualAccountById, findVirtualAccountByIban } from '../../virtual-accounts/virtual-accounts.service.js';
 import { payoutIdOfEndToEndId } from './end-to-end.js';
 import * as repo from './inbound.repository.js';
 import type { InboundFileRow } from './inbound.repository.js';
@@ -26,22 +25,16 @@ import { describeReason, RETURN_REASONS, STATUS_REASONS } from './reason-codes.j
  * transaction with every posting, event and record it makes and the file's progress: a process killed
  * halfway resumes at the first chunk not committed, and each entry is applied exactly once; a credit
  * is also taken once by the booking's own identity (creditIdentity), whichever file or resend brings
- * it. Payout outcomes go through reportPayoutOutcomes, deposits through the operator credit's deposit
- * service. An entry that matches nothing lands in the exceptions with its reason and posts nothing.
+ * it. Payout outcomes go through reportPayoutOutcomes, deposits through the deposits port
+ * (receiveRailDeposit). An entry that matches nothing lands in the exceptions with its reason and posts nothing.
  * Never a silent post, never a guess.
  */
 
-/** A bank account of the connection ("bank".accounts in the connectors file). */
-export interface BankAccount {
-  id: string;
-  iban: string;
-  bic?: string | undefined;
-  name?: string | undefined;
-  currency: string;
-}
+/** What the inbound side reads of a bank account of the connection (bank.config.ts BankAccount, "bank".accounts in the connectors file). */
+export type InboundAccount = Pick<BankAccount, 'id' | 'iban' | 'currency'>;
 
 export interface InboundOptions {
-  accounts: readonly BankAccount[];
+  accounts: readonly InboundAccount[];
   /** The connector's name as payouts carry it (payouts.provider): when set, an answer about another connector's payout is an exception. */
   connector?: string | undefined;
   /**
@@ -66,8 +59,6 @@ export type FileResult =
   | { name: string; outcome: 'duplicate'; fileId: string }
   | { name: string; outcome: 'quarantined'; fileId: string; reason: string }
   | { name: string; outcome: 'failed'; fileId: string | undefined; error: string };
-
-const normal = (iban: string | undefined) => iban?.replace(/\s+/g, '').toUpperCase();
 
 /** One file's application: where it writes, what it counted. */
 class Run {
@@ -97,13 +88,13 @@ class Run {
   }
 
   /** The connection's account a statement or notification is about: by its IBAN, or by the other id a bank may give it in (`Othr/Id`, some banks write the IBAN there). */
-  accountOf(reported: ReportedAccount): BankAccount | undefined {
-    const ids = [reported.iban, reported.otherId].filter((id): id is string => id !== undefined).map(normal);
-    return this.options.accounts.find((a) => ids.includes(normal(a.iban)));
+  accountOf(reported: ReportedAccount): InboundAccount | undefined {
+    const ids = [reported.iban, reported.otherId].filter((id): id is string => id !== undefined).map(normaliseIban);
+    return this.options.accounts.find((a) => ids.includes(normaliseIban(a.iban)));
   }
 
   /** The one account of the connection in a currency, when there is exactly one. */
-  accountInCurrency(currency: string): BankAccount | undefined {
+  accountInCurrency(currency: string): InboundAccount | undefined {
     const found = this.options.accounts.filter((a) => a.currency === currency);
     return found.length === 1 ? found[0] : undefined;
   }
@@ -299,7 +290,7 @@ async function returnPayout(run: Run, source: string, endToEndId: string | undef
  * entry, its amount and currency. Without any bank reference a credit cannot be told from its
  * resend: undefined, and it is held for the operator.
  */
-export function creditIdentity(account: BankAccount, entry: Entry, tx: EntryTransaction, position: number, amount: Amount): string | undefined {
+export function creditIdentity(account: Pick<BankAccount, 'id'>, entry: Entry, tx: EntryTransaction, position: number, amount: Amount): string | undefined {
   const { accountServicer, entry: entryRef } = entry.references;
   const refs = accountServicer || entryRef ? ['entry', accountServicer ?? '', entryRef ?? ''] : tx.accountServicerRef ? ['transaction', tx.accountServicerRef] : undefined;
   if (!refs) return undefined;
@@ -312,25 +303,24 @@ async function deposit(run: Run, source: string, tx: EntryTransaction, amount: A
     await run.exception('unidentified_credit', 'The credit carries no bank reference (AcctSvcrRef, NtryRef) that tells it from a resend: held, nothing credited. The operator checks it with the bank and credits it by hand', facts);
     return;
   }
-  const byIban = tx.creditorIban ? await findVirtualAccountByIban(run.ctx, run.tx, tx.creditorIban, amount.currency) : undefined;
-  const byRef = !byIban && tx.reference && isUuid(tx.reference.trim()) ? await findVirtualAccountById(run.tx, tx.reference.trim()) : undefined;
-  const account = byIban ?? (byRef?.status === 'active' && byRef.currency === amount.currency && byRef.deactivated_at === null ? byRef : undefined);
-  if (!account) {
-    await run.exception('unknown_virtual_account', `No active ${amount.currency} virtual account has the IBAN ${tx.creditorIban ?? '(none)'} or the reference ${tx.reference ?? '(none)'}`, facts);
-    return;
-  }
   if (!(await repo.takeEntryKey(run.tx, identity, run.fileId))) {
     await run.exception('duplicate_entry', `This booking (bank reference ${facts.entry_ref ?? '(none)'}, ${amount.text} ${amount.currency}) was credited before: nothing posted again`, facts);
     return;
   }
-  try {
-    const row = await creditDeposit(run.tx, { virtualAccountId: account.id, amount: formatAmount(amount.minor, amount.currency), currency: amount.currency, rail: 'bank_transfer', clientRef: `bank:${facts.entry_ref ?? newId()}`.slice(0, 100) });
-    await recordMovement(run.tx, { ...movementFacts(facts, amount), file_id: run.fileId, message_type: source, kind: 'deposit', direction: 'credit', object_type: 'deposit', object_id: row.id });
-  } catch (err) {
-    if (!(err instanceof DomainError)) throw err;
+  const landed = await receiveRailDeposit(run.ctx, run.tx, {
+    currency: amount.currency,
+    amount: formatAmount(amount.minor, amount.currency),
+    rail: 'bank_transfer',
+    railRef: `bank:${facts.entry_ref ?? newId()}`,
+    to: { iban: tx.creditorIban, reference: tx.reference },
+  });
+  if (!landed.landed) {
     await repo.releaseEntryKey(run.tx, identity);
-    await run.exception('deposit_refused', `The deposit into virtual account ${account.id} was refused: ${err.message}`, facts);
+    if (landed.reason === 'unknown_virtual_account') await run.exception('unknown_virtual_account', landed.message, facts);
+    else await run.exception('deposit_refused', `The deposit into virtual account ${landed.virtualAccountId} was refused: ${landed.message}`, facts);
+    return;
   }
+  await recordMovement(run.tx, { ...movementFacts(facts, amount), file_id: run.fileId, message_type: source, kind: 'deposit', direction: 'credit', object_type: 'deposit', object_id: landed.deposit.id });
 }
 
 // ---------------------------------------------------------------------------------------------
