@@ -93,7 +93,7 @@ async function oneChain(sql: Sql, c: ChainRuntime, now: Date): Promise<ChainTrea
   const oldestAgeSeconds = summary.oldest ? Math.max(0, Math.floor((now.getTime() - new Date(summary.oldest).getTime()) / 1000)) : null;
   if (breaker.open) add('breaker_open', `payouts of ${chain} are paused (${breaker.reason}: ${breaker.detail ?? ''}); fix the cause, then resume the chain`);
   if (summary.conflicts > 0) add('nonce_conflict', `${summary.conflicts} payout(s) in nonce conflict: re-sign or cancel each`);
-  if (oldestAgeSeconds !== null && oldestAgeSeconds > t.processingAlarmSeconds) add('processing_too_long', `a payout has been processing for ${oldestAgeSeconds} s (alarm after ${t.processingAlarmSeconds} s)`);
+  if (oldestAgeSeconds !== null && oldestAgeSeconds >= t.processingAlarmSeconds) add('processing_too_long', `a payout has been processing for ${oldestAgeSeconds} s (alarm at ${t.processingAlarmSeconds} s): look at its transaction on the Chain page`);
   return {
     chain,
     hotWallet: hot ?? null,
