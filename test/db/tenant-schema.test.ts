@@ -29,6 +29,7 @@ const NOT_TENANT_TABLES: Record<string, string> = {
   // every workspace's payouts, so they stay on the coordinator with the wallet.
   chain_nonces: "the operator's hot wallet nonce per chain",
   chain_checkpoints: "the deposit watcher's position per chain",
+  chain_breakers: "the circuit breaker of the operator's payouts per chain",
   chain_payouts: "payouts signed from the operator's one hot wallet (its nonce sequence spans workspaces)",
   chain_transactions: "the signed transactions of the hot wallet",
   // Sanctions lists: the same for every workspace, a reference table.

@@ -2,7 +2,6 @@ import { getAddress, keccak256, type Address, type Hex, type PublicClient, type 
 import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
 import { DomainError } from '../../lib/errors.js';
-import type { RailReferences } from '../payouts/payouts.repository.js';
 import type { ChainHooks, PayoutRail } from './chain.rails.js';
 import { transferData, TRANSFER_TOPIC } from './chain.client.js';
 import { blacklisted, HOT_WALLET_FROZEN, nodeReason, preflightTransfer, RECIPIENT_FROZEN, TOKEN_PAUSED, TOKEN_TRANSFER_FEE, tokenPaused, transferFee } from './chain.issuer.js';
@@ -279,7 +278,7 @@ export function deliveredTo(mined: TransactionReceipt, token: string, to: string
  * token that took a fee), on the payout as `deliveredAmount`. A revert counts toward the breaker.
  */
 async function settle(ctx: AppContext, tx: Tx, rail: PayoutRail, row: repo.ChainPayoutRow, mined: TransactionReceipt, revertDetail: string | null): Promise<void> {
-  const railDetails: RailReferences = { txHash: mined.transactionHash, chain: rail.settings.name };
+  const railDetails: { txHash: string; chain: string; deliveredAmount?: string } = { txHash: mined.transactionHash, chain: rail.settings.name };
   await repo.setMined(tx, row.payout_id, mined.transactionHash, mined.blockNumber);
   if (mined.status === 'success') {
     const delivered = deliveredTo(mined, row.token, row.to_address);
