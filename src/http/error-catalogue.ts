@@ -163,6 +163,12 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
   e('USER_NOT_DISABLED', [409], 'problem', false, 'PATCH …/users/{userId}', 'Only a disabled user can be enabled again.', 'Nothing to do.'),
   e('CANNOT_CHANGE_SELF', [409], 'problem', false, 'PATCH …/users/{userId}', 'You cannot change your own role or disable yourself.', 'Ask another administrator.'),
   e('PASSWORD_TOO_WEAK', [400], 'validation', false, 'invitation and password pages', 'The password is too easy to guess.', 'Choose a longer, less common password.'),
+  // The chain rail (operator)
+  e('CHAIN_PAYOUT_NOT_FOUND', [404], 'problem', false, 'POST /operator/v1/chain/payouts/{id}/resign, /cancel', 'No chain payout has this id.', 'Check the id on GET /operator/v1/chain/payouts.'),
+  e('CHAIN_PAYOUT_NOT_IN_CONFLICT', [409], 'problem', false, 'POST /operator/v1/chain/payouts/{id}/resign, /cancel', 'Only a payout in nonce conflict is re-signed or cancelled (this one is not, or no longer).', 'Read its status on GET /operator/v1/chain/payouts.'),
+  e('CHAIN_PAYOUT_BUSY', [409], 'problem', true, 'POST /operator/v1/chain/payouts/{id}/resign, /cancel', 'A worker holds the payout right now.', 'Retry with the same Idempotency-Key.'),
+  e('CHAIN_NOT_CONFIGURED', [409], 'problem', false, 'POST /operator/v1/chain/payouts/{id}/resign, /cancel', "The payout's chain does not pay out in this process's connectors file.", 'Call a process whose connectors file has the chain and its hot wallet.'),
+  e('CHAIN_NOT_FOUND', [404], 'problem', false, 'POST /operator/v1/chain/chains/{name}/resume', 'No configured chain of this name pays out.', 'Check the name on GET /operator/v1/chain/chains.'),
 ];
 
 const BY_CODE = new Map(ERROR_CODES.map((entry) => [entry.code, entry]));

@@ -16,6 +16,7 @@ import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { DEV_KEYS, startAnvil, type Anvil } from '../helpers/anvil.js';
 import { fund, payingWorkspace, ref } from '../payouts/helpers.js';
+import { deployFeeUsd, deployIssuerUsd } from './issuer-tokens.js';
 
 /** The hot wallet of the tests: anvil's second dev account (ETH for gas at genesis). */
 export const HOT_KEY = DEV_KEYS[1] as Hex;
@@ -46,14 +47,19 @@ export interface WorldOptions {
   /** The chain's RPC URLs given anvil's (default: anvil's alone). */
   rpcUrls?: (anvilUrl: string) => string[];
   rpcTimeoutMs?: number;
+  /** Deploy the tokens that behave like the real ones (issuer-tokens.ts) instead of the plain test ERC-20. */
+  issuerTokens?: boolean;
+  /** More settings of the chain (breakerThreshold, transferFeePolicy, gasLowBelow…). */
+  chainSettings?: Record<string, unknown>;
 }
 
 /** anvil with USDC and USDT (6 decimals) deployed, the hot wallet funded, and a test app with the chain connector on it. */
 export async function chainWorld(options: WorldOptions = {}): Promise<ChainWorld> {
   const anvil = await startAnvil(options.noMining ? { noMining: true } : {});
-  const usdc = await anvil.deployToken('USDC');
-  const usdt = await anvil.deployToken('USDT');
+  const usdc = options.issuerTokens ? await deployIssuerUsd(anvil) : await anvil.deployToken('USDC');
+  const usdt = options.issuerTokens ? await deployFeeUsd(anvil) : await anvil.deployToken('USDT');
   await anvil.mint(usdc, HOT, options.hotWalletTokens ?? 1_000_000_000_000n);
+  if (options.issuerTokens) await anvil.mint(usdt, HOT, options.hotWalletTokens ?? 1_000_000_000_000n);
   const key = randomBytes(32).toString('base64');
   const box = CryptoBox.fromKey(Buffer.from(key, 'base64'));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-chain-'));
@@ -75,6 +81,7 @@ export async function chainWorld(options: WorldOptions = {}): Promise<ChainWorld
           hotWalletKey: box.encrypt(HOT_KEY),
           depositSeed: box.encrypt(generateMnemonic(wordlist)),
           startBlock: 0,
+          ...options.chainSettings,
         },
       },
     }),
@@ -121,11 +128,16 @@ export async function usdcWorkspace(t: TestApp, amount = '100000'): Promise<Call
 }
 
 /** A USDC payout to an ethereum address, created through the API (queued; the simulator never steps it here). */
-export async function usdcPayout(c: Caller, to: Address, amount: string, network = 'ethereum'): Promise<string> {
-  const beneficiary = { name: 'Satoshi Nakamoto', country: 'JP', accounts: [{ type: 'crypto', currency: 'USDC', data: { network, address: to } }] };
-  const res = await c.request('POST', '/v1/payouts', { clientRef: ref('chain'), amount, currency: 'USDC', route: 'crypto', beneficiary });
+export async function usdcPayout(c: Caller, to: Address, amount: string, network = 'ethereum', currency = 'USDC'): Promise<string> {
+  const res = await c.request('POST', '/v1/payouts', cryptoPayoutBody(to, amount, currency, network));
   expect(res.statusCode, res.body).toBe(201);
   return res.json<{ id: string }>().id;
+}
+
+/** The body of POST /v1/payouts paying `amount` of `currency` to a wallet address. */
+export function cryptoPayoutBody(to: string, amount: string, currency = 'USDC', network = 'ethereum') {
+  const beneficiary = { name: 'Satoshi Nakamoto', country: 'JP', accounts: [{ type: 'crypto', currency, data: { network, address: to } }] };
+  return { clientRef: ref('chain'), amount, currency, route: 'crypto', beneficiary };
 }
 
 /** The payouts step hands queued payouts over (accept), then the chain worker looks once. */

@@ -30,6 +30,7 @@ const NOT_TENANT_TABLES: Record<string, string> = {
   chain_nonces: "the operator's hot wallet nonce per chain",
   chain_checkpoints: "the deposit watcher's position per chain",
   chain_status: "whether each chain's node answers, as the workers last found it",
+  chain_breakers: "the circuit breaker of the operator's payouts per chain",
   chain_payouts: "payouts signed from the operator's one hot wallet (its nonce sequence spans workspaces)",
   chain_transactions: "the signed transactions of the hot wallet",
   // Sanctions lists: the same for every workspace, a reference table.

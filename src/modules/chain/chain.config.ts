@@ -41,6 +41,23 @@ export interface ChainSettings {
   logRangeMax: number;
   /** First block the watcher scans when it has no checkpoint yet (default: the head at its first look). */
   startBlock?: bigint | undefined;
+  /** The treasury's rules (issue 39): the breaker, transfer fees, the thresholds of its conditions. */
+  treasury: TreasurySettings;
+}
+
+/** What a token charging a transfer fee gets: refused at start, or each of its payouts refused. */
+export type TransferFeePolicy = 'refuse_start' | 'refuse_payout';
+
+export interface TreasurySettings {
+  /** The same refusal or revert this many times in a row opens the chain's circuit breaker. */
+  breakerThreshold: number;
+  transferFeePolicy: TransferFeePolicy;
+  /** The hot wallet's gas coin below this (wei) is a `gas_low` condition. */
+  gasLowWei: bigint;
+  /** A token of the hot wallet below this (minor units, per currency) is a `token_low` condition. */
+  tokenLowMinor: Partial<Record<ChainCurrency, bigint>>;
+  /** A payout processing longer than this is a `processing_too_long` condition. */
+  processingAlarmSeconds: number;
 }
 
 export interface ChainsConfig {
@@ -68,6 +85,33 @@ function gwei(v: unknown, what: string): bigint {
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** A decimal amount with at most `scale` decimals as an integer of its smallest unit. */
+function decimal(v: unknown, scale: number, what: string): bigint {
+  const text = typeof v === 'number' ? String(v) : v;
+  if (typeof text !== 'string' || !new RegExp(`^(0|[1-9][0-9]*)(\\.[0-9]{1,${scale}})?$`).test(text)) fail(`${what} must be a decimal number with at most ${scale} decimals`);
+  const [units = '0', decimals = ''] = text.split('.');
+  return BigInt(units) * 10n ** BigInt(scale) + BigInt(decimals.padEnd(scale, '0') || '0');
+}
+
+function treasurySettings(name: string, v: Record<string, unknown>, tokens: Partial<Record<ChainCurrency, string>>): TreasurySettings {
+  const policy = v.transferFeePolicy ?? 'refuse_payout';
+  if (policy !== 'refuse_start' && policy !== 'refuse_payout') fail(`${name}.transferFeePolicy must be refuse_start or refuse_payout`);
+  const tokenLowMinor: Partial<Record<ChainCurrency, bigint>> = {};
+  for (const [currency, amount] of Object.entries((v.tokenLowBelow ?? {}) as Record<string, unknown>)) {
+    if (!(currency in tokens)) fail(`${name}.tokenLowBelow: ${currency} is not one of the chain's tokens`);
+    tokenLowMinor[currency as ChainCurrency] = decimal(amount, 6, `${name}.tokenLowBelow.${currency}`);
+  }
+  const breakerThreshold = positiveInt(v.breakerThreshold, `${name}.breakerThreshold`, 3);
+  if (breakerThreshold < 1) fail(`${name}.breakerThreshold must be at least 1`);
+  return {
+    breakerThreshold,
+    transferFeePolicy: policy,
+    gasLowWei: decimal(v.gasLowBelow ?? '0.05', 18, `${name}.gasLowBelow`),
+    tokenLowMinor,
+    processingAlarmSeconds: positiveInt(v.processingAlarmSeconds, `${name}.processingAlarmSeconds`, 1800),
+  };
+}
 
 /** Parses and validates the section; throws (refusing to start) on anything wrong. */
 export function parseChainsSection(section: unknown): ChainsConfig {
@@ -121,6 +165,7 @@ export function parseChainsSection(section: unknown): ChainsConfig {
       depositSeed: sealed('depositSeed'),
       logRangeMax: Math.max(1, positiveInt(v.logRangeMax, `${name}.logRangeMax`, 2000)),
       startBlock: v.startBlock === undefined ? undefined : BigInt(positiveInt(v.startBlock, `${name}.startBlock`)),
+      treasury: treasurySettings(name, v, tokens),
     });
   }
   return { chains };

@@ -2,17 +2,23 @@ import { getAddress, isAddress } from 'viem';
 import type { Config } from '../../config.js';
 import type { AsyncConnector, ConnectorStep, HandedOverPayout } from '../../connectors/connector.js';
 import type { Tx } from '../../db/db.js';
+import type { FieldError } from '../../lib/errors.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { registerReceivingChains, type ReceivingChain } from './chain.addresses.js';
 import { ChainUnreachable, checkChainUrls, chainClient } from './chain.client.js';
 import { CHAIN_CURRENCIES, openSealed, parseChainsSection, type ChainCurrency } from './chain.config.js';
 import type { ChainRuntime } from './chain.rails.js';
+import { transferFee } from './chain.issuer.js';
 import * as repo from './chain.repository.js';
 import { depositWallet } from './hd.js';
 import { localSigner, type ChainSigner } from './signer.js';
 
 /** Why a payout the chain connector cannot send fails at once. */
 export const NETWORK_NOT_SERVED = 'crypto_network_not_served';
+/** Why a payout to one of Corridor's own deposit addresses fails at once (docs/guides/crypto-rail.md). */
+export const OWN_DEPOSIT_ADDRESS = 'destination_is_corridor_deposit_address';
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** The wallet account a payout pays: the beneficiary's crypto account in the payout's currency. */
 function walletOf(beneficiary: Record<string, unknown>, currency: string): { network: string; address: string } | undefined {
@@ -77,6 +83,29 @@ export class ChainConnector implements AsyncConnector {
   }
 
   /**
+   * Destinations that destroy funds, refused at submit with a field error: the zero address, a token
+   * contract of a configured chain (tokens sent to it are lost), a hot wallet (a payout to itself).
+   */
+  submitErrors(rail: string, beneficiary: Record<string, unknown>): FieldError[] {
+    if (rail !== 'crypto') return [];
+    const tokens = new Set(this.chains.flatMap((c) => Object.values(c.settings.tokens).map((t) => t.toLowerCase())));
+    const hotWallets = new Set(this.chains.flatMap((c) => (c.payouts ? [c.payouts.signer.address.toLowerCase()] : [])));
+    const accounts = Array.isArray(beneficiary.accounts) ? (beneficiary.accounts as { type?: string; data?: Record<string, unknown> }[]) : [];
+    const errors: FieldError[] = [];
+    for (const [i, account] of accounts.entries()) {
+      const address = account.type === 'crypto' && typeof account.data?.address === 'string' ? account.data.address.toLowerCase() : undefined;
+      if (address === undefined) continue;
+      const why =
+        address === ZERO_ADDRESS ? 'is the zero address: tokens sent there are destroyed'
+        : tokens.has(address) ? 'is a token contract: tokens sent to it are lost'
+        : hotWallets.has(address) ? "is Corridor's own hot wallet: a payout to it pays nobody"
+        : undefined;
+      if (why) errors.push({ field: `beneficiary.accounts.${i}.data.address`, message: `beneficiary.accounts.${i}.data.address ${why}`, code: 'INVALID_ACCOUNT_NUMBER' });
+    }
+    return errors;
+  }
+
+  /**
    * Checks every chain against its node (chain id, each token's decimals), each URL in turn with a
    * short timeout; throws, and the process refuses to start, on a mismatch. A chain whose node does
    * not answer at any URL does not stop the start: it is down, and the worker checks it again
@@ -87,6 +116,7 @@ export class ChainConnector implements AsyncConnector {
       try {
         await checkChainUrls(c.settings);
         c.health = { checked: true, error: null };
+        if (c.settings.treasury.transferFeePolicy === 'refuse_start') await refuseFeeTokens(c);
       } catch (err) {
         if (!(err instanceof ChainUnreachable)) throw err;
         c.health = { checked: false, error: err.message };
@@ -113,10 +143,26 @@ export class ChainConnector implements AsyncConnector {
         token: served ? token.toLowerCase() : '',
         toAddress: served ? getAddress(wallet.address).toLowerCase() : (wallet?.address ?? ''),
         amountMinor: p.amountMinor,
-        refused: !served,
+        refused: served ? null : NETWORK_NOT_SERVED,
       });
     }
+    // One of Corridor's own deposit addresses: a chain payout there would turn treasury tokens into a
+    // customer's deposit, paying gas both ways; refused (an internal transfer moves money between owners).
+    for (const chain of new Set(accepted.filter((a) => !a.refused).map((a) => a.chain))) {
+      const own = await repo.knownDepositAddresses(tx, chain, accepted.filter((a) => a.chain === chain && !a.refused).map((a) => a.toAddress));
+      for (const a of accepted) if (a.chain === chain && own.has(a.toAddress)) a.refused = OWN_DEPOSIT_ADDRESS;
+    }
     await repo.insertChainPayouts(tx, accepted);
+  }
+}
+
+/** transferFeePolicy "refuse_start": a token charging a fee on transfer (USDT's basisPointsRate) stops the process at start. */
+async function refuseFeeTokens(c: ChainRuntime): Promise<void> {
+  for (const [currency, token] of Object.entries(c.settings.tokens)) {
+    const fee = await transferFee(c.client, getAddress(token));
+    if (fee.basisPoints > 0n) {
+      throw new Error(`chain ${c.settings.name}: ${currency} token ${token} charges ${fee.basisPoints} basis points on transfer (transferFeePolicy refuse_start): recipients would get less than paid`);
+    }
   }
 }
 

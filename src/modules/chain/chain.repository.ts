@@ -2,7 +2,7 @@ import type { Sql } from '../../db/db.js';
 import { listFilters, paginate, type PageRequest } from '../../db/pagination.js';
 import { maybeOne, one } from '../../db/db.js';
 
-export type ChainPayoutStatus = 'refused' | 'accepted' | 'signed' | 'sent' | 'confirmed' | 'failed' | 'cancelled';
+export type ChainPayoutStatus = 'refused' | 'accepted' | 'signed' | 'sent' | 'conflict' | 'confirmed' | 'failed' | 'cancelled';
 
 export interface ChainPayoutRow {
   payout_id: string;
@@ -17,12 +17,16 @@ export interface ChainPayoutRow {
   mined_hash: string | null;
   mined_block: string | null;
   failure_reason: string | null;
+  /** What the recipient's Transfer log says arrived, when it is not the amount. */
+  delivered_minor: string | null;
+  /** The node's own words on the last refusal, revert or conflict. */
+  error_detail: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 const PAYOUT_COLUMNS = `payout_id, chain, currency, token, to_address, amount_minor::text AS amount_minor, status, from_address,
-  nonce::text AS nonce, mined_hash, mined_block::text AS mined_block, failure_reason, created_at, updated_at`;
+  nonce::text AS nonce, mined_hash, mined_block::text AS mined_block, failure_reason, delivered_minor::text AS delivered_minor, error_detail, created_at, updated_at`;
 
 export interface ChainTransactionRow {
   hash: string;
@@ -46,32 +50,34 @@ export interface NewChainPayout {
   token: string;
   toAddress: string;
   amountMinor: bigint;
-  /** No configured chain pays it: failed on the next look. */
-  refused: boolean;
+  /** Why it is refused (no configured chain pays it, or it pays a deposit address of Corridor's): failed on the next look. */
+  refused: string | null;
 }
 
 /** Records payouts handed over (a payout handed over twice is recorded once). */
 export async function insertChainPayouts(sql: Sql, ps: readonly NewChainPayout[]): Promise<void> {
   if (ps.length === 0) return;
   await sql.query(
-    `INSERT INTO chain_payouts (payout_id, chain, currency, token, to_address, amount_minor, status)
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::text[])
+    `INSERT INTO chain_payouts (payout_id, chain, currency, token, to_address, amount_minor, status, failure_reason)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::text[], $8::text[])
      ON CONFLICT (payout_id) DO NOTHING`,
     [
       ps.map((p) => p.payoutId), ps.map((p) => p.chain), ps.map((p) => p.currency), ps.map((p) => p.token), ps.map((p) => p.toAddress),
-      ps.map((p) => p.amountMinor.toString()), ps.map((p) => (p.refused ? 'refused' : 'accepted')),
+      ps.map((p) => p.amountMinor.toString()), ps.map((p) => (p.refused ? 'refused' : 'accepted')), ps.map((p) => p.refused),
     ],
   );
 }
 
-/** Payouts recorded refused, locked (others' skipped). */
-export async function lockRefused(sql: Sql, limit: number): Promise<string[]> {
-  const rows = await sql.query<{ payout_id: string }>(`SELECT payout_id FROM chain_payouts WHERE status = 'refused' ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
-  return rows.map((r) => r.payout_id);
+/** Payouts recorded refused, with why, locked (others' skipped). */
+export async function lockRefused(sql: Sql, limit: number): Promise<{ payout_id: string; failure_reason: string | null }[]> {
+  return sql.query(`SELECT payout_id, failure_reason FROM chain_payouts WHERE status = 'refused' ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
 }
 
-export async function setStatuses(sql: Sql, payoutIds: readonly string[], status: ChainPayoutStatus, failureReason: string | null): Promise<void> {
-  await sql.query(`UPDATE chain_payouts SET status = $2, failure_reason = COALESCE($3, failure_reason), updated_at = now() WHERE payout_id = ANY($1::uuid[])`, [payoutIds, status, failureReason]);
+/** Which of these addresses are deposit addresses of the chain (Corridor's own). */
+export async function knownDepositAddresses(sql: Sql, chain: string, addresses: readonly string[]): Promise<Set<string>> {
+  if (addresses.length === 0) return new Set();
+  const rows = await sql.query<{ address: string }>(`SELECT address FROM chain_deposit_addresses WHERE chain = $1 AND address = ANY($2::text[])`, [chain, addresses.map((a) => a.toLowerCase())]);
+  return new Set(rows.map((r) => r.address));
 }
 
 /** How many payouts of a chain wait for a nonce. */
@@ -147,8 +153,108 @@ export async function setSigned(sql: Sql, payoutId: string, fromAddress: string,
   await sql.query(`UPDATE chain_payouts SET status = 'signed', from_address = $2, nonce = $3, updated_at = now() WHERE payout_id = $1`, [payoutId, fromAddress, nonce.toString()]);
 }
 
-export async function setStatus(sql: Sql, payoutId: string, status: ChainPayoutStatus, failureReason: string | null = null): Promise<void> {
-  await sql.query(`UPDATE chain_payouts SET status = $2, failure_reason = COALESCE($3, failure_reason), updated_at = now() WHERE payout_id = $1`, [payoutId, status, failureReason]);
+export async function setStatus(sql: Sql, payoutId: string, status: ChainPayoutStatus, failureReason: string | null = null, errorDetail: string | null = null): Promise<void> {
+  await sql.query(
+    `UPDATE chain_payouts SET status = $2, failure_reason = COALESCE($3, failure_reason), error_detail = COALESCE($4, error_detail), updated_at = now() WHERE payout_id = $1`,
+    [payoutId, status, failureReason, errorDetail],
+  );
+}
+
+/** What the recipient's Transfer log says arrived (recorded when it is not the amount). */
+export async function setDelivered(sql: Sql, payoutId: string, deliveredMinor: bigint): Promise<void> {
+  await sql.query(`UPDATE chain_payouts SET delivered_minor = $2, updated_at = now() WHERE payout_id = $1`, [payoutId, deliveredMinor.toString()]);
+}
+
+/** A payout in conflict re-signed by the operator: its new nonce, back to signed (broadcast on the next look). */
+export async function setResigned(sql: Sql, payoutId: string, nonce: bigint): Promise<void> {
+  await sql.query(`UPDATE chain_payouts SET status = 'signed', nonce = $2, mined_hash = NULL, mined_block = NULL, updated_at = now() WHERE payout_id = $1`, [payoutId, nonce.toString()]);
+}
+
+/** Payouts of the chain not ended yet (accepted, signed, sent or in conflict), oldest first: the operator's list with ages. */
+export async function openPayouts(sql: Sql, chain: string | null, limit: number): Promise<ChainPayoutRow[]> {
+  return sql.query<ChainPayoutRow>(
+    `SELECT ${PAYOUT_COLUMNS} FROM chain_payouts WHERE ($1::text IS NULL OR chain = $1) AND status IN ('accepted', 'signed', 'sent', 'conflict')
+      ORDER BY created_at, payout_id LIMIT $2`,
+    [chain, limit],
+  );
+}
+
+/** How many payouts of the chain are on their way (signed, sent, in conflict), and when the oldest was handed over. */
+export async function processingSummary(sql: Sql, chain: string): Promise<{ count: number; oldest: Date | null; conflicts: number; held: number }> {
+  return one(
+    sql,
+    `SELECT count(*) FILTER (WHERE status IN ('signed', 'sent', 'conflict'))::int AS count,
+            min(created_at) FILTER (WHERE status IN ('signed', 'sent', 'conflict')) AS oldest,
+            count(*) FILTER (WHERE status = 'conflict')::int AS conflicts,
+            count(*) FILTER (WHERE status = 'accepted')::int AS held
+       FROM chain_payouts WHERE chain = $1 AND status IN ('accepted', 'signed', 'sent', 'conflict')`,
+    [chain],
+  );
+}
+
+/** The wallet's next nonce as Corridor keeps it, or undefined before its first payout. */
+export async function readNextNonce(sql: Sql, chain: string, address: string): Promise<bigint | undefined> {
+  const row = await maybeOne<{ next_nonce: string }>(sql, `SELECT next_nonce::text AS next_nonce FROM chain_nonces WHERE chain = $1 AND address = $2`, [chain, address]);
+  return row ? BigInt(row.next_nonce) : undefined;
+}
+
+// The circuit breaker of a chain
+
+export interface ChainBreakerRow {
+  chain: string;
+  open: boolean;
+  reason: string | null;
+  detail: string | null;
+  opened_at: Date | null;
+  streak_reason: string | null;
+  streak_count: number;
+}
+
+const BREAKER_COLUMNS = `chain, open, reason, detail, opened_at, streak_reason, streak_count`;
+
+export async function breaker(sql: Sql, chain: string): Promise<ChainBreakerRow> {
+  return (
+    (await maybeOne<ChainBreakerRow>(sql, `SELECT ${BREAKER_COLUMNS} FROM chain_breakers WHERE chain = $1`, [chain])) ?? {
+      chain, open: false, reason: null, detail: null, opened_at: null, streak_reason: null, streak_count: 0,
+    }
+  );
+}
+
+/** Opens the breaker (kept open with its first reason when it is open already); answers whether this opened it. */
+export async function openBreaker(sql: Sql, chain: string, reason: string, detail: string | null): Promise<boolean> {
+  const rows = await sql.query(
+    `INSERT INTO chain_breakers (chain, open, reason, detail, opened_at) VALUES ($1, true, $2, $3, now())
+     ON CONFLICT (chain) DO UPDATE SET open = true, reason = $2, detail = $3, opened_at = now(), updated_at = now() WHERE NOT chain_breakers.open
+     RETURNING 1`,
+    [chain, reason, detail],
+  );
+  return rows.length === 1;
+}
+
+/** One more refusal or revert: the streak grows when it has the same reason, else starts again; answers the streak. */
+export async function recordStreak(sql: Sql, chain: string, reason: string): Promise<number> {
+  const row = await one<{ streak_count: number }>(
+    sql,
+    `INSERT INTO chain_breakers (chain, streak_reason, streak_count) VALUES ($1, $2, 1)
+     ON CONFLICT (chain) DO UPDATE SET streak_count = CASE WHEN chain_breakers.streak_reason = $2 THEN chain_breakers.streak_count + 1 ELSE 1 END,
+       streak_reason = $2, updated_at = now()
+     RETURNING streak_count`,
+    [chain, reason],
+  );
+  return row.streak_count;
+}
+
+/** A payout went through: the streak of refusals ends. */
+export async function endStreak(sql: Sql, chain: string): Promise<void> {
+  await sql.query(`UPDATE chain_breakers SET streak_reason = NULL, streak_count = 0, updated_at = now() WHERE chain = $1 AND streak_count > 0`, [chain]);
+}
+
+/** The operator resumes the chain: closed, its streak forgotten; answers the row as it was (undefined: it was not open). */
+export async function closeBreaker(sql: Sql, chain: string): Promise<ChainBreakerRow | undefined> {
+  const before = await maybeOne<ChainBreakerRow>(sql, `SELECT ${BREAKER_COLUMNS} FROM chain_breakers WHERE chain = $1 AND open FOR UPDATE`, [chain]);
+  if (!before) return undefined;
+  await sql.query(`UPDATE chain_breakers SET open = false, streak_reason = NULL, streak_count = 0, updated_at = now() WHERE chain = $1`, [chain]);
+  return before;
 }
 
 /** Where the payout's transaction was last seen mined (null, null: seen no more, after a reorg). */

@@ -1,14 +1,19 @@
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
+import { runIdempotent } from '../../http/idempotency.js';
 import type { FastifyRequest } from 'fastify';
 import { route, type App } from '../../http/routes.js';
-import { runIdempotent } from '../../http/idempotency.js';
-import { ChainDepositListQuery, ChainDepositPage, ChainDepositParams, ChainDepositSchema, ChainList } from './chain.schemas.js';
-import { configuredChains, decideChainDeposit, listChainDeposits } from './chain.service.js';
+import { IdParams } from '../../lib/schemas.js';
+import { cancelConflict, resignConflict, resumeChain } from './chain.payouts.js';
+import * as repo from './chain.repository.js';
+import { ChainDepositListQuery, ChainDepositPage, ChainDepositParams, ChainDepositSchema, ChainList, ChainNameParams, ChainPayoutList, ChainPayoutSchema, ChainResumed, ChainTreasuryList } from './chain.schemas.js';
+import { breakerView, chainPayoutView, configuredChains, decideChainDeposit, listChainDeposits, openChainPayouts } from './chain.service.js';
+import { chainTreasury, conflictAction, resumeAction } from './chain.treasury.js';
+
+const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
 
 /** Who decides: the operator key (the console signs in with one). */
 const actor = (req: FastifyRequest): string => `key:${req.operator?.keyId ?? 'unknown'}`;
-
-const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
 
 /** The operator's read-only view of the chain connector: its chains and hot wallets, and the transfers its watcher took. */
 export function chainRoutes(app: App, ctx: AppContext): void {
@@ -16,6 +21,10 @@ export function chainRoutes(app: App, ctx: AppContext): void {
   app.route(listChains(ctx));
   app.route(decideDeposit(ctx, 'release'));
   app.route(decideDeposit(ctx, 'reject'));
+  app.route(treasury(ctx));
+  app.route(listOpenPayouts(ctx));
+  app.route(resume(ctx));
+  for (const action of ['resign', 'cancel'] as const) app.route(conflictRoute(ctx, action));
 }
 
 function decideDeposit(ctx: AppContext, decision: 'release' | 'reject') {
@@ -35,6 +44,84 @@ function decideDeposit(ctx: AppContext, decision: 'release' | 'reject') {
       },
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await decideChainDeposit(ctx, tx, req.params.id, decision, actor(req)) })),
+  );
+}
+
+function treasury(ctx: AppContext) {
+  return route.get(
+    '/operator/v1/chain/treasury',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        ...operator,
+        summary:
+          "Per chain: the hot wallet's gas coin and token balances, its next nonce against the chain's count, the payouts processing (the oldest's age, those in conflict, those held), the last block seen, the circuit breaker, and the conditions that need the operator",
+        response: { 200: ChainTreasuryList },
+      },
+    },
+    async () => ({ data: await chainTreasury(ctx) }),
+  );
+}
+
+function listOpenPayouts(ctx: AppContext) {
+  return route.get(
+    '/operator/v1/chain/payouts',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        ...operator,
+        summary: 'The chain payouts not ended yet, oldest first, each with its age: accepted (held while the breaker is open), signed, sent, and in nonce conflict',
+        querystring: Type.Object({ chain: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }),
+        response: { 200: ChainPayoutList },
+      },
+    },
+    async (req) => ({ data: await openChainPayouts(ctx.db, req.query.chain) }),
+  );
+}
+
+function resume(ctx: AppContext) {
+  return route.post(
+    '/operator/v1/chain/chains/:name/resume',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        ...operator,
+        summary:
+          "Resumes the chain's payouts after its circuit breaker opened (fix the cause first): held payouts are signed on the next look; after a nonce drift the next nonce moves up to the chain's count. Takes an Idempotency-Key.",
+        params: ChainNameParams,
+        response: { 200: ChainResumed },
+      },
+    },
+    async (req, reply) => {
+      const { rail, node } = await resumeAction(ctx, req.params.name);
+      return runIdempotent(ctx, req, reply, async (tx) => {
+        const was = await resumeChain(ctx, tx, rail, node);
+        const now = await repo.breaker(tx, rail.settings.name);
+        return { status: 200, body: { chain: rail.settings.name, resumed: was !== undefined, breaker: breakerView(now, rail.settings.treasury.breakerThreshold) } };
+      });
+    },
+  );
+}
+
+const CONFLICT_SUMMARY = {
+  resign: "Re-signs a chain payout in nonce conflict (its nonce was used by a transaction not Corridor's) at a fresh nonce; the worker broadcasts it on its next look. One found mined after all goes back to being followed. Takes an Idempotency-Key.",
+  cancel: 'Cancels a chain payout in nonce conflict: it fails (chain_nonce_conflict_cancelled) and its funds are released once. One found mined after all goes back to being followed. Takes an Idempotency-Key.',
+};
+
+function conflictRoute(ctx: AppContext, action: 'resign' | 'cancel') {
+  return route.post(
+    `/operator/v1/chain/payouts/:id/${action}`,
+    {
+      config: { auth: 'operator' },
+      schema: { ...operator, summary: CONFLICT_SUMMARY[action], params: IdParams, response: { 200: ChainPayoutSchema } },
+    },
+    async (req, reply) => {
+      const { rail, node } = await conflictAction(ctx, req.params.id);
+      return runIdempotent(ctx, req, reply, async (tx) => {
+        const row = action === 'resign' ? await resignConflict(ctx, tx, rail, req.params.id, node) : await cancelConflict(ctx, tx, req.params.id, node);
+        return { status: 200, body: chainPayoutView(row) };
+      });
+    },
   );
 }
 

@@ -63,3 +63,67 @@ export const ChainSchema = Type.Object(
 export const ChainList = Type.Object({ data: Type.Array(ChainSchema) });
 
 export const ChainDepositParams = Type.Object({ id: Uuid });
+export const CHAIN_OPEN_PAYOUT_STATUSES = ['accepted', 'signed', 'sent', 'conflict'] as const;
+
+export const TreasuryConditionSchema = Type.Object({
+  chain: Type.String(),
+  code: Type.String({ description: 'breaker_open, nonce_drift, nonce_conflict, gas_low, token_low, processing_too_long or node_unreachable' }),
+  message: Type.String({ description: 'What is wrong and what the operator does' }),
+});
+
+export const ChainBreakerSchema = Type.Object({
+  open: Type.Boolean({ description: 'Open: no payout of the chain is signed; those accepted are held (not failed) until the operator resumes it' }),
+  reason: Nullable(Type.String({ description: 'Why it opened: nonce_drift, token_paused, hot_wallet_frozen, or the refusal or revert repeated (recipient_frozen_by_issuer, token_transfer_fee, chain_transfer_reverted)' })),
+  detail: Nullable(Type.String({ description: "The node's or the issuer's own words" })),
+  openedAt: Nullable(Timestamp),
+  streakReason: Nullable(Type.String({ description: 'The refusal or revert repeated in a row now' })),
+  streakCount: Type.Integer(),
+  threshold: Type.Integer({ description: 'The same refusal this many times in a row opens it (breakerThreshold)' }),
+});
+
+export const ChainTreasurySchema = Type.Object(
+  {
+    chain: Type.String(),
+    hotWallet: Nullable(Type.String()),
+    gas: Nullable(Type.Object({ balance: Type.String({ description: 'The gas coin, in its whole units (18 decimals)' }), balanceWei: Type.String(), lowBelow: Type.String() })),
+    tokens: Type.Array(Type.Object({ currency: Type.String(), token: Type.String(), balance: Type.String(), lowBelow: Nullable(Type.String()) })),
+    nonce: Nullable(Type.Object({ next: Nullable(Type.String({ description: "Corridor's next nonce (null before the first payout)" })), onChain: Type.String({ description: "The chain's count of the hot wallet's transactions, pending included" }) })),
+    processing: Type.Object({
+      count: Type.Integer({ description: 'Payouts signed and not yet ended (in conflict included)' }),
+      oldestAgeSeconds: Nullable(Type.Integer()),
+      alarmAfterSeconds: Type.Integer(),
+      conflicts: Type.Integer(),
+      held: Type.Integer({ description: 'Payouts accepted and waiting to be signed (held while the breaker is open)' }),
+    }),
+    lastBlock: Type.Object({ head: Nullable(Type.String({ description: "The node's latest block" })), watcherNext: Nullable(Type.String({ description: 'The next block the deposit watcher scans' })) }),
+    breaker: ChainBreakerSchema,
+    nodeError: Nullable(Type.String()),
+    conditions: Type.Array(TreasuryConditionSchema),
+  },
+  { title: 'Chain treasury' },
+);
+
+export const ChainTreasuryList = Type.Object({ data: Type.Array(ChainTreasurySchema) });
+
+export const ChainPayoutSchema = Type.Object(
+  {
+    payoutId: Uuid,
+    chain: Type.String(),
+    currency: Type.String(),
+    token: Type.String(),
+    toAddress: Type.String(),
+    amount: Type.String(),
+    status: Type.String({ description: 'accepted (waiting for a nonce, held while the breaker is open), signed, sent, conflict (its nonce taken by a transaction not ours: re-sign or cancel), confirmed, failed, cancelled' }),
+    nonce: Nullable(Type.String()),
+    deliveredAmount: Nullable(Type.String({ description: "What the recipient's Transfer log says arrived, when less than the amount" })),
+    failureReason: Nullable(Type.String()),
+    errorDetail: Nullable(Type.String({ description: "The node's or the issuer's own words on the last refusal, revert or conflict" })),
+    ageSeconds: Type.Integer({ description: 'Since it was handed to the chain connector' }),
+    createdAt: Timestamp,
+  },
+  { title: 'Chain payout' },
+);
+
+export const ChainPayoutList = Type.Object({ data: Type.Array(ChainPayoutSchema) });
+export const ChainNameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
+export const ChainResumed = Type.Object({ chain: Type.String(), resumed: Type.Boolean({ description: 'false: the breaker was not open' }), breaker: ChainBreakerSchema });

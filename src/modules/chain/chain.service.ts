@@ -97,3 +97,47 @@ function statusOf(row: repo.ChainStatusRow | undefined, startError: string | nul
   if (row) return { status: row.up ? 'up' : 'down', error: row.error, checkedAt: row.checked_at.toISOString() };
   return startError ? { status: 'down', error: startError, checkedAt: null } : { status: 'unknown', error: null, checkedAt: null };
 }
+
+/** A chain payout as the operator reads it, with its age. */
+export function chainPayoutView(row: repo.ChainPayoutRow, now = new Date()) {
+  return {
+    payoutId: row.payout_id,
+    chain: row.chain,
+    currency: row.currency,
+    token: row.token,
+    toAddress: row.to_address,
+    amount: formatAmount(BigInt(row.amount_minor), row.currency),
+    status: row.status,
+    nonce: row.nonce,
+    deliveredAmount: row.delivered_minor === null ? null : formatAmount(BigInt(row.delivered_minor), row.currency),
+    failureReason: row.failure_reason,
+    errorDetail: row.error_detail,
+    ageSeconds: Math.max(0, Math.floor((now.getTime() - new Date(row.created_at).getTime()) / 1000)),
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+}
+export type ChainPayoutView = ReturnType<typeof chainPayoutView>;
+
+/** The payouts of the chains not ended yet (held, on their way, in conflict), oldest first, with their ages. */
+export async function openChainPayouts(sql: Sql, chain?: string): Promise<ChainPayoutView[]> {
+  const now = new Date();
+  return (await repo.openPayouts(sql, chain ?? null, 500)).map((r) => chainPayoutView(r, now));
+}
+
+export async function chainPayout(sql: Sql, payoutId: string): Promise<ChainPayoutView | undefined> {
+  const row = await repo.findChainPayout(sql, payoutId);
+  return row ? chainPayoutView(row) : undefined;
+}
+
+/** The breaker as the operator reads it. */
+export function breakerView(row: repo.ChainBreakerRow, threshold: number) {
+  return {
+    open: row.open,
+    reason: row.reason,
+    detail: row.detail,
+    openedAt: row.opened_at ? new Date(row.opened_at).toISOString() : null,
+    streakReason: row.streak_reason,
+    streakCount: row.streak_count,
+    threshold,
+  };
+}

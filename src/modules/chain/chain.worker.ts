@@ -28,13 +28,14 @@ export class ChainWorker {
     this.connectors = options.connector ? [options.connector] : ctx.connectors.all().filter((c): c is ChainConnector => c instanceof ChainConnector);
   }
 
-  /** Fails the payouts no configured chain pays (recorded refused by `accept`), funds released. */
+  /** Fails the payouts `accept` recorded refused (no configured chain pays them, or a deposit address of Corridor's), funds released. */
   private async failRefused(): Promise<void> {
     await this.ctx.db.tx(async (tx) => {
       const refused = await repo.lockRefused(tx, 100);
       if (refused.length === 0) return;
-      await reportPayoutOutcomes(this.ctx, tx, refused.map((payoutId) => ({ payoutId, move: 'fail' as const, failureReason: NETWORK_NOT_SERVED })));
-      await repo.setStatuses(tx, refused, 'failed', NETWORK_NOT_SERVED);
+      const reasons = refused.map((r) => ({ payoutId: r.payout_id, reason: r.failure_reason ?? NETWORK_NOT_SERVED }));
+      await reportPayoutOutcomes(this.ctx, tx, reasons.map((r) => ({ payoutId: r.payoutId, move: 'fail' as const, failureReason: r.reason })));
+      for (const r of reasons) await repo.setStatus(tx, r.payoutId, 'failed', r.reason);
     });
   }
 

@@ -66,6 +66,9 @@ const DONE_TEXT: Record<string, string> = {
   'balances': 'Balance adjusted: the adjustment is posted to the ledger.',
   'credentials': 'Credential revoked: its tokens no longer work.',
   'users': 'Dashboard user changed.',
+  'chain-resign': 'Chain payout {ref} re-signed at a fresh nonce: the worker broadcasts it on its next look.',
+  'chain-cancel': 'Chain payout {ref} cancelled: it failed and its funds are back on the balance.',
+  'chain-resume': 'Payouts of chain {ref} resumed: held payouts are signed on the next look.',
 };
 
 /** Where a change goes when done: `path` (its query and #fragment kept) saying `code` (and `ref`). */

@@ -12,6 +12,7 @@ export function railFields(row: Pick<PayoutRow, 'return_reason' | 'rail'>) {
     ...(row.rail?.uetr ? { uetr: row.rail.uetr } : {}),
     ...(row.rail?.txHash ? { txHash: row.rail.txHash } : {}),
     ...(row.rail?.chain ? { chain: row.rail.chain } : {}),
+    ...(row.rail?.deliveredAmount ? { deliveredAmount: row.rail.deliveredAmount } : {}),
   };
 }
 

@@ -8,6 +8,8 @@ export interface RailReferences {
   uetr?: string;
   txHash?: string;
   chain?: string;
+  /** On chain: what the recipient's Transfer log says arrived, when less than the amount (a token that took a fee). */
+  deliveredAmount?: string;
 }
 
 /** A payout as the step path reads and moves it: its own columns, without its screening. */

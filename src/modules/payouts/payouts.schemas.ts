@@ -63,6 +63,7 @@ export const PayoutSchema = Type.Object(
     uetr: Type.Optional(Type.String({ format: 'uuid', description: 'SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank' })),
     txHash: Type.Optional(Type.String({ pattern: '^0x[0-9a-f]{64}$', description: 'On-chain payouts: the hash of the transaction that paid it' })),
     chain: Type.Optional(Type.String({ description: 'On-chain payouts: the chain it was paid on, as the operator names it' })),
+    deliveredAmount: Type.Optional(Type.String({ description: "On-chain payouts: what the recipient's Transfer log says arrived, present only when it is less than `amount` (the token took a fee on transfer)" })),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     completedAt: Nullable(Timestamp),
