@@ -8,8 +8,8 @@ import { formFile } from '../../web/multipart.js';
 import { sendPage, type Web } from '../../web/web.js';
 import type { Caller } from '../accounts/caller.js';
 import { listPayouts } from '../payouts/payouts.read.js';
+import { csvLine } from '../../lib/csv.js';
 import {
-  csvLine,
   duplicateRefs,
   parsePayoutCsv,
   payoutBodyOfRow,
