@@ -1,6 +1,8 @@
 import os from 'node:os';
 import { parseListFile } from '../src/modules/screening/lists/index.js';
 import { ListIndex, screenAll, type Subject } from '../src/modules/screening/matching.js';
+import { ordinaryNames } from '../support/ordinary-names.js';
+import { realSanctionsLists } from '../support/real-world.js';
 import { benchSize, percentile } from './measure.js';
 
 /**
@@ -12,6 +14,7 @@ import { benchSize, percentile } from './measure.js';
 
 const ENTRIES = benchSize('BENCH_SCREENING_ENTRIES', 20_000, 500);
 const PAYOUTS = benchSize('BENCH_SCREENING_PAYOUTS', 20_000, 200);
+const ORDINARY = benchSize('BENCH_SCREENING_NAMES', 5_000, 200);
 const THRESHOLD = 0.9;
 
 /** A small deterministic generator (the same list every run). */
@@ -61,6 +64,7 @@ function generatedList(n: number, rnd: () => number): { body: Buffer; listed: Su
 }
 
 export async function screeningBench(): Promise<void> {
+  await realListsBench();
   const rnd = random(23);
   const { body, listed } = generatedList(ENTRIES, rnd);
   const t0 = performance.now();
@@ -92,4 +96,31 @@ export async function screeningBench(): Promise<void> {
   console.log(`  per payout (beneficiary and sender): mean ${mean.toFixed(3)} ms  p50 ${percentile(latencies, 50).toFixed(3)} ms  p99 ${percentile(latencies, 99).toFixed(3)} ms  max ${(latencies[latencies.length - 1] ?? 0).toFixed(3)} ms  (${PAYOUTS} payouts)`);
   console.log(`  load average during the run: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (the p99 and max move with it: pauses, not matching)`);
   console.log(`  held: ${heldListed} of the ${Math.ceil(PAYOUTS / 100)} payouts naming a listed entry; ${held - heldListed} of the ${PAYOUTS - Math.ceil(PAYOUTS / 100)} others (random names, some close to listed ones)`);
+}
+
+/**
+ * One name at a time against the real lists (OFAC's SDN CSV set of July 2021 and the UN consolidated
+ * list, from ../shared/real-world): ordinary names (support/ordinary-names.ts) screened as a
+ * beneficiary is, each timed alone; also how many of them are flagged (false positives).
+ */
+async function realListsBench(): Promise<void> {
+  const files = realSanctionsLists();
+  const t0 = performance.now();
+  const indexes = (['ofac-sdn', 'un'] as const).map((list) => new ListIndex(list, list, parseListFile(list, files[list]).entries));
+  const t1 = performance.now();
+  console.log(`screening, real lists: OFAC SDN 2021-07 and UN 2026-02, ${indexes.map((i) => `${i.list} ${i.entries.length} entries / ${i.nameCount} names`).join(', ')}; parse and index ${(t1 - t0).toFixed(0)} ms`);
+  const names = ordinaryNames(ORDINARY);
+  for (const n of names.slice(0, 500)) screenAll(indexes, n, THRESHOLD);
+  const latencies: number[] = [];
+  let flagged = 0;
+  for (const n of names) {
+    const started = performance.now();
+    const hits = screenAll(indexes, n, THRESHOLD);
+    latencies.push(performance.now() - started);
+    if (hits.length > 0) flagged++;
+  }
+  latencies.sort((a, b) => a - b);
+  const mean = latencies.reduce((a, b) => a + b, 0) / latencies.length;
+  console.log(`  one name: mean ${mean.toFixed(3)} ms  p50 ${percentile(latencies, 50).toFixed(3)} ms  p99 ${percentile(latencies, 99).toFixed(3)} ms  max ${(latencies[latencies.length - 1] ?? 0).toFixed(3)} ms  (${names.length} ordinary names)`);
+  console.log(`  flagged: ${flagged} of ${names.length} ordinary names (${((100 * flagged) / names.length).toFixed(2)} %) at threshold ${THRESHOLD}`);
 }

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Static } from 'typebox';
 import { CorridorError, type Corridor, type PayoutRequest } from '../../packages/sdk/src/index.js';
 import { DomainError } from '../lib/errors.js';
-import { csvLine, duplicateRefs, parsePayoutCsv, payoutBodyOfRow, payoutCsvDigest, payoutCsvRowKey } from '../modules/payouts/payouts.csv.js';
+import { csvLine } from '../lib/csv.js';
+import { duplicateRefs, parsePayoutCsv, payoutBodyOfRow, payoutCsvDigest, payoutCsvRowKey } from '../modules/payouts/payouts.csv.js';
 import { PayoutBody } from '../modules/payouts/payouts.schemas.js';
 import { checkBody } from '../web/body-check.js';
 

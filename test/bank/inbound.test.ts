@@ -183,7 +183,7 @@ describe('inbound bank files', () => {
     const csv = await operator(t.app, 'GET', `/operator/v1/reconciliation/statements/${s?.id}/lines.csv`);
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toContain('text/csv');
-    expect(csv.body.split('\r\n')[1]).toContain(`"payout","${id}"`);
+    expect(csv.body.split('\r\n')[1]).toContain(`payout,${id}`);
 
     // A day where the statement carries only what Corridor booked: zero difference, every line matched.
     const day2 = '2026-03-05';

@@ -156,6 +156,13 @@ async function screeningHeld(w: Workspace): Promise<string> {
   return idOf(await w.sdk.payouts.create({ clientRef: `h-${n()}`, amount: '1.00', currency: 'EUR', beneficiary: { ...BENEFICIARY, name: 'Khizri Abakarov' }, senderInfo: SENDER } as never));
 }
 
+/** An order its beneficiary's screening holds: OFSI's list is loaded, and the saved beneficiary is a listed name. */
+async function screeningHeldOrder(w: Workspace): Promise<string> {
+  await screeningHeld(w);
+  const beneficiary = idOf(await w.sdk.beneficiaries.create({ ...BENEFICIARY, name: 'Khizri Abakarov' } as never));
+  return idOf(await w.sdk.orders.create({ clientRef: `o-${n()}`, fromCurrency: 'USD', toCurrency: 'EUR', fromAmount: '100.00', funding: 'settlement', beneficiary: { id: beneficiary } } as never));
+}
+
 /**
  * What the reconciliation samples act on, taken in from bank files: a payout's movement (booked by a
  * camt.054), a statement line for it naming neither its reference nor its EndToEndId (to match by
@@ -361,6 +368,9 @@ const FRESH: Record<string, (w: Workspace) => Promise<Env>> = {
   'GET /operator/v1/screening/holds/{payoutId}': async (w) => ({ PAYOUT_ID: await screeningHeld(w) }),
   'POST /operator/v1/screening/holds/{payoutId}/release': async (w) => ({ PAYOUT_ID: await screeningHeld(w) }),
   'POST /operator/v1/screening/holds/{payoutId}/reject': async (w) => ({ PAYOUT_ID: await screeningHeld(w) }),
+  'GET /operator/v1/screening/order-holds/{orderId}': async (w) => ({ ORDER_ID: await screeningHeldOrder(w) }),
+  'POST /operator/v1/screening/order-holds/{orderId}/release': async (w) => ({ ORDER_ID: await screeningHeldOrder(w) }),
+  'POST /operator/v1/screening/order-holds/{orderId}/reject': async (w) => ({ ORDER_ID: await screeningHeldOrder(w) }),
 };
 
 /** Not run here, and why. */

@@ -9,7 +9,7 @@ import { WebClient } from '../helpers/web-client.js';
 import { camt053, camt054, writeAnswer } from '../helpers/bank-answers.js';
 import { pollInbound } from '../../src/modules/bank/inbound/inbound.service.js';
 import { LocalDirectorySource } from '../../src/modules/bank/inbound/inbound.source.js';
-import { placeOrder } from '../orders/helpers.js';
+import { placeOrder, US_BENEFICIARY } from '../orders/helpers.js';
 import { ADA, fund, payingWorkspace, saveBeneficiary } from '../payouts/helpers.js';
 import { receivingWorkspace, requestAccount } from '../virtual-accounts/helpers.js';
 
@@ -132,6 +132,12 @@ async function screeningHeldPayout(): Promise<string> {
   expect(loaded.statusCode, loaded.body).toBe(201);
   const res = await c.request('POST', '/v1/payouts', { clientRef: `idem-${Math.random()}`, amount: '1.00', currency: 'EUR', beneficiary: { ...ADA, name: 'Khizri Abakarov' } });
   return ok(res, 201).id;
+}
+/** An order held by screening: its saved beneficiary is named as the UK-listed person. */
+async function screeningHeldOrder(): Promise<string> {
+  await screeningHeldPayout();
+  const beneficiary = ok(await c.request('POST', '/v1/beneficiaries', { ...US_BENEFICIARY, type: 'individual', name: 'Khizri Abakarov' }), 201).id;
+  return (await placeOrder(c, { fromAmount: '10.00', beneficiary: { id: beneficiary } })).id;
 }
 const webhook = async () => ok(await c.request('POST', '/v1/webhooks', { url: 'https://93.184.216.34/hook' }), 201).id;
 /** A delivery that has finished (no worker runs here: the test event's delivery is marked failed, as after its last attempt). */
@@ -304,6 +310,8 @@ const CALLS: Record<string, () => Promise<Call>> = {
   'POST /operator/v1/screening/lists/:list/versions': async () => ({ url: '/operator/v1/screening/lists/uk-ofsi/versions', body: UK_LIST, contentType: 'text/csv' }),
   'POST /operator/v1/screening/holds/:payoutId/release': async () => ({ url: `/operator/v1/screening/holds/${await screeningHeldPayout()}/release` }),
   'POST /operator/v1/screening/holds/:payoutId/reject': async () => ({ url: `/operator/v1/screening/holds/${await screeningHeldPayout()}/reject` }),
+  'POST /operator/v1/screening/order-holds/:orderId/release': async () => ({ url: `/operator/v1/screening/order-holds/${await screeningHeldOrder()}/release` }),
+  'POST /operator/v1/screening/order-holds/:orderId/reject': async () => ({ url: `/operator/v1/screening/order-holds/${await screeningHeldOrder()}/reject` }),
   'POST /operator/v1/screening/check': async () => ({ url: '/operator/v1/screening/check', body: { name: 'Khizri Abakarov' } }),
 };
 

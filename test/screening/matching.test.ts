@@ -135,4 +135,37 @@ describe('matching', () => {
     expect(near).toEqual([]);
     expect(ofac.screen({ name: 'V Putin', dateOfBirth: '1952-10-07', country: 'RU' }, 0.97)[0]?.entryId).toBe('9647');
   });
+
+  // Issue 33 point 9: evasions that came back clear.
+  it('folds look-alike letters of another script inside a Latin name (Cyrillic Р and Ј, Greek Ρ)', () => {
+    expect(hit(ofac, 'Vladimir \u0420utin')?.entryId).toBe('9647');
+    expect(hit(ofac, 'Vladimir \u03A1utin')?.entryId).toBe('9647');
+    expect(hit(ofac, 'Kim \u0408ong Un')?.entryId).toBe('7157');
+    expect(nameTokens('Vladim\u0456r \u0420utin')).toEqual(['vladimir', 'putin']);
+    // A name wholly in another script is still transliterated, not folded: Путин is Putin.
+    expect(nameTokens('\u041F\u0443\u0442\u0438\u043D')).toEqual(['putin']);
+  });
+
+  it('matches a listed name inside a longer business name, whichever type the name is given as', () => {
+    for (const kind of ['business', 'individual', undefined] as const) {
+      expect(ofac.screen({ name: 'Vladimir Putin Foundation', kind }, 0.9)[0]?.entryId, kind).toBe('9647');
+      expect(ofac.screen({ name: 'Kim Jong Un Trading', kind }, 0.9)[0]?.entryId, kind).toBe('7157');
+    }
+    // A business sharing one word of a listed name is not that name's business.
+    expect(ofac.screen({ name: 'Putin Foundation', kind: 'business' }, 0.9)).toEqual([]);
+    expect(ofac.screen({ name: 'Vladimir Nabokov Foundation', kind: 'business' }, 0.9)).toEqual([]);
+  });
+
+  it('scores a name the same given as a person or as a business', () => {
+    const asPerson = eu.screen({ name: 'Roman Abramovich', kind: 'individual' }, 0.9)[0];
+    const asBusiness = eu.screen({ name: 'Roman Abramovich', kind: 'business' }, 0.9)[0];
+    expect(asBusiness?.entryId).toBe('EU.3761.89');
+    expect(asBusiness?.score).toBe(asPerson?.score);
+  });
+
+  it('joins a name split in two (Pu-tin, Pu tin)', () => {
+    expect(hit(ofac, 'Vladimir Pu-tin')?.entryId).toBe('9647');
+    expect(hit(ofac, 'Vladimir Pu tin')?.entryId).toBe('9647');
+    expect(hit(ofac, 'Kim Jo-ng Un')?.entryId).toBe('7157');
+  });
 });

@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { formatAmount, parseAmount } from '../../lib/money.js';
 import { currencyInfo } from '../../lib/currencies.js';
 import { assertCapability, type AccountScope, type Caller } from '../accounts/caller.js';
+import { personsOf } from '../auth/credentials.service.js';
 import { recordEvents, type NewEvent } from '../events/events.service.js';
 import { appendAudit } from '../operator/audit.service.js';
 import { lockForDecision, moveOwnPayout, proceedUnlessHeld } from '../payouts/payouts.lifecycle.js';
@@ -259,8 +260,10 @@ export async function decidePayout(
   await lockForDecision(tx, payoutId);
   const approval = await repo.findApproval(tx, decider.workspaceId, payoutId);
   if (!approval) throw conflict('APPROVAL_NOT_REQUIRED', 'This payout does not wait for an approval');
-  if (approval.requested_by === decider.clientId) {
-    throw forbidden('APPROVER_IS_CREATOR', `The payout's creator cannot ${decision} it: someone else must (another dashboard user, or a credential with write:approvals that did not create it)`);
+  // The maker is a person, whichever credential or session they use: a credential a dashboard user created is that user.
+  const [maker, checker] = await personsOf(tx, decider.workspaceId, [approval.requested_by, decider.clientId]);
+  if (approval.requested_by === decider.clientId || maker === checker) {
+    throw forbidden('APPROVER_IS_CREATOR', `The payout's creator cannot ${decision} it, with any of their credentials or sessions: someone else must (another dashboard user, or a credential with write:approvals that is not theirs)`);
   }
   const current = approvalView(approval, payout.status);
   if (current.status !== 'pending') throw conflict('APPROVAL_NOT_PENDING', `This payout's approval is ${current.status}`);

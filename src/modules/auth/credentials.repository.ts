@@ -19,15 +19,25 @@ const COLUMNS = 'client_id, workspace_id, scopes, status, label, created_at, upd
 
 export async function insertCredential(
   sql: Sql,
-  c: { clientId: string; workspaceId: string; secretHash: string; scopes: readonly string[]; label: string | null },
+  c: { clientId: string; workspaceId: string; secretHash: string; scopes: readonly string[]; label: string | null; issuedToUser?: string | null | undefined },
 ): Promise<void> {
-  await sql.query('INSERT INTO credentials (client_id, workspace_id, secret_hash, scopes, label) VALUES ($1, $2, $3, $4, $5)', [
+  await sql.query('INSERT INTO credentials (client_id, workspace_id, secret_hash, scopes, label, issued_to_user) VALUES ($1, $2, $3, $4, $5, $6)', [
     c.clientId,
     c.workspaceId,
     c.secretHash,
     c.scopes,
     c.label,
+    c.issuedToUser ?? null,
   ]);
+}
+
+/** The dashboard user each credential's secret was shown to (null: the operator's), by client id. */
+export async function issuedToUsers(sql: Sql, workspaceId: string, clientIds: readonly string[]): Promise<Map<string, string | null>> {
+  const rows = await sql.query<{ client_id: string; issued_to_user: string | null }>(
+    'SELECT client_id, issued_to_user FROM credentials WHERE workspace_id = $1 AND client_id = ANY($2::uuid[])',
+    [workspaceId, clientIds],
+  );
+  return new Map(rows.map((r) => [r.client_id, r.issued_to_user]));
 }
 
 export async function setSecretHash(sql: Sql, clientId: string, secretHash: string): Promise<void> {

@@ -21,12 +21,12 @@ export async function createCredential(
   tx: Tx,
   key: SecretDigestKey,
   workspaceId: string,
-  options: { scopes?: readonly string[] | undefined; clientId?: string | undefined; clientSecret?: string | undefined; label?: string | undefined } = {},
+  options: { scopes?: readonly string[] | undefined; clientId?: string | undefined; clientSecret?: string | undefined; label?: string | undefined; issuedToUser?: string | undefined } = {},
 ): Promise<IssuedCredential> {
   const clientId = options.clientId ?? newId();
   const clientSecret = options.clientSecret ?? randomSecret('cs_');
   const scopes = [...(options.scopes ?? ALL_SCOPES)];
-  await repo.insertCredential(tx, { clientId, workspaceId, secretHash: hashSecret(clientSecret, key), scopes, label: options.label ?? null });
+  await repo.insertCredential(tx, { clientId, workspaceId, secretHash: hashSecret(clientSecret, key), scopes, label: options.label ?? null, issuedToUser: options.issuedToUser });
   return { clientId, clientSecret, scopes };
 }
 
@@ -36,11 +36,34 @@ export function assertKnownScopes(scopes: readonly string[]): void {
   if (unknown.length) throw validationError(unknown);
 }
 
-/** A new credential of an existing workspace (the operator API and a dashboard admin): scopes checked, the secret returned once. */
-export async function issueCredential(tx: Tx, key: SecretDigestKey, workspaceId: string, options: { scopes?: readonly string[] | undefined; label?: string | undefined }): Promise<IssuedCredential> {
+/**
+ * A new credential of an existing workspace (the operator API and a dashboard admin): scopes checked,
+ * the secret returned once. `issuedToUser` is the dashboard user it is shown to: the credential is
+ * then that person's (see personOf).
+ */
+export async function issueCredential(
+  tx: Tx,
+  key: SecretDigestKey,
+  workspaceId: string,
+  options: { scopes?: readonly string[] | undefined; label?: string | undefined; issuedToUser?: string | undefined },
+): Promise<IssuedCredential> {
   assertKnownScopes(options.scopes ?? []);
   await getWorkspace(tx, workspaceId);
-  return createCredential(tx, key, workspaceId, { scopes: options.scopes, label: options.label });
+  return createCredential(tx, key, workspaceId, { scopes: options.scopes, label: options.label, issuedToUser: options.issuedToUser });
+}
+
+/**
+ * The person behind who acted, for rules that tell people apart (maker and checker): a dashboard
+ * session (`dashboard:<user id>`) is its user; a credential a dashboard user created is that user
+ * (`dashboard:<user id>`); any other credential (the operator's) is itself (its client id).
+ */
+export async function personsOf(sql: Sql, workspaceId: string, actors: readonly string[]): Promise<string[]> {
+  const clientIds = actors.filter(isUuid);
+  const holders = clientIds.length > 0 ? await repo.issuedToUsers(sql, workspaceId, clientIds) : new Map<string, string | null>();
+  return actors.map((actor) => {
+    const user = holders.get(actor);
+    return user ? `dashboard:${user}` : actor;
+  });
 }
 
 /** Replaces a credential's secret hash (bootstrap with a configured secret). */

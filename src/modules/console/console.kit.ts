@@ -54,6 +54,8 @@ const DONE_TEXT: Record<string, string> = {
   'order-execute': 'Order {ref} is executing.',
   'order-complete': 'Order {ref} completed: the final amounts are below.',
   'order-fail': 'Order {ref} failed: its held funds are back on the balance.',
+  'order-screening-release': 'Order {ref} released from its screening hold: the desk may execute and complete it.',
+  'order-screening-reject': 'Order {ref} rejected on its screening match: it is cancelled or failed and its held funds are back on the balance.',
   'application-approve': 'Application {ref} approved.',
   'application-reject': 'Application {ref} rejected.',
   'application-request_info': 'More information requested on application {ref}: the applicant can edit it again.',
@@ -70,6 +72,9 @@ const DONE_TEXT: Record<string, string> = {
   'chain-cancel': 'Chain payout {ref} cancelled: it failed and its funds are back on the balance.',
   'chain-resume': 'Payouts of chain {ref} resumed: held payouts are signed on the next look.',
 };
+
+/** Who acts in the console, as decisions record it: the operator user signed in, or the operator key the console was opened with. */
+export const consoleActor = (req: FastifyRequest): string => (req.web.session?.user ? `user:${req.web.session.user.id}` : `key:${req.web.session?.operatorKeyId ?? 'unknown'}`);
 
 /** Where a change goes when done: `path` (its query and #fragment kept) saying `code` (and `ref`). */
 export function withDone(path: string, code: keyof typeof DONE_TEXT, ref?: string): string {

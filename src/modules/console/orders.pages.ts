@@ -9,7 +9,10 @@ import { getAnyOrder, listOrders, orderData, type OrderView } from '../orders/or
 import { readProof } from '../orders/orders.service.js';
 import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../orders/orders.transitions.js';
 import type { Storage } from '../storage/storage.js';
-import { attempt, consolePage, consoleRoute, doneNotice, IdPath, queryChoice, queryId, refusalNotice, withDone, type Refusal } from './console.kit.js';
+import { attempt, consoleActor, consolePage, consoleRoute, doneNotice, IdPath, queryChoice, queryId, refusalNotice, withDone, type Refusal } from './console.kit.js';
+import { getBeneficiary } from '../beneficiaries/beneficiaries.service.js';
+import { rejectOrderHold, releaseOrderHold } from '../screening/screening.holds.js';
+import { orderHold, type OrderHoldView } from '../screening/screening.service.js';
 import { sendStoredFile } from '../../http/stored-file.js';
 
 type Params = { Params: { id: string } };
@@ -66,9 +69,48 @@ function moveForm(req: FastifyRequest, order: OrderView, move: DeskMove, refusal
   );
 }
 
+/** Whom the order delivers to, as the desk must see it: the beneficiary's name, kind and country. */
+async function beneficiarySection(web: Web, row: Awaited<ReturnType<typeof getAnyOrder>>): Promise<Html> {
+  if (!row.beneficiary_id) return section('Delivered to', html`<p>The workspace's own balance.</p>`);
+  const b = await getBeneficiary(web.ctx.db, web.ctx.box, row.workspace_id, row.beneficiary_id, { subAccountId: row.account_id === row.workspace_id ? undefined : row.account_id });
+  return section(
+    'Delivered to',
+    facts([
+      ['Beneficiary', b.middleName ? `${b.name} (${b.middleName})` : b.name],
+      ['Id', html`<code>${b.id}</code>`],
+      ['Type', b.type],
+      ['Country', b.country],
+      ['Rail', row.delivery_rail],
+    ]),
+  );
+}
+
+/** The order's sanctions screening: clear, or its hold with the evidence, and release or reject while held. */
+function screeningSection(req: FastifyRequest, orderId: string, hold: OrderHoldView | undefined, screened: boolean): Html {
+  if (!screened) return html``;
+  if (!hold) return section('Screening', html`<p>Clear: the beneficiary matched no list when the order was placed.</p>`);
+  const decisions =
+    hold.status === 'held'
+      ? html`<p>The desk cannot execute or complete this order until it is released.</p><div class="actions">${postForm({ action: `/console/orders/${orderId}/screening/release`, csrf: req.web.csrf, submit: 'Release', inline: true, confirm: 'Release this order to the desk despite the match?' })}${postForm({ action: `/console/orders/${orderId}/screening/reject`, csrf: req.web.csrf, submit: 'Reject', danger: true, inline: true, confirm: 'Reject this order? It is cancelled or failed and its held funds go back to the customer.' })}</div>`
+      : html`<p>Decided by <code>${hold.decidedBy ?? ''}</code> ${when(hold.decidedAt)}.</p>`;
+  return section(
+    'Screening',
+    html`${facts([['Status', status(hold.status)]])}
+${table('Matches', [
+  { label: 'List', cell: (h: OrderHoldView['hits'][number]) => h.list },
+  { label: 'Entry', cell: (h) => html`<code>${h.entryId}</code> ${h.entryName}` },
+  { label: 'Name screened', cell: (h) => h.subjectName },
+  { label: 'Matched name', cell: (h) => h.matchedName },
+  { label: 'Score', cell: (h) => h.score.toFixed(3), numeric: true },
+], hold.hits, 'No match.')}
+${decisions}`,
+  );
+}
+
 async function orderPage(web: Web, req: FastifyRequest<Params>, reply: FastifyReply, refusal?: Refusal): Promise<FastifyReply> {
   const row = await getAnyOrder(web.ctx.db, req.params.id);
   const order = orderData(row);
+  const hold = await orderHold(web.ctx.db, row.id);
   const s = order.settlement;
   const moves = DESK_MOVES.filter((m) => MOVE_FROM[m as OrderMove].includes(row.status) && (m !== 'confirm-funds' || row.funding === 'settlement'));
   const body = html`${doneNotice(req)}${refusalNotice(refusal)}
@@ -93,6 +135,8 @@ ${s ? section('Settlement', facts([
   ['Reference', s.reference],
   ['Proof of payment', row.proof_upload_key ? link(`/console/orders/${order.id}/proof`, 'View the proof of payment') : 'Not submitted'],
 ])) : ''}
+${await beneficiarySection(web, row)}
+${screeningSection(req, order.id, hold, row.beneficiary_id !== null)}
 ${section('Desk moves', moves.length ? html`<div class="actions">${moves.map((m) => moveForm(req, order, m, refusal))}</div>` : html`<p class="muted">No move from ${order.status}.</p>`)}`;
   return sendPage(web, req, reply, { title: `Order ${order.id}`, body, status: refusal?.status });
 }
@@ -113,6 +157,20 @@ export function orderPages(app: FastifyInstance, web: Web, storage: Storage): vo
     const proof = await readProof(ctx.db, storage, req.params.id);
     return sendStoredFile(reply, { ...proof, name: `proof-of-payment-${req.params.id}` });
   });
+
+  for (const decision of ['release', 'reject'] as const) {
+    app.post<Params>(`/console/orders/:id/screening/${decision}`, consoleRoute(IdPath), async (req, reply) => {
+      const result = await attempt(() =>
+        changeOnce(ctx, req, async (tx) => {
+          if (decision === 'release') await releaseOrderHold(tx, req.params.id, consoleActor(req));
+          else await rejectOrderHold(ctx, tx, req.params.id, consoleActor(req));
+          return withDone(`/console/orders/${req.params.id}`, `order-screening-${decision}`, req.params.id);
+        }),
+      );
+      if ('refused' in result) return orderPage(web, req, reply, result.refused);
+      return seeOther(reply, result.done);
+    });
+  }
 
   for (const move of DESK_MOVES) {
     app.post<Params>(`/console/orders/:id/${move}`, consoleRoute(IdPath), async (req, reply) => {

@@ -5,12 +5,12 @@ import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';
 import { listHolds, readSettings, rejectHold, releaseHold, updateSettings, type HoldView } from '../screening/screening.holds.js';
 import { listBeneficiaryHits, listVersions } from '../screening/screening.service.js';
-import { attempt, consolePage, consoleRoute, IdPath, refusalNotice, type Refusal } from './console.kit.js';
+import { attempt, consoleActor, consolePage, consoleRoute, IdPath, refusalNotice, type Refusal } from './console.kit.js';
 
 type Params = { Params: { id: string } };
 
 /** Who acts in the console: the signed-in operator user, or the operator key the console was opened with. */
-const actorOf = (req: FastifyRequest): string => (req.web.session?.user ? `user:${req.web.session.user.id}` : `key:${req.web.session?.operatorKeyId ?? 'unknown'}`);
+
 
 const DONE: Record<string, string> = {
   released: 'Released: the payout goes on to its provider.',
@@ -96,12 +96,12 @@ export function screeningPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   app.get('/console/screening', consolePage, async (req, reply) => screeningPage(web, req, reply));
   app.post<Params>('/console/screening/:id/release', consoleRoute(IdPath), async (req, reply) =>
-    decide(web, req, reply, async (tx) => ((await releaseHold(ctx, tx, req.params.id, actorOf(req))).status === 'released' ? '/console/screening?done=released' : '/console/screening?done=approved')),
+    decide(web, req, reply, async (tx) => ((await releaseHold(ctx, tx, req.params.id, consoleActor(req))).status === 'released' ? '/console/screening?done=released' : '/console/screening?done=approved')),
   );
   app.post<Params>('/console/screening/:id/reject', consoleRoute(IdPath), async (req, reply) =>
-    decide(web, req, reply, async (tx) => (await rejectHold(ctx, tx, req.params.id, actorOf(req)), '/console/screening?done=rejected')),
+    decide(web, req, reply, async (tx) => (await rejectHold(ctx, tx, req.params.id, consoleActor(req)), '/console/screening?done=rejected')),
   );
   app.post('/console/screening/settings', consolePage, async (req, reply) =>
-    decide(web, req, reply, async (tx) => (await updateSettings(tx, { dualControl: formText(req, 'dualControl', { maxLength: 3 }) === 'on' }, actorOf(req)), '/console/screening?done=settings')),
+    decide(web, req, reply, async (tx) => (await updateSettings(tx, { dualControl: formText(req, 'dualControl', { maxLength: 3 }) === 'on' }, consoleActor(req)), '/console/screening?done=settings')),
   );
 }

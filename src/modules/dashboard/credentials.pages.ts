@@ -148,7 +148,7 @@ export function credentialPages(app: FastifyInstance, web: Web): void {
     try {
       const scopes = chosenScopes(req);
       reply.code(201); // the answer when it commits (its audit entry records it)
-      const issued = await ctx.db.tx((tx) => credentials.issueCredential(tx, ctx.box, workspaceOf(req), { scopes, label: formOptional(req, 'label', LABEL_LENGTH_MAX) }));
+      const issued = await ctx.db.tx((tx) => credentials.issueCredential(tx, ctx.box, workspaceOf(req), { scopes, label: formOptional(req, 'label', LABEL_LENGTH_MAX), issuedToUser: dashboardUser(req).id }));
       const body = html`${secretOnce('The client secret.', issued.clientSecret)}
 ${facts([
   ['Client id', html`<code>${issued.clientId}</code>`],

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { csvLine } from '../payouts/payouts.csv.js';
+import { csvLine } from '../../lib/csv.js';
 import type { FastifyInstance } from 'fastify';
 import { accountColumn, copyable, facts, field, filterForm, link, pageNav, pagePosition, pageRequest, section, status, table, when } from '../../web/components.js';
 import { queryText } from '../../web/forms.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import { barChart, copyable, field, money, select, table, when, status, section, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import { fieldError } from '../../lib/errors.js';
-import { csvLine } from '../payouts/payouts.csv.js';
+import { csvLine } from '../../lib/csv.js';
 import { payoutDays } from '../payouts/payouts.read.js';
 
 const CHART_DAYS = 14;

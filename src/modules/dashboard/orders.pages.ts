@@ -3,7 +3,7 @@ import { IdParams } from '../../lib/schemas.js';
 import { accountColumn, copyable, facts, field, fileField, readable, words, filterForm, link, money, notice, pageNav, pagePosition, pageRequest, PAGE_SIZES, postForm, section, select, status, table, when } from '../../web/components.js';
 import { failureReason, rate, statusWords } from '../../web/codes.js';
 import { Readable } from 'node:stream';
-import { csvLine } from '../payouts/payouts.csv.js';
+import { csvLine } from '../../lib/csv.js';
 import { queryChoice, queryText } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage, seeOther, type Web } from '../../web/web.js';

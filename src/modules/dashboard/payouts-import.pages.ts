@@ -12,8 +12,8 @@ import { getBeneficiary } from '../beneficiaries/beneficiaries.service.js';
 import { balancesOf } from '../ledger/ledger.service.js';
 import { formatAmount } from '../../lib/money.js';
 import { isUuid } from '../../lib/ids.js';
+import { csvLine } from '../../lib/csv.js';
 import {
-  csvLine,
   duplicateRefs,
   parsePayoutCsv,
   payoutBodyOfRow,

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { csvLine } from '../payouts/payouts.csv.js';
+import { csvLine } from '../../lib/csv.js';
 import { DomainError } from '../../lib/errors.js';
 import { IdParams } from '../../lib/schemas.js';
 import { accountColumn, copyable, facts, field, filterForm, link, money, notice, pageNav, pagePosition, PAGE_SIZES, postForm, section, select, status, table, when } from '../../web/components.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { failureReason, statusWords } from '../../web/codes.js';
 import { Readable } from 'node:stream';
-import { csvLine } from '../payouts/payouts.csv.js';
+import { csvLine } from '../../lib/csv.js';
 import { accountColumn, copyable, filterForm, link, money, notice, postForm, section, select, status, table, when, pageNav, pagePosition, pageRequest } from '../../web/components.js';
 import { attempt, formText, queryChoice, queryText, type Refusal } from '../../web/forms.js';
 import { html, type Html } from '../../web/html.js';

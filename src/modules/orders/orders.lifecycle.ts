@@ -14,6 +14,7 @@ import type { OrderRow } from './orders.repository.js';
 import { FAILURE_REASON, MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type OrderMove } from './orders.transitions.js';
 import { assertCapability, type Caller } from '../accounts/caller.js';
 import { attributed } from '../operator/audit.service.js';
+import { assertOrderNotHeld, withdrawOrderHold } from '../screening/screening.service.js';
 
 export const ORDER_DEADLINE_JOB = 'order.deadline';
 
@@ -110,6 +111,7 @@ export async function applyMove(ctx: AppContext, tx: Tx, row: OrderRow, move: Or
     ...(settled && move === 'cancel' && row.status === 'awaiting_funds' ? { settlementStatus: 'cancelled' as const } : {}),
   });
   if (!moved) return undefined;
+  if (move !== 'confirm-funds' && move !== 'execute' && move !== 'complete') await withdrawOrderHold(tx, row.id);
   await postForMove(tx, row, moved, move);
   const event = MOVE_EVENT[move];
   if (event) await recordOrderEvent(tx, moved, event);
@@ -155,6 +157,7 @@ export async function requestMove(
     const late = await creditLateSettlement(tx, row);
     if (late) return late;
   }
+  if ((move === 'execute' || move === 'complete') && MOVE_FROM[move].includes(row.status)) await assertOrderNotHeld(tx, row.id);
   const completion = move === 'complete' && MOVE_FROM.complete.includes(row.status) ? decideCompletion(row, input) : undefined;
   const moved = await applyMove(ctx, tx, row, move, completion);
   if (!moved) throw conflict('INVALID_ORDER_STATE', `An order in status ${row.status} cannot be moved to ${MOVE_TARGET[move]} this way`);

@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids.js';
 import type { Caller } from '../accounts/caller.js';
 import { findBeneficiaries } from '../corridors/index.js';
 import { checkPair, priceQuote } from '../fx/fx.service.js';
+import { holdListedOrder, type BeneficiarySubject } from '../screening/screening.service.js';
 import { ledger } from '../ledger/ledger.service.js';
 import type { Storage } from '../storage/storage.js';
 import { findUpload, issueUpload, type UploadContentType } from '../storage/uploads.service.js';
@@ -36,14 +37,15 @@ const settlementUnavailable = (currency: string): DomainError =>
 export const duplicateClientRef = (): DomainError =>
   new DomainError({ category: 'invalid_request', code: 'DUPLICATE_CLIENT_REF', message: 'Order with this client reference already exists' });
 
-/** The clearing rail a beneficiary delivery goes out on: its account in the bought currency decides. */
-async function deliveryOf(tx: Tx, box: CryptoBox, caller: Caller, beneficiaryId: string, toCurrency: string): Promise<string> {
+/** A beneficiary delivery: the beneficiary as screening reads it, and the clearing rail it goes out on (its account in the bought currency decides). */
+async function deliveryOf(tx: Tx, box: CryptoBox, caller: Caller, beneficiaryId: string, toCurrency: string): Promise<{ rail: string; beneficiary: BeneficiarySubject }> {
   const [found] = await findBeneficiaries(tx, box, [{ workspaceId: caller.workspaceId, subAccountId: caller.subAccountId, id: beneficiaryId }], { lock: true });
   if (!found) throw fieldError('beneficiary.id', 'beneficiary.id does not name a beneficiary of this account');
   if (found.status !== 'active') throw fieldError('beneficiary.id', `beneficiary.id names a beneficiary that is ${found.status}`);
   const account = found.accounts.find((a) => a.currency === toCurrency);
   if (!account) throw fieldError('beneficiary.id', `beneficiary.id names a beneficiary with no ${toCurrency} account`);
-  return account.type === 'crypto' ? 'crypto' : 'swift';
+  const beneficiary = { id: found.id, workspaceId: caller.workspaceId, type: found.type, name: found.name, middleName: found.middleName, country: found.country, dateOfBirth: found.dateOfBirth };
+  return { rail: account.type === 'crypto' ? 'crypto' : 'swift', beneficiary };
 }
 
 /**
@@ -62,7 +64,7 @@ export async function createOrder(ctx: AppContext, tx: Tx, caller: Caller, input
   const amounts = priceQuote(pair, input);
   const limit = caller.workspace.terms.perTransactionMinor(input.fromCurrency);
   if (limit !== undefined && amounts.fromAmountMinor > limit) throw refusal('LIMIT_EXCEEDED');
-  const deliveryRail = input.beneficiary ? await deliveryOf(tx, ctx.box, caller, input.beneficiary.id, input.toCurrency) : null;
+  const delivery = input.beneficiary ? await deliveryOf(tx, ctx.box, caller, input.beneficiary.id, input.toCurrency) : null;
   if (input.clientRef !== undefined && (await repo.lockAndFindClientRef(tx, caller.workspaceId, input.clientRef))) throw duplicateClientRef();
 
   const id = newId();
@@ -97,12 +99,14 @@ export async function createOrder(ctx: AppContext, tx: Tx, caller: Caller, input
     // The order's rate is fromCurrency per 1 toCurrency (the FX rate source prices toCurrency per 1 fromCurrency).
     rate: formatRate(invertRate(pair.rate)),
     beneficiaryId: input.beneficiary?.id ?? null,
-    deliveryRail,
+    deliveryRail: delivery?.rail ?? null,
     holdTransferId,
     settlement: funding === 'settlement' && instructions ? newSettlement(newId(), input.fromCurrency, instructions) : null,
     fundingWindowMs: ctx.config.orderFundingWindowMs,
     executionWindowMs: funding === 'balance' ? ctx.config.orderExecutionWindowMs : null,
   });
+  // Its beneficiary screened as a payout's is: a match holds the order from the desk until an operator decides.
+  if (delivery) await holdListedOrder(ctx, tx, { id: row.id, beneficiary: delivery.beneficiary });
   await recordOrderEvent(tx, row, 'order.created');
   await recordOrderEvent(tx, row, funding === 'balance' ? 'order.funds_received' : 'order.awaiting_funds');
   if (funding === 'balance' && row.execution_deadline_at) await scheduleDeadline(tx, row.id, 'execution', row.execution_deadline_at);

@@ -156,18 +156,6 @@ export function duplicateRefs(rows: readonly PayoutCsvRow[]): Map<number, string
   return out;
 }
 
-/** A value for a CSV cell (quoted when it holds a comma, a quote or a line break; a leading =, +, - or @ is neutralised against spreadsheet formulas). */
-export function csvCell(value: string | number | null | undefined): string {
-  if (value === null || value === undefined) return '';
-  let text = String(value);
-  if (/^[=+\-@]/.test(text) && !/^-?\d/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-export function csvLine(values: readonly (string | number | null | undefined)[]): string {
-  return `${values.map(csvCell).join(',')}\r\n`;
-}
-
 /** What a file of payouts debits in one currency, against the balance it is paid from. */
 export interface BatchFunding {
   currency: string;

@@ -3,6 +3,7 @@ import { conflict, fieldError, notFound } from '../../lib/errors.js';
 import type { PageRequest } from '../../db/pagination.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { formatIsoAmount } from '../../lib/money.js';
+import { csvLine } from '../../lib/csv.js';
 import * as repo from './reconciliation.repository.js';
 import type { ExceptionRow, LineRow, MovementRow, StatementRow } from './reconciliation.repository.js';
 
@@ -250,12 +251,6 @@ export async function resolveException(tx: Tx, id: string, resolution: string, b
   return exceptionData(resolved);
 }
 
-const csvCell = (v: string | number | null | undefined): string => {
-  const s = v === null || v === undefined ? '' : String(v);
-  // Quoted always; a leading = + - @ is defused so a spreadsheet never reads a cell as a formula.
-  const safe = /^[=+\-@\t\r]/.test(s) && !/^-?\d+(\.\d+)?$/.test(s) ? `'${s}` : s;
-  return `"${safe.replace(/"/g, '""')}"`;
-};
 
 /** A statement's lines as CSV (one row a line, with what it matched or why it was ignored). */
 export async function statementCsv(sql: Sql, id: string): Promise<string> {
@@ -263,5 +258,5 @@ export async function statementCsv(sql: Sql, id: string): Promise<string> {
   const lines = await statementLines(sql, id);
   const header = ['statement', 'bank_account', 'date', 'seq', 'status', 'direction', 'amount', 'currency', 'booking_date', 'entry_ref', 'end_to_end_id', 'bank_transaction_code', 'description', 'matched_type', 'matched_id', 'reason', 'decided_by'];
   const rows = lines.map((l) => [statement.statementId, statement.bankAccount, statement.date, l.seq, l.status, l.direction, l.amount, l.currency, l.bookingDate, l.entryRef, l.endToEndId, l.bankTransactionCode, l.description, l.matched?.object.type, l.matched?.object.id, l.reason, l.decidedBy]);
-  return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
+  return [header, ...rows].map(csvLine).join('');
 }

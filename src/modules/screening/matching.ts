@@ -1,13 +1,15 @@
-import { nameTokens } from './normalize.js';
+import { isBusinessWord, nameTokens, readName } from './normalize.js';
 
 /**
  * Fuzzy name matching against the loaded lists, in memory. Every name and alias of a list version
- * is tokenised once (normalize.ts) and indexed by blocking keys of its tokens (their first three
- * letters, and the first three consonants of a coarse consonant skeleton, so `Mohammed` and
- * `Muhammad`, `Hussein` and `Husayn` share a key); a screen scores only the names sharing keys with
- * enough of the subject's tokens. The score pairs tokens (any order) by Jaro-Winkler, an initial
- * pairing with a token of its letter, and is moved by date of birth and country where both sides
- * have them.
+ * is tokenised once (normalize.ts: look-alike letters folded, transliterated, noise words dropped)
+ * and indexed by blocking keys of its tokens (their first three letters, and the first three
+ * consonants of a coarse consonant skeleton, so `Mohammed` and `Muhammad`, `Hussein` and `Husayn`
+ * share a key); a screen scores only the names sharing keys with enough of the subject's tokens (or
+ * of its neighbouring tokens joined, for a name split in two). The score pairs tokens (any order) by
+ * Jaro-Winkler, an initial pairing with a token of its letter; a business's name may hold a listed
+ * name among other words; the score is moved by date of birth and country where both sides have
+ * them, never by the kind (person or business) the customer gave.
  */
 
 export const LIST_NAMES = ['ofac-sdn', 'un', 'eu', 'uk-ofsi'] as const;
@@ -95,28 +97,77 @@ export function jaroWinkler(a: string, b: string): number {
 
 /** How much an unmatched token (a middle name one side lacks) weighs against a score. */
 const UNMATCHED_WEIGHT = 0.2;
-/** An initial paired with a token of its letter. */
+/**
+ * How much a word of a business name beyond a listed name weighs ("Vladimir Putin Foundation" against
+ * "Vladimir Putin"): a listed name inside a business name is that name's business, so the extra words
+ * barely count.
+ */
+const CONTAINED_EXTRA_WEIGHT = 0.05;
+/** A name of one word against a name of several (a surname alone, a listed nickname): never enough by itself. */
+const ONE_AGAINST_SEVERAL = 0.88;
+/** Names compared whole only when the shorter is at least this share of the longer (no prefix alone matches). */
+const WHOLE_LENGTH_RATIO = 0.8;
+/** An initial paired with a token of its letter; a listed initial ("AHMED, A.") paired with a word screened. */
 const INITIAL_SIMILARITY = 0.9;
+const LISTED_INITIAL_SIMILARITY = 0.8;
 /** Pairs below this similarity are not paired at all. */
 const PAIR_FLOOR = 0.75;
 
+/** The similarity of a word screened (`a`) and a listed word (`b`); an initial on the list stands for less than one given. */
 function tokenSimilarity(a: string, b: string): number {
-  if (a.length === 1 || b.length === 1) return a[0] === b[0] ? (a.length === b.length ? 1 : INITIAL_SIMILARITY) : 0;
+  if (a.length === 1 || b.length === 1) return a[0] === b[0] ? (a.length === b.length ? 1 : b.length === 1 ? LISTED_INITIAL_SIMILARITY : INITIAL_SIMILARITY) : 0;
   return jaroWinkler(a, b);
 }
 
+/** A word of the name screened, or two neighbours joined (a name split in two: `Pu-tin`, `Abdul Rahman`). */
+interface Piece {
+  first: number;
+  last: number;
+  text: string;
+}
+
+function pieces(q: readonly string[]): Piece[] {
+  const out: Piece[] = q.map((text, i) => ({ first: i, last: i, text }));
+  for (let i = 0; i + 1 < q.length; i++) {
+    const a = q[i] as string;
+    const b = q[i + 1] as string;
+    if (a.length > 1 && b.length > 1) out.push({ first: i, last: i + 1, text: a + b });
+  }
+  return out;
+}
+
+/** A name screened, read once for every list: its words, its neighbouring words joined, and whether it is compared as a business's. */
+export interface Query {
+  tokens: readonly string[];
+  pieces: readonly Piece[];
+  /** A business's name (given as one, or holding a word naming a kind of business): it may hold a listed name among other words. */
+  contained: boolean;
+}
+
+export function queryOf(subject: Subject): Query {
+  const { tokens, business } = readName(subject.name);
+  return { tokens, pieces: pieces(tokens), contained: subject.kind === 'business' || business };
+}
+
 /**
- * The score of two token lists, in any order: tokens paired greedily by similarity; matched pairs
- * count by their similarity and length, a token left unpaired counts against the score at
- * UNMATCHED_WEIGHT. Also compared whole (tokens joined) for names written together or apart.
+ * The score of the name screened (`q`) against a listed name (`c`), in any order: the words of `q`,
+ * and its neighbouring words joined, paired greedily with the listed words by similarity; matched
+ * pairs count by their similarity and length, a word left unpaired counts against the score at
+ * UNMATCHED_WEIGHT (a word of a business name beyond a listed name of two words or more, at
+ * CONTAINED_EXTRA_WEIGHT). Also compared whole (words joined) for names written together or apart.
  */
-export function nameScore(q: readonly string[], c: readonly string[]): number {
+export function nameScore(query: Query, c: readonly string[]): number {
+  const q = query.tokens;
   if (q.length === 0 || c.length === 0) return 0;
-  const pairs: { i: number; j: number; s: number }[] = [];
-  for (let i = 0; i < q.length; i++) {
+  const pairs: { p: Piece; j: number; s: number }[] = [];
+  for (const p of query.pieces) {
+    const joined = p.first !== p.last;
     for (let j = 0; j < c.length; j++) {
-      const s = tokenSimilarity(q[i] as string, c[j] as string);
-      if (s >= PAIR_FLOOR) pairs.push({ i, j, s });
+      const listed = c[j] as string;
+      // Two words joined are compared only with a listed word of their first letter and about their length.
+      if (joined && (listed.charCodeAt(0) !== p.text.charCodeAt(0) || Math.abs(listed.length - p.text.length) > 2)) continue;
+      const s = tokenSimilarity(p.text, listed);
+      if (s >= PAIR_FLOOR) pairs.push({ p, j, s });
     }
   }
   pairs.sort((x, y) => y.s - x.s);
@@ -124,24 +175,47 @@ export function nameScore(q: readonly string[], c: readonly string[]): number {
   const cUsed = new Uint8Array(c.length);
   let num = 0;
   let den = 0;
-  for (const { i, j, s } of pairs) {
-    if (qUsed[i] || cUsed[j]) continue;
-    qUsed[i] = 1;
+  for (const { p, j, s } of pairs) {
+    if (qUsed[p.first] || qUsed[p.last] || cUsed[j]) continue;
+    qUsed[p.first] = 1;
+    qUsed[p.last] = 1;
     cUsed[j] = 1;
-    const w = (q[i] as string).length + (c[j] as string).length;
+    const w = weight(p.text) + weight(c[j] as string);
     num += s * w;
     den += w;
   }
-  for (let i = 0; i < q.length; i++) if (!qUsed[i]) den += UNMATCHED_WEIGHT * (q[i] as string).length;
-  for (let j = 0; j < c.length; j++) if (!cUsed[j]) den += UNMATCHED_WEIGHT * (c[j] as string).length;
+  const listedWords = c.filter((t) => t.length > 1).length;
+  const extraWeight = query.contained && listedWords >= 2 ? CONTAINED_EXTRA_WEIGHT : UNMATCHED_WEIGHT;
+  let unpairedWord = false;
+  for (let i = 0; i < q.length; i++) {
+    if (qUsed[i]) continue;
+    den += extraWeight * weight(q[i] as string);
+    if ((q[i] as string).length > 1) unpairedWord = true;
+  }
+  for (let j = 0; j < c.length; j++) if (!cUsed[j]) den += UNMATCHED_WEIGHT * weight(c[j] as string);
   let score = den > 0 ? num / den : 0;
-  // One token against several (a surname alone) is never enough by itself.
-  if ((q.length === 1) !== (c.length === 1)) score *= 0.95;
-  const whole = q.length + c.length > 2 ? jaroWinkler(q.join(''), c.join('')) * 0.97 : 0;
-  return Math.max(score, whole);
+  // One word against several, or a listed name of one word (and initials) against a name with a word it lacks.
+  if ((q.length === 1) !== (c.length === 1) || (listedWords === 1 && unpairedWord)) score *= ONE_AGAINST_SEVERAL;
+  return Math.max(score, wholeScore(q, c));
 }
 
-/** What date of birth, country and kind say: added to a name score where both sides have them. */
+/** A word's weight in a score: its length, a quarter of it for a word naming a kind of business ("trading"). */
+const weight = (token: string): number => (isBusinessWord(token) ? token.length / 4 : token.length);
+
+/** Written together or apart ("Abdulrahman" and "Abdul Rahman"): the names' words joined, compared when their lengths are close. */
+function wholeScore(q: readonly string[], c: readonly string[]): number {
+  if (q.length + c.length <= 2) return 0;
+  const a = q.join('');
+  const b = c.join('');
+  if (Math.min(a.length, b.length) < WHOLE_LENGTH_RATIO * Math.max(a.length, b.length)) return 0;
+  return jaroWinkler(a, b) * 0.97;
+}
+
+/**
+ * What date of birth and country say: added to a name score where both sides have them. The kind
+ * (person or business) the customer gave moves nothing: it is theirs to choose, so a listed person's
+ * name scores the same given as a business's.
+ */
 export function adjustment(subject: Subject, entry: ListEntry): number {
   let delta = 0;
   if (subject.dateOfBirth && entry.datesOfBirth.length > 0) {
@@ -156,8 +230,6 @@ export function adjustment(subject: Subject, entry: ListEntry): number {
     delta += best;
   }
   if (subject.country && entry.countries.length > 0) delta += entry.countries.includes(subject.country) ? 0.02 : -0.03;
-  if (subject.kind === 'business' && entry.kind === 'individual') delta -= 0.05;
-  if (subject.kind === 'individual' && entry.kind !== 'individual') delta -= 0.05;
   return delta;
 }
 
@@ -194,6 +266,13 @@ interface IndexedName {
   words: number;
 }
 
+/** Words of a name screened that look names up; with their neighbours joined, the keys looked up at most. */
+const QUERY_WORDS_MAX = 7;
+const QUERY_KEYS_MAX = 13;
+/** A name's stamp is the screen's number times this plus the word's place (1..QUERY_KEYS_MAX): it fits 32 bits. */
+const STAMPS_PER_SCREEN = 16;
+const SCREENS_WRAP = Math.floor(0xffffffff / STAMPS_PER_SCREEN);
+
 /** Names whose name score is this far below the threshold are still scored with their adjustments. */
 const ADJUSTMENT_REACH = 0.15;
 /** Hits reported per subject at most. */
@@ -203,7 +282,7 @@ export class ListIndex {
   private readonly names: IndexedName[] = [];
   private readonly postings = new Map<string, number[]>();
   private readonly counts: Uint16Array;
-  /** Which query token of which screen last counted a name (a screen's tokens: screens * 8 + 1..7). */
+  /** Which query word of which screen last counted a name (see STAMPS_PER_SCREEN). */
   private readonly stamps: Uint32Array;
   private screens = 0;
   /** Names indexed. */
@@ -236,40 +315,19 @@ export class ListIndex {
     this.stamps = new Uint32Array(this.names.length);
   }
 
-  /** The entries matching a subject at or above `threshold` (0..1), best first, one hit per entry. */
-  screen(subject: Subject, threshold: number): Hit[] {
-    const q = nameTokens(subject.name);
-    const words = q.filter((t) => t.length > 1);
+  /** The entries matching a subject at or above `threshold` (0..1), best first, one hit per entry; `query` is the subject's name read (queryOf). */
+  screen(subject: Subject, threshold: number, query: Query = queryOf(subject)): Hit[] {
+    const words = [...new Set(query.tokens.filter((t) => t.length > 1))].slice(0, QUERY_WORDS_MAX);
     if (words.length === 0) return [];
-    // Each query token counts once for a name, through keys no earlier token used (two tokens
-    // sharing a key, "Zheina Zheikha", must not make one shared token look like two).
-    const touched: number[] = [];
-    const usedKeys = new Set<string>();
-    let stamp = 0;
-    let counting = 0;
-    for (const token of [...new Set(words)].slice(0, 7)) {
-      stamp++;
-      const keys = blockingKeys(token).filter((key) => !usedKeys.has(key));
-      if (keys.length > 0) counting++;
-      for (const key of keys) {
-        usedKeys.add(key);
-        for (const n of this.postings.get(key) ?? []) {
-          if (this.stamps[n] === this.screens * 8 + stamp) continue;
-          this.stamps[n] = this.screens * 8 + stamp;
-          if (this.counts[n] === 0) touched.push(n);
-          (this.counts as Uint16Array)[n] = (this.counts[n] as number) + 1;
-        }
-      }
-    }
-    this.screens = (this.screens + 1) % 0x1fffffff;
-    const needQ = Math.min(2, counting);
+    const touched = this.candidates([...words, ...query.pieces.filter((p) => p.first !== p.last).map((p) => p.text)].slice(0, QUERY_KEYS_MAX));
+    const needQ = Math.min(2, touched.counting);
     const best = new Map<number, { score: number; name: string }>();
-    for (const n of touched) {
+    for (const n of touched.names) {
       const shared = this.counts[n] as number;
       (this.counts as Uint16Array)[n] = 0;
       const name = this.names[n] as IndexedName;
       if (shared < Math.min(needQ, Math.max(1, name.words))) continue;
-      const base = nameScore(q, name.tokens);
+      const base = nameScore(query, name.tokens);
       if (base < threshold - ADJUSTMENT_REACH) continue;
       const entry = this.entries[name.entry] as ListEntry;
       const score = Math.min(1, Math.max(0, base + adjustment(subject, entry)));
@@ -285,12 +343,41 @@ export class ListIndex {
       .sort((a, b) => b.score - a.score)
       .slice(0, HITS_MAX);
   }
+
+  /**
+   * The names sharing blocking keys with the words screened (and their neighbours joined), each with
+   * how many of those words it shares (left in `counts`, for the caller to read and reset). Each word
+   * counts once for a name, through keys no earlier word used (two words sharing a key, "Zheina
+   * Zheikha", must not make one shared word look like two).
+   */
+  private candidates(tokens: readonly string[]): { names: number[]; counting: number } {
+    const names: number[] = [];
+    const usedKeys = new Set<string>();
+    let counting = 0;
+    tokens.forEach((token, t) => {
+      const stamp = this.screens * STAMPS_PER_SCREEN + t + 1;
+      const keys = blockingKeys(token).filter((key) => !usedKeys.has(key));
+      if (keys.length > 0) counting++;
+      for (const key of keys) {
+        usedKeys.add(key);
+        for (const n of this.postings.get(key) ?? []) {
+          if (this.stamps[n] === stamp) continue;
+          this.stamps[n] = stamp;
+          if (this.counts[n] === 0) names.push(n);
+          (this.counts as Uint16Array)[n] = (this.counts[n] as number) + 1;
+        }
+      }
+    });
+    this.screens = (this.screens + 1) % SCREENS_WRAP;
+    return { names, counting };
+  }
 }
 
 /** A subject screened against every active list: every list's hits, best first. */
 export function screenAll(indexes: readonly ListIndex[], subject: Subject, threshold: number): Hit[] {
+  const query = queryOf(subject);
   return indexes
-    .flatMap((index) => index.screen(subject, threshold))
+    .flatMap((index) => index.screen(subject, threshold, query))
     .sort((a, b) => b.score - a.score)
     .slice(0, HITS_MAX);
 }

@@ -1,9 +1,12 @@
 import anyAscii from 'any-ascii';
+import unhomoglyph from 'unhomoglyph';
 
 /**
- * Names as the matcher compares them: transliterated to ASCII (any-ascii: Cyrillic, Arabic, Greek,
- * accented Latin …), lower case, punctuation gone (an apostrophe joins, other marks split), and
- * honorifics, particles and legal-form words dropped. Also the country and date forms the lists use.
+ * Names as the matcher compares them: look-alike letters of other scripts inside a Latin word folded
+ * to the Latin letters they imitate (Unicode's confusables data, through unhomoglyph: `Рutin` with a
+ * Cyrillic Р is `Putin`), then transliterated to ASCII (any-ascii: Cyrillic, Arabic, Greek, accented
+ * Latin …), lower case, punctuation gone (an apostrophe joins, other marks split), and honorifics,
+ * particles and legal-form words dropped. Also the country and date forms the lists use.
  */
 
 /** Words that say nothing about who is named: titles, honorifics, particles, legal forms. */
@@ -15,13 +18,69 @@ const NOISE = new Set([
   'oao', 'ooo', 'ojsc', 'pjsc', 'jsc', 'ao', 'zao', 'pao', 'the', 'and', 'of', 'fka', 'aka', 'nka',
 ]);
 
-/** A name's comparable tokens: ASCII, lower case, no punctuation or noise words (single letters kept as initials). */
-export function nameTokens(name: string): string[] {
-  const ascii = anyAscii(name).toLowerCase().replace(/['`’]/g, '');
-  const tokens = ascii.split(/[^a-z0-9]+/).filter((t) => t.length > 0 && !NOISE.has(t));
-  // A name made only of noise words (an entity called "The Company") keeps them rather than vanish.
-  return tokens.length > 0 ? tokens : ascii.split(/[^a-z0-9]+/).filter((t) => t.length > 0);
+/**
+ * Words that say what a business does or is, not whose it is ("Trading", "Holdings", "Foundation"):
+ * they make a name a business's (a listed name inside such a name is matched, matching.ts) and weigh
+ * little when two names are compared.
+ */
+const BUSINESS_WORDS = new Set([
+  'foundation', 'fund', 'trust', 'trading', 'traders', 'trade', 'group', 'holding', 'holdings', 'enterprise', 'enterprises', 'international', 'industries',
+  'industrial', 'industry', 'services', 'service', 'partners', 'associates', 'bank', 'capital', 'investment', 'investments', 'import', 'export',
+  'imports', 'exports', 'logistics', 'logistic', 'shipping', 'consulting', 'ventures', 'charity', 'association', 'society', 'institute',
+  'organisation', 'organization', 'firm', 'agency', 'sons', 'construction', 'constructora', 'design', 'studio', 'motors', 'pharmacy', 'foods',
+  'textiles', 'bakery', 'general', 'global', 'establishment', 'commercial', 'development', 'technology', 'technologies', 'engineering', 'oil', 'gas',
+]);
+
+/** A word that names a kind of business, not a business (see BUSINESS_WORDS). */
+export const isBusinessWord = (token: string): boolean => BUSINESS_WORDS.has(token);
+
+/** Legal forms: dropped from names (NOISE), but they still make a name a business's. */
+const LEGAL_FORMS = new Set(['ltd', 'limited', 'llc', 'inc', 'incorporated', 'corp', 'corporation', 'co', 'company', 'plc', 'gmbh', 'ag', 'sa', 'sarl', 'srl', 'bv', 'nv', 'oao', 'ooo', 'ojsc', 'pjsc', 'jsc', 'ao', 'zao', 'pao']);
+
+const LATIN = /\p{Script=Latin}/u;
+const OTHER_LETTER = /(?=\p{L})\P{Script=Latin}/u;
+
+/**
+ * A word that mixes Latin letters with letters of another script (`Рutin`, `Vladimіr`) has those
+ * letters folded to the Latin letters they look like, by Unicode's confusables data; a word written
+ * wholly in another script is left for transliteration (`Путин` is `Putin`). A folded letter whose
+ * look-alike is not one ASCII letter is kept as it is.
+ */
+function foldConfusables(word: string): string {
+  if (!LATIN.test(word) || !OTHER_LETTER.test(word)) return word;
+  let out = '';
+  for (const ch of word) {
+    if (!OTHER_LETTER.test(ch)) {
+      out += ch;
+      continue;
+    }
+    const folded = unhomoglyph(ch);
+    // Confusables' prototype of a capital I (Latin, Greek Ι, Cyrillic І) is a small l: a capital stays I.
+    const latin = folded === 'l' && ch !== ch.toLowerCase() ? 'I' : folded;
+    out += /^[A-Za-z]$/.test(latin) ? latin : ch;
+  }
+  return out;
 }
+
+/** A name as ASCII, lower case, without apostrophes: look-alikes folded, then transliterated. */
+function asciiName(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  const folded = /^[\x00-\x7f]*$/.test(name) ? name : name.normalize('NFKC').split(/(\s+)/).map(foldConfusables).join('');
+  return anyAscii(folded).toLowerCase().replace(/['`’]/g, '');
+}
+
+/** A name as the matcher reads it: its comparable tokens, and whether it reads as a business's (a word naming a kind of business or a legal form). */
+export function readName(name: string): { tokens: string[]; business: boolean } {
+  const all = asciiName(name)
+    .split(/[^a-z0-9]+/)
+    .filter((t) => t.length > 0);
+  const tokens = all.filter((t) => !NOISE.has(t));
+  // A name made only of noise words (an entity called "The Company") keeps them rather than vanish.
+  return { tokens: tokens.length > 0 ? tokens : all, business: all.some((t) => BUSINESS_WORDS.has(t) || LEGAL_FORMS.has(t)) };
+}
+
+/** A name's comparable tokens: ASCII, lower case, no punctuation or noise words (single letters kept as initials). */
+export const nameTokens = (name: string): string[] => readName(name).tokens;
 
 /** A name as shown in evidence: the tokens joined. */
 export const normalizedName = (name: string): string => nameTokens(name).join(' ');

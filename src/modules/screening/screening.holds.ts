@@ -5,7 +5,10 @@ import { conflict, notFound } from '../../lib/errors.js';
 import { formatAmount } from '../../lib/money.js';
 import { lockForDecision, moveAnyPayout, proceedUnlessHeld } from '../payouts/payouts.lifecycle.js';
 import { getPayout } from '../payouts/payouts.read.js';
+import { moveAnyOrder } from '../orders/orders.lifecycle.js';
+import { getAnyOrder } from '../orders/orders.read.js';
 import * as repo from './screening.repository.js';
+import { orderHoldData, type OrderHoldView } from './screening.service.js';
 
 /**
  * The console's queue of payouts held by a sanctions hit: release lets a payout proceed (its first
@@ -89,4 +92,29 @@ export async function rejectHold(ctx: AppContext, tx: Tx, payoutId: string, by: 
   const rejected = (await repo.decideHold(tx, payoutId, 'rejected', by)) as repo.HoldRow;
   await moveAnyPayout(ctx, tx, payoutId, 'fail', 'compliance_rejected');
   return holdData(rejected);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orders held by a match of their beneficiary
+
+async function heldOrder(tx: Tx, orderId: string): Promise<repo.OrderHoldRow> {
+  const row = await repo.findOrderHold(tx, orderId, { lock: true });
+  if (!row) throw notFound('Screening hold');
+  if (row.status !== 'held') throw conflict('SCREENING_HOLD_DECIDED', `This order's screening hold was already ${row.status}`);
+  return row;
+}
+
+/** Releases a held order, `by` an operator: the desk may then execute and complete it. */
+export async function releaseOrderHold(tx: Tx, orderId: string, by: string): Promise<OrderHoldView> {
+  await heldOrder(tx, orderId);
+  return orderHoldData((await repo.decideOrderHold(tx, orderId, 'released', by)) as repo.OrderHoldRow);
+}
+
+/** Rejects a held order: it is cancelled (awaiting funds) or failed (funded: `execution_failed`), its held funds returned, in one transaction. */
+export async function rejectOrderHold(ctx: AppContext, tx: Tx, orderId: string, by: string): Promise<OrderHoldView> {
+  await heldOrder(tx, orderId);
+  const rejected = (await repo.decideOrderHold(tx, orderId, 'rejected', by)) as repo.OrderHoldRow;
+  const order = await getAnyOrder(tx, orderId);
+  await moveAnyOrder(ctx, tx, orderId, order.status === 'awaiting_funds' ? 'cancel' : 'fail');
+  return orderHoldData(rejected);
 }

@@ -248,3 +248,40 @@ export async function readSettings(sql: Sql): Promise<SettingsRow> {
 export async function writeSettings(sql: Sql, dualControl: boolean, by: string): Promise<SettingsRow> {
   return one<SettingsRow>(sql, 'UPDATE screening_settings SET dual_control = $1, updated_by = $2, updated_at = now() WHERE id RETURNING dual_control, updated_by, updated_at', [dualControl, by]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Order holds
+
+export interface OrderHoldRow {
+  order_id: string;
+  workspace_id: string;
+  beneficiary_id: string;
+  status: HoldStatus;
+  hits: Hit[];
+  decided_by: string | null;
+  decided_at: Date | null;
+  created_at: Date;
+}
+
+const ORDER_HOLD_COLUMNS = 'order_id, workspace_id, beneficiary_id, status, hits, decided_by, decided_at, created_at';
+
+export async function insertOrderHold(sql: Sql, hold: { orderId: string; workspaceId: string; beneficiaryId: string; hits: Hit[] }): Promise<OrderHoldRow> {
+  return one<OrderHoldRow>(
+    sql,
+    `INSERT INTO order_screenings (order_id, workspace_id, beneficiary_id, status, hits) VALUES ($1, $2, $3, 'held', $4::jsonb) RETURNING ${ORDER_HOLD_COLUMNS}`,
+    [hold.orderId, hold.workspaceId, hold.beneficiaryId, JSON.stringify(hold.hits)],
+  );
+}
+
+export async function findOrderHold(sql: Sql, orderId: string, options: { lock?: boolean } = {}): Promise<OrderHoldRow | undefined> {
+  return maybeOne<OrderHoldRow>(sql, `SELECT ${ORDER_HOLD_COLUMNS} FROM order_screenings WHERE order_id = $1${options.lock ? ' FOR UPDATE' : ''}`, [orderId]);
+}
+
+/** The decision on a held order (or its withdrawal by `system`): a compare-and-set from `held`. */
+export async function decideOrderHold(sql: Sql, orderId: string, to: 'released' | 'rejected' | 'withdrawn', by: string): Promise<OrderHoldRow | undefined> {
+  return maybeOne<OrderHoldRow>(
+    sql,
+    `UPDATE order_screenings SET status = $2, decided_by = $3, decided_at = now() WHERE order_id = $1 AND status = 'held' RETURNING ${ORDER_HOLD_COLUMNS}`,
+    [orderId, to, by],
+  );
+}

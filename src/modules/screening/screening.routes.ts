@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { route, type App } from '../../http/routes.js';
 import { runIdempotent } from '../../http/idempotency.js';
-import { fieldError } from '../../lib/errors.js';
+import { fieldError, notFound } from '../../lib/errors.js';
 import { PageQuery } from '../../lib/schemas.js';
 import * as holds from './screening.holds.js';
 import {
@@ -15,6 +15,8 @@ import {
   HoldSchema,
   HoldsQuery,
   ListParams,
+  OrderHoldParams,
+  OrderHoldSchema,
   SettingsBody,
   SettingsSchema,
   VersionPage,
@@ -62,6 +64,9 @@ export function screeningRoutes(app: App, ctx: AppContext): void {
   app.route(getHold(ctx));
   app.route(releaseHold(ctx));
   app.route(rejectHold(ctx));
+  app.route(getOrderHold(ctx));
+  app.route(releaseOrderHold(ctx));
+  app.route(rejectOrderHold(ctx));
   app.route(getSettings(ctx));
   app.route(putSettings(ctx));
   app.route(checkName(ctx));
@@ -152,6 +157,53 @@ function rejectHold(ctx: AppContext) {
       },
     },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await holds.rejectHold(ctx, tx, req.params.payoutId, actor(req)) })),
+  );
+}
+
+function getOrderHold(ctx: AppContext) {
+  return route.get(
+    '/operator/v1/screening/order-holds/:orderId',
+    { config: auth, schema: { tags, security, summary: "A trade-desk order's screening hold, with the evidence", params: OrderHoldParams, response: { 200: OrderHoldSchema } } },
+    async (req) => {
+      const hold = await screening.orderHold(ctx.db, req.params.orderId);
+      if (!hold) throw notFound('Screening hold');
+      return hold;
+    },
+  );
+}
+
+function releaseOrderHold(ctx: AppContext) {
+  return route.post(
+    '/operator/v1/screening/order-holds/:orderId/release',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Release a held order: the desk may then execute and complete it',
+        description: 'A hold already decided or withdrawn is a 409 SCREENING_HOLD_DECIDED.',
+        params: OrderHoldParams,
+        response: { 200: OrderHoldSchema },
+      },
+    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await holds.releaseOrderHold(tx, req.params.orderId, actor(req)) })),
+  );
+}
+
+function rejectOrderHold(ctx: AppContext) {
+  return route.post(
+    '/operator/v1/screening/order-holds/:orderId/reject',
+    {
+      config: auth,
+      schema: {
+        tags,
+        security,
+        summary: 'Reject a held order: cancelled while awaiting funds, failed (`execution_failed`) once funded; its held funds return',
+        params: OrderHoldParams,
+        response: { 200: OrderHoldSchema },
+      },
+    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await holds.rejectOrderHold(ctx, tx, req.params.orderId, actor(req)) })),
   );
 }
 

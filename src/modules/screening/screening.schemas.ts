@@ -70,6 +70,24 @@ export const HoldSchema = Type.Object(
 );
 
 export const HoldParams = Type.Object({ payoutId: Uuid });
+
+export const OrderHoldSchema = Type.Object(
+  {
+    orderId: Uuid,
+    workspaceId: Uuid,
+    beneficiaryId: Uuid,
+    status: literals(
+      ['held', 'released', 'rejected', 'withdrawn'] as const,
+      '`held`: the desk cannot execute or complete the order; `rejected`: the order was cancelled or failed; `withdrawn`: the order ended otherwise while held (decided by `system`, the evidence kept)',
+    ),
+    hits: Type.Array(EvidenceSchema),
+    decidedBy: Nullable(Type.String()),
+    decidedAt: Nullable(Timestamp),
+    createdAt: Timestamp,
+  },
+  { title: 'OrderScreeningHold', description: "A trade-desk order held because its beneficiary matched a list" },
+);
+export const OrderHoldParams = Type.Object({ orderId: Uuid });
 export const ListParams = Type.Object({ list: ListNameSchema });
 export const VersionsQuery = Type.Object({ ...PageQuery.properties, list: Type.Optional(ListNameSchema) });
 export const HoldsQuery = Type.Object({ ...PageQuery.properties, status: Type.Optional(literals(['held', 'released', 'rejected', 'withdrawn'] as const)), workspaceId: Type.Optional(Uuid) });

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { Sql, Tx } from '../../db/db.js';
 import type { PageRequest } from '../../db/pagination.js';
 import { enqueue } from '../../jobs/queue.js';
-import { fieldError } from '../../lib/errors.js';
+import { conflict, fieldError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ListedAddress } from './lists/addresses.js';
 import { parseListFile } from './lists/index.js';
@@ -254,3 +254,50 @@ export const hitEvidence = (h: Hit | AddressHit) => ({
   score: h.score,
   ...('address' in h ? { address: h.address, currency: h.currency } : {}),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Trade-desk orders delivered to a beneficiary
+
+/**
+ * The screening of an order delivered to a beneficiary, at its creation and in its transaction: on a
+ * match the order is held (recorded with its evidence) and the desk cannot execute or complete it
+ * until an operator releases it (screening.holds.ts). Returns the hits (empty: clear).
+ */
+export async function holdListedOrder(ctx: ScreeningContext, tx: Tx, order: { id: string; beneficiary: BeneficiarySubject }): Promise<Hit[]> {
+  const [hits = []] = await screen(ctx, tx, [beneficiarySubject(order.beneficiary)]);
+  if (hits.length > 0) await repo.insertOrderHold(tx, { orderId: order.id, workspaceId: order.beneficiary.workspaceId, beneficiaryId: order.beneficiary.id, hits });
+  return hits;
+}
+
+export function orderHoldData(row: repo.OrderHoldRow) {
+  return {
+    orderId: row.order_id,
+    workspaceId: row.workspace_id,
+    beneficiaryId: row.beneficiary_id,
+    status: row.status,
+    hits: row.hits,
+    decidedBy: row.decided_by,
+    decidedAt: row.decided_at ? row.decided_at.toISOString() : null,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+export type OrderHoldView = ReturnType<typeof orderHoldData>;
+
+/** An order's screening hold, or undefined when its beneficiary matched nothing (or it has none). */
+export async function orderHold(sql: Sql, orderId: string): Promise<OrderHoldView | undefined> {
+  const row = await repo.findOrderHold(sql, orderId);
+  return row ? orderHoldData(row) : undefined;
+}
+
+/** Refuses to let the desk execute or complete an order its screening holds (409 ORDER_HELD). */
+export async function assertOrderNotHeld(tx: Tx, orderId: string): Promise<void> {
+  const row = await repo.findOrderHold(tx, orderId, { lock: true });
+  if (row?.status === 'held') {
+    throw conflict('ORDER_HELD', "The order's beneficiary matched a sanctions list: an operator must release it (or reject it) before the desk executes or completes it");
+  }
+}
+
+/** An order that ended otherwise (cancelled, expired, failed) while held: its hold closes as `withdrawn`, evidence kept. */
+export async function withdrawOrderHold(tx: Tx, orderId: string): Promise<void> {
+  await repo.decideOrderHold(tx, orderId, 'withdrawn', 'system');
+}
