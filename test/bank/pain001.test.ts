@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseBankConfig } from '../../src/modules/bank/bank.config.js';
-import { creditTransferOf, endToEndIdOf, payoutIdOfEndToEndId, structuredAddressErrors } from '../../src/modules/bank/bank.instructions.js';
+import { creditTransferOf, endToEndIdOf, payoutIdOfEndToEndId, structuredAddressErrors, textErrors } from '../../src/modules/bank/bank.instructions.js';
+import { toEpcLatin } from '../../src/modules/bank/epc-latin.js';
 import { buildPain001, decimalSum, type CreditTransfer, type PaymentFile } from '../../src/modules/bank/pain001.js';
 import { validatePain001 } from '../../src/modules/bank/pain001.validate.js';
 
@@ -30,7 +31,7 @@ describe('pain.001 files', () => {
         { id: 'b-2', instant: true, transfers: [sepaTransfer(3, { creditor: { name: 'No Address' } })] },
       ]),
     );
-    expect(await validatePain001(built.xml, 'sepa')).toEqual({ valid: true, errors: [] });
+    expect(await validatePain001(built.xml, 'sepa')).toMatchObject({ valid: true, errors: [] });
     expect(built).toMatchObject({ message: 'pain.001.001.09', nbOfTxs: 3, ctrlSum: '6.06' });
     expect(built.xml).toContain('<CtrlSum>6.06</CtrlSum>');
     expect(built.xml).toContain('Beneficiary 1 &amp; Söhne &lt;GmbH&gt;');
@@ -49,7 +50,7 @@ describe('pain.001 files', () => {
       ultimateDebtor: 'Acme Payments Ltd',
     });
     const built = buildPain001(file('swift', [{ id: 'b-1', instant: false, transfers: [swift(1, 'USD', '1250.50', { other: '000123456789' }), swift(2, 'JPY', '1000', { iban: 'GB29NWBK60161331926819' })] }]));
-    expect(await validatePain001(built.xml, 'swift')).toEqual({ valid: true, errors: [] });
+    expect(await validatePain001(built.xml, 'swift')).toMatchObject({ valid: true, errors: [] });
     expect(built).toMatchObject({ message: 'pain.001.001.10', nbOfTxs: 2, ctrlSum: '2250.50' });
     expect(built.xml.match(/<UETR>/g)).toHaveLength(2);
     expect(built.xml).toContain('<ChrgBr>SHAR</ChrgBr>');
@@ -87,6 +88,50 @@ describe('pain.001 files', () => {
     });
     expect(t).toMatchObject({ account: { iban: 'DE89370400440532013000' }, agentBic: 'COBADEFF', ultimateDebtor: 'Bob Smith', creditor: { address: { street: 'Hauptstrasse 1, Hinterhaus', town: 'Berlin', postcode: '10115', country: 'DE' } } });
     expect(structuredAddressErrors({ name: 'x', country: 'CH', address: 'a', city: '' }).map((e) => e.field)).toEqual(['beneficiary.city', 'beneficiary.postcode']);
+  });
+});
+
+describe('the EPC Latin character set', () => {
+  it('converts letters of other scripts, spaces and punctuation as the EPC conversion table does', () => {
+    const converted = (s: string) => {
+      const r = toEpcLatin(s);
+      return r.ok ? r.text : r.reason;
+    };
+    expect(converted('Jürgen Groß')).toBe('Jurgen Gross');
+    expect(converted('Łódź, Wrocław')).toBe('Lodz, Wroclaw');
+    expect(converted('Ελληνικά')).toBe('Ellinika');
+    expect(converted('„Rechnung“ ‘7’ & Co – 50%')).toBe("'Rechnung' '7' + Co - 50.");
+    expect(converted('a\u00a0b e\u0301')).toBe('a b e');
+    expect(converted("a-z A-Z 0-9 / - ? : ( ) . , ' +")).toBe("a-z A-Z 0-9 / - ? : ( ) . , ' +");
+  });
+
+  it('refuses what has no Latin equivalent: control characters, U+FFFF, emoji, invisible format characters', () => {
+    const reason = (s: string) => {
+      const r = toEpcLatin(s);
+      return r.ok ? `converted: ${r.text}` : r.reason;
+    };
+    expect(reason('Mallory\u0001')).toBe('contains a control character (U+0001)');
+    expect(reason('\u001b[2J')).toBe('contains a control character (U+001B)');
+    expect(reason('a\u000bb')).toBe('contains a control character (U+000B)');
+    expect(reason('a\tb')).toBe('contains a control character (U+0009)');
+    expect(reason('x\uffff')).toBe('contains U+FFFF, which is not a character');
+    expect(reason('ok 😀')).toBe('contains an emoji (U+1F600)');
+    expect(reason('a\u200db')).toBe('contains an invisible format character (U+200D)');
+    // A lone half of a surrogate pair (what cutting inside an emoji leaves) is not a character either.
+    expect(reason('x\ud83d')).toMatch(/cannot carry \(U\+D83D\)/);
+  });
+
+  it('a payout text is refused naming its field, and measured after conversion: a name of 70 is taken, 71 is not, never cut', () => {
+    const ada = { name: 'Ada Lovelace', country: 'DE', city: 'Berlin' };
+    expect(textErrors({ beneficiary: { ...ada, name: 'A'.repeat(70) } })).toEqual([]);
+    expect(textErrors({ beneficiary: { ...ada, name: 'A'.repeat(70) + 'ß' } }).map((e) => e.field)).toEqual(['beneficiary.name']);
+    const emoji = `${'r'.repeat(139)}😀`;
+    expect(textErrors({ beneficiary: ada, reference: emoji })).toEqual([expect.objectContaining({ field: 'reference', message: expect.stringContaining('emoji') })]);
+    expect(textErrors({ beneficiary: { ...ada, city: 'Zu\u000brich' }, sender: { companyName: 'Acme\uffff' } }).map((e) => e.field)).toEqual(['beneficiary.city', 'senderInfo.companyName']);
+    expect(textErrors({ beneficiary: ada, sender: { firstName: 'F'.repeat(40), lastName: 'L'.repeat(40) } }).map((e) => e.field)).toEqual(['senderInfo.lastName']);
+    const t = creditTransferOf({ id: '3f2504e0-4f89-41d3-9a0c-0305e82c3301', amount: '1.00', currency: 'EUR', beneficiary: { ...ada, name: 'Jürgen Groß', accounts: [{ type: 'iban', data: { iban: 'DE89370400440532013000' } }] }, reference: '„x“' });
+    expect(t).toMatchObject({ creditor: { name: 'Jurgen Gross' }, remittance: "'x'" });
+    expect(() => creditTransferOf({ id: '3f2504e0-4f89-41d3-9a0c-0305e82c3301', amount: '1.00', currency: 'EUR', beneficiary: { ...ada, accounts: [{ type: 'iban', data: { iban: 'DE89370400440532013000' } }] }, reference: emoji })).toThrow(/reference contains an emoji/);
   });
 });
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { toEpcLatin } from './epc-latin.js';
 
 /**
  * The "bank" section of CORRIDOR_CONNECTORS_FILE, validated at start (a bad section refuses to
@@ -116,8 +117,11 @@ function accountsSection(value: unknown): BankAccount[] {
     if (!IBAN.test(account.iban)) fail(`${p}iban`, 'must be an IBAN');
     if (!BIC.test(account.bic)) fail(`${p}bic`, 'must be a BIC of 8 or 11 characters');
     if (!/^[A-Z]{3}$/.test(account.currency)) fail(`${p}currency`, 'must be an ISO 4217 code');
-    if (account.name.length > 70) fail(`${p}name`, 'must be at most 70 characters');
-    return account;
+    // The debtor's name goes in every file: in the EPC Latin set, as payouts' texts are.
+    const name = toEpcLatin(account.name);
+    if (!name.ok) fail(`${p}name`, `${name.reason}, which a bank file cannot carry`);
+    if (name.text.length > 70) fail(`${p}name`, 'must be at most 70 characters');
+    return { ...account, name: name.text };
   });
 }
 

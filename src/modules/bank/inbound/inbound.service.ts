@@ -45,6 +45,11 @@ export interface InboundOptions {
    * Without it such a rejection is an exception for the operator.
    */
   payoutsOfMessage?: ((tx: Tx, originalMessageId: string, paymentInfoId: string | undefined) => Promise<string[]>) | undefined;
+  /**
+   * The message (MsgId) and payment information block a payout was sent in, from the same record:
+   * a rejection naming the payout under another message, or one Corridor never sent, fails nothing.
+   */
+  sentMessageOf?: ((tx: Tx, payoutId: string) => Promise<{ msgId: string; paymentInfoId: string | undefined } | undefined>) | undefined;
   /** Called after each entry of a file is applied, inside its transaction (progress; a test kills a process here). */
   onEntry?: ((index: number) => Promise<void> | void) | undefined;
 }
@@ -162,7 +167,7 @@ async function applyStatusReport(run: Run, m: StatusReport): Promise<void> {
     if (t.status === 'RJCT') {
       const payout = await payoutFor(run, t.endToEndId, t.amount, facts);
       const info = m.paymentInfos.find((p) => p.id === t.paymentInfoId);
-      if (payout) await rejectPayout(run, payout.id, t.reason ?? info?.reason ?? m.groupReason, facts);
+      if (payout && (await sentIn(run, payout.id, m.originalMessageId, t.paymentInfoId, facts))) await rejectPayout(run, payout.id, t.reason ?? info?.reason ?? m.groupReason, facts);
     } else if (!ACCEPTED.has(t.status)) {
       await run.exception('unknown_status', `Transaction status ${t.status} is not one Corridor reads`, facts);
     }
@@ -170,6 +175,20 @@ async function applyStatusReport(run: Run, m: StatusReport): Promise<void> {
   }
   const rejectedBlocks = m.groupStatus === 'RJCT' ? [{ id: undefined, reason: m.groupReason }] : m.paymentInfos.filter((p) => p.status === 'RJCT');
   for (const block of rejectedBlocks) await rejectBlock(run, m, block.id, block.reason ?? m.groupReason, listed);
+}
+
+/**
+ * Whether a payout went to the bank in the message (and block) a rejection names; when not (another
+ * message, or one Corridor never sent), the operator's exception, and the payout is left as it is.
+ */
+async function sentIn(run: Run, payoutId: string, msgId: string, paymentInfoId: string | undefined, facts: EntryFacts): Promise<boolean> {
+  if (!run.options.sentMessageOf) return true;
+  const sent = await run.options.sentMessageOf(run.tx, payoutId);
+  if (sent && sent.msgId === msgId && (paymentInfoId === undefined || paymentInfoId === sent.paymentInfoId)) return true;
+  const named = paymentInfoId ? `message ${msgId}, payment information ${paymentInfoId}` : `message ${msgId}`;
+  const where = sent ? `it went in message ${sent.msgId}${sent.paymentInfoId ? `, payment information ${sent.paymentInfoId}` : ''}` : 'Corridor sent it in no file the bank received';
+  await run.exception('message_mismatch', `The bank rejects payout ${payoutId} in ${named}, but ${where}: nothing was failed; the operator checks with the bank`, facts);
+  return false;
 }
 
 /** A whole message or payment information block rejected: every payout it carried that the report did not list one by one. */
