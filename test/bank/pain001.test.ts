@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseBankConfig } from '../../src/modules/bank/bank.config.js';
-import { creditTransferOf, endToEndIdOf, payoutIdOfEndToEndId, structuredAddressErrors, textErrors } from '../../src/modules/bank/bank.instructions.js';
+import { easterSunday, executionDate, isBusinessDay } from '../../src/modules/bank/bank.calendar.js';
+import { creditTransferOf, endToEndIdOf, payoutIdOfEndToEndId, sepaAddressErrors, structuredAddressErrors, textErrors } from '../../src/modules/bank/bank.instructions.js';
 import { toEpcLatin } from '../../src/modules/bank/epc-latin.js';
 import { buildPain001, decimalSum, type CreditTransfer, type PaymentFile } from '../../src/modules/bank/pain001.js';
 import { validatePain001 } from '../../src/modules/bank/pain001.validate.js';
@@ -91,6 +92,48 @@ describe('pain.001 files', () => {
   });
 });
 
+describe('files a bank accepts after 15 November 2026', () => {
+  it("writes BtchBookg as the account says (false by default) and the payer's address with its town and country, valid against both schemas", async () => {
+    const address = { street: 'Friedrichstrasse', buildingNumber: '68', postcode: '10117', town: 'Berlin', country: 'DE' };
+    const sepa = buildPain001({ ...file('sepa', [{ id: 'b-1', instant: false, transfers: [sepaTransfer(1)] }]), debtor: { ...debtor, address } });
+    expect(await validatePain001(sepa.xml, 'sepa')).toMatchObject({ valid: true, errors: [] });
+    expect(sepa.xml).toMatch(/<PmtMtd>TRF<\/PmtMtd>\s*<BtchBookg>false<\/BtchBookg>/);
+    expect(sepa.xml).toMatch(/<Dbtr>\s*<Nm>Corridor Payments GmbH<\/Nm>\s*<PstlAdr>\s*<StrtNm>Friedrichstrasse<\/StrtNm>\s*<BldgNb>68<\/BldgNb>\s*<PstCd>10117<\/PstCd>\s*<TwnNm>Berlin<\/TwnNm>\s*<Ctry>DE<\/Ctry>/);
+    const swift = buildPain001({ ...file('swift', [{ id: 'b-1', instant: false, transfers: [{ ...sepaTransfer(2), agentBic: 'COBADEFFXXX' }] }]), debtor: { ...debtor, address }, batchBooking: true });
+    expect(await validatePain001(swift.xml, 'swift')).toMatchObject({ valid: true, errors: [] });
+    expect(swift.xml).toContain('<BtchBookg>true</BtchBookg>');
+  });
+
+  it('asks for a business day of the bank: weekends, TARGET2 closing days and after the cut-off time in its time zone roll forward', () => {
+    expect(easterSunday(2026)).toBe('2026-04-05');
+    expect(easterSunday(2027)).toBe('2027-03-28');
+    for (const closed of ['2026-01-01', '2026-04-03', '2026-04-06', '2026-05-01', '2026-12-25', '2026-12-26', '2026-11-28', '2026-11-29']) expect(isBusinessDay(closed), closed).toBe(false);
+    expect(isBusinessDay('2026-11-27')).toBe(true);
+    const berlin = { timeZone: 'Europe/Berlin', cutoffTime: '15:00' };
+    // 13:59 UTC is 14:59 in Berlin in winter: before the cut-off, today.
+    expect(executionDate(new Date('2026-11-26T13:59:00Z'), berlin)).toBe('2026-11-26');
+    expect(executionDate(new Date('2026-11-26T14:00:00Z'), berlin)).toBe('2026-11-27');
+    // Friday after the cut-off, and a Saturday: Monday.
+    expect(executionDate(new Date('2026-11-27T15:00:00Z'), berlin)).toBe('2026-11-30');
+    expect(executionDate(new Date('2026-11-28T09:00:00Z'), berlin)).toBe('2026-11-30');
+    // Maundy Thursday after the cut-off: Good Friday and Easter Monday are closed, then the weekend between.
+    expect(executionDate(new Date('2026-04-02T16:00:00Z'), berlin)).toBe('2026-04-07');
+    // 23:30 UTC on 24 December is Christmas Day in Berlin: the 28th (the 26th and 27th are closed too).
+    expect(executionDate(new Date('2026-12-24T23:30:00Z'), berlin)).toBe('2026-12-28');
+    expect(executionDate(new Date('2026-11-26T23:30:00Z'), { timeZone: 'UTC', cutoffTime: '24:00' })).toBe('2026-11-26');
+  });
+
+  it('refuses a SEPA beneficiary with part of an address but no town, or outside the EEA without town and country', () => {
+    const iban = (v: string) => [{ type: 'iban', data: { iban: v } }];
+    expect(sepaAddressErrors({ name: 'Ada', country: 'DE', accounts: iban('DE89370400440532013000') })).toEqual([]);
+    expect(sepaAddressErrors({ name: 'Ada', country: 'DE', address: 'Hauptstrasse 1', accounts: iban('DE89370400440532013000') }).map((e) => e.field)).toEqual(['beneficiary.city']);
+    expect(sepaAddressErrors({ name: 'Heidi', accounts: iban('CH9300762011623852957') }).map((e) => [e.field, e.code])).toEqual([['beneficiary.city', 'BENEFICIARY_INCOMPLETE'], ['beneficiary.country', 'BENEFICIARY_INCOMPLETE']]);
+    // An address without its town is never written.
+    const t = creditTransferOf({ id: '3f2504e0-4f89-41d3-9a0c-0305e82c3301', amount: '1.00', currency: 'EUR', beneficiary: { name: 'Ada', country: 'DE', address: 'Hauptstrasse 1', accounts: iban('DE89370400440532013000') } });
+    expect(t.creditor.address).toBeUndefined();
+  });
+});
+
 describe('the EPC Latin character set', () => {
   it('converts letters of other scripts, spaces and punctuation as the EPC conversion table does', () => {
     const converted = (s: string) => {
@@ -152,5 +195,11 @@ describe('the bank section of the connectors file', () => {
     expect(() => parseBankConfig({ ...valid, accounts: [] })).toThrow(/bank.accounts must be a non-empty array/);
     expect(() => parseBankConfig({ ...valid, accounts: [{ ...valid.accounts[0], iban: 'nope' }] })).toThrow(/bank.accounts.0.iban/);
     expect(() => parseBankConfig({ ...valid, cutoff: { maxPayouts: 0, maxSeconds: 60 } })).toThrow(/bank.cutoff.maxPayouts/);
+    expect(parseBankConfig(valid)).toMatchObject({ calendar: { timeZone: 'UTC', cutoffTime: '24:00' }, accounts: [{ batchBooking: false, address: undefined }] });
+    expect(parseBankConfig({ ...valid, accounts: [{ ...valid.accounts[0], name: 'Corridor Zahlungen Köln', address: { town: 'Köln', country: 'de' }, batchBooking: true }] })).toMatchObject({ accounts: [{ name: 'Corridor Zahlungen Koln', address: { town: 'Koln', country: 'DE' }, batchBooking: true }] });
+    expect(() => parseBankConfig({ ...valid, accounts: [{ ...valid.accounts[0], address: { street: 'Hauptstrasse 1', country: 'DE' } }] })).toThrow(/bank.accounts.0.address.town/);
+    expect(() => parseBankConfig({ ...valid, accounts: [{ ...valid.accounts[0], batchBooking: 'yes' }] })).toThrow(/bank.accounts.0.batchBooking/);
+    expect(() => parseBankConfig({ ...valid, calendar: { timeZone: 'Mars/Olympus' } })).toThrow(/bank.calendar.timeZone/);
+    expect(() => parseBankConfig({ ...valid, calendar: { cutoffTime: '3pm' } })).toThrow(/bank.calendar.cutoffTime/);
   });
 });

@@ -42,6 +42,30 @@ export function structuredAddressErrors(beneficiary: BeneficiarySnapshot, prefix
   }));
 }
 
+/** EEA countries and the territories that share their SEPA status: a SEPA payee elsewhere needs an address. */
+const EEA = new Set('AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS LI NO GF GP MQ RE YT BL MF PM AX'.split(' '));
+
+/** The country of the IBAN a beneficiary is paid to, if it has one. */
+function ibanCountry(b: BeneficiarySnapshot): string | undefined {
+  const iban = (b.accounts ?? []).map((a) => a.data?.iban).find((v): v is string => typeof v === 'string' && v.trim() !== '');
+  return iban?.trim().slice(0, 2).toUpperCase();
+}
+
+/**
+ * An address a file writes has its town and country (structured and hybrid addresses alike, from
+ * November 2026): a SEPA payout whose beneficiary gives part of an address, or whose IBAN is outside
+ * the EEA (the address is then compulsory), is refused at submit naming each field it lacks.
+ */
+export function sepaAddressErrors(beneficiary: BeneficiarySnapshot, prefix = 'beneficiary.'): FieldError[] {
+  const outsideEea = !EEA.has(ibanCountry(beneficiary) ?? 'DE');
+  const partial = !blank(beneficiary.address) || !blank(beneficiary.addressLine2) || !blank(beneficiary.postcode);
+  if (!outsideEea && !partial) return [];
+  const why = outsideEea ? 'a SEPA payee outside the EEA is paid with its address' : 'an address is written with its town and country';
+  return (['city', 'country'] as const)
+    .filter((field) => blank(beneficiary[field]))
+    .map((field) => ({ field: `${prefix}${field}`, message: `${prefix}${field} is required for this bank payout: ${why}`, code: 'BENEFICIARY_INCOMPLETE' }));
+}
+
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 
 /** The street as written: the address and its second line, joined. */
@@ -149,9 +173,10 @@ function latin(field: string, value: string | undefined, max: number): string | 
   throw new Error(r.message);
 }
 
+/** The beneficiary's address as written: never without its town and country. */
 function addressOf(b: BeneficiarySnapshot): PostalAddress | undefined {
   const country = str(b.country);
-  if (!country) return undefined;
+  if (!country || !str(b.city)) return undefined;
   return {
     street: latin('beneficiary.address', streetOf(b), 70),
     postcode: latin('beneficiary.postcode', str(b.postcode), 16),

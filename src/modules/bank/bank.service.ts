@@ -6,7 +6,8 @@ import type { CryptoBox } from '../../lib/crypto-box.js';
 import { formatAmount } from '../../lib/money.js';
 import type { PageRequest } from '../../db/pagination.js';
 import { reportPayoutOutcomes } from '../payouts/payouts.outcomes.js';
-import { debtorAccountFor, type BankAccount, type BankConfig } from './bank.config.js';
+import { executionDate, type BankCalendar } from './bank.calendar.js';
+import { creditLimitMinor, debtorAccountFor, type BankAccount, type BankConfig } from './bank.config.js';
 import { creditTransferOf, endToEndIdOf, type BeneficiarySnapshot, type TransferSource } from './bank.instructions.js';
 import * as repo from './bank.repository.js';
 import { pollInbound } from './inbound/inbound.service.js';
@@ -126,7 +127,7 @@ interface Attempt {
   validation: Validation;
 }
 
-async function attemptFile(account: BankAccount, scheme: Scheme, transfers: readonly { route: string; transfer: CreditTransfer }[]): Promise<Attempt> {
+async function attemptFile(calendar: BankCalendar, account: BankAccount, scheme: Scheme, transfers: readonly { route: string; transfer: CreditTransfer }[]): Promise<Attempt> {
   const fileId = randomUUID();
   const msgId = msgIdOf(fileId);
   const createdAt = new Date();
@@ -135,8 +136,9 @@ async function attemptFile(account: BankAccount, scheme: Scheme, transfers: read
     scheme,
     msgId,
     createdAt,
-    executionDate: createdAt.toISOString().slice(0, 10),
-    debtor: { name: account.name, iban: account.iban, bic: account.bic, currency: account.currency },
+    executionDate: executionDate(createdAt, calendar),
+    debtor: { name: account.name, iban: account.iban, bic: account.bic, currency: account.currency, address: account.address },
+    batchBooking: account.batchBooking,
     batches,
   });
   return { fileId, msgId, batches, built, bytes: Buffer.from(built.xml, 'utf8'), validation: await validatePain001(built.xml, scheme) };
@@ -201,7 +203,7 @@ async function cutOneFile(ctx: AppContext, bank: BankRuntime, tx: Tx, account: B
   for (;;) {
     // Every payout of the window was held: nothing to file, look at the window again.
     if (transfers.length === 0) return 'held';
-    const attempt = await attemptFile(account, scheme, transfers);
+    const attempt = await attemptFile(bank.config.calendar, account, scheme, transfers);
     await recordAttempt(bank, tx, account, scheme, attempt);
     if (attempt.validation.valid) {
       const blocks = attempt.batches.flatMap((b) => b.transfers.map((t) => ({ payoutId: payoutIdOf(t.endToEndId, pending), pmtInfId: b.id })));
@@ -289,6 +291,7 @@ export async function runPoll(ctx: AppContext, bank: BankRuntime, connectorName:
       accounts: bank.config.accounts,
       connector: connectorName,
       payoutsOfMessage: (tx, msgId, pmtInfId) => repo.payoutsOfMessage(tx, msgId, pmtInfId),
+      creditLimit: (account, currency) => creditLimitMinor(bank.config, account, currency),
       sentMessageOf: async (tx, payoutId) => {
         const sent = await repo.sentMessageOf(tx, payoutId);
         return sent ? { msgId: sent.msg_id, paymentInfoId: sent.pmt_inf_id ?? undefined } : undefined;

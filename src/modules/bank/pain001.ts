@@ -37,6 +37,7 @@ export function schemeOfRoute(route: string): Scheme | undefined {
 
 export interface PostalAddress {
   street?: string | undefined;
+  buildingNumber?: string | undefined;
   postcode?: string | undefined;
   town?: string | undefined;
   subdivision?: string | undefined;
@@ -75,7 +76,9 @@ export interface PaymentFile {
   createdAt: Date;
   /** YYYY-MM-DD. */
   executionDate: string;
-  debtor: { name: string; iban: string; bic: string; currency: string };
+  debtor: { name: string; iban: string; bic: string; currency: string; address?: PostalAddress | undefined };
+  /** BtchBookg: one debit for each block (true) or one per transfer (false, when not given). */
+  batchBooking?: boolean | undefined;
   batches: PaymentBatch[];
 }
 
@@ -105,6 +108,7 @@ const isoDateTime = (d: Date): string => `${d.toISOString().slice(0, 19)}+00:00`
 function postalAddress(parent: XMLBuilder, a: PostalAddress): void {
   const adr = parent.ele('PstlAdr');
   if (a.street) adr.ele('StrtNm').txt(a.street);
+  if (a.buildingNumber) adr.ele('BldgNb').txt(a.buildingNumber);
   if (a.postcode) adr.ele('PstCd').txt(a.postcode);
   if (a.town) adr.ele('TwnNm').txt(a.town);
   if (a.subdivision) adr.ele('CtrySubDvsn').txt(a.subdivision);
@@ -134,6 +138,7 @@ function paymentInformation(parent: XMLBuilder, file: PaymentFile, batch: Paymen
   const pmt = parent.ele('PmtInf');
   pmt.ele('PmtInfId').txt(batch.id);
   pmt.ele('PmtMtd').txt('TRF');
+  pmt.ele('BtchBookg').txt(String(file.batchBooking ?? false));
   pmt.ele('NbOfTxs').txt(String(batch.transfers.length));
   pmt.ele('CtrlSum').txt(decimalSum(amounts));
   if (file.scheme === 'sepa') {
@@ -142,7 +147,9 @@ function paymentInformation(parent: XMLBuilder, file: PaymentFile, batch: Paymen
     if (batch.instant) tp.ele('LclInstrm').ele('Cd').txt('INST');
   }
   pmt.ele('ReqdExctnDt').ele('Dt').txt(file.executionDate);
-  pmt.ele('Dbtr').ele('Nm').txt(file.debtor.name);
+  const dbtr = pmt.ele('Dbtr');
+  dbtr.ele('Nm').txt(file.debtor.name);
+  if (file.debtor.address) postalAddress(dbtr, file.debtor.address);
   const acct = pmt.ele('DbtrAcct');
   acct.ele('Id').ele('IBAN').txt(file.debtor.iban);
   acct.ele('Ccy').txt(file.debtor.currency);

@@ -10,6 +10,7 @@ import { reportPayoutOutcomes, type PayoutOutcome } from '../../payouts/payouts.
 import { findAnyPayout } from '../../payouts/payouts.read.js';
 import { depositPostedFrom, recordException, recordMovement, recordStatement, type NewException } from '../../reconciliation/reconciliation.service.js';
 import { findVirtualAccountById, findVirtualAccountByIban } from '../../virtual-accounts/virtual-accounts.service.js';
+import { creditLimitMinor } from '../bank.config.js';
 import { payoutIdOfEndToEndId } from './end-to-end.js';
 import * as repo from './inbound.repository.js';
 import type { InboundFileRow } from './inbound.repository.js';
@@ -50,6 +51,8 @@ export interface InboundOptions {
    * a rejection naming the payout under another message, or one Corridor never sent, fails nothing.
    */
   sentMessageOf?: ((tx: Tx, payoutId: string) => Promise<{ msgId: string; paymentInfoId: string | undefined } | undefined>) | undefined;
+  /** The largest credit posted without the operator, by bank account and currency (bank.config.ts creditLimitMinor); the default bound when absent. */
+  creditLimit?: ((bankAccount: string | null, currency: string) => bigint) | undefined;
   /** Called after each entry of a file is applied, inside its transaction (progress; a test kills a process here). */
   onEntry?: ((index: number) => Promise<void> | void) | undefined;
 }
@@ -281,6 +284,11 @@ async function deposit(run: Run, source: string, tx: EntryTransaction, amount: A
   const account = byIban ?? (byRef?.status === 'active' && byRef.currency === amount.currency && byRef.deactivated_at === null ? byRef : undefined);
   if (!account) {
     await run.exception('unknown_virtual_account', `No active ${amount.currency} virtual account has the IBAN ${tx.creditorIban ?? '(none)'} or the reference ${tx.reference ?? '(none)'}`, facts);
+    return;
+  }
+  const limit = run.options.creditLimit?.(facts.bank_account, amount.currency) ?? creditLimitMinor(undefined, facts.bank_account, amount.currency);
+  if (amount.minor > limit) {
+    await run.exception('amount_over_limit', `A credit of ${amount.text} ${amount.currency} is above the ${formatAmount(limit, amount.currency)} ${amount.currency} a credit to this account may be without the operator (bank maxCredit): nothing was posted; the operator checks it with the bank and posts it by hand if it is real`, facts);
     return;
   }
   try {
