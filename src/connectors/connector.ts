@@ -37,9 +37,10 @@ export interface Connector {
   canCancelProcessing(): boolean;
   /**
    * What this connector refuses at submit of a payout it will serve on `rail` (beyond the catalog's
-   * checks), one entry naming each field: e.g. the bank's SWIFT files need a structured address.
+   * checks), one entry naming each field: e.g. the bank's SWIFT files need a structured address, and
+   * its files carry only text the EPC Latin set can hold (the beneficiary, the reference, the sender).
    */
-  submitErrors?(rail: string, beneficiary: Record<string, unknown>): FieldError[];
+  submitErrors?(rail: string, beneficiary: Record<string, unknown>, payout: SubmittedTexts): FieldError[];
   /**
    * A queued payout handed to this connector is about to end before its rail has it (cancelled by its
    * workspace, failed by the operator), in the caller's transaction: let go of it and answer true, or
@@ -101,6 +102,13 @@ export interface RailReason {
   code: string;
   words: string;
   actor: ReasonActor;
+}
+
+/** What a payout request says beside its beneficiary that a connector may have to carry. */
+export interface SubmittedTexts {
+  reference: string | null;
+  /** The request's senderInfo (null when the workspace's business identity stands for it). */
+  sender: Record<string, unknown> | null;
 }
 
 /** A queued payout as handed over to an async connector, its beneficiary and sender opened. */

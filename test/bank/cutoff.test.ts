@@ -1,16 +1,14 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandedOverPayout } from '../../src/connectors/connector.js';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
 import type { BankConnector } from '../../src/modules/bank/bank.connector.js';
 import { endToEndIdOf } from '../../src/modules/bank/bank.instructions.js';
 import { validatePain001 } from '../../src/modules/bank/pain001.validate.js';
-import { createTestApp, operator, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
-import { bankSection, inboxFiles, sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
+import { operator, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
+import { inboxFiles, sshdMissing, type SftpServer } from '../helpers/sftp-server.js';
 import { WebClient } from '../helpers/web-client.js';
-import { ADA, fund, payingWorkspace, ref } from '../payouts/helpers.js';
-import { BANK_ROUTES, connectorsFile } from './helpers.js';
+import { ADA, fund, ref } from '../payouts/helpers.js';
+import { startBankApp, type BankApp } from './helpers.js';
 
 const PAYOUTS = 1000;
 const MAX_PAYOUTS = 300;
@@ -26,25 +24,16 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
 }
 
 describe.skipIf(sshdMissing)(`cut-off windows${sshdMissing ? ` (${sshdMissing})` : ''}`, () => {
+  let app: BankApp | undefined;
   let server: SftpServer;
   let t: TestApp;
-  let runner: JobRunner;
   let c: Caller;
 
   beforeAll(async () => {
-    server = await startSftpServer();
-    const file = connectorsFile({ routes: BANK_ROUTES, bank: bankSection(server, { cutoff: { maxPayouts: MAX_PAYOUTS, maxSeconds: 5 } }) });
-    t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: file, JOB_POLL_MS: '20' } });
-    runner = createRunner(t.ctx);
-    runner.start();
-    c = await payingWorkspace(t);
-    await fund(c, 'EUR', String(PAYOUTS * 2));
-  });
-  afterAll(async () => {
-    await runner?.stop();
-    await t?.close();
-    await server?.stop();
-  });
+    app = await startBankApp({ cutoff: { maxPayouts: MAX_PAYOUTS, maxSeconds: 5 } }, { EUR: String(PAYOUTS * 2) });
+    ({ server, t, c } = app);
+  }, 240_000);
+  afterAll(() => app?.stop());
 
   it(`${PAYOUTS} payouts in one cut-off: each leaves in exactly one file, no file holds more than maxPayouts, every file valid`, async () => {
     const ids: string[] = [];
@@ -69,7 +58,7 @@ describe.skipIf(sshdMissing)(`cut-off windows${sshdMissing ? ` (${sshdMissing})`
       const e2e = [...f.xml.matchAll(/<EndToEndId>([^<]+)<\/EndToEndId>/g)].map((m) => m[1] as string);
       expect(e2e.length).toBeLessThanOrEqual(MAX_PAYOUTS);
       expect(f.xml).toContain(`<NbOfTxs>${e2e.length}</NbOfTxs>`);
-      expect(await validatePain001(f.xml, 'sepa')).toEqual({ valid: true, errors: [] });
+      expect(await validatePain001(f.xml, 'sepa')).toMatchObject({ valid: true, errors: [] });
       for (const id of e2e) seen.set(id, (seen.get(id) ?? 0) + 1);
     }
     for (const id of ids) expect(seen.get(endToEndIdOf(id)), id).toBe(1);

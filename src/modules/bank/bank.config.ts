@@ -1,5 +1,10 @@
 import fs from 'node:fs';
 import { normaliseIban } from '../corridors/account-formats.js';
+import { DomainError } from '../../lib/errors.js';
+import { iso4217Scale } from '../../lib/currencies.js';
+import { parseAmount } from '../../lib/money.js';
+import { isTimeZone, type BankCalendar } from './bank.calendar.js';
+import { toEpcLatin } from './epc-latin.js';
 
 /**
  * The "bank" section of CORRIDOR_CONNECTORS_FILE, validated at start (a bad section refuses to
@@ -8,7 +13,15 @@ import { normaliseIban } from '../corridors/account-formats.js';
  *   { "sftp": { "host", "port", "username", "privateKeyFile", "hostKeySha256", "inbox": "/in", "outbox": "/out" },
  *     "accounts": [{ "id": "eur-main", "iban": "…", "bic": "…", "name": "…", "currency": "EUR" }],
  *     "cutoff": { "maxPayouts": 500, "maxSeconds": 60 }, "pollSeconds": 30,
- *     "inbound": { "maxFileBytes": 26214400, "chunkEntries": 500 } }
+ *     "inbound": { "maxFileBytes": 26214400, "chunkEntries": 500 },
+ *     "maxCredit": { "EUR": "5000000.00" }, "calendar": { "timeZone": "Europe/Berlin", "cutoffTime": "15:00" } }
+ *
+ * An account may carry its postal address (`"address": { "street", "buildingNumber", "postcode",
+ * "town", "country" }`, written as the debtor's in every file) and `"batchBooking": true` (default
+ * false: one debit per payout on the statement).
+ *
+ * An account may carry its own `"maxCredit": "250000.00"` (in its currency); a credit above the
+ * limit is held as an exception for the operator, never posted (creditLimitMinor).
  *
  * In the sandbox only, `"directory": "<path>"` may stand instead of `sftp`: the files go to
  * `<path>/in` and come back from `<path>/out` on the local disk, where the sandbox bank
@@ -22,6 +35,21 @@ export interface BankAccount {
   /** The account holder's name as the bank knows it (the debtor and initiating party of every file). */
   name: string;
   currency: string;
+  /** The largest single credit to this account taken in without the operator, in minor units of its currency (`maxCredit`). */
+  maxCreditMinor: bigint | undefined;
+  /** The account holder's postal address (the debtor's PstlAdr): compulsory for SWIFT and for SEPA payees outside the EEA. */
+  address: DebtorAddress | undefined;
+  /** `BtchBookg`: one debit per file block (true) or one per payout (false, the default). */
+  batchBooking: boolean;
+}
+
+/** A structured postal address as a file writes it: town and country always. */
+export interface DebtorAddress {
+  street?: string | undefined;
+  buildingNumber?: string | undefined;
+  postcode?: string | undefined;
+  town: string;
+  country: string;
 }
 
 export interface BankSftp {
@@ -50,6 +78,28 @@ export interface BankConfig {
    * is quarantined unread; a file is applied `chunkEntries` entries to a transaction.
    */
   inbound: { maxFileBytes: number; chunkEntries: number };
+  /** The largest single credit taken in without the operator, by currency, in minor units (`maxCredit`). */
+  maxCredit: Record<string, bigint>;
+  /** When the bank executes: its time zone and cut-off time (`calendar`); weekends and TARGET2 closing days never. */
+  calendar: BankCalendar;
+}
+
+/**
+ * A credit larger than this many units of its currency is held for the operator unless the
+ * configuration says otherwise: more than the EPC's ceiling for one SEPA transfer (999,999,999.99), far
+ * beyond what one credit to a payments company's account is.
+ */
+export const CREDIT_MAX_UNITS_DEFAULT = 1_000_000_000n;
+
+/**
+ * The largest credit in `currency` to the bank account `accountId` that is posted without the
+ * operator: the account's `maxCredit` (in its currency), else the section's `maxCredit` for the
+ * currency, else CREDIT_MAX_UNITS_DEFAULT units.
+ */
+export function creditLimitMinor(config: Pick<BankConfig, 'accounts' | 'maxCredit'> | undefined, accountId: string | null, currency: string): bigint {
+  const account = config?.accounts.find((a) => a.id === accountId);
+  if (account?.maxCreditMinor !== undefined && account.currency === currency) return account.maxCreditMinor;
+  return config?.maxCredit[currency] ?? CREDIT_MAX_UNITS_DEFAULT * 10n ** BigInt(iso4217Scale(currency) ?? 2);
 }
 
 export const INBOUND_MAX_FILE_BYTES_DEFAULT = 25 * 1024 * 1024;
@@ -88,6 +138,63 @@ function integer(o: Record<string, unknown>, key: string, path: string, min: num
   return value;
 }
 
+/** A positive decimal amount of the currency, in minor units. */
+function money(value: unknown, currency: string, path: string): bigint {
+  if (!/^[A-Z]{3}$/.test(currency)) fail(path, `names an amount in ${currency}, which is not an ISO 4217 code`);
+  try {
+    return parseAmount(value, currency, path);
+  } catch (err) {
+    if (err instanceof DomainError) fail(path, `must be a positive decimal amount of ${currency} (${err.message})`);
+    throw err;
+  }
+}
+
+/** Text of the debtor's address, in the EPC Latin set and within its field's length. */
+function latinText(o: Record<string, unknown>, key: string, path: string, max: number, required: boolean): string | undefined {
+  if (o[key] === undefined && !required) return undefined;
+  const converted = toEpcLatin(text(o, key, path));
+  if (!converted.ok) fail(`${path}${key}`, `${converted.reason}, which a bank file cannot carry`);
+  if (converted.text.length > max) fail(`${path}${key}`, `must be at most ${max} characters`);
+  return converted.text;
+}
+
+/** An account's `address`: { street, buildingNumber, postcode, town, country }, town and country required. */
+function addressSection(value: unknown, path: string): DebtorAddress {
+  const o = object(value, path);
+  const p = `${path}.`;
+  const country = text(o, 'country', p).toUpperCase();
+  if (!/^[A-Z]{2}$/.test(country)) fail(`${p}country`, 'must be an ISO 3166 country code of 2 letters');
+  return {
+    street: latinText(o, 'street', p, 70, false),
+    buildingNumber: latinText(o, 'buildingNumber', p, 16, false),
+    postcode: latinText(o, 'postcode', p, 16, false),
+    town: latinText(o, 'town', p, 35, true) as string,
+    country,
+  };
+}
+
+/** `calendar`: { "timeZone": "Europe/Berlin", "cutoffTime": "15:00" }; by default UTC with no cut-off time. */
+function calendarSection(value: unknown): BankCalendar {
+  const o = object(value ?? {}, 'calendar');
+  const timeZone = text(o, 'timeZone', 'calendar.', 'UTC');
+  if (!isTimeZone(timeZone)) fail('calendar.timeZone', `names no time zone this runtime knows: ${timeZone}`);
+  const cutoffTime = text(o, 'cutoffTime', 'calendar.', '24:00');
+  if (!/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/.test(cutoffTime)) fail('calendar.cutoffTime', 'must be a time HH:MM (24:00 for none)');
+  return { timeZone, cutoffTime };
+}
+
+/** `maxCredit`: { "<currency>": "<decimal>" }. */
+function maxCreditSection(value: unknown): Record<string, bigint> {
+  const o = object(value ?? {}, 'maxCredit');
+  return Object.fromEntries(Object.entries(o).map(([currency, amount]) => [currency, money(amount, currency, `maxCredit.${currency}`)]));
+}
+
+function bool(o: Record<string, unknown>, key: string, path: string, fallback: boolean): boolean {
+  const value = o[key] ?? fallback;
+  if (typeof value !== 'boolean') fail(`${path}${key}`, 'must be true or false');
+  return value;
+}
+
 /** `SHA256:abc…` or `abc…`, padding or not: the 43 base64 characters. */
 export function normalizeFingerprint(value: string): string | undefined {
   const bare = value.trim().replace(/^SHA256:/, '').replace(/=+$/, '');
@@ -120,15 +227,28 @@ function accountsSection(value: unknown): BankAccount[] {
   return value.map((item, i) => {
     const o = object(item, `accounts.${i}`);
     const p = `accounts.${i}.`;
-    const account = { id: text(o, 'id', p), iban: normaliseIban(text(o, 'iban', p)), bic: text(o, 'bic', p).toUpperCase(), name: text(o, 'name', p), currency: text(o, 'currency', p) };
+    const currency = text(o, 'currency', p);
+    const account = {
+      id: text(o, 'id', p),
+      iban: normaliseIban(text(o, 'iban', p)),
+      bic: text(o, 'bic', p).toUpperCase(),
+      name: text(o, 'name', p),
+      currency,
+      maxCreditMinor: o.maxCredit === undefined ? undefined : money(o.maxCredit, currency, `${p}maxCredit`),
+      address: o.address === undefined ? undefined : addressSection(o.address, `${p}address`),
+      batchBooking: bool(o, 'batchBooking', p, false),
+    };
     if (!ACCOUNT_ID.test(account.id)) fail(`${p}id`, 'must be 1 to 32 letters, digits or dashes');
     if (seen.has(account.id)) fail(`${p}id`, `repeats "${account.id}"`);
     seen.add(account.id);
     if (!IBAN.test(account.iban)) fail(`${p}iban`, 'must be an IBAN');
     if (!BIC.test(account.bic)) fail(`${p}bic`, 'must be a BIC of 8 or 11 characters');
     if (!/^[A-Z]{3}$/.test(account.currency)) fail(`${p}currency`, 'must be an ISO 4217 code');
-    if (account.name.length > 70) fail(`${p}name`, 'must be at most 70 characters');
-    return account;
+    // The debtor's name goes in every file: in the EPC Latin set, as payouts' texts are.
+    const name = toEpcLatin(account.name);
+    if (!name.ok) fail(`${p}name`, `${name.reason}, which a bank file cannot carry`);
+    if (name.text.length > 70) fail(`${p}name`, 'must be at most 70 characters');
+    return { ...account, name: name.text };
   });
 }
 
@@ -162,6 +282,8 @@ export function parseBankConfig(section: unknown, env = 'production'): BankConfi
       maxFileBytes: integer(inbound, 'maxFileBytes', 'inbound.', 1, INBOUND_MAX_FILE_BYTES_MAX, INBOUND_MAX_FILE_BYTES_DEFAULT),
       chunkEntries: integer(inbound, 'chunkEntries', 'inbound.', 1, 10_000, INBOUND_CHUNK_ENTRIES_DEFAULT),
     },
+    maxCredit: maxCreditSection(o.maxCredit),
+    calendar: calendarSection(o.calendar),
   };
 }
 

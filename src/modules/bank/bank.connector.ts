@@ -1,11 +1,11 @@
 import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
-import type { AsyncConnector, ConnectorStep, HandedOverPayout } from '../../connectors/connector.js';
+import type { AsyncConnector, ConnectorStep, HandedOverPayout, SubmittedTexts } from '../../connectors/connector.js';
 import type { Tx } from '../../db/db.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import type { FieldError } from '../../lib/errors.js';
 import { parseBankConfig, type BankConfig } from './bank.config.js';
-import { structuredAddressErrors, type BeneficiarySnapshot } from './bank.instructions.js';
+import { sepaAddressErrors, structuredAddressErrors, textErrors, type BeneficiarySnapshot } from './bank.instructions.js';
 import { transportOf } from './bank.transport.js';
 import { acceptPayouts, releasePayout, type BankHandOver, type BankRuntime } from './bank.service.js';
 
@@ -52,9 +52,15 @@ export class BankConnector implements AsyncConnector {
     return releasePayout(tx, payoutId);
   }
 
-  /** Checks at submit of a payout this connector will serve: SWIFT needs a structured postal address. */
-  submitErrors(route: string, beneficiary: Record<string, unknown>): FieldError[] {
-    return route === 'swift' ? structuredAddressErrors(beneficiary as BeneficiarySnapshot) : [];
+  /**
+   * Checks at submit of a payout this connector will serve: SWIFT needs a structured postal address,
+   * SEPA an address's town and country when it gives one or pays outside the EEA;
+   * every text the file writes must convert to the EPC Latin set and fit its field (a name at most 70
+   * characters), so that no payout reaches a file it would make invalid.
+   */
+  submitErrors(route: string, beneficiary: Record<string, unknown>, payout: SubmittedTexts): FieldError[] {
+    const snapshot = beneficiary as BeneficiarySnapshot;
+    return [...(route === 'swift' ? structuredAddressErrors(snapshot) : sepaAddressErrors(snapshot)), ...textErrors({ beneficiary: snapshot, ...payout })];
   }
 }
 

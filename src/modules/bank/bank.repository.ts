@@ -142,6 +142,16 @@ export async function payoutsOfMessage(sql: Sql, msgId: string, pmtInfId: string
   return rows.map((r) => r.payout_id);
 }
 
+/** The delivered message (MsgId) and payment information block a payout went to the bank in, if it did. */
+export async function sentMessageOf(sql: Sql, payoutId: string): Promise<{ msg_id: string; pmt_inf_id: string | null } | undefined> {
+  return maybeOne(
+    sql,
+    `SELECT f.msg_id, p.pmt_inf_id FROM bank_payouts p JOIN bank_files f ON f.id = p.file_id
+      WHERE p.payout_id = $1 AND p.status = 'delivered' AND f.status = 'delivered'`,
+    [payoutId],
+  );
+}
+
 /** Holds payouts for the operator with the reason (held), naming the file that failed when there is one. */
 export async function holdBankPayouts(sql: Sql, payoutIds: readonly string[], fileId: string | null, heldReason: string): Promise<void> {
   if (payoutIds.length === 0) return;

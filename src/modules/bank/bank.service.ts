@@ -6,14 +6,15 @@ import type { CryptoBox } from '../../lib/crypto-box.js';
 import { formatAmount } from '../../lib/money.js';
 import type { PageRequest } from '../../db/pagination.js';
 import { reportPayoutOutcomes } from '../payouts/payouts.port.js';
-import { debtorAccountFor, type BankAccount, type BankConfig } from './bank.config.js';
+import { executionDate, type BankCalendar } from './bank.calendar.js';
+import { creditLimitMinor, debtorAccountFor, type BankAccount, type BankConfig } from './bank.config.js';
 import { creditTransferOf, endToEndIdOf, type BeneficiarySnapshot, type TransferSource } from './bank.instructions.js';
 import * as repo from './bank.repository.js';
 import { pollInbound } from './inbound/inbound.service.js';
 import { HostKeyMismatchError } from './bank.sftp.js';
 import type { BankTransport } from './bank.transport.js';
-import { buildPain001, schemeOfRoute, type CreditTransfer, type PaymentBatch, type Scheme } from './pain001.js';
-import { validatePain001 } from './pain001.validate.js';
+import { buildPain001, schemeOfRoute, transferAtLine, type BuiltFile, type CreditTransfer, type PaymentBatch, type Scheme } from './pain001.js';
+import { validatePain001, type Validation } from './pain001.validate.js';
 
 export const BANK_CUTOFF_JOB = 'bank.cutoff';
 export const BANK_UPLOAD_JOB = 'bank.upload';
@@ -116,19 +117,80 @@ function batchesOf(msgId: string, transfers: readonly { route: string; transfer:
 
 type Cut = 'none' | 'recorded' | 'invalid' | 'held';
 
+/** One attempt at a window's file: its identity, blocks and bytes, and what the schema says of it. */
+interface Attempt {
+  fileId: string;
+  msgId: string;
+  batches: PaymentBatch[];
+  built: BuiltFile;
+  bytes: Buffer;
+  validation: Validation;
+}
+
+async function attemptFile(calendar: BankCalendar, account: BankAccount, scheme: Scheme, transfers: readonly { route: string; transfer: CreditTransfer }[]): Promise<Attempt> {
+  const fileId = randomUUID();
+  const msgId = msgIdOf(fileId);
+  const createdAt = new Date();
+  const batches = batchesOf(msgId, transfers);
+  const built = buildPain001({
+    scheme,
+    msgId,
+    createdAt,
+    executionDate: executionDate(createdAt, calendar),
+    debtor: { name: account.name, iban: account.iban, bic: account.bic, currency: account.currency, address: account.address },
+    batchBooking: account.batchBooking,
+    batches,
+  });
+  return { fileId, msgId, batches, built, bytes: Buffer.from(built.xml, 'utf8'), validation: await validatePain001(built.xml, scheme) };
+}
+
+function recordAttempt(bank: BankRuntime, tx: Tx, account: BankAccount, scheme: Scheme, a: Attempt): Promise<void> {
+  return repo.insertBankFile(tx, {
+    id: a.fileId,
+    msgId: a.msgId,
+    fileName: `pain001-${scheme}-${account.id}-${a.msgId}.xml`,
+    debtorAccount: account.id,
+    scheme,
+    message: a.built.message,
+    content: bank.box.encrypt(a.bytes.toString('base64')),
+    sha256: createHash('sha256').update(a.bytes).digest('hex'),
+    byteSize: a.bytes.length,
+    nbOfTxs: a.built.nbOfTxs,
+    ctrlSum: a.built.ctrlSum,
+    status: a.validation.valid ? 'recorded' : 'invalid',
+    validationError: a.validation.valid ? null : a.validation.errors.join('\n'),
+  });
+}
+
+/** The validator's messages by the EndToEndId of the transfer they concern; those about no one transfer under `undefined`. */
+function failuresByTransfer(a: Attempt): Map<string | undefined, string[]> {
+  const at = transferAtLine(a.built.xml);
+  const by = new Map<string | undefined, string[]>();
+  for (const f of a.validation.failures) {
+    const id = f.line === undefined ? undefined : at(f.line);
+    by.set(id, [...(by.get(id) ?? []), f.line === undefined ? f.message : `line ${f.line}: ${f.message}`]);
+  }
+  return by;
+}
+
+const heldReasonOf = (a: Attempt, errors: readonly string[]): string => `file ${a.msgId} failed ${a.built.message} validation: ${errors.join('; ')}`.slice(0, 4000);
+
 /**
  * Cuts at most one file of a window, in one transaction: when the window holds maxPayouts payouts or
  * its oldest has waited maxSeconds, its oldest payouts (at most maxPayouts) are written as a pain.001
  * file and validated against the scheme's XSD. A valid file is recorded (bytes, SHA-256, MsgId) with
- * its upload job before anything is sent; an invalid one is recorded as invalid and never leaves, its
- * payouts held for the operator with the validator's message.
+ * its upload job before anything is sent. A payout can only ever hold itself: one whose text cannot
+ * be written is held before the file is built, and when the schema refuses a file, the attempt is
+ * recorded as invalid (it never leaves), the payouts the validator's messages point at are held for the
+ * operator with those messages, and the file is built again of the others. Only a fault of the file
+ * itself (no one payout at fault) holds every payout of the attempt.
  */
 async function cutOneFile(ctx: AppContext, bank: BankRuntime, tx: Tx, account: BankAccount, scheme: Scheme): Promise<Cut> {
   await repo.lockWindow(tx, account.id, scheme);
   const { maxPayouts, maxSeconds } = bank.config.cutoff;
   const pending = await repo.pendingOfWindow(tx, account.id, scheme, maxPayouts, maxSeconds);
   if (pending.length === 0 || (pending.length < maxPayouts && !pending[0]?.due)) return 'none';
-  const transfers: { route: string; transfer: CreditTransfer }[] = [];
+  let transfers: { route: string; transfer: CreditTransfer }[] = [];
   for (const row of pending) {
     const instruction = bank.box.openJson<Instruction>(row.instruction);
     const source: TransferSource = { id: row.payout_id, ...instruction, uetr: row.uetr };
@@ -138,47 +200,30 @@ async function cutOneFile(ctx: AppContext, bank: BankRuntime, tx: Tx, account: B
       await repo.holdBankPayouts(tx, [row.payout_id], null, (err as Error).message);
     }
   }
-  // Every payout of the window was held: nothing to file, look at the window again.
-  if (transfers.length === 0) return 'held';
-  const fileId = randomUUID();
-  const msgId = msgIdOf(fileId);
-  const createdAt = new Date();
-  const batches = batchesOf(msgId, transfers);
-  const built = buildPain001({
-    scheme,
-    msgId,
-    createdAt,
-    executionDate: createdAt.toISOString().slice(0, 10),
-    debtor: { name: account.name, iban: account.iban, bic: account.bic, currency: account.currency },
-    batches,
-  });
-  const bytes = Buffer.from(built.xml, 'utf8');
-  const validation = await validatePain001(built.xml, scheme);
-  const blocks = batches.flatMap((b) => b.transfers.map((t) => ({ payoutId: payoutIdOf(t.endToEndId, pending), pmtInfId: b.id })));
-  const ids = blocks.map((b) => b.payoutId);
-  await repo.insertBankFile(tx, {
-    id: fileId,
-    msgId,
-    fileName: `pain001-${scheme}-${account.id}-${msgId}.xml`,
-    debtorAccount: account.id,
-    scheme,
-    message: built.message,
-    content: bank.box.encrypt(bytes.toString('base64')),
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    byteSize: bytes.length,
-    nbOfTxs: built.nbOfTxs,
-    ctrlSum: built.ctrlSum,
-    status: validation.valid ? 'recorded' : 'invalid',
-    validationError: validation.valid ? null : validation.errors.join('\n'),
-  });
-  if (!validation.valid) {
-    ctx.log.error({ fileId, msgId, errors: validation.errors }, 'bank: a pain.001 file failed its schema; its payouts are held for the operator');
-    await repo.holdBankPayouts(tx, ids, fileId, `file ${msgId} failed ${built.message} validation: ${validation.errors.join('; ')}`.slice(0, 4000));
-    return 'invalid';
+  for (;;) {
+    // Every payout of the window was held: nothing to file, look at the window again.
+    if (transfers.length === 0) return 'held';
+    const attempt = await attemptFile(bank.config.calendar, account, scheme, transfers);
+    await recordAttempt(bank, tx, account, scheme, attempt);
+    if (attempt.validation.valid) {
+      const blocks = attempt.batches.flatMap((b) => b.transfers.map((t) => ({ payoutId: payoutIdOf(t.endToEndId, pending), pmtInfId: b.id })));
+      await repo.fileInBlocks(tx, attempt.fileId, blocks);
+      await enqueueMany(tx, [{ kind: BANK_UPLOAD_JOB, payload: { fileId: attempt.fileId }, uniqueKey: `${BANK_UPLOAD_JOB}:${attempt.fileId}`, maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX }]);
+      return 'recorded';
+    }
+    const byTransfer = failuresByTransfer(attempt);
+    const fileLevel = byTransfer.get(undefined);
+    ctx.log.error({ fileId: attempt.fileId, msgId: attempt.msgId, errors: attempt.validation.errors }, 'bank: a pain.001 file failed its schema; the payouts at fault are held for the operator');
+    if (fileLevel || byTransfer.size === 0) {
+      const ids = transfers.map((t) => payoutIdOf(t.transfer.endToEndId, pending));
+      await repo.holdBankPayouts(tx, ids, attempt.fileId, heldReasonOf(attempt, attempt.validation.errors));
+      return 'invalid';
+    }
+    for (const [endToEndId, errors] of byTransfer) {
+      await repo.holdBankPayouts(tx, [payoutIdOf(endToEndId as string, pending)], attempt.fileId, heldReasonOf(attempt, errors));
+    }
+    transfers = transfers.filter((t) => !byTransfer.has(t.transfer.endToEndId));
   }
-  await repo.fileInBlocks(tx, fileId, blocks);
-  await enqueueMany(tx, [{ kind: BANK_UPLOAD_JOB, payload: { fileId }, uniqueKey: `${BANK_UPLOAD_JOB}:${fileId}`, maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX }]);
-  return 'recorded';
 }
 
 function payoutIdOf(endToEndId: string, rows: readonly repo.PendingRow[]): string {
@@ -248,6 +293,11 @@ export async function runPoll(ctx: AppContext, bank: BankRuntime, connectorName:
       payoutsOfMessage: (tx, msgId, pmtInfId) => repo.payoutsOfMessage(tx, msgId, pmtInfId),
       maxFileBytes: bank.config.inbound.maxFileBytes,
       chunkEntries: bank.config.inbound.chunkEntries,
+      creditLimit: (account, currency) => creditLimitMinor(bank.config, account, currency),
+      sentMessageOf: async (tx, payoutId) => {
+        const sent = await repo.sentMessageOf(tx, payoutId);
+        return sent ? { msgId: sent.msg_id, paymentInfoId: sent.pmt_inf_id ?? undefined } : undefined;
+      },
     }),
   );
   if (results.length > 0) ctx.log.info({ files: results.map((r) => ({ name: r.name, outcome: r.outcome, ...('reason' in r ? { reason: r.reason } : {}) })) }, 'bank: outbox files taken in');

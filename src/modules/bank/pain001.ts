@@ -37,6 +37,7 @@ export function schemeOfRoute(route: string): Scheme | undefined {
 
 export interface PostalAddress {
   street?: string | undefined;
+  buildingNumber?: string | undefined;
   postcode?: string | undefined;
   town?: string | undefined;
   subdivision?: string | undefined;
@@ -75,7 +76,9 @@ export interface PaymentFile {
   createdAt: Date;
   /** YYYY-MM-DD. */
   executionDate: string;
-  debtor: { name: string; iban: string; bic: string; currency: string };
+  debtor: { name: string; iban: string; bic: string; currency: string; address?: PostalAddress | undefined };
+  /** BtchBookg: one debit for each block (true) or one per transfer (false, when not given). */
+  batchBooking?: boolean | undefined;
   batches: PaymentBatch[];
 }
 
@@ -99,18 +102,16 @@ export function decimalSum(amounts: readonly string[]): string {
   return `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
 }
 
-/** Text cut to a field's maximum length (ISO Max35Text, Max70Text, Max140Text…). */
-const max = (value: string, length: number): string => value.slice(0, length);
-
 /** CreDtTm: ISO date-time with its offset (CBPR+ asks for one), to the second. */
 const isoDateTime = (d: Date): string => `${d.toISOString().slice(0, 19)}+00:00`;
 
 function postalAddress(parent: XMLBuilder, a: PostalAddress): void {
   const adr = parent.ele('PstlAdr');
-  if (a.street) adr.ele('StrtNm').txt(max(a.street, 70));
-  if (a.postcode) adr.ele('PstCd').txt(max(a.postcode, 16));
-  if (a.town) adr.ele('TwnNm').txt(max(a.town, 35));
-  if (a.subdivision) adr.ele('CtrySubDvsn').txt(max(a.subdivision, 35));
+  if (a.street) adr.ele('StrtNm').txt(a.street);
+  if (a.buildingNumber) adr.ele('BldgNb').txt(a.buildingNumber);
+  if (a.postcode) adr.ele('PstCd').txt(a.postcode);
+  if (a.town) adr.ele('TwnNm').txt(a.town);
+  if (a.subdivision) adr.ele('CtrySubDvsn').txt(a.subdivision);
   adr.ele('Ctry').txt(a.country);
 }
 
@@ -121,15 +122,15 @@ function transaction(parent: XMLBuilder, scheme: Scheme, t: CreditTransfer): voi
   if (scheme === 'swift' && t.uetr) pmtId.ele('UETR').txt(t.uetr);
   tx.ele('Amt').ele('InstdAmt', { Ccy: t.currency }).txt(t.amount);
   if (scheme === 'swift') tx.ele('ChrgBr').txt('SHAR');
-  if (t.ultimateDebtor) tx.ele('UltmtDbtr').ele('Nm').txt(max(t.ultimateDebtor, 70));
+  if (t.ultimateDebtor) tx.ele('UltmtDbtr').ele('Nm').txt(t.ultimateDebtor);
   if (t.agentBic) tx.ele('CdtrAgt').ele('FinInstnId').ele('BICFI').txt(t.agentBic);
   const cdtr = tx.ele('Cdtr');
-  cdtr.ele('Nm').txt(max(t.creditor.name, scheme === 'sepa' ? 70 : 140));
+  cdtr.ele('Nm').txt(t.creditor.name);
   if (t.creditor.address) postalAddress(cdtr, t.creditor.address);
   const id = tx.ele('CdtrAcct').ele('Id');
   if ('iban' in t.account) id.ele('IBAN').txt(t.account.iban);
-  else id.ele('Othr').ele('Id').txt(max(t.account.other, 34));
-  if (t.remittance) tx.ele('RmtInf').ele('Ustrd').txt(max(t.remittance, 140));
+  else id.ele('Othr').ele('Id').txt(t.account.other);
+  if (t.remittance) tx.ele('RmtInf').ele('Ustrd').txt(t.remittance);
 }
 
 function paymentInformation(parent: XMLBuilder, file: PaymentFile, batch: PaymentBatch): void {
@@ -137,6 +138,7 @@ function paymentInformation(parent: XMLBuilder, file: PaymentFile, batch: Paymen
   const pmt = parent.ele('PmtInf');
   pmt.ele('PmtInfId').txt(batch.id);
   pmt.ele('PmtMtd').txt('TRF');
+  pmt.ele('BtchBookg').txt(String(file.batchBooking ?? false));
   pmt.ele('NbOfTxs').txt(String(batch.transfers.length));
   pmt.ele('CtrlSum').txt(decimalSum(amounts));
   if (file.scheme === 'sepa') {
@@ -145,7 +147,9 @@ function paymentInformation(parent: XMLBuilder, file: PaymentFile, batch: Paymen
     if (batch.instant) tp.ele('LclInstrm').ele('Cd').txt('INST');
   }
   pmt.ele('ReqdExctnDt').ele('Dt').txt(file.executionDate);
-  pmt.ele('Dbtr').ele('Nm').txt(max(file.debtor.name, 70));
+  const dbtr = pmt.ele('Dbtr');
+  dbtr.ele('Nm').txt(file.debtor.name);
+  if (file.debtor.address) postalAddress(dbtr, file.debtor.address);
   const acct = pmt.ele('DbtrAcct');
   acct.ele('Id').ele('IBAN').txt(file.debtor.iban);
   acct.ele('Ccy').txt(file.debtor.currency);
@@ -154,7 +158,27 @@ function paymentInformation(parent: XMLBuilder, file: PaymentFile, batch: Paymen
   for (const t of batch.transfers) transaction(pmt, file.scheme, t);
 }
 
-/** The file's XML and its header figures. */
+/**
+ * The EndToEndId of the transfer written on each line of a file built here (pretty-printed, one
+ * element a line), so that a validator's message can be laid at the door of the one payout it concerns.
+ */
+export function transferAtLine(xml: string): (line: number) => string | undefined {
+  const at = new Map<number, string>();
+  let open: number | undefined;
+  xml.split('\n').forEach((text, i) => {
+    if (text.includes('<CdtTrfTxInf>')) open = i + 1;
+    const id = /<EndToEndId>([^<]*)<\/EndToEndId>/.exec(text)?.[1];
+    if (open !== undefined && id !== undefined) at.set(open, id);
+    if (text.includes('</CdtTrfTxInf>') && open !== undefined) {
+      const e2e = at.get(open);
+      if (e2e !== undefined) for (let l = open; l <= i + 1; l++) at.set(l, e2e);
+      open = undefined;
+    }
+  });
+  return (line) => at.get(line);
+}
+
+/** The file's XML and its header figures (texts as given: the caller converts them and checks their lengths, nothing is cut). */
 export function buildPain001(file: PaymentFile): BuiltFile {
   const { message, namespace } = MESSAGES[file.scheme];
   const transfers = file.batches.flatMap((b) => b.transfers);
@@ -166,7 +190,7 @@ export function buildPain001(file: PaymentFile): BuiltFile {
   hdr.ele('CreDtTm').txt(isoDateTime(file.createdAt));
   hdr.ele('NbOfTxs').txt(String(transfers.length));
   hdr.ele('CtrlSum').txt(ctrlSum);
-  hdr.ele('InitgPty').ele('Nm').txt(max(file.debtor.name, 70));
+  hdr.ele('InitgPty').ele('Nm').txt(file.debtor.name);
   for (const batch of file.batches) if (batch.transfers.length > 0) paymentInformation(root, file, batch);
   return { xml: doc.end({ prettyPrint: true }), message, nbOfTxs: transfers.length, ctrlSum };
 }

@@ -23,6 +23,8 @@ export interface Validation {
   valid: boolean;
   /** The validator's messages (empty when valid), one a line as xmllint prints them. */
   errors: string[];
+  /** Every message with the line of the file it concerns, uncapped, to find the payout at fault. */
+  failures: { line: number | undefined; message: string }[];
 }
 
 /** Errors reported at most; a file of 500 payouts with one wrong field would otherwise list 500. */
@@ -38,5 +40,6 @@ export async function validatePain001(xml: string, scheme: Scheme): Promise<Vali
   });
   const errors = result.errors.slice(0, ERRORS_MAX).map((e) => (e.loc ? `line ${e.loc.lineNumber}: ${e.message}` : e.message));
   if (result.errors.length > ERRORS_MAX) errors.push(`… and ${result.errors.length - ERRORS_MAX} more`);
-  return { valid: result.valid, errors };
+  const failures = result.errors.map((e) => ({ line: e.loc?.lineNumber, message: e.message }));
+  return { valid: result.valid, errors, failures };
 }

@@ -82,9 +82,37 @@ function records(text: string): string[][] {
   return out.filter((r) => r.some((v) => v.trim() !== ''));
 }
 
-/** The rows of a file; a file that is not this CSV (no header, unknown columns, too many rows) is refused as a whole naming `field`. */
+/**
+ * The file's text: UTF-8 only. A file in another encoding (Latin-1 or Windows-1252 from a spreadsheet)
+ * is refused, naming the line of its first byte that is not UTF-8, rather than read with its accented
+ * letters replaced: which single-byte encoding it is cannot be told for sure, and a guess would send
+ * names the payer did not write.
+ */
+function utf8Text(bytes: Buffer | string, field: string): string {
+  if (typeof bytes === 'string') return bytes;
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    // Lines split on the newline byte (never part of a multi-byte character): the first that fails is named.
+    let line = 1;
+    for (let start = 0; start <= bytes.length; line++) {
+      const end = bytes.indexOf(0x0a, start);
+      const stop = end === -1 ? bytes.length : end;
+      try {
+        decoder.decode(bytes.subarray(start, stop));
+      } catch {
+        break;
+      }
+      start = stop + 1;
+    }
+    throw fieldError(field, `The file is not UTF-8 (line ${line} has a byte that is not UTF-8, as a file saved as Latin-1 or Windows-1252 has): save it as "CSV UTF-8" and import it again`);
+  }
+}
+
+/** The rows of a file; a file that is not this CSV (not UTF-8, no header, unknown columns, too many rows) is refused as a whole naming `field`. */
 export function parsePayoutCsv(bytes: Buffer | string, field = 'file'): PayoutCsvRow[] {
-  const text = (typeof bytes === 'string' ? bytes : bytes.toString('utf8')).replace(/^\uFEFF/, '');
+  const text = utf8Text(bytes, field).replace(/^\uFEFF/, '');
   const [header, ...rest] = records(text);
   if (!header) throw fieldError(field, 'The file is empty: start from the template (its first line names the columns)');
   const columns = header.map((h) => h.trim());

@@ -106,9 +106,10 @@ function wholeBeneficiaryRefusal(input: BeneficiaryInput): Refused | undefined {
  * What the connector that will serve the rail refuses at submit (for instance the bank's SWIFT files
  * need a structured postal address), one entry per field; a 400 like the recipient's own checks.
  */
-function connectorRefusal(rc: RowContext, rail: string, recipient: Recipient): Refused | undefined {
+function connectorRefusal(rc: RowContext, rail: string, recipient: Recipient, body: Body): Refused | undefined {
   const connector = rc.ctx.connectors.forRoute(rail, rc.caller.workspaceId);
-  const errors = connector.submitErrors?.(rail, recipient as unknown as Record<string, unknown>) ?? [];
+  const texts = { reference: body.reference ?? null, sender: (body.senderInfo as Record<string, unknown> | undefined) ?? null };
+  const errors = connector.submitErrors?.(rail, recipient as unknown as Record<string, unknown>, texts) ?? [];
   return errors.length ? refused(validationError(errors)) : undefined;
 }
 
@@ -139,7 +140,7 @@ function checkWithRecipient(
     if (whole) return whole;
   }
   const provider = check.provider;
-  const connectorErrors = connectorRefusal(rc, provider.route, recipient);
+  const connectorErrors = connectorRefusal(rc, provider.route, recipient, body);
   if (connectorErrors) return connectorErrors;
   if (provider.route === 'crypto' && workspace.disabledCapabilities.includes('crypto_payouts')) {
     return refused(new DomainError({ category: 'permission', code: 'CAPABILITY_DISABLED', message: 'The crypto_payouts capability is not enabled for this workspace' }));

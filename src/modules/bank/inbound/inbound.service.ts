@@ -3,8 +3,8 @@ import type { AppContext } from '../../../context.js';
 import type { Sql, Tx } from '../../../db/db.js';
 import type { PageRequest } from '../../../db/pagination.js';
 import { newId } from '../../../lib/ids.js';
-import { formatAmount } from '../../../lib/money.js';
-import { INBOUND_CHUNK_ENTRIES_DEFAULT, INBOUND_MAX_FILE_BYTES_DEFAULT, type BankAccount } from '../bank.config.js';
+import { formatAmount, formatIsoAmount } from '../../../lib/money.js';
+import { creditLimitMinor, INBOUND_CHUNK_ENTRIES_DEFAULT, INBOUND_MAX_FILE_BYTES_DEFAULT, type BankAccount } from '../bank.config.js';
 import { normaliseIban } from '../../corridors/account-formats.js';
 import { receiveRailDeposit } from '../../deposits/deposits.port.js';
 import { reportPayoutOutcomes, type PayoutOutcome } from '../../payouts/payouts.port.js';
@@ -47,6 +47,13 @@ export interface InboundOptions {
   maxFileBytes?: number | undefined;
   /** The entries applied in one transaction; default INBOUND_CHUNK_ENTRIES_DEFAULT. */
   chunkEntries?: number | undefined;
+  /**
+   * The message (MsgId) and payment information block a payout was sent in, from the same record:
+   * a rejection naming the payout under another message, or one Corridor never sent, fails nothing.
+   */
+  sentMessageOf?: ((tx: Tx, payoutId: string) => Promise<{ msgId: string; paymentInfoId: string | undefined } | undefined>) | undefined;
+  /** The largest credit posted without the operator, by bank account and currency (bank.config.ts creditLimitMinor); the default bound when absent. */
+  creditLimit?: ((bankAccount: string | null, currency: string) => bigint) | undefined;
   /** Called after each entry of a file is applied, inside its chunk's transaction, with the entry's number in the file (progress; a test kills a process here). */
   onEntry?: ((index: number) => Promise<void> | void) | undefined;
 }
@@ -184,7 +191,7 @@ async function applyStatusReport(run: Run, m: StatusReport): Promise<void> {
     if (t.status === 'RJCT') {
       const payout = await payoutFor(run, t.endToEndId, t.amount, facts);
       const info = m.paymentInfos.find((p) => p.id === t.paymentInfoId);
-      if (payout) await rejectPayout(run, payout.id, t.reason ?? info?.reason ?? m.groupReason, facts);
+      if (payout && (await sentIn(run, payout.id, m.originalMessageId, t.paymentInfoId, facts))) await rejectPayout(run, payout.id, t.reason ?? info?.reason ?? m.groupReason, facts);
     } else if (!ACCEPTED.has(t.status)) {
       await run.exception('unknown_status', `Transaction status ${t.status} is not one Corridor reads`, facts);
     }
@@ -192,6 +199,20 @@ async function applyStatusReport(run: Run, m: StatusReport): Promise<void> {
   }
   const rejectedBlocks = m.groupStatus === 'RJCT' ? [{ id: undefined, reason: m.groupReason }] : m.paymentInfos.filter((p) => p.status === 'RJCT');
   for (const block of rejectedBlocks) if (run.takes()) await rejectBlock(run, m, block.id, block.reason ?? m.groupReason, listed);
+}
+
+/**
+ * Whether a payout went to the bank in the message (and block) a rejection names; when not (another
+ * message, or one Corridor never sent), the operator's exception, and the payout is left as it is.
+ */
+async function sentIn(run: Run, payoutId: string, msgId: string, paymentInfoId: string | undefined, facts: EntryFacts): Promise<boolean> {
+  if (!run.options.sentMessageOf) return true;
+  const sent = await run.options.sentMessageOf(run.tx, payoutId);
+  if (sent && sent.msgId === msgId && (paymentInfoId === undefined || paymentInfoId === sent.paymentInfoId)) return true;
+  const named = paymentInfoId ? `message ${msgId}, payment information ${paymentInfoId}` : `message ${msgId}`;
+  const where = sent ? `it went in message ${sent.msgId}${sent.paymentInfoId ? `, payment information ${sent.paymentInfoId}` : ''}` : 'Corridor sent it in no file the bank received';
+  await run.exception('message_mismatch', `The bank rejects payout ${payoutId} in ${named}, but ${where}: nothing was failed; the operator checks with the bank`, facts);
+  return false;
 }
 
 /** A whole message or payment information block rejected: every payout it carried that the report did not list one by one. */
@@ -305,6 +326,12 @@ async function deposit(run: Run, source: string, tx: EntryTransaction, amount: A
   }
   if (!(await repo.takeEntryKey(run.tx, identity, run.fileId))) {
     await run.exception('duplicate_entry', `This booking (bank reference ${facts.entry_ref ?? '(none)'}, ${amount.text} ${amount.currency}) was credited before: nothing posted again`, facts);
+    return;
+  }
+  const limit = run.options.creditLimit?.(facts.bank_account, amount.currency) ?? creditLimitMinor(undefined, facts.bank_account, amount.currency);
+  if (amount.minor > limit) {
+    await run.exception('amount_over_limit', `A credit of ${amount.text} ${amount.currency} is above the ${formatIsoAmount(limit, amount.currency)} ${amount.currency} a credit to this account may be without the operator (bank maxCredit): nothing was posted; the operator checks it with the bank and posts it by hand if it is real`, facts);
+    await repo.releaseEntryKey(run.tx, identity);
     return;
   }
   const landed = await receiveRailDeposit(run.ctx, run.tx, {
