@@ -63,7 +63,7 @@ afterAll(async () => {
 });
 
 describe('corridor --help', () => {
-  it('prints the whole usage, every command in it (payouts import too), exit 0', async () => {
+  it('prints the whole usage, every command in it (payouts import too), exit 0', { timeout: 300_000 }, async () => {
     for (const args of [['--help'], ['help']]) {
       const res = await runCli(args);
       expect(res.code, args.join(' ')).toBe(0);
@@ -73,7 +73,7 @@ describe('corridor --help', () => {
     }
   });
 
-  it("prints one command's usage for `<command> --help`, `<command> -h` and `help <command>`, exit 0", async () => {
+  it("prints one command's usage for `<command> --help`, `<command> -h` and `help <command>`, exit 0", { timeout: 300_000 }, async () => {
     for (const [args, usage] of [
       [['listen', '--help'], /^Usage: corridor listen --forward-to URL/],
       [['trigger', '-h'], /^Usage: corridor trigger <event-type>/],
@@ -87,7 +87,7 @@ describe('corridor --help', () => {
     }
   });
 
-  it('refuses an unknown command with exit 2, --help or not', async () => {
+  it('refuses an unknown command with exit 2, --help or not', { timeout: 300_000 }, async () => {
     for (const args of [['nope'], ['nope', '--help'], ['help', 'nope']]) {
       const res = await runCli(args);
       expect(res.code, args.join(' ')).toBe(2);
