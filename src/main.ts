@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
 import { start, type Role } from './cli/start.js';
@@ -18,32 +19,51 @@ import { auditVerify } from './cli/audit.js';
 import { screeningCommand } from './cli/screening.js';
 import { bankSim } from './cli/bank-sim.js';
 
+const CLIENT_NOTE = `They take --base-url, --client-id, --client-secret or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET.`;
+
+/** Each command: its usage line(s) and what it does, for `corridor <command> --help` and the overall usage. */
+const COMMANDS: Record<string, { usage: string; about: string; client?: boolean }> = {
+  start: { usage: 'start [--role all|api|worker]', about: 'run the API and/or the workers (default all)' },
+  migrate: { usage: 'migrate', about: 'apply database migrations' },
+  workspaces: { usage: 'workspaces create --name NAME --country CC', about: 'create a workspace' },
+  credentials: { usage: 'credentials create --workspace ID [--scopes a,b]', about: 'issue a credential (secret shown once)' },
+  listen: {
+    usage: 'listen --forward-to URL [--events a,b] [--since EVENT_ID] [--state FILE] [--secret whsec_...]',
+    about:
+      'forward live events to a local URL, signed as deliveries are (X-Service-* and Standard Webhooks headers) with the printed secret,\nthe same at every start (kept in FILE); resumes after the last event forwarded to that URL (kept in FILE, default\n~/.corridor/listen.json) or after --since',
+    client: true,
+  },
+  trigger: { usage: 'trigger <event-type>', about: 'cause an event in the sandbox (payout.paid, application.approved, ...)', client: true },
+  payouts: { usage: 'payouts import FILE.csv', about: 'send the payouts of a CSV file, each with its own Idempotency-Key; nothing is sent while a row needs fixing', client: true },
+  audit: { usage: 'audit verify [--workspace ID | --operator]', about: "check an audit chain (default the operator's); exit 1 when broken" },
+  screening: { usage: 'screening load --list LIST --file PATH', about: "load a sanctions list file as a new version (LIST: ofac-sdn, un, eu, uk-ofsi;\n--file again for each file of OFAC's CSV set)" },
+  chain: {
+    usage: 'chain encrypt-key < secret | chain xpub < mnemonic',
+    about:
+      "encrypt-key: seal a hot wallet key, deposit mnemonic or xpub (stdin) for the connectors file's chains section, under\nCORRIDOR_ENCRYPTION_KEY (it names the key it used); xpub: the account xpub of a mnemonic (a watch-only deposit wallet)",
+  },
+  'bank-sim': { usage: 'bank-sim --dir DIR [--interval-ms N] [--once]', about: "the sandbox bank: answers the bank connector's pain.001 files in DIR/in into DIR/out by magic\namounts (docs/guides/bank-rails.md)" },
+};
+
+const indent = (text: string): string => text.replace(/\n/g, '\n      ');
+
 const USAGE = `Usage: corridor <command>
 
-  start [--role all|api|worker]                     run the API and/or the workers (default all)
-  migrate                                           apply database migrations
-  workspaces create --name NAME --country CC        create a workspace
-  credentials create --workspace ID [--scopes a,b]  issue a credential (secret shown once)
-  listen --forward-to URL [--events a,b] [--since EVENT_ID] [--state FILE]
-                                                    forward live events to a local URL, signed (prints the secret);
-                                                    resumes after the last event forwarded to that URL (kept in FILE,
-                                                    default ~/.corridor/listen.json) or after --since
-  trigger <event-type>                              cause an event in the sandbox (payout.paid, application.approved, ...)
-  audit verify [--workspace ID | --operator]        check an audit chain (default the operator's); exit 1 when broken
-  screening load --list LIST --file PATH            load a sanctions list file as a new version (LIST: ofac-sdn, un, eu,
-                                                    uk-ofsi; --file again for each file of OFAC's CSV set)
-                                                    listen and trigger take --base-url, --client-id, --client-secret
-                                                    or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET
-  chain encrypt-key < secret                        seal a hot wallet key, deposit mnemonic or xpub (stdin) for the
-                                                    connectors file's chains section, under CORRIDOR_ENCRYPTION_KEY
-  chain xpub < mnemonic                             the account xpub of a mnemonic (a watch-only deposit wallet)
-  bank-sim --dir DIR [--interval-ms N] [--once]     the sandbox bank: answers the bank connector's pain.001 files
-                                                    in DIR/in into DIR/out by magic amounts (docs/guides/bank-rails.md)
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.usage}\n      ${indent(c.about)}`)
+  .join('\n')}
 
+listen, trigger, payouts import: ${CLIENT_NOTE}
 Configuration comes from the environment; see docs/configuration.md.
-\`corridor <command> --help\` prints this too.`;
+\`corridor <command> --help\` prints the usage of one command; \`corridor --version\` the version.`;
 
-/** `--help` or `-h` anywhere (or `help` as the command): the usage, on stdout, and exit 0. */
+/** The usage of one command. */
+function commandUsage(name: string): string {
+  const c = COMMANDS[name] as { usage: string; about: string; client?: boolean };
+  return `Usage: corridor ${c.usage}\n\n${c.about}\n${c.client ? `\n${CLIENT_NOTE.replace('They take', 'It takes')}\n` : ''}`;
+}
+
+/** `--help` or `-h` anywhere (or `help` as the command). */
 function wantsHelp(argv: string[]): boolean {
   return argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
 }
@@ -53,11 +73,31 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-async function main(argv: string[]): Promise<void> {
-  if (wantsHelp(argv)) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
+/** The version of this checkout (package.json). */
+function version(): string {
+  return (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+/**
+ * Help and version: `corridor --help` (or `help`) prints the whole usage, `corridor <command> --help`
+ * (or `help <command>`) that command's, on stdout, exit 0; an unknown command is refused (exit 2),
+ * with --help too. True when answered.
+ */
+function helpOrVersion(argv: string[]): boolean {
+  if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version') {
+    process.stdout.write(`corridor ${version()}\n`);
+    return true;
   }
+  if (!wantsHelp(argv)) return false;
+  const named = argv[0] === 'help' ? argv[1] : argv[0]?.startsWith('-') ? undefined : argv[0];
+  if (named === undefined) process.stdout.write(`${USAGE}\n`);
+  else if (Object.hasOwn(COMMANDS, named)) process.stdout.write(commandUsage(named));
+  else fail(`unknown command ${named}`);
+  return true;
+}
+
+async function main(argv: string[]): Promise<void> {
+  if (helpOrVersion(argv)) return;
   const [command, sub, ...rest] = argv;
   const config = loadConfig();
   switch (command) {

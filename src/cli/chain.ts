@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { CryptoBox } from '../lib/crypto-box.js';
 import type { Config } from '../config.js';
 import { accountXpub, depositWallet } from '../modules/chain/hd.js';
@@ -13,8 +15,11 @@ async function readStdin(): Promise<string> {
 /**
  * `corridor chain encrypt-key`: seals a hot wallet private key (hex), a deposit wallet mnemonic or an
  * account-level xpub read from standard input under CORRIDOR_ENCRYPTION_KEY (as `corridor start` loads
- * it), for the `chains` section of the connectors file. Prints the sealed value on stdout, and what it
- * is (the hot wallet's address, or the first deposit address) on stderr.
+ * it), for the `chains` section of the connectors file. Prints the sealed value on stdout, and on
+ * stderr what it is (the hot wallet's address, or the first deposit address) and the key it is sealed
+ * under (where it came from and its id, as `corridor start` would load it). Without
+ * CORRIDOR_ENCRYPTION_KEY it uses the data directory's key file only if one exists: it never makes a
+ * new key that no server holds.
  */
 export async function encryptChainKey(config: Config): Promise<void> {
   const secret = await readStdin();
@@ -22,9 +27,14 @@ export async function encryptChainKey(config: Config): Promise<void> {
   let what: string;
   if (/^(0x)?[0-9a-fA-F]{64}$/.test(secret)) what = `hot wallet key of ${localSigner(secret).address}`;
   else what = `deposit wallet; first address m/44'/60'/0'/0/0 = ${depositWallet(secret).address(0)}`;
+  const keyFile = path.resolve(config.dataDir, 'encryption.key');
+  if (!config.encryptionKey && !fs.existsSync(keyFile)) {
+    throw new Error(`CORRIDOR_ENCRYPTION_KEY is unset and there is no key file at ${keyFile}: set CORRIDOR_ENCRYPTION_KEY (or CORRIDOR_DATA_DIR) as the server that reads the connectors file runs with`);
+  }
   const box = CryptoBox.load(config.encryptionKey, config.dataDir);
+  const source = config.encryptionKey ? 'CORRIDOR_ENCRYPTION_KEY' : `the key file ${keyFile} (CORRIDOR_ENCRYPTION_KEY is unset)`;
   process.stdout.write(`${box.encrypt(secret)}\n`);
-  process.stderr.write(`sealed: ${what}\n`);
+  process.stderr.write(`sealed: ${what}\nunder: ${source}, key id ${box.keyId}; the server must run with the same key\n`);
 }
 
 /** `corridor chain xpub`: the account-level xpub (m/44'/60'/0') of a mnemonic read from standard input, for a watch-only deposit wallet. */

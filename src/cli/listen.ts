@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Corridor, CorridorError, type CorridorEvent, type EventType } from '../../packages/sdk/src/index.js';
 import { EVENT_TYPES } from '../modules/webhooks/event-types.js';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signPayload } from '../modules/webhooks/signature.js';
+import { signedHeaders } from '../modules/webhooks/signature.js';
+import { newWebhookSecret } from '../modules/webhooks/webhooks.service.js';
 
 /** How long the local receiver may take to answer one forwarded event (as real deliveries: 30 s). */
 const FORWARD_TIMEOUT_MS = 30_000;
@@ -15,7 +15,7 @@ export interface ListenOptions {
   forwardTo: string;
   /** Only these event types (default: all). */
   types?: EventType[] | undefined;
-  /** The signing secret to sign with (default: a new `whsec_…`, printed). */
+  /** The signing secret to sign with (default: the one kept in `stateFile` for this API and credential, made on the first run; printed). */
   secret?: string | undefined;
   /** Resume after this event id (`--since`); without it, after the last event forwarded to `forwardTo` (kept in `stateFile`). */
   lastEventId?: string | undefined;
@@ -43,10 +43,13 @@ function readState(file: string): Record<string, string> {
   }
 }
 
-/** Remembers `eventId` as the last forwarded to the target (written atomically: a rename). */
-function rememberLast(file: string, key: string, eventId: string): void {
+/** The key of the signing secret in the state file: one per API and credential, whatever the target, kept across runs. */
+const secretKey = (baseUrl: string, clientId: string): string => `secret ${baseUrl} ${clientId}`;
+
+/** Keeps `value` under `key` in the state file (written atomically: a rename). */
+function remember(file: string, key: string, value: string): void {
   const state = readState(file);
-  state[key] = eventId;
+  state[key] = value;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
@@ -84,14 +87,17 @@ function stopped(err: unknown): unknown {
 /**
  * `corridor listen`: follows the event stream (reconnecting with Last-Event-ID after a dropped
  * connection, and with a new token at the token's expiry) and POSTs each event to the local URL
- * signed as real deliveries are (X-Service-Signature over `<timestamp>.<body>` with the printed
- * secret), one line per event. Stops with a clear error when the credential may no longer read.
+ * signed as real deliveries are (X-Service-Signature over `<timestamp>.<body>` and the Standard
+ * Webhooks headers, with the printed secret, the same at every start), one line per event. Stops with a clear error when the credential may no longer read.
  */
 export async function listen(options: ListenOptions): Promise<void> {
   const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const secret = options.secret ?? `whsec_${randomBytes(24).toString('base64url')}`;
   const key = targetKey(options.corridor.baseUrl, options.corridor.clientId, options.forwardTo);
-  const remembered = options.stateFile ? readState(options.stateFile)[key] : undefined;
+  const state = options.stateFile ? readState(options.stateFile) : {};
+  const secret = options.secret ?? state[secretKey(options.corridor.baseUrl, options.corridor.clientId)] ?? newWebhookSecret();
+  // The secret is the same at every start (the receiver's configuration keeps working), unless given.
+  if (options.stateFile && !options.secret) remember(options.stateFile, secretKey(options.corridor.baseUrl, options.corridor.clientId), secret);
+  const remembered = state[key];
   const lastEventId = options.lastEventId ?? remembered;
   write(`Forwarding events to ${options.forwardTo}${options.types?.length ? ` (${options.types.join(', ')})` : ''}`);
   if (lastEventId) write(`Resuming after ${lastEventId}${options.lastEventId ? '' : ' (the last event forwarded there)'}`);
@@ -106,7 +112,7 @@ export async function listen(options: ListenOptions): Promise<void> {
   try {
     for await (const event of stream) {
       write(await forward(options.forwardTo, secret, event));
-      if (options.stateFile) rememberLast(options.stateFile, key, event.id);
+      if (options.stateFile) remember(options.stateFile, key, event.id);
     }
   } catch (err) {
     throw stopped(err);
@@ -121,7 +127,7 @@ async function forward(url: string, secret: string, event: CorridorEvent): Promi
   try {
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'Corridor-CLI-Listen/1', [SIGNATURE_HEADER]: signPayload(secret, timestamp, body), [TIMESTAMP_HEADER]: String(timestamp) },
+      headers: { 'content-type': 'application/json', 'user-agent': 'Corridor-CLI-Listen/1', ...signedHeaders({ secret }, event.id, timestamp, body) },
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),

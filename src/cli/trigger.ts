@@ -179,6 +179,11 @@ async function addDocument(c: Corridor, id: string, type: string, personId?: str
   await c.applications.documents.create({ id }, { documentKey: issued.documentKey, type, ...(personId ? { personId } : {}) } as never);
 }
 
+/** The events the spec has recorded but not delivered, and what to read instead. */
+const NOT_DELIVERED = new Map([
+  ['payout.reverted', 'per the spec, payout.reverted is not yet sent to webhook endpoints nor to the event stream (so `corridor listen` forwards nothing); read the payout (GET /v1/payouts/{id}) for its state'],
+]);
+
 /**
  * `corridor trigger <event-type>`: creates what the event needs in the sandbox and drives it with the
  * sandbox moves until the event is emitted; returns (and prints) the objects it created.
@@ -194,7 +199,7 @@ export async function trigger(corridor: Corridor, eventType: string, write: (lin
     out.push({ object, ...v });
     write(`${object} ${v.id}${v.status ? ` ${v.status}` : ''}`);
   });
-  write(`Triggered ${eventType}`);
+  write(NOT_DELIVERED.has(eventType) ? `Recorded ${eventType}, not delivered: ${NOT_DELIVERED.get(eventType)}` : `Triggered ${eventType}`);
   return out;
 }
 

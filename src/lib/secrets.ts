@@ -54,6 +54,9 @@ async function verifyLegacyScrypt(secret: string, stored: string): Promise<boole
   return timingSafeEqual(key, expected);
 }
 
+/** The longest grace period a rotated secret (an API key's, a webhook endpoint's) keeps working for: 7 days. */
+export const ROTATION_GRACE_SECONDS_MAX = 604_800;
+
 export function randomSecret(prefix = '', bytes = 32): string {
   return prefix + randomBytes(bytes).toString('base64url');
 }

@@ -63,13 +63,42 @@ afterAll(async () => {
 });
 
 describe('corridor --help', () => {
-  it('prints the usage for the CLI and for each command, exit 0', async () => {
-    for (const args of [['--help'], ['listen', '--help'], ['trigger', '-h']]) {
+  it('prints the whole usage, every command in it (payouts import too), exit 0', { timeout: 300_000 }, async () => {
+    for (const args of [['--help'], ['help']]) {
       const res = await runCli(args);
       expect(res.code, args.join(' ')).toBe(0);
       expect(res.stdout, args.join(' ')).toMatch(/^Usage: corridor <command>/);
       expect(res.stdout).toMatch(/--since EVENT_ID/);
+      expect(res.stdout).toMatch(/payouts import FILE\.csv/);
     }
+  });
+
+  it("prints one command's usage for `<command> --help`, `<command> -h` and `help <command>`, exit 0", { timeout: 300_000 }, async () => {
+    for (const [args, usage] of [
+      [['listen', '--help'], /^Usage: corridor listen --forward-to URL/],
+      [['trigger', '-h'], /^Usage: corridor trigger <event-type>/],
+      [['help', 'payouts'], /^Usage: corridor payouts import FILE\.csv/],
+      [['chain', 'encrypt-key', '--help'], /^Usage: corridor chain encrypt-key/],
+    ] as const) {
+      const res = await runCli([...args]);
+      expect(res.code, args.join(' ')).toBe(0);
+      expect(res.stdout, args.join(' ')).toMatch(usage);
+      expect(res.stdout, args.join(' ')).not.toMatch(/<command>/);
+    }
+  });
+
+  it('refuses an unknown command with exit 2, --help or not', { timeout: 300_000 }, async () => {
+    for (const args of [['nope'], ['nope', '--help'], ['help', 'nope']]) {
+      const res = await runCli(args);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stderr, args.join(' ')).toMatch(/^unknown command nope/);
+    }
+  });
+
+  it('prints the version for --version', async () => {
+    const res = await runCli(['--version']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe(`corridor ${(JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version}\n`);
   });
 });
 
@@ -107,7 +136,10 @@ describe('corridor listen', () => {
     await trigger(sdk(), 'payout.paid', () => undefined);
     await run(() => received.length >= 1, { lastEventId: start });
     expect(received.map((r) => r.type)).toEqual(['payout.paid']);
-    const remembered = Object.values(JSON.parse(fs.readFileSync(stateFile, 'utf8')) as Record<string, string>);
+    // Beside the signing secret (kept per API and credential), the last event forwarded to the target.
+    const state = Object.entries(JSON.parse(fs.readFileSync(stateFile, 'utf8')) as Record<string, string>);
+    const remembered = state.filter(([k]) => !k.startsWith('secret ')).map(([, v]) => v);
+    expect(state.filter(([k]) => k.startsWith('secret ')).map(([, v]) => v)).toEqual([expect.stringMatching(/^whsec_/)]);
     expect(remembered).toEqual([received[0]!.id]);
 
     // Stopped: two events happen. The next run forwards exactly those, none twice.

@@ -1,5 +1,9 @@
 import { signedWith } from '../helpers/https-receiver.js';
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,6 +139,37 @@ describe('corridor listen and corridor trigger', () => {
     const missing = await runCli(['listen', '--forward-to', receiverUrl], { CORRIDOR_BASE_URL: base });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/credentials needed/);
+  });
+
+  it('signs forwards with the Standard Webhooks headers too, with a secret kept across restarts', async () => {
+    const stateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-listen-')), 'listen.json');
+    const secrets: string[] = [];
+    for (const run of [1, 2]) {
+      const lines: string[] = [];
+      const before = received.length;
+      const controller = new AbortController();
+      const following = listen({ corridor: sdk(), forwardTo: receiverUrl, types: ['payout.cancelled'], stateFile, signal: controller.signal, write: (l) => lines.push(l) });
+      await until(() => streamSockets.size > 0 && lines.some((l) => l.startsWith('Signing secret')));
+      await trigger(sdk(), 'payout.cancelled', () => undefined);
+      await until(() => received.length > before);
+      controller.abort();
+      await following;
+      const secret = /Signing secret: (whsec_\S+)/.exec(lines.join('\n'))?.[1] as string;
+      secrets.push(secret);
+      const got = received.at(-1) as Got;
+      expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>), `run ${run}`).toEqual(JSON.parse(got.body));
+      expect(signedWith(got.body, got.headers, secret)).toBe(true);
+      streamSockets.clear();
+    }
+    expect(secrets[1]).toBe(secrets[0]);
+    fs.rmSync(path.dirname(stateFile), { recursive: true, force: true });
+  });
+
+  it('says that payout.reverted is recorded but not delivered, as the spec says', async () => {
+    const lines: string[] = [];
+    await trigger(sdk(), 'payout.reverted', (l) => lines.push(l));
+    expect(lines.at(-1)).toMatch(/^Recorded payout\.reverted, not delivered: per the spec/);
+    expect(lines.join('\n')).not.toMatch(/Triggered/);
   });
 
   it('refuses an event type it cannot cause', async () => {

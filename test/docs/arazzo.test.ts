@@ -92,7 +92,7 @@ describe('GET /arazzo.json', () => {
     const [delivery] = await receiver.waitFor('/arazzo', 1);
     const event = JSON.parse(delivery!.body) as { type: string; data: { id: string } };
     expect(event).toMatchObject({ type: 'payout.paid', data: { id: payout.id } });
-    const secret = (workflow as unknown as { outputs?: { webhookSecret?: string } }).outputs?.webhookSecret ?? /whsec_[A-Za-z0-9_-]+/.exec(JSON.stringify(result))?.[0];
+    const secret = (workflow as unknown as { outputs?: { webhookSecret?: string } }).outputs?.webhookSecret ?? /whsec_[A-Za-z0-9+/=_-]+/.exec(JSON.stringify(result))?.[0];
     expect(secret).toMatch(/^whsec_/);
     expect(signedWith(delivery!.body, delivery!.headers, secret!)).toBe(true);
   });

@@ -87,7 +87,7 @@ describe('DeliveryClient connect-time guard', () => {
     const guarded = client(false);
     const before = receiver.received.length;
     for (const host of ['localhost', '127.0.0.1', '[::1]', '[::ffff:127.0.0.1]']) {
-      const result = await guarded.send({ url: receiver.url('/guarded', host), body: '{}', secret: 'whsec_x' });
+      const result = await guarded.send({ url: receiver.url('/guarded', host), body: '{}', eventId: 'evt_guard', signing: { secret: 'whsec_x' } });
       expect(result, host).toMatchObject({ ok: false, responseStatus: null });
       expect(result.error, host).toMatch(/refused to connect .*loopback address/);
     }
@@ -98,14 +98,14 @@ describe('DeliveryClient connect-time guard', () => {
   it('checks the address a name resolves to when connecting, so a rebinding name cannot reach inside', async () => {
     const before = receiver.requests('/rebind').length;
     const guarded = client(false, resolvingTo('127.0.0.1'));
-    const refused = await guarded.send({ url: receiver.url('/rebind', 'rebind.test'), body: '{}', secret: 'whsec_x' });
+    const refused = await guarded.send({ url: receiver.url('/rebind', 'rebind.test'), body: '{}', eventId: 'evt_guard', signing: { secret: 'whsec_x' } });
     expect(refused.error).toBe('WEBHOOK_ADDRESS_BLOCKED: refused to connect to rebind.test (127.0.0.1): loopback address');
     expect(receiver.requests('/rebind')).toHaveLength(before);
     await guarded.close();
 
     // The same name and resolver with the guard off reach the receiver: the refusal was the guard's.
     const open = client(true, resolvingTo('127.0.0.1'));
-    const delivered = await open.send({ url: receiver.url('/rebind', 'rebind.test'), body: '{}', secret: 'whsec_x' });
+    const delivered = await open.send({ url: receiver.url('/rebind', 'rebind.test'), body: '{}', eventId: 'evt_guard', signing: { secret: 'whsec_x' } });
     expect(delivered).toMatchObject({ ok: true, responseStatus: 200 });
     expect(receiver.requests('/rebind')).toHaveLength(before + 1);
     await open.close();
@@ -114,7 +114,7 @@ describe('DeliveryClient connect-time guard', () => {
   it('with private networks allowed (the sandbox default), delivers to localhost over the trusted test CA', async () => {
     const open = client(true);
     for (const host of ['localhost', '127.0.0.1']) {
-      const result = await open.send({ url: receiver.url('/open', host), body: '{"a":1}', secret: 'whsec_x' });
+      const result = await open.send({ url: receiver.url('/open', host), body: '{"a":1}', eventId: 'evt_guard', signing: { secret: 'whsec_x' } });
       expect(result, host).toMatchObject({ ok: true, responseStatus: 200, responseExcerpt: 'ok', error: null });
     }
     await open.close();

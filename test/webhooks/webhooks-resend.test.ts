@@ -122,7 +122,7 @@ describe('POST /v1/webhooks/{id}/deliveries/{deliveryId}/resend', () => {
     expect(theirs.statusCode).toBe(404);
   });
 
-  it('refuses a delivery that is still pending with 409 WEBHOOK_DELIVERY_PENDING (its own attempts are under way)', async () => {
+  it('refuses a delivery whose attempt is under way (or due this moment) with 409 WEBHOOK_DELIVERY_PENDING', async () => {
     // Each attempt takes a second to be answered: six of them cannot be over before the resend.
     receiver.on('/slow', () => ({ status: 500, body: 'no', delayMs: 1000 }));
     const ep = await endpoint('/slow');

@@ -41,3 +41,12 @@ export type WebhookAttempt = Schemas['WebhookAttempt'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
+
+/** The `data` of each family of events, as deliveries carry it (`EventOf<'payout.paid'>['data']` is the same, by type). */
+export type AccountEventData = Schemas['AccountEventData'];
+export type ApplicationEventData = Schemas['ApplicationEventData'];
+export type DepositEventData = Schemas['DepositEventData'];
+export type OrderEventData = Schemas['OrderEventData'];
+export type PayoutEventData = Schemas['PayoutEventData'];
+export type VirtualAccountEventData = Schemas['VirtualAccountEventData'];
+export type WebhookTestEventData = Schemas['WebhookTestEventData'];

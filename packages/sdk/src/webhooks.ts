@@ -36,19 +36,55 @@ export async function signWebhook(secret: string, timestampS: number | string, r
   return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+function base64Bytes(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text);
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+/** Standard Webhooks' `v1`: base64(HMAC-SHA256(key = the base64 after `whsec_`, decoded; message = `<id>.<timestamp>.<raw body>`)). */
+async function standardSignature(secret: string, id: string, timestamp: string, body: Uint8Array): Promise<Uint8Array> {
+  const key = await globalThis.crypto.subtle.importKey('raw', base64Bytes(secret.replace(/^whsec_/, '')), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const prefix = encoder.encode(`${id}.${timestamp}.`);
+  const message = new Uint8Array(prefix.length + body.length);
+  message.set(prefix);
+  message.set(body, prefix.length);
+  return new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key, message));
+}
+
 /**
  * Verifies a Corridor webhook delivery before trusting it (Web Crypto: Node 20+ and browsers).
- * True when `X-Service-Signature` is the HMAC of `<X-Service-Timestamp>.<rawBody>` under `secret`,
- * compared in constant time, and the timestamp is within `toleranceS` of this clock.
- * `rawBody` is the body exactly as received, before any JSON parsing. Deduplicate by event `id`.
+ * True when the timestamp is within `toleranceS` of this clock and, under `secret`, either
+ * `X-Service-Signature` is the HMAC of `<X-Service-Timestamp>.<rawBody>` (the spec's signature) or
+ * one `v1` signature of the Standard Webhooks `webhook-signature` header is (during a secret
+ * rotation's grace, deliveries carry one per secret there, so the previous secret still verifies);
+ * compared in constant time. `rawBody` is the body exactly as received, before any JSON parsing.
+ * Deduplicate by event `id`.
  */
 export async function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, toleranceS = 300): Promise<boolean> {
+  const body = typeof rawBody === 'string' ? encoder.encode(rawBody) : rawBody;
+  const fresh = (timestamp: string | undefined): timestamp is string =>
+    timestamp !== undefined && /^\d{1,12}$/.test(timestamp) && Math.abs(Math.floor(Date.now() / 1000) - Number(timestamp)) <= toleranceS;
   const signature = headerValue(headers, 'x-service-signature');
   const timestamp = headerValue(headers, 'x-service-timestamp');
-  if (!signature || !timestamp || !/^[0-9a-f]{64}$/i.test(signature) || !/^\d{1,12}$/.test(timestamp)) return false;
-  if (Math.abs(Math.floor(Date.now() / 1000) - Number(timestamp)) > toleranceS) return false;
-  const expected = await signWebhook(secret, timestamp, rawBody);
-  return constantTimeEqual(hexBytes(expected), hexBytes(signature.toLowerCase()));
+  if (signature && /^[0-9a-f]{64}$/i.test(signature) && fresh(timestamp)) {
+    if (constantTimeEqual(hexBytes(await signWebhook(secret, timestamp, body)), hexBytes(signature.toLowerCase()))) return true;
+  }
+  const id = headerValue(headers, 'webhook-id');
+  const standardTimestamp = headerValue(headers, 'webhook-timestamp');
+  const standard = headerValue(headers, 'webhook-signature');
+  if (!id || !standard || !fresh(standardTimestamp)) return false;
+  let expected: Uint8Array;
+  try {
+    expected = await standardSignature(secret, id, standardTimestamp, body);
+  } catch {
+    return false; // a secret that is not base64 after its prefix signs no v1
+  }
+  for (const entry of standard.split(' ')) {
+    const [version, value] = entry.split(',');
+    if (version !== 'v1' || !value || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) continue;
+    if (constantTimeEqual(expected, base64Bytes(value))) return true;
+  }
+  return false;
 }
 
 /** A delivery whose signature or timestamp does not verify: not from Corridor, altered, or replayed late. */

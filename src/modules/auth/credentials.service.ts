@@ -81,8 +81,9 @@ export async function readCredentialGrant(sql: Sql, clientId: string, workspaceI
   return repo.readGrant(sql, clientId, workspaceId, subAccountId);
 }
 
-/** The longest grace period a rotated secret keeps working for: 7 days. */
-export const ROTATION_GRACE_SECONDS_MAX = 604_800;
+import { ROTATION_GRACE_SECONDS_MAX } from '../../lib/secrets.js';
+
+export { ROTATION_GRACE_SECONDS_MAX };
 
 /**
  * `last_used_at` is written at most once per this many seconds per credential, when a token is

@@ -183,14 +183,14 @@ export function webhookPages(app: FastifyInstance, web: Web): void {
 
   for (const [action, change] of [['enable', 'enabled'], ['disable', 'disabled']] as const) {
     app.post<{ Params: { id: string } }>(`/dashboard/webhooks/:id/${action}`, adminPage, async (req, reply) => {
-      await webhooks.updateEndpoint(ctx.db, rules(), workspaceOf(req), req.params.id, { status: change });
+      await webhooks.updateEndpoint(ctx.db, ctx.box, rules(), workspaceOf(req), req.params.id, { status: change });
       return seeOther(reply, `${endpointPath(req.params.id)}?done=${change}`);
     });
   }
 
   app.post<{ Params: { id: string } }>('/dashboard/webhooks/:id/rotate-secret', adminPage, async (req, reply) => {
     reply.code(200); // the answer when it commits (its audit entry records it)
-    const secret = await ctx.db.tx((tx) => webhooks.rotateSecret(tx, ctx.box, workspaceOf(req), req.params.id));
+    const { secret } = await ctx.db.tx((tx) => webhooks.rotateSecret(tx, ctx.box, workspaceOf(req), req.params.id));
     const body = html`${secretOnce('The new signing secret.', secret)}
 <p>It signs every later attempt, retries included; the previous secret no longer does.</p>
 <p>${link(endpointPath(req.params.id), 'Back to the endpoint')}</p>`;

@@ -20,7 +20,12 @@ function pick<P extends TProperties>(schema: TObject<P>, keys: readonly (keyof P
   return Type.Object(Object.fromEntries(keys.map((k) => [k, schema.properties[k]])) as TProperties, { title, description });
 }
 
-const PayoutEventData = pick(PayoutSchema, ['id', 'clientRef', 'amount', 'currency', 'status', 'completedAt'], 'PayoutEventData', 'The payout, as payout.* events carry it');
+const PayoutEventData = pick(
+  PayoutSchema,
+  ['id', 'clientRef', 'amount', 'currency', 'status', 'completedAt', 'returnReason', 'uetr', 'txHash', 'chain', 'approval'],
+  'PayoutEventData',
+  'The payout, as payout.* events carry it: the fields of spec §Events, what the rail reported (`returnReason`, `uetr`, `txHash`, `chain`, when it did) and, on payout.approval_required, the `approval` that holds it',
+);
 const OrderEventData = pick(
   OrderSchema,
   ['id', 'clientRef', 'status', 'fromCurrency', 'toCurrency', 'fromAmount', 'toAmount', 'rate', 'failureReason', 'uetr', 'settlement', 'fundingDeadlineAt', 'executionDeadlineAt', 'fundedAt', 'completedAt', 'createdAt'],
@@ -70,7 +75,9 @@ const eventOf = (type: EventType) =>
       createdAt: Timestamp,
       test: Type.Boolean({ description: 'True for events sent by the webhook test operation' }),
       data: eventDataSchema(type),
-      accountId: Nullable(Uuid),
+      accountId: Type.Optional(
+        { ...Nullable(Uuid), description: 'GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it' },
+      ),
     },
     { title: eventSchemaName(type) },
   );
@@ -80,7 +87,7 @@ export const EventSchema = Type.Union(
   EVENT_TYPES.map((t) => eventOf(t)),
   {
     title: 'Event',
-    description: 'The webhook envelope {id, type, createdAt, test, data}, plus the sub-account it concerns (null: the workspace itself); `data` by `type`',
+    description: 'The webhook envelope {id, type, createdAt, test, data} as delivered; GET /v1/events and the stream add `accountId`, the sub-account it concerns (null: the workspace itself); `data` by `type`',
     discriminator: { propertyName: 'type', mapping: Object.fromEntries(EVENT_TYPES.map((t) => [t, `#/components/schemas/${eventSchemaName(t)}`])) },
   },
 );

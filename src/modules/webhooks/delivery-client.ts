@@ -3,7 +3,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import { BlockedAddressError, blockedAddressReason, guardedLookup, type Resolver } from './ssrf-guard.js';
-import { SIGNATURE_HEADER, signPayload, TIMESTAMP_HEADER } from './signature.js';
+import { signedHeaders, type Signing } from './signature.js';
 
 export interface DeliveryClientOptions {
   timeoutMs: number;
@@ -19,7 +19,9 @@ export interface AttemptRequest {
   url: string;
   /** The exact JSON text sent and signed. */
   body: string;
-  secret: string;
+  /** The event id: Standard Webhooks' `webhook-id`, the same on every attempt. */
+  eventId: string;
+  signing: Signing;
 }
 
 export interface AttemptResult {
@@ -120,8 +122,7 @@ export class DeliveryClient {
         headers: {
           'content-type': 'application/json',
           'user-agent': USER_AGENT,
-          [SIGNATURE_HEADER]: signPayload(request.secret, timestamp, request.body),
-          [TIMESTAMP_HEADER]: String(timestamp),
+          ...signedHeaders(request.signing, request.eventId, timestamp, request.body),
         },
         body: request.body,
         signal: controller.signal,

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { DeliveryClient, type AttemptResult } from './delivery-client.js';
 import { decideOutcome } from './schedule.js';
+import { signingKeyOf, type Signing } from './signature.js';
 import * as repo from './webhooks.repository.js';
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -92,7 +93,7 @@ export class WebhookEngine {
   private recoveredAt = 0;
   private walkAfter = NIL_UUID;
   private rotation = 0;
-  private readonly secrets = new Map<string, string>();
+  private readonly secrets = new Map<string, unknown>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -314,20 +315,30 @@ export class WebhookEngine {
     this.inFlight.add(p);
   }
 
-  private secretOf(row: repo.ClaimedDelivery): string {
-    let secret = this.secrets.get(row.secret_encrypted);
-    if (secret === undefined) {
-      secret = this.ctx.box.decrypt(row.secret_encrypted);
+  /** A sealed secret or key, opened once and kept (bounded): a hot endpoint's is not decrypted per attempt. */
+  private opened<T>(sealed: string, open: (plain: string) => T): T {
+    let value = this.secrets.get(sealed) as T | undefined;
+    if (value === undefined) {
+      value = open(this.ctx.box.decrypt(sealed));
       if (this.secrets.size >= SECRET_CACHE_MAX) this.secrets.clear();
-      this.secrets.set(row.secret_encrypted, secret);
+      this.secrets.set(sealed, value);
     }
-    return secret;
+    return value;
+  }
+
+  private signingOf(row: repo.ClaimedDelivery): Signing {
+    const same = (plain: string) => plain;
+    return {
+      secret: this.opened(row.secret_encrypted, same),
+      previousSecret: row.previous_secret_encrypted ? this.opened(row.previous_secret_encrypted, same) : undefined,
+      ed25519Key: row.signing_key_encrypted ? this.opened(row.signing_key_encrypted, signingKeyOf) : undefined,
+    };
   }
 
   private async attempt(row: repo.ClaimedDelivery): Promise<void> {
     let result: AttemptResult;
     try {
-      result = await this.client.send({ url: row.url, body: envelope(row), secret: this.secretOf(row) });
+      result = await this.client.send({ url: row.url, body: envelope(row), eventId: row.event_id, signing: this.signingOf(row) });
     } catch (err) {
       // Not an HTTP failure (those are results): a bug. The lease ends and the delivery is taken again.
       this.log.error({ err, deliveryId: row.id }, 'webhook attempt failed unexpectedly');

@@ -12,6 +12,8 @@ export interface EndpointRow {
   event_types: string[] | null;
   status: 'enabled' | 'disabled';
   secret_encrypted: string;
+  /** Ed25519 public key (`whpk_…`) when the endpoint opted in to `v1a` signatures. */
+  signing_public_key: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -38,7 +40,7 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
-export const endpointColumns = 'id, workspace_id, url, description, event_types, status, secret_encrypted, created_at, updated_at';
+export const endpointColumns = 'id, workspace_id, url, description, event_types, status, secret_encrypted, signing_public_key, created_at, updated_at';
 /** A pending delivery without next_attempt_at is in its first attempt (dispatched leased): it was due at its creation. */
 const nextAttemptColumn = "COALESCE(next_attempt_at, CASE WHEN status = 'pending' THEN created_at END) AS next_attempt_at";
 export const deliveryColumns = `id, workspace_id, endpoint_id, event_id, event_type, status, attempt_count, attempts, ${nextAttemptColumn}, created_at`;
@@ -47,15 +49,19 @@ export const deliveryListColumns = `id, workspace_id, endpoint_id, event_id, eve
   COALESCE((SELECT jsonb_agg(a - 'responseExcerpt' ORDER BY (a->>'number')::int) FROM jsonb_array_elements(attempts) a), '[]'::jsonb) AS attempts,
   ${nextAttemptColumn}, created_at`;
 
+/** The signing material of a delivery's endpoint, as the dispatch and the claim read it (`w`: the endpoint). */
+const signingColumns = (w: string): string =>
+  `${w}.secret_encrypted, CASE WHEN ${w}.previous_secret_until > now() THEN ${w}.previous_secret_encrypted END AS previous_secret_encrypted, ${w}.signing_key_encrypted`;
+
 export async function insertEndpoint(
   sql: Sql,
-  e: { id: string; workspaceId: string; url: string; description: string | null; eventTypes: string[] | null; secretEncrypted: string },
+  e: { id: string; workspaceId: string; url: string; description: string | null; eventTypes: string[] | null; secretEncrypted: string; signingKey: SigningKeyWrite | null },
 ): Promise<EndpointRow> {
   return one<EndpointRow>(
     sql,
-    `INSERT INTO webhook_endpoints (id, workspace_id, url, description, event_types, secret_encrypted)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${endpointColumns}`,
-    [e.id, e.workspaceId, e.url, e.description, e.eventTypes, e.secretEncrypted],
+    `INSERT INTO webhook_endpoints (id, workspace_id, url, description, event_types, secret_encrypted, signing_key_encrypted, signing_public_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${endpointColumns}`,
+    [e.id, e.workspaceId, e.url, e.description, e.eventTypes, e.secretEncrypted, e.signingKey?.privateKeyEncrypted ?? null, e.signingKey?.publicKey ?? null],
   );
 }
 
@@ -72,9 +78,19 @@ export async function updateEndpoint(
   sql: Sql,
   workspaceId: string,
   id: string,
-  change: { url?: string; description?: string | null; eventTypes?: string[] | null; status?: 'enabled' | 'disabled'; secretEncrypted?: string },
-): Promise<EndpointRow | undefined> {
-  return maybeOne<EndpointRow>(
+  change: {
+    url?: string;
+    description?: string | null;
+    eventTypes?: string[] | null;
+    status?: 'enabled' | 'disabled';
+    /** A new secret; with `graceSeconds`, the one it replaces keeps signing that long beside it. */
+    secretEncrypted?: string;
+    graceSeconds?: number;
+    /** A new Ed25519 key, or null to stop `v1a` signatures. */
+    signingKey?: SigningKeyWrite | null;
+  },
+): Promise<(EndpointRow & { previous_secret_until: Date | null }) | undefined> {
+  return maybeOne<EndpointRow & { previous_secret_until: Date | null }>(
     sql,
     `UPDATE webhook_endpoints
         SET url = CASE WHEN $3 THEN $4 ELSE url END,
@@ -82,8 +98,12 @@ export async function updateEndpoint(
             event_types = CASE WHEN $7 THEN $8::text[] ELSE event_types END,
             status = CASE WHEN $9 THEN $10 ELSE status END,
             secret_encrypted = CASE WHEN $11 THEN $12 ELSE secret_encrypted END,
+            previous_secret_encrypted = CASE WHEN NOT $11 THEN previous_secret_encrypted WHEN $13::int > 0 THEN secret_encrypted END,
+            previous_secret_until = CASE WHEN NOT $11 THEN previous_secret_until WHEN $13::int > 0 THEN now() + make_interval(secs => $13::int) END,
+            signing_key_encrypted = CASE WHEN $14 THEN $15 ELSE signing_key_encrypted END,
+            signing_public_key = CASE WHEN $14 THEN $16 ELSE signing_public_key END,
             updated_at = now()
-      WHERE workspace_id = $1 AND id = $2 RETURNING ${endpointColumns}`,
+      WHERE workspace_id = $1 AND id = $2 RETURNING ${endpointColumns}, previous_secret_until`,
     [
       workspaceId,
       id,
@@ -97,8 +117,18 @@ export async function updateEndpoint(
       change.status ?? null,
       change.secretEncrypted !== undefined,
       change.secretEncrypted ?? null,
+      change.graceSeconds ?? 0,
+      change.signingKey !== undefined,
+      change.signingKey?.privateKeyEncrypted ?? null,
+      change.signingKey?.publicKey ?? null,
     ],
   );
+}
+
+/** An endpoint's Ed25519 key as stored: the private key sealed, the public key as shown. */
+export interface SigningKeyWrite {
+  privateKeyEncrypted: string;
+  publicKey: string;
 }
 
 export async function deleteEndpoint(sql: Sql, workspaceId: string, id: string): Promise<boolean> {
@@ -120,15 +150,17 @@ export async function insertDelivery(
 }
 
 /**
- * Makes a finished delivery (succeeded or failed) due again at once: the next worker makes one more
- * attempt, numbered after the last, signed with the endpoint's current secret. Undefined when the
- * delivery is not finished (still pending: its attempts go on by themselves).
+ * Makes a delivery due at once: a finished one (succeeded or failed) gets one more attempt, numbered
+ * after the last; a pending one waiting for its next scheduled attempt has that attempt now ("retry
+ * now"). Either is signed with the endpoint's current secret when sent. Undefined when an attempt of
+ * the delivery is under way (leased to a worker, or its first attempt not yet recorded).
  */
-export async function requeueFinishedDelivery(sql: Sql, workspaceId: string, endpointId: string, id: string): Promise<DeliveryRow | undefined> {
+export async function requeueDelivery(sql: Sql, workspaceId: string, endpointId: string, id: string): Promise<DeliveryRow | undefined> {
   return maybeOne<DeliveryRow>(
     sql,
     `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), locked_by = NULL, locked_until = NULL, updated_at = now()
-      WHERE workspace_id = $1 AND endpoint_id = $2 AND id = $3 AND status IN ('succeeded', 'failed')
+      WHERE workspace_id = $1 AND endpoint_id = $2 AND id = $3
+        AND (status IN ('succeeded', 'failed') OR (status = 'pending' AND next_attempt_at > now() AND (locked_until IS NULL OR locked_until <= now())))
      RETURNING ${deliveryColumns}`,
     [workspaceId, endpointId, id],
   );
@@ -203,7 +235,7 @@ export async function dispatchEvents(sql: Sql, batchMax: number, lease?: Dispatc
          FROM events e WHERE e.id = ANY (ARRAY(SELECT event_id FROM taken))
      ), planned AS (
        SELECT gen_random_uuid() AS id, t.seq, e.workspace_id, w.id AS endpoint_id, e.id AS event_id, e.type AS event_type,
-              e.created_at AS event_created_at, e.test AS event_test, e.data AS event_data, w.url, w.secret_encrypted,
+              e.created_at AS event_created_at, e.test AS event_test, e.data AS event_data, w.url, ${signingColumns('w')},
               row_number() OVER (PARTITION BY w.id ORDER BY t.seq) AS k
          FROM taken t
          JOIN ev e ON e.id = t.event_id
@@ -232,7 +264,7 @@ export async function dispatchEvents(sql: Sql, batchMax: number, lease?: Dispatc
                     (SELECT id::text FROM lease) AS lease_id) s
        LEFT JOIN LATERAL (
          SELECT c.id, c.endpoint_id, 0 AS attempt_count, h.event_id, h.event_type, h.event_created_at, h.event_test,
-                h.event_data::text AS event_data, h.url, h.secret_encrypted
+                h.event_data::text AS event_data, h.url, h.secret_encrypted, h.previous_secret_encrypted, h.signing_key_encrypted
            FROM created c JOIN chosen h ON h.id = c.id WHERE c.locked_by IS NOT NULL ORDER BY h.seq, h.endpoint_id) l ON true`,
     [batchMax, lease?.workerId ?? null, lease?.depth ?? 0, JSON.stringify(lease?.free ?? []), lease?.room ?? 0, lease?.leaseMs ?? 0],
   );
@@ -276,6 +308,10 @@ export interface ClaimedDelivery {
   event_data: string;
   url: string;
   secret_encrypted: string;
+  /** The rotated-out secret while its grace lasts, else null. */
+  previous_secret_encrypted: string | null;
+  /** The sealed Ed25519 key when the endpoint opted in to `v1a` signatures, else null. */
+  signing_key_encrypted: string | null;
 }
 
 /**
@@ -307,7 +343,7 @@ export async function claimDueDeliveries(
        FROM picked p, events ev, webhook_endpoints e
       WHERE d.id = p.id AND ev.id = d.event_id AND e.id = d.endpoint_id AND e.status = 'enabled'
      RETURNING d.id, d.endpoint_id, d.attempt_count, d.event_id, d.event_type, ev.created_at AS event_created_at,
-               ev.test AS event_test, ev.data::text AS event_data, e.url, e.secret_encrypted`,
+               ev.test AS event_test, ev.data::text AS event_data, e.url, ${signingColumns('e')}`,
     [JSON.stringify(allowance), total, leaseMs, workerId],
   );
 }

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { route, type App } from '../../http/routes.js';
 import { runIdempotent } from '../../http/idempotency.js';
@@ -12,6 +13,7 @@ import {
   DeliverySchema,
   EndpointPage,
   EndpointSchema,
+  RotateSecretBody,
   SecretSchema,
   UpdateEndpointBody,
 } from './webhooks.schemas.js';
@@ -20,7 +22,7 @@ import * as webhooks from './webhooks.service.js';
 const tags = ['Webhooks'];
 
 const SIGNING =
-  'Each delivery is a POST of `{id, type, createdAt, test, data}` with `X-Service-Timestamp` (Unix seconds, fresh per attempt) and `X-Service-Signature` = hex(HMAC-SHA256(key = the whsec_ secret as UTF-8, message = `<timestamp>.<raw body>`)). A 2xx within the deadline is success; redirects are not followed; up to 6 attempts, after about 1, 2, 4, 8 and 16 minutes (jitter up to the same again). Receivers deduplicate by event id.';
+  'Each delivery is a POST of `{id, type, createdAt, test, data}` with `X-Service-Timestamp` (Unix seconds, fresh per attempt) and `X-Service-Signature` = hex(HMAC-SHA256(key = the whsec_ secret as UTF-8, message = `<timestamp>.<raw body>`)). It also carries the Standard Webhooks headers (https://www.standardwebhooks.com), for receivers that use its libraries: `webhook-id` (the event id), `webhook-timestamp` and `webhook-signature` = `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>`, plus `v1a,<base64 Ed25519 signature of the same>` when the endpoint has `ed25519: true` (verify with its `ed25519PublicKey`). A 2xx within the deadline is success; redirects are not followed; up to 6 attempts, after about 1, 2, 4, 8 and 16 minutes (jitter up to the same again). Receivers deduplicate by event id.';
 
 const rules = (ctx: AppContext): webhooks.EndpointRules => webhooks.endpointRules(ctx.config);
 
@@ -95,7 +97,7 @@ function updateEndpoint(ctx: AppContext) {
         response: { 200: EndpointSchema },
       },
     },
-    async (req) => webhooks.endpointView(await webhooks.updateEndpoint(ctx.db, rules(ctx), req.auth.workspaceId, req.params.id, req.body)),
+    async (req) => webhooks.endpointView(await webhooks.updateEndpoint(ctx.db, ctx.box, rules(ctx), req.auth.workspaceId, req.params.id, req.body)),
   );
 }
 
@@ -126,14 +128,17 @@ function rotateSecret(ctx: AppContext) {
       schema: {
         tags,
         summary: 'Replace the signing secret; the new one, shown only here, signs every later attempt (retries included)',
+        description:
+          'With `graceSeconds`, the secret being replaced keeps signing beside the new one for that long: each delivery\'s `webhook-signature` carries a `v1` signature by each secret (X-Service-Signature: the new one), so a receiver can switch at any moment of the overlap. Default 0: the previous secret stops at once.',
         params: IdParams,
+        body: Type.Optional(RotateSecretBody),
         response: { 200: SecretSchema },
       },
     },
     async (req, reply) =>
       runIdempotent(ctx, req, reply, async (tx) => ({
         status: 200,
-        body: { secret: await webhooks.rotateSecret(tx, ctx.box, req.auth.workspaceId, req.params.id) },
+        body: await webhooks.rotateSecret(tx, ctx.box, req.auth.workspaceId, req.params.id, req.body?.graceSeconds ?? 0),
       })),
   );
 }
@@ -200,9 +205,9 @@ function resendDelivery(ctx: AppContext) {
       config: { auth: 'workspace', scope: 'write:webhooks' },
       schema: {
         tags,
-        summary: 'Send a failed or succeeded delivery again: one fresh attempt, signed anew with the current secret, recorded as its next attempt',
+        summary: 'Send a delivery again now: a finished one gets one fresh attempt, a waiting one its next attempt at once; signed anew with the current secret',
         description:
-          'For the way back after fixing a receiver. The delivery is pending when answered (202) and its next attempt is made at once by a worker; follow it at GET /v1/webhooks/{id}/deliveries/{deliveryId}. A delivery still pending is 409 WEBHOOK_DELIVERY_PENDING (its own retries are under way); a disabled endpoint is 409 WEBHOOK_ENDPOINT_DISABLED.',
+          'For the way back after fixing a receiver. A finished delivery gets one more attempt; a pending one waiting for its next scheduled attempt has that attempt now (retry now). The delivery is pending when answered (202) and the attempt is made at once by a worker; follow it at GET /v1/webhooks/{id}/deliveries/{deliveryId}. While an attempt of it is under way: 409 WEBHOOK_DELIVERY_PENDING; a disabled endpoint is 409 WEBHOOK_ENDPOINT_DISABLED.',
         params: DeliveryParams,
         response: { 202: DeliverySchema },
       },

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Nullable, Page, PageQuery, Timestamp, Uuid } from '../../lib/schemas.js';
+import { ROTATION_GRACE_SECONDS_MAX } from '../../lib/secrets.js';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from './event-types.js';
 
 const EndpointUrl = Type.String({
@@ -35,6 +36,12 @@ export const EndpointSchema = Type.Object(
     description: Nullable(Type.String()),
     events: Nullable(Type.Array(Type.String(), { description: 'Subscribed event types; null: every type' })),
     status: EndpointStatus,
+    ed25519PublicKey: Nullable(
+      Type.String({
+        pattern: '^whpk_[A-Za-z0-9+/]{43}=$',
+        description: 'With `ed25519: true`: the Ed25519 public key (`whpk_` + base64 of its 32 bytes) that verifies the `v1a` signature of webhook-signature; no secret. Null: HMAC signatures only',
+      }),
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -44,7 +51,11 @@ export const EndpointSchema = Type.Object(
 const Secret = Type.String({
   pattern: '^whsec_',
   description:
-    'The signing secret, shown only here. X-Service-Signature = hex(HMAC-SHA256(key = this whole string as UTF-8, message = `<X-Service-Timestamp>.<raw body>`))',
+    'The signing secret, shown only here. X-Service-Signature = hex(HMAC-SHA256(key = this whole string as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)); a Standard Webhooks library takes it as it is (`new Webhook(secret)`) to verify webhook-signature',
+});
+
+const Ed25519Opt = Type.Boolean({
+  description: 'Also sign each delivery with an Ed25519 key of this endpoint (`v1a` in webhook-signature; receivers verify with `ed25519PublicKey`, no shared secret). `false` drops the key',
 });
 
 export const CreatedEndpointSchema = Type.Object(
@@ -53,16 +64,42 @@ export const CreatedEndpointSchema = Type.Object(
 );
 
 export const CreateEndpointBody = Type.Object(
-  { url: EndpointUrl, events: Type.Optional(EventFilter), description: Type.Optional(Description) },
+  { url: EndpointUrl, events: Type.Optional(EventFilter), description: Type.Optional(Description), ed25519: Type.Optional(Ed25519Opt) },
   { additionalProperties: false },
 );
 
 export const UpdateEndpointBody = Type.Object(
-  { url: Type.Optional(EndpointUrl), events: Type.Optional(EventFilter), status: Type.Optional(EndpointStatus), description: Type.Optional(Description) },
+  {
+    url: Type.Optional(EndpointUrl),
+    events: Type.Optional(EventFilter),
+    status: Type.Optional(EndpointStatus),
+    description: Type.Optional(Description),
+    ed25519: Type.Optional(Ed25519Opt),
+  },
   { additionalProperties: false },
 );
 
-export const SecretSchema = Type.Object({ secret: Secret }, { title: 'WebhookSecret' });
+export const RotateSecretBody = Type.Object(
+  {
+    graceSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: ROTATION_GRACE_SECONDS_MAX,
+        default: 0,
+        description: 'How long the secret being replaced keeps signing beside the new one, in seconds (0 to 604800, 7 days). Default 0: it stops at once.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SecretSchema = Type.Object(
+  {
+    secret: Secret,
+    previousSecretExpiresAt: { ...Timestamp, description: 'Until when the replaced secret signs beside the new one (the time of the rotation when it stopped at once)' },
+  },
+  { title: 'WebhookSecret' },
+);
 export const DeletedSchema = Type.Object({ id: Uuid, deleted: Type.Literal(true) }, { title: 'WebhookEndpointDeleted' });
 
 export const AttemptSchema = Type.Object(

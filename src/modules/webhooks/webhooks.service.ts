@@ -4,13 +4,14 @@ import { DomainError, conflict, fieldError, notFound } from '../../lib/errors.js
 import type { PageRequest } from '../../db/pagination.js';
 import type { CryptoBox } from '../../lib/crypto-box.js';
 import { isUuid, newId } from '../../lib/ids.js';
-import { randomSecret } from '../../lib/secrets.js';
+import { randomBytes } from 'node:crypto';
 import { lockWorkspace } from '../accounts/accounts.service.js';
 import { markEventDispatched, recordEvent } from '../events/events.service.js';
 import { SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE } from './event-types.js';
+import { newSigningKey } from './signature.js';
 import { blockedHostReason } from './ssrf-guard.js';
 import * as repo from './webhooks.repository.js';
-import type { DeliveryRow, EndpointRow } from './webhooks.repository.js';
+import type { DeliveryRow, EndpointRow, SigningKeyWrite } from './webhooks.repository.js';
 
 export interface EndpointRules {
   allowPrivateNetworks: boolean;
@@ -45,7 +46,17 @@ export function validateEndpointUrl(raw: string, rules: Pick<EndpointRules, 'all
   return url.href;
 }
 
-export const newWebhookSecret = (): string => randomSecret('whsec_', 32);
+/**
+ * `whsec_` and 32 random bytes in standard base64: the spec's HMAC keys on the whole string; Standard
+ * Webhooks libraries decode the part after the prefix as base64 to key their `v1` HMAC.
+ */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** A new Ed25519 key for an endpoint's `v1a` signatures, its private half sealed. */
+function sealedSigningKey(box: CryptoBox): SigningKeyWrite {
+  const { privateKey, publicKey } = newSigningKey();
+  return { privateKeyEncrypted: box.encrypt(privateKey), publicKey };
+}
 
 export function endpointView(row: EndpointRow) {
   return {
@@ -54,6 +65,7 @@ export function endpointView(row: EndpointRow) {
     description: row.description,
     events: row.event_types,
     status: row.status,
+    ed25519PublicKey: row.signing_public_key,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -92,7 +104,7 @@ export async function createEndpoint(
   box: CryptoBox,
   rules: EndpointRules,
   workspaceId: string,
-  input: { url: string; events?: string[] | null | undefined; description?: string | null | undefined },
+  input: { url: string; events?: string[] | null | undefined; description?: string | null | undefined; ed25519?: boolean | undefined },
 ): Promise<{ row: EndpointRow; secret: string }> {
   const url = validateEndpointUrl(input.url, rules);
   const eventTypes = eventFilter(input.events) ?? null;
@@ -109,6 +121,7 @@ export async function createEndpoint(
     description: input.description ?? null,
     eventTypes,
     secretEncrypted: box.encrypt(secret),
+    signingKey: input.ed25519 ? sealedSigningKey(box) : null,
   });
   return { row, secret };
 }
@@ -123,14 +136,22 @@ export function listEndpoints(sql: Sql, workspaceId: string, page: PageRequest) 
   return repo.listEndpoints(sql, workspaceId, page, endpointView);
 }
 
+/**
+ * Changes an endpoint. `ed25519: true` gives it an Ed25519 key if it has none (keeping the one it
+ * has: its receivers hold the public key), `false` drops it (no more `v1a` signatures).
+ */
 export async function updateEndpoint(
   sql: Sql,
+  box: CryptoBox,
   rules: EndpointRules,
   workspaceId: string,
   id: string,
-  change: { url?: string; events?: string[] | null; status?: 'enabled' | 'disabled'; description?: string | null },
+  change: { url?: string; events?: string[] | null; status?: 'enabled' | 'disabled'; description?: string | null; ed25519?: boolean },
 ): Promise<EndpointRow> {
+  const current = change.ed25519 === undefined ? undefined : await getEndpoint(sql, workspaceId, id);
+  const signingKey = change.ed25519 === undefined || Boolean(current?.signing_public_key) === change.ed25519 ? {} : { signingKey: change.ed25519 ? sealedSigningKey(box) : null };
   const row = await repo.updateEndpoint(sql, workspaceId, endpointId(id), {
+    ...signingKey,
     ...(change.url !== undefined ? { url: validateEndpointUrl(change.url, rules) } : {}),
     ...(change.events !== undefined ? { eventTypes: eventFilter(change.events) } : {}),
     ...(change.status !== undefined ? { status: change.status } : {}),
@@ -145,12 +166,16 @@ export async function deleteEndpoint(sql: Sql, workspaceId: string, id: string):
   if (!(await repo.deleteEndpoint(sql, workspaceId, endpointId(id)))) throw notFound('Webhook endpoint');
 }
 
-/** A new secret, effective at once: every later attempt, retries included, is signed with it. */
-export async function rotateSecret(tx: Tx, box: CryptoBox, workspaceId: string, id: string): Promise<string> {
+/**
+ * A new secret, effective at once: every later attempt, retries included, is signed with it. With
+ * `graceSeconds`, the secret it replaces signs beside it for that long (a second `v1` signature in
+ * webhook-signature), so receivers switch at any moment of the overlap; 0: it stops at once.
+ */
+export async function rotateSecret(tx: Tx, box: CryptoBox, workspaceId: string, id: string, graceSeconds = 0): Promise<{ secret: string; previousSecretExpiresAt: string }> {
   const secret = newWebhookSecret();
-  const row = await repo.updateEndpoint(tx, workspaceId, endpointId(id), { secretEncrypted: box.encrypt(secret) });
+  const row = await repo.updateEndpoint(tx, workspaceId, endpointId(id), { secretEncrypted: box.encrypt(secret), graceSeconds });
   if (!row) throw notFound('Webhook endpoint');
-  return secret;
+  return { secret, previousSecretExpiresAt: (row.previous_secret_until ?? row.updated_at).toISOString() };
 }
 
 /**
@@ -173,10 +198,10 @@ export async function sendTestEvent(tx: Tx, workspaceId: string, id: string): Pr
 }
 
 /**
- * Resends a finished delivery (the integrator fixed their receiver): one fresh attempt of the same
- * event, signed anew with the endpoint's current secret when it is sent, recorded as the delivery's
- * next attempt. A delivery still pending is refused (its own retries are under way), as is one of a
- * disabled endpoint.
+ * Sends a delivery again now. A finished one (the integrator fixed their receiver) gets one fresh
+ * attempt of the same event, recorded as its next attempt; a pending one waiting for its next
+ * scheduled attempt has that attempt at once ("retry now"). Either is signed with the endpoint's
+ * current secret when sent. Refused while an attempt of it is under way, and for a disabled endpoint.
  */
 export async function resendDelivery(tx: Tx, workspaceId: string, endpointId: string, id: string): Promise<DeliveryRow> {
   const endpoint = await getEndpoint(tx, workspaceId, endpointId);
@@ -184,10 +209,10 @@ export async function resendDelivery(tx: Tx, workspaceId: string, endpointId: st
     throw new DomainError({ category: 'conflict', code: 'WEBHOOK_ENDPOINT_DISABLED', message: 'The endpoint is disabled: enable it to resend a delivery' });
   }
   if (!isUuid(id)) throw notFound('Webhook delivery');
-  const requeued = await repo.requeueFinishedDelivery(tx, workspaceId, endpointId, id);
+  const requeued = await repo.requeueDelivery(tx, workspaceId, endpointId, id);
   if (requeued) return requeued;
   await getDelivery(tx, workspaceId, endpointId, id);
-  throw conflict('WEBHOOK_DELIVERY_PENDING', 'The delivery is still pending: its next attempt is scheduled (nextAttemptAt)');
+  throw conflict('WEBHOOK_DELIVERY_PENDING', 'An attempt of this delivery is under way: read it again for its outcome, then resend it if it failed');
 }
 
 export async function listDeliveries(

@@ -1274,7 +1274,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint; the answer carries its signing secret, shown only this once
-         * @description HTTPS only (an http:// URL is a 400). Each delivery is a POST of `{id, type, createdAt, test, data}` with `X-Service-Timestamp` (Unix seconds, fresh per attempt) and `X-Service-Signature` = hex(HMAC-SHA256(key = the whsec_ secret as UTF-8, message = `<timestamp>.<raw body>`)). A 2xx within the deadline is success; redirects are not followed; up to 6 attempts, after about 1, 2, 4, 8 and 16 minutes (jitter up to the same again). Receivers deduplicate by event id.
+         * @description HTTPS only (an http:// URL is a 400). Each delivery is a POST of `{id, type, createdAt, test, data}` with `X-Service-Timestamp` (Unix seconds, fresh per attempt) and `X-Service-Signature` = hex(HMAC-SHA256(key = the whsec_ secret as UTF-8, message = `<timestamp>.<raw body>`)). It also carries the Standard Webhooks headers (https://www.standardwebhooks.com), for receivers that use its libraries: `webhook-id` (the event id), `webhook-timestamp` and `webhook-signature` = `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>`, plus `v1a,<base64 Ed25519 signature of the same>` when the endpoint has `ed25519: true` (verify with its `ed25519PublicKey`). A 2xx within the deadline is success; redirects are not followed; up to 6 attempts, after about 1, 2, 4, 8 and 16 minutes (jitter up to the same again). Receivers deduplicate by event id.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1352,8 +1352,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a failed or succeeded delivery again: one fresh attempt, signed anew with the current secret, recorded as its next attempt
-         * @description For the way back after fixing a receiver. The delivery is pending when answered (202) and its next attempt is made at once by a worker; follow it at GET /v1/webhooks/{id}/deliveries/{deliveryId}. A delivery still pending is 409 WEBHOOK_DELIVERY_PENDING (its own retries are under way); a disabled endpoint is 409 WEBHOOK_ENDPOINT_DISABLED.
+         * Send a delivery again now: a finished one gets one fresh attempt, a waiting one its next attempt at once; signed anew with the current secret
+         * @description For the way back after fixing a receiver. A finished delivery gets one more attempt; a pending one waiting for its next scheduled attempt has that attempt now (retry now). The delivery is pending when answered (202) and the attempt is made at once by a worker; follow it at GET /v1/webhooks/{id}/deliveries/{deliveryId}. While an attempt of it is under way: 409 WEBHOOK_DELIVERY_PENDING; a disabled endpoint is 409 WEBHOOK_ENDPOINT_DISABLED.
          */
         post: operations["resendWebhookDelivery"];
         delete?: never;
@@ -1371,7 +1371,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the signing secret; the new one, shown only here, signs every later attempt (retries included) */
+        /**
+         * Replace the signing secret; the new one, shown only here, signs every later attempt (retries included)
+         * @description With `graceSeconds`, the secret being replaced keeps signing beside the new one for that long: each delivery's `webhook-signature` carries a `v1` signature by each secret (X-Service-Signature: the new one), so a receiver can switch at any moment of the overlap. Default 0: the previous secret stops at once.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -1706,7 +1709,8 @@ export interface components {
         };
         /** AccountCreatedEvent */
         AccountCreatedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -1891,7 +1895,8 @@ export interface components {
         };
         /** ApplicationApprovedEvent */
         ApplicationApprovedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -1975,7 +1980,8 @@ export interface components {
         };
         /** ApplicationMoreInfoRequestedEvent */
         ApplicationMoreInfoRequestedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -2052,7 +2058,8 @@ export interface components {
         };
         /** ApplicationRejectedEvent */
         ApplicationRejectedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -2068,7 +2075,8 @@ export interface components {
         };
         /** ApplicationUnderReviewEvent */
         ApplicationUnderReviewEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -2644,6 +2652,8 @@ export interface components {
         CreatePayoutResponse: components["schemas"]["Payout"] | (components["schemas"]["Payout"] | components["schemas"]["PayoutRowError"])[];
         CreateWebhookRequest: {
             description?: string | null;
+            /** @description Also sign each delivery with an Ed25519 key of this endpoint (`v1a` in webhook-signature; receivers verify with `ed25519PublicKey`, no shared secret). `false` drops the key */
+            ed25519?: boolean;
             events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
             /**
              * @description HTTPS URL that receives the POSTs; at most 2048 characters, no credentials or fragment
@@ -2700,7 +2710,8 @@ export interface components {
         };
         /** DepositCompletedEvent */
         DepositCompletedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -2735,7 +2746,8 @@ export interface components {
         };
         /** DepositFailedEvent */
         DepositFailedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -2780,7 +2792,7 @@ export interface components {
         ErrorCode: "VALIDATION_ERROR" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK";
         /**
          * Event
-         * @description The webhook envelope {id, type, createdAt, test, data}, plus the sub-account it concerns (null: the workspace itself); `data` by `type`
+         * @description The webhook envelope {id, type, createdAt, test, data} as delivered; GET /v1/events and the stream add `accountId`, the sub-account it concerns (null: the workspace itself); `data` by `type`
          */
         Event: components["schemas"]["PayoutProcessingEvent"] | components["schemas"]["PayoutPaidEvent"] | components["schemas"]["PayoutFailedEvent"] | components["schemas"]["PayoutRevertedEvent"] | components["schemas"]["PayoutCancelledEvent"] | components["schemas"]["PayoutApprovalRequiredEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderAwaitingFundsEvent"] | components["schemas"]["OrderFundsReceivedEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["AccountCreatedEvent"] | components["schemas"]["ApplicationUnderReviewEvent"] | components["schemas"]["ApplicationMoreInfoRequestedEvent"] | components["schemas"]["ApplicationApprovedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["VirtualAccountActiveEvent"] | components["schemas"]["VirtualAccountFailedEvent"] | components["schemas"]["DepositCompletedEvent"] | components["schemas"]["DepositFailedEvent"] | components["schemas"]["WebhookTestEvent"];
         /** EventList */
@@ -3082,7 +3094,8 @@ export interface components {
         };
         /** OrderAwaitingFundsEvent */
         OrderAwaitingFundsEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3098,7 +3111,8 @@ export interface components {
         };
         /** OrderCompletedEvent */
         OrderCompletedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3114,7 +3128,8 @@ export interface components {
         };
         /** OrderCreatedEvent */
         OrderCreatedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3167,7 +3182,8 @@ export interface components {
         };
         /** OrderExpiredEvent */
         OrderExpiredEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3183,7 +3199,8 @@ export interface components {
         };
         /** OrderFailedEvent */
         OrderFailedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3199,7 +3216,8 @@ export interface components {
         };
         /** OrderFundsReceivedEvent */
         OrderFundsReceivedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3329,7 +3347,8 @@ export interface components {
         };
         /** PayoutApprovalRequiredEvent */
         PayoutApprovalRequiredEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3345,7 +3364,8 @@ export interface components {
         };
         /** PayoutCancelledEvent */
         PayoutCancelledEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3361,10 +3381,13 @@ export interface components {
         };
         /**
          * PayoutEventData
-         * @description The payout, as payout.* events carry it
+         * @description The payout, as payout.* events carry it: the fields of spec §Events, what the rail reported (`returnReason`, `uetr`, `txHash`, `chain`, when it did) and, on payout.approval_required, the `approval` that holds it
          */
         PayoutEventData: {
             amount: string;
+            approval?: components["schemas"]["PayoutApproval"];
+            /** @description On-chain payouts: the chain it was paid on, as the operator names it */
+            chain?: string;
             clientRef: string;
             completedAt: string | null;
             currency: string;
@@ -3373,11 +3396,20 @@ export interface components {
              * @description UUID
              */
             id: string;
+            returnReason?: components["schemas"]["ReturnReason"];
             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
+            /** @description On-chain payouts: the hash of the transaction that paid it */
+            txHash?: string;
+            /**
+             * Format: uuid
+             * @description SWIFT payouts over a bank connector: the Unique End-to-end Transaction Reference the payment carries through every bank
+             */
+            uetr?: string;
         };
         /** PayoutFailedEvent */
         PayoutFailedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3401,7 +3433,8 @@ export interface components {
         };
         /** PayoutPaidEvent */
         PayoutPaidEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3417,7 +3450,8 @@ export interface components {
         };
         /** PayoutProcessingEvent */
         PayoutProcessingEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3578,7 +3612,8 @@ export interface components {
         };
         /** PayoutRevertedEvent */
         PayoutRevertedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -3709,6 +3744,13 @@ export interface components {
              * @example Incorrect account number
              */
             description: string;
+        };
+        RotateWebhookSecretRequest: {
+            /**
+             * @description How long the secret being replaced keeps signing beside the new one, in seconds (0 to 604800, 7 days). Default 0: it stops at once.
+             * @default 0
+             */
+            graceSeconds: number;
         };
         SandboxApproveVirtualAccountRequest: {
             /** @description approve: the details the bank issued (generated when absent) */
@@ -4046,6 +4088,8 @@ export interface components {
         };
         UpdateWebhookRequest: {
             description?: string | null;
+            /** @description Also sign each delivery with an Ed25519 key of this endpoint (`v1a` in webhook-signature; receivers verify with `ed25519PublicKey`, no shared secret). `false` drops the key */
+            ed25519?: boolean;
             events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
             /** @description A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again */
             status?: "enabled" | "disabled";
@@ -4115,7 +4159,8 @@ export interface components {
         };
         /** VirtualAccountActiveEvent */
         VirtualAccountActiveEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -4145,7 +4190,8 @@ export interface components {
         };
         /** VirtualAccountFailedEvent */
         VirtualAccountFailedEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -4276,6 +4322,7 @@ export interface components {
              */
             createdAt: string;
             description: string | null;
+            ed25519PublicKey: string | null;
             events: string[] | null;
             /**
              * Format: uuid
@@ -4317,13 +4364,14 @@ export interface components {
              */
             createdAt: string;
             description: string | null;
+            ed25519PublicKey: string | null;
             events: string[] | null;
             /**
              * Format: uuid
              * @description UUID
              */
             id: string;
-            /** @description The signing secret, shown only here. X-Service-Signature = hex(HMAC-SHA256(key = this whole string as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)) */
+            /** @description The signing secret, shown only here. X-Service-Signature = hex(HMAC-SHA256(key = this whole string as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)); a Standard Webhooks library takes it as it is (`new Webhook(secret)`) to verify webhook-signature */
             secret: string;
             /** @description A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again */
             status: "enabled" | "disabled";
@@ -4336,12 +4384,18 @@ export interface components {
         };
         /** WebhookSecret */
         WebhookSecret: {
-            /** @description The signing secret, shown only here. X-Service-Signature = hex(HMAC-SHA256(key = this whole string as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)) */
+            /**
+             * Format: date-time
+             * @description Until when the replaced secret signs beside the new one (the time of the rotation when it stopped at once)
+             */
+            previousSecretExpiresAt: string;
+            /** @description The signing secret, shown only here. X-Service-Signature = hex(HMAC-SHA256(key = this whole string as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)); a Standard Webhooks library takes it as it is (`new Webhook(secret)`) to verify webhook-signature */
             secret: string;
         };
         /** WebhookTestEvent */
         WebhookTestEvent: {
-            accountId: string | null;
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp
@@ -6167,7 +6221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The webhook envelope {id, type, createdAt, test, data}, plus the sub-account it concerns (null: the workspace itself); `data` by `type` */
+            /** @description The webhook envelope {id, type, createdAt, test, data} as delivered; GET /v1/events and the stream add `accountId`, the sub-account it concerns (null: the workspace itself); `data` by `type` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8976,7 +9030,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateWebhookSecretRequest"];
+            };
+        };
         responses: {
             /** @description Problem details (RFC 9457) */
             "4XX": {
