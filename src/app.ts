@@ -22,6 +22,7 @@ import { compileRequestValidator } from './http/validation.js';
 import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema, ValidationErrorSchema } from './lib/schemas.js';
 import { isDateTime, isDay } from './lib/dates.js';
 import { newRequestId } from './lib/ids.js';
+import { alertRoutes } from './modules/alerts/alerts.routes.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
 import { approvalRoutes } from './modules/approvals/approvals.routes.js';
 import { applicationRoutes } from './modules/applications/applications.routes.js';
@@ -257,6 +258,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   chainRoutes(routes, ctx);
   userRoutes(routes, ctx);
   screeningRoutes(routes, ctx);
+  alertRoutes(routes, ctx);
 
   await registerWeb(app, webOptions(ctx, redis), (scope, web) => {
     dashboardPages(scope, web, storage);

@@ -14,6 +14,10 @@ import { ChainWorker } from '../modules/chain/chain.worker.js';
 import { RETENTION_JOB, retentionSweep } from './retention.js';
 import { rescreenBeneficiariesJob } from '../modules/screening/screening.jobs.js';
 import { SCREENING_RESCREEN_JOB } from '../modules/screening/screening.service.js';
+import { alertsEvaluateJob } from '../modules/alerts/alerts.jobs.js';
+import { ALERTS_EVALUATE_JOB } from '../modules/alerts/alerts.service.js';
+import { notificationsSendJob } from '../modules/notifications/notifications.jobs.js';
+import { NOTIFICATIONS_SEND_JOB } from '../modules/notifications/notifications.service.js';
 import { JobRunner, type AnyJobHandler, type Recurring } from './runner.js';
 
 /** Every job kind and its handler. Modules add theirs here. */
@@ -32,6 +36,8 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
   [BANK_CUTOFF_JOB, bankCutoffJob],
   [BANK_UPLOAD_JOB, bankUploadJob],
   [BANK_POLL_JOB, bankPollJob],
+  [ALERTS_EVALUATE_JOB, alertsEvaluateJob],
+  [NOTIFICATIONS_SEND_JOB, notificationsSendJob],
   [
     'uploads.cleanup',
     async (ctx) => {
@@ -47,6 +53,10 @@ export const recurringJobs: readonly Recurring[] = [
   { kind: 'uploads.cleanup', everyMs: 15 * 60_000 },
   // Makes sure the bank connector's outbox poll is scheduled; the poll itself runs every "bank".pollSeconds.
   { kind: BANK_POLL_JOB, everyMs: 60_000 },
+  // Makes sure the alert evaluation is scheduled; it then runs every ALERT_EVALUATE_MS.
+  { kind: ALERTS_EVALUATE_JOB, everyMs: 60_000 },
+  // Retries the notifications whose first attempt failed (new ones schedule a send job themselves).
+  { kind: NOTIFICATIONS_SEND_JOB, everyMs: 60_000 },
 ];
 
 /**

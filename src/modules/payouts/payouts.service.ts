@@ -414,3 +414,5 @@ export class PayoutService {
     return createMany(this.ctx, tx, requests);
   }
 }
+
+export { unfinishedPayouts, type UnfinishedPayouts } from './payouts.repository.js';

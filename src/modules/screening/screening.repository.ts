@@ -209,3 +209,11 @@ export async function readSettings(sql: Sql): Promise<SettingsRow> {
 export async function writeSettings(sql: Sql, dualControl: boolean, by: string): Promise<SettingsRow> {
   return one<SettingsRow>(sql, 'UPDATE screening_settings SET dual_control = $1, updated_by = $2, updated_at = now() WHERE id RETURNING dual_control, updated_by, updated_at', [dualControl, by]);
 }
+
+/** Each list's active (newest) version: when it was loaded and its age in seconds (database clock). */
+export async function activeListAges(sql: Sql): Promise<{ list: string; loadedAt: Date; ageSeconds: number }[]> {
+  return sql.query(
+    `SELECT DISTINCT ON (list) list, loaded_at AS "loadedAt", EXTRACT(EPOCH FROM now() - loaded_at)::float8 AS "ageSeconds"
+       FROM screening_list_versions ORDER BY list, loaded_at DESC`,
+  );
+}

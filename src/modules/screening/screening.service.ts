@@ -230,3 +230,5 @@ export interface PayoutScreening {
 
 /** A hit as a payout read shows it (the subject's own name is the customer's, already known to them). */
 export const hitEvidence = (h: Hit) => ({ list: h.list, entryId: h.entryId, entryName: h.entryName, matchedName: h.matchedName, score: h.score });
+
+export const activeListAges = repo.activeListAges;
