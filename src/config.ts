@@ -119,6 +119,9 @@ export interface Config {
     /** OTLP HTTP endpoint traces are exported to (OTEL_EXPORTER_OTLP_ENDPOINT); unset: no tracing. */
     otlpEndpoint: string | undefined;
     serviceName: string;
+    /** A port of its own serving /metrics without a key (a worker's, which serves no API); unset: none. */
+    metricsPort: number | undefined;
+    metricsHost: string;
   };
   /** Named limits. A loop, list or queue without a bound is a bug. */
   limits: {
@@ -336,6 +339,8 @@ export const ENV_SETTINGS = {
   METRICS_SAMPLE_MS: { default: 15_000, description: 'how long the metrics read from the database (payout ages, job queue, list ages) are reused between scrapes of `/operator/v1/metrics`' },
   OTEL_EXPORTER_OTLP_ENDPOINT: { description: 'OTLP/HTTP endpoint (e.g. `http://collector:4318`) traces are exported to; unset: no tracing. The other `OTEL_*` variables of the OpenTelemetry SDK apply' },
   OTEL_SERVICE_NAME: { default: 'corridor', description: 'the service name traces carry' },
+  METRICS_PORT: { description: 'a port serving this process\'s metrics at `/metrics` without a key (how Prometheus scrapes a worker); bind it with `METRICS_HOST` to an address only monitoring reaches' },
+  METRICS_HOST: { default: '127.0.0.1', description: 'the address `METRICS_PORT` listens on' },
   SIGN_IN_FAILURES_PER_15_MIN: {
     default: 5,
     description:
@@ -532,6 +537,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       metricsSampleMs: Math.max(0, intSetting(env, 'METRICS_SAMPLE_MS')),
       otlpEndpoint: optional(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
       serviceName: textSetting(env, 'OTEL_SERVICE_NAME'),
+      metricsPort: optional(env, 'METRICS_PORT') === undefined ? undefined : int(raw(env, 'METRICS_PORT'), 0, 'METRICS_PORT'),
+      metricsHost: textSetting(env, 'METRICS_HOST'),
     },
     limits: {
       pageLimitMax: 100,

@@ -4,6 +4,7 @@ import { ledgerInvariantViolations } from '../ledger/ledger.service.js';
 import { unfinishedPayouts } from '../payouts/payouts.service.js';
 import { activeListAges } from '../screening/screening.service.js';
 import { failingEndpoints } from '../webhooks/webhooks.service.js';
+import { metrics } from '../../observability/metrics.js';
 
 /** Something a condition found past its threshold: what it is about (one alert per subject), in words, with figures. */
 export interface Finding {
@@ -123,6 +124,7 @@ export const ledgerInvariant: ConditionSource = {
   description: 'A ledger invariant broken: running balances that differ from transfers, a negative customer balance, a currency not summing to zero',
   async check(ctx) {
     const violations = await ledgerInvariantViolations(ctx.db);
+    metrics.ledgerInvariantViolations.set(violations.length);
     return violations.map((v) => ({ subject: `${v.problem}: ${v.subject}`, summary: `Ledger invariant broken: ${v.problem} (${v.subject})`, details: v }));
   },
 };
