@@ -101,8 +101,10 @@ describe('OpenTelemetry traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     // Fastify's own spans (request handler, hooks) sit in the same trace as the HTTP server span.
     expect(inTrace.some((s) => /request handler|onRequest|preHandler|fastify/i.test(s.name))).toBe(true);
     if (postgresUrl) {
-      for (let i = 0; i < 100 && !spans.some((s) => s.traceId === server?.traceId && attribute(s, 'db.system') === 'postgresql'); i++) await new Promise((r) => setTimeout(r, 200));
-      expect(spans.some((s) => s.traceId === server?.traceId && attribute(s, 'db.system') === 'postgresql')).toBe(true);
+      // The pg instrumentation's spans (db.system, or db.system.name in the newer conventions).
+      const isPg = (s: Span) => s.traceId === server?.traceId && [attribute(s, 'db.system'), attribute(s, 'db.system.name')].includes('postgresql');
+      for (let i = 0; i < 100 && !spans.some(isPg); i++) await new Promise((r) => setTimeout(r, 200));
+      expect(spans.some(isPg), JSON.stringify(inTrace.map((s) => s.name))).toBe(true);
     }
     const lines = output.split('\n').filter((l) => l.includes('"reqId":"req_traced_balances"'));
     expect(lines.length).toBeGreaterThan(0);

@@ -27,7 +27,7 @@ export const AlertsQuery = Type.Object({
 
 export const AlertParams = Type.Object({ id: Uuid });
 
-const ConditionId = Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,63}$', description: 'Lower-case letters, digits, `.`, `_` and `-`; a source\'s own name for its default condition' });
+const ConditionId = Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,63}$', examples: ['payouts.stuck'], description: 'Lower-case letters, digits, `.`, `_` and `-`; a source\'s own name for its default condition' });
 
 export const ConditionSchema = Type.Object(
   {
@@ -51,8 +51,8 @@ export const ConditionParams = Type.Object({ id: ConditionId });
 
 export const ConditionBody = Type.Object(
   {
-    source: Type.String({ minLength: 1, maxLength: 64 }),
-    threshold: Type.Number({ minimum: 0, maximum: 1_000_000, description: "In the source's unit (minutes, hours, days, attempts)" }),
+    source: Type.String({ minLength: 1, maxLength: 64, examples: ['payouts.stuck'] }),
+    threshold: Type.Number({ minimum: 0, maximum: 1_000_000, examples: [60], description: "In the source's unit (minutes, hours, days, attempts)" }),
     filter: Type.Optional(Type.Record(Type.String({ maxLength: 32 }), Type.String({ minLength: 1, maxLength: 128 }), { maxProperties: 4 })),
     enabled: Type.Optional(Type.Boolean()),
   },
