@@ -22,6 +22,8 @@ import { compileRequestValidator } from './http/validation.js';
 import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema, ValidationErrorSchema } from './lib/schemas.js';
 import { isDateTime, isDay } from './lib/dates.js';
 import { newRequestId } from './lib/ids.js';
+import { metrics } from './observability/metrics.js';
+import { alertRoutes } from './modules/alerts/alerts.routes.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
 import { approvalRoutes } from './modules/approvals/approvals.routes.js';
 import { applicationRoutes } from './modules/applications/applications.routes.js';
@@ -96,6 +98,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     if (!REQUEST_ID.test(String(req.id))) (req as { id: string }).id = newRequestId();
     reply.header('x-request-id', req.id);
+  });
+  // Requests by method, route pattern and status, with their latency (src/observability/metrics.ts).
+  app.addHook('onResponse', async (req, reply) => {
+    metrics.httpRequests.observe({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
   // Form bodies are for the token endpoint (RFC 6749 client authentication) and the web pages' forms; every API route takes JSON.
   app.addHook('preValidation', async (req) => {
@@ -257,6 +263,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   chainRoutes(routes, ctx);
   userRoutes(routes, ctx);
   screeningRoutes(routes, ctx);
+  alertRoutes(routes, ctx);
 
   await registerWeb(app, webOptions(ctx, redis), (scope, web) => {
     dashboardPages(scope, web, storage);

@@ -95,6 +95,34 @@ export interface Config {
   };
   /** Sanctions screening (src/modules/screening): the match threshold (0..1) and the largest list file a load takes. */
   screening: { matchThreshold: number; fileBytesMax: number };
+  /** Alerts (src/modules/alerts) and the notifications that carry them to the operator (src/modules/notifications). */
+  alerts: {
+    /** How often a worker evaluates the alert conditions. */
+    evaluateMs: number;
+    /** Where alerts are mailed (none: no e-mail), from whom, through which SMTP server (smtp[s]://user:pass@host:port). */
+    emailTo: string[];
+    emailFrom: string;
+    smtpUrl: string | undefined;
+    /** The operator's URL that gets each alert as a signed POST, and the whsec_ secret it is signed with. */
+    webhookUrl: string | undefined;
+    webhookSecret: string | undefined;
+    /** Alerts one condition may hold open at once (the rest are counted in the last one's details). */
+    findingsPerConditionMax: number;
+    /** Attempts at a notification before it is marked failed; notifications sent per pass. */
+    notificationAttemptsMax: number;
+    notificationBatchMax: number;
+  };
+  /** Metrics and traces (src/observability). */
+  observability: {
+    /** How long the database-derived metrics (payout ages, queue depth, list ages) are reused between scrapes. */
+    metricsSampleMs: number;
+    /** OTLP HTTP endpoint traces are exported to (OTEL_EXPORTER_OTLP_ENDPOINT); unset: no tracing. */
+    otlpEndpoint: string | undefined;
+    serviceName: string;
+    /** A port of its own serving /metrics without a key (a worker's, which serves no API); unset: none. */
+    metricsPort: number | undefined;
+    metricsHost: string;
+  };
   /** Named limits. A loop, list or queue without a bound is a bug. */
   limits: {
     pageLimitMax: number;
@@ -302,6 +330,17 @@ export const ENV_SETTINGS = {
       'sanctions screening: the score (in percent, 50..100) at or above which a name matches a list entry and holds the payout; see [screening](guides/screening.md)',
   },
   SCREENING_FILE_BYTES_MAX: { default: 67_108_864, description: 'the largest sanctions list file `corridor screening load` and the operator API take' },
+  ALERT_EVALUATE_MS: { default: 60_000, description: 'how often a worker evaluates the alert conditions (see [operations](operations.md#alerts))' },
+  ALERT_EMAIL_TO: { description: 'comma-separated addresses every alert is mailed to when it opens and when it closes (unset: no e-mail)' },
+  ALERT_EMAIL_FROM: { default: 'Corridor alerts <corridor@localhost>', description: 'the sender of alert e-mails' },
+  SMTP_URL: { description: 'the SMTP server alert e-mails go through: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`' },
+  ALERT_WEBHOOK_URL: { description: 'the operator\'s URL every alert is POSTed to when it opens and when it closes, signed like a workspace webhook (unset: none)' },
+  ALERT_WEBHOOK_SECRET: { description: 'the `whsec_` secret alert webhooks are signed with (needed with `ALERT_WEBHOOK_URL`)' },
+  METRICS_SAMPLE_MS: { default: 15_000, description: 'how long the metrics read from the database (payout ages, job queue, list ages) are reused between scrapes of `/operator/v1/metrics`' },
+  OTEL_EXPORTER_OTLP_ENDPOINT: { description: 'OTLP/HTTP endpoint (e.g. `http://collector:4318`) traces are exported to; unset: no tracing. The other `OTEL_*` variables of the OpenTelemetry SDK apply' },
+  OTEL_SERVICE_NAME: { default: 'corridor', description: 'the service name traces carry' },
+  METRICS_PORT: { description: 'a port serving this process\'s metrics at `/metrics` without a key (how Prometheus scrapes a worker); bind it with `METRICS_HOST` to an address only monitoring reaches' },
+  METRICS_HOST: { default: '127.0.0.1', description: 'the address `METRICS_PORT` listens on' },
   SIGN_IN_FAILURES_PER_15_MIN: {
     default: 5,
     description:
@@ -332,6 +371,26 @@ function textSetting(env: NodeJS.ProcessEnv, name: NamesWith<string>): string {
 /** An optional setting: its value, undefined when unset or empty. */
 function optional(env: NodeJS.ProcessEnv, name: EnvName): string | undefined {
   return raw(env, name) || undefined;
+}
+
+function alertSettings(env: NodeJS.ProcessEnv): Config['alerts'] {
+  const webhookUrl = optional(env, 'ALERT_WEBHOOK_URL');
+  const webhookSecret = optional(env, 'ALERT_WEBHOOK_SECRET');
+  if (webhookUrl && !webhookSecret?.startsWith('whsec_')) throw new Error('ALERT_WEBHOOK_URL needs ALERT_WEBHOOK_SECRET, a whsec_ secret');
+  const emailTo = (raw(env, 'ALERT_EMAIL_TO') ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+  const smtpUrl = optional(env, 'SMTP_URL');
+  if (emailTo.length > 0 && !smtpUrl) throw new Error('ALERT_EMAIL_TO needs SMTP_URL');
+  return {
+    evaluateMs: Math.max(1000, intSetting(env, 'ALERT_EVALUATE_MS')),
+    emailTo,
+    emailFrom: textSetting(env, 'ALERT_EMAIL_FROM'),
+    smtpUrl,
+    webhookUrl,
+    webhookSecret,
+    findingsPerConditionMax: 100,
+    notificationAttemptsMax: 10,
+    notificationBatchMax: 50,
+  };
 }
 
 function int(value: string | undefined, fallback: number, name: string): number {
@@ -472,6 +531,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     screening: {
       matchThreshold: Math.min(100, Math.max(50, intSetting(env, 'SCREENING_MATCH_THRESHOLD'))) / 100,
       fileBytesMax: Math.max(1, intSetting(env, 'SCREENING_FILE_BYTES_MAX')),
+    },
+    alerts: alertSettings(env),
+    observability: {
+      metricsSampleMs: Math.max(0, intSetting(env, 'METRICS_SAMPLE_MS')),
+      otlpEndpoint: optional(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
+      serviceName: textSetting(env, 'OTEL_SERVICE_NAME'),
+      metricsPort: optional(env, 'METRICS_PORT') === undefined ? undefined : int(raw(env, 'METRICS_PORT'), 0, 'METRICS_PORT'),
+      metricsHost: textSetting(env, 'METRICS_HOST'),
     },
     limits: {
       pageLimitMax: 100,

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { trace } from '@opentelemetry/api';
 import { pino, type DestinationStream } from 'pino';
 import { logSerializers, REDACTED } from './lib/log-safety.js';
 import type { Config } from './config.js';
@@ -21,6 +22,11 @@ import { ensureSystemAccounts } from './modules/ledger/ledger.service.js';
 export function createLogger(level: string, destination?: NodeJS.WritableStream): FastifyBaseLogger {
   const options = {
     level,
+    // The trace id beside the request id (reqId) in every line written inside a traced request or job.
+    mixin: () => {
+      const span = trace.getActiveSpan()?.spanContext();
+      return span ? { traceId: span.traceId, spanId: span.spanId } : {};
+    },
     serializers: logSerializers,
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', '*.clientSecret', '*.client_secret', '*.secret', '*.password'],

@@ -2,6 +2,7 @@ import { buildApp } from '../app.js';
 import type { Config } from '../config.js';
 import { createRunner } from '../jobs/index.js';
 import { openContext } from '../runtime.js';
+import { serveMetrics } from '../observability/metrics-server.js';
 import { bootstrap, type BootstrapResult } from './bootstrap.js';
 
 export type Role = 'all' | 'api' | 'worker';
@@ -32,6 +33,8 @@ export async function start(config: Config, role: Role): Promise<void> {
   const runner = role === 'api' ? undefined : createRunner(ctx);
 
   if (app) await app.listen({ host: config.host, port: config.port });
+  const { metricsPort, metricsHost } = config.observability;
+  const metricsServer = metricsPort === undefined ? undefined : await serveMetrics(ctx, metricsHost, metricsPort);
   runner?.start();
 
   const base = config.publicBaseUrl;
@@ -70,6 +73,7 @@ export async function start(config: Config, role: Role): Promise<void> {
     }, config.limits.shutdownGraceMs).unref();
     try {
       await app?.close();
+      metricsServer?.close();
       await runner?.stop();
       await ctx.db.close();
     } finally {

@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { currentCommitParticipant, workThenCommit } from './commit-scope.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { metrics } from '../observability/metrics.js';
 
 /** Anything that runs SQL: the database itself or an open transaction. */
 export interface Sql {
@@ -36,6 +37,8 @@ export interface Db extends Sql {
    * Resolves once listening, with `heardAll` and `stop`.
    */
   listen(channel: string, handlers: ListenHandlers): Promise<Listening>;
+  /** The PostgreSQL pool's connections now (none for the embedded database: one connection, in process). */
+  poolStats(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
 }
 
@@ -227,6 +230,8 @@ class PostgresDb implements Db {
     for (let attempt = 1; ; attempt++) {
       const { client, release } = await this.checkout();
       let released = false;
+      const timer = metrics.dbTransactionDuration.startTimer();
+      let outcome = 'rollback';
       try {
         await client.query('BEGIN');
         const tx = makeTx(
@@ -237,6 +242,7 @@ class PostgresDb implements Db {
         );
         const { result, joined } = await workThenCommit(tx, fn, participant);
         await client.query('COMMIT');
+        outcome = 'commit';
         if (joined) participant?.committed();
         return result;
       } catch (err) {
@@ -250,6 +256,7 @@ class PostgresDb implements Db {
         if (code && RETRYABLE_SQLSTATES.has(code) && attempt < TX_ATTEMPTS_MAX) continue;
         throw err;
       } finally {
+        timer({ outcome });
         if (!released) release();
       }
     }
@@ -352,6 +359,10 @@ class PostgresDb implements Db {
     };
   }
 
+  poolStats() {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }
@@ -409,6 +420,10 @@ export class PgliteDb implements Db {
         if (!this.pglite.closed) await unlisten();
       },
     };
+  }
+
+  poolStats(): undefined {
+    return undefined;
   }
 
   async close(): Promise<void> {

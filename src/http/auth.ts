@@ -19,6 +19,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call: a workspace credential (default for /v1, /v2), the operator, or anyone. */
     auth?: 'workspace' | 'operator' | 'none';
+    /** An operator route whose calls are not written to the audit log (the metrics scrape, every few seconds, reads nothing personal). */
+    unaudited?: boolean;
     scope?: Scope;
     capability?: Capability;
   }

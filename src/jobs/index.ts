@@ -14,6 +14,10 @@ import { registryOf } from '../connectors/registry.js';
 import { RETENTION_JOB, retentionSweep } from './retention.js';
 import { rescreenBeneficiariesJob } from '../modules/screening/screening.jobs.js';
 import { SCREENING_RESCREEN_JOB } from '../modules/screening/screening.service.js';
+import { alertsEvaluateJob } from '../modules/alerts/alerts.jobs.js';
+import { ALERTS_EVALUATE_JOB } from '../modules/alerts/alerts.service.js';
+import { notificationsSendJob } from '../modules/notifications/notifications.jobs.js';
+import { NOTIFICATIONS_SEND_JOB } from '../modules/notifications/notifications.service.js';
 import { JobRunner, type AnyJobHandler, type Recurring } from './runner.js';
 
 /** Every job kind of the platform and its handler. Modules add theirs here; connectors declare theirs in their definition. */
@@ -29,6 +33,8 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
   [APPROVAL_EXPIRY_JOB, approvalExpiryJob],
   [RETENTION_JOB, retentionSweep],
   [SCREENING_RESCREEN_JOB, rescreenBeneficiariesJob],
+  [ALERTS_EVALUATE_JOB, alertsEvaluateJob],
+  [NOTIFICATIONS_SEND_JOB, notificationsSendJob],
   [
     'uploads.cleanup',
     async (ctx) => {
@@ -42,6 +48,10 @@ export const recurringJobs: readonly Recurring[] = [
   // Deletes rows past their retention (config.retention); runs again at once while a backlog is left.
   { kind: RETENTION_JOB, everyMs: 10 * 60_000 },
   { kind: 'uploads.cleanup', everyMs: 15 * 60_000 },
+  // Makes sure the alert evaluation is scheduled; it then runs every ALERT_EVALUATE_MS.
+  { kind: ALERTS_EVALUATE_JOB, everyMs: 60_000 },
+  // Retries the notifications whose first attempt failed (new ones schedule a send job themselves).
+  { kind: NOTIFICATIONS_SEND_JOB, everyMs: 60_000 },
 ];
 
 /** A connector's loop in a worker: one tick, then the next `everyMs` after it ends; a failed tick is logged and tried again on the next. */

@@ -168,3 +168,12 @@ export async function deleteFailedJobsBefore(sql: Sql, before: Date, limit: numb
   );
   return rows.length;
 }
+
+/** Jobs per kind: queued or running, failed for good, and how long the oldest due one has been due (database clock). */
+export async function jobQueueStats(sql: Sql): Promise<{ kind: string; queued: number; failed: number; oldestDueSeconds: number }[]> {
+  return sql.query(
+    `SELECT kind, count(*) FILTER (WHERE status <> 'failed')::int AS queued, count(*) FILTER (WHERE status = 'failed')::int AS failed,
+            COALESCE(EXTRACT(EPOCH FROM now() - min(run_at) FILTER (WHERE status = 'queued' AND run_at <= now())), 0)::float8 AS "oldestDueSeconds"
+       FROM jobs GROUP BY kind ORDER BY kind`,
+  );
+}

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Tx } from '../db/db.js';
+import { metrics } from '../observability/metrics.js';
 import { claimJobs, completeJob, enqueue, enqueueMany, failJob, rescheduleJob, takeJobs, takeJobsById, type Job, type NewJob } from './queue.js';
 
 /** A job handler returns nothing when done, or a Date to run again then (not an attempt). */
@@ -206,6 +207,7 @@ export class JobRunner {
         taken(jobs.reduce((n, job) => n + jobItems(job, handler.itemsKey), 0));
         if (jobs.length > 0) await handler.inTx(this.ctx, tx, jobs);
       });
+      if (jobs.length > 0) metrics.jobRuns.inc({ kind, outcome: 'done' }, jobs.length);
       return;
     } catch (err) {
       taken(0);
@@ -237,6 +239,7 @@ export class JobRunner {
       const again = await handler(this.ctx, job);
       if (again instanceof Date) await rescheduleJob(this.ctx.db, job.id, again);
       else await completeJob(this.ctx.db, job.id);
+      metrics.jobRuns.inc({ kind: job.kind, outcome: 'done' });
     } catch (err) {
       await this.fail(job, err);
     }
@@ -251,11 +254,13 @@ export class JobRunner {
     }
     for (const job of jobs) {
       if (failures.has(job.id)) await this.fail(job, failures.get(job.id));
+      else metrics.jobRuns.inc({ kind: job.kind, outcome: 'done' });
     }
   }
 
   private async fail(job: Job, err: unknown): Promise<void> {
     const delayMs = Math.min(1000 * 2 ** (job.attempts - 1), 5 * 60_000);
+    metrics.jobRuns.inc({ kind: job.kind, outcome: 'failed' });
     this.log.warn({ err, jobId: job.id, kind: job.kind, attempt: job.attempts }, 'job failed');
     await failJob(this.ctx.db, job, err instanceof Error ? err.message : String(err), delayMs).catch((e: unknown) =>
       this.log.error({ err: e, jobId: job.id }, 'could not record job failure'),

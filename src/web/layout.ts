@@ -37,6 +37,7 @@ const NAV: Record<Area, readonly NavItem[]> = {
     { href: '/console/bank', label: 'Bank files' },
     { href: '/console/chain', label: 'Chain' },
     { href: '/console/reconciliation', label: 'Reconciliation' },
+    { href: '/console/alerts', label: 'Alerts' },
     { href: '/console/operators', label: 'Operators' },
     { href: '/console/audit', label: 'Audit log' },
   ],

@@ -35,6 +35,8 @@ const NOT_TENANT_TABLES: Record<string, string> = {
   chain_transactions: "the signed transactions of the hot wallet",
   // Sanctions lists: the same for every workspace, a reference table.
   screening_list_versions: 'sanctions list loads (reference table)',
+  alert_conditions: "the operator's alert conditions (platform-wide)",
+  alerts: 'alerts to the operator (platform-wide)',
   screening_entries: 'sanctions list entries (reference table)',
   screening_addresses: "sanctions list entries' wallet addresses (reference table)",
   screening_settings: "the operator's screening settings",

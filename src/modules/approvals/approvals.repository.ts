@@ -165,3 +165,11 @@ export function listApprovals<Item>(sql: Sql, scope: { workspaceId: string; subA
   if (f.status === 'pending') add("EXISTS (SELECT 1 FROM payouts p WHERE p.id = payout_approvals.payout_id AND p.status = 'queued')");
   return paginate(sql, f, { object: 'approval.list', from: `SELECT ${APPROVAL_COLUMNS} FROM payout_approvals`, where, params, idColumn: 'payout_id', map });
 }
+
+/** Approvals still pending, per workspace: how many, and how long the oldest has waited (database clock). */
+export async function pendingApprovalAges(sql: Sql): Promise<{ workspaceId: string; count: number; oldestAgeSeconds: number }[]> {
+  return sql.query(
+    `SELECT workspace_id AS "workspaceId", count(*)::int AS count, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS "oldestAgeSeconds"
+       FROM payout_approvals WHERE status = 'pending' GROUP BY workspace_id ORDER BY workspace_id`,
+  );
+}

@@ -304,3 +304,5 @@ export async function expireApproval(ctx: AppContext, tx: Tx, payoutId: string):
   });
   return undefined;
 }
+
+export const pendingApprovalAges = repo.pendingApprovalAges;

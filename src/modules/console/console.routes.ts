@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { userPages } from '../../web/users.pages.js';
 import type { Web } from '../../web/web.js';
 import type { Storage } from '../storage/storage.js';
+import { alertPages } from './alerts.pages.js';
 import { applicationPages } from './applications.pages.js';
 import { auditPages } from './audit.pages.js';
 import { bankPages } from './bank.pages.js';
@@ -30,4 +31,5 @@ export function consolePages(app: FastifyInstance, web: Web, storage: Storage): 
   connectorPages(app, web);
   bankPages(app, web);
   chainPages(app, web);
+  alertPages(app, web);
 }

@@ -80,7 +80,10 @@ function operatorCallDraft(req: FastifyRequest): AuditDraft {
  */
 export function auditOperatorCalls(app: FastifyInstance, ctx: AppContext): void {
   auditCalls(app, ctx, {
-    routes: (route) => (route.config as { auth?: string } | undefined)?.auth === 'operator',
+    routes: (route) => {
+      const config = route.config as { auth?: string; unaudited?: boolean } | undefined;
+      return config?.auth === 'operator' && config.unaudited !== true;
+    },
     draft: operatorCallDraft,
     changeStatus: documentedSuccess,
   });

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { countPayoutMoves, metrics } from '../../observability/metrics.js';
 import type { Tx } from '../../db/db.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { assert } from '../../lib/assert.js';
@@ -158,6 +159,7 @@ export async function applyMoves(
   }
   const movedById = new Map((await stepsRepo.moveStatuses(tx, changes)).map((moved) => [moved.id, moved]));
   const results = requests.map(({ row }) => movedById.get(row.id));
+  countPayoutMoves(metrics.payoutsMoved, results);
   await withdrawOpenControls(tx, changes.filter((c) => movedById.has(c.id)));
   const events: NewEvent[] = [];
   for (const [i, { row, move }] of requests.entries()) {

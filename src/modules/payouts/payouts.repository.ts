@@ -260,3 +260,25 @@ export async function payoutsPerDay(sql: Sql, scope: { workspaceId: string; subA
   );
   return rows.map((r) => ({ day: r.day, currency: r.currency, count: Number(r.n), amountMinor: r.amount }));
 }
+
+/** Unfinished payouts per connector and status: how many, and how long the oldest has been in it (database clock). */
+export interface UnfinishedPayouts {
+  connector: string;
+  status: PayoutStatus;
+  count: number;
+  oldestAgeSeconds: number;
+}
+
+/**
+ * The payouts not yet paid, failed or cancelled, grouped by connector (`provider`) and status, with
+ * the age of the oldest since its last move. One pass over the payouts table (no index on status:
+ * it would make every payout move a non-HOT update), so callers sample it, never per request.
+ */
+export async function unfinishedPayouts(sql: Sql): Promise<UnfinishedPayouts[]> {
+  return sql.query<UnfinishedPayouts>(
+    `SELECT provider AS connector, status, count(*)::int AS count,
+            EXTRACT(EPOCH FROM now() - min(updated_at))::float8 AS "oldestAgeSeconds"
+       FROM payouts WHERE status IN ('created', 'queued', 'processing')
+      GROUP BY provider, status ORDER BY provider, status`,
+  );
+}

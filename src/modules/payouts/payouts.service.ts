@@ -29,6 +29,7 @@ import { payoutEventData, stepJobs } from './payouts.lifecycle.js';
 import { insufficient, planPayouts, quoteKey, type Decision, type PlanRow, type PlanSnapshot, type Prepared } from './payouts.plan.js';
 import { payoutData } from './payouts.read.js';
 import * as repo from './payouts.repository.js';
+import { countPayoutMoves, metrics } from '../../observability/metrics.js';
 import type { PayoutBody } from './payouts.schemas.js';
 import type { Caller } from '../accounts/caller.js';
 import { holdListedPayouts, screenBeneficiaries, type Hit } from '../screening/screening.service.js';
@@ -306,6 +307,7 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
     sender: sender && ctx.box.sealJson(sender),
   }));
   const inserted = await repo.insertPayouts(tx, sealed);
+  countPayoutMoves(metrics.payoutsCreated, inserted);
   const screened = await screeningHolds(ctx, tx, accepted);
   // A new payout's screening is the hold just written, if any (the insert does not read it back).
   const rows: repo.PayoutRow[] = inserted.map((row) => ({ ...row, screening: screened.has(row.id) ? { status: 'held' as const, hits: screened.get(row.id) as Hit[] } : null }));
@@ -416,3 +418,5 @@ export class PayoutService {
     return createMany(this.ctx, tx, requests);
   }
 }
+
+export { unfinishedPayouts, type UnfinishedPayouts } from './payouts.repository.js';

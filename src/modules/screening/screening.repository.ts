@@ -285,3 +285,11 @@ export async function decideOrderHold(sql: Sql, orderId: string, to: 'released' 
     [orderId, to, by],
   );
 }
+
+/** Each list's active (newest) version: when it was loaded and its age in seconds (database clock). */
+export async function activeListAges(sql: Sql): Promise<{ list: string; loadedAt: Date; ageSeconds: number }[]> {
+  return sql.query(
+    `SELECT DISTINCT ON (list) list, loaded_at AS "loadedAt", EXTRACT(EPOCH FROM now() - loaded_at)::float8 AS "ageSeconds"
+       FROM screening_list_versions ORDER BY list, loaded_at DESC`,
+  );
+}

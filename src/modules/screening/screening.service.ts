@@ -301,3 +301,5 @@ export async function assertOrderNotHeld(tx: Tx, orderId: string): Promise<void>
 export async function withdrawOrderHold(tx: Tx, orderId: string): Promise<void> {
   await repo.decideOrderHold(tx, orderId, 'withdrawn', 'system');
 }
+
+export const activeListAges = repo.activeListAges;

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { ping } from '../../db/db.js';
 import { AppError } from '../../http/errors.js';
+import { metricsText } from '../../observability/sample.js';
 
 const Status = Type.Object({ status: Type.Literal('ok') });
 
@@ -31,4 +32,9 @@ export function serviceRoutes(app: FastifyInstance, ctx: AppContext): void {
       return { status: 'ok' as const };
     },
   );
+  // Prometheus metrics of this process (docs/operations.md#metrics): the operator key as a bearer token, not audited.
+  app.get('/operator/v1/metrics', { config: { auth: 'operator', unaudited: true, rateLimit: false }, schema: { hide: true } }, async (_req, reply) => {
+    const { contentType, text } = await metricsText(ctx);
+    return reply.type(contentType).send(text);
+  });
 }

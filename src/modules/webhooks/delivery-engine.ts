@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { observeAttempt } from '../../observability/metrics.js';
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { DeliveryClient, type AttemptResult } from './delivery-client.js';
@@ -345,6 +346,7 @@ export class WebhookEngine {
       return;
     }
     const number = row.attempt_count + 1;
+    observeAttempt(result.ok, result.durationMs, row.event_created_at, result.endedAt);
     const { config } = this.ctx;
     const outcome = decideOutcome(number, result.ok, result.endedAt, {
       attemptsMax: config.limits.webhookAttemptsMax,

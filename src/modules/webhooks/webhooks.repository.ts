@@ -447,3 +447,27 @@ export function listDeliveries<Item>(
   if (f.eventType) add('event_type = ?', f.eventType);
   return paginate(sql, f, { object: 'webhook_delivery.list', from: `SELECT ${deliveryListColumns} FROM webhook_deliveries`, where, params, map });
 }
+
+/** An enabled endpoint whose attempts have failed since its last successful delivery. */
+export interface FailingEndpoint {
+  endpointId: string;
+  workspaceId: string;
+  url: string;
+  failedAttempts: number;
+}
+
+/**
+ * Enabled endpoints with at least `attemptsMin` failed attempts since their last successful
+ * delivery (the attempts of the deliveries created after it that are still pending or failed).
+ */
+export async function failingEndpoints(sql: Sql, attemptsMin: number): Promise<FailingEndpoint[]> {
+  return sql.query<FailingEndpoint>(
+    `SELECT e.id AS "endpointId", e.workspace_id AS "workspaceId", e.url, sum(d.attempt_count)::int AS "failedAttempts"
+       FROM webhook_endpoints e
+       JOIN webhook_deliveries d ON d.endpoint_id = e.id AND d.status <> 'succeeded' AND d.attempt_count > 0
+      WHERE e.status = 'enabled'
+        AND d.created_at > COALESCE((SELECT max(s.created_at) FROM webhook_deliveries s WHERE s.endpoint_id = e.id AND s.status = 'succeeded'), '-infinity')
+      GROUP BY e.id HAVING sum(d.attempt_count) >= $1 ORDER BY e.id`,
+    [attemptsMin],
+  );
+}

@@ -241,3 +241,4 @@ export type { AttemptRecord } from './webhooks.repository.js';
 
 /** Retention: deletes at most `limit` finished deliveries older than `before`; answers how many. */
 export const deleteFinishedDeliveriesBefore = repo.deleteFinishedDeliveriesBefore;
+export { failingEndpoints, type FailingEndpoint } from './webhooks.repository.js';
