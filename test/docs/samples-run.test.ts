@@ -368,6 +368,7 @@ const FRESH: Record<string, (w: Workspace) => Promise<Env>> = {
   'GET /operator/v1/screening/holds/{payoutId}': async (w) => ({ PAYOUT_ID: await screeningHeld(w) }),
   'POST /operator/v1/screening/holds/{payoutId}/release': async (w) => ({ PAYOUT_ID: await screeningHeld(w) }),
   'POST /operator/v1/screening/holds/{payoutId}/reject': async (w) => ({ PAYOUT_ID: await screeningHeld(w) }),
+  'PUT /operator/v1/alert-conditions/{id}': async () => ({ ALERT_CONDITION_ID: 'payouts.stuck' }),
   'GET /operator/v1/screening/order-holds/{orderId}': async (w) => ({ ORDER_ID: await screeningHeldOrder(w) }),
   'POST /operator/v1/screening/order-holds/{orderId}/release': async (w) => ({ ORDER_ID: await screeningHeldOrder(w) }),
   'POST /operator/v1/screening/order-holds/{orderId}/reject': async (w) => ({ ORDER_ID: await screeningHeldOrder(w) }),
