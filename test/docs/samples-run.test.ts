@@ -377,6 +377,12 @@ const FRESH: Record<string, (w: Workspace) => Promise<Env>> = {
 /** Not run here, and why. */
 const NOT_RUN: Record<string, string> = {
   'GET /v1/events/stream': 'an open stream: run with --max-time below',
+  // These act on what a chain connector holds (a live chain: anvil); their calls are run in test/chain.
+  'POST /operator/v1/chain/deposits/{id}/release': 'a deposit held by the chain watcher: test/chain/address-screening.test.ts',
+  'POST /operator/v1/chain/deposits/{id}/reject': 'a deposit held by the chain watcher: test/chain/address-screening.test.ts',
+  'POST /operator/v1/chain/chains/{name}/resume': "a configured chain's circuit breaker: test/chain/issuer.test.ts and nonces.test.ts",
+  'POST /operator/v1/chain/payouts/{id}/resign': 'a chain payout in nonce conflict: test/chain/nonces.test.ts',
+  'POST /operator/v1/chain/payouts/{id}/cancel': 'a chain payout in nonce conflict: test/chain/nonces.test.ts',
 };
 
 function runSample(source: string, env: Env, extra = ''): Promise<{ status: number; body: string; stderr: string }> {
