@@ -23,6 +23,8 @@ import { receivingWorkspace, requestAccount } from '../virtual-accounts/helpers.
 
 const EXCEPTIONS: Record<string, string> = {
   'POST /oauth/token': 'token exchange (RFC 6749): each call answers a fresh token and changes nothing a retry could double',
+  'POST /operator/v1/chain/deposits/:id/release': 'needs a chain on anvil and a deposit held by the watcher (test/chain/address-screening.test.ts); runIdempotent, as resign',
+  'POST /operator/v1/chain/deposits/:id/reject': 'needs a chain on anvil and a deposit held by the watcher (test/chain/address-screening.test.ts); runIdempotent, as resign',
   'POST /operator/v1/chain/payouts/:id/resign': 'needs a chain on anvil and a payout in nonce conflict: replayed under its key in test/chain/nonces.test.ts',
   'POST /operator/v1/chain/payouts/:id/cancel': 'needs a chain on anvil and a payout in nonce conflict (test/chain/nonces.test.ts); runIdempotent, as resign',
   'POST /operator/v1/chain/chains/:name/resume': 'needs a chain on anvil (test/chain/issuer.test.ts, nonces.test.ts); runIdempotent, as resign',

@@ -33,8 +33,21 @@ export function serviceRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   );
   // Prometheus metrics of this process (docs/operations.md#metrics): the operator key as a bearer token, not audited.
-  app.get('/operator/v1/metrics', { config: { auth: 'operator', unaudited: true, rateLimit: false }, schema: { hide: true } }, async (_req, reply) => {
-    const { contentType, text } = await metricsText(ctx);
-    return reply.type(contentType).send(text);
-  });
+  app.get(
+    '/operator/v1/metrics',
+    {
+      config: { auth: 'operator', unaudited: true, rateLimit: false },
+      schema: {
+        tags: ['Operator'],
+        security: [{ operatorKey: [] }],
+        summary: "This process's Prometheus metrics in the text exposition format (docs/operations.md#metrics); not audited, not rate limited",
+        produces: ['text/plain'],
+        response: { 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: Type.String() } } } },
+      },
+    },
+    async (_req, reply) => {
+      const { contentType, text } = await metricsText(ctx);
+      return reply.type(contentType).send(text);
+    },
+  );
 }
