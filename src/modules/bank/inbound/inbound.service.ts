@@ -336,7 +336,7 @@ async function deposit(run: Run, source: string, tx: EntryTransaction, amount: A
   }
   const landed = await receiveRailDeposit(run.ctx, run.tx, {
     currency: amount.currency,
-    amount: formatAmount(amount.minor, amount.currency),
+    amount: formatIsoAmount(amount.minor, amount.currency),
     rail: 'bank_transfer',
     railRef: `bank:${facts.entry_ref ?? newId()}`,
     to: { iban: tx.creditorIban, reference: tx.reference },
