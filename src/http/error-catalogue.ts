@@ -169,6 +169,9 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
   e('CHAIN_PAYOUT_BUSY', [409], 'problem', true, 'POST /operator/v1/chain/payouts/{id}/resign, /cancel', 'A worker holds the payout right now.', 'Retry with the same Idempotency-Key.'),
   e('CHAIN_NOT_CONFIGURED', [409], 'problem', false, 'POST /operator/v1/chain/payouts/{id}/resign, /cancel', "The payout's chain does not pay out in this process's connectors file.", 'Call a process whose connectors file has the chain and its hot wallet.'),
   e('CHAIN_NOT_FOUND', [404], 'problem', false, 'POST /operator/v1/chain/chains/{name}/resume', 'No configured chain of this name pays out.', 'Check the name on GET /operator/v1/chain/chains.'),
+  e('CHAIN_DEPOSIT_DECIDED', [409], 'problem', false, 'POST /operator/v1/chain/deposits/{id}/release, /reject', 'Only a held chain deposit is released or rejected (this one is credited, rejected or reversed).', 'Read its status on GET /operator/v1/chain/deposits.'),
+  e('CHAIN_DEPOSIT_NOT_CREDITABLE', [409], 'problem', false, 'POST /operator/v1/chain/deposits/{id}/release', 'The held deposit still cannot be credited: its token is not taken, its owner has no virtual account in the currency, or the deposit service refused it.', 'Open the virtual account (or enable the currency) first, then release it again; or reject it.'),
+  e('ORDER_HELD', [409], 'problem', false, 'POST /operator/v1/orders/{id}/execute, /complete, and the sandbox order moves', "The order's beneficiary matched a sanctions list: the desk cannot execute or complete it.", 'An operator releases or rejects it on POST /operator/v1/screening/order-holds/{orderId}/release or /reject.'),
 ];
 
 const BY_CODE = new Map(ERROR_CODES.map((entry) => [entry.code, entry]));

@@ -43,6 +43,8 @@ const NOT_TENANT_TABLES: Record<string, string> = {
   // Owned by a workspace or an operator principal under another name.
   idempotency_keys: '`owner_id` is the workspace id for workspace keys (scope = workspace), an operator principal otherwise',
   audit_chains: "audit chain heads: `chain` is the workspace id, or 'operator'",
+  bank_inbound_entries: "the identities of bank bookings taken in (the operator's bank account, not a workspace's): which deposit a booking became is on the deposit",
+  connector_health: "each connector's health (the operator's connectors, shared by every workspace)",
   audit_relinks: "the audit chains' relinked entries (migration 0080): `chain` is the workspace id, or 'operator'",
   // Known gap (docs/scaling.md, "What would change"): a tenant table still without workspace_id.
   ledger_transfers: 'KNOWN GAP: transfers reach their workspace through ledger_accounts; to gain workspace_id before distribution',
