@@ -266,7 +266,14 @@ class PostgresDb implements Db {
     const { client, release } = await this.checkout();
     const key = advisoryKey(name);
     try {
-      await client.query('SELECT pg_advisory_lock($1::bigint)', [key]);
+      // Waits by trying, not by blocking in pg_advisory_lock: a blocked call holds a snapshot while it
+      // waits, and CREATE INDEX CONCURRENTLY run by the holder (a migration outside a transaction)
+      // waits for every snapshot, so the two deadlocked (two processes migrating at once).
+      for (let delayMs = 20; ; delayMs = Math.min(delayMs * 2, 500)) {
+        const [row] = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [key])).rows;
+        if (row?.locked) break;
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
       try {
         return await fn({
           query: async <R>(text: string, params?: readonly unknown[]) => (await client.query(text, params as unknown[])).rows as R[],
