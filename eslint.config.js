@@ -16,8 +16,8 @@ export default tseslint.config(
     },
   },
   {
-    // The pages' one browser script (src/web/assets): browser globals, no build step.
-    files: ['src/web/assets/**/*.js'],
+    // The pages' one browser script (src/faces/web/assets): browser globals, no build step.
+    files: ['src/faces/web/assets/**/*.js'],
     languageOptions: { sourceType: 'script', globals: { document: 'readonly', window: 'readonly', navigator: 'readonly', Element: 'readonly', HTMLFormElement: 'readonly', DOMParser: 'readonly', fetch: 'readonly', setTimeout: 'readonly', Intl: 'readonly', Date: 'readonly', Blob: 'readonly', FormData: 'readonly', BigInt: 'readonly', CustomEvent: 'readonly', isNaN: 'readonly' } },
   },
 );

@@ -1,9 +1,9 @@
 import { pino } from 'pino';
-import { loadConfig } from '../src/config.js';
-import { createWorkspace } from '../src/modules/accounts/accounts.service.js';
-import { moveFromSystem } from '../src/modules/ledger/funding.service.js';
-import { HoldBatcher } from '../src/modules/ledger/hold-batcher.js';
-import { ledgerInvariantViolations } from '../src/modules/ledger/ledger.service.js';
+import { loadConfig } from '../src/platform/config.js';
+import { createWorkspace } from '../src/domains/accounts/accounts.service.js';
+import { moveFromSystem } from '../src/domains/ledger/funding.service.js';
+import { HoldBatcher } from '../src/domains/ledger/hold-batcher.js';
+import { ledgerInvariantViolations } from '../src/domains/ledger/ledger.service.js';
 import { openContext } from '../src/runtime.js';
 import { benchSize, freshBenchDatabase, percentile } from './measure.js';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import type { Sql } from '../src/db/db.js';
+import type { Sql } from '../src/platform/db/db.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { BENCH_QUERY } from './statements.js';
 

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import type { AppContext } from '../src/context.js';
-import { ledgerInvariantViolations } from '../src/modules/ledger/ledger.service.js';
+import type { AppContext } from '../src/platform/context.js';
+import { ledgerInvariantViolations } from '../src/domains/ledger/ledger.service.js';
 import { smoke } from './measure.js';
 import { cpuReader, payersOf, setUp, startApi, startWorker, sustained, type Sustained, WORKSPACES } from './payouts.js';
 import type { Receiver } from './receiver.js';

@@ -1,6 +1,6 @@
 import os from 'node:os';
-import { parseListFile } from '../src/modules/screening/lists/index.js';
-import { ListIndex, screenAll, type Subject } from '../src/modules/screening/matching.js';
+import { parseListFile } from '../src/controls/screening/lists/index.js';
+import { ListIndex, screenAll, type Subject } from '../src/controls/screening/matching.js';
 import { ordinaryNames } from '../support/ordinary-names.js';
 import { realSanctionsLists } from '../support/real-world.js';
 import { benchSize, percentile } from './measure.js';

@@ -1,4 +1,4 @@
-import type { Sql } from '../src/db/db.js';
+import type { Sql } from '../src/platform/db/db.js';
 
 /**
  * Where PostgreSQL's work goes, counted rather than timed (counts do not move with the machine's

@@ -10,7 +10,7 @@ const otlpEndpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
 if (otlpEndpoint) registerHooks('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: ['http', 'https', 'node:http', 'node:https', 'fastify', 'pg', 'pg-pool', 'ioredis'] } });
 register();
 if (otlpEndpoint) {
-  const { startTracing } = await import('../src/observability/tracing.ts');
+  const { startTracing } = await import('../src/platform/observability/tracing.ts');
   const stop = startTracing(otlpEndpoint, process.env.OTEL_SERVICE_NAME || 'corridor');
   process.once('beforeExit', () => void stop());
 }

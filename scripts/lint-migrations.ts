@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OUTSIDE_TRANSACTION } from '../src/db/migrate.js';
+import { OUTSIDE_TRANSACTION } from '../src/platform/db/migrate.js';
 
 /**
  * The last migration written before the lint, grandfathered explicitly: 0001 to 0034 came before it,
@@ -18,7 +18,7 @@ import { OUTSIDE_TRANSACTION } from '../src/db/migrate.js';
  */
 const GRANDFATHERED_THROUGH = '0080';
 
-const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'db', 'migrations');
+const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'platform', 'db', 'migrations');
 const linted = fs
   .readdirSync(dir)
   .filter((name) => /^\d{4}_.*\.sql$/.test(name) && name.slice(0, 4) > GRANDFATHERED_THROUGH)

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { servedOpenApi } from '../packages/sdk/scripts/openapi-types.js';
-import { operationIdLines } from '../src/http/openapi.js';
+import { operationIdLines } from '../src/faces/docs/openapi.js';
 
 const target = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'test', 'http', 'operation-ids.txt');
 const text = operationIdLines(await servedOpenApi());

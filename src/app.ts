@@ -7,52 +7,52 @@ import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import { Redis } from 'ioredis';
-import type { AppContext } from './context.js';
-import { authPlugin } from './http/auth.js';
-import type { TypeBoxRequestTypeProvider } from './http/routes.js';
-import { AppError, renderError, sendError, toAppError, usesProblemDetails } from './http/errors.js';
-import { sendAnswer, storeRefusal } from './http/idempotency.js';
-import { assertJsonShape, assertStorableInput, assertUtf8Charset, utf8Text } from './http/input-rules.js';
-import { addCodeSamples, docsDescription, swaggerUiBranding } from './http/docs.js';
-import { arazzoDocument } from './http/arazzo.js';
-import { ERROR_CODES, errorCataloguePage } from './http/error-catalogue.js';
-import { acceptsEmptyObject, finishDocument } from './http/openapi.js';
-import { ALL_SCOPES } from './modules/auth/scopes.js';
-import { compileRequestValidator } from './http/validation.js';
-import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema, ValidationErrorSchema } from './lib/schemas.js';
-import { isDateTime, isDay } from './lib/dates.js';
-import { newRequestId } from './lib/ids.js';
-import { metrics } from './observability/metrics.js';
-import { alertRoutes } from './modules/alerts/alerts.routes.js';
-import { accountRoutes } from './modules/accounts/accounts.routes.js';
-import { approvalRoutes } from './modules/approvals/approvals.routes.js';
-import { applicationRoutes } from './modules/applications/applications.routes.js';
-import { authRoutes } from './modules/auth/auth.routes.js';
-import { beneficiaryRoutes } from './modules/beneficiaries/beneficiaries.routes.js';
-import { corridorRoutes } from './modules/corridors/corridors.routes.js';
-import { eventRoutes } from './modules/events/events.routes.js';
-import { fxRoutes } from './modules/fx/fx.routes.js';
-import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
-import { operatorLedgerRoutes } from './modules/operator/operator-ledger.routes.js';
-import { auditOperatorCalls, operatorRoutes } from './modules/operator/operator.routes.js';
-import { orderRoutes } from './modules/orders/orders.routes.js';
-import { bankRoutes } from './modules/bank/bank.routes.js';
-import { chainRoutes } from './modules/chain/chain.routes.js';
-import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
-import { payoutRoutes } from './modules/payouts/payouts.routes.js';
-import { serviceRoutes } from './modules/service/service.routes.js';
-import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
-import { createStorage } from './modules/storage/storage.js';
-import { uploadRoutes } from './modules/storage/uploads.routes.js';
-import { virtualAccountRoutes } from './modules/virtual-accounts/virtual-accounts.routes.js';
-import { depositRoutes } from './modules/deposits/deposits.routes.js';
-import { reconciliationRoutes } from './modules/reconciliation/reconciliation.routes.js';
-import { capabilityRoutes } from './modules/capabilities/capabilities.routes.js';
-import { consolePages } from './modules/console/console.routes.js';
-import { dashboardPages } from './modules/dashboard/dashboard.routes.js';
-import { userRoutes } from './modules/users/users.routes.js';
-import { screeningRoutes } from './modules/screening/screening.routes.js';
-import { registerWeb, webOptions } from './web/web.js';
+import type { AppContext } from './platform/context.js';
+import { authPlugin } from './platform/http/auth.js';
+import type { TypeBoxRequestTypeProvider } from './platform/http/routes.js';
+import { AppError, renderError, sendError, toAppError, usesProblemDetails } from './platform/http/errors.js';
+import { sendAnswer, storeRefusal } from './platform/http/idempotency.js';
+import { assertJsonShape, assertStorableInput, assertUtf8Charset, utf8Text } from './platform/http/input-rules.js';
+import { addCodeSamples, docsDescription, swaggerUiBranding } from './faces/docs/docs.js';
+import { arazzoDocument } from './faces/docs/arazzo.js';
+import { ERROR_CODES, errorCataloguePage } from './platform/http/error-catalogue.js';
+import { acceptsEmptyObject, finishDocument } from './faces/docs/openapi.js';
+import { ALL_SCOPES } from './domains/auth/scopes.js';
+import { compileRequestValidator } from './platform/http/validation.js';
+import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema, ValidationErrorSchema } from './platform/lib/schemas.js';
+import { isDateTime, isDay } from './platform/lib/dates.js';
+import { newRequestId } from './platform/lib/ids.js';
+import { metrics } from './platform/observability/metrics.js';
+import { alertRoutes } from './controls/alerts/alerts.routes.js';
+import { accountRoutes } from './domains/accounts/accounts.routes.js';
+import { approvalRoutes } from './controls/approvals/approvals.routes.js';
+import { applicationRoutes } from './domains/applications/applications.routes.js';
+import { authRoutes } from './domains/auth/auth.routes.js';
+import { beneficiaryRoutes } from './domains/beneficiaries/beneficiaries.routes.js';
+import { corridorRoutes } from './domains/corridors/corridors.routes.js';
+import { eventRoutes } from './domains/events/events.routes.js';
+import { fxRoutes } from './domains/fx/fx.routes.js';
+import { ledgerRoutes } from './domains/ledger/ledger.routes.js';
+import { operatorLedgerRoutes } from './controls/operator/operator-ledger.routes.js';
+import { auditOperatorCalls, operatorRoutes } from './controls/operator/operator.routes.js';
+import { orderRoutes } from './domains/orders/orders.routes.js';
+import { bankRoutes } from './connectors/bank/bank.routes.js';
+import { chainRoutes } from './connectors/chain/chain.routes.js';
+import { sandboxRoutes } from './domains/sandbox/sandbox.routes.js';
+import { payoutRoutes } from './domains/payouts/payouts.routes.js';
+import { serviceRoutes } from './platform/service/service.routes.js';
+import { webhookRoutes } from './domains/webhooks/webhooks.routes.js';
+import { createStorage } from './platform/storage/storage.js';
+import { uploadRoutes } from './platform/storage/uploads.routes.js';
+import { virtualAccountRoutes } from './domains/virtual-accounts/virtual-accounts.routes.js';
+import { depositRoutes } from './domains/deposits/deposits.routes.js';
+import { reconciliationRoutes } from './controls/reconciliation/reconciliation.routes.js';
+import { capabilityRoutes } from './domains/capabilities/capabilities.routes.js';
+import { consolePages } from './faces/console/console.routes.js';
+import { dashboardPages } from './faces/dashboard/dashboard.routes.js';
+import { userRoutes } from './domains/users/users.routes.js';
+import { screeningRoutes } from './controls/screening/screening.routes.js';
+import { registerWeb, webOptions } from './faces/web/web.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -99,7 +99,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     if (!REQUEST_ID.test(String(req.id))) (req as { id: string }).id = newRequestId();
     reply.header('x-request-id', req.id);
   });
-  // Requests by method, route pattern and status, with their latency (src/observability/metrics.ts).
+  // Requests by method, route pattern and status, with their latency (src/platform/observability/metrics.ts).
   app.addHook('onResponse', async (req, reply) => {
     metrics.httpRequests.observe({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
@@ -119,7 +119,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   // Keep the raw JSON text: the Idempotency-Key fingerprint is taken over the exact bytes sent.
-  // UTF-8 only, no key twice in one object, bounded depth (src/http/input-rules.ts).
+  // UTF-8 only, no key twice in one object, bounded depth (src/platform/http/input-rules.ts).
   const jsonParser = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     let text: string;
@@ -160,8 +160,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       },
       security: [{ bearerAuth: [] }],
     },
-    // Operation ids, headers, named schemas, OAuth2 and the error codes (src/http/openapi.ts), then request
-    // examples per operation (curl and the SDK) from the route schemas (src/http/docs.ts).
+    // Operation ids, headers, named schemas, OAuth2 and the error codes (src/faces/docs/openapi.ts), then request
+    // examples per operation (curl and the SDK) from the route schemas (src/faces/docs/docs.ts).
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
         ? addCodeSamples(finishDocument(documentObject.openapiObject, { consumes, tokenUrl: `${config.publicBaseUrl}/oauth/token`, scopes: ALL_SCOPES }), config.audience)
@@ -273,7 +273,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   // The main flow as an Arazzo 1.0 workflow, beside the OpenAPI document it names operations of.
   app.get('/arazzo.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => arazzoDocument(config.publicBaseUrl, config.audience));
-  // The error-code catalogue (src/http/error-catalogue.ts), for people and for tools.
+  // The error-code catalogue (src/platform/http/error-catalogue.ts), for people and for tools.
   app.get('/docs/errors', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>
     reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; frame-ancestors 'none'").send(errorCataloguePage()),
   );

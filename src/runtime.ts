@@ -1,24 +1,24 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { trace } from '@opentelemetry/api';
 import { pino, type DestinationStream } from 'pino';
-import { logSerializers, REDACTED } from './lib/log-safety.js';
-import type { Config } from './config.js';
-import type { AppContext } from './context.js';
+import { logSerializers, REDACTED } from './platform/lib/log-safety.js';
+import type { Config } from './platform/config.js';
+import type { AppContext } from './platform/context.js';
 import { bank } from './connectors/bank/index.js';
 import { chain } from './connectors/chain/index.js';
 import type { ConnectorDefinition } from './connectors/definition.js';
 import { manual } from './connectors/manual/index.js';
 import { ConnectorRegistry } from './connectors/registry.js';
 import { simulated } from './connectors/simulated/index.js';
-import { connect } from './db/db.js';
-import { migrate } from './db/migrate.js';
-import { CryptoBox } from './lib/crypto-box.js';
-import { SigningKeys } from './modules/auth/signing-keys.js';
-import { StaticRateSource } from './modules/fx/rates.js';
-import { payoutRails } from './modules/corridors/index.js';
-import { ensureSystemAccounts } from './modules/ledger/ledger.service.js';
+import { connect } from './platform/db/db.js';
+import { migrate } from './platform/db/migrate.js';
+import { CryptoBox } from './platform/lib/crypto-box.js';
+import { SigningKeys } from './domains/auth/signing-keys.js';
+import { StaticRateSource } from './domains/fx/rates.js';
+import { payoutRails } from './domains/corridors/index.js';
+import { ensureSystemAccounts } from './domains/ledger/ledger.service.js';
 
-/** The process's logger: errors without SQL parameters, URLs without credentials (src/lib/log-safety.ts). */
+/** The process's logger: errors without SQL parameters, URLs without credentials (src/platform/lib/log-safety.ts). */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): FastifyBaseLogger {
   const options = {
     level,

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 /** Rules of the code's shape that a reviewer would otherwise have to check by hand. */
 
 const SRC = path.resolve(import.meta.dirname, '../src');
+/** The kinds src/ is grouped by (docs/architecture.md, Layout). */
+const KINDS = ['platform', 'domains', 'controls', 'connectors', 'faces'];
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -69,26 +71,29 @@ describe('the shape of src/', () => {
   it('keeps requests and replies in routes and the HTTP layer: no service or repository takes them', () => {
     const offenders = files.filter((f) => {
       const rel = path.relative(SRC, f);
-      // The web layer (src/web) is HTTP too, and the dashboard and console modules hold page routes only.
-      const httpLayer = [`http${path.sep}`, `web${path.sep}`, `modules${path.sep}dashboard${path.sep}`, `modules${path.sep}console${path.sep}`];
-      if (httpLayer.some((dir) => rel.startsWith(dir)) || rel.endsWith('.routes.ts') || rel === 'app.ts') return false;
+      // The faces (src/faces: the page kit, the dashboard, the console, the docs) are HTTP too, and so are pages wherever they live.
+      const httpLayer = [path.join('platform', 'http') + path.sep, `faces${path.sep}`];
+      if (httpLayer.some((dir) => rel.startsWith(dir)) || rel.endsWith('.routes.ts') || rel.endsWith('.pages.ts') || rel === 'app.ts') return false;
       return /\bFastify(Request|Reply)\b/.test(fs.readFileSync(f, 'utf8'));
     });
     expect(offenders.map((f) => path.relative(SRC, f))).toEqual([]);
   });
 
-  it('keeps Idempotency-Keys in the HTTP layer: no service, rule or repository of a module imports http/idempotency', () => {
-    const idempotency = path.join(SRC, 'http', 'idempotency.ts');
-    const offenders = files.filter((f) => f.startsWith(path.join(SRC, 'modules')) && !f.endsWith('.routes.ts') && importsOf(f).includes(idempotency));
+  it('keeps Idempotency-Keys in the HTTP layer: no service, rule or repository imports platform/http/idempotency', () => {
+    const idempotency = path.join(SRC, 'platform', 'http', 'idempotency.ts');
+    const moduleKinds = ['domains', 'controls', 'connectors', 'platform'].map((k) => path.join(SRC, k) + path.sep);
+    const offenders = files.filter(
+      (f) => moduleKinds.some((k) => f.startsWith(k)) && !f.startsWith(path.join(SRC, 'platform', 'http') + path.sep) && !f.endsWith('.routes.ts') && importsOf(f).includes(idempotency),
+    );
     expect(offenders.map((f) => path.relative(SRC, f))).toEqual([]);
   });
 
-  it('keeps SQL in repositories: no statement, query call or list query outside *.repository.ts, db/ and jobs/queue.ts', () => {
+  it('keeps SQL in repositories: no statement, query call or list query outside *.repository.ts, platform/db/ and platform/jobs/queue.ts', () => {
     const statement = /[`'"]\s*(SELECT|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM|WITH [a-z_]+ AS|LISTEN|NOTIFY)\b/;
     const queryCall = /\.query\s*(<[^>()]*>)?\(|\b(paginate|listFilters|maybeOne)\s*(<[^>()]*>)?\(|\bone(<[^>()]*>)?\(\s*(sql|tx|db|ctx\.db)\b/;
     const offenders = files.filter((f) => {
       const rel = path.relative(SRC, f);
-      if (rel.endsWith('.repository.ts') || rel.startsWith(`db${path.sep}`) || rel === path.join('jobs', 'queue.ts')) return false;
+      if (rel.endsWith('.repository.ts') || rel.startsWith(path.join('platform', 'db') + path.sep) || rel === path.join('platform', 'jobs', 'queue.ts')) return false;
       const text = fs.readFileSync(f, 'utf8');
       return statement.test(text) || queryCall.test(text);
     });
@@ -96,10 +101,10 @@ describe('the shape of src/', () => {
   });
 
   it('keeps each table with one module: no file imports the repository of another module', () => {
-    // The owner of a file is its module (the folder under src/modules), or its folder elsewhere in src.
+    // The owner of a file is its module (the folder under src/<kind>: domains/payouts, connectors/bank), or its folder elsewhere in src.
     const ownerOf = (f: string) => {
       const parts = path.relative(SRC, f).split(path.sep);
-      return parts[0] === 'modules' ? parts.slice(0, 2).join('/') : parts.slice(0, -1).join('/');
+      return KINDS.includes(parts[0] as string) && parts.length > 2 ? parts.slice(0, 2).join('/') : parts.slice(0, -1).join('/');
     };
     const offenders = files.flatMap((f) =>
       importsOf(f)
@@ -109,13 +114,10 @@ describe('the shape of src/', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('keeps http/ for the HTTP side: only routes, pages, web/, the dashboard and console modules and app.ts import it', () => {
-    const http = path.join(SRC, 'http') + path.sep;
+  it('keeps platform/http/ for the HTTP side: only routes, pages, the faces and app.ts import it', () => {
+    const http = path.join(SRC, 'platform', 'http') + path.sep;
     const httpSide = (rel: string) =>
-      rel.endsWith('.routes.ts') ||
-      rel.endsWith('.pages.ts') ||
-      rel === 'app.ts' ||
-      ['http', 'web', path.join('modules', 'dashboard'), path.join('modules', 'console')].some((dir) => rel.startsWith(dir + path.sep));
+      rel.endsWith('.routes.ts') || rel.endsWith('.pages.ts') || rel === 'app.ts' || [path.join('platform', 'http'), 'faces'].some((dir) => rel.startsWith(dir + path.sep));
     const offenders = files.flatMap((f) =>
       httpSide(path.relative(SRC, f)) ? [] : importsOf(f).filter((i) => i.startsWith(http)).map((i) => `${path.relative(SRC, f)} → ${path.relative(SRC, i)}`),
     );
@@ -123,7 +125,7 @@ describe('the shape of src/', () => {
   });
 
   it('keeps every function of the payout creation path within 70 lines', () => {
-    const payoutPath = ['modules/payouts/payouts.service.ts', 'modules/payouts/payouts.plan.ts', 'modules/payouts/payouts.routes.ts', 'http/idempotent-batcher.ts'];
+    const payoutPath = ['domains/payouts/payouts.service.ts', 'domains/payouts/payouts.plan.ts', 'domains/payouts/payouts.routes.ts', 'platform/http/idempotent-batcher.ts'];
     expect(longFunctions(payoutPath.map((rel) => path.join(SRC, rel)), 70)).toEqual([]);
   });
 
@@ -135,9 +137,10 @@ describe('the shape of src/', () => {
 describe('the shape of test/', () => {
   const TEST = path.resolve(import.meta.dirname);
   const folders = (dir: string) => fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-  // A folder per module of src/modules, per other folder of src (http, web, db, jobs, lib, cli, providers), and the
-  // tests of the documentation and the helpers; at the root only this file, whose rules are about the whole tree.
-  const allowed = new Set([...folders(path.join(SRC, 'modules')), ...folders(SRC).filter((d) => d !== 'modules'), 'docs', 'helpers']);
+  // A folder per module of src/<kind> (test/payouts for src/domains/payouts, test/http for src/platform/http,
+  // test/bank for src/connectors/bank), test/connectors for what all connectors share, and the tests of the
+  // documentation and the helpers; at the root only this file, whose rules are about the whole tree.
+  const allowed = new Set([...KINDS.flatMap((k) => folders(path.join(SRC, k))), 'connectors', 'docs', 'helpers']);
 
   it('mirrors the code: every test file sits in a folder named after a module of src/, or a cross-cutting one', () => {
     const misplaced = sourceFiles(TEST)

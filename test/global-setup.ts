@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { PgliteDb } from '../src/db/db.js';
-import { migrate } from '../src/db/migrate.js';
-import { CryptoBox } from '../src/lib/crypto-box.js';
+import { PgliteDb } from '../src/platform/db/db.js';
+import { migrate } from '../src/platform/db/migrate.js';
+import { CryptoBox } from '../src/platform/lib/crypto-box.js';
 import { generateTestPki } from './helpers/test-pki.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { Sql, Tx } from '../db/db.js';
-import type { FieldError } from '../lib/errors.js';
-import type { PayoutStatus } from '../modules/payouts/payouts.transitions.js';
+import type { Sql, Tx } from '../platform/db/db.js';
+import type { FieldError } from '../platform/lib/errors.js';
+import type { PayoutStatus } from '../domains/payouts/payouts.transitions.js';
 
 /** What a stepping connector decides next for a payout: a move (or none) and when to look again. */
 export interface ConnectorStep {

@@ -1,8 +1,8 @@
-import type { Config } from '../config.js';
-import type { AppContext } from '../context.js';
-import type { JobHandler } from '../jobs/runner.js';
-import type { CryptoBox } from '../lib/crypto-box.js';
-import type { PayoutStatus } from '../modules/payouts/payouts.transitions.js';
+import type { Config } from '../platform/config.js';
+import type { AppContext } from '../platform/context.js';
+import type { JobHandler } from '../platform/jobs/runner.js';
+import type { CryptoBox } from '../platform/lib/crypto-box.js';
+import type { PayoutStatus } from '../domains/payouts/payouts.transitions.js';
 import type { Connector, RailReason } from './connector.js';
 
 /** What a connector is built with besides its own section of the connectors file. */

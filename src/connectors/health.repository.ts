@@ -1,4 +1,4 @@
-import type { Sql } from '../db/db.js';
+import type { Sql } from '../platform/db/db.js';
 
 export interface HealthRow {
   connector: string;

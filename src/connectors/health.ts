@@ -1,6 +1,6 @@
-import type { Sql } from '../db/db.js';
-import type { JobHandler } from '../jobs/runner.js';
-import { payoutBacklog } from '../modules/payouts/payouts.port.js';
+import type { Sql } from '../platform/db/db.js';
+import type { JobHandler } from '../platform/jobs/runner.js';
+import { payoutBacklog } from '../domains/payouts/payouts.port.js';
 import { capabilitiesOf, type Connector, type ConnectorHealth } from './connector.js';
 import type { ConnectorDefinition, ConnectorJob, ConnectorWorker } from './definition.js';
 import * as repo from './health.repository.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Config } from '../config.js';
+import type { Config } from '../platform/config.js';
 import type { ApprovalMode, BankDetails, IssueAnswer, IssueRequest, Issuer } from './issuer.js';
 
 /** The currencies virtual accounts are offered in, and how each is approved. */

@@ -1,8 +1,8 @@
-import type { Config } from '../config.js';
-import type { AppContext } from '../context.js';
-import type { Recurring, JobHandler } from '../jobs/runner.js';
-import type { Sql } from '../db/db.js';
-import { ROUTES } from '../modules/corridors/catalog.js';
+import type { Config } from '../platform/config.js';
+import type { AppContext } from '../platform/context.js';
+import type { Recurring, JobHandler } from '../platform/jobs/runner.js';
+import type { Sql } from '../platform/db/db.js';
+import { ROUTES } from '../domains/corridors/catalog.js';
 import type { Connector, ConnectorHealth, Connectors, RailReason, RouteConnector } from './connector.js';
 import type { ConnectorDefinition, ConnectorDeps, ConnectorWorker } from './definition.js';
 import { connectorHealth, type HealthRecorder } from './health.js';

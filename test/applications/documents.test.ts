@@ -3,9 +3,9 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobHandler } from '../../src/jobs/runner.js';
-import { jobHandlers } from '../../src/jobs/index.js';
-import { createStorage } from '../../src/modules/storage/storage.js';
+import type { JobHandler } from '../../src/platform/jobs/runner.js';
+import { jobHandlers } from '../../src/jobs.js';
+import { createStorage } from '../../src/platform/storage/storage.js';
 import { listeningTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
 import { addPerson, createApplication, JPEG, PDF, PNG } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { approvalExpiryJob } from '../../src/modules/approvals/approvals.jobs.js';
-import { APPROVAL_EXPIRY_JOB } from '../../src/modules/approvals/approvals.service.js';
+import { approvalExpiryJob } from '../../src/controls/approvals/approvals.jobs.js';
+import { APPROVAL_EXPIRY_JOB } from '../../src/controls/approvals/approvals.service.js';
 import { createTestApp, newCredential, type Caller, type TestApp } from '../helpers/app.js';
 import { ADA, balance, eventTypesOf, fund, payingWorkspace, ref, saveBeneficiary, type PayoutView } from '../payouts/helpers.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LISTENER_APPLICATION_NAME } from '../../src/db/db.js';
+import { LISTENER_APPLICATION_NAME } from '../../src/platform/db/db.js';
 import { createTestApp, getToken, newWorkspace, onPostgres, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { secondApiProcess } from '../helpers/processes.js';
 

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandedOverPayout } from '../../src/connectors/connector.js';
-import type { BankConnector } from '../../src/modules/bank/bank.connector.js';
-import { endToEndIdOf } from '../../src/modules/bank/bank.instructions.js';
-import { validatePain001 } from '../../src/modules/bank/pain001.validate.js';
+import type { BankConnector } from '../../src/connectors/bank/bank.connector.js';
+import { endToEndIdOf } from '../../src/connectors/bank/bank.instructions.js';
+import { validatePain001 } from '../../src/connectors/bank/pain001.validate.js';
 import { operator, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
 import { inboxFiles, sshdMissing, type SftpServer } from '../helpers/sftp-server.js';
 import { WebClient } from '../helpers/web-client.js';

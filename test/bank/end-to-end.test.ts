@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
-import { endToEndIdOf } from '../../src/modules/bank/bank.instructions.js';
-import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
+import { endToEndIdOf } from '../../src/connectors/bank/bank.instructions.js';
+import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
 import { createTestApp, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { camt053, camt054, pacs004, pain002, type EntryAnswer } from '../helpers/bank-answers.js';
 import { SftpBank, type Pain001Transaction } from '../helpers/sftp-bank.js';

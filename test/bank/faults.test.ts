@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
+import { createRunner } from '../../src/jobs.js';
 import { createTestApp, onPostgres, operator, type TestApp } from '../helpers/app.js';
 import { CORRIDOR_BIN, corridorFreeEnv } from '../helpers/processes.js';
 import { bankSection, inboxFiles, sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';

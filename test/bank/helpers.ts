@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRunner } from '../../src/jobs/index.js';
+import { createRunner } from '../../src/jobs.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { bankSection, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 import { fund, payingWorkspace } from '../payouts/helpers.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bankConnectorOf } from '../../src/modules/bank/bank.connector.js';
-import { runPoll } from '../../src/modules/bank/bank.service.js';
-import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
+import { bankConnectorOf } from '../../src/connectors/bank/bank.connector.js';
+import { runPoll } from '../../src/connectors/bank/bank.service.js';
+import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
 import { createTestApp, OPERATOR_KEY, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { camt054, pacs004, type EntryAnswer } from '../helpers/bank-answers.js';
 import { SftpBank } from '../helpers/sftp-bank.js';

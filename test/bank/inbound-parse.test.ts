@@ -3,14 +3,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
-import { payoutIdOfEndToEndId } from '../../src/modules/bank/inbound/end-to-end.js';
-import { openingAndClosing } from '../../src/modules/bank/inbound/inbound.service.js';
-import { InboundParseError, parseInbound, type Balance, type Notification, type StatementMessage, type StatusReport } from '../../src/modules/bank/inbound/iso20022.parse.js';
-import { describeReason, RETURN_REASONS, STATUS_REASONS } from '../../src/modules/bank/inbound/reason-codes.js';
+import { payoutIdOfEndToEndId } from '../../src/connectors/bank/inbound/end-to-end.js';
+import { openingAndClosing } from '../../src/connectors/bank/inbound/inbound.service.js';
+import { InboundParseError, parseInbound, type Balance, type Notification, type StatementMessage, type StatusReport } from '../../src/connectors/bank/inbound/iso20022.parse.js';
+import { describeReason, RETURN_REASONS, STATUS_REASONS } from '../../src/connectors/bank/inbound/reason-codes.js';
 import { camt053, camt054, pacs004, pain002 } from '../helpers/bank-answers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const XSD = path.join(here, '../../src/modules/bank/inbound/xsd');
+const XSD = path.join(here, '../../src/connectors/bank/inbound/xsd');
 const fixture = (name: string) => fs.readFileSync(path.join(here, 'fixtures', name));
 
 async function validates(xml: string, xsd: string): Promise<void> {

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseBankConfig } from '../../src/modules/bank/bank.config.js';
-import { easterSunday, executionDate, isBusinessDay } from '../../src/modules/bank/bank.calendar.js';
-import { creditTransferOf, endToEndIdOf, payoutIdOfEndToEndId, sepaAddressErrors, structuredAddressErrors, textErrors } from '../../src/modules/bank/bank.instructions.js';
-import { toEpcLatin } from '../../src/modules/bank/epc-latin.js';
-import { buildPain001, decimalSum, type CreditTransfer, type PaymentFile } from '../../src/modules/bank/pain001.js';
-import { validatePain001 } from '../../src/modules/bank/pain001.validate.js';
+import { parseBankConfig } from '../../src/connectors/bank/bank.config.js';
+import { easterSunday, executionDate, isBusinessDay } from '../../src/connectors/bank/bank.calendar.js';
+import { creditTransferOf, endToEndIdOf, payoutIdOfEndToEndId, sepaAddressErrors, structuredAddressErrors, textErrors } from '../../src/connectors/bank/bank.instructions.js';
+import { toEpcLatin } from '../../src/connectors/bank/epc-latin.js';
+import { buildPain001, decimalSum, type CreditTransfer, type PaymentFile } from '../../src/connectors/bank/pain001.js';
+import { validatePain001 } from '../../src/connectors/bank/pain001.validate.js';
 
 const debtor = { name: 'Corridor Payments GmbH', iban: 'DE02100100109307118603', bic: 'PBNKDEFFXXX', currency: 'EUR' };
 

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bankConnectorOf } from '../../src/modules/bank/bank.connector.js';
-import { runPoll } from '../../src/modules/bank/bank.service.js';
-import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
+import { bankConnectorOf } from '../../src/connectors/bank/bank.connector.js';
+import { runPoll } from '../../src/connectors/bank/bank.service.js';
+import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
 import { createTestApp, operator, type TestApp } from '../helpers/app.js';
 import { SftpBank } from '../helpers/sftp-bank.js';
 import { bankSection, sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';

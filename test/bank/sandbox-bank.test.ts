@@ -5,12 +5,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
-import { parseBankConfig } from '../../src/modules/bank/bank.config.js';
-import { answerInbox, MAGIC_AMOUNTS, magicOutcome } from '../../src/modules/bank/bank.simulator.js';
-import { DirectoryTransport } from '../../src/modules/bank/bank.transport.js';
-import { buildPain001 } from '../../src/modules/bank/pain001.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
+import { parseBankConfig } from '../../src/connectors/bank/bank.config.js';
+import { answerInbox, MAGIC_AMOUNTS, magicOutcome } from '../../src/connectors/bank/bank.simulator.js';
+import { DirectoryTransport } from '../../src/connectors/bank/bank.transport.js';
+import { buildPain001 } from '../../src/connectors/bank/pain001.js';
 import { corridorFreeEnv, CORRIDOR_BIN } from '../../support/processes.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { ADA, balance, fund, payingWorkspace, ref, waitFor, type PayoutView } from '../payouts/helpers.js';
@@ -21,7 +21,7 @@ import { BANK_ROUTES, connectorsFile, GRACE } from './helpers.js';
  * `corridor bank-sim` as its own process answering them by magic amounts (docs/guides/bank-rails.md).
  */
 
-const XSD = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../src/modules/bank/inbound/xsd');
+const XSD = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../src/connectors/bank/inbound/xsd');
 const ACCOUNTS = [
   { id: 'eur-main', iban: 'DE02100100109307118603', bic: 'PBNKDEFFXXX', name: 'Corridor Payments GmbH', currency: 'EUR' },
   { id: 'usd-main', iban: 'DE75512108001245126199', bic: 'PBNKDEFFXXX', name: 'Corridor Payments GmbH', currency: 'USD' },

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectToBank, deliverToInbox, HostKeyMismatchError } from '../../src/modules/bank/bank.sftp.js';
-import { parseBankConfig, type BankSftp } from '../../src/modules/bank/bank.config.js';
+import { connectToBank, deliverToInbox, HostKeyMismatchError } from '../../src/connectors/bank/bank.sftp.js';
+import { parseBankConfig, type BankSftp } from '../../src/connectors/bank/bank.config.js';
 import { bankSection, sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 
 /** The transport against a real OpenSSH server (test/helpers/sftp-server.ts). */

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/db.js';
-import { listMigrations, migrate } from '../../src/db/migrate.js';
-import { CryptoBox } from '../../src/lib/crypto-box.js';
-import { getBeneficiary } from '../../src/modules/beneficiaries/beneficiaries.service.js';
+import type { Db } from '../../src/platform/db/db.js';
+import { listMigrations, migrate } from '../../src/platform/db/migrate.js';
+import { CryptoBox } from '../../src/platform/lib/crypto-box.js';
+import { getBeneficiary } from '../../src/domains/beneficiaries/beneficiaries.service.js';
 import { blankDatabase, createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { fund, payingWorkspace, ref } from '../payouts/helpers.js';
 

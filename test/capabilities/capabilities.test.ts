@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Tx } from '../../src/db/db.js';
-import { getWorkspace } from '../../src/modules/accounts/accounts.service.js';
-import { callerWorkspace, type Caller as ServiceCaller } from '../../src/modules/accounts/caller.js';
-import { reviewOwnApplication } from '../../src/modules/applications/applications.service.js';
-import { simulateDeposit } from '../../src/modules/deposits/deposits.service.js';
-import { cancelOwnOrder } from '../../src/modules/orders/orders.lifecycle.js';
-import { cancelOwnPayout } from '../../src/modules/payouts/payouts.lifecycle.js';
+import type { Tx } from '../../src/platform/db/db.js';
+import { getWorkspace } from '../../src/domains/accounts/accounts.service.js';
+import { callerWorkspace, type Caller as ServiceCaller } from '../../src/domains/accounts/caller.js';
+import { reviewOwnApplication } from '../../src/domains/applications/applications.service.js';
+import { simulateDeposit } from '../../src/domains/deposits/deposits.service.js';
+import { cancelOwnOrder } from '../../src/domains/orders/orders.lifecycle.js';
+import { cancelOwnPayout } from '../../src/domains/payouts/payouts.lifecycle.js';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { asSub, createSubAccount, expectProblem } from '../virtual-accounts/helpers.js';
 

@@ -5,8 +5,8 @@
  * after broadcast and before the record is updated).
  *   node --import tsx test/chain/crash-worker.ts afterSign|afterBroadcast   (env: the test app's)
  */
-import { loadConfig } from '../../src/config.js';
-import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { ChainWorker } from '../../src/connectors/chain/chain.worker.js';
 import { createLogger, openContext } from '../../src/runtime.js';
 
 const point = process.argv[2];

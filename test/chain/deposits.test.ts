@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
+import { ChainWorker } from '../../src/connectors/chain/chain.worker.js';
 import { operator, OPERATOR_KEY, type Caller } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
 import { approveOnboarding, asSub, createSubAccount, receivingWorkspace, requestAccount, type VirtualAccount } from '../virtual-accounts/helpers.js';

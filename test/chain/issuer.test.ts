@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
-import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
-import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
+import { ChainWorker } from '../../src/connectors/chain/chain.worker.js';
+import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
 import { OPERATOR_KEY, operator } from '../helpers/app.js';
 import { balance, fund, payingWorkspace } from '../payouts/helpers.js';
 import { chainRow, chainWorld, handOver, HOT, payoutStatus, recipient, usdcPayout, type ChainWorld } from './harness.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
-import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
-import { treasuryConditions } from '../../src/modules/chain/chain.treasury.js';
+import { ChainWorker } from '../../src/connectors/chain/chain.worker.js';
+import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
+import { treasuryConditions } from '../../src/connectors/chain/chain.treasury.js';
 import { OPERATOR_KEY, operator } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
 import { balance, eventTypesOf } from '../payouts/helpers.js';

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
+import { ChainWorker } from '../../src/connectors/chain/chain.worker.js';
 import { operator, OPERATOR_KEY } from '../helpers/app.js';
 import { freePort } from '../helpers/processes.js';
 import { WebClient } from '../helpers/web-client.js';

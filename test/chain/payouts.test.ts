@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChainConnector } from '../../src/modules/chain/chain.connector.js';
-import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
+import { ChainConnector } from '../../src/connectors/chain/chain.connector.js';
+import { ChainWorker } from '../../src/connectors/chain/chain.worker.js';
 import { createTestApp } from '../helpers/app.js';
 import { startAnvil } from '../helpers/anvil.js';
-import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
-import { REVERTED_REASON } from '../../src/modules/chain/chain.payouts.js';
+import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
+import { REVERTED_REASON } from '../../src/connectors/chain/chain.payouts.js';
 import { balance, eventTypesOf } from '../payouts/helpers.js';
 import { chainRow, chainWorld, handOver, HOT, payoutStatus, recipient, usdcPayout, usdcWorkspace, type ChainWorld } from './harness.js';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
-import { ChainWorker } from '../../src/modules/chain/chain.worker.js';
+import { ChainWorker } from '../../src/connectors/chain/chain.worker.js';
 import { onPostgres } from '../helpers/app.js';
 import { corridorFreeEnv } from '../helpers/processes.js';
 import { ref } from '../payouts/helpers.js';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CryptoBox } from '../../src/lib/crypto-box.js';
+import { CryptoBox } from '../../src/platform/lib/crypto-box.js';
 import { corridorFreeEnv, CORRIDOR_BIN } from '../../support/processes.js';
 
 describe('corridor chain encrypt-key', () => {

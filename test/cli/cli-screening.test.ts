@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/db/db.js';
+import { connect } from '../../src/platform/db/db.js';
 import { freshPostgresDatabase, onPostgres } from '../helpers/app.js';
 import { CORRIDOR_BIN, corridorFreeEnv } from '../helpers/processes.js';
 

@@ -7,10 +7,10 @@ import { parseConnectorsConfig } from '../../src/connectors/config.js';
 import { ConnectorRegistry } from '../../src/connectors/registry.js';
 import { defineConnector } from '../../src/connectors/definition.js';
 import { CONNECTORS_PRESENT } from '../../src/runtime.js';
-import { loadConfig } from '../../src/config.js';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
-import { reportPayoutOutcomes } from '../../src/modules/payouts/payouts.outcomes.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
+import { reportPayoutOutcomes } from '../../src/domains/payouts/payouts.outcomes.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { ADA, balance, fund, payingWorkspace, ref, waitFor } from '../payouts/helpers.js';
 

@@ -10,7 +10,7 @@ import {
   type Recipient,
   type RecipientField,
   type RecipientType,
-} from '../../src/modules/corridors/index.js';
+} from '../../src/domains/corridors/index.js';
 import { validAccount } from '../helpers/corridor-fixtures.js';
 
 /** Names: mostly plain "First Last", sometimes anything (accents, other scripts, one word, long, stray spaces). */

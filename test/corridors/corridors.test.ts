@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CURRENCY_CODES } from '../../src/lib/currencies.js';
+import { CURRENCY_CODES } from '../../src/platform/lib/currencies.js';
 import {
   CATALOG,
   ROUTES,
@@ -10,8 +10,8 @@ import {
   selectProvider,
   withinBounds,
   type Provider,
-} from '../../src/modules/corridors/index.js';
-import { parseAmount } from '../../src/lib/money.js';
+} from '../../src/domains/corridors/index.js';
+import { parseAmount } from '../../src/platform/lib/money.js';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { IBANS, mobileNumber } from '../helpers/corridor-fixtures.js';
 

@@ -10,7 +10,7 @@ import {
   isTronAddress,
   nubanCheckDigit,
   toChecksumAddress,
-} from '../../src/modules/corridors/account-formats.js';
+} from '../../src/domains/corridors/account-formats.js';
 import {
   CATALOG,
   FUND_ORIGINS,
@@ -28,8 +28,8 @@ import {
   type Recipient,
   type RecipientType,
   type RecipientValidator,
-} from '../../src/modules/corridors/index.js';
-import { parseWorkspaceTerms } from '../../src/modules/accounts/workspace-terms.js';
+} from '../../src/domains/corridors/index.js';
+import { parseWorkspaceTerms } from '../../src/domains/accounts/workspace-terms.js';
 import { ADDRESSES, corridorCases, mobileNumber, validRecipient } from '../helpers/corridor-fixtures.js';
 
 const provider = (id: string): Provider => {

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/db.js';
-import { listMigrations, migrate } from '../../src/db/migrate.js';
-import { CryptoBox } from '../../src/lib/crypto-box.js';
-import { CATALOG } from '../../src/modules/corridors/catalog.js';
+import type { Db } from '../../src/platform/db/db.js';
+import { listMigrations, migrate } from '../../src/platform/db/migrate.js';
+import { CryptoBox } from '../../src/platform/lib/crypto-box.js';
+import { CATALOG } from '../../src/domains/corridors/catalog.js';
 import { blankDatabase } from '../helpers/app.js';
 
 describe('migration 0065 gives every payout the catalog rail chosen at its creation', () => {

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Db } from '../../src/db/db.js';
-import { listMigrations, migrate } from '../../src/db/migrate.js';
-import { CryptoBox } from '../../src/lib/crypto-box.js';
+import { connect, type Db } from '../../src/platform/db/db.js';
+import { listMigrations, migrate } from '../../src/platform/db/migrate.js';
+import { CryptoBox } from '../../src/platform/lib/crypto-box.js';
 import { blankDatabase, freshPostgresDatabase, onPostgres } from '../helpers/app.js';
 
 /** A database of its own (migrated by each test as it needs). */
@@ -25,7 +25,7 @@ describe('migrations', () => {
     const repeated = numbers.filter((n, i) => numbers.indexOf(n) !== i && n !== '0008');
     expect(repeated).toEqual([]);
     expect(numbers.filter((n) => n === '0008')).toHaveLength(2);
-    const files = fs.readdirSync(path.resolve(import.meta.dirname, '../../src/db/migrations')).map((f) => f.replace(/\.(sql|ts)$/, ''));
+    const files = fs.readdirSync(path.resolve(import.meta.dirname, '../../src/platform/db/migrations')).map((f) => f.replace(/\.(sql|ts)$/, ''));
     expect([...versions].sort()).toEqual(files.sort());
   });
 

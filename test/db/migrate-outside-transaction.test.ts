@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrate, OUTSIDE_TRANSACTION, type Migration } from '../../src/db/migrate.js';
-import { CryptoBox } from '../../src/lib/crypto-box.js';
+import { migrate, OUTSIDE_TRANSACTION, type Migration } from '../../src/platform/db/migrate.js';
+import { CryptoBox } from '../../src/platform/lib/crypto-box.js';
 import { blankDatabase, onPostgres } from '../helpers/app.js';
 import { randomBytes } from 'node:crypto';
 

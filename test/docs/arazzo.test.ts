@@ -9,8 +9,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { run } from '@redocly/respect-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
 import { listeningTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
 import { HttpsReceiver, signedWith } from '../helpers/https-receiver.js';
 

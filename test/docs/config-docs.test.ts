@@ -2,21 +2,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_DOC_PATH, configDocs } from '../../scripts/config-docs.js';
-import { ENV_SETTINGS } from '../../src/config.js';
+import { ENV_SETTINGS } from '../../src/platform/config.js';
 
 /** The documentation stands alone and says what the code does: generated reference, working links. */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 describe('docs/configuration.md', () => {
-  it('is what `npm run docs:config` writes from src/config.ts (run it after changing a setting)', () => {
+  it('is what `npm run docs:config` writes from src/platform/config.ts (run it after changing a setting)', () => {
     expect(fs.readFileSync(CONFIG_DOC_PATH, 'utf8')).toBe(configDocs());
   });
 
-  it('lists every declared setting, and src/config.ts reads the environment only through that list', () => {
+  it('lists every declared setting, and src/platform/config.ts reads the environment only through that list', () => {
     const doc = fs.readFileSync(CONFIG_DOC_PATH, 'utf8');
     for (const name of Object.keys(ENV_SETTINGS)) expect(doc).toContain(`| \`${name}\` |`);
-    const source = fs.readFileSync(path.join(ROOT, 'src/config.ts'), 'utf8');
+    const source = fs.readFileSync(path.join(ROOT, 'src/platform/config.ts'), 'utf8');
     expect(source.match(/\benv\.[A-Z][A-Z0-9_]*|\benv\[['"`]/g) ?? []).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOCUMENTED_MODULES } from '../../src/http/docs.js';
+import { DOCUMENTED_MODULES } from '../../src/faces/docs/docs.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 interface CodeSample {

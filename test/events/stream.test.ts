@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordEvent } from '../../src/modules/events/events.service.js';
+import { recordEvent } from '../../src/domains/events/events.service.js';
 import { createTestApp, newWorkspace, onPostgres, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { openSse, type SseConnection } from '../helpers/sse.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consumeQuote } from '../../src/modules/fx/fx.service.js';
+import { consumeQuote } from '../../src/domains/fx/fx.service.js';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

@@ -4,13 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../src/app.js';
-import { bootstrap } from '../../src/cli/bootstrap.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import type { AppContext } from '../../src/context.js';
-import { connect, type Db } from '../../src/db/db.js';
+import { bootstrap } from '../../src/faces/cli/bootstrap.js';
+import { loadConfig, type Config } from '../../src/platform/config.js';
+import type { AppContext } from '../../src/platform/context.js';
+import { connect, type Db } from '../../src/platform/db/db.js';
 import { CONNECTORS_PRESENT, createLogger, openContext } from '../../src/runtime.js';
 import type { ConnectorDefinition } from '../../src/connectors/definition.js';
-import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
+import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
 import { freePort } from './processes.js';
 import { freshPostgresDatabase as freshDatabase } from '../../support/postgres.js';
 

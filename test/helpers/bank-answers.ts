@@ -7,7 +7,7 @@ import { XMLBuilder } from 'fast-xml-parser';
  * The test side of the bank: writes the answers a bank sends back (pain.002, camt.054, camt.053,
  * pacs.004) for given payouts and credits, as the test says. Not part of the product. Built with an
  * XML library in the order the ISO schemas ask for, so every answer validates against the XSD shipped
- * in src/modules/bank/inbound/xsd/.
+ * in src/connectors/bank/inbound/xsd/.
  */
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', format: true, suppressEmptyNode: true });

@@ -1,7 +1,7 @@
-import { loadConfig } from '../../src/config.js';
-import { parseBankConfig } from '../../src/modules/bank/bank.config.js';
-import { transportOf } from '../../src/modules/bank/bank.transport.js';
-import { pollInbound } from '../../src/modules/bank/inbound/inbound.service.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { parseBankConfig } from '../../src/connectors/bank/bank.config.js';
+import { transportOf } from '../../src/connectors/bank/bank.transport.js';
+import { pollInbound } from '../../src/connectors/bank/inbound/inbound.service.js';
 import { openContext } from '../../src/runtime.js';
 
 /*

@@ -4,8 +4,8 @@
  */
 import { getExampleNumber, type CountryCode } from 'libphonenumber-js';
 import examples from 'libphonenumber-js/mobile/examples';
-import type { AccountType, CryptoNetwork, Provider, RecipientType } from '../../src/modules/corridors/index.js';
-import type { Recipient, RecipientAccount } from '../../src/modules/corridors/index.js';
+import type { AccountType, CryptoNetwork, Provider, RecipientType } from '../../src/domains/corridors/index.js';
+import type { Recipient, RecipientAccount } from '../../src/domains/corridors/index.js';
 
 /** Known-valid IBANs by country (from the IBAN registry's examples). */
 export const IBANS: Record<string, string> = {

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signPayload } from '../../src/modules/webhooks/signature.js';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signPayload } from '../../src/domains/webhooks/signature.js';
 
 /** One request the receiver got. */
 export interface Received {

@@ -1,12 +1,12 @@
 /**
- * The error-code catalogue (src/http/error-catalogue.ts) lists every code the source can answer with:
+ * The error-code catalogue (src/platform/http/error-catalogue.ts) lists every code the source can answer with:
  * codes passed to lib/errors.ts helpers and AppError/DomainError (`code: '…'`), as read from src/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../src/http/error-catalogue.js';
+import { ERROR_CODES } from '../../src/platform/http/error-catalogue.js';
 
 const src = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
 
@@ -51,7 +51,7 @@ function thrownCodes(): Map<string, string> {
 }
 
 describe('the error-code catalogue', () => {
-  it('lists every code thrown in src (add the missing ones to src/http/error-catalogue.ts)', () => {
+  it('lists every code thrown in src (add the missing ones to src/platform/http/error-catalogue.ts)', () => {
     const listed = new Set(ERROR_CODES.map((e) => e.code));
     const missing = [...thrownCodes()].filter(([code]) => !listed.has(code)).map(([code, file]) => `${code} (${file})`);
     expect(missing).toEqual([]);

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { renderError, toAppError } from '../../src/http/errors.js';
-import { DomainError, fieldError, type ErrorCategory } from '../../src/lib/errors.js';
+import { renderError, toAppError } from '../../src/platform/http/errors.js';
+import { DomainError, fieldError, type ErrorCategory } from '../../src/platform/lib/errors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 
@@ -356,7 +356,7 @@ describe('request bodies', () => {
   });
 });
 
-describe('domain errors as HTTP answers them (src/http/errors.ts is the one mapping)', () => {
+describe('domain errors as HTTP answers them (src/platform/http/errors.ts is the one mapping)', () => {
   const cases: [ErrorCategory, number, string][] = [
     ['invalid_request', 400, 'invalid_request'],
     ['unprocessable', 422, 'invalid_request'],

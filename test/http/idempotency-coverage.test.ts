@@ -7,8 +7,8 @@ import { addDocument, addPerson, completeBusiness, createApplication, PNG } from
 import { createTestApp, getToken, newWorkspace, OPERATOR_KEY, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
 import { camt053, camt054, writeAnswer } from '../helpers/bank-answers.js';
-import { pollInbound } from '../../src/modules/bank/inbound/inbound.service.js';
-import { LocalDirectorySource } from '../../src/modules/bank/inbound/inbound.source.js';
+import { pollInbound } from '../../src/connectors/bank/inbound/inbound.service.js';
+import { LocalDirectorySource } from '../../src/connectors/bank/inbound/inbound.source.js';
 import { placeOrder, US_BENEFICIARY } from '../orders/helpers.js';
 import { ADA, fund, payingWorkspace, saveBeneficiary } from '../payouts/helpers.js';
 import { receivingWorkspace, requestAccount } from '../virtual-accounts/helpers.js';

@@ -1,13 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { advisoryKey } from '../../src/db/db.js';
-import { fieldError } from '../../src/lib/errors.js';
-import { deleteExpiredIdempotencyKeys, keyName, runIdempotent } from '../../src/http/idempotency.js';
-import { jobHandlers } from '../../src/jobs/index.js';
-import type { Job } from '../../src/jobs/queue.js';
-import type { JobHandler } from '../../src/jobs/runner.js';
-import { accountData, createSubAccount } from '../../src/modules/accounts/accounts.service.js';
+import { advisoryKey } from '../../src/platform/db/db.js';
+import { fieldError } from '../../src/platform/lib/errors.js';
+import { deleteExpiredIdempotencyKeys, keyName, runIdempotent } from '../../src/platform/http/idempotency.js';
+import { jobHandlers } from '../../src/jobs.js';
+import type { Job } from '../../src/platform/jobs/queue.js';
+import type { JobHandler } from '../../src/platform/jobs/runner.js';
+import { accountData, createSubAccount } from '../../src/domains/accounts/accounts.service.js';
 import { createTestApp, newWorkspace, onPostgres, type Caller, type TestApp } from '../helpers/app.js';
 
 interface Account {

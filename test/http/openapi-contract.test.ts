@@ -1,7 +1,7 @@
 /**
  * What outside tools need from /openapi.json (issue 25, point 1): operation ids, the headers the
  * server reads, request bodies as the server takes them, named schemas, the OAuth2 flow and the
- * error-code catalogue. All of it is derived centrally (src/http/openapi.ts), so these hold for any
+ * error-code catalogue. All of it is derived centrally (src/faces/docs/openapi.ts), so these hold for any
  * route added later.
  */
 import fs from 'node:fs';
@@ -9,8 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../src/http/error-catalogue.js';
-import { operationIdLines, operationIdOf, operationsOf } from '../../src/http/openapi.js';
+import { ERROR_CODES } from '../../src/platform/http/error-catalogue.js';
+import { operationIdLines, operationIdOf, operationsOf } from '../../src/faces/docs/openapi.js';
 import { createTestApp, newWorkspace, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
 
 type Json = Record<string, unknown>;

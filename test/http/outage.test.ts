@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
+import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
 import { createTestApp, newWorkspace, onPostgres, type TestApp } from '../helpers/app.js';
 import { canRunOwnPostgres, startOwnPostgres } from '../helpers/postgres-server.js';
 import { fund, payingWorkspace, saveBeneficiary } from '../payouts/helpers.js';

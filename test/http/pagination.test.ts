@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSubAccount } from '../../src/modules/accounts/accounts.service.js';
+import { createSubAccount } from '../../src/domains/accounts/accounts.service.js';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 
 interface Page<T> {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Db } from '../../src/db/db.js';
-import { claimJobs, completeJob, completeJobs, enqueue, failJob, rescheduleJob, takeJobs, type Job } from '../../src/jobs/queue.js';
-import { JobRunner, type AnyJobHandler, type JobBatchHandler, type JobHandler, type JobTxHandler } from '../../src/jobs/runner.js';
+import { connect, type Db } from '../../src/platform/db/db.js';
+import { claimJobs, completeJob, completeJobs, enqueue, failJob, rescheduleJob, takeJobs, type Job } from '../../src/platform/jobs/queue.js';
+import { JobRunner, type AnyJobHandler, type JobBatchHandler, type JobHandler, type JobTxHandler } from '../../src/platform/jobs/runner.js';
 import { createTestApp, onPostgres, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

@@ -1,11 +1,11 @@
-import { verifyAuditChain } from '../../src/modules/operator/audit.service.js';
+import { verifyAuditChain } from '../../src/controls/audit/audit.service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppContext } from '../../src/context.js';
-import { jobHandlers } from '../../src/jobs/index.js';
-import type { Job } from '../../src/jobs/queue.js';
-import type { JobHandler } from '../../src/jobs/runner.js';
-import { recordEvent } from '../../src/modules/events/events.service.js';
-import { dispatchEvents } from '../../src/modules/webhooks/webhooks.repository.js';
+import type { AppContext } from '../../src/platform/context.js';
+import { jobHandlers } from '../../src/jobs.js';
+import type { Job } from '../../src/platform/jobs/queue.js';
+import type { JobHandler } from '../../src/platform/jobs/runner.js';
+import { recordEvent } from '../../src/domains/events/events.service.js';
+import { dispatchEvents } from '../../src/domains/webhooks/webhooks.repository.js';
 import { createTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
 
 /** Issue 14.8: old rows of the append-only tables are deleted in bounded batches, in foreign-key order. */
@@ -140,7 +140,7 @@ describe('retention job', () => {
   });
 
   it('is a recurring job of every worker', async () => {
-    const { recurringJobs } = await import('../../src/jobs/index.js');
+    const { recurringJobs } = await import('../../src/jobs.js');
     expect(recurringJobs.map((r) => r.kind)).toContain('retention.sweep');
   });
 });
@@ -151,7 +151,7 @@ describe('retention settings', () => {
   });
 
   it('refuse to keep events less than 30 days', async () => {
-    const { loadConfig } = await import('../../src/config.js');
+    const { loadConfig } = await import('../../src/platform/config.js');
     expect(() => loadConfig({ RETENTION_EVENTS_DAYS: '7' })).toThrow(/RETENTION_EVENTS_DAYS/);
     expect(loadConfig({ RETENTION_EVENTS_DAYS: '0' }).retention.eventsDays).toBe(0);
     expect(loadConfig({ RETENTION_EVENTS_DAYS: '45' }).retention.eventsDays).toBe(45);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HoldBatcher } from '../../src/modules/ledger/hold-batcher.js';
-import { balancesOf, ledger, ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
-import { moveFromSystem } from '../../src/modules/ledger/funding.service.js';
+import { HoldBatcher } from '../../src/domains/ledger/hold-batcher.js';
+import { balancesOf, ledger, ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
+import { moveFromSystem } from '../../src/domains/ledger/funding.service.js';
 import { createTestApp, newWorkspace, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

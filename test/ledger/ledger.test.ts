@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledger, ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
+import { ledger, ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

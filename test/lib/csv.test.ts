@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvCell, csvLine } from '../../src/lib/csv.js';
+import { csvCell, csvLine } from '../../src/platform/lib/csv.js';
 
 /** Issue 33 point 10: every CSV export (payouts, orders, deposits, events, statements, reconciliation) defuses cells a spreadsheet would run. */
 describe('CSV cells of every export', () => {

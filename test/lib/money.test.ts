@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AppError, toAppError } from '../../src/http/errors.js';
-import { DomainError } from '../../src/lib/errors.js';
-import { AssertionError } from '../../src/lib/assert.js';
-import { CURRENCY_CODES } from '../../src/lib/currencies.js';
+import { AppError, toAppError } from '../../src/platform/http/errors.js';
+import { DomainError } from '../../src/platform/lib/errors.js';
+import { AssertionError } from '../../src/platform/lib/assert.js';
+import { CURRENCY_CODES } from '../../src/platform/lib/currencies.js';
 import {
   AMOUNT_PATTERN,
   CONVERSION_ROUNDING,
@@ -26,7 +26,7 @@ import {
   sum,
   toRate,
   toScale,
-} from '../../src/lib/money.js';
+} from '../../src/platform/lib/money.js';
 
 /** The 400 a call throws (a domain refusal, answered 400), checked to be a validation error naming `field`. */
 function refusal(call: () => unknown, field: string): AppError {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { poolRandomBytes } from '../../src/lib/random.js';
+import { poolRandomBytes } from '../../src/platform/lib/random.js';
 
 describe('poolRandomBytes', () => {
   it('hands out the asked number of bytes, never the same bytes twice, across pool refills', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
 import { createTestApp, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { HttpsReceiver } from '../helpers/https-receiver.js';
 import { fund, payingWorkspace, ref, saveBeneficiary, waitFor } from '../payouts/helpers.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_SCOPES } from '../../src/modules/auth/scopes.js';
+import { ALL_SCOPES } from '../../src/domains/auth/scopes.js';
 import { createTestApp, getToken, OPERATOR_KEY, onPostgres, operator, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

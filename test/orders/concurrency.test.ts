@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
+import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
 import { createTestApp, newWorkspace, onPostgres, operator, type TestApp } from '../helpers/app.js';
 import { balance, fund, placeOrder, transfersOf, type OrderView } from './helpers.js';
 

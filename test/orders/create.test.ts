@@ -295,7 +295,7 @@ describe('settlement funding availability (ORDER_SETTLEMENT_INSTRUCTIONS)', () =
   });
 
   it('refuses a malformed setting at start', async () => {
-    const { loadConfig } = await import('../../src/config.js');
+    const { loadConfig } = await import('../../src/platform/config.js');
     expect(() => loadConfig({ ORDER_SETTLEMENT_INSTRUCTIONS: '{"EUR": "DE89"}' })).toThrow(/ORDER_SETTLEMENT_INSTRUCTIONS/);
     expect(() => loadConfig({ ORDER_SETTLEMENT_INSTRUCTIONS: 'nope' })).toThrow(/ORDER_SETTLEMENT_INSTRUCTIONS/);
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
-import { ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
+import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { balance, eventsOf, fund, ORDER_EVENT_FIELDS, placeOrder, transfersOf, US_BENEFICIARY, type OrderView } from './helpers.js';
 

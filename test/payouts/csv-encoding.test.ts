@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../src/lib/errors.js';
-import { parsePayoutCsv } from '../../src/modules/payouts/payouts.csv.js';
+import { DomainError } from '../../src/platform/lib/errors.js';
+import { parsePayoutCsv } from '../../src/domains/payouts/payouts.csv.js';
 
 /** Issue 33 point 13: a payouts CSV saved as Latin-1 was read as if it were UTF-8, its accented letters replaced. */
 

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
+import { createRunner } from '../../src/jobs.js';
 import { createTestApp, newCredential, operator, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
 import { LIST_FILES, loadList, operatorPost } from '../screening/helpers.js';

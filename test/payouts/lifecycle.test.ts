@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
-import { enqueue } from '../../src/jobs/queue.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
-import { PAYOUT_STEP_JOB } from '../../src/modules/payouts/payouts.lifecycle.js';
+import { createRunner } from '../../src/jobs.js';
+import { enqueue } from '../../src/platform/jobs/queue.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
+import { PAYOUT_STEP_JOB } from '../../src/domains/payouts/payouts.lifecycle.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { ADA, balance, payingWorkspace, eventTypesOf, fund, ref, saveBeneficiary, waitFor, type PayoutView } from './helpers.js';
 

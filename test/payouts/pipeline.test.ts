@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
-import { CURRENCY_CODES } from '../../src/lib/currencies.js';
-import { LaneBatcher } from '../../src/lib/lane-batcher.js';
-import { payoutRails } from '../../src/modules/corridors/index.js';
-import { ensureSystemAccounts, ledger, ledgerInvariantViolations } from '../../src/modules/ledger/ledger.service.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
+import { CURRENCY_CODES } from '../../src/platform/lib/currencies.js';
+import { LaneBatcher } from '../../src/platform/lib/lane-batcher.js';
+import { payoutRails } from '../../src/domains/corridors/index.js';
+import { ensureSystemAccounts, ledger, ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
 import { createTestApp, newWorkspace, onPostgres, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { ADDRESSES } from '../helpers/corridor-fixtures.js';
 import { ADA, balance, fund, payingWorkspace, ref, saveBeneficiary, waitFor, type PayoutView } from './helpers.js';

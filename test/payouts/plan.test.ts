@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { QuoteRow } from '../../src/modules/fx/fx.repository.js';
-import { HoldSet } from '../../src/modules/ledger/ledger.service.js';
-import { clientRefKey, dailyKey, planPayouts, quoteKey, type Decision, type PlanRow, type PlanSnapshot } from '../../src/modules/payouts/payouts.plan.js';
+import type { QuoteRow } from '../../src/domains/fx/fx.repository.js';
+import { HoldSet } from '../../src/domains/ledger/ledger.service.js';
+import { clientRefKey, dailyKey, planPayouts, quoteKey, type Decision, type PlanRow, type PlanSnapshot } from '../../src/domains/payouts/payouts.plan.js';
 
 /** planPayouts is pure: these tests build its rows and snapshot in memory, no database. */
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
 import { createTestApp, onPostgres, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { ADDRESSES } from '../helpers/corridor-fixtures.js';
 import { balance, payingWorkspace, ref, waitFor } from './helpers.js';

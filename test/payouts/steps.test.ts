@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Job } from '../../src/jobs/queue.js';
-import { payoutStepJobs } from '../../src/modules/payouts/payouts.jobs.js';
-import { PAYOUT_STEP_JOB } from '../../src/modules/payouts/payouts.lifecycle.js';
+import type { Job } from '../../src/platform/jobs/queue.js';
+import { payoutStepJobs } from '../../src/domains/payouts/payouts.jobs.js';
+import { PAYOUT_STEP_JOB } from '../../src/domains/payouts/payouts.lifecycle.js';
 import { createTestApp, onPostgres, type TestApp } from '../helpers/app.js';
 import { balance, fund, payingWorkspace, ref, saveBeneficiary } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey } from '../../src/modules/screening/lists/addresses.js';
-import { parseListFile } from '../../src/modules/screening/lists/index.js';
+import { addressKey } from '../../src/controls/screening/lists/addresses.js';
+import { parseListFile } from '../../src/controls/screening/lists/index.js';
 import { ofacSdn2019, ofacSdn2021 } from '../helpers/real-world.js';
 import { fixture } from './helpers.js';
 

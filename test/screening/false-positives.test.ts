@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseListFile } from '../../src/modules/screening/lists/index.js';
-import { ListIndex, screenAll } from '../../src/modules/screening/matching.js';
+import { parseListFile } from '../../src/controls/screening/lists/index.js';
+import { ListIndex, screenAll } from '../../src/controls/screening/matching.js';
 import { ordinaryNames } from '../../support/ordinary-names.js';
 import { realSanctionsLists } from '../../support/real-world.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseListFile } from '../../src/modules/screening/lists/index.js';
-import { ListIndex, type ListEntry, type ListName } from '../../src/modules/screening/matching.js';
-import { birthDate, countryCode, nameTokens } from '../../src/modules/screening/normalize.js';
+import { parseListFile } from '../../src/controls/screening/lists/index.js';
+import { ListIndex, type ListEntry, type ListName } from '../../src/controls/screening/matching.js';
+import { birthDate, countryCode, nameTokens } from '../../src/controls/screening/normalize.js';
 import { fixture, ofacCsvSet } from './helpers.js';
 
 /** The official formats, read from the fixtures in test/fixtures/sanctions (see SOURCE.md there). */

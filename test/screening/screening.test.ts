@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
-import { createOperatorKey } from '../../src/modules/operator/operator.service.js';
-import { forgetIndexes } from '../../src/modules/screening/screening.service.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
+import { createOperatorKey } from '../../src/controls/operator/operator.service.js';
+import { forgetIndexes } from '../../src/controls/screening/screening.service.js';
 import { createTestApp, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { ADA, balance, fund, payingWorkspace, ref, saveBeneficiary, waitFor } from '../payouts/helpers.js';
 import { fixture, LIST_FILES, loadAll, loadList, operatorPost } from './helpers.js';

@@ -4,9 +4,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { S3Store } from '../../src/modules/storage/s3-store.js';
-import { createStorage } from '../../src/modules/storage/storage.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { S3Store } from '../../src/platform/storage/s3-store.js';
+import { createStorage } from '../../src/platform/storage/storage.js';
 import { createApplication, PDF } from '../applications/helpers.js';
 import { createTestApp, newWorkspace, type TestApp } from '../helpers/app.js';
 

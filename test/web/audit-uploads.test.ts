@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendAudit, purgeStoredBytes, verifyAuditChain } from '../../src/modules/operator/audit.service.js';
+import { appendAudit, purgeStoredBytes, verifyAuditChain } from '../../src/controls/audit/audit.service.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { dashboardUser, type WebClient } from '../helpers/web-client.js';
 import { DE_IBAN, fund, payingWorkspace } from '../payouts/helpers.js';

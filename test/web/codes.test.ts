@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { invertRate } from '../../src/lib/money.js';
-import { bankReason, failureReason, rate, rateFigure, status, statusFamily } from '../../src/web/codes.js';
+import { invertRate } from '../../src/platform/lib/money.js';
+import { bankReason, failureReason, rate, rateFigure, status, statusFamily } from '../../src/faces/web/codes.js';
 
 /** The one mapping of codes to words and the one rate formatter (issue 24, point 5). */
 describe('codes in words and rates', () => {

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOperatorKey } from '../../src/modules/operator/operator.service.js';
+import { createOperatorKey } from '../../src/controls/operator/operator.service.js';
 import { operator, type Caller } from '../helpers/app.js';
 import { consoleSignIn, haveChromium, launchBrowser, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
 import { ADA, balance, fund, payingWorkspace, ref } from '../payouts/helpers.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reportPayoutOutcomes } from '../../src/modules/payouts/payouts.outcomes.js';
+import { reportPayoutOutcomes } from '../../src/domains/payouts/payouts.outcomes.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { dashboardUser, type WebClient } from '../helpers/web-client.js';
 import { fund, payingWorkspace, ref } from '../payouts/helpers.js';

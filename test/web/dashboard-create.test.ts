@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
 import type { Caller } from '../helpers/app.js';
 import { haveChromium, launchBrowser, signedInAdmin, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
 import { DE_IBAN, fund, payingWorkspace, saveBeneficiary, waitFor } from '../payouts/helpers.js';
 import { PDF, PNG } from '../applications/helpers.js';
-import { rateFigure } from '../../src/web/codes.js';
+import { rateFigure } from '../../src/faces/web/codes.js';
 
 /**
  * Doing the work from the dashboard (issue 24, points 1 and 2) in Chromium: a payout from the form

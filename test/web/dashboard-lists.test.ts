@@ -4,10 +4,10 @@ import type { Caller } from '../helpers/app.js';
 import { haveChromium, launchBrowser, pageProblems, signedInAdmin, watchCsp, webTestApp, type WebTestApp } from '../helpers/browser.js';
 import { ADA, fund, payingWorkspace, saveBeneficiary } from '../payouts/helpers.js';
 import { placeOrder, type OrderView } from '../orders/helpers.js';
-import { reportPayoutOutcomes } from '../../src/modules/payouts/payouts.outcomes.js';
-import { rateFigure } from '../../src/web/codes.js';
-import { invertRate } from '../../src/lib/money.js';
-import { RETURN_REASONS } from '../../src/modules/bank/inbound/reason-codes.js';
+import { reportPayoutOutcomes } from '../../src/domains/payouts/payouts.outcomes.js';
+import { rateFigure } from '../../src/faces/web/codes.js';
+import { invertRate } from '../../src/platform/lib/money.js';
+import { RETURN_REASONS } from '../../src/connectors/bank/inbound/reason-codes.js';
 import { activeAccount, approveOnboarding } from '../virtual-accounts/helpers.js';
 
 /**
@@ -80,7 +80,7 @@ describe.skipIf(!haveChromium)('lists, codes in words, rates and the balance cha
     };
     returnedId = await payout('12.00');
     failedId = await payout('13.00');
-    // The outcomes a bank reports (src/modules/bank/inbound reports these the same way): paid then returned with AC04; refused.
+    // The outcomes a bank reports (src/connectors/bank/inbound reports these the same way): paid then returned with AC04; refused.
     const ac04 = { code: 'AC04', description: RETURN_REASONS.AC04!.description };
     await t.ctx.db.tx((tx) =>
       reportPayoutOutcomes(t.ctx, tx, [

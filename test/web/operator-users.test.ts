@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { totpCode, totpStep } from '../../src/lib/totp.js';
+import { totpCode, totpStep } from '../../src/platform/lib/totp.js';
 import { createTestApp, newWorkspace, operator, type TestApp } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
 

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
+import { createRunner } from '../../src/jobs.js';
 import { completeBusiness } from '../applications/helpers.js';
 import { fund, payingWorkspace, ref, saveBeneficiary, waitFor } from '../payouts/helpers.js';
 import type { Caller } from '../helpers/app.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, newWorkspace, operator, OPERATOR_KEY, type TestApp } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
-import { totpCode, totpStep } from '../../src/lib/totp.js';
-import { checkNewPassword } from '../../src/modules/users/users.service.js';
+import { totpCode, totpStep } from '../../src/platform/lib/totp.js';
+import { checkNewPassword } from '../../src/domains/users/users.service.js';
 
 const PASSWORD = 'a long enough passphrase';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { totpCode, totpStep } from '../../src/lib/totp.js';
+import { totpCode, totpStep } from '../../src/platform/lib/totp.js';
 import { createTestApp, newWorkspace, operator, type TestApp } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
 

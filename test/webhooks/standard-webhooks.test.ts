@@ -9,8 +9,8 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
 import { createTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
 import { HttpsReceiver, signedWith, type Received } from '../helpers/https-receiver.js';
 

@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
-import { recordEvent } from '../../src/modules/events/events.service.js';
-import { WebhookEngine, leaseMsFor } from '../../src/modules/webhooks/delivery-engine.js';
-import * as repo from '../../src/modules/webhooks/webhooks.repository.js';
+import { createRunner } from '../../src/jobs.js';
+import { recordEvent } from '../../src/domains/events/events.service.js';
+import { WebhookEngine, leaseMsFor } from '../../src/domains/webhooks/delivery-engine.js';
+import * as repo from '../../src/domains/webhooks/webhooks.repository.js';
 import { createTestApp, freshPostgresDatabase, newWorkspace, onPostgres, type TestApp } from '../helpers/app.js';
 import { HttpsReceiver, signedWith } from '../helpers/https-receiver.js';
 

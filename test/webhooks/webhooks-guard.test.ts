@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryClient } from '../../src/modules/webhooks/delivery-client.js';
-import { WebhookEngine } from '../../src/modules/webhooks/delivery-engine.js';
-import { decideOutcome, retryDelayMs } from '../../src/modules/webhooks/schedule.js';
-import { blockedAddressReason, guardedLookup, type Resolver } from '../../src/modules/webhooks/ssrf-guard.js';
+import { DeliveryClient } from '../../src/domains/webhooks/delivery-client.js';
+import { WebhookEngine } from '../../src/domains/webhooks/delivery-engine.js';
+import { decideOutcome, retryDelayMs } from '../../src/domains/webhooks/schedule.js';
+import { blockedAddressReason, guardedLookup, type Resolver } from '../../src/domains/webhooks/ssrf-guard.js';
 import { signWebhook, verifyWebhook } from '../../packages/sdk/src/webhooks.js';
-import { signPayload } from '../../src/modules/webhooks/signature.js';
+import { signPayload } from '../../src/domains/webhooks/signature.js';
 import { createTestApp, newWorkspace, type TestApp } from '../helpers/app.js';
 import { HttpsReceiver } from '../helpers/https-receiver.js';
 

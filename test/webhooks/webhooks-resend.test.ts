@@ -5,8 +5,8 @@
  * dashboard's button. Against a real HTTPS receiver and the real delivery workers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { HttpsReceiver, signedWith } from '../helpers/https-receiver.js';
 import { WebClient } from '../helpers/web-client.js';

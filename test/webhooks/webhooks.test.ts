@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunner } from '../../src/jobs/index.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
-import { EVENT_TYPES } from '../../src/modules/webhooks/event-types.js';
+import { createRunner } from '../../src/jobs.js';
+import type { JobRunner } from '../../src/platform/jobs/runner.js';
+import { EVENT_TYPES } from '../../src/domains/webhooks/event-types.js';
 import { createTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
 import { HttpsReceiver, type Received, signedWith } from '../helpers/https-receiver.js';
 import { completeBusiness } from '../applications/helpers.js';

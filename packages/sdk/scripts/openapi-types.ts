@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { buildApp } from '../../../src/app.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/platform/config.js';
 import { createLogger, openContext } from '../../../src/runtime.js';
 
 export const GENERATED_HEADER = `/**

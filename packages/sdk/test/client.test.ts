@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../../src/http/errors.js';
-import { createRunner } from '../../../src/jobs/index.js';
-import type { JobRunner } from '../../../src/jobs/runner.js';
-import { recordEvent } from '../../../src/modules/events/events.service.js';
+import { AppError } from '../../../src/platform/http/errors.js';
+import { createRunner } from '../../../src/jobs.js';
+import type { JobRunner } from '../../../src/platform/jobs/runner.js';
+import { recordEvent } from '../../../src/domains/events/events.service.js';
 import { createTestApp, type Caller, type TestApp } from '../../../test/helpers/app.js';
 import { HttpsReceiver } from '../../../test/helpers/https-receiver.js';
 import { ADA, fund, payingWorkspace, ref } from '../../../test/payouts/helpers.js';

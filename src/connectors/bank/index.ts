@@ -1,6 +1,6 @@
-import { bankConnectorFactory, type BankConnector } from '../../modules/bank/bank.connector.js';
-import { bankCutoffJob, bankPollJob, bankUploadJob } from '../../modules/bank/bank.jobs.js';
-import { BANK_CUTOFF_JOB, BANK_POLL_JOB, BANK_UPLOAD_JOB } from '../../modules/bank/bank.service.js';
+import { bankConnectorFactory, type BankConnector } from './bank.connector.js';
+import { bankCutoffJob, bankPollJob, bankUploadJob } from './bank.jobs.js';
+import { BANK_CUTOFF_JOB, BANK_POLL_JOB, BANK_UPLOAD_JOB } from './bank.service.js';
 import { defineConnector } from '../definition.js';
 import { BANK_REASONS } from './reasons.js';
 

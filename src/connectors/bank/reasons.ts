@@ -1,5 +1,5 @@
 import type { RailReason, ReasonActor } from '../connector.js';
-import { RETURN_REASONS, STATUS_REASONS } from '../../modules/bank/inbound/reason-codes.js';
+import { RETURN_REASONS, STATUS_REASONS } from './inbound/reason-codes.js';
 
 /**
  * Who must act on each ISO 20022 reason a bank gives (pain.002 rejects, pacs.004 and camt.054

@@ -1,6 +1,6 @@
-import { ChainConnector, chainConnectorFactory, NETWORK_NOT_SERVED } from '../../modules/chain/chain.connector.js';
-import { REVERTED_REASON } from '../../modules/chain/chain.payouts.js';
-import { ChainWorker } from '../../modules/chain/chain.worker.js';
+import { ChainConnector, chainConnectorFactory, NETWORK_NOT_SERVED } from './chain.connector.js';
+import { REVERTED_REASON } from './chain.payouts.js';
+import { ChainWorker } from './chain.worker.js';
 import { defineConnector } from '../definition.js';
 
 /**

@@ -1,5 +1,5 @@
 import { defineConnector } from '../definition.js';
-import { ManualConnector } from '../manual.js';
+import { ManualConnector } from './manual.js';
 
 /**
  * The operator's manual queue: built in every process, serving in production the routes no real rail

@@ -1,5 +1,5 @@
 import { defineConnector } from '../definition.js';
-import { SIMULATED_FAILURE_REASON, SimulatedConnector } from '../simulated.js';
+import { SIMULATED_FAILURE_REASON, SimulatedConnector } from './simulated.js';
 
 /** The sandbox simulator: built in every process, stepping payouts by their amount's magic digits. */
 export const simulated = defineConnector({

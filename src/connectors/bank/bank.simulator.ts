@@ -1,0 +1,309 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { create } from 'xmlbuilder2';
+import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
+import { TEMPORARY_SUFFIX } from './bank.sftp.js';
+
+/*
+ * The sandbox bank: a local stand-in for the operator's bank, so integrators can run the real bank
+ * connector (pain.001 files, cut-offs, the inbound pipeline, reconciliation's book) in the sandbox
+ * and see the ISO 20022 reasons a bank gives. It reads each pain.001 file Corridor writes into
+ * `<dir>/in` (the connector's `"directory"` transport) and answers it into `<dir>/out` as a bank
+ * would: a pain.002 status report, a camt.054 for what it booked, a pacs.004 for what came back.
+ * What happens to each payment is chosen by its amount's first two decimals (MAGIC_AMOUNTS). Run as
+ * its own process: `corridor bank-sim --dir <dir>` (src/faces/cli/bank-sim.ts). Never in production: the
+ * connector refuses `"directory"` outside the sandbox.
+ */
+
+export type MagicOutcome =
+  | { kind: 'reject'; code: string }
+  | { kind: 'return'; code: string; via: 'pacs.004' | 'camt.054' }
+  | { kind: 'pending' }
+  | { kind: 'paid' };
+
+/** The amounts that do something else than pay, by their first two decimals (10.61 EUR, 250.71 USD). */
+export const MAGIC_AMOUNTS: Readonly<Record<string, MagicOutcome>> = {
+  '61': { kind: 'reject', code: 'AC01' },
+  '62': { kind: 'reject', code: 'AC04' },
+  '63': { kind: 'reject', code: 'AC06' },
+  '64': { kind: 'reject', code: 'AM04' },
+  '65': { kind: 'reject', code: 'BE04' },
+  '66': { kind: 'reject', code: 'RC01' },
+  '67': { kind: 'reject', code: 'RR03' },
+  '68': { kind: 'reject', code: 'AG01' },
+  '71': { kind: 'return', code: 'AC04', via: 'pacs.004' },
+  '72': { kind: 'return', code: 'MD07', via: 'pacs.004' },
+  '73': { kind: 'return', code: 'AC03', via: 'pacs.004' },
+  '74': { kind: 'return', code: 'MS03', via: 'pacs.004' },
+  '75': { kind: 'return', code: 'AC06', via: 'camt.054' },
+  '81': { kind: 'pending' },
+};
+
+/** What the sandbox bank does with a payment of this amount (as the pain.001 writes it, e.g. "10.61"). */
+export function magicOutcome(amount: string): MagicOutcome {
+  const decimals = amount.split('.')[1] ?? '';
+  return (decimals.length >= 2 ? MAGIC_AMOUNTS[decimals.slice(0, 2)] : undefined) ?? { kind: 'paid' };
+}
+
+export interface SimTransaction {
+  pmtInfId: string;
+  endToEndId: string;
+  amount: string;
+  currency: string;
+}
+
+export interface SimFile {
+  msgId: string;
+  message: string;
+  debtorIban: string;
+  debtorCurrency: string | undefined;
+  transactions: SimTransaction[];
+}
+
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', removeNSPrefix: true, parseTagValue: false, isArray: (name) => name === 'PmtInf' || name === 'CdtTrfTxInf' });
+
+type Node = Record<string, unknown>;
+const at = (node: unknown, ...names: string[]): unknown => names.reduce<unknown>((n, name) => (n && typeof n === 'object' ? (n as Node)[name] : undefined), node);
+const text = (node: unknown): string | undefined => {
+  const value = node && typeof node === 'object' ? (node as Node)['#text'] : node;
+  return value === undefined || value === null ? undefined : String(value).trim();
+};
+
+/** A pain.001 file as the sandbox bank reads it; throws when it is not one. */
+export function readPain001(xml: string): SimFile {
+  const doc = parser.parse(xml) as Node;
+  const root = at(doc, 'Document', 'CstmrCdtTrfInitn');
+  const msgId = text(at(root, 'GrpHdr', 'MsgId'));
+  if (!root || !msgId) throw new Error('not a pain.001 file (no CstmrCdtTrfInitn/GrpHdr/MsgId)');
+  const blocks = (at(root, 'PmtInf') as Node[] | undefined) ?? [];
+  const first = blocks[0];
+  const transactions = blocks.flatMap((block) =>
+    ((block.CdtTrfTxInf as Node[] | undefined) ?? []).map((tx) => {
+      const amount = at(tx, 'Amt', 'InstdAmt');
+      return { pmtInfId: text(block.PmtInfId) ?? '', endToEndId: text(at(tx, 'PmtId', 'EndToEndId')) ?? '', amount: text(amount) ?? '0', currency: String((amount as Node | undefined)?.['@Ccy'] ?? '') };
+    }),
+  );
+  return {
+    msgId,
+    message: /urn:iso:std:iso:20022:tech:xsd:(pain\.001\.\d{3}\.\d{2})/.exec(xml)?.[1] ?? 'pain.001.001.09',
+    debtorIban: text(at(first, 'DbtrAcct', 'Id', 'IBAN')) ?? '',
+    debtorCurrency: text(at(first, 'DbtrAcct', 'Ccy')),
+    transactions,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The answers, in the order the ISO schemas ask for (they validate against src/connectors/bank/inbound/xsd/)
+
+const NS = (message: string) => `urn:iso:std:iso:20022:tech:xsd:${message}`;
+const newId = (prefix: string) => `${prefix}${randomBytes(12).toString('hex').toUpperCase()}`;
+const dateTime = (d: Date) => d.toISOString().slice(0, 19);
+const date = (d: Date) => d.toISOString().slice(0, 10);
+const NOTE = 'Corridor sandbox bank';
+
+function document(message: string): { doc: XMLBuilder; root: XMLBuilder } {
+  const doc = create({ version: '1.0', encoding: 'UTF-8' });
+  return { doc, root: doc.ele(NS(message), 'Document') };
+}
+
+const groupHeader = (parent: XMLBuilder, now: Date, prefix: string): XMLBuilder => {
+  const hdr = parent.ele('GrpHdr');
+  hdr.ele('MsgId').txt(newId(prefix));
+  hdr.ele('CreDtTm').txt(dateTime(now));
+  return hdr;
+};
+
+/** pain.002.001.11: every transaction's status, RJCT with its reason, ACSC (or ACSP, pending) otherwise. */
+export function statusReport(file: SimFile, now: Date): string {
+  const { doc, root } = document('pain.002.001.11');
+  const report = root.ele('CstmrPmtStsRpt');
+  groupHeader(report, now, 'STS');
+  const group = report.ele('OrgnlGrpInfAndSts');
+  group.ele('OrgnlMsgId').txt(file.msgId);
+  group.ele('OrgnlMsgNmId').txt(file.message);
+  for (const pmtInfId of [...new Set(file.transactions.map((t) => t.pmtInfId))]) {
+    const block = report.ele('OrgnlPmtInfAndSts');
+    block.ele('OrgnlPmtInfId').txt(pmtInfId);
+    for (const t of file.transactions.filter((x) => x.pmtInfId === pmtInfId)) {
+      const outcome = magicOutcome(t.amount);
+      const tx = block.ele('TxInfAndSts');
+      tx.ele('OrgnlEndToEndId').txt(t.endToEndId);
+      tx.ele('TxSts').txt(outcome.kind === 'reject' ? 'RJCT' : outcome.kind === 'pending' ? 'ACSP' : 'ACSC');
+      if (outcome.kind === 'reject') {
+        const reason = tx.ele('StsRsnInf');
+        reason.ele('Rsn').ele('Cd').txt(outcome.code);
+        reason.ele('AddtlInf').txt(`${NOTE}: magic amount ${t.amount}`);
+      }
+      tx.ele('OrgnlTxRef').ele('Amt').ele('InstdAmt', { Ccy: t.currency }).txt(t.amount);
+    }
+  }
+  return doc.end({ prettyPrint: true });
+}
+
+interface BookedEntry {
+  direction: 'debit' | 'credit';
+  transaction: SimTransaction;
+  returnCode?: string | undefined;
+}
+
+function notificationEntry(parent: XMLBuilder, e: BookedEntry, day: string): void {
+  const cd = e.direction === 'credit' ? 'CRDT' : 'DBIT';
+  const t = e.transaction;
+  const ntry = parent.ele('Ntry');
+  ntry.ele('Amt', { Ccy: t.currency }).txt(t.amount);
+  ntry.ele('CdtDbtInd').txt(cd);
+  ntry.ele('Sts').ele('Cd').txt('BOOK');
+  ntry.ele('BookgDt').ele('Dt').txt(day);
+  ntry.ele('ValDt').ele('Dt').txt(day);
+  ntry.ele('AcctSvcrRef').txt(newId('SBX'));
+  const family = ntry.ele('BkTxCd').ele('Domn');
+  family.ele('Cd').txt('PMNT');
+  const fmly = family.ele('Fmly');
+  fmly.ele('Cd').txt('ICDT');
+  fmly.ele('SubFmlyCd').txt(e.returnCode ? 'RRTN' : 'ESCT');
+  const tx = ntry.ele('NtryDtls').ele('TxDtls');
+  tx.ele('Refs').ele('EndToEndId').txt(t.endToEndId);
+  tx.ele('Amt', { Ccy: t.currency }).txt(t.amount);
+  tx.ele('CdtDbtInd').txt(cd);
+  if (e.returnCode) {
+    const rtr = tx.ele('RtrInf');
+    rtr.ele('Rsn').ele('Cd').txt(e.returnCode);
+    rtr.ele('AddtlInf').txt(`${NOTE}: magic amount ${t.amount}`);
+  }
+}
+
+/** camt.054.001.08: entries booked on the debtor account today. */
+export function notification(file: SimFile, entries: readonly BookedEntry[], now: Date): string {
+  const { doc, root } = document('camt.054.001.08');
+  const message = root.ele('BkToCstmrDbtCdtNtfctn');
+  groupHeader(message, now, 'NTF');
+  const ntfctn = message.ele('Ntfctn');
+  ntfctn.ele('Id').txt(newId('N'));
+  ntfctn.ele('CreDtTm').txt(dateTime(now));
+  const acct = ntfctn.ele('Acct');
+  acct.ele('Id').ele('IBAN').txt(file.debtorIban);
+  if (file.debtorCurrency) acct.ele('Ccy').txt(file.debtorCurrency);
+  for (const e of entries) notificationEntry(ntfctn, e, date(now));
+  return doc.end({ prettyPrint: true });
+}
+
+/** pacs.004.001.10: payments returned by the beneficiary's bank, with their ISO return reason. */
+export function paymentReturn(returns: readonly { transaction: SimTransaction; code: string }[], now: Date): string {
+  const { doc, root } = document('pacs.004.001.10');
+  const message = root.ele('PmtRtr');
+  const hdr = groupHeader(message, now, 'RTR');
+  hdr.ele('NbOfTxs').txt(String(returns.length));
+  hdr.ele('SttlmInf').ele('SttlmMtd').txt('CLRG');
+  for (const r of returns) {
+    const tx = message.ele('TxInf');
+    tx.ele('RtrId').txt(newId('R'));
+    tx.ele('OrgnlEndToEndId').txt(r.transaction.endToEndId);
+    tx.ele('RtrdIntrBkSttlmAmt', { Ccy: r.transaction.currency }).txt(r.transaction.amount);
+    tx.ele('IntrBkSttlmDt').txt(date(now));
+    const reason = tx.ele('RtrRsnInf');
+    reason.ele('Rsn').ele('Cd').txt(r.code);
+    reason.ele('AddtlInf').txt(`${NOTE}: magic amount ${r.transaction.amount}`);
+  }
+  return doc.end({ prettyPrint: true });
+}
+
+/** The answers to one pain.001 file, in the order the bank sends them (names sort in that order). */
+export function answersTo(file: SimFile, now: Date): { kind: string; xml: string }[] {
+  const outcomes = file.transactions.map((transaction) => ({ transaction, outcome: magicOutcome(transaction.amount) }));
+  const booked = outcomes.filter((o) => o.outcome.kind === 'paid' || o.outcome.kind === 'return');
+  const viaPacs = outcomes.flatMap((o) => (o.outcome.kind === 'return' && o.outcome.via === 'pacs.004' ? [{ transaction: o.transaction, code: o.outcome.code }] : []));
+  const viaCamt = outcomes.flatMap((o) => (o.outcome.kind === 'return' && o.outcome.via === 'camt.054' ? [{ direction: 'credit' as const, transaction: o.transaction, returnCode: o.outcome.code }] : []));
+  const answers = [{ kind: 'pain002', xml: statusReport(file, now) }];
+  if (booked.length > 0) answers.push({ kind: 'camt054', xml: notification(file, booked.map((o) => ({ direction: 'debit' as const, transaction: o.transaction })), now) });
+  if (viaPacs.length > 0) answers.push({ kind: 'pacs004', xml: paymentReturn(viaPacs, now) });
+  if (viaCamt.length > 0) answers.push({ kind: 'camt054-return', xml: notification(file, viaCamt, now) });
+  return answers;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The folder
+
+export interface SandboxBankOptions {
+  /** The folder the connector's `"directory"` names: pain.001 files arrive in `in/`, answers go to `out/`. */
+  dir: string;
+  log?: ((line: string) => void) | undefined;
+  now?: (() => Date) | undefined;
+}
+
+export interface Answered {
+  file: string;
+  msgId?: string | undefined;
+  answers: string[];
+  error?: string | undefined;
+}
+
+let sequence = 0;
+const stamp = (now: Date) => `${now.toISOString().replace(/[-:.]/g, '').slice(0, 18)}-${String(++sequence % 1_000_000).padStart(6, '0')}`;
+
+async function writeAtomically(file: string, xml: string): Promise<void> {
+  await fs.writeFile(`${file}${TEMPORARY_SUFFIX}`, xml);
+  await fs.rename(`${file}${TEMPORARY_SUFFIX}`, file);
+}
+
+/**
+ * One look at the inbox: every pain.001 file waiting (final names only) is answered into `out/` and
+ * then moved to `in/answered/` (a file that is not a pain.001 to `in/unreadable/`), so each is
+ * answered once. A file delivered again after Corridor was interrupted (the same name already
+ * answered) is answered no second time.
+ */
+export async function answerInbox(options: SandboxBankOptions): Promise<Answered[]> {
+  const inbox = path.join(options.dir, 'in');
+  const outbox = path.join(options.dir, 'out');
+  for (const dir of [inbox, outbox, path.join(inbox, 'answered'), path.join(inbox, 'unreadable')]) await fs.mkdir(dir, { recursive: true });
+  const names = (await fs.readdir(inbox, { withFileTypes: true })).filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.xml')).map((e) => e.name).sort();
+  const done: Answered[] = [];
+  for (const name of names) {
+    const source = path.join(inbox, name);
+    const answered = path.join(inbox, 'answered', name);
+    if (await fs.stat(answered).catch(() => undefined)) {
+      await fs.rm(source);
+      continue;
+    }
+    let file: SimFile;
+    try {
+      file = readPain001(await fs.readFile(source, 'utf8'));
+    } catch (err) {
+      await fs.rename(source, path.join(inbox, 'unreadable', name));
+      const error = err instanceof Error ? err.message : String(err);
+      options.log?.(`${name}: not answered, ${error}`);
+      done.push({ file: name, answers: [], error });
+      continue;
+    }
+    const now = options.now?.() ?? new Date();
+    const written: string[] = [];
+    for (const answer of answersTo(file, now)) {
+      const out = `${stamp(now)}-${answer.kind}-${file.msgId}.xml`;
+      await writeAtomically(path.join(outbox, out), answer.xml);
+      written.push(out);
+    }
+    await fs.rename(source, answered);
+    options.log?.(`${name}: ${file.transactions.length} payment(s) answered with ${written.map((w) => w.split('-').slice(2, -1).join('-')).join(', ')}`);
+    done.push({ file: name, msgId: file.msgId, answers: written });
+  }
+  return done;
+}
+
+/** Answers the inbox every `intervalMs` until the signal aborts. */
+export async function runSandboxBank(options: SandboxBankOptions & { intervalMs: number; signal: AbortSignal }): Promise<void> {
+  while (!options.signal.aborted) {
+    try {
+      await answerInbox(options);
+    } catch (err) {
+      options.log?.(`error: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, options.intervalMs);
+      options.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
+  }
+}

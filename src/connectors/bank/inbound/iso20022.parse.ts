@@ -1,0 +1,431 @@
+import { XMLParser } from 'fast-xml-parser';
+import { iso4217Scale } from '../../../platform/lib/currencies.js';
+
+/*
+ * Reading the files a bank sends back (ISO 20022): pain.002 status reports, camt.054 debit and credit
+ * notifications, camt.053 statements and pacs.004 returns. Read by element names, not by the exact
+ * version (the namespace is kept as `version`), so neighbouring versions of a message read the same:
+ * pain.002.001.10 and .11, camt.05x.001.08 and the .04 many banks still send, pacs.004.001.09 and .10.
+ * What cannot be read is an `InboundParseError` with the reason; nothing is guessed.
+ */
+
+export class InboundParseError extends Error {}
+
+/** Elements that may repeat, always read as arrays whatever one file holds. */
+const REPEATING = new Set([
+  'OrgnlPmtInfAndSts', 'TxInfAndSts', 'StsRsnInf', 'AddtlInf', 'Ntfctn', 'Stmt', 'Ntry', 'NtryDtls', 'TxDtls', 'Bal', 'Ustrd', 'Strd', 'TxInf', 'RtrRsnInf', 'AddtlNtryInf',
+]);
+
+const parser = new XMLParser({
+  removeNSPrefix: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  textNodeName: '#text',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  isArray: (name) => REPEATING.has(name),
+});
+
+type Node = Record<string, unknown>;
+
+const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The child at a path of element names, or undefined. */
+function at(node: unknown, ...path: string[]): unknown {
+  let cur: unknown = node;
+  for (const name of path) {
+    if (Array.isArray(cur)) cur = cur[0];
+    if (!isNode(cur)) return undefined;
+    cur = cur[name];
+  }
+  return cur;
+}
+
+function text(node: unknown, ...path: string[]): string | undefined {
+  const v = at(node, ...path);
+  const value = Array.isArray(v) ? v[0] : v;
+  if (typeof value === 'string') return value;
+  if (isNode(value) && typeof value['#text'] === 'string') return value['#text'];
+  return undefined;
+}
+
+function list(node: unknown, ...path: string[]): Node[] {
+  const v = at(node, ...path);
+  if (v === undefined) return [];
+  return (Array.isArray(v) ? v : [v]).filter(isNode);
+}
+
+function required(node: unknown, what: string, ...path: string[]): string {
+  const v = text(node, ...path);
+  if (v === undefined || v === '') throw new InboundParseError(`${what} is missing (${path.join('/')})`);
+  return v;
+}
+
+/** An ISO amount element (`<Amt Ccy="EUR">12.50</Amt>`) in minor units of its currency; more decimals than the currency has is an error. */
+export interface Amount {
+  minor: bigint;
+  currency: string;
+  /** As written in the file. */
+  text: string;
+}
+
+function amount(node: unknown, what: string, ...path: string[]): Amount {
+  const el = at(node, ...path);
+  const value = Array.isArray(el) ? el[0] : el;
+  const raw = isNode(value) ? value['#text'] : undefined;
+  const currency = isNode(value) ? value['@Ccy'] : undefined;
+  if (typeof raw !== 'string' || typeof currency !== 'string') throw new InboundParseError(`${what} has no amount or currency (${path.join('/')})`);
+  return toAmount(raw, currency, what);
+}
+
+function optionalAmount(node: unknown, what: string, ...path: string[]): Amount | undefined {
+  return at(node, ...path) === undefined ? undefined : amount(node, what, ...path);
+}
+
+export function toAmount(raw: string, currency: string, what = 'amount'): Amount {
+  const scale = iso4217Scale(currency);
+  if (scale === undefined) throw new InboundParseError(`${what}: ${currency} is no ISO 4217 currency`);
+  const m = /^(\d{1,24})(?:\.(\d{1,8}))?$/.exec(raw);
+  if (!m) throw new InboundParseError(`${what}: ${raw} is not an amount`);
+  const decimals = m[2] ?? '';
+  if (decimals.replace(/0+$/, '').length > scale) throw new InboundParseError(`${what}: ${raw} ${currency} has more decimals than ${currency} has`);
+  const minor = BigInt(m[1] as string) * 10n ** BigInt(scale) + BigInt((decimals + '0'.repeat(scale)).slice(0, scale) || '0');
+  return { minor, currency, text: raw };
+}
+
+/** A reason as ISO codes it: `Rsn/Cd` (an external code such as AC01) or a proprietary one, with the bank's additional text. */
+export interface Reason {
+  code: string;
+  proprietary: boolean;
+  additionalInfo: string | undefined;
+}
+
+function reason(node: Node | undefined): Reason | undefined {
+  if (!node) return undefined;
+  const cd = text(node, 'Rsn', 'Cd');
+  const prtry = text(node, 'Rsn', 'Prtry');
+  if (!cd && !prtry) return undefined;
+  const v = at(node, 'AddtlInf');
+  const info = (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string');
+  return { code: (cd ?? prtry) as string, proprietary: !cd, additionalInfo: info.length ? info.join(' ') : undefined };
+}
+
+// ---------------------------------------------------------------------------------------------
+// pain.002: Customer Payment Status Report
+
+export interface StatusReport {
+  kind: 'pain.002';
+  version: string;
+  messageId: string;
+  originalMessageId: string;
+  groupStatus: string | undefined;
+  groupReason: Reason | undefined;
+  paymentInfos: { id: string | undefined; status: string | undefined; reason: Reason | undefined }[];
+  transactions: { endToEndId: string; status: string; reason: Reason | undefined; paymentInfoId: string | undefined; amount: Amount | undefined }[];
+}
+
+function statusReport(doc: Node, version: string): StatusReport {
+  const root = doc['CstmrPmtStsRpt'];
+  const group = at(root, 'OrgnlGrpInfAndSts');
+  const paymentInfos = list(root, 'OrgnlPmtInfAndSts');
+  return {
+    kind: 'pain.002',
+    version,
+    messageId: required(root, 'the message id', 'GrpHdr', 'MsgId'),
+    originalMessageId: required(group, 'the original message id', 'OrgnlMsgId'),
+    groupStatus: text(group, 'GrpSts'),
+    groupReason: reason(list(group, 'StsRsnInf')[0]),
+    paymentInfos: paymentInfos.map((p) => ({ id: text(p, 'OrgnlPmtInfId'), status: text(p, 'PmtInfSts'), reason: reason(list(p, 'StsRsnInf')[0]) })),
+    transactions: paymentInfos.flatMap((p) =>
+      list(p, 'TxInfAndSts').map((tx) => ({
+        endToEndId: required(tx, 'a transaction status without OrgnlEndToEndId', 'OrgnlEndToEndId'),
+        status: required(tx, 'a transaction status', 'TxSts'),
+        reason: reason(list(tx, 'StsRsnInf')[0]),
+        paymentInfoId: text(p, 'OrgnlPmtInfId'),
+        amount: optionalAmount(tx, 'the original amount', 'OrgnlTxRef', 'Amt', 'InstdAmt'),
+      })),
+    ),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// camt.054 and camt.053 entries
+
+/** One transaction inside an entry (`NtryDtls/TxDtls`). */
+export interface EntryTransaction {
+  endToEndId: string | undefined;
+  accountServicerRef: string | undefined;
+  amount: Amount | undefined;
+  /** The return reason when the bank books a return (`RtrInf/Rsn`). */
+  returnReason: Reason | undefined;
+  /** The account the money went to (credits: ours, or a virtual account's IBAN). */
+  creditorIban: string | undefined;
+  debtorIban: string | undefined;
+  debtorName: string | undefined;
+  /** The payer's reference: the structured creditor reference, else the unstructured remittance text. */
+  reference: string | undefined;
+}
+
+export interface Entry {
+  /** The bank's reference of the entry: AcctSvcrRef, else NtryRef. */
+  ref: string | undefined;
+  /** Both of the entry's own references as written (a bank may reuse one of them across entries). */
+  references: { accountServicer: string | undefined; entry: string | undefined };
+  amount: Amount;
+  direction: 'credit' | 'debit';
+  /** BOOK, PDNG, INFO (camt.05x.001.08 `Sts/Cd`, older `Sts`). */
+  status: string;
+  reversal: boolean;
+  bookingDate: string | undefined;
+  valueDate: string | undefined;
+  /** `BkTxCd/Domn`: domain/family/sub-family, e.g. PMNT/ICDT/RRTN. */
+  bankTransactionCode: string | undefined;
+  description: string | undefined;
+  transactions: EntryTransaction[];
+}
+
+/** A calendar date as ISO writes it (YYYY-MM-DD, or the date of a date-time): a month 13 or a 30 February is an error, never a date PostgreSQL is left to refuse. */
+export function isoDate(value: string | undefined, what: string): string | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(value.trim());
+  const [year, month, day] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (!m || month < 1 || month > 12 || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+    throw new InboundParseError(`${what}: ${value} is not a calendar date`);
+  }
+  return value.trim().slice(0, 10);
+}
+
+const dateOf = (node: unknown, what: string) => isoDate(text(node, 'Dt') ?? text(node, 'DtTm'), what);
+
+function creditorReference(tx: Node): string | undefined {
+  const strd = list(tx, 'RmtInf', 'Strd')[0];
+  const structured = text(strd, 'CdtrRefInf', 'Ref');
+  if (structured) return structured;
+  const ustrd = at(tx, 'RmtInf', 'Ustrd');
+  const first = Array.isArray(ustrd) ? ustrd[0] : ustrd;
+  return typeof first === 'string' ? first : undefined;
+}
+
+function entry(node: Node): Entry {
+  const direction = required(node, 'CdtDbtInd of an entry', 'CdtDbtInd');
+  if (direction !== 'CRDT' && direction !== 'DBIT') throw new InboundParseError(`CdtDbtInd ${direction} is neither CRDT nor DBIT`);
+  const domain = at(node, 'BkTxCd', 'Domn');
+  const code = domain ? [text(domain, 'Cd'), text(domain, 'Fmly', 'Cd'), text(domain, 'Fmly', 'SubFmlyCd')].filter(Boolean).join('/') : text(node, 'BkTxCd', 'Prtry', 'Cd');
+  const extra = at(node, 'AddtlNtryInf');
+  return {
+    ref: text(node, 'AcctSvcrRef') ?? text(node, 'NtryRef'),
+    references: { accountServicer: text(node, 'AcctSvcrRef'), entry: text(node, 'NtryRef') },
+    amount: amount(node, 'the amount of an entry', 'Amt'),
+    direction: direction === 'CRDT' ? 'credit' : 'debit',
+    status: text(node, 'Sts', 'Cd') ?? required(node, 'the status of an entry', 'Sts'),
+    reversal: text(node, 'RvslInd') === 'true',
+    bookingDate: dateOf(at(node, 'BookgDt'), 'the booking date of an entry (BookgDt)'),
+    valueDate: dateOf(at(node, 'ValDt'), 'the value date of an entry (ValDt)'),
+    bankTransactionCode: code || undefined,
+    description: Array.isArray(extra) && typeof extra[0] === 'string' ? extra[0] : undefined,
+    transactions: list(node, 'NtryDtls').flatMap((d) =>
+      list(d, 'TxDtls').map((tx) => ({
+        endToEndId: text(tx, 'Refs', 'EndToEndId'),
+        accountServicerRef: text(tx, 'Refs', 'AcctSvcrRef'),
+        amount: optionalAmount(tx, 'the amount of a transaction', 'Amt') ?? optionalAmount(tx, 'the amount of a transaction', 'AmtDtls', 'TxAmt', 'Amt'),
+        returnReason: reason(at(tx, 'RtrInf') as Node | undefined),
+        creditorIban: text(tx, 'RltdPties', 'CdtrAcct', 'Id', 'IBAN'),
+        debtorIban: text(tx, 'RltdPties', 'DbtrAcct', 'Id', 'IBAN'),
+        debtorName: text(tx, 'RltdPties', 'Dbtr', 'Nm') ?? text(tx, 'RltdPties', 'Dbtr', 'Pty', 'Nm'),
+        reference: creditorReference(tx),
+      })),
+    ),
+  };
+}
+
+/** The account a notification or statement is about: its IBAN (or other id) and currency. */
+export interface ReportedAccount {
+  iban: string | undefined;
+  otherId: string | undefined;
+  currency: string | undefined;
+}
+
+function account(node: unknown): ReportedAccount {
+  return { iban: text(node, 'Acct', 'Id', 'IBAN'), otherId: text(node, 'Acct', 'Id', 'Othr', 'Id'), currency: text(node, 'Acct', 'Ccy') };
+}
+
+/**
+ * What a statement or notification says, read on its own: one that cannot be read carries the reason
+ * (`unreadable`) instead of failing the file, so one account's content never blocks another's.
+ */
+function readOnItsOwn<T extends object>(read: () => T, empty: T): T & { unreadable?: string } {
+  try {
+    return read();
+  } catch (err) {
+    if (!(err instanceof InboundParseError)) throw err;
+    return { ...empty, unreadable: err.message };
+  }
+}
+
+export interface Notification {
+  kind: 'camt.054';
+  version: string;
+  messageId: string;
+  notifications: { id: string; account: ReportedAccount; entries: Entry[]; unreadable?: string | undefined }[];
+}
+
+function notification(doc: Node, version: string): Notification {
+  const root = doc['BkToCstmrDbtCdtNtfctn'];
+  return {
+    kind: 'camt.054',
+    version,
+    messageId: required(root, 'the message id', 'GrpHdr', 'MsgId'),
+    notifications: list(root, 'Ntfctn').map((n) => ({ id: text(n, 'Id') ?? '(no id)', account: account(n), ...readOnItsOwn(() => ({ entries: list(n, 'Ntry').map(entry) }), { entries: [] }) })),
+  };
+}
+
+export interface Balance {
+  /** OPBD (opening booked), CLBD (closing booked), PRCD, ITBD, CLAV ... */
+  type: string;
+  amount: Amount;
+  /** Signed: a DBIT balance is negative. */
+  signedMinor: bigint;
+  date: string | undefined;
+}
+
+export interface Statement {
+  id: string;
+  account: ReportedAccount;
+  /** The date the statement was made (of CreDtTm). */
+  createdAt: string | undefined;
+  fromDate: string | undefined;
+  toDate: string | undefined;
+  balances: Balance[];
+  entries: Entry[];
+  /** Why the statement could not be read (the others of the message are read all the same). */
+  unreadable?: string | undefined;
+}
+
+export interface StatementMessage {
+  kind: 'camt.053';
+  version: string;
+  messageId: string;
+  statements: Statement[];
+}
+
+function balance(node: Node): Balance {
+  const type = text(node, 'Tp', 'CdOrPrtry', 'Cd') ?? text(node, 'Tp', 'CdOrPrtry', 'Prtry') ?? 'OTHR';
+  const amt = amount(node, 'a balance', 'Amt');
+  const sign = text(node, 'CdtDbtInd') === 'DBIT' ? -1n : 1n;
+  return { type, amount: amt, signedMinor: amt.minor * sign, date: dateOf(at(node, 'Dt'), `the date of the ${type} balance`) };
+}
+
+function statement(doc: Node, version: string): StatementMessage {
+  const root = doc['BkToCstmrStmt'];
+  return {
+    kind: 'camt.053',
+    version,
+    messageId: required(root, 'the message id', 'GrpHdr', 'MsgId'),
+    statements: list(root, 'Stmt').map((s) => ({
+      id: text(s, 'Id') ?? '(no id)',
+      account: account(s),
+      ...readOnItsOwn(
+        () => {
+          required(s, 'a statement id', 'Id');
+          return {
+            createdAt: isoDate(text(s, 'CreDtTm'), 'the creation time of the statement (CreDtTm)'),
+            fromDate: isoDate(text(s, 'FrToDt', 'FrDtTm'), 'the start of the statement period (FrDtTm)'),
+            toDate: isoDate(text(s, 'FrToDt', 'ToDtTm'), 'the end of the statement period (ToDtTm)'),
+            balances: list(s, 'Bal').map(balance),
+            entries: list(s, 'Ntry').map(entry),
+          };
+        },
+        { createdAt: undefined, fromDate: undefined, toDate: undefined, balances: [], entries: [] },
+      ),
+    })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// pacs.004: Payment Return
+
+export interface PaymentReturn {
+  kind: 'pacs.004';
+  version: string;
+  messageId: string;
+  returns: { endToEndId: string; returnId: string | undefined; amount: Amount; reason: Reason | undefined; settlementDate: string | undefined }[];
+}
+
+function paymentReturn(doc: Node, version: string): PaymentReturn {
+  const root = doc['PmtRtr'];
+  const groupDate = isoDate(text(root, 'GrpHdr', 'IntrBkSttlmDt'), 'the settlement date (GrpHdr/IntrBkSttlmDt)');
+  return {
+    kind: 'pacs.004',
+    version,
+    messageId: required(root, 'the message id', 'GrpHdr', 'MsgId'),
+    returns: list(root, 'TxInf').map((tx) => ({
+      endToEndId: required(tx, 'a return without OrgnlEndToEndId', 'OrgnlEndToEndId'),
+      returnId: text(tx, 'RtrId'),
+      amount: amount(tx, 'the returned amount', 'RtrdIntrBkSttlmAmt'),
+      reason: reason(list(tx, 'RtrRsnInf')[0]),
+      settlementDate: isoDate(text(tx, 'IntrBkSttlmDt'), 'the settlement date of a return (IntrBkSttlmDt)') ?? groupDate,
+    })),
+  };
+}
+
+export type InboundMessage = StatusReport | Notification | StatementMessage | PaymentReturn;
+
+const READERS: Record<string, (doc: Node, version: string) => InboundMessage> = {
+  CstmrPmtStsRpt: statusReport,
+  BkToCstmrDbtCdtNtfctn: notification,
+  BkToCstmrStmt: statement,
+  PmtRtr: paymentReturn,
+};
+
+/**
+ * The message's <Document>: the root element, or the one inside an envelope (CBPR+ and other SWIFT
+ * files wrap it with its Business Application Header, <AppHdr>, in an <Envelope> or <RequestPayload>).
+ */
+function documentOf(parsed: Node): Node | undefined {
+  const root = parsed['Document'];
+  if (isNode(root)) return root;
+  for (const wrapper of Object.values(parsed).filter(isNode)) {
+    if (isNode(wrapper['Document'])) return wrapper['Document'];
+  }
+  return undefined;
+}
+
+/**
+ * The message and version the Document's namespace names: `camt.053.001.08`, and national variants
+ * in their own namespaces such as SIX's `http://www.six-interbank-clearing.com/de/pain.002.001.03.ch.02.xsd`
+ * (`pain.002.001.03.ch.02`).
+ */
+function versionOf(source: string): string {
+  const tag = /<(?:[\w.-]+:)?Document\b[^>]*>/.exec(source)?.[0] ?? '';
+  const namespaces = [...tag.matchAll(/\sxmlns(?::[\w.-]+)?\s*=\s*["']([^"']*)["']/g)].map((m) => m[1] ?? '');
+  for (const ns of namespaces) {
+    const version = /([a-z]{4}\.\d{3}\.\d{3}\.\d{2}(?:\.[a-z]{2}\.\d{2})?)/.exec(ns)?.[1];
+    if (version) return version;
+  }
+  return 'unknown';
+}
+
+/** Reads one inbound file; throws InboundParseError with the reason when it is not a message Corridor reads. */
+export function parseInbound(file: Buffer | string): InboundMessage {
+  const source = typeof file === 'string' ? file : file.toString('utf8');
+  if (/<!DOCTYPE|<!ENTITY/i.test(source)) throw new InboundParseError('the file declares a DOCTYPE or entities, which ISO 20022 messages never do');
+  let parsed: Node;
+  try {
+    parsed = parser.parse(source, true) as Node;
+  } catch (err) {
+    throw new InboundParseError(`not well-formed XML: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const doc = documentOf(parsed);
+  if (!doc) throw new InboundParseError('no ISO 20022 <Document> root element, nor one inside an envelope beside its Business Application Header');
+  const version = versionOf(source);
+  const name = Object.keys(doc).find((k) => k in READERS);
+  if (!name) throw new InboundParseError(`a ${version} message: Corridor reads pain.002, camt.053, camt.054 and pacs.004`);
+  try {
+    return (READERS[name] as (typeof READERS)[string])(doc, version);
+  } catch (err) {
+    if (err instanceof InboundParseError) throw err;
+    throw new InboundParseError(`unreadable ${version}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -1,0 +1,359 @@
+/**
+ * What the generated OpenAPI document needs besides the route schemas, derived in one place so that
+ * every route (a new one included) gets it without saying so:
+ *
+ * - a stable `operationId` on every operation, from its method and path (operationIdOf), unless the
+ *   route's schema names one;
+ * - the `Idempotency-Key` header on every authenticated POST and `Service-Account-Id` on every
+ *   workspace-credential operation;
+ * - a request body that is not required where every field is optional (the server takes none:
+ *   app.ts defaults such a body to `{}`), and binary bodies for routes that `consume` raw files;
+ * - named schemas: every schema with a PascalCase `title` becomes `#/components/schemas/<title>`, and
+ *   every other object body or 2xx answer is named after its operation (`CreatePayoutRequest`);
+ * - the OAuth2 client-credentials flow beside the pasted bearer token;
+ * - the error-code catalogue as the `code` enum of the error shapes.
+ */
+import { ERROR_CODES } from '../../platform/http/error-catalogue.js';
+
+type Json = Record<string, unknown>;
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/** The last segment of a POST that is an action on what precedes it (`POST /v1/payouts/{id}/cancel`: cancelPayout). */
+const ACTIONS = new Set([
+  'activate', 'deactivate', 'archive', 'restore', 'confirm', 'capture', 'refund', 'sign', 'send', 'start', 'stop', 'cancel', 'adjust', 'approve', 'cancel', 'complete', 'confirm', 'deactivate', 'execute', 'expire', 'fail', 'fund', 'pay', 'process',
+  'refund', 'resend', 'reverse', 'revert', 'review', 'rotate', 'submit', 'test', 'verify', 'retry', 'replay', 'reject', 'release',
+  'hold', 'screen', 'simulate', 'trigger', 'accept', 'decline', 'close', 'reopen', 'suspend', 'resume', 'enable', 'disable',
+]);
+/** Actions named by a participle (`POST …/refunded`). */
+const PARTICIPLES: Record<string, string> = { refunded: 'markRefunded', paid: 'markPaid', failed: 'markFailed' };
+/** Words whose plural is the word itself, or that read as singular though they end in s. */
+const INVARIANT = new Set(['terms', 'settings', 'status', 'funds', 'details', 'news', 'kyc', 'kyb', 'fx', 'address', 'access', 'process']);
+
+const words = (segment: string): string[] => segment.split(/[^A-Za-z0-9]+/).filter(Boolean);
+const pascal = (text: string): string => words(text).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+
+function singular(word: string): string {
+  const lower = word.toLowerCase();
+  if (INVARIANT.has(lower)) return word;
+  if (/ies$/.test(lower)) return `${word.slice(0, -3)}y`;
+  if (/(sses|shes|ches|xes)$/.test(lower)) return word.slice(0, -2);
+  if (/[^su]s$/.test(lower)) return word.slice(0, -1);
+  return word;
+}
+/** Singular of a segment's last word (`virtual-accounts`: VirtualAccount). */
+export const singularSegment = (segment: string): string => {
+  const w = words(segment);
+  if (w.length === 0) return '';
+  w[w.length - 1] = singular(w[w.length - 1] as string);
+  return pascal(w.join('-'));
+};
+const isPlural = (segment: string): boolean => singularSegment(segment) !== pascal(segment);
+
+/**
+ * The operation id a route gets from its method and path when its schema names none:
+ * `[operator|sandbox|legacy]<verb><Nouns>`, e.g. GET /v1/payouts listPayouts, GET /v1/payouts/{id}
+ * getPayout, POST /v1/payouts createPayout, POST /v1/payouts/{id}/cancel cancelPayout,
+ * POST /v1/sandbox/payouts/{id}/pay sandboxPayPayout, GET /operator/v1/workspaces operatorListWorkspaces,
+ * PATCH updateX, PUT setX (a static last segment) or updateX, DELETE deleteX. Deprecated unversioned
+ * aliases get `legacy`. Deterministic: the same method and path always give the same id.
+ */
+export function operationIdOf(method: string, path: string, deprecated = false): string {
+  let segments = path.split('/').filter(Boolean);
+  const prefix: string[] = [];
+  if (segments[0] === 'operator') {
+    prefix.push('operator');
+    segments = segments.slice(1);
+  }
+  const versioned = /^v\d+$/.test(segments[0] ?? '');
+  if (versioned) segments = segments.slice(1);
+  else if (deprecated) prefix.push('legacy');
+  if (segments[0] === 'sandbox') {
+    prefix.push('sandbox');
+    segments = segments.slice(1);
+  }
+  const isParam = (s: string | undefined) => s !== undefined && /^\{.+\}$/.test(s);
+  const last = segments[segments.length - 1];
+  const lastIsParam = isParam(last);
+  const m = method.toLowerCase();
+  let verb: string;
+  let statics = segments.map((s, i) => ({ s, i })).filter(({ s }) => !isParam(s));
+  let tail = '';
+  if (m === 'post' && !lastIsParam && last !== undefined && (ACTIONS.has(words(last)[0] ?? '') || PARTICIPLES[last])) {
+    const actionWords = words(last);
+    verb = PARTICIPLES[last] ?? (actionWords[0] as string);
+    tail = PARTICIPLES[last] ? '' : pascal(actionWords.slice(1).join('-'));
+    statics = statics.slice(0, -1);
+  } else if (m === 'get') verb = !lastIsParam && last !== undefined && isPlural(last) ? 'list' : 'get';
+  else if (m === 'post') verb = 'create';
+  else if (m === 'put') verb = lastIsParam ? 'update' : 'set';
+  else if (m === 'patch') verb = 'update';
+  else if (m === 'delete') verb = 'delete';
+  else verb = m;
+  const keepLastPlural = verb === 'list' || ((verb === 'get' || verb === 'set') && !lastIsParam);
+  const nouns = statics.map(({ s, i }) => {
+    const isLast = i === segments.length - 1;
+    if (isLast && keepLastPlural) return pascal(s);
+    return singularSegment(s);
+  });
+  const head = [...prefix, verb].map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('');
+  return `${head}${nouns.join('')}${tail}`;
+}
+
+/** Every operation of a document, in document order. */
+export function operationsOf(doc: Json): { path: string; method: string; op: Json }[] {
+  const out: { path: string; method: string; op: Json }[] = [];
+  for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method] as Json | undefined;
+      if (op) out.push({ path, method, op });
+    }
+  }
+  return out;
+}
+
+/** The committed list of operation ids (test/http/operation-ids.txt): one `operationId METHOD /path` a line, sorted. */
+export function operationIdLines(doc: Json): string {
+  return `${operationsOf(doc)
+    .map((o) => `${String(o.op.operationId)} ${o.method.toUpperCase()} ${o.path}`)
+    .sort()
+    .join('\n')}\n`;
+}
+
+function assignOperationIds(doc: Json): void {
+  const used = new Set<string>();
+  const ops = operationsOf(doc);
+  for (const { op } of ops) if (typeof op.operationId === 'string') used.add(op.operationId);
+  for (const { path, method, op } of ops) {
+    if (typeof op.operationId === 'string') continue;
+    const base = operationIdOf(method, path, op.deprecated === true);
+    const version = /^\/(?:operator\/)?(v\d+)\//.exec(path)?.[1];
+    let id = base;
+    if (used.has(id) && version) id = `${base}${version.toUpperCase()}`;
+    for (let n = 2; used.has(id); n++) id = `${base}${n}`;
+    used.add(id);
+    op.operationId = id;
+  }
+}
+
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]{1,255}$', examples: ['5f0c8a52-6a0e-4b8e-9d3f-2f1c3b7a9e10'] },
+};
+const SERVICE_ACCOUNT_ID = {
+  name: 'Service-Account-Id',
+  in: 'header',
+  required: false,
+  description: 'Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts).',
+  schema: { type: 'string', format: 'uuid' },
+};
+
+const securitySchemesOf = (op: Json, doc: Json): string[] =>
+  ((op.security ?? doc.security ?? []) as Record<string, unknown>[]).flatMap((requirement) => Object.keys(requirement));
+
+/** The headers an operation takes by its credential: Service-Account-Id (workspace token), Idempotency-Key (every authenticated POST). */
+function addHeaders(doc: Json): void {
+  for (const { method, op } of operationsOf(doc)) {
+    const schemes = securitySchemesOf(op, doc);
+    const parameters = ((op.parameters as Json[] | undefined) ?? []).slice();
+    const has = (name: string) => parameters.some((p) => p.in === 'header' && String(p.name).toLowerCase() === name.toLowerCase());
+    if (method === 'post' && schemes.length > 0 && !has(IDEMPOTENCY_KEY.name)) parameters.push({ ...IDEMPOTENCY_KEY });
+    if ((schemes.includes('bearerAuth') || schemes.includes('oauth2')) && !has(SERVICE_ACCOUNT_ID.name)) parameters.push({ ...SERVICE_ACCOUNT_ID });
+    if (parameters.length) op.parameters = parameters;
+  }
+}
+
+/** True when a body schema accepts `{}`: an object whose properties are all optional. */
+export function acceptsEmptyObject(schema: unknown): boolean {
+  const s = schema as Json | undefined;
+  if (!s || typeof s !== 'object') return false;
+  if (s.type !== 'object' && !s.properties) return false;
+  if (Array.isArray(s.required) && s.required.length > 0) return false;
+  if (s.minProperties !== undefined && Number(s.minProperties) > 0) return false;
+  return !s.anyOf && !s.oneOf && !s.allOf && !s.if;
+}
+
+/** Bodies: optional where the server takes none; raw files where a route `consumes` them without a JSON schema. */
+function fixRequestBodies(doc: Json, consumes: Map<string, string[]>): void {
+  for (const { path, method, op } of operationsOf(doc)) {
+    const body = op.requestBody as Json | undefined;
+    const json = (body?.content as Record<string, Json> | undefined)?.['application/json'];
+    if (body && json && acceptsEmptyObject(json.schema)) body.required = false;
+    const types = consumes.get(`${method.toUpperCase()} ${path}`);
+    if (!body && types?.length) {
+      op.requestBody = {
+        required: true,
+        description: 'The file\'s raw bytes',
+        content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string', format: 'binary', contentMediaType: t } }])),
+      };
+    }
+  }
+}
+
+const SCHEMA_NAME = /^[A-Z][A-Za-z0-9]*$/;
+const REF = '#/components/schemas/';
+
+/**
+ * Moves named schemas into components.schemas. Children first, so a named schema's own named parts are
+ * references in it. Two different schemas may not share a name: the second gets a numbered name (a
+ * test fails on any, so the titles are fixed at the source).
+ */
+class SchemaNamer {
+  readonly schemas: Record<string, Json> = {};
+  private readonly texts = new Map<string, string>();
+  readonly collisions: string[] = [];
+
+  constructor(existing: Record<string, Json>) {
+    for (const [name, schema] of Object.entries(existing)) {
+      const { examples: _examples, example: _example, ...shape } = schema;
+      this.schemas[name] = schema;
+      this.texts.set(name, JSON.stringify(shape));
+    }
+  }
+
+  lift(node: unknown): unknown {
+    if (Array.isArray(node)) return node.map((n) => this.lift(n));
+    if (!node || typeof node !== 'object') return node;
+    const out: Json = {};
+    for (const [k, v] of Object.entries(node as Json)) {
+      // `examples`, `enum`, `const` and `default` hold values, not schemas.
+      out[k] = k === 'examples' || k === 'enum' || k === 'const' || k === 'default' || k === 'example' ? v : this.lift(v);
+    }
+    const title = out.title;
+    if (typeof title === 'string' && SCHEMA_NAME.test(title) && this.isSchema(out)) return this.register(title, out);
+    return out;
+  }
+
+  /** Names `schema` (already lifted) `name`, or a numbered name when another schema has it (its examples aside: a body's are moved out). */
+  register(name: string, schema: Json): Json {
+    const { examples: _examples, example: _example, ...shape } = schema;
+    const text = JSON.stringify(shape);
+    let candidate = name;
+    for (let n = 2; this.texts.has(candidate) && this.texts.get(candidate) !== text; n++) candidate = `${name}${n}`;
+    if (candidate !== name && !this.collisions.includes(name)) this.collisions.push(name);
+    if (!this.texts.has(candidate)) {
+      this.texts.set(candidate, text);
+      this.schemas[candidate] = schema;
+    }
+    return { $ref: `${REF}${candidate}` };
+  }
+
+  private isSchema(node: Json): boolean {
+    return ['type', 'properties', 'anyOf', 'oneOf', 'allOf', 'enum', 'const', 'items'].some((k) => k in node);
+  }
+}
+
+const isObjectSchema = (s: Json): boolean => s.type === 'object' || 'properties' in s || 'anyOf' in s || 'oneOf' in s || s.type === 'array';
+
+/** Named schemas for every titled schema, and for every untitled body and 2xx answer by its operation. */
+function nameSchemas(doc: Json): string[] {
+  const components = (doc.components ??= {}) as Json;
+  const namer = new SchemaNamer((components.schemas ?? {}) as Record<string, Json>);
+  for (const { op } of operationsOf(doc)) {
+    const opName = pascal(String(op.operationId));
+    const content = ((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
+    for (const media of Object.values(content)) {
+      if (!media.schema) continue;
+      const lifted = namer.lift(media.schema) as Json;
+      media.schema = !('$ref' in lifted) && isObjectSchema(lifted) ? namer.register(`${opName}Request`, lifted) : lifted;
+    }
+    for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
+      for (const media of Object.values((response.content ?? {}) as Record<string, Json>)) {
+        if (!media.schema) continue;
+        const lifted = namer.lift(media.schema) as Json;
+        const success = /^2/.test(status);
+        media.schema = success && !('$ref' in lifted) && isObjectSchema(lifted) ? namer.register(`${opName}Response`, lifted) : lifted;
+      }
+    }
+    for (const parameter of (op.parameters ?? []) as Json[]) if (parameter.schema) parameter.schema = namer.lift(parameter.schema);
+  }
+  components.schemas = Object.fromEntries(Object.entries(namer.schemas).sort(([a], [b]) => a.localeCompare(b)));
+  return namer.collisions;
+}
+
+/** The `code` of every error shape is one of the catalogue's codes (GET /docs/errors). */
+function addErrorCodeEnum(doc: Json): void {
+  const schemas = ((doc.components as Json).schemas ??= {}) as Record<string, Json>;
+  schemas.ErrorCode = {
+    type: 'string',
+    title: 'ErrorCode',
+    description: 'Every code the API answers with; what each means, where, and what to do: GET /docs/errors',
+    enum: ERROR_CODES.map((e) => e.code),
+  };
+  for (const name of ['Problem', 'LegacyError', 'ValidationError']) {
+    const properties = schemas[name]?.properties as Json | undefined;
+    if (properties?.code) properties.code = { $ref: `${REF}ErrorCode` };
+  }
+}
+
+/** The OAuth2 client-credentials flow beside the pasted token: wherever bearerAuth is accepted, oauth2 is too. */
+function addOAuth2(doc: Json, tokenUrl: string, scopes: readonly string[]): void {
+  const components = (doc.components ??= {}) as Json;
+  const schemes = (components.securitySchemes ??= {}) as Json;
+  schemes.oauth2 = {
+    type: 'oauth2',
+    description: 'Client credentials: a client id and secret (printed by `npm start` in the sandbox) are exchanged at the token endpoint for a bearer token',
+    flows: { clientCredentials: { tokenUrl, scopes: Object.fromEntries(scopes.map((s) => [s, `${s.split(':')[0] === 'write' ? 'Change' : 'Read'} ${s.split(':')[1]?.replace(/_/g, ' ')}`])) } },
+  };
+  const widen = (requirements: Record<string, unknown>[] | undefined) => {
+    if (!Array.isArray(requirements) || !requirements.some((r) => 'bearerAuth' in r) || requirements.some((r) => 'oauth2' in r)) return requirements;
+    return [...requirements, { oauth2: [] }];
+  };
+  doc.security = widen(doc.security as Record<string, unknown>[] | undefined);
+  for (const { op } of operationsOf(doc)) if (op.security) op.security = widen(op.security as Record<string, unknown>[]);
+}
+
+/**
+ * The tags in the order a newcomer meets them (the getting-started path), then the rest alphabetically;
+ * the tags of operator endpoints only (the operator key's API, /operator/…) after every other, `Operator` last.
+ */
+export const TAG_ORDER = [
+  'Authentication', 'Beneficiaries', 'Payouts', 'Webhooks', 'Events', 'Ledger', 'FX', 'Sandbox', 'Approvals', 'Accounts', 'Applications', 'Uploads',
+  'Virtual accounts', 'Deposits', 'Orders', 'Capabilities', 'API keys', 'Service',
+];
+const LAST_TAG = 'Operator';
+
+function orderTags(doc: Json): void {
+  const seen = new Set<string>();
+  const integrator = new Set<string>();
+  for (const { path, op } of operationsOf(doc)) {
+    for (const t of (op.tags ?? []) as string[]) {
+      seen.add(t);
+      if (!path.startsWith('/operator/')) integrator.add(t);
+    }
+  }
+  const known = new Map(((doc.tags ?? []) as Json[]).map((t) => [String(t.name), t]));
+  const rank = (name: string) => {
+    if (name === LAST_TAG) return 20_000;
+    if (seen.has(name) && !integrator.has(name)) return 10_000;
+    const i = TAG_ORDER.indexOf(name);
+    return i === -1 ? 1_000 : i;
+  };
+  const names = [...new Set([...seen, ...known.keys()])].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  doc.tags = names.map((name) => known.get(name) ?? { name });
+}
+
+export interface DocumentFacts {
+  /** `METHOD /path/{param}` of routes that take raw bytes, with their media types. */
+  consumes: Map<string, string[]>;
+  tokenUrl: string;
+  scopes: readonly string[];
+}
+
+/** Everything above, in order; returns the names given to two different schemas (expected: none). */
+export function finishDocument<T extends object>(document: T, facts: DocumentFacts): T {
+  const doc = document as unknown as Json;
+  assignOperationIds(doc);
+  addOAuth2(doc, facts.tokenUrl, facts.scopes);
+  addHeaders(doc);
+  fixRequestBodies(doc, facts.consumes);
+  const collisions = nameSchemas(doc);
+  if (collisions.length) doc['x-schema-name-collisions'] = collisions;
+  addErrorCodeEnum(doc);
+  orderTags(doc);
+  return document;
+}

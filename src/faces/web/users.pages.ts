@@ -1,0 +1,187 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import * as users from '../../domains/users/users.service.js';
+import { field, notice, postForm, secretOnce, section, select, status, table, when, pageNav, pagePosition, pageRequest, type PagePosition } from './components.js';
+import { formText, refusalOf, type Refusal } from './forms.js';
+import { html, type Html } from './html.js';
+import type { Area } from './layout.js';
+import { sendPage, seeOther, type Web, type WebRouteConfig } from './web.js';
+
+type UserPage = { data: users.UserView[]; nextCursor: string | null; total?: number; at: PagePosition };
+type UserRequest = FastifyRequest<{ Params: { userId: string } }>;
+
+const EMAIL_LENGTH_MAX = 320;
+const ROLE_OPTIONS = [
+  { value: 'viewer', label: 'Viewer: reads only' },
+  { value: 'admin', label: 'Admin: credentials, webhooks and users too' },
+];
+
+const noRefusal: Refusal = { status: 200, message: '', fields: {} };
+
+/**
+ * The people of one face: a workspace's dashboard users (admins change, viewers read) or, in the
+ * console, the operator users (every operator changes; no roles). One page module serves both.
+ */
+interface Face {
+  area: Area;
+  /** The list's path: /dashboard/users or /console/operators. */
+  base: string;
+  title: string;
+  caption: string;
+  /** Whose users: the signed-in user's workspace, or null for the operator's own. */
+  owner: (req: FastifyRequest) => users.UserOwner;
+  /** Whether the signed-in person may change them (their pages show forms). */
+  canChange: (req: FastifyRequest) => boolean;
+  readPage: PageRoute;
+  changePage: PageRoute;
+}
+
+type PageRoute = { schema: { hide: true }; config: { web: WebRouteConfig } };
+
+const DASHBOARD: Face = {
+  area: 'dashboard',
+  base: '/dashboard/users',
+  title: 'Users',
+  caption: 'The people who sign in to this workspace dashboard',
+  owner: (req) => {
+    // A dashboard session is always a workspace's user; null would name the operator's users.
+    const workspaceId = signedIn(req).workspaceId;
+    if (workspaceId === null) throw new Error('a dashboard page with an operator user');
+    return workspaceId;
+  },
+  canChange: (req) => signedIn(req).role === 'admin',
+  readPage: { schema: { hide: true }, config: { web: { area: 'dashboard' } } },
+  changePage: { schema: { hide: true }, config: { web: { area: 'dashboard', role: 'admin' } } },
+};
+
+const CONSOLE: Face = {
+  area: 'console',
+  base: '/console/operators',
+  title: 'Operators',
+  caption: 'The people who sign in to this console with their own email (beside the operator key)',
+  owner: () => null,
+  canChange: () => true,
+  readPage: { schema: { hide: true }, config: { web: { area: 'console' } } },
+  changePage: { schema: { hide: true }, config: { web: { area: 'console' } } },
+};
+
+function signedIn(req: FastifyRequest) {
+  const user = req.web.session?.user;
+  if (!user) throw new Error('a users page without a signed-in user');
+  return user;
+}
+
+const hasRoles = (face: Face) => face.area === 'dashboard';
+
+/** What may be done to another user: a new link while invited, role (dashboard) and disable while active, enable when disabled. */
+function rowActions(face: Face, req: FastifyRequest, user: users.UserView): Html | string {
+  if (user.id === req.web.session?.user?.id) return html`<span class="muted">you</span>`;
+  const userPath = (id: string): string => `${face.base}/${encodeURIComponent(id)}`;
+  const csrf = req.web.csrf;
+  if (user.status === 'invited') return postForm({ action: `${userPath(user.id)}/invitation`, csrf, submit: 'New invitation link', label: `New invitation link for ${user.email}`, inline: true });
+  if (user.status === 'disabled') return postForm({ action: `${userPath(user.id)}/enable`, csrf, submit: 'Enable', label: `Enable ${user.email}`, inline: true });
+  const otherRole = user.role === 'admin' ? 'viewer' : 'admin';
+  return html`${
+    hasRoles(face)
+      ? postForm(
+          { action: `${userPath(user.id)}/role`, csrf, submit: `Make ${otherRole}`, label: `Make ${otherRole}: ${user.email}`, inline: true },
+          html`<input type="hidden" name="role" value="${otherRole}">`,
+        )
+      : ''
+  }${postForm({ action: `${userPath(user.id)}/disable`, csrf, submit: 'Disable', label: `Disable ${user.email}`, inline: true, danger: true, confirm: `Disable ${user.email}? Their sessions end at once.` })}`;
+}
+
+function inviteForm(face: Face, req: FastifyRequest, refusal: Refusal): Html {
+  // Filled in again only when the invitation was refused (after a success the form is empty again).
+  const posted = refusal !== noRefusal && req.url === face.base;
+  return section(
+    face.area === 'console' ? 'Invite an operator' : 'Invite a user',
+    html`<p class="help">You get a single-use link to hand to the person (there is no mail server); it is shown once.</p>`,
+    postForm(
+      { action: face.base, csrf: req.web.csrf, submit: 'Invite' },
+      field({ label: 'Email', name: 'email', type: 'email', required: true, value: posted ? formText(req, 'email', { maxLength: EMAIL_LENGTH_MAX }) : undefined, error: refusal.fields.email }),
+      hasRoles(face) ? select({ label: 'Role', name: 'role', options: ROLE_OPTIONS, value: posted ? formText(req, 'role') : 'viewer' }) : html``,
+    ),
+  );
+}
+
+function listBody(face: Face, req: FastifyRequest, page: UserPage, top: Html | '' = '', refusal = noRefusal): Html {
+  const admin = face.canChange(req);
+  return html`${top}${refusal.message ? notice('error', refusal.message) : ''}${section(
+    face.title,
+    table(
+      face.caption,
+      [
+        { label: 'Email', cell: (u) => u.email },
+        ...(hasRoles(face) ? [{ label: 'Role', cell: (u: users.UserView) => u.role }] : []),
+        { label: 'Status', cell: (u) => status(u.status) },
+        { label: 'Two-step sign-in', cell: (u) => (u.twoFactor ? 'on' : 'off') },
+        { label: 'Invitation expires', cell: (u) => (u.status === 'invited' ? when(u.invitationExpiresAt) : '') },
+        { label: 'Added', cell: (u) => when(u.createdAt) },
+        ...(admin ? [{ label: 'Actions', cell: (u: users.UserView) => rowActions(face, req, u) }] : []),
+      ],
+      page.data,
+    ),
+    pageNav(face.base, {}, page.at, page),
+  )}${admin ? inviteForm(face, req, refusal) : ''}`;
+}
+
+const invitationShown = (invitation: users.Invitation): Html =>
+  secretOnce(`The invitation link for ${invitation.user.email} (${invitation.user.role}).`, invitation.invitationUrl);
+
+/**
+ * A face's users: invite (link shown once), renew a link, change a role (dashboard), disable or
+ * enable. The dashboard's workspace users at /dashboard/users; the console's operator users at /console/operators.
+ */
+export function userPages(app: FastifyInstance, web: Web, area: Area): void {
+  const face = area === 'console' ? CONSOLE : DASHBOARD;
+  const { ctx } = web;
+  const invitationOptions = users.invitationOptions(ctx.config);
+  const listPage = async (req: FastifyRequest): Promise<UserPage> => {
+    const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
+    return { ...(await users.listUsers(ctx.db, ctx.box, face.owner(req), pageRequest(at))), at };
+  };
+  const change = (req: UserRequest, to: { role?: users.UserRole; status?: 'active' | 'disabled' }) =>
+    ctx.db.tx((tx) => users.changeUser(tx, ctx.box, face.owner(req), req.web.session?.user?.id, req.params.userId, to));
+  const refused = async (req: FastifyRequest, reply: Parameters<typeof seeOther>[0], err: unknown) => {
+    const refusal = refusalOf(err);
+    return sendPage(web, req, reply, { title: face.title, status: refusal.status, body: listBody(face, req, await listPage(req), '', refusal) });
+  };
+
+  app.get(face.base, face.readPage, async (req, reply) => sendPage(web, req, reply, { title: face.title, body: listBody(face, req, await listPage(req)) }));
+
+  app.post(face.base, face.changePage, async (req, reply) => {
+    try {
+      const input = { email: formText(req, 'email', { maxLength: EMAIL_LENGTH_MAX }), ...(hasRoles(face) ? { role: formText(req, 'role') as users.UserRole } : {}) };
+      reply.code(201); // the answer when it commits (its audit entry records it)
+      const invitation = await ctx.db.tx((tx) => users.inviteUser(tx, ctx.box, invitationOptions, face.owner(req), input, { seesEveryOwner: face.area === 'console' }));
+      return sendPage(web, req, reply, { title: face.title, status: 201, body: listBody(face, req, await listPage(req), invitationShown(invitation)) });
+    } catch (err) {
+      return refused(req, reply, err);
+    }
+  });
+
+  app.post<{ Params: { userId: string } }>(`${face.base}/:userId/invitation`, face.changePage, async (req, reply) => {
+    try {
+      const invitation = await users.reinviteUser(ctx.db, ctx.box, invitationOptions, face.owner(req), req.params.userId);
+      return sendPage(web, req, reply, { title: face.title, body: listBody(face, req, await listPage(req), invitationShown(invitation)) });
+    } catch (err) {
+      return refused(req, reply, err);
+    }
+  });
+
+  const changes = {
+    ...(hasRoles(face) ? { role: (req: UserRequest) => ({ role: formText(req, 'role') as users.UserRole }) } : {}),
+    disable: () => ({ status: 'disabled' as const }),
+    enable: () => ({ status: 'active' as const }),
+  };
+  for (const [action, changeOf] of Object.entries(changes)) {
+    app.post<{ Params: { userId: string } }>(`${face.base}/:userId/${action}`, face.changePage, async (req, reply) => {
+      try {
+        await change(req, changeOf(req));
+      } catch (err) {
+        return refused(req, reply, err);
+      }
+      return seeOther(reply, face.base);
+    });
+  }
+}
