@@ -40,7 +40,7 @@ import { bankRoutes } from './connectors/bank/bank.routes.js';
 import { chainRoutes } from './connectors/chain/chain.routes.js';
 import { sandboxRoutes } from './domains/sandbox/sandbox.routes.js';
 import { payoutRoutes } from './domains/payouts/payouts.routes.js';
-import { serviceRoutes } from './platform/service/service.routes.js';
+import { serviceRoutes } from './faces/service/service.routes.js';
 import { webhookRoutes } from './domains/webhooks/webhooks.routes.js';
 import { createStorage } from './platform/storage/storage.js';
 import { uploadRoutes } from './platform/storage/uploads.routes.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './platform/config.js';
-import { start, type Role } from './faces/cli/start.js';
+import { start, type Role } from './cli/start.js';
 import { openContext } from './runtime.js';
 import { createWorkspace } from './domains/accounts/accounts.service.js';
 import { issueCredential } from './domains/auth/credentials.service.js';
@@ -10,14 +10,14 @@ import { isUuid } from './platform/lib/ids.js';
 import { migrate } from './platform/db/migrate.js';
 import { CryptoBox } from './platform/lib/crypto-box.js';
 import { connect } from './platform/db/db.js';
-import { importPayouts } from './faces/cli/payouts-import.js';
-import { clientFromFlags, CLIENT_FLAGS, settingHint } from './faces/cli/client.js';
-import { defaultStateFile, eventTypesOf, listen } from './faces/cli/listen.js';
-import { trigger } from './faces/cli/trigger.js';
-import { chainXpub, encryptChainKey } from './faces/cli/chain.js';
-import { auditVerify } from './faces/cli/audit.js';
-import { screeningCommand } from './faces/cli/screening.js';
-import { bankSim } from './faces/cli/bank-sim.js';
+import { importPayouts } from './cli/payouts-import.js';
+import { clientFromFlags, CLIENT_FLAGS, settingHint } from './cli/client.js';
+import { defaultStateFile, eventTypesOf, listen } from './cli/listen.js';
+import { trigger } from './cli/trigger.js';
+import { chainXpub, encryptChainKey } from './cli/chain.js';
+import { auditVerify } from './cli/audit.js';
+import { screeningCommand } from './cli/screening.js';
+import { bankSim } from './cli/bank-sim.js';
 
 const CLIENT_NOTE = `They take --base-url, --client-id, --client-secret or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET.`;
 

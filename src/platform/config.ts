@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { loadConnectorsConfig, type ConnectorsConfig } from '../connectors/config.js';
+import { loadConnectorsConfig, type ConnectorsConfig } from './connectors-file.js';
 
 /** Every setting and every named limit, typed, read once from the environment. */
 export interface Config {
@@ -46,7 +46,7 @@ export interface Config {
    * where settlement funding is then unavailable.
    */
   orderSettlementInstructions: Record<string, Record<string, string>> | undefined;
-  /** Which connector serves which route, and each connector's own section (CORRIDOR_CONNECTORS_FILE; src/connectors/config.ts). */
+  /** Which connector serves which route, and each connector's own section (CORRIDOR_CONNECTORS_FILE; src/platform/connectors-file.ts). */
   connectors: ConnectorsConfig;
   /** Dashboard and console sessions, invitations and sign-in attempts (src/faces/web). */
   web: {

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID, scryptSync } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap } from '../../src/faces/cli/bootstrap.js';
+import { bootstrap } from '../../src/cli/bootstrap.js';
 import { createTestApp, newWorkspace, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
 
 /** Wrong operator keys and client secrets are cheap to refuse, and failures from one address are limited. */

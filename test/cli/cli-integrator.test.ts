@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Corridor, CorridorError } from '../../packages/sdk/src/index.js';
-import { settingHint } from '../../src/faces/cli/client.js';
-import { listen } from '../../src/faces/cli/listen.js';
-import { TRIGGER_ACCOUNT_NAME, trigger } from '../../src/faces/cli/trigger.js';
+import { settingHint } from '../../src/cli/client.js';
+import { listen } from '../../src/cli/listen.js';
+import { TRIGGER_ACCOUNT_NAME, trigger } from '../../src/cli/trigger.js';
 import { listeningTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
 import { CORRIDOR_BIN, corridorFreeEnv } from '../helpers/processes.js';
 

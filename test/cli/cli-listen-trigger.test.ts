@@ -8,8 +8,8 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Corridor } from '../../packages/sdk/src/index.js';
-import { listen } from '../../src/faces/cli/listen.js';
-import { trigger } from '../../src/faces/cli/trigger.js';
+import { listen } from '../../src/cli/listen.js';
+import { trigger } from '../../src/cli/trigger.js';
 import { createTestApp, newWorkspace, onPostgres, type Caller, type TestApp } from '../helpers/app.js';
 import { CORRIDOR_BIN, corridorFreeEnv } from '../helpers/processes.js';
 

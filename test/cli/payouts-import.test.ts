@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Corridor } from '../../packages/sdk/src/index.js';
-import { importPayouts } from '../../src/faces/cli/payouts-import.js';
+import { importPayouts } from '../../src/cli/payouts-import.js';
 import { listeningTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { invite, PASSWORD } from '../helpers/browser.js';
 import { CORRIDOR_BIN, corridorFreeEnv } from '../helpers/processes.js';

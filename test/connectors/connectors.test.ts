@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AsyncConnector, HandedOverPayout } from '../../src/connectors/connector.js';
-import { parseConnectorsConfig } from '../../src/connectors/config.js';
+import { parseConnectorsConfig } from '../../src/platform/connectors-file.js';
 import { ConnectorRegistry } from '../../src/connectors/registry.js';
 import { defineConnector } from '../../src/connectors/definition.js';
 import { CONNECTORS_PRESENT } from '../../src/runtime.js';

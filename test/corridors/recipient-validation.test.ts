@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkE164,
-  checkIban,
-  isAbaRoutingNumber,
-  isBic,
-  isEvmAddress,
-  isNuban,
-  isSolanaAddress,
-  isTronAddress,
-  nubanCheckDigit,
-  toChecksumAddress,
-} from '../../src/domains/corridors/account-formats.js';
+import { checkE164, isEvmAddress, isSolanaAddress, isTronAddress, toChecksumAddress } from '../../src/domains/corridors/account-formats.js';
+import { checkIban, isAbaRoutingNumber, isBic, isNuban, nubanCheckDigit } from '../../src/platform/lib/bank-account.js';
 import {
   CATALOG,
   FUND_ORIGINS,

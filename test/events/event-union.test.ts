@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Corridor, type CorridorEvent } from '../../packages/sdk/src/index.js';
-import { TRIGGERS, trigger } from '../../src/faces/cli/trigger.js';
+import { TRIGGERS, trigger } from '../../src/cli/trigger.js';
 import { EVENT_TYPES } from '../../src/domains/webhooks/event-types.js';
 import { listeningTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
 

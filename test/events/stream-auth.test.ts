@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Corridor, CorridorError, type CorridorEvent } from '../../packages/sdk/src/index.js';
-import { listen } from '../../src/faces/cli/listen.js';
+import { listen } from '../../src/cli/listen.js';
 import { recordEvent } from '../../src/domains/events/events.service.js';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { openSse, type SseConnection, type SseMessage } from '../helpers/sse.js';

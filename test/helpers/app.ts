@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../src/app.js';
-import { bootstrap } from '../../src/faces/cli/bootstrap.js';
+import { bootstrap } from '../../src/cli/bootstrap.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
 import type { AppContext } from '../../src/platform/context.js';
 import { connect, type Db } from '../../src/platform/db/db.js';

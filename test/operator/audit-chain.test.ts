@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditVerify } from '../../src/faces/cli/audit.js';
+import { auditVerify } from '../../src/cli/audit.js';
 import { AuditScope, withAuditScope } from '../../src/controls/audit/audit.service.js';
 import { createTestApp, OPERATOR_KEY, operator, type TestApp } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';

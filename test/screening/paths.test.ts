@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Corridor } from '../../packages/sdk/src/index.js';
-import { importPayouts } from '../../src/faces/cli/payouts-import.js';
+import { importPayouts } from '../../src/cli/payouts-import.js';
 import { listeningTestApp, operator, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
 import { WebClient } from '../helpers/web-client.js';
 import { balance, placeOrder, US_BENEFICIARY } from '../orders/helpers.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { postForm, table } from '../../src/faces/web/components.js';
-import { html } from '../../src/faces/web/html.js';
+import { html } from '../../src/platform/lib/html.js';
 
 /** A list on a phone (issue 37, point 1): the columns that give way never include the ones that act. */
 

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { normaliseIban } from '../../domains/corridors/account-formats.js';
+import { normaliseIban } from '../../platform/lib/bank-account.js';
 import { DomainError } from '../../platform/lib/errors.js';
 import { iso4217Scale } from '../../platform/lib/currencies.js';
 import { parseAmount } from '../../platform/lib/money.js';

@@ -1,5 +1,5 @@
 import type { FieldError } from '../../platform/lib/errors.js';
-import { normaliseIban } from '../../domains/corridors/account-formats.js';
+import { normaliseIban } from '../../platform/lib/bank-account.js';
 import { toEpcLatin } from './epc-latin.js';
 import type { CreditTransfer, PostalAddress } from './pain001.js';
 
@@ -49,7 +49,7 @@ const EEA = new Set('AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL
 /** The country of the IBAN a beneficiary is paid to, if it has one. */
 function ibanCountry(b: BeneficiarySnapshot): string | undefined {
   const iban = (b.accounts ?? []).map((a) => a.data?.iban).find((v): v is string => typeof v === 'string' && v.trim() !== '');
-  return iban?.trim().slice(0, 2).toUpperCase();
+  return iban === undefined ? undefined : normaliseIban(iban).slice(0, 2);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { link, table } from '../../faces/web/components.js';
-import { html } from '../../faces/web/html.js';
+import { html } from '../../platform/lib/html.js';
 import { sendPage, type Web } from '../../faces/web/web.js';
 import { fileView, heldPayoutView, listBankFiles, listHeldPayouts } from './bank.service.js';
 import { consolePage } from '../../faces/console/console.kit.js';

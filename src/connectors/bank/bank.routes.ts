@@ -1,14 +1,16 @@
 import type { AppContext } from '../../platform/context.js';
 import { route, type App } from '../../platform/http/routes.js';
-import { BankFileListQuery, BankFilePage, HeldPayoutListQuery, HeldPayoutPage } from './bank.schemas.js';
+import { BankFileListQuery, BankFilePage, HeldPayoutListQuery, HeldPayoutPage, InboundFileListQuery, InboundFilePage } from './bank.schemas.js';
 import { listBankFiles, listHeldPayouts } from './bank.service.js';
+import { listInboundFiles } from './inbound/inbound.service.js';
 
 const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
 
-/** The operator's view of the bank connector's outbound side: its files, and the payouts it holds. */
+/** The operator's view of the bank connector: its outbound files, the payouts it holds, and the files taken in from the bank. */
 export function bankRoutes(app: App, ctx: AppContext): void {
   app.route(listFiles(ctx));
   app.route(listHeld(ctx));
+  app.route(listInbound(ctx));
 }
 
 function listFiles(ctx: AppContext) {
@@ -41,5 +43,16 @@ function listHeld(ctx: AppContext) {
       },
     },
     async (req) => listHeldPayouts(ctx.db, req.query),
+  );
+}
+
+function listInbound(ctx: AppContext) {
+  return route.get(
+    '/operator/v1/bank/inbound-files',
+    {
+      config: { auth: 'operator' },
+      schema: { ...operator, summary: 'Files taken in from the bank, newest first; quarantined ones with the reason', querystring: InboundFileListQuery, response: { 200: InboundFilePage } },
+    },
+    async (req) => listInboundFiles(ctx.db, req.query),
   );
 }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { literals, Nullable, Page, Uuid } from '../../platform/lib/schemas.js';
+import { literals, Nullable, Page, PageQuery, Timestamp, Uuid } from '../../platform/lib/schemas.js';
 
 export const BANK_FILE_STATUSES = ['recorded', 'delivered', 'invalid'] as const;
 
@@ -54,3 +54,27 @@ export const HeldPayoutListQuery = Type.Object({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
 });
+
+/** The files taken in from the bank (the inbound side), as the operator lists them. */
+export const INBOUND_FILE_STATUSES = ['received', 'applying', 'processed', 'quarantined'] as const;
+
+export const InboundFileSchema = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    sha256: Nullable(Type.String({ description: 'SHA-256 of the bytes, hex; null for a file quarantined from its size, never downloaded' })),
+    bytes: Nullable(Type.Integer({ description: 'The size the bank\'s listing gave' })),
+    messageType: Nullable(Type.String()),
+    messageVersion: Nullable(Type.String()),
+    messageId: Nullable(Type.String()),
+    status: literals(INBOUND_FILE_STATUSES, 'received: recorded, being read; applying: read, its chunks being applied; processed; quarantined: not taken in, see reason'),
+    reason: Nullable(Type.String({ description: 'Why a quarantined file could not be taken in' })),
+    entries: Type.Integer(),
+    exceptions: Type.Integer(),
+    lastError: Nullable(Type.String({ description: 'Why the last attempt at a file still received or applying failed (retried at the next look)' })),
+    receivedAt: Timestamp,
+  },
+  { title: 'Inbound bank file' },
+);
+export const InboundFilePage = Page('bank_inbound_file.list', InboundFileSchema);
+export const InboundFileListQuery = Type.Object({ ...PageQuery.properties, status: Type.Optional(literals(INBOUND_FILE_STATUSES)) });

@@ -13,7 +13,7 @@ import { TEMPORARY_SUFFIX } from './bank.sftp.js';
  * `<dir>/in` (the connector's `"directory"` transport) and answers it into `<dir>/out` as a bank
  * would: a pain.002 status report, a camt.054 for what it booked, a pacs.004 for what came back.
  * What happens to each payment is chosen by its amount's first two decimals (MAGIC_AMOUNTS). Run as
- * its own process: `corridor bank-sim --dir <dir>` (src/faces/cli/bank-sim.ts). Never in production: the
+ * its own process: `corridor bank-sim --dir <dir>` (src/cli/bank-sim.ts). Never in production: the
  * connector refuses `"directory"` outside the sandbox.
  */
 

@@ -1,5 +1,6 @@
 import type { Config } from '../../platform/config.js';
 import type { Sql } from '../../platform/db/db.js';
+import { registerDepositAddressIssuer, type DepositAddress } from '../../domains/virtual-accounts/virtual-accounts.port.js';
 import type { ChainCurrency } from './chain.config.js';
 import * as repo from './chain.repository.js';
 import type { DepositWallet } from './hd.js';
@@ -16,18 +17,16 @@ export interface ReceivingChain {
   currencies: readonly ChainCurrency[];
 }
 
-/** A deposit address as the owner reads it on its virtual account. */
-export interface DepositAddress {
-  chain: string;
-  network: string;
-  address: string;
-}
-
 /** The receiving chains of each running app (by its configuration), set when the chain connector is built. */
 const receiving = new WeakMap<Config, readonly ReceivingChain[]>();
 
+/** Records the app's receiving chains and offers them to the virtual-accounts module as its deposit-address issuer. */
 export function registerReceivingChains(config: Config, chains: readonly ReceivingChain[]): void {
   receiving.set(config, chains);
+  registerDepositAddressIssuer(config, {
+    receives: (currency) => receivingChains(config, currency).length > 0,
+    issue: (tx, owner, currency) => issueDepositAddresses(config, tx, owner, currency),
+  });
 }
 
 /** The chains that receive a currency in this app (none: the currency has no deposit addresses). */

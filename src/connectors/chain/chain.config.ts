@@ -1,5 +1,5 @@
 import type { CryptoBox } from '../../platform/lib/crypto-box.js';
-import { CRYPTO_NETWORKS } from '../../domains/corridors/catalog.js';
+import { CRYPTO_NETWORKS } from '../../domains/corridors/corridors.port.js';
 
 /**
  * The "chains" section of CORRIDOR_CONNECTORS_FILE (docs/guides/crypto-rail.md): per chain its id,

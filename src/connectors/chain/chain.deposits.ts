@@ -2,10 +2,9 @@ import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/db.js';
 import { conflict, notFound } from '../../platform/lib/errors.js';
 import { formatAmount } from '../../platform/lib/money.js';
-import { moveAnyDeposit } from '../../domains/deposits/deposits.service.js';
-import { receiveRailDeposit } from '../../domains/deposits/deposits.port.js';
-import { appendAudit } from '../../controls/audit/audit.service.js';
-import { depositTarget } from '../../domains/virtual-accounts/virtual-accounts.service.js';
+import { moveAnyDeposit, receiveRailDeposit } from '../../domains/deposits/deposits.port.js';
+import { appendAudit } from '../../controls/audit/audit.port.js';
+import { depositTarget } from '../../domains/virtual-accounts/virtual-accounts.port.js';
 import * as repo from './chain.repository.js';
 
 /**

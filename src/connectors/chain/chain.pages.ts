@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { link, postForm, status, table } from '../../faces/web/components.js';
 import type { Tx } from '../../platform/db/db.js';
 import { changeOnce } from '../../faces/web/forms.js';
-import { html } from '../../faces/web/html.js';
+import { html } from '../../platform/lib/html.js';
 import { seeOther, sendPage, type Web } from '../../faces/web/web.js';
 import { cancelConflict, resignConflict, resumeChain } from './chain.payouts.js';
 import { configuredChains, listChainDeposits, openChainPayouts, type ChainDepositView, type ChainPayoutView, type ChainView } from './chain.service.js';

@@ -5,9 +5,8 @@ import type { FastifyRequest } from 'fastify';
 import { route, type App } from '../../platform/http/routes.js';
 import { IdParams } from '../../platform/lib/schemas.js';
 import { cancelConflict, resignConflict, resumeChain } from './chain.payouts.js';
-import * as repo from './chain.repository.js';
 import { ChainDepositListQuery, ChainDepositPage, ChainDepositParams, ChainDepositSchema, ChainList, ChainNameParams, ChainPayoutList, ChainPayoutSchema, ChainResumed, ChainTreasuryList } from './chain.schemas.js';
-import { breakerView, chainPayoutView, configuredChains, decideChainDeposit, listChainDeposits, openChainPayouts } from './chain.service.js';
+import { chainPayoutView, currentBreakerView, configuredChains, decideChainDeposit, listChainDeposits, openChainPayouts } from './chain.service.js';
 import { chainTreasury, conflictAction, resumeAction } from './chain.treasury.js';
 
 const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
@@ -96,8 +95,8 @@ function resume(ctx: AppContext) {
       const { rail, node } = await resumeAction(ctx, req.params.name);
       return runIdempotent(ctx, req, reply, async (tx) => {
         const was = await resumeChain(ctx, tx, rail, node);
-        const now = await repo.breaker(tx, rail.settings.name);
-        return { status: 200, body: { chain: rail.settings.name, resumed: was !== undefined, breaker: breakerView(now, rail.settings.treasury.breakerThreshold) } };
+        const breaker = await currentBreakerView(tx, rail.settings.name, rail.settings.treasury.breakerThreshold);
+        return { status: 200, body: { chain: rail.settings.name, resumed: was !== undefined, breaker } };
       });
     },
   );

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { literals, Nullable, Page, PageQuery, Timestamp, Uuid } from '../../platform/lib/schemas.js';
-import { EvidenceSchema } from '../../controls/screening/screening.schemas.js';
+import { EvidenceSchema } from '../../controls/screening/screening.port.js';
 
 export const CHAIN_DEPOSIT_STATUSES = ['credited', 'held', 'rejected', 'reversed'] as const;
 

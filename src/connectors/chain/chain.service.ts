@@ -4,8 +4,8 @@ import type { Sql, Tx } from '../../platform/db/db.js';
 import type { PageRequest } from '../../platform/db/pagination.js';
 import { currencyInfo } from '../../platform/lib/currencies.js';
 import { formatAmount } from '../../platform/lib/money.js';
-import { attributed } from '../../controls/audit/audit.service.js';
-import type { ScreeningEvidence } from '../../controls/screening/screening.addresses.js';
+import { attributed } from '../../controls/audit/audit.port.js';
+import type { ScreeningEvidence } from '../../controls/screening/screening.port.js';
 import { ChainConnector } from './chain.connector.js';
 import { rejectDeposit, releaseDeposit } from './chain.deposits.js';
 import * as repo from './chain.repository.js';
@@ -140,4 +140,9 @@ export function breakerView(row: repo.ChainBreakerRow, threshold: number) {
     streakCount: row.streak_count,
     threshold,
   };
+}
+
+/** A chain's breaker as the operator reads it now (in the caller's transaction). */
+export async function currentBreakerView(tx: Sql, chain: string, threshold: number) {
+  return breakerView(await repo.breaker(tx, chain), threshold);
 }

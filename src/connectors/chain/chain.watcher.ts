@@ -1,6 +1,6 @@
 import { BlockNotFoundError, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem';
 import type { AppContext } from '../../platform/context.js';
-import { screenAddresses } from '../../controls/screening/screening.addresses.js';
+import { screenAddresses } from '../../controls/screening/screening.port.js';
 import type { ChainCurrency } from './chain.config.js';
 import { creditTaken, reverseVanished, SANCTIONED_ADDRESS } from './chain.deposits.js';
 import type { DepositRail } from './chain.rails.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { field, filterForm, money, postForm, select, status, table, when, pageNav, pagePosition, pageRequest } from '../../faces/web/components.js';
 import type { Tx } from '../../platform/db/db.js';
 import { changeOnce, formOptional, formText, queryText } from '../../faces/web/forms.js';
-import { html, type Html } from '../../faces/web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../../faces/web/web.js';
 import type { DepositRail } from '../../domains/deposits/deposits.transitions.js';
 import { creditDeposit, listAnyDeposits, moveAnyDeposit } from '../../domains/deposits/deposits.service.js';

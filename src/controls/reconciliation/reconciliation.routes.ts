@@ -4,9 +4,8 @@ import type { AppContext } from '../../platform/context.js';
 import { route, type App } from '../../platform/http/routes.js';
 import { runIdempotent } from '../../platform/http/idempotency.js';
 import { IdParams } from '../../platform/lib/schemas.js';
-import { listInboundFiles } from '../../connectors/bank/inbound/inbound.service.js';
 import {
-  ExceptionListQuery, ExceptionPage, ExceptionSchema, IgnoreBody, InboundFileListQuery, InboundFilePage, LineList, LineSchema, MatchBody, ResolveBody, StatementListQuery, StatementPage, StatementSchema,
+  ExceptionListQuery, ExceptionPage, ExceptionSchema, IgnoreBody, LineList, LineSchema, MatchBody, ResolveBody, StatementListQuery, StatementPage, StatementSchema,
 } from './reconciliation.schemas.js';
 import { getStatement, ignoreLine, listExceptions, listStatements, matchLine, resolveException, statementCsv, statementLines } from './reconciliation.service.js';
 
@@ -26,7 +25,6 @@ export function reconciliationRoutes(app: App, ctx: AppContext): void {
   app.route(ignoreLineRoute(ctx));
   app.route(listExceptionsRoute(ctx));
   app.route(resolveExceptionRoute(ctx));
-  app.route(listInboundFilesRoute(ctx));
 }
 
 function listStatementsRoute(ctx: AppContext) {
@@ -103,13 +101,5 @@ function resolveExceptionRoute(ctx: AppContext) {
     '/operator/v1/reconciliation/exceptions/:id/resolve',
     { config, schema: { tags, security, summary: 'Close an exception with what was done about it (audited)', params: IdParams, body: ResolveBody, response: { 200: ExceptionSchema } } },
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await resolveException(tx, req.params.id, req.body.resolution, decidedBy(req)) })),
-  );
-}
-
-function listInboundFilesRoute(ctx: AppContext) {
-  return route.get(
-    '/operator/v1/bank/inbound-files',
-    { config, schema: { tags, security, summary: 'Files taken in from the bank, newest first; quarantined ones with the reason', querystring: InboundFileListQuery, response: { 200: InboundFilePage } } },
-    async (req) => listInboundFiles(ctx.db, req.query),
   );
 }

@@ -95,26 +95,3 @@ export const ExceptionSchema = Type.Object(
 
 export const ExceptionPage = Page('bank_exception.list', ExceptionSchema);
 export const ExceptionListQuery = Type.Object({ ...PageQuery.properties, status: Type.Optional(literals(['open', 'resolved'] as const)), bankAccount: Type.Optional(Type.String({ maxLength: 100 })) });
-
-export const INBOUND_FILE_STATUSES = ['received', 'applying', 'processed', 'quarantined'] as const;
-
-export const InboundFileSchema = Type.Object(
-  {
-    id: Uuid,
-    name: Type.String(),
-    sha256: Nullable(Type.String({ description: 'SHA-256 of the bytes, hex; null for a file quarantined from its size, never downloaded' })),
-    bytes: Nullable(Type.Integer({ description: 'The size the bank\'s listing gave' })),
-    messageType: Nullable(Type.String()),
-    messageVersion: Nullable(Type.String()),
-    messageId: Nullable(Type.String()),
-    status: literals(INBOUND_FILE_STATUSES, 'received: recorded, being read; applying: read, its chunks being applied; processed; quarantined: not taken in, see reason'),
-    reason: Nullable(Type.String({ description: 'Why a quarantined file could not be taken in' })),
-    entries: Type.Integer(),
-    exceptions: Type.Integer(),
-    lastError: Nullable(Type.String({ description: 'Why the last attempt at a file still received or applying failed (retried at the next look)' })),
-    receivedAt: Timestamp,
-  },
-  { title: 'Inbound bank file' },
-);
-export const InboundFilePage = Page('bank_inbound_file.list', InboundFileSchema);
-export const InboundFileListQuery = Type.Object({ ...PageQuery.properties, status: Type.Optional(literals(INBOUND_FILE_STATUSES)) });

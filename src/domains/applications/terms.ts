@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Config } from '../../platform/config.js';
-import { html } from '../../faces/web/html.js';
+import { html } from '../../platform/lib/html.js';
 
 /**
  * The terms document served at /terms/{version} (the URL GET /v2/terms answers by default): the

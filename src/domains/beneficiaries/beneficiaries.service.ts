@@ -7,7 +7,7 @@ import { assert } from '../../platform/lib/assert.js';
 import type { CryptoBox } from '../../platform/lib/crypto-box.js';
 import { newId } from '../../platform/lib/ids.js';
 import type { RecipientType } from '../corridors/catalog.js';
-import { normaliseIban } from '../corridors/account-formats.js';
+import { normaliseIban } from '../../platform/lib/bank-account.js';
 import { checkRecipient, type Recipient } from '../corridors/recipient-validation.js';
 import { isPastDate } from '../corridors/sender-validation.js';
 import * as repo from './beneficiaries.repository.js';

@@ -6,7 +6,7 @@ import { assert } from '../../platform/lib/assert.js';
 import { currencyInfo } from '../../platform/lib/currencies.js';
 import { parseAmount } from '../../platform/lib/money.js';
 import { AUTO_ROUTE_NAME, CATALOG, type AccountType, type AmountBounds, type Provider, type Route } from './catalog.js';
-import { checkIban } from './account-formats.js';
+import { checkIban } from '../../platform/lib/bank-account.js';
 
 export interface ProviderQuery {
   currency: string;

@@ -18,16 +18,8 @@ import {
   type RecipientValidator,
   type Route,
 } from './catalog.js';
-import {
-  CRYPTO_ADDRESS_SHAPES,
-  NG_BANK_CODE,
-  checkE164,
-  checkIban,
-  isAbaRoutingNumber,
-  isBic,
-  isCryptoAddress,
-  isNuban,
-} from './account-formats.js';
+import { CRYPTO_ADDRESS_SHAPES, checkE164, isCryptoAddress } from './account-formats.js';
+import { NG_BANK_CODE, checkIban, isAbaRoutingNumber, isBic, isNuban } from '../../platform/lib/bank-account.js';
 import { accountCountry, candidateProviders, findProviders, servesCountry, type AccountLike } from './providers.js';
 import { CATALOG } from './catalog.js';
 

@@ -4,3 +4,4 @@
  */
 export { receiveRailDeposit, type RailDeposit, type RailDepositResult } from './deposits.service.js';
 export { depositAccountOf } from '../virtual-accounts/virtual-accounts.service.js';
+export { moveAnyDeposit } from './deposits.service.js';

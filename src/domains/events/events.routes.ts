@@ -3,7 +3,6 @@ import type { ServerResponse } from 'node:http';
 import type { Static } from 'typebox';
 import type { AppContext } from '../../platform/context.js';
 import { AppError, renderError } from '../../platform/http/errors.js';
-import { currentStreamCursor, findStreamCursor, type StreamEventRow } from './events.repository.js';
 import { EventPage, EventParams, EventQuery, EventSchema, EventStreamHeaders, EventStreamQuery } from './events.schemas.js';
 import * as events from './events.service.js';
 import { EventStreams, type StreamFilter } from './events.stream.js';
@@ -94,7 +93,7 @@ export function eventRoutes(app: FastifyInstance, ctx: AppContext): void {
 const RECONNECT_MS = 2000;
 
 /** One SSE message: the event id as the SSE id (so Last-Event-ID resumes after it), its type, the event as JSON. */
-export function sseFrame(row: StreamEventRow): string {
+export function sseFrame(row: events.StreamEventRow): string {
   return `id: ${row.id}\nevent: ${row.type}\ndata: ${JSON.stringify(events.eventView(row))}\n\n`;
 }
 
@@ -129,13 +128,13 @@ export async function openEventStream(
   lastEventId: string | undefined,
 ): Promise<void> {
   const workspaceId = req.auth.workspaceId;
-  const cursor = lastEventId ? await findStreamCursor(ctx.db, workspaceId, lastEventId) : await currentStreamCursor(ctx.db);
+  const cursor = lastEventId ? await events.findStreamCursor(ctx.db, workspaceId, lastEventId) : await events.currentStreamCursor(ctx.db);
   if (!cursor) {
     throw new AppError({ status: 400, code: 'LAST_EVENT_ID_UNKNOWN', message: `No event ${lastEventId} in this workspace to resume after` });
   }
   const raw = reply.raw;
   const sink = {
-    send: async (row: StreamEventRow) => {
+    send: async (row: events.StreamEventRow) => {
       if (raw.destroyed) return;
       if (!raw.write(sseFrame(row))) await drained(raw);
     },

@@ -4,6 +4,9 @@ import { newEventId } from '../../platform/lib/ids.js';
 import * as repo from './events.repository.js';
 import { eventsAboutObject, findEvent, type EventFilters, type EventRow } from './events.repository.js';
 
+/** The live stream's cursors: where a reconnecting client's Last-Event-ID left off, or the stream's end now. */
+export { currentStreamCursor, findStreamCursor, type StreamEventRow } from './events.repository.js';
+
 export interface NewEvent {
   workspaceId: string;
   /** The sub-account the event concerns, when not the workspace's own. */

@@ -9,11 +9,11 @@ import { issuersFor, VIRTUAL_ACCOUNT_APPROVAL, VIRTUAL_ACCOUNT_CURRENCIES } from
 import { getAccount } from '../accounts/accounts.service.js';
 import { onboardingStanding } from '../applications/applications.service.js';
 import { recordEvent } from '../events/events.service.js';
-import { issueDepositAddresses, receivingChains } from '../../connectors/chain/chain.addresses.js';
+import { depositAddressIssuerFor, type DepositAddressIssuer } from './deposit-addresses.js';
 import type { Config } from '../../platform/config.js';
 import * as repo from './virtual-accounts.repository.js';
 import type { VirtualAccountRow } from './virtual-accounts.repository.js';
-import { normaliseIban } from '../corridors/account-formats.js';
+import { normaliseIban } from '../../platform/lib/bank-account.js';
 import { canMove, type VirtualAccountMove, type VirtualAccountStatus } from './virtual-accounts.transitions.js';
 import type { ActingAccount } from '../accounts/caller.js';
 import { attributed } from '../../controls/audit/audit.service.js';
@@ -56,7 +56,7 @@ export const deactivatedError = (): DomainError =>
 
 /** The currencies of deposit addresses on a configured chain (USDC, USDT when a chain receives them). */
 function chainCurrencies(config: Config): string[] {
-  return ['USDC', 'USDT'].filter((c) => receivingChains(config, c).length > 0);
+  return ['USDC', 'USDT'].filter((c) => depositAddressIssuerFor(config, c) !== undefined);
 }
 
 /** The currency must be one virtual accounts are offered in (a chain's token when a chain receives it), and enabled for the workspace. */
@@ -106,7 +106,8 @@ export async function requestVirtualAccount(ctx: AppContext, tx: Tx, owner: Acti
   const memo = await repo.recentRefusal(tx, owner.accountId, currency, ctx.config.limits.virtualAccountRefusalMemoMs);
   if (memo) return { kind: 'refused', error: refusalError(memo.code, memo.detail) };
 
-  if (receivingChains(ctx.config, currency).length > 0) return { kind: 'account', row: await depositAddressAccount(ctx, tx, owner, currency), created: true };
+  const addressIssuer = depositAddressIssuerFor(ctx.config, currency);
+  if (addressIssuer) return { kind: 'account', row: await depositAddressAccount(ctx, tx, addressIssuer, owner, currency), created: true };
   const issuer = issuersFor(ctx.config).forCurrency(currency);
   const input = await issueRequest(tx, owner.workspaceId, owner.accountId, currency, standing.documentTypes);
   const answer = await issuer.request(input);
@@ -134,9 +135,9 @@ export async function requestVirtualAccount(ctx: AppContext, tx: Tx, owner: Acti
  * the token (chain connector, HD-derived), active at once. Transfers to it are credited by the chain
  * watcher after their confirmations.
  */
-async function depositAddressAccount(ctx: AppContext, tx: Tx, owner: ActingAccount, currency: string): Promise<VirtualAccountRow> {
+async function depositAddressAccount(ctx: AppContext, tx: Tx, issuer: DepositAddressIssuer, owner: ActingAccount, currency: string): Promise<VirtualAccountRow> {
   const account = await getAccount(tx, owner.workspaceId, owner.accountId);
-  const addresses = await issueDepositAddresses(ctx.config, tx, owner, currency);
+  const addresses = await issuer.issue(tx, owner, currency);
   const details: BankDetails = { accountHolderName: account.name, addresses };
   const row = await repo.insertVirtualAccount(tx, {
     id: newId(),

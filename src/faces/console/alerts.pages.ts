@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { table } from '../web/components.js';
-import { html } from '../web/html.js';
+import { html } from '../../platform/lib/html.js';
 import { sendPage, type Web } from '../web/web.js';
 import { listAlerts, listConditions, runbookAnchor, type AlertView } from '../../controls/alerts/alerts.service.js';
 import { listOperatorNotifications } from '../../controls/notifications/notifications.service.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkboxes, facts, field, readable, words, filterForm, link, postForm, section, select, status, table, textarea, when, pageNav, pagePosition, pageRequest } from '../web/components.js';
 import { changeOnce, formList, formOptional, formText, queryText } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import * as applications from '../../domains/applications/applications.service.js';
 import type { ApplicationView } from '../../domains/applications/applications.service.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { field, filterForm, link, select, table, when, pageNav, pagePosition, pageRequest } from '../web/components.js';
 import { queryText } from '../web/forms.js';
-import { html } from '../web/html.js';
+import { html } from '../../platform/lib/html.js';
 import { sendPage, type Web } from '../web/web.js';
 import * as operator from '../../controls/operator/operator.service.js';
 import { userEmails } from '../../domains/users/users.service.js';

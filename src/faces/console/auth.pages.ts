@@ -3,7 +3,7 @@ import { authenticateOperatorKey } from '../../platform/http/auth.js';
 import { AppError, asHttpRefusal } from '../../platform/http/errors.js';
 import { field, notice, postForm } from '../web/components.js';
 import { formText, safeNext } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { signInForm, signInPages } from '../web/sign-in.pages.js';
 import { sendPage, seeOther, startSession, type Web } from '../web/web.js';
 

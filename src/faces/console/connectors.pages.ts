@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { link, table, when } from '../web/components.js';
-import { html } from '../web/html.js';
+import { html } from '../../platform/lib/html.js';
 import { sendPage, type Web } from '../web/web.js';
 import type { ConnectorHealth, RouteConnector } from '../../connectors/connector.js';
 import { consolePage } from './console.kit.js';

@@ -4,7 +4,7 @@ import { Uuid } from '../../platform/lib/schemas.js';
 import { isUuid } from '../../platform/lib/ids.js';
 import { notice } from '../web/components.js';
 import type { Refusal } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 
 /** What every console page route is: hidden from the API docs, signed in to the console. */
 export const consolePage = { schema: { hide: true }, config: { web: { area: 'console' as const } } };

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { failureReason, rate } from '../web/codes.js';
 import { facts, field, filterForm, link, money, postForm, section, select, status, table, when, pageNav, pagePosition, pageRequest, type PagePosition } from '../web/components.js';
 import { changeOnce, formOptional, queryText } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { moveAnyOrder } from '../../domains/orders/orders.lifecycle.js';
 import { getAnyOrder, listOrders, orderData, type OrderView } from '../../domains/orders/orders.read.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { field, filterForm, link, money, postForm, section, status, table, when, pageNav, pagePosition, pageRequest } from '../web/components.js';
 import { attempt, changeOnce, formText, queryText } from '../web/forms.js';
-import { html } from '../web/html.js';
+import { html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { listInboundFiles } from '../../connectors/bank/inbound/inbound.service.js';
 import { getStatement, ignoreLine, listExceptions, listStatements, resolveException, statementCsv, statementLines } from '../../controls/reconciliation/reconciliation.service.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { facts, money, notice, postForm, select, status, table, when, pageNav, pagePosition, pageRequest } from '../web/components.js';
 import { changeOnce, formText, queryText } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { listHolds, readSettings, rejectHold, releaseHold, updateSettings, type HoldView } from '../../controls/screening/screening.holds.js';
 import { listBeneficiaryHits, listVersions } from '../../controls/screening/screening.service.js';

@@ -2,7 +2,7 @@ import * as credentials from '../../domains/auth/credentials.service.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { secretOnce } from '../web/components.js';
 import { formOptional, formText } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import type { Web } from '../web/web.js';
 import { changeUser, inviteUser, reinviteUser, type UserRole } from '../../domains/users/users.service.js';
 import { attempt, consoleRoute, IdPath, idsPath } from './console.kit.js';

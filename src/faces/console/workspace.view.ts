@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CURRENCY_CODES } from '../../platform/lib/currencies.js';
 import { checkboxes, facts, field, money, postForm, select, status, table, textarea, when } from '../web/components.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, type Web } from '../web/web.js';
 import { getWorkspace } from '../../domains/accounts/accounts.service.js';
 import type { BusinessIdentity, WorkspaceSettings } from '../../domains/accounts/workspace-terms.js';

@@ -5,7 +5,7 @@ import { Uuid } from '../../platform/lib/schemas.js';
 import { field, link, postForm, status, table, when, pageNav, pagePosition, pageRequest } from '../web/components.js';
 import type { Tx } from '../../platform/db/db.js';
 import { changeOnce, formCountry, formList, formOptional, formText } from '../web/forms.js';
-import { html } from '../web/html.js';
+import { html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import type { PayoutLimits, WorkspaceSettings } from '../../domains/accounts/workspace-terms.js';
 import type { Capability } from '../../domains/auth/scopes.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { postForm, section, status, table, when, pageNav, pagePosition, pageRequest } from '../web/components.js';
 import { formText } from '../web/forms.js';
-import { html } from '../web/html.js';
+import { html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { getWorkspace, listSubAccounts } from '../../domains/accounts/accounts.service.js';
 import { setActingAccount } from '../../domains/users/sessions.service.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IdParams } from '../../platform/lib/schemas.js';
 import { field, filterForm, link, money, notice, postForm, section, select, status, table, when, pageNav, pagePosition, pageRequest } from '../web/components.js';
 import { attempt, changeOnce, formOptional, formText, queryChoice, queryText } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import * as approvals from '../../controls/approvals/approvals.service.js';
 import { APPROVAL_STATUSES, RULE_TYPES, type RuleType } from '../../controls/approvals/approvals.service.js';

@@ -4,7 +4,7 @@ import { DomainError } from '../../platform/lib/errors.js';
 import { field, filterForm, notice, postForm, section, select, words } from '../web/components.js';
 import { checkBody } from '../web/body-check.js';
 import { attempt, changeOnce, formOptional, queryText, type Refusal } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { CreateBeneficiaryBody } from '../../domains/beneficiaries/beneficiaries.schemas.js';
 import { createOrReference } from '../../domains/beneficiaries/beneficiaries.service.js';

@@ -3,7 +3,7 @@ import { IdParams } from '../../platform/lib/schemas.js';
 import { words, readable, copyable, accountColumn, facts, filterForm, link, pageNav, pagePosition, pageRequest, section, select, status, table, when } from '../web/components.js';
 import { statusWords } from '../web/codes.js';
 import { queryChoice } from '../web/forms.js';
-import { html } from '../web/html.js';
+import { html } from '../../platform/lib/html.js';
 import { sendPage, type Web } from '../web/web.js';
 import { getBeneficiary, listBeneficiaries, type BeneficiaryAccountView, type BeneficiaryStatus } from '../../domains/beneficiaries/beneficiaries.service.js';
 import { actingAccount, canChange, dashboardUser, memberPage } from './caller.js';

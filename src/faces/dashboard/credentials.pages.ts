@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fieldError } from '../../platform/lib/errors.js';
 import { checkboxes, copyable, facts, field, link, notice, postForm, secretOnce, section, select, status, table, when, pageNav, pagePosition, pageRequest, type PagePosition } from '../web/components.js';
 import { formList, formOptional, formText } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import * as credentials from '../../domains/auth/credentials.service.js';
 import { ALL_SCOPES } from '../../domains/auth/scopes.js';

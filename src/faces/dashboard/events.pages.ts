@@ -3,7 +3,7 @@ import { csvLine } from '../../platform/lib/csv.js';
 import type { FastifyInstance } from 'fastify';
 import { accountColumn, copyable, facts, field, filterForm, link, pageNav, pagePosition, pageRequest, section, status, table, when } from '../web/components.js';
 import { queryText } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, type Web } from '../web/web.js';
 import { EventParams } from '../../domains/events/events.schemas.js';
 import * as events from '../../domains/events/events.service.js';

@@ -9,7 +9,7 @@ const CHART_DAYS = 14;
 /** The balance chart's period: the end of each of the last 30 days. */
 const BALANCE_DAYS = 30;
 import { queryDay, queryText } from '../web/forms.js';
-import { html } from '../web/html.js';
+import { html } from '../../platform/lib/html.js';
 import { sendPage, type Web } from '../web/web.js';
 import { getWorkspace, workspacePrimaryCurrency } from '../../domains/accounts/accounts.service.js';
 import { balanceDays, balancesView, listTransactions, statementLines } from '../../domains/ledger/balances.service.js';

@@ -5,7 +5,7 @@ import { IdParams } from '../../platform/lib/schemas.js';
 import { checkBody } from '../web/body-check.js';
 import { copyable, facts, field, fileField, link, notice, postForm, section, select, status, table, textarea, when, words, pageNav, pagePosition, pageRequest } from '../web/components.js';
 import { attempt, changeOnce, formCountry, formOptional, formText, type Refusal } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { formFile } from '../web/multipart.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { CreateApplicationBody, PersonBody } from '../../domains/applications/applications.schemas.js';

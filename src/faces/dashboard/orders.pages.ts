@@ -5,7 +5,7 @@ import { failureReason, rate, statusWords } from '../web/codes.js';
 import { Readable } from 'node:stream';
 import { csvLine } from '../../platform/lib/csv.js';
 import { queryChoice, queryText } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { cancelOwnOrder } from '../../domains/orders/orders.lifecycle.js';
 import { getOrder, listOrders, orderData, type OrderView } from '../../domains/orders/orders.read.js';

@@ -3,7 +3,7 @@ import { AppError } from '../../platform/http/errors.js';
 import { fieldError } from '../../platform/lib/errors.js';
 import { fileField, link, money, notice, postForm, section, status, table } from '../web/components.js';
 import { attempt, formText, onceAsApi, refusalOf, type Refusal } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { formFile } from '../web/multipart.js';
 import { sendPage, type Web } from '../web/web.js';
 import type { Caller } from '../../domains/accounts/caller.js';

@@ -4,7 +4,7 @@ import { formatAmount, parseAmount } from '../../platform/lib/money.js';
 import { randomSecret } from '../../platform/lib/secrets.js';
 import { facts, field, filterForm, link, notice, postForm, section, select, when } from '../web/components.js';
 import { attempt, changeOnce, formOptional, formText, queryText, type Refusal } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import type { Caller } from '../../domains/accounts/caller.js';
 import { getBeneficiary, listBeneficiaries } from '../../domains/beneficiaries/beneficiaries.service.js';

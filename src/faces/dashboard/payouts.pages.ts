@@ -6,7 +6,7 @@ import { IdParams } from '../../platform/lib/schemas.js';
 import { accountColumn, copyable, facts, field, filterForm, link, money, notice, pageNav, pagePosition, PAGE_SIZES, postForm, section, select, status, table, when } from '../web/components.js';
 import { queryChoice, queryDay, queryText } from '../web/forms.js';
 import { bankReason, failureReason, rate, statusWords } from '../web/codes.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { getBeneficiary } from '../../domains/beneficiaries/beneficiaries.service.js';
 import { withApprovals, type ApprovalView } from '../../controls/approvals/approvals.service.js';

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { csvLine } from '../../platform/lib/csv.js';
 import { accountColumn, copyable, filterForm, link, money, notice, postForm, section, select, status, table, when, pageNav, pagePosition, pageRequest } from '../web/components.js';
 import { attempt, formText, queryChoice, queryText, type Refusal } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { capabilityRefusal } from '../../domains/accounts/caller.js';
 import { listDeposits } from '../../domains/deposits/deposits.service.js';

@@ -6,7 +6,7 @@ import { Uuid } from '../../platform/lib/schemas.js';
 import { isUuid } from '../../platform/lib/ids.js';
 import { field, link, notice, postForm, section, select } from '../web/components.js';
 import { formOptional, formText } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { reviewOwnApplication } from '../../domains/applications/applications.service.js';
 import { simulateDeposit } from '../../domains/deposits/deposits.service.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { isUuid } from '../../platform/lib/ids.js';
 import { link, money, section, status, table, when } from '../web/components.js';
 import { queryText } from '../web/forms.js';
-import { html } from '../web/html.js';
+import { html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { listBeneficiaries } from '../../domains/beneficiaries/beneficiaries.service.js';
 import { listOrders } from '../../domains/orders/orders.read.js';

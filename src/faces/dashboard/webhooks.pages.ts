@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { copyable, checkboxes, facts, live, field, link, notice, postForm, secretOnce, section, status, table, when, pageNav, pagePosition, pageRequest, type PagePosition } from '../web/components.js';
 import { formList, formOptional, formText, queryText } from '../web/forms.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../domains/webhooks/event-types.js';
 import type { AttemptRecord } from '../../domains/webhooks/webhooks.service.js';

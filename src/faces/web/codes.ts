@@ -1,6 +1,6 @@
 import { invertRate, toRate, type Rate } from '../../platform/lib/money.js';
 import { RETURN_REASONS, STATUS_REASONS } from '../../connectors/bank/inbound/reason-codes.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 
 /**
  * The one mapping of the codes pages show to words: states (with the family that colours them),

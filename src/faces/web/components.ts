@@ -1,6 +1,6 @@
 import { FORM_KEY_FIELD } from '../../platform/http/idempotency.js';
 import { randomSecret } from '../../platform/lib/secrets.js';
-import { html, join, type Html } from './html.js';
+import { html, join, type Html } from '../../platform/lib/html.js';
 
 /** The pieces every page is built from: forms, tables, lists, amounts, states, pagination. */
 

@@ -1,5 +1,5 @@
 import type { WebSession } from '../../domains/users/sessions.service.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 
 export type Area = 'dashboard' | 'console';
 

@@ -5,7 +5,7 @@ import { totpUri } from '../../platform/lib/totp.js';
 import * as users from '../../domains/users/users.service.js';
 import { field, notice, postForm, facts } from './components.js';
 import { formErrors, formText, queryText, safeNext } from './forms.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import type { Area } from './layout.js';
 import { endBrowserSession, sendPage, seeOther, startSession, type Web } from './web.js';
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as users from '../../domains/users/users.service.js';
 import { field, notice, postForm, secretOnce, section, select, status, table, when, pageNav, pagePosition, pageRequest, type PagePosition } from './components.js';
 import { formText, refusalOf, type Refusal } from './forms.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import type { Area } from './layout.js';
 import { sendPage, seeOther, type Web, type WebRouteConfig } from './web.js';
 

@@ -9,7 +9,7 @@ import { randomSecret } from '../../platform/lib/secrets.js';
 import { auditCalls } from '../../platform/http/audited.js';
 import type { AuditDraft } from '../../controls/audit/audit.service.js';
 import { createSession, csrfToken, csrfTokenMatches, endSession, readSession, type SessionLimits, type WebSession } from '../../domains/users/sessions.service.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../../platform/lib/html.js';
 import { layout, type Area } from './layout.js';
 import { acceptMultipartForms } from './multipart.js';
 

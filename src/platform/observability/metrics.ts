@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  * The process's Prometheus metrics (prom-client), served by GET /operator/v1/metrics. One registry
  * per process, like the process itself: the counters are incremented at the central places (the
  * HTTP layer, the payout moves, the webhook attempts, the job runner), and the gauges read from the
- * database are set when a scrape finds them older than METRICS_SAMPLE_MS (src/platform/observability/sample.ts).
+ * database are set when a scrape finds them older than METRICS_SAMPLE_MS (src/faces/metrics/sample.ts).
  */
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'corridor_' });

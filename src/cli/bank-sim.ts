@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { answerInbox, runSandboxBank } from '../../connectors/bank/bank.simulator.js';
+import { answerInbox, runSandboxBank } from '../connectors/bank/bank.simulator.js';
 
 /**
  * `corridor bank-sim --dir DIR [--interval-ms N] [--once]`: the sandbox bank (bank.simulator.ts) as

@@ -1,10 +1,10 @@
-import type { AppContext } from '../../platform/context.js';
-import { isCurrentHash, randomSecret, verifySecret } from '../../platform/lib/secrets.js';
-import { changeWorkspace, createWorkspace } from '../../domains/accounts/accounts.service.js';
-import { createCredential, findCredentialSecret, setCredentialSecret } from '../../domains/auth/credentials.service.js';
-import { createOperatorKey, rehashOperatorKey, revokeOperatorKey } from '../../controls/operator/operator.service.js';
-import { findInvitation, invitationLink, invitationOptions, inviteUser, listUsers, reinviteUser } from '../../domains/users/users.service.js';
-import { moveFromSystem, parseFundingSpec } from '../../domains/ledger/funding.service.js';
+import type { AppContext } from '../platform/context.js';
+import { isCurrentHash, randomSecret, verifySecret } from '../platform/lib/secrets.js';
+import { changeWorkspace, createWorkspace } from '../domains/accounts/accounts.service.js';
+import { createCredential, findCredentialSecret, setCredentialSecret } from '../domains/auth/credentials.service.js';
+import { createOperatorKey, rehashOperatorKey, revokeOperatorKey } from '../controls/operator/operator.service.js';
+import { findInvitation, invitationLink, invitationOptions, inviteUser, listUsers, reinviteUser } from '../domains/users/users.service.js';
+import { moveFromSystem, parseFundingSpec } from '../domains/ledger/funding.service.js';
 import { readSetting, writeSetting } from './settings.repository.js';
 
 export interface BootstrapResult {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
-import { ping } from '../db/db.js';
-import { AppError } from '../http/errors.js';
-import { metricsText } from '../observability/sample.js';
+import type { AppContext } from '../../platform/context.js';
+import { ping } from '../../platform/db/db.js';
+import { AppError } from '../../platform/http/errors.js';
+import { metricsText } from '../metrics/sample.js';
 
 const Status = Type.Object({ status: Type.Literal('ok') });
 

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { Config } from '../../platform/config.js';
-import { DomainError } from '../../platform/lib/errors.js';
-import { newRequestId } from '../../platform/lib/ids.js';
-import { appendAudit } from '../../controls/audit/audit.service.js';
-import { LIST_NAMES, loadList, type ListName } from '../../controls/screening/screening.service.js';
-import { openContext } from '../../runtime.js';
+import type { Config } from '../platform/config.js';
+import { DomainError } from '../platform/lib/errors.js';
+import { newRequestId } from '../platform/lib/ids.js';
+import { appendAudit } from '../controls/audit/audit.service.js';
+import { LIST_NAMES, loadList, type ListName } from '../controls/screening/screening.service.js';
+import { openContext } from '../runtime.js';
 
 /**
  * `corridor screening load --list ofac-sdn|un|eu|uk-ofsi --file PATH [--file PATH …]`: loads a list

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Corridor, CorridorError, type PayoutRequest } from '../../../packages/sdk/src/index.js';
+import { Corridor, CorridorError, type PayoutRequest } from '../../packages/sdk/src/index.js';
 
 /** A recipient every EUR rail of the sandbox pays. */
 const BENEFICIARY = {

@@ -1,5 +1,5 @@
-import type { Sql } from '../../platform/db/db.js';
-import { verifyAuditChain } from '../../controls/audit/audit.service.js';
+import type { Sql } from '../platform/db/db.js';
+import { verifyAuditChain } from '../controls/audit/audit.service.js';
 
 /**
  * `corridor audit verify [--workspace ID | --operator]`: checks one audit chain against the

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { CryptoBox } from '../../platform/lib/crypto-box.js';
-import type { Config } from '../../platform/config.js';
-import { accountXpub, depositWallet } from '../../connectors/chain/hd.js';
-import { localSigner } from '../../connectors/chain/signer.js';
+import { CryptoBox } from '../platform/lib/crypto-box.js';
+import type { Config } from '../platform/config.js';
+import { accountXpub, depositWallet } from '../connectors/chain/hd.js';
+import { localSigner } from '../connectors/chain/signer.js';
 
 /** Reads all of standard input (a secret is piped, never an argument: it would stay in the shell's history). */
 async function readStdin(): Promise<string> {

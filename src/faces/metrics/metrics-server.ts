@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../platform/context.js';
 import { metricsText } from './sample.js';
 
 /**

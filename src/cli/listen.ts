@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Corridor, CorridorError, type CorridorEvent, type EventType } from '../../../packages/sdk/src/index.js';
-import { EVENT_TYPES } from '../../domains/webhooks/event-types.js';
-import { signedHeaders } from '../../domains/webhooks/signature.js';
-import { newWebhookSecret } from '../../domains/webhooks/webhooks.service.js';
+import { Corridor, CorridorError, type CorridorEvent, type EventType } from '../../packages/sdk/src/index.js';
+import { EVENT_TYPES } from '../domains/webhooks/event-types.js';
+import { signedHeaders } from '../domains/webhooks/signature.js';
+import { newWebhookSecret } from '../domains/webhooks/webhooks.service.js';
 
 /** How long the local receiver may take to answer one forwarded event (as real deliveries: 30 s). */
 const FORWARD_TIMEOUT_MS = 30_000;

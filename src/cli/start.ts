@@ -1,8 +1,8 @@
-import { buildApp } from '../../app.js';
-import type { Config } from '../../platform/config.js';
-import { createRunner } from '../../jobs.js';
-import { openContext } from '../../runtime.js';
-import { serveMetrics } from '../../platform/observability/metrics-server.js';
+import { buildApp } from '../app.js';
+import type { Config } from '../platform/config.js';
+import { createRunner } from '../jobs.js';
+import { openContext } from '../runtime.js';
+import { serveMetrics } from '../faces/metrics/metrics-server.js';
 import { bootstrap, type BootstrapResult } from './bootstrap.js';
 
 export type Role = 'all' | 'api' | 'worker';

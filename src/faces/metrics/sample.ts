@@ -1,9 +1,9 @@
-import type { AppContext } from '../context.js';
-import { jobQueueStats } from '../jobs/queue.js';
+import type { AppContext } from '../../platform/context.js';
+import { jobQueueStats } from '../../platform/jobs/queue.js';
 import { openAlertCounts } from '../../controls/alerts/alerts.service.js';
 import { unfinishedPayouts } from '../../domains/payouts/payouts.service.js';
 import { activeListAges } from '../../controls/screening/screening.service.js';
-import { metrics, registry } from './metrics.js';
+import { metrics, registry } from '../../platform/observability/metrics.js';
 
 let sampledAt = 0;
 let sampling: Promise<void> | undefined;

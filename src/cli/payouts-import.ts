@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Static } from 'typebox';
-import { CorridorError, type Corridor, type PayoutRequest } from '../../../packages/sdk/src/index.js';
-import { DomainError } from '../../platform/lib/errors.js';
-import { csvLine } from '../../platform/lib/csv.js';
-import { duplicateRefs, parsePayoutCsv, payoutBodyOfRow, payoutCsvDigest, payoutCsvRowKey } from '../../domains/payouts/payouts.csv.js';
-import { PayoutBody } from '../../domains/payouts/payouts.schemas.js';
-import { checkBody } from '../web/body-check.js';
+import { CorridorError, type Corridor, type PayoutRequest } from '../../packages/sdk/src/index.js';
+import { DomainError } from '../platform/lib/errors.js';
+import { csvLine } from '../platform/lib/csv.js';
+import { duplicateRefs, parsePayoutCsv, payoutBodyOfRow, payoutCsvDigest, payoutCsvRowKey } from '../domains/payouts/payouts.csv.js';
+import { PayoutBody } from '../domains/payouts/payouts.schemas.js';
+import { checkBody } from '../faces/web/body-check.js';
 
 export interface ImportSummary {
   rows: number;

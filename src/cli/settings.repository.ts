@@ -1,5 +1,5 @@
-import type { Sql } from '../../platform/db/db.js';
-import { maybeOne } from '../../platform/db/db.js';
+import type { Sql } from '../platform/db/db.js';
+import { maybeOne } from '../platform/db/db.js';
 
 /** All SQL of the settings table: what bootstrap keeps between starts, by key. */
 

@@ -1,4 +1,4 @@
-import { Corridor, CorridorError } from '../../../packages/sdk/src/index.js';
+import { Corridor, CorridorError } from '../../packages/sdk/src/index.js';
 
 /** The flags of the commands that call a Corridor API as an integrator (listen, trigger). */
 export const CLIENT_FLAGS = {
