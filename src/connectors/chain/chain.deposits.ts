@@ -2,9 +2,8 @@ import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/db.js';
 import { conflict, notFound } from '../../platform/lib/errors.js';
 import { formatAmount } from '../../platform/lib/money.js';
-import { moveAnyDeposit, receiveRailDeposit } from '../../domains/deposits/deposits.port.js';
+import { depositAccountOf, moveAnyDeposit, receiveRailDeposit } from '../../domains/deposits/deposits.port.js';
 import { appendAudit } from '../../controls/audit/audit.port.js';
-import { depositTarget } from '../../domains/virtual-accounts/virtual-accounts.port.js';
 import * as repo from './chain.repository.js';
 
 /**
@@ -22,9 +21,9 @@ export const SANCTIONED_ADDRESS = 'sanctioned_address';
 const ownerOf = (row: repo.ChainDepositRow) => ({ workspaceId: row.workspace_id, accountId: row.account_id, subAccountId: row.account_id === row.workspace_id ? undefined : row.account_id });
 
 /** Why a transfer cannot be credited now (the token, the owner's virtual account), or null with the account to credit. */
-async function creditTarget(tx: Tx, row: Pick<repo.ChainDepositRow, 'currency' | 'workspace_id' | 'account_id'>) {
+async function creditTarget(ctx: Pick<AppContext, 'box'>, tx: Tx, row: Pick<repo.ChainDepositRow, 'currency' | 'workspace_id' | 'account_id'>) {
   if (!row.currency) return { reason: 'unsupported_token' as const, account: undefined };
-  const account = await depositTarget(tx, ownerOf(row as repo.ChainDepositRow), { currency: row.currency });
+  const account = await depositAccountOf(ctx, tx, row.currency, { owner: ownerOf(row as repo.ChainDepositRow) });
   return account ? { reason: null, account } : { reason: 'no_virtual_account' as const, account: undefined };
 }
 
@@ -34,7 +33,7 @@ async function creditTarget(tx: Tx, row: Pick<repo.ChainDepositRow, 'currency' |
  * Answers the row as it ends.
  */
 export async function creditTaken(ctx: Pick<AppContext, 'log' | 'box'>, tx: Tx, row: repo.ChainDepositRow, decidedBy: string | null = null): Promise<repo.ChainDepositRow> {
-  const { reason, account } = await creditTarget(tx, row);
+  const { reason, account } = await creditTarget(ctx, tx, row);
   if (reason || !account || !row.currency) {
     await repo.holdDeposit(tx, row.id, reason ?? 'unsupported_token');
     return { ...row, status: 'held', reason: reason ?? 'unsupported_token' };
@@ -64,7 +63,7 @@ async function heldRow(tx: Tx, id: string): Promise<repo.ChainDepositRow> {
 /** The operator releases a held transfer: credited now (409 when it still cannot be: an unsupported token, no virtual account). */
 export async function releaseDeposit(ctx: Pick<AppContext, 'log' | 'box'>, tx: Tx, id: string, by: string): Promise<repo.ChainDepositRow> {
   const row = await heldRow(tx, id);
-  const { reason } = await creditTarget(tx, row);
+  const { reason } = await creditTarget(ctx, tx, row);
   if (reason) throw conflict('CHAIN_DEPOSIT_NOT_CREDITABLE', `This chain deposit cannot be credited: ${reason}`);
   const credited = await creditTaken(ctx, tx, row, by);
   if (credited.status !== 'credited') throw conflict('CHAIN_DEPOSIT_NOT_CREDITABLE', `The deposit service refused this chain deposit: ${credited.reason ?? 'refused'}`);

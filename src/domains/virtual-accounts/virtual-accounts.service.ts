@@ -257,5 +257,5 @@ export async function depositAccountOf(
   const reference = by.reference?.trim();
   const byRef = reference && isUuid(reference) ? await repo.findById(sql, reference) : undefined;
   if (byRef?.status === 'active' && byRef.currency === currency && byRef.deactivated_at === null) return byRef;
-  return by.owner ? repo.findActiveForOwner(sql, by.owner.accountId, currency) : undefined;
+  return by.owner ? depositTarget(sql, by.owner, { currency }) : undefined;
 }
