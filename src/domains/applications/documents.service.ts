@@ -11,7 +11,7 @@ import { APPLICATION_DOCUMENTS_MAX } from './applications.schemas.js';
 import { PERSON_DOCUMENT_TYPES, type DocumentType } from './applications.transitions.js';
 import type { AccountScope } from '../accounts/caller.js';
 
-/** Documents of an application: upload URL, PUT (modules/storage), register, list, delete. */
+/** Documents of an application: upload URL, PUT (platform/storage), register, list, delete. */
 
 export const DOCUMENT_UPLOAD_PURPOSE = 'application-documents';
 
