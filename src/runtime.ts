@@ -7,6 +7,7 @@ import type { AppContext } from './platform/context.js';
 import { bank } from './connectors/bank/index.js';
 import { chain } from './connectors/chain/index.js';
 import type { ConnectorDefinition } from './connectors/definition.js';
+import { fedwire } from './connectors/fedwire/index.js';
 import { manual } from './connectors/manual/index.js';
 import { ConnectorRegistry } from './connectors/registry.js';
 import { simulated } from './connectors/simulated/index.js';
@@ -41,7 +42,7 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
  * and those the connectors file names, and takes their jobs, loops, reasons and health from these
  * definitions. A new connector adds its line here (docs/guides/connectors.md).
  */
-export const CONNECTORS_PRESENT: readonly ConnectorDefinition[] = [simulated, manual, bank, chain];
+export const CONNECTORS_PRESENT: readonly ConnectorDefinition[] = [simulated, manual, bank, chain, fedwire];
 
 /**
  * Opens the database (PGlite in the data directory, or PostgreSQL when DATABASE_URL is set),

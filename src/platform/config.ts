@@ -266,7 +266,7 @@ export const ENV_SETTINGS = {
   CORRIDOR_CONNECTORS_FILE: {
     shown: 'unset: every route on the simulator in sandbox, on the manual queue in production',
     description:
-      'a JSON file naming the connector of each route (`routes`, overridden per workspace by `workspaces`) and each connector\'s own section (`bank`, `chains`); checked at start (docs/guides/connectors.md)',
+      'a JSON file naming the connector of each route (`routes`, overridden per workspace by `workspaces`) and each connector\'s own section (`bank`, `chains`, `fedwire`); checked at start (docs/guides/connectors.md)',
   },
   ORDER_SETTLEMENT_INSTRUCTIONS: {
     shown: 'built-in test details in sandbox, none in production',

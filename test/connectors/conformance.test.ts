@@ -11,6 +11,7 @@ import { corridorFreeEnv } from '../helpers/processes.js';
 import { bankSection, inboxFiles, sshdMissing, startSftpServer } from '../helpers/sftp-server.js';
 import { BANK_ROUTES, connectorsFile } from '../bank/helpers.js';
 import { chainWorld, recipient, usdcWorkspace } from '../chain/harness.js';
+import { CORPORATION_B, fedwireSection } from './fedwire-helpers.js';
 import { ADA, balance, eventTypesOf, fund, payingWorkspace, ref } from '../payouts/helpers.js';
 
 /**
@@ -121,6 +122,37 @@ const RAILS: readonly Rail[] = [
           const { id } = await world.payout(c);
           const e2e = endToEndIdOf(id);
           return { id, sent: async () => inboxFiles(server).reduce((n, f) => n + (f.xml.split(`<EndToEndId>${e2e}</EndToEndId>`).length - 1), 0) };
+        },
+      };
+    },
+  },
+  {
+    name: 'fedwire',
+    skip: sshdMissing,
+    calls: true,
+    files: true,
+    // Its kill -9 between upload and record is the bank connector's upload step, which it delivers through (test/bank/faults.test.ts); not yet an entry here.
+    crashable: false,
+    world: async () => {
+      const server = await startSftpServer();
+      const file = connectorsFile({ routes: { fedwire: 'fedwire' }, fedwire: fedwireSection(server, { maxPayouts: 1, maxSeconds: 1 }) });
+      const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: file } });
+      return {
+        t,
+        currency: 'USD',
+        caller: async () => {
+          const c = await payingWorkspace(t);
+          await fund(c, 'USD', '1000');
+          return c;
+        },
+        payout: async (c) => {
+          const id = await apiPayout(c, { amount: '10.00', currency: 'USD', route: 'fedwire', beneficiary: CORPORATION_B });
+          const e2e = endToEndIdOf(id);
+          return { id, sent: async () => inboxFiles(server).reduce((n, f) => n + (f.xml.split(`<EndToEndId>${e2e}</EndToEndId>`).length - 1), 0) };
+        },
+        close: async () => {
+          await t.close();
+          await server.stop();
         },
       };
     },

@@ -221,6 +221,19 @@ function sftpSection(value: unknown): BankSftp {
   };
 }
 
+/**
+ * An `sftp` object as another file connector's section carries it (fedwire): validated as the bank's,
+ * its errors naming that section.
+ */
+export function parseSftpSection(value: unknown, section: string): BankSftp {
+  try {
+    return sftpSection(value);
+  } catch (err) {
+    if (err instanceof BankConfigError) throw new BankConfigError(err.message.replace('connectors file: bank.', `connectors file: ${section}.`));
+    throw err;
+  }
+}
+
 function accountsSection(value: unknown): BankAccount[] {
   if (!Array.isArray(value) || value.length === 0) fail('accounts', 'must be a non-empty array');
   const seen = new Set<string>();

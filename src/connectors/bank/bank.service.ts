@@ -254,9 +254,10 @@ export async function runCutoff(ctx: AppContext, bank: BankRuntime, payload: Rec
  * An upload job: sends a recorded file to the bank's inbox (unless the listing shows it arrived
  * before a crash), then in one transaction marks it delivered and moves its payouts to processing
  * (with the UETR of each SWIFT payout). A failed attempt is kept on the file for the operator and
- * the job retries with backoff; a host key mismatch sends nothing.
+ * the job retries with backoff; a host key mismatch sends nothing. The fedwire connector delivers
+ * its files (scheme 'fedwire', src/connectors/fedwire) through this same step, with its own transport.
  */
-export async function runUpload(ctx: AppContext, bank: BankRuntime, fileId: string): Promise<void> {
+export async function runUpload(ctx: AppContext, bank: Pick<BankRuntime, 'transport' | 'box'>, fileId: string): Promise<void> {
   const file = await repo.findBankFile(ctx.db, fileId);
   if (!file || file.status !== 'recorded') return;
   const bytes = Buffer.from(bank.box.decrypt(file.content), 'base64');

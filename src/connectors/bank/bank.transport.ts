@@ -78,8 +78,8 @@ export class DirectoryTransport implements BankTransport {
   }
 }
 
-/** The transport the validated section names. */
-export function transportOf(config: BankConfig): BankTransport {
+/** The transport the validated section names (the bank's, or another file connector's with the same `sftp` or `directory` settings: fedwire). */
+export function transportOf(config: Pick<BankConfig, 'directory' | 'sftp'>): BankTransport {
   if (config.directory !== undefined) return new DirectoryTransport(config.directory);
   const sftp = config.sftp as NonNullable<BankConfig['sftp']>;
   return new SftpTransport(sftp, fs.readFileSync(sftp.privateKeyFile));

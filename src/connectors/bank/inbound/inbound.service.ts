@@ -529,18 +529,32 @@ export async function takeInFile(ctx: AppContext, source: InboundSource, waiting
  * (or quarantined, moved aside). A file that fails for another reason (the database away) is logged
  * and noted on its row, and the files after it are still taken in; it is tried again at the next look.
  */
-export async function pollInbound(ctx: AppContext, source: InboundSource, options: InboundOptions): Promise<FileResult[]> {
-  const results: FileResult[] = [];
+export function pollInbound(ctx: AppContext, source: InboundSource, options: InboundOptions): Promise<FileResult[]> {
+  return takeInEach(ctx, source, (waiting) => takeInFile(ctx, source, waiting, options), (name, fileId, error) => ({ name, outcome: 'failed', fileId, error }));
+}
+
+/**
+ * The look itself, for any reader of a bank's outbox (this one, the fedwire connector's): each file
+ * taken in by `takeIn`, then archived, or quarantined when its outcome says so; one that throws is
+ * noted on its row (found by its hash) and logged, `failed` says what to report, and the next goes on.
+ */
+export async function takeInEach<R extends { outcome: string }>(
+  ctx: AppContext,
+  source: InboundSource,
+  takeIn: (waiting: WaitingFile) => Promise<R>,
+  failed: (name: string, fileId: string | undefined, error: string) => R,
+): Promise<R[]> {
+  const results: R[] = [];
   for (const waiting of await source.list()) {
-    let result: FileResult;
+    let result: R;
     try {
-      result = await takeInFile(ctx, source, waiting, options);
+      result = await takeIn(waiting);
     } catch (err) {
       const sha = await source.read(waiting.name).then((c) => createHash('sha256').update(c).digest('hex')).catch(() => undefined);
       const row = sha ? await repo.findFileBySha(ctx.db, sha).catch(() => undefined) : undefined;
       if (row) await repo.setLastError(ctx.db, row.id, errorText(err)).catch(() => undefined);
       ctx.log.error({ file: waiting.name, err }, 'bank file could not be taken in; the next files go on, it is tried again at the next look');
-      results.push({ name: waiting.name, outcome: 'failed', fileId: row?.id, error: errorText(err) });
+      results.push(failed(waiting.name, row?.id, errorText(err)));
       continue;
     }
     results.push(result);

@@ -27,12 +27,12 @@ const parser = new XMLParser({
   isArray: (name) => REPEATING.has(name),
 });
 
-type Node = Record<string, unknown>;
+export type Node = Record<string, unknown>;
 
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The child at a path of element names, or undefined. */
-function at(node: unknown, ...path: string[]): unknown {
+export function at(node: unknown, ...path: string[]): unknown {
   let cur: unknown = node;
   for (const name of path) {
     if (Array.isArray(cur)) cur = cur[0];
@@ -42,7 +42,7 @@ function at(node: unknown, ...path: string[]): unknown {
   return cur;
 }
 
-function text(node: unknown, ...path: string[]): string | undefined {
+export function text(node: unknown, ...path: string[]): string | undefined {
   const v = at(node, ...path);
   const value = Array.isArray(v) ? v[0] : v;
   if (typeof value === 'string') return value;
@@ -50,13 +50,13 @@ function text(node: unknown, ...path: string[]): string | undefined {
   return undefined;
 }
 
-function list(node: unknown, ...path: string[]): Node[] {
+export function list(node: unknown, ...path: string[]): Node[] {
   const v = at(node, ...path);
   if (v === undefined) return [];
   return (Array.isArray(v) ? v : [v]).filter(isNode);
 }
 
-function required(node: unknown, what: string, ...path: string[]): string {
+export function required(node: unknown, what: string, ...path: string[]): string {
   const v = text(node, ...path);
   if (v === undefined || v === '') throw new InboundParseError(`${what} is missing (${path.join('/')})`);
   return v;
@@ -70,7 +70,7 @@ export interface Amount {
   text: string;
 }
 
-function amount(node: unknown, what: string, ...path: string[]): Amount {
+export function amount(node: unknown, what: string, ...path: string[]): Amount {
   const el = at(node, ...path);
   const value = Array.isArray(el) ? el[0] : el;
   const raw = isNode(value) ? value['#text'] : undefined;
@@ -101,7 +101,7 @@ export interface Reason {
   additionalInfo: string | undefined;
 }
 
-function reason(node: Node | undefined): Reason | undefined {
+export function reason(node: Node | undefined): Reason | undefined {
   if (!node) return undefined;
   const cd = text(node, 'Rsn', 'Cd');
   const prtry = text(node, 'Rsn', 'Prtry');
@@ -407,8 +407,12 @@ function versionOf(source: string): string {
   return 'unknown';
 }
 
-/** Reads one inbound file; throws InboundParseError with the reason when it is not a message Corridor reads. */
-export function parseInbound(file: Buffer | string): InboundMessage {
+/**
+ * An ISO 20022 file's <Document> and the message version its namespace names, read safely: a file
+ * declaring a DOCTYPE or entities is refused before it is parsed (no entity is ever expanded). Shared
+ * with the fedwire connector's reader (src/connectors/fedwire/parse.ts).
+ */
+export function readIsoDocument(file: Buffer | string): { doc: Node; version: string } {
   const source = typeof file === 'string' ? file : file.toString('utf8');
   if (/<!DOCTYPE|<!ENTITY/i.test(source)) throw new InboundParseError('the file declares a DOCTYPE or entities, which ISO 20022 messages never do');
   let parsed: Node;
@@ -419,7 +423,12 @@ export function parseInbound(file: Buffer | string): InboundMessage {
   }
   const doc = documentOf(parsed);
   if (!doc) throw new InboundParseError('no ISO 20022 <Document> root element, nor one inside an envelope beside its Business Application Header');
-  const version = versionOf(source);
+  return { doc, version: versionOf(source) };
+}
+
+/** Reads one inbound file; throws InboundParseError with the reason when it is not a message Corridor reads. */
+export function parseInbound(file: Buffer | string): InboundMessage {
+  const { doc, version } = readIsoDocument(file);
   const name = Object.keys(doc).find((k) => k in READERS);
   if (!name) throw new InboundParseError(`a ${version} message: Corridor reads pain.002, camt.053, camt.054 and pacs.004`);
   try {
