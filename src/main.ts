@@ -16,6 +16,7 @@ import { defaultStateFile, eventTypesOf, listen } from './cli/listen.js';
 import { trigger } from './cli/trigger.js';
 import { chainXpub, encryptChainKey } from './cli/chain.js';
 import { auditVerify } from './cli/audit.js';
+import { ledgerInvariantViolations } from './domains/ledger/ledger.service.js';
 import { screeningCommand } from './cli/screening.js';
 import { bankSim } from './cli/bank-sim.js';
 
@@ -36,6 +37,10 @@ const COMMANDS: Record<string, { usage: string; about: string; client?: boolean 
   trigger: { usage: 'trigger <event-type>', about: 'cause an event in the sandbox (payout.paid, application.approved, ...)', client: true },
   payouts: { usage: 'payouts import FILE.csv', about: 'send the payouts of a CSV file, each with its own Idempotency-Key; nothing is sent while a row needs fixing', client: true },
   audit: { usage: 'audit verify [--workspace ID | --operator]', about: "check an audit chain (default the operator's); exit 1 when broken" },
+  ledger: {
+    usage: 'ledger verify',
+    about: 'check the ledger invariants (running balances match the transfers, no customer balance below zero, each currency sums to\nzero); exit 1 when one is broken (after a restore, before serving)',
+  },
   screening: { usage: 'screening load --list LIST --file PATH', about: "load a sanctions list file as a new version (LIST: ofac-sdn, un, eu, uk-ofsi;\n--file again for each file of OFAC's CSV set)" },
   chain: {
     usage: 'chain encrypt-key < secret | chain xpub < mnemonic',
@@ -186,6 +191,14 @@ async function main(argv: string[]): Promise<void> {
       const { ok, output } = await auditVerify(db, { workspaceId: values.workspace }).finally(() => db.close());
       process.stdout.write(output);
       if (!ok) process.exitCode = 1;
+      return;
+    }
+    case 'ledger': {
+      if (sub !== 'verify') fail('unknown ledger command');
+      const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      const violations = await ledgerInvariantViolations(db).finally(() => db.close());
+      process.stdout.write(violations.length === 0 ? 'ledger: every invariant holds\n' : `${JSON.stringify(violations, null, 2)}\nledger: ${violations.length} invariant violation(s)\n`);
+      if (violations.length > 0) process.exitCode = 1;
       return;
     }
     case 'screening':

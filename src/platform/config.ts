@@ -226,7 +226,8 @@ export const ENV_SETTINGS = {
       'embedded database, generated encryption key, local uploads. The embedded database takes one process at a time: a second process on the same directory (e.g. `corridor workspaces create` while `npm start` serves it) exits 1 naming the process that holds `corridor.lock`; a lock whose process has died is taken over. On PostgreSQL (`DATABASE_URL`) any number of processes share the database',
   },
   DATABASE_URL: {
-    description: 'PostgreSQL; unset means the embedded database. On the database\'s own host, a Unix socket: `postgres://postgres@/corridor?host=/var/run/postgresql` (see [benchmarks](benchmarks.md))',
+    description:
+      'PostgreSQL; unset means the embedded database. On the database\'s own host, a Unix socket: `postgres://postgres@/corridor?host=/var/run/postgresql` (see [benchmarks](benchmarks.md)). Several servers, as libpq reads them: `postgres://corridor@db1:5432,db2:5432/corridor?target_session_attrs=read-write` connects to the first that takes writes, and after a failover to the promoted standby (see [operations](operations.md#failover))',
   },
   REDIS_URL: { description: 'shared rate-limit store for several API processes' },
   PUBLIC_BASE_URL: { shown: 'http://HOST:PORT', description: 'base of printed URLs, token issuer, upload URLs' },
@@ -297,7 +298,10 @@ export const ENV_SETTINGS = {
   CONNECTION_TIMEOUT_MS: { default: 60_000, description: 'deadline of a connection without activity' },
   SHUTDOWN_GRACE_MS: { default: 10_000, description: 'after SIGTERM or SIGINT, how long draining may take before the process exits 1' },
   DB_POOL_MAX: { default: 20, description: 'PostgreSQL connections per process' },
-  DB_CONNECT_TIMEOUT_MS: { default: 5000, description: 'how long a request waits for a PostgreSQL connection before it is answered 503' },
+  DB_CONNECT_TIMEOUT_MS: {
+    default: 5000,
+    description: 'how long a request waits for a PostgreSQL connection (retried with backoff while the database cannot be reached, as during a failover) before it is answered 503',
+  },
   JOB_POLL_MS: { default: 250, description: 'worker polling interval' },
   JOB_LEASE_MS: { default: 60_000, description: 'how long a claimed job is leased' },
   JOB_BATCH_MAX: { default: 100, description: 'jobs a worker claims at once and holds at most' },

@@ -24,7 +24,8 @@ describe.skipIf(!onPostgres || !canRunOwnPostgres)('a PostgreSQL outage (a serve
   it('answers 503 with Retry-After while the database is down, fails /readyz, recovers without a restart, and loses or doubles no keyed payout', async () => {
     const server = await startOwnPostgres();
     cleanups.push(server.destroy);
-    const t = await createTestApp({ databaseUrl: server.url, env: { SANDBOX_STEP_MS: '600000' } });
+    // A request waits DB_CONNECT_TIMEOUT_MS for a connection (retried with backoff) before its 503: short here.
+    const t = await createTestApp({ databaseUrl: server.url, env: { SANDBOX_STEP_MS: '600000', DB_CONNECT_TIMEOUT_MS: '1000' } });
     let closed = false;
     cleanups.push(async () => {
       if (!closed) await t.close();

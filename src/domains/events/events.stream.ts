@@ -1,6 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { AppContext } from '../../platform/context.js';
 import { DomainError } from '../../platform/lib/errors.js';
+import { pgClientFor } from '../../platform/db/hosts.js';
 import { eventsAfter, listenForEvents, type StreamCursor, type StreamEventRow } from './events.repository.js';
 
 /** The NOTIFY channel of 0012_events_stream.sql; the payload is the workspace id. */
@@ -234,7 +235,9 @@ export class EventStreams {
   private async startListener(): Promise<void> {
     const url = this.ctx.config.databaseUrl;
     if (!url || this.stopped) return;
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: this.ctx.config.limits.dbConnectTimeoutMs });
+    // A multi-host URL's client class picks the server that takes writes (src/platform/db/hosts.ts).
+    const { Client, connectionString } = pgClientFor(url);
+    const client = new Client({ connectionString, connectionTimeoutMillis: this.ctx.config.limits.dbConnectTimeoutMs });
     const lost = (err?: unknown) => {
       if (this.listener !== client) return;
       this.listener = undefined;

@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { currentCommitParticipant, workThenCommit } from './commit-scope.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { pgClientFor } from './hosts.js';
 import { metrics } from '../observability/metrics.js';
 
 /** Anything that runs SQL: the database itself or an open transaction. */
@@ -118,6 +119,11 @@ export function isConnectionError(err: unknown, depth = 0): boolean {
   return e.cause !== undefined && isConnectionError(e.cause, depth + 1);
 }
 const TX_ATTEMPTS_MAX = 5;
+/** Waits between attempts to get a connection while the database cannot be reached (a failover): doubling, bounded. */
+const RECONNECT_DELAY_MS_MIN = 50;
+const RECONNECT_DELAY_MS_MAX = 1_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function makeTx(
   run: (text: string, params?: readonly unknown[]) => Promise<unknown[]>,
@@ -154,7 +160,28 @@ class PostgresDb implements Db {
   private readonly heardBy = new WeakMap<pg.PoolClient, Set<string>>();
   /** Pooled connections given an 'error' listener of their own. */
   private readonly guarded = new WeakSet<pg.PoolClient>();
-  constructor(private readonly pool: pg.Pool) {}
+  /**
+   * `retryMs`: how long getting a connection is retried, with backoff, while the database cannot be
+   * reached (restarting, failing over to a standby) before the error is thrown (an API request is
+   * then answered 503 with Retry-After; a job is retried by the runner).
+   */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly Client: typeof pg.Client,
+    private readonly retryMs: number,
+  ) {}
+
+  private async pooled(): Promise<pg.PoolClient> {
+    const deadline = Date.now() + this.retryMs;
+    for (let delayMs = RECONNECT_DELAY_MS_MIN; ; delayMs = Math.min(delayMs * 2, RECONNECT_DELAY_MS_MAX)) {
+      try {
+        return await this.pool.connect();
+      } catch (err) {
+        if (!isConnectionError(err) || Date.now() + delayMs > deadline) throw err;
+        await sleep(delayMs);
+      }
+    }
+  }
 
   /**
    * A pooled connection that LISTENs on every channel of this process, so that a change this
@@ -162,7 +189,7 @@ class PostgresDb implements Db {
    * before anything else runs here.
    */
   private async connection(): Promise<pg.PoolClient> {
-    const client = await this.pool.connect();
+    const client = await this.pooled();
     if (!this.guarded.has(client)) {
       // A connection lost while checked out (the server stopped) is emitted as an 'error' event, which
       // without a listener would be an uncaught exception ending the process: the query in flight
@@ -232,6 +259,7 @@ class PostgresDb implements Db {
       let released = false;
       const timer = metrics.dbTransactionDuration.startTimer();
       let outcome = 'rollback';
+      let commitSent = false;
       try {
         await client.query('BEGIN');
         const tx = makeTx(
@@ -241,6 +269,7 @@ class PostgresDb implements Db {
           },
         );
         const { result, joined } = await workThenCommit(tx, fn, participant);
+        commitSent = true;
         await client.query('COMMIT');
         outcome = 'commit';
         if (joined) participant?.committed();
@@ -254,6 +283,16 @@ class PostgresDb implements Db {
         }
         const code = (err as { code?: string }).code;
         if (code && RETRYABLE_SQLSTATES.has(code) && attempt < TX_ATTEMPTS_MAX) continue;
+        // The connection was lost before COMMIT was sent (a failover): the server rolled the
+        // transaction back, so it runs again on a new connection, as after a serialization failure.
+        // Lost during COMMIT, its outcome is unknown: the error goes to the caller (answered 503; a
+        // keyed request retried replays the answer if it did commit).
+        if (!commitSent && isConnectionError(err) && attempt < TX_ATTEMPTS_MAX) {
+          if (!released) release(true);
+          released = true;
+          await sleep(RECONNECT_DELAY_MS_MIN * 2 ** attempt);
+          continue;
+        }
         throw err;
       } finally {
         timer({ outcome });
@@ -302,7 +341,7 @@ class PostgresDb implements Db {
     let retry: NodeJS.Timeout | undefined;
     let delayMs = RELISTEN_DELAY_MS_MIN;
     const connect = async (): Promise<void> => {
-      const c = new pg.Client({ ...this.pool.options, application_name: LISTENER_APPLICATION_NAME });
+      const c = new this.Client({ ...this.pool.options, application_name: LISTENER_APPLICATION_NAME });
       // Changes committed by other processes (this process's own are heard on the committing connection too).
       c.on('notification', (n) => handlers.onMessage(n.payload ?? ''));
       let lost = false;
@@ -458,15 +497,15 @@ export interface ConnectOptions {
 
 export async function connect(options: ConnectOptions): Promise<Db> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.poolMax ?? 20,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    });
+    // A multi-host URL (postgres://h1:5432,h2:5432/db?target_session_attrs=read-write) gets a client
+    // class that chooses the server (src/platform/db/hosts.ts).
+    const { Client, connectionString } = pgClientFor(options.databaseUrl);
+    const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+    const pool = new pg.Pool({ Client, connectionString, max: options.poolMax ?? 20, connectionTimeoutMillis: connectTimeoutMs });
     pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it. Queries report their own errors.
     });
-    return new PostgresDb(pool);
+    return new PostgresDb(pool, Client, connectTimeoutMs);
   }
   if (options.dataDir === 'memory://') return new PgliteDb(await PGlite.create(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}));
   return openEmbedded(options.dataDir);
