@@ -4,6 +4,7 @@ import { pino, type DestinationStream } from 'pino';
 import { logSerializers, REDACTED } from './platform/lib/log-safety.js';
 import type { Config } from './platform/config.js';
 import type { AppContext } from './platform/context.js';
+import { ach } from './connectors/ach/index.js';
 import { bank } from './connectors/bank/index.js';
 import { chain } from './connectors/chain/index.js';
 import type { ConnectorDefinition } from './connectors/definition.js';
@@ -42,7 +43,8 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
  * and those the connectors file names, and takes their jobs, loops, reasons and health from these
  * definitions. A new connector adds its line here (docs/guides/connectors.md).
  */
-export const CONNECTORS_PRESENT: readonly ConnectorDefinition[] = [simulated, manual, bank, chain, fedwire];
+
+export const CONNECTORS_PRESENT: readonly ConnectorDefinition[] = [simulated, manual, bank, chain, fedwire, ach];
 
 /**
  * Opens the database (PGlite in the data directory, or PostgreSQL when DATABASE_URL is set),

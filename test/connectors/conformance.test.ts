@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HealthRecorder } from '../../src/connectors/health.js';
 import { registryOf } from '../../src/connectors/registry.js';
@@ -12,6 +13,7 @@ import { bankSection, inboxFiles, sshdMissing, startSftpServer } from '../helper
 import { BANK_ROUTES, connectorsFile } from '../bank/helpers.js';
 import { chainWorld, recipient, usdcWorkspace } from '../chain/harness.js';
 import { CORPORATION_B, fedwireSection } from './fedwire-helpers.js';
+import { achSection, US_PERSON } from './ach/helpers.js';
 import { ADA, balance, eventTypesOf, fund, payingWorkspace, ref } from '../payouts/helpers.js';
 
 /**
@@ -149,6 +151,37 @@ const RAILS: readonly Rail[] = [
           const id = await apiPayout(c, { amount: '10.00', currency: 'USD', route: 'fedwire', beneficiary: CORPORATION_B });
           const e2e = endToEndIdOf(id);
           return { id, sent: async () => inboxFiles(server).reduce((n, f) => n + (f.xml.split(`<EndToEndId>${e2e}</EndToEndId>`).length - 1), 0) };
+        },
+        close: async () => {
+          await t.close();
+          await server.stop();
+        },
+      };
+    },
+  },
+  {
+    name: 'ach',
+    skip: sshdMissing,
+    calls: true,
+    files: true,
+    // Its kill -9 between upload and record is not yet an entry here.
+    crashable: false,
+    world: async () => {
+      const server = await startSftpServer();
+      const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { ach: 'ach' }, ach: achSection(server) }) } });
+      return {
+        t,
+        currency: 'USD',
+        caller: async () => {
+          const c = await payingWorkspace(t);
+          await fund(c, 'USD', '1000');
+          return c;
+        },
+        payout: async (c) => {
+          const account = `8${Date.now().toString().slice(-7)}${Math.floor(Math.random() * 1000)}`;
+          const id = await apiPayout(c, { amount: '10.00', currency: 'USD', route: 'ach', beneficiary: US_PERSON(account) });
+          const sent = async () => fs.readdirSync(server.inbox).filter((n) => n.endsWith('.ach')).reduce((n, f) => n + (fs.readFileSync(path.join(server.inbox, f), 'latin1').match(new RegExp(`^6.{11}${account} `, "gm"))?.length ?? 0), 0);
+          return { id, sent };
         },
         close: async () => {
           await t.close();

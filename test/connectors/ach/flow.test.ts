@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AchConnector } from '../../../src/connectors/ach/index.js';
+import { readNacha } from '../../../src/connectors/ach/nacha.js';
+import { SandboxAchBank, type SandboxRule } from '../../../src/connectors/ach/sandbox.js';
+import { runCutoff, runPoll } from '../../../src/connectors/ach/service.js';
+import { createRunner } from '../../../src/jobs.js';
+import { createTestApp, type Caller, type TestApp } from '../../helpers/app.js';
+import { sshdMissing, startSftpServer, type SftpServer } from '../../helpers/sftp-server.js';
+import { connectorsFile } from '../../bank/helpers.js';
+import { balance, eventTypesOf, fund, payingWorkspace, ref, saveBeneficiary } from '../../payouts/helpers.js';
+import { achSection, US_PERSON } from './helpers.js';
+
+const nacha = createRequire(import.meta.url)('@midlandsbank/node-nacha') as { from(text: string): { data: { file: { footer: { entryAndAddendaCount: number; totalCredit: number; entryHash: number } }; batches: { entries: { amount: number; receivingDFIIdentification: number; traceNumber: number }[] }[] } } };
+
+const RULES: SandboxRule[] = [
+  { match: { accountNumber: '55550003' }, action: { return: { code: 'R03' } } },
+  { match: { accountNumber: '55550101' }, action: { correction: { code: 'C01', data: '55550199' } } },
+];
+
+/** The files in the ODFI's inbox, read. */
+const inbox = (server: SftpServer) =>
+  fs
+    .readdirSync(server.inbox)
+    .filter((n) => n.endsWith('.ach'))
+    .sort()
+    .map((name) => ({ name, text: fs.readFileSync(path.join(server.inbox, name), 'latin1') }));
+
+describe.skipIf(sshdMissing)('ACH payouts over a real SFTP server', () => {
+  let server: SftpServer;
+  let t: TestApp;
+  let c: Caller;
+  let ach: AchConnector;
+  let clock = new Date('2026-11-27T14:00:00Z'); // 09:00 in New York on a banking day
+  const bank = () => new SandboxAchBank({ inbox: server.inbox, outbox: server.outbox, pending: path.join(server.dir, 'pending') }, RULES, () => clock);
+
+  /** The worker's job runner, ticked until no job is due (payouts handed over, files uploaded). */
+  async function work(): Promise<void> {
+    const runner = createRunner(t.ctx);
+    try {
+      for (let i = 0; i < 1000; i++) {
+        await runner.tick();
+        const [due] = await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE status = 'queued' AND run_at <= now() AND kind <> 'ach.poll'");
+        if (due?.n === 0) break;
+      }
+    } finally {
+      await runner.stop();
+    }
+  }
+
+  beforeAll(async () => {
+    server = await startSftpServer();
+    t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { ach: 'ach' }, ach: achSection(server) }) } });
+    ach = t.ctx.connectors.get('ach') as AchConnector;
+    ach.runtime.now = () => clock;
+    c = await payingWorkspace(t);
+    await fund(c, 'USD', '100000');
+  }, 180_000);
+  afterAll(async () => {
+    await t?.close();
+    await server?.stop();
+  });
+
+  async function pay(beneficiary: Record<string, unknown>, amount: string): Promise<string> {
+    const res = await c.request('POST', '/v1/payouts', { clientRef: ref('ach'), amount, currency: 'USD', route: 'ach', beneficiary });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json<{ id: string }>().id;
+  }
+
+  async function status(id: string) {
+    return (await c.request('GET', `/v1/payouts/${id}`)).json<{ status: string; failureReason: string | null; returnReason?: { code: string; description: string } | null }>();
+  }
+
+  async function cutAndSend(): Promise<void> {
+    await work(); // handed over to the connector
+    await new Promise((r) => setTimeout(r, 1100)); // the section's maxSeconds: the oldest payout is due
+    await runCutoff(t.ctx, ach.runtime);
+    await work();
+  }
+
+  it('pays to a NACHA file and back as R03: reverted with the code, the funds back once', async () => {
+    const before = await balance(c, 'USD');
+    const id = await pay(US_PERSON('55550003'), '25.00');
+    await cutAndSend();
+    expect((await status(id)).status).toBe('processing');
+    const [file] = inbox(server);
+    expect(file).toBeDefined();
+    const read = readNacha(file!.text);
+    expect(read.batches[0]).toMatchObject({ sec: 'PPD', effectiveDate: '261127' });
+    expect(read.totalCreditCents).toBe(2500n);
+    // The effective date comes: paid. Then the ODFI's return comes back.
+    await runPoll(t.ctx, ach.runtime);
+    expect((await status(id)).status).toBe('paid');
+    expect(bank().tick()).toHaveLength(1);
+    await runPoll(t.ctx, ach.runtime);
+    const after = await status(id);
+    expect(after).toMatchObject({ status: 'failed', returnReason: { code: 'R03', description: expect.stringContaining('no account') } });
+    expect((await eventTypesOf(t, id)).filter((e) => e === 'payout.reverted')).toHaveLength(1);
+    expect((await balance(c, 'USD'))?.balance).toBe(before?.balance);
+    // The same return file read again (put back in the outbox) applies nothing.
+    const archived = fs.readdirSync(path.join(server.outbox, 'archive'));
+    for (const name of archived) fs.copyFileSync(path.join(server.outbox, 'archive', name), path.join(server.outbox, name));
+    await runPoll(t.ctx, ach.runtime);
+    for (const name of archived) fs.rmSync(path.join(server.outbox, name));
+    expect((await balance(c, 'USD'))?.balance).toBe(before?.balance);
+    expect((await eventTypesOf(t, id)).filter((e) => e === 'payout.reverted')).toHaveLength(1);
+  }, 120_000);
+
+  it('corrects the saved beneficiary\'s account number with a C01, audited', async () => {
+    const beneficiaryId = await saveBeneficiary(c, US_PERSON('55550101'));
+    const id = await pay({ id: beneficiaryId }, '10.00');
+    await cutAndSend();
+    expect(bank().tick()).toHaveLength(1);
+    await runPoll(t.ctx, ach.runtime);
+    const saved = (await c.request('GET', `/v1/beneficiaries/${beneficiaryId}`)).json<{ accounts: { data: { accountNumber: string } }[] }>();
+    expect(saved.accounts[0]?.data.accountNumber).toBe('55550199');
+    const audit = await t.ctx.db.query<{ body: { railCode: string; change: string } }>("SELECT body FROM operator_audit_log WHERE path = $1", [`/v1/beneficiaries/${beneficiaryId}`]);
+    expect(audit.map((a) => [a.body.change, a.body.railCode])).toEqual([['beneficiary.account_corrected', 'C01']]);
+    expect((await status(id)).status).toBe('paid');
+  }, 120_000);
+
+  it('puts 1,000 payouts across a cut-off each in exactly one file, Same Day before it and next day after, with control totals an independent library agrees with', async () => {
+    const already = new Set(inbox(server).map((f) => f.name));
+    const ids: string[] = [];
+    const make = async (n: number) => {
+      for (let i = 0; i < n; i += 50) ids.push(...(await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, k) => pay(US_PERSON(`7000${String(ids.length + k).padStart(4, '0')}`), `${1 + ((i + k) % 97)}.${String((i + k) % 100).padStart(2, '0')}`)))));
+    };
+    clock = new Date('2026-11-30T19:40:00Z'); // 14:40 New York, five minutes before the last Same Day cut-off
+    await make(500);
+    await cutAndSend();
+    clock = new Date('2026-11-30T19:50:00Z'); // 14:50: past it
+    await make(500);
+    await cutAndSend();
+    const files = inbox(server).filter((f) => !already.has(f.name));
+    expect(files).toHaveLength(2);
+    const rows = await t.ctx.db.query<{ payout_id: string; amount_minor: string; trace_number: string; file_name: string }>(
+      'SELECT p.payout_id::text AS payout_id, p.amount_minor::text AS amount_minor, p.trace_number, f.file_name FROM ach_payouts p JOIN ach_files f ON f.id = p.file_id WHERE p.payout_id = ANY($1::uuid[])',
+      [ids],
+    );
+    expect(rows).toHaveLength(1000);
+    const traces = files.flatMap((f) => readNacha(f.text).batches.flatMap((b) => b.entries.map((e) => e.traceNumber)));
+    expect(traces).toHaveLength(1000);
+    expect(new Set(traces).size).toBe(1000);
+    expect(new Set(rows.map((r) => r.trace_number))).toEqual(new Set(traces));
+    const effective = files.map((f) => readNacha(f.text).batches.map((b) => b.effectiveDate));
+    expect(effective).toEqual([['261130'], ['261201']]);
+    for (const f of files) {
+      const lib = nacha.from(f.text).data;
+      const entries = lib.batches.flatMap((b) => b.entries);
+      const mine = rows.filter((r) => r.file_name === f.name);
+      expect(entries).toHaveLength(500);
+      expect(lib.file.footer.entryAndAddendaCount).toBe(500);
+      expect(BigInt(lib.file.footer.totalCredit)).toBe(mine.reduce((s, r) => s + BigInt(r.amount_minor), 0n));
+      expect(BigInt(lib.file.footer.totalCredit)).toBe(entries.reduce((s, e) => s + BigInt(e.amount), 0n));
+      expect(BigInt(lib.file.footer.entryHash)).toBe(entries.reduce((s, e) => s + BigInt(e.receivingDFIIdentification), 0n) % 10_000_000_000n);
+    }
+  }, 600_000);
+});
