@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -71,6 +73,46 @@ describe('reading ISO 20022 answers', () => {
     // Within a notification the reason holds that notification only.
     const notification = parseInbound(camt054({ account: ACCOUNT, entries: [{ direction: 'debit', amount: '10.001', endToEndId: E2E }] })) as Notification;
     expect(notification.notifications[0]?.unreadable).toMatch(/more decimals/);
+  });
+
+  it('entities and DTDs (six variants, external ones included), 100,000-deep nesting, UTF-16 and non-XML are refused with the reason, nothing fetched and nothing leaked', async () => {
+    const requests: string[] = [];
+    const server = http.createServer((req, res) => {
+      requests.push(req.url ?? '');
+      res.end('<!ENTITY leak "LEAKED">');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const body = (inner: string) => `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.054.001.08"><BkToCstmrDbtCdtNtfctn><GrpHdr><MsgId>${inner}</MsgId></GrpHdr></BkToCstmrDbtCdtNtfctn></Document>`;
+    const refused = (xml: string | Buffer) => {
+      try {
+        parseInbound(xml);
+      } catch (err) {
+        expect(err).toBeInstanceOf(InboundParseError);
+        return (err as Error).message;
+      }
+      throw new Error('parsed');
+    };
+    try {
+      const variants = [
+        `<!DOCTYPE Document [<!ENTITY x "internal">]>${body('&x;')}`,
+        `<!DOCTYPE Document [<!ENTITY x SYSTEM "file:///etc/passwd">]>${body('&x;')}`,
+        `<!DOCTYPE Document [<!ENTITY x SYSTEM "${base}/xxe">]>${body('&x;')}`,
+        `<!DOCTYPE Document [<!ENTITY % p SYSTEM "${base}/parameter"> %p;]>${body('&leak;')}`,
+        `<!DOCTYPE Document SYSTEM "${base}/dtd">${body('&leak;')}`,
+        `<!DOCTYPE Document [<!ENTITY a "ha"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;">]>${body('&c;')}`,
+      ];
+      for (const xml of variants) expect(refused(xml), xml).toMatch(/DOCTYPE/);
+      // An entity used without a declaration is no entity either.
+      expect(refused(body('&passwd;'))).toMatch(/not well-formed/);
+      expect(refused('<a>'.repeat(100_000) + '</a>'.repeat(100_000))).toMatch(/nest deeper than 100 levels/);
+      expect(refused(Buffer.from(`\ufeff<?xml version="1.0" encoding="UTF-16"?>${body('M1')}`, 'utf16le'))).toMatch(/UTF-16/);
+      expect(refused(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]))).toMatch(/not well-formed|UTF-16/);
+      expect(refused('{"not": "xml"}')).toMatch(/not well-formed/);
+      expect(requests).toEqual([]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('an EndToEndId names a payout by its id without dashes (or with them); anything else names none', () => {

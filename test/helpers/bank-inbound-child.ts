@@ -19,6 +19,7 @@ await transportOf(bank).withOutbox((source) =>
     accounts: bank.accounts,
     maxFileBytes: bank.inbound.maxFileBytes,
     chunkEntries: bank.inbound.chunkEntries,
+    readMemoryMb: bank.inbound.readMemoryMb,
     onEntry: async (index) => {
       if (index !== stopAfter) return;
       process.stdout.write('HALFWAY\n');

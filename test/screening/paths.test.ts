@@ -34,7 +34,7 @@ beforeAll(async () => {
   c = await payingWorkspace(t);
   await fund(c, 'EUR', '5000.00');
   await loadAll(t);
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await t?.close();
 });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { normalizeFingerprint, type BankSftp } from '../bank/bank.config.js';
-import { isAbaRoutingNumber } from '../../domains/corridors/account-formats.js';
+import { isAbaRoutingNumber } from '../../platform/lib/bank-account.js';
 import { isTimeZone, type AchCalendar } from './calendar.js';
 
 /**

@@ -12,6 +12,7 @@ import { changeCode, correctedFields, returnCode } from './codes.js';
 import type { AchConfig } from './config.js';
 import { NachaError, readNacha, TX, writeNacha, type BatchToWrite, type EntryToWrite, type ReadFile, type SecCode } from './nacha.js';
 import * as repo from './repository.js';
+import { readWhole } from '../bank/bank.port.js';
 import type { AchTransport } from './transport.js';
 
 export const ACH_CUTOFF_JOB = 'ach.cutoff';
@@ -315,7 +316,7 @@ export async function runPoll(ctx: AppContext, ach: AchRuntime): Promise<Date> {
   const results: InboundOutcome[] = await ach.transport.withOutbox(async (source) => {
     const out: InboundOutcome[] = [];
     for (const waiting of await source.list()) {
-      const bytes = await source.read(waiting.name);
+      const bytes = await readWhole(source, waiting.name);
       out.push(await takeIn(ctx, ach, waiting.name, bytes));
       const last = out[out.length - 1] as InboundOutcome;
       // A file seen before (the same bytes again) may find its archived twin in the way: it stays, and its hash keeps it from applying.

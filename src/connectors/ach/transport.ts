@@ -23,7 +23,7 @@ const isNachaName = (name: string): boolean => /\.(ach|txt)$/i.test(name);
 function nachaSource(inner: InboundSource, list: () => Promise<WaitingFile[]>): InboundSource {
   return {
     list: async () => (await list()).filter((f) => isNachaName(f.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-    read: (name) => inner.read(name),
+    download: (name, to) => inner.download(name, to),
     archive: (name) => inner.archive?.(name) ?? Promise.resolve(),
     quarantine: (name) => inner.quarantine?.(name) ?? Promise.resolve(),
   };

@@ -13,7 +13,7 @@ import { toEpcLatin } from './epc-latin.js';
  *   { "sftp": { "host", "port", "username", "privateKeyFile", "hostKeySha256", "inbox": "/in", "outbox": "/out" },
  *     "accounts": [{ "id": "eur-main", "iban": "…", "bic": "…", "name": "…", "currency": "EUR" }],
  *     "cutoff": { "maxPayouts": 500, "maxSeconds": 60 }, "pollSeconds": 30,
- *     "inbound": { "maxFileBytes": 26214400, "chunkEntries": 500 },
+ *     "inbound": { "maxFileBytes": 26214400, "chunkEntries": 500, "readMemoryMb": 512 },
  *     "maxCredit": { "EUR": "5000000.00" }, "calendar": { "timeZone": "Europe/Berlin", "cutoffTime": "15:00" } }
  *
  * An account may carry its postal address (`"address": { "street", "buildingNumber", "postcode",
@@ -75,9 +75,10 @@ export interface BankConfig {
   pollSeconds: number;
   /**
    * The bank's answers: a file larger than `maxFileBytes` (from the SFTP listing, before any download)
-   * is quarantined unread; a file is applied `chunkEntries` entries to a transaction.
+   * is quarantined unread; a large file is read in a process of its own whose heap is `readMemoryMb` (a file
+   * that needs more is quarantined); a file is applied `chunkEntries` entries to a transaction.
    */
-  inbound: { maxFileBytes: number; chunkEntries: number };
+  inbound: { maxFileBytes: number; chunkEntries: number; readMemoryMb: number };
   /** The largest single credit taken in without the operator, by currency, in minor units (`maxCredit`). */
   maxCredit: Record<string, bigint>;
   /** When the bank executes: its time zone and cut-off time (`calendar`); weekends and TARGET2 closing days never. */
@@ -105,6 +106,8 @@ export function creditLimitMinor(config: Pick<BankConfig, 'accounts' | 'maxCredi
 export const INBOUND_MAX_FILE_BYTES_DEFAULT = 25 * 1024 * 1024;
 export const INBOUND_MAX_FILE_BYTES_MAX = 1024 * 1024 * 1024;
 export const INBOUND_CHUNK_ENTRIES_DEFAULT = 500;
+/** The heap of the process reading a large file, in MB: a 25 MiB notification reads in well under 256 MB. */
+export const INBOUND_READ_MEMORY_MB_DEFAULT = 512;
 
 /** Files of at most this many payouts (EPC and CBPR+ set no lower bound; banks often take 10,000 or more). */
 export const CUTOFF_MAX_PAYOUTS_MAX = 100_000;
@@ -294,6 +297,7 @@ export function parseBankConfig(section: unknown, env = 'production'): BankConfi
     inbound: {
       maxFileBytes: integer(inbound, 'maxFileBytes', 'inbound.', 1, INBOUND_MAX_FILE_BYTES_MAX, INBOUND_MAX_FILE_BYTES_DEFAULT),
       chunkEntries: integer(inbound, 'chunkEntries', 'inbound.', 1, 10_000, INBOUND_CHUNK_ENTRIES_DEFAULT),
+      readMemoryMb: integer(inbound, 'readMemoryMb', 'inbound.', 32, 65_536, INBOUND_READ_MEMORY_MB_DEFAULT),
     },
     maxCredit: maxCreditSection(o.maxCredit),
     calendar: calendarSection(o.calendar),

@@ -13,6 +13,7 @@ export { decimalSum, transferAtLine } from './pain001.js';
 export { validatePain001, type Validation } from './pain001.validate.js';
 export { STATUS_REASONS, RETURN_REASONS, type ReasonCode } from './inbound/reason-codes.js';
 export type { InboundSource, WaitingFile } from './inbound/inbound.source.js';
+export { readWhole } from './inbound/inbound.source.js';
 export {
   insertBankPayouts,
   releaseBankPayout,

@@ -294,6 +294,7 @@ export async function runPoll(ctx: AppContext, bank: BankRuntime, connectorName:
       payoutsOfMessage: (tx, msgId, pmtInfId) => repo.payoutsOfMessage(tx, msgId, pmtInfId),
       maxFileBytes: bank.config.inbound.maxFileBytes,
       chunkEntries: bank.config.inbound.chunkEntries,
+      readMemoryMb: bank.config.inbound.readMemoryMb,
       creditLimit: (account, currency) => creditLimitMinor(bank.config, account, currency),
       sentMessageOf: async (tx, payoutId) => {
         const sent = await repo.sentMessageOf(tx, payoutId);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import SftpClient from 'ssh2-sftp-client';
 import type { BankSftp } from './bank.config.js';
 import type { InboundSource, WaitingFile } from './inbound/inbound.source.js';
@@ -105,10 +106,18 @@ export class SftpOutboxSource implements InboundSource {
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  async read(name: string): Promise<Buffer> {
-    const content = await this.client.get(this.path(basename(name)));
-    // An empty file comes back as no buffer at all: its bytes are none.
-    return Buffer.isBuffer(content) ? content : Buffer.alloc(0);
+  /** Streams the file to the local path, piece by piece (an empty file too: its local copy is empty). */
+  async download(name: string, to: string): Promise<void> {
+    const out = fs.createWriteStream(to);
+    // The client resolves when the remote stream ends; the local file is complete when it closes.
+    const closed = new Promise<void>((resolve, reject) => out.on('close', resolve).on('error', reject));
+    try {
+      await this.client.get(this.path(basename(name)), out);
+    } catch (err) {
+      out.destroy();
+      throw err;
+    }
+    await closed;
   }
 
   archive(name: string): Promise<void> {

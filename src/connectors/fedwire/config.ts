@@ -1,4 +1,4 @@
-import { isAbaRoutingNumber } from '../../domains/corridors/account-formats.js';
+import { isAbaRoutingNumber } from '../../platform/lib/bank-account.js';
 import { parseSftpSection, toEpcLatin, type BankSftp } from '../bank/bank.port.js';
 import { FUNDS_SERVICE, minutesOf } from './calendar.js';
 

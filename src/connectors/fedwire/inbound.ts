@@ -14,6 +14,7 @@ import {
   payoutsOfMessage,
   quarantineInboundFile,
   startApplyingInboundFile,
+  readWhole,
   takeInEach,
   type InboundFileRow,
   type InboundSource,
@@ -218,7 +219,7 @@ export async function takeInWireFile(ctx: AppContext, fw: FedwireRuntime, source
     await insertInboundFile(ctx.db, { id: newId(), name: waiting.name, sha256: null, size: waiting.size, status: 'quarantined', reason });
     return { name: waiting.name, outcome: 'quarantined', reason };
   }
-  const content = await source.read(waiting.name);
+  const content = await readWhole(source, waiting.name);
   const sha256 = createHash('sha256').update(content).digest('hex');
   let file = await findInboundFileBySha(ctx.db, sha256);
   const fresh = !file;

@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { AppContext } from '../../../platform/context.js';
 import type { Sql, Tx } from '../../../platform/db/db.js';
 import type { PageRequest } from '../../../platform/db/pagination.js';
 import { newId } from '../../../platform/lib/ids.js';
 import { formatAmount, formatIsoAmount } from '../../../platform/lib/money.js';
-import { creditLimitMinor, INBOUND_CHUNK_ENTRIES_DEFAULT, INBOUND_MAX_FILE_BYTES_DEFAULT, type BankAccount } from '../bank.config.js';
+import { creditLimitMinor, INBOUND_CHUNK_ENTRIES_DEFAULT, INBOUND_MAX_FILE_BYTES_DEFAULT, INBOUND_READ_MEMORY_MB_DEFAULT, type BankAccount } from '../bank.config.js';
 import { normaliseIban } from '../../../platform/lib/bank-account.js';
 import { receiveRailDeposit } from '../../../domains/deposits/deposits.port.js';
 import { reportPayoutOutcomes, type PayoutOutcome } from '../../../domains/payouts/payouts.port.js';
@@ -14,14 +18,18 @@ import { payoutIdOfEndToEndId } from './end-to-end.js';
 import * as repo from './inbound.repository.js';
 import type { InboundFileRow } from './inbound.repository.js';
 import type { InboundSource, WaitingFile } from './inbound.source.js';
-import { InboundParseError, parseInbound, type Amount, type Balance, type Entry, type EntryTransaction, type InboundMessage, type Notification, type ReportedAccount, type PaymentReturn, type Reason, type StatementMessage, type StatusReport } from './iso20022.parse.js';
+import { readInboundFile } from './inbound.reader.js';
+import { InboundParseError, type Amount, type Balance, type Entry, type EntryTransaction, type InboundMessage, type Notification, type ReportedAccount, type PaymentReturn, type Reason, type StatementMessage, type StatusReport } from './iso20022.parse.js';
 import { describeReason, RETURN_REASONS, STATUS_REASONS } from './reason-codes.js';
 
 /*
- * Taking in what the bank sends back. A file is recorded before it is read (its size from the
- * listing, its sha256, status 'received'); one larger than the configured limit is quarantined from
- * the listing's size, never downloaded; one that cannot be read is quarantined with the reason, and
- * the files after it go on. A file read is applied in chunks of `chunkEntries` entries, each chunk ONE
+ * Taking in what the bank sends back. A file is downloaded to a local file (streamed), hashed as a
+ * stream and recorded before it is read (its size, its sha256, status 'received'); one larger than the
+ * configured limit is quarantined from the listing's size, never downloaded; one that cannot be read
+ * is quarantined with the reason, and the files after it go on. Reading is streamed, in a process
+ * of its own for all but small files (inbound.reader.ts), so the API answers while a large file is read;
+ * each start of a read is counted first, and a file whose reading stopped the process MAX_READ_ATTEMPTS
+ * times is quarantined instead of read again. A file read is applied in chunks of `chunkEntries` entries, each chunk ONE
  * transaction with every posting, event and record it makes and the file's progress: a process killed
  * halfway resumes at the first chunk not committed, and each entry is applied exactly once; a credit
  * is also taken once by the booking's own identity (creditIdentity), whichever file or resend brings
@@ -47,6 +55,12 @@ export interface InboundOptions {
   maxFileBytes?: number | undefined;
   /** The entries applied in one transaction; default INBOUND_CHUNK_ENTRIES_DEFAULT. */
   chunkEntries?: number | undefined;
+  /** The heap, in MB, of the process reading a large file; default INBOUND_READ_MEMORY_MB_DEFAULT. */
+  readMemoryMb?: number | undefined;
+  /** Called when reading a recorded file starts, its attempt counted (a test stops a process here, as a crash would). */
+  onReadStart?: ((fileId: string, attempt: number) => Promise<void> | void) | undefined;
+  /** Progress of reading a large file in its own process: the bytes read so far. */
+  onReadProgress?: ((bytes: number) => void) | undefined;
   /**
    * The message (MsgId) and payment information block a payout was sent in, from the same record:
    * a rejection naming the payout under another message, or one Corridor never sent, fails nothing.
@@ -422,7 +436,7 @@ const APPLY: { [K in InboundMessage['kind']]: (run: Run, m: Extract<InboundMessa
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** Moves the event loop on: requests are answered between the steps of a long file. */
+/** Moves the event loop on: requests are answered between the chunks of a long file. */
 const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function quarantined(ctx: AppContext, name: string, fileId: string, reason: string): Promise<FileResult> {
@@ -437,15 +451,21 @@ async function quarantineUnread(ctx: AppContext, file: WaitingFile, limit: numbe
   return quarantined(ctx, file.name, (row as InboundFileRow).id, reason);
 }
 
+/** The sha256 of a local file, hashed as it streams (never held whole). */
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const piece of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(piece as Buffer);
+  return hash.digest('hex');
+}
+
 /**
- * Records a file read from the source before anything else is done with it: the row found by its
- * hash (a file seen before, perhaps left halfway by a process that died), or a new one 'received'.
+ * Records a file downloaded from the source before anything else is done with it: the row found by
+ * its hash (a file seen before, perhaps left halfway by a process that died), or a new one 'received'.
  */
-async function recordFile(ctx: AppContext, name: string, content: Buffer): Promise<{ file: InboundFileRow; fresh: boolean }> {
-  const sha256 = createHash('sha256').update(content).digest('hex');
+async function recordFile(ctx: AppContext, name: string, sha256: string, size: number): Promise<{ file: InboundFileRow; fresh: boolean }> {
   const existing = await repo.findFileBySha(ctx.db, sha256);
   if (existing) return { file: existing, fresh: false };
-  const inserted = await repo.insertFile(ctx.db, { id: newId(), name, sha256, size: content.length, status: 'received', reason: null });
+  const inserted = await repo.insertFile(ctx.db, { id: newId(), name, sha256, size, status: 'received', reason: null });
   return inserted ? { file: inserted, fresh: true } : { file: (await repo.findFileBySha(ctx.db, sha256)) as InboundFileRow, fresh: false };
 }
 
@@ -455,26 +475,36 @@ function wholeFileUnreadable(message: InboundMessage): string | undefined {
   return parts.length > 0 && parts.every((p) => p.unreadable !== undefined) ? parts[0]?.unreadable : undefined;
 }
 
+/** A downloaded file, where it lies and how large it is. */
+interface Downloaded {
+  path: string;
+  size: number;
+}
+
+const read = (local: Downloaded, options: InboundOptions) =>
+  readInboundFile(local.path, local.size, { memoryMb: options.readMemoryMb ?? INBOUND_READ_MEMORY_MB_DEFAULT, onProgress: options.onReadProgress });
+
 /**
  * Reads a recorded file into its message, or quarantines it with the reason: whatever the reader
- * cannot take (not XML, an impossible date, a field missing, a reader failure) holds this file only.
- * Each read is counted first, so a file that kills the process while it is read is quarantined after
- * MAX_READ_ATTEMPTS instead of killing it again after every restart.
+ * cannot take (not XML, an impossible date, a field missing, more memory than the reader may use)
+ * holds this file only. Each read is counted first, so a file that kills the process while it is
+ * read is quarantined after MAX_READ_ATTEMPTS instead of killing it again after every restart.
  */
-async function readFile(ctx: AppContext, file: InboundFileRow, fresh: boolean, content: Buffer): Promise<{ message: InboundMessage } | FileResult> {
+async function readFile(ctx: AppContext, file: InboundFileRow, fresh: boolean, local: Downloaded, options: InboundOptions): Promise<{ message: InboundMessage } | FileResult> {
   const attempt = fresh ? file.attempts : await repo.countAttempt(ctx.db, file.id);
   const quarantine = async (reason: string, message?: InboundMessage) => {
     await repo.quarantineFile(ctx.db, file.id, reason, message && { type: message.kind, version: message.version, id: message.messageId });
     return quarantined(ctx, file.name, file.id, reason);
   };
-  if (attempt > MAX_READ_ATTEMPTS) return quarantine(`reading the file stopped the process ${attempt - 1} times; not read again`);
-  if (content.length === 0) return quarantine('the file is empty (0 bytes)');
-  await yieldToOthers();
+  if (attempt > MAX_READ_ATTEMPTS) return quarantine(`reading the file was started ${attempt - 1} times and never finished (the process stopped while reading it): not read again`);
+  if (local.size === 0) return quarantine('the file is empty (0 bytes)');
+  await options.onReadStart?.(file.id, attempt);
   let message: InboundMessage;
   try {
-    message = parseInbound(content);
+    message = await read(local, options);
   } catch (err) {
-    return quarantine(err instanceof InboundParseError ? err.message : `the file could not be read: ${errorText(err)}`);
+    if (!(err instanceof InboundParseError)) throw err;
+    return quarantine(err.message);
   }
   const nothingReadable = wholeFileUnreadable(message);
   if (nothingReadable) return quarantine(nothingReadable, message);
@@ -508,20 +538,43 @@ async function applyChunks(ctx: AppContext, fileId: string, message: InboundMess
   }
 }
 
+/** A file that could not be taken in for a reason other than its content (the database away), with its row when it was recorded. */
+export class TakeInError extends Error {
+  constructor(
+    readonly fileId: string | undefined,
+    cause: unknown,
+  ) {
+    super(errorText(cause), { cause });
+  }
+}
+
 /** Takes in one file of the source: quarantines it, applies it chunk by chunk (or goes on where a stopped process left it), or knows it already. */
 export async function takeInFile(ctx: AppContext, source: InboundSource, waiting: WaitingFile, options: InboundOptions): Promise<FileResult> {
   const limit = options.maxFileBytes ?? INBOUND_MAX_FILE_BYTES_DEFAULT;
   if (waiting.size > limit) return quarantineUnread(ctx, waiting, limit);
-  const content = await source.read(waiting.name);
-  const { file, fresh } = await recordFile(ctx, waiting.name, content);
-  if (file.status === 'processed' || file.status === 'quarantined') return { name: waiting.name, outcome: 'duplicate', fileId: file.id };
-  if (file.status === 'received') {
-    const read = await readFile(ctx, file, fresh, content);
-    if ('outcome' in read) return read;
-    return applyChunks(ctx, file.id, read.message, options);
+  const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'corridor-bank-'));
+  let fileId: string | undefined;
+  try {
+    const local = { path: path.join(folder, 'file.xml'), size: 0 };
+    await source.download(waiting.name, local.path);
+    local.size = (await fs.stat(local.path)).size;
+    // The listing may have been made before the bank finished writing: the size downloaded is held to the limit too.
+    if (local.size > limit) return await quarantineUnread(ctx, { name: waiting.name, size: local.size }, limit);
+    const { file, fresh } = await recordFile(ctx, waiting.name, await sha256Of(local.path), local.size);
+    fileId = file.id;
+    if (file.status === 'processed' || file.status === 'quarantined') return { name: waiting.name, outcome: 'duplicate', fileId: file.id };
+    if (file.status === 'received') {
+      const result = await readFile(ctx, file, fresh, local, options);
+      if ('outcome' in result) return result;
+      return await applyChunks(ctx, file.id, result.message, options);
+    }
+    // A file a stopped process left applying halfway: the same bytes (its hash) read into the same units, applied from the first chunk not committed.
+    return await applyChunks(ctx, file.id, await read(local, options), options);
+  } catch (err) {
+    throw new TakeInError(fileId, err);
+  } finally {
+    await fs.rm(folder, { recursive: true, force: true });
   }
-  // A file a stopped process left applying halfway: the same bytes (its hash) read into the same units, applied from the first chunk not committed.
-  return applyChunks(ctx, file.id, parseInbound(content), options);
 }
 
 /**
@@ -549,12 +602,11 @@ export async function takeInEach<R extends { outcome: string }>(
     let result: R;
     try {
       result = await takeIn(waiting);
-    } catch (err) {
-      const sha = await source.read(waiting.name).then((c) => createHash('sha256').update(c).digest('hex')).catch(() => undefined);
-      const row = sha ? await repo.findFileBySha(ctx.db, sha).catch(() => undefined) : undefined;
-      if (row) await repo.setLastError(ctx.db, row.id, errorText(err)).catch(() => undefined);
-      ctx.log.error({ file: waiting.name, err }, 'bank file could not be taken in; the next files go on, it is tried again at the next look');
-      results.push(failed(waiting.name, row?.id, errorText(err)));
+    } catch (failure) {
+      const { fileId, cause } = failure instanceof TakeInError ? failure : { fileId: undefined, cause: failure };
+      if (fileId) await repo.setLastError(ctx.db, fileId, errorText(cause)).catch(() => undefined);
+      ctx.log.error({ file: waiting.name, err: cause }, 'bank file could not be taken in; the next files go on, it is tried again at the next look');
+      results.push(failed(waiting.name, fileId, errorText(cause)));
       continue;
     }
     results.push(result);

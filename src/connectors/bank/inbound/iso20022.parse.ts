@@ -1,4 +1,4 @@
-import { XMLParser } from 'fast-xml-parser';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { iso4217Scale } from '../../../platform/lib/currencies.js';
 
 /*
@@ -7,6 +7,13 @@ import { iso4217Scale } from '../../../platform/lib/currencies.js';
  * version (the namespace is kept as `version`), so neighbouring versions of a message read the same:
  * pain.002.001.10 and .11, camt.05x.001.08 and the .04 many banks still send, pacs.004.001.09 and .10.
  * What cannot be read is an `InboundParseError` with the reason; nothing is guessed.
+ *
+ * The XML is read as a stream (saxes, a streaming XML parser) by `MessageReader`: it is fed the file
+ * piece by piece and never holds the document's text; each entry (`Ntry`) is read into its `Entry`
+ * as soon as it closes, so what stays in memory is the entries read, not the elements they came in.
+ * A DOCTYPE (and with it any entity or DTD) ends the reading at once, as does nesting deeper than
+ * MAX_DEPTH, a UTF-16 or UTF-32 file, or anything not well-formed. inbound.reader.ts runs a reader
+ * in a process of its own, off the event loop that answers the API.
  */
 
 export class InboundParseError extends Error {}
@@ -16,16 +23,8 @@ const REPEATING = new Set([
   'OrgnlPmtInfAndSts', 'TxInfAndSts', 'StsRsnInf', 'AddtlInf', 'Ntfctn', 'Stmt', 'Ntry', 'NtryDtls', 'TxDtls', 'Bal', 'Ustrd', 'Strd', 'TxInf', 'RtrRsnInf', 'AddtlNtryInf',
 ]);
 
-const parser = new XMLParser({
-  removeNSPrefix: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  textNodeName: '#text',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  isArray: (name) => REPEATING.has(name),
-});
+/** ISO 20022 messages nest about twenty elements deep; a file nesting deeper than this is refused, not followed. */
+export const MAX_DEPTH = 100;
 
 export type Node = Record<string, unknown>;
 
@@ -208,7 +207,19 @@ function creditorReference(tx: Node): string | undefined {
   return typeof first === 'string' ? first : undefined;
 }
 
+/** An entry the streaming reader read when its element closed (or why it could not), in place of the element. */
+const READ_ENTRY = Symbol('entry read');
+const UNREADABLE_ENTRY = Symbol('entry unreadable');
+
 function entry(node: Node): Entry {
+  const read = (node as { [READ_ENTRY]?: Entry })[READ_ENTRY];
+  if (read) return read;
+  const unreadable = (node as { [UNREADABLE_ENTRY]?: string })[UNREADABLE_ENTRY];
+  if (unreadable !== undefined) throw new InboundParseError(unreadable);
+  return readEntry(node);
+}
+
+function readEntry(node: Node): Entry {
   const direction = required(node, 'CdtDbtInd of an entry', 'CdtDbtInd');
   if (direction !== 'CRDT' && direction !== 'DBIT') throw new InboundParseError(`CdtDbtInd ${direction} is neither CRDT nor DBIT`);
   const domain = at(node, 'BkTxCd', 'Domn');
@@ -393,13 +404,11 @@ function documentOf(parsed: Node): Node | undefined {
 }
 
 /**
- * The message and version the Document's namespace names: `camt.053.001.08`, and national variants
+ * The message and version a Document's namespace names: `camt.053.001.08`, and national variants
  * in their own namespaces such as SIX's `http://www.six-interbank-clearing.com/de/pain.002.001.03.ch.02.xsd`
  * (`pain.002.001.03.ch.02`).
  */
-function versionOf(source: string): string {
-  const tag = /<(?:[\w.-]+:)?Document\b[^>]*>/.exec(source)?.[0] ?? '';
-  const namespaces = [...tag.matchAll(/\sxmlns(?::[\w.-]+)?\s*=\s*["']([^"']*)["']/g)].map((m) => m[1] ?? '');
+function versionOf(namespaces: readonly string[]): string {
   for (const ns of namespaces) {
     const version = /([a-z]{4}\.\d{3}\.\d{3}\.\d{2}(?:\.[a-z]{2}\.\d{2})?)/.exec(ns)?.[1];
     if (version) return version;
@@ -407,34 +416,167 @@ function versionOf(source: string): string {
   return 'unknown';
 }
 
-/**
- * An ISO 20022 file's <Document> and the message version its namespace names, read safely: a file
- * declaring a DOCTYPE or entities is refused before it is parsed (no entity is ever expanded). Shared
- * with the fedwire connector's reader (src/connectors/fedwire/parse.ts).
- */
-export function readIsoDocument(file: Buffer | string): { doc: Node; version: string } {
-  const source = typeof file === 'string' ? file : file.toString('utf8');
-  if (/<!DOCTYPE|<!ENTITY/i.test(source)) throw new InboundParseError('the file declares a DOCTYPE or entities, which ISO 20022 messages never do');
-  let parsed: Node;
-  try {
-    parsed = parser.parse(source, true) as Node;
-  } catch (err) {
-    throw new InboundParseError(`not well-formed XML: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  const doc = documentOf(parsed);
-  if (!doc) throw new InboundParseError('no ISO 20022 <Document> root element, nor one inside an envelope beside its Business Application Header');
-  return { doc, version: versionOf(source) };
+const localName = (name: string) => name.slice(name.indexOf(':') + 1);
+
+/** An element being read: its attributes and children as they come, its text. */
+interface Open {
+  name: string;
+  node: Node;
+  text: string;
+  children: boolean;
+  attributes: boolean;
 }
 
-/** Reads one inbound file; throws InboundParseError with the reason when it is not a message Corridor reads. */
-export function parseInbound(file: Buffer | string): InboundMessage {
-  const { doc, version } = readIsoDocument(file);
-  const name = Object.keys(doc).find((k) => k in READERS);
-  if (!name) throw new InboundParseError(`a ${version} message: Corridor reads pain.002, camt.053, camt.054 and pacs.004`);
-  try {
-    return (READERS[name] as (typeof READERS)[string])(doc, version);
-  } catch (err) {
-    if (err instanceof InboundParseError) throw err;
-    throw new InboundParseError(`unreadable ${version}: ${err instanceof Error ? err.message : String(err)}`);
+/** Adds a read element to its parent: repeating elements (and any name met twice) as arrays. */
+function attach(parent: Node, name: string, value: unknown): void {
+  const existing = parent[name];
+  if (REPEATING.has(name)) {
+    if (Array.isArray(existing)) existing.push(value);
+    else parent[name] = existing === undefined ? [value] : [existing, value];
+  } else if (existing === undefined) parent[name] = value;
+  else if (Array.isArray(existing)) existing.push(value);
+  else parent[name] = [existing, value];
+}
+
+/**
+ * Reads one message from its bytes as they come (`write`, then `end`), without ever holding the
+ * file's text: the elements become nodes (attributes as `@name`, text as the value or `#text`,
+ * namespace prefixes dropped), and each `Ntry` its `Entry` the moment it closes.
+ */
+export class MessageReader {
+  private readonly parser = new SaxesParser({ xmlns: false });
+  private readonly decoder = new TextDecoder('utf-8');
+  private readonly root: Node = {};
+  private readonly stack: Open[] = [];
+  private namespaces: string[] | undefined;
+  private started = false;
+  /** The bytes written so far. */
+  bytes = 0;
+
+  constructor() {
+    this.parser.on('doctype', () => {
+      throw new InboundParseError('the file declares a DOCTYPE or entities, which ISO 20022 messages never do');
+    });
+    this.parser.on('opentag', (tag: SaxesTagPlain) => this.open(tag));
+    this.parser.on('text', (text: string) => this.textOf(text));
+    this.parser.on('cdata', (text: string) => this.textOf(text));
+    this.parser.on('closetag', () => this.close());
   }
+
+  /** The next bytes of the file. */
+  write(chunk: Uint8Array): void {
+    if (!this.started && chunk.length > 0) this.start(chunk);
+    this.bytes += chunk.length;
+    this.feed(this.decoder.decode(chunk, { stream: true }));
+  }
+
+  /** The file is all written: the message it holds, or an InboundParseError with the reason. */
+  end(): InboundMessage {
+    const { doc, version } = this.document();
+    const name = Object.keys(doc).find((k) => k in READERS);
+    if (!name) throw new InboundParseError(`a ${version} message: Corridor reads pain.002, camt.053, camt.054 and pacs.004`);
+    try {
+      return (READERS[name] as (typeof READERS)[string])(doc, version);
+    } catch (err) {
+      if (err instanceof InboundParseError) throw err;
+      throw new InboundParseError(`unreadable ${version}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** The file is all written: its <Document> and the message version its namespace names, whatever the message. */
+  document(): { doc: Node; version: string } {
+    this.feed(this.decoder.decode());
+    this.guard(() => this.parser.close());
+    const doc = documentOf(this.root);
+    if (!doc) throw new InboundParseError('no ISO 20022 <Document> root element, nor one inside an envelope beside its Business Application Header');
+    return { doc, version: versionOf(this.namespaces ?? []) };
+  }
+
+  /** ISO 20022 files are UTF-8: a UTF-16 or UTF-32 one (its byte order mark, or the zero bytes of its first characters) is refused, not read as garbage. */
+  private start(first: Uint8Array): void {
+    this.started = true;
+    const [a, b] = [first[0], first[1]];
+    if ((a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff) || a === 0 || b === 0) {
+      throw new InboundParseError('the file is UTF-16 or UTF-32; ISO 20022 messages are UTF-8');
+    }
+  }
+
+  private feed(text: string): void {
+    if (text) this.guard(() => this.parser.write(text));
+  }
+
+  private guard(step: () => unknown): void {
+    try {
+      step();
+    } catch (err) {
+      if (err instanceof InboundParseError) throw err;
+      throw new InboundParseError(`not well-formed XML: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private open(tag: SaxesTagPlain): void {
+    if (this.stack.length >= MAX_DEPTH) throw new InboundParseError(`the elements nest deeper than ${MAX_DEPTH} levels, which no ISO 20022 message does`);
+    const name = localName(tag.name);
+    const node: Node = {};
+    let attributes = false;
+    const namespaces: string[] = [];
+    for (const [key, value] of Object.entries(tag.attributes)) {
+      if (key === 'xmlns' || key.startsWith('xmlns:')) namespaces.push(value);
+      else {
+        node[`@${localName(key)}`] = value;
+        attributes = true;
+      }
+    }
+    if (name === 'Document' && this.namespaces === undefined) this.namespaces = namespaces;
+    const parent = this.stack[this.stack.length - 1];
+    if (parent) parent.children = true;
+    this.stack.push({ name, node, text: '', children: false, attributes });
+  }
+
+  private textOf(text: string): void {
+    const current = this.stack[this.stack.length - 1];
+    // The whitespace between an element's children is not kept (a notification's thousands of entries would pile it up).
+    if (current && !(current.children && text.trim() === '')) current.text += text;
+  }
+
+  private close(): void {
+    const el = this.stack.pop() as Open;
+    const text = el.text.trim();
+    let value: unknown;
+    if (!el.children && !el.attributes) value = text;
+    else {
+      if (text) el.node['#text'] = text;
+      value = el.node;
+    }
+    if (el.name === 'Ntry') value = readNow(value as Node);
+    attach(this.stack[this.stack.length - 1]?.node ?? this.root, el.name, value);
+  }
+}
+
+/** An entry read the moment its element closes: the entry, or why it cannot be read (thrown when its notification or statement is read). */
+function readNow(node: Node): Node {
+  try {
+    return { [READ_ENTRY]: readEntry(node) } as Node;
+  } catch (err) {
+    if (!(err instanceof InboundParseError)) throw err;
+    return { [UNREADABLE_ENTRY]: err.message } as Node;
+  }
+}
+
+/** Reads one inbound file held in memory (a small file, a test); throws InboundParseError with the reason when it is not a message Corridor reads. */
+export function parseInbound(file: Buffer | string): InboundMessage {
+  const reader = new MessageReader();
+  reader.write(typeof file === 'string' ? Buffer.from(file, 'utf8') : file);
+  return reader.end();
+}
+
+/**
+ * An ISO 20022 file's <Document> and the message version its namespace names, read with the same safe
+ * reader (a DOCTYPE or entity refused, nesting bounded, UTF-8 only), for messages the bank connector
+ * does not apply itself: the fedwire connector's reader (src/connectors/fedwire/parse.ts).
+ */
+export function readIsoDocument(file: Buffer | string): { doc: Node; version: string } {
+  const reader = new MessageReader();
+  reader.write(typeof file === 'string' ? Buffer.from(file, 'utf8') : file);
+  return reader.document();
 }
