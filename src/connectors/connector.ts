@@ -57,6 +57,12 @@ export interface Connector {
   verifyRecipient?(beneficiary: Record<string, unknown>): Promise<RecipientCheck>;
   /** Checks the connector's rail at start (a chain's node and token decimals); throws, and the process refuses to start, on a mismatch. */
   checkAtStart?(): Promise<void>;
+  /**
+   * The crypto networks this connector pays on `rail`, per currency (the chain connector: the networks
+   * of its configured chains with a hot wallet and that token). The catalog advertises only these for
+   * the rail; undefined: the catalog's networks as they are.
+   */
+  servedNetworks?(rail: string): Readonly<Record<string, readonly string[]>> | undefined;
 }
 
 export interface RecallAnswer {

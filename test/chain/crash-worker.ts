@@ -3,14 +3,15 @@
  * looks at the chains once with a hook that announces `REACHED <point>` on stdout and then waits
  * for ever, so the test kills it with SIGKILL exactly there (after signing and before broadcast, or
  * after broadcast and before the record is updated).
- *   node --import tsx test/chain/crash-worker.ts afterSign|afterBroadcast   (env: the test app's)
+ * (afterSweepSigned: a sweep recorded with its signed bytes, nothing of it sent).
+ *   node --import tsx test/chain/crash-worker.ts afterSign|afterBroadcast|afterSweepSigned   (env: the test app's)
  */
 import { loadConfig } from '../../src/platform/config.js';
 import { ChainWorker } from '../../src/connectors/chain/chain.worker.js';
 import { createLogger, openContext } from '../../src/runtime.js';
 
 const point = process.argv[2];
-if (point !== 'afterSign' && point !== 'afterBroadcast') throw new Error('usage: crash-worker.ts afterSign|afterBroadcast');
+if (point !== 'afterSign' && point !== 'afterBroadcast' && point !== 'afterSweepSigned') throw new Error('usage: crash-worker.ts afterSign|afterBroadcast|afterSweepSigned');
 const config = loadConfig(process.env);
 const ctx = await openContext(config, createLogger('silent'));
 const stop = async () => {

@@ -21,6 +21,9 @@ import { deployFeeUsd, deployIssuerUsd } from './issuer-tokens.js';
 /** The hot wallet of the tests: anvil's second dev account (ETH for gas at genesis). */
 export const HOT_KEY = DEV_KEYS[1] as Hex;
 export const HOT = privateKeyToAccount(HOT_KEY).address;
+/** The gas wallet of the sweep tests: anvil's fourth dev account. */
+export const GAS_KEY = DEV_KEYS[3] as Hex;
+export const GAS = privateKeyToAccount(GAS_KEY).address;
 
 export interface ChainWorld {
   anvil: Anvil;
@@ -49,6 +52,10 @@ export interface WorldOptions {
   rpcTimeoutMs?: number;
   /** Deploy the tokens that behave like the real ones (issuer-tokens.ts) instead of the plain test ERC-20. */
   issuerTokens?: boolean;
+  /** A gas wallet (anvil's dev account 3, never the hot wallet) that relays and tops up sweeps. */
+  gasWallet?: boolean;
+  /** USDT deployed with these decimals (18: as on BNB Chain; tokenDecimals set to match). */
+  usdtDecimals?: number;
   /** More settings of the chain (breakerThreshold, transferFeePolicy, gasLowBelow…). */
   chainSettings?: Record<string, unknown>;
 }
@@ -57,7 +64,7 @@ export interface WorldOptions {
 export async function chainWorld(options: WorldOptions = {}): Promise<ChainWorld> {
   const anvil = await startAnvil(options.noMining ? { noMining: true } : {});
   const usdc = options.issuerTokens ? await deployIssuerUsd(anvil) : await anvil.deployToken('USDC');
-  const usdt = options.issuerTokens ? await deployFeeUsd(anvil) : await anvil.deployToken('USDT');
+  const usdt = options.issuerTokens ? await deployFeeUsd(anvil, options.usdtDecimals) : await anvil.deployToken('USDT', options.usdtDecimals);
   await anvil.mint(usdc, HOT, options.hotWalletTokens ?? 1_000_000_000_000n);
   if (options.issuerTokens) await anvil.mint(usdt, HOT, options.hotWalletTokens ?? 1_000_000_000_000n);
   const key = randomBytes(32).toString('base64');
@@ -74,12 +81,14 @@ export async function chainWorld(options: WorldOptions = {}): Promise<ChainWorld
           rpcUrls: options.rpcUrls?.(anvil.url) ?? [anvil.url],
           ...(options.rpcTimeoutMs ? { rpcTimeoutMs: options.rpcTimeoutMs, startCheckTimeoutMs: options.rpcTimeoutMs } : {}),
           tokens: { USDC: usdc, USDT: usdt },
+          ...(options.usdtDecimals ? { tokenDecimals: { USDT: options.usdtDecimals } } : {}),
           confirmations: options.confirmations ?? 3,
           maxFeePerGasGwei: options.maxFeePerGasGwei ?? '100',
           maxPriorityFeeGwei: '1',
           replaceAfterSeconds: options.replaceAfterSeconds ?? 3600,
           hotWalletKey: box.encrypt(HOT_KEY),
           depositSeed: box.encrypt(generateMnemonic(wordlist)),
+          ...(options.gasWallet ? { gasWalletKey: box.encrypt(GAS_KEY) } : {}),
           startBlock: 0,
           ...options.chainSettings,
         },

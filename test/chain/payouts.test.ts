@@ -144,7 +144,7 @@ describe('chain checks at start', () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-chain-'));
       const file = path.join(dir, 'connectors.json');
       fs.writeFileSync(file, JSON.stringify({ routes: { crypto: 'chain' }, chains: { ethereum: { chainId: anvil.chainId, rpcUrls: [anvil.url], tokens: { USDC: wrong } } } }));
-      await expect(createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: file } })).rejects.toThrow(/USDC token 0x[0-9a-fA-F]{40} has 18 decimals, Corridor keeps USDC at 6/);
+      await expect(createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: file } })).rejects.toThrow(/USDC token 0x[0-9a-fA-F]{40} has 18 decimals, configured 6/);
       fs.rmSync(dir, { recursive: true, force: true });
     } finally {
       await anvil.stop();

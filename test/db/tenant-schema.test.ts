@@ -33,6 +33,7 @@ const NOT_TENANT_TABLES: Record<string, string> = {
   chain_breakers: "the circuit breaker of the operator's payouts per chain",
   chain_payouts: "payouts signed from the operator's one hot wallet (its nonce sequence spans workspaces)",
   chain_transactions: "the signed transactions of the hot wallet",
+  chain_sweeps: "sweeps of deposit addresses into the operator's hot wallet, signed by its gas wallet (one nonce sequence across workspaces)",
   // Sanctions lists: the same for every workspace, a reference table.
   screening_list_versions: 'sanctions list loads (reference table)',
   alert_conditions: "the operator's alert conditions (platform-wide)",

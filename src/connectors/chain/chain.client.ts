@@ -84,8 +84,9 @@ export async function checkChainUrls(settings: ChainSettings): Promise<void> {
 
 /**
  * Checks at start that the node serves the configured chain id and that each token's `decimals()`
- * equals the currency's scale (USDC and USDT: 6), so a minor unit in the ledger is one base unit on
- * chain. Throws, refusing to start, on any mismatch.
+ * equals the configured decimals (6 unless `tokenDecimals` says 18, as on BNB Chain), so amounts are
+ * converted between the ledger's scale and the token's base units exactly. Throws, refusing to start,
+ * on any mismatch.
  */
 export async function checkChain(client: PublicClient, settings: ChainSettings): Promise<void> {
   const chainId = await client.getChainId();
@@ -98,7 +99,9 @@ export async function checkChain(client: PublicClient, settings: ChainSettings):
       if (isNetworkError(err)) throw err;
       throw new Error(`chain ${settings.name}: ${currency} token ${token} does not answer decimals() (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
     }
-    const scale = currencyScale(currency);
-    if (decimals !== scale) throw new Error(`chain ${settings.name}: ${currency} token ${token} has ${decimals} decimals, Corridor keeps ${currency} at ${scale}`);
+    const expected = settings.decimals[currency] ?? currencyScale(currency);
+    if (decimals !== expected) {
+      throw new Error(`chain ${settings.name}: ${currency} token ${token} has ${decimals} decimals, configured ${expected} (set tokenDecimals.${currency} when the token is not at ${currency}'s scale)`);
+    }
   }
 }

@@ -1,4 +1,5 @@
 import type { CryptoBox } from '../../platform/lib/crypto-box.js';
+import { currencyScale } from '../../platform/lib/money.js';
 import { CRYPTO_NETWORKS } from '../../domains/corridors/corridors.port.js';
 
 /**
@@ -24,19 +25,29 @@ export interface ChainSettings {
   startCheckTimeoutMs: number;
   /** Token contract per currency (checksummed or not; compared lower-case). */
   tokens: Partial<Record<ChainCurrency, `0x${string}`>>;
+  /**
+   * Each token's `decimals()` (checked at start): 6 unless configured (`tokenDecimals`, e.g. 18 for
+   * USDT and USDC on BNB Chain). The ledger keeps the currency at its scale (6): one minor unit is
+   * 10^(decimals − 6) of the token's base units.
+   */
+  decimals: Partial<Record<ChainCurrency, number>>;
   /** Blocks on top of a transaction's block (itself included) before it counts. */
   confirmations: number;
   maxFeePerGasWei: bigint;
   maxPriorityFeePerGasWei: bigint;
   /** A transaction not mined this long after it was sent is replaced at the same nonce with a higher fee, up to the cap. */
   replaceAfterSeconds: number;
-  /** Gas limit of a token transfer (no estimate: a transfer that would revert is still sent and fails on chain). */
-  transferGasLimit: bigint;
+  /** The least tip the chain's validators take (Polygon: 25 gwei), where it enforces one: a tip is never below it. */
+  minPriorityFeePerGasWei: bigint;
+  /** The gas of a transaction is the node's estimate (eth_estimateGas) plus this many percent. */
+  gasMarginPercent: number;
   /** The sealed hot wallet private key (hex), when this chain pays out. */
   hotWalletKey?: string | undefined;
   /** The sealed deposit HD wallet: an account-level xpub (m/44'/60'/0') or a BIP-39 mnemonic, when this chain receives. */
   depositXpub?: string | undefined;
   depositSeed?: string | undefined;
+  /** The sealed gas wallet private key (never the hot wallet's): it relays USDC sweeps and tops USDT deposit addresses up with gas. */
+  gasWalletKey?: string | undefined;
   /** Blocks scanned per log query by the deposit watcher. */
   logRangeMax: number;
   /** First block the watcher scans when it has no checkpoint yet (default: the head at its first look). */
@@ -58,6 +69,10 @@ export interface TreasurySettings {
   tokenLowMinor: Partial<Record<ChainCurrency, bigint>>;
   /** A payout processing longer than this is a `processing_too_long` condition. */
   processingAlarmSeconds: number;
+  /** A deposit below this (minor units, per currency) is recorded and held as `below_dust_threshold`, not credited. */
+  dustMinor: Partial<Record<ChainCurrency, bigint>>;
+  /** A deposit address holding at least this (minor units, per currency) is swept into the hot wallet (none: never swept). */
+  sweepMinor: Partial<Record<ChainCurrency, bigint>>;
 }
 
 export interface ChainsConfig {
@@ -97,11 +112,15 @@ function decimal(v: unknown, scale: number, what: string): bigint {
 function treasurySettings(name: string, v: Record<string, unknown>, tokens: Partial<Record<ChainCurrency, string>>): TreasurySettings {
   const policy = v.transferFeePolicy ?? 'refuse_payout';
   if (policy !== 'refuse_start' && policy !== 'refuse_payout') fail(`${name}.transferFeePolicy must be refuse_start or refuse_payout`);
-  const tokenLowMinor: Partial<Record<ChainCurrency, bigint>> = {};
-  for (const [currency, amount] of Object.entries((v.tokenLowBelow ?? {}) as Record<string, unknown>)) {
-    if (!(currency in tokens)) fail(`${name}.tokenLowBelow: ${currency} is not one of the chain's tokens`);
-    tokenLowMinor[currency as ChainCurrency] = decimal(amount, 6, `${name}.tokenLowBelow.${currency}`);
-  }
+  const perCurrency = (key: string): Partial<Record<ChainCurrency, bigint>> => {
+    const out: Partial<Record<ChainCurrency, bigint>> = {};
+    for (const [currency, amount] of Object.entries((v[key] ?? {}) as Record<string, unknown>)) {
+      if (!(currency in tokens)) fail(`${name}.${key}: ${currency} is not one of the chain's tokens`);
+      out[currency as ChainCurrency] = decimal(amount, currencyScale(currency), `${name}.${key}.${currency}`);
+    }
+    return out;
+  };
+  const tokenLowMinor = perCurrency('tokenLowBelow');
   const breakerThreshold = positiveInt(v.breakerThreshold, `${name}.breakerThreshold`, 3);
   if (breakerThreshold < 1) fail(`${name}.breakerThreshold must be at least 1`);
   return {
@@ -110,6 +129,8 @@ function treasurySettings(name: string, v: Record<string, unknown>, tokens: Part
     gasLowWei: decimal(v.gasLowBelow ?? '0.05', 18, `${name}.gasLowBelow`),
     tokenLowMinor,
     processingAlarmSeconds: positiveInt(v.processingAlarmSeconds, `${name}.processingAlarmSeconds`, 1800),
+    dustMinor: perCurrency('dustBelow'),
+    sweepMinor: perCurrency('sweepAtLeast'),
   };
 }
 
@@ -139,6 +160,14 @@ export function parseChainsSection(section: unknown): ChainsConfig {
       tokens[currency as ChainCurrency] = address as `0x${string}`;
     }
     if (Object.keys(tokens).length === 0) fail(`${name}.tokens names no token`);
+    const decimals: Partial<Record<ChainCurrency, number>> = {};
+    for (const currency of Object.keys(tokens) as ChainCurrency[]) decimals[currency] = currencyScale(currency);
+    for (const [currency, d] of Object.entries((v.tokenDecimals ?? {}) as Record<string, unknown>)) {
+      if (!(currency in tokens)) fail(`${name}.tokenDecimals: ${currency} is not one of the chain's tokens`);
+      const scale = currencyScale(currency);
+      if (typeof d !== 'number' || !Number.isInteger(d) || d < scale || d > 36) fail(`${name}.tokenDecimals.${currency} must be an integer from ${scale} (Corridor keeps ${currency} at ${scale}) to 36`);
+      decimals[currency as ChainCurrency] = d;
+    }
     const sealed = (key: string) => {
       const s = v[key];
       if (s === undefined) return undefined;
@@ -147,6 +176,9 @@ export function parseChainsSection(section: unknown): ChainsConfig {
     };
     const confirmations = positiveInt(v.confirmations, `${name}.confirmations`, 12);
     if (confirmations < 1) fail(`${name}.confirmations must be at least 1`);
+    const maxFeePerGasWei = gwei(v.maxFeePerGasGwei ?? '200', `${name}.maxFeePerGasGwei`);
+    const minPriorityFeePerGasWei = gwei(v.minPriorityFeeGwei ?? '0', `${name}.minPriorityFeeGwei`);
+    if (minPriorityFeePerGasWei > maxFeePerGasWei) fail(`${name}.minPriorityFeeGwei is above maxFeePerGasGwei: no transaction could be priced`);
     chains.push({
       name,
       network,
@@ -155,14 +187,17 @@ export function parseChainsSection(section: unknown): ChainsConfig {
       rpcTimeoutMs: Math.max(100, positiveInt(v.rpcTimeoutMs, `${name}.rpcTimeoutMs`, 10_000)),
       startCheckTimeoutMs: Math.max(100, positiveInt(v.startCheckTimeoutMs, `${name}.startCheckTimeoutMs`, 3000)),
       tokens,
+      decimals,
       confirmations,
-      maxFeePerGasWei: gwei(v.maxFeePerGasGwei ?? '200', `${name}.maxFeePerGasGwei`),
+      maxFeePerGasWei,
       maxPriorityFeePerGasWei: gwei(v.maxPriorityFeeGwei ?? '2', `${name}.maxPriorityFeeGwei`),
+      minPriorityFeePerGasWei,
+      gasMarginPercent: positiveInt(v.gasMarginPercent, `${name}.gasMarginPercent`, 20),
       replaceAfterSeconds: positiveInt(v.replaceAfterSeconds, `${name}.replaceAfterSeconds`, 300),
-      transferGasLimit: BigInt(positiveInt(v.transferGasLimit, `${name}.transferGasLimit`, 100_000)),
       hotWalletKey: sealed('hotWalletKey'),
       depositXpub: sealed('depositXpub'),
       depositSeed: sealed('depositSeed'),
+      gasWalletKey: sealed('gasWalletKey'),
       logRangeMax: Math.max(1, positiveInt(v.logRangeMax, `${name}.logRangeMax`, 2000)),
       startBlock: v.startBlock === undefined ? undefined : BigInt(positiveInt(v.startBlock, `${name}.startBlock`)),
       treasury: treasurySettings(name, v, tokens),
@@ -178,4 +213,16 @@ export function openSealed(box: CryptoBox, sealed: string, what: string): string
   } catch {
     throw new Error(`connectors file, "chains": ${what} cannot be opened with CORRIDOR_ENCRYPTION_KEY (seal it with \`corridor chain encrypt-key\` under this key)`);
   }
+}
+
+/** A ledger amount (minor units at the currency's scale) in the token's base units on this chain. */
+export function toChainUnits(settings: Pick<ChainSettings, 'decimals'>, currency: string, minor: bigint): bigint {
+  const d = settings.decimals[currency as ChainCurrency] ?? currencyScale(currency);
+  return minor * 10n ** BigInt(d - currencyScale(currency));
+}
+
+/** Base units of the token on this chain as ledger minor units (rounded down: less than one minor unit is not credited). */
+export function toLedgerMinor(settings: Pick<ChainSettings, 'decimals'>, currency: string, units: bigint): bigint {
+  const d = settings.decimals[currency as ChainCurrency] ?? currencyScale(currency);
+  return units / 10n ** BigInt(d - currencyScale(currency));
 }

@@ -49,7 +49,12 @@ export class ChainConnector implements AsyncConnector {
       const signer = options.signers?.[settings.name] ?? (settings.hotWalletKey ? localSigner(openSealed(deps.box, settings.hotWalletKey, `${settings.name}.hotWalletKey`)) : undefined);
       const sealedWallet = settings.depositXpub ?? settings.depositSeed;
       const wallet = sealedWallet ? depositWallet(openSealed(deps.box, sealedWallet, `${settings.name}.deposit wallet`)) : undefined;
-      return { settings, client, health: { checked: false, error: null }, ...(signer ? { payouts: { settings, client, signer } } : {}), ...(wallet ? { deposits: { settings, client, wallet } } : {}) };
+      const gasWallet = settings.gasWalletKey ? localSigner(openSealed(deps.box, settings.gasWalletKey, `${settings.name}.gasWalletKey`)) : undefined;
+      if (gasWallet && signer && gasWallet.address.toLowerCase() === signer.address.toLowerCase()) {
+        throw new Error(`connectors file, "chains": ${settings.name}.gasWalletKey is the hot wallet's key: the gas wallet must be a separate wallet`);
+      }
+      const deposits = wallet ? { settings, client, wallet, ...(gasWallet ? { gasWallet } : {}), ...(signer ? { treasury: signer.address } : {}) } : undefined;
+      return { settings, client, health: { checked: false, error: null }, ...(signer ? { payouts: { settings, client, signer } } : {}), ...(deposits ? { deposits } : {}) };
     });
     const receiving: ReceivingChain[] = this.chains.flatMap((c) =>
       c.deposits ? [{ name: c.settings.name, network: c.settings.network, wallet: c.deposits.wallet, currencies: Object.keys(c.settings.tokens) as ChainCurrency[] }] : [],
@@ -82,17 +87,43 @@ export class ChainConnector implements AsyncConnector {
     return this.chains.find((c) => c.settings.name === chain)?.payouts?.signer.address;
   }
 
+  /** The networks paid, per currency: a chain with a hot wallet pays its tokens on its network. */
+  servedNetworks(rail: string): Record<string, string[]> | undefined {
+    if (rail !== 'crypto') return undefined;
+    const served: Record<string, string[]> = {};
+    for (const c of this.chains) {
+      if (!c.payouts) continue;
+      for (const currency of Object.keys(c.settings.tokens)) served[currency] = [...(served[currency] ?? []), c.settings.network];
+    }
+    return served;
+  }
+
   /**
-   * Destinations that destroy funds, refused at submit with a field error: the zero address, a token
-   * contract of a configured chain (tokens sent to it are lost), a hot wallet (a payout to itself).
+   * Refused at submit with a field error: a network (or a token on it) no configured chain pays, and
+   * destinations that destroy funds: the zero address, a token contract of a configured chain (tokens
+   * sent to it are lost), a hot wallet (a payout to itself).
    */
   submitErrors(rail: string, beneficiary: Record<string, unknown>): FieldError[] {
     if (rail !== 'crypto') return [];
+    const served = this.servedNetworks(rail) ?? {};
     const tokens = new Set(this.chains.flatMap((c) => Object.values(c.settings.tokens).map((t) => t.toLowerCase())));
     const hotWallets = new Set(this.chains.flatMap((c) => (c.payouts ? [c.payouts.signer.address.toLowerCase()] : [])));
-    const accounts = Array.isArray(beneficiary.accounts) ? (beneficiary.accounts as { type?: string; data?: Record<string, unknown> }[]) : [];
+    const accounts = Array.isArray(beneficiary.accounts) ? (beneficiary.accounts as { type?: string; currency?: string; data?: Record<string, unknown> }[]) : [];
     const errors: FieldError[] = [];
     for (const [i, account] of accounts.entries()) {
+      const network = account.type === 'crypto' && typeof account.data?.network === 'string' ? account.data.network : undefined;
+      if (network !== undefined) {
+        const currencies = account.currency ? [account.currency] : Object.keys(served);
+        if (!currencies.some((c) => (served[c] ?? []).includes(network))) {
+          const list = account.currency ? (served[account.currency] ?? []) : [...new Set(Object.values(served).flat())];
+          errors.push({
+            field: `beneficiary.accounts.${i}.data.network`,
+            message: `beneficiary.accounts.${i}.data.network ${network} is not paid by any configured chain${account.currency ? ` in ${account.currency}` : ''}; served: ${list.join(', ') || 'none'}`,
+            code: 'UNSUPPORTED_CORRIDOR',
+          });
+          continue;
+        }
+      }
       const address = account.type === 'crypto' && typeof account.data?.address === 'string' ? account.data.address.toLowerCase() : undefined;
       if (address === undefined) continue;
       const why =

@@ -17,6 +17,8 @@ import * as repo from './chain.repository.js';
 
 /** Why a transfer from an address on a sanctions list is held (its evidence on the row). */
 export const SANCTIONED_ADDRESS = 'sanctioned_address';
+/** Why a transfer below the chain's dust threshold for its currency (`dustBelow`) is held, not credited (the operator may release it). */
+export const BELOW_DUST = 'below_dust_threshold';
 
 const ownerOf = (row: repo.ChainDepositRow) => ({ workspaceId: row.workspace_id, accountId: row.account_id, subAccountId: row.account_id === row.workspace_id ? undefined : row.account_id });
 
@@ -40,7 +42,7 @@ export async function creditTaken(ctx: Pick<AppContext, 'log' | 'box'>, tx: Tx, 
   }
   const landed = await receiveRailDeposit(ctx, tx, {
     currency: row.currency,
-    amount: formatAmount(BigInt(row.amount_minor), row.currency),
+    amount: formatAmount(repo.creditOf(row), row.currency),
     rail: 'crypto',
     railRef: `${row.chain}:${row.tx_hash}:${row.log_index}`,
     to: { owner: ownerOf(row) },

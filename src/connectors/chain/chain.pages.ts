@@ -6,9 +6,9 @@ import { changeOnce } from '../../faces/web/forms.js';
 import { html } from '../../platform/lib/html.js';
 import { seeOther, sendPage, type Web } from '../../faces/web/web.js';
 import { cancelConflict, resignConflict, resumeChain } from './chain.payouts.js';
-import { configuredChains, listChainDeposits, openChainPayouts, type ChainDepositView, type ChainPayoutView, type ChainView } from './chain.service.js';
-import { chainTreasury, conflictAction, resumeAction, type ChainTreasury } from './chain.treasury.js';
-import { attempt, consolePage, consoleRoute, doneNotice, IdPath, refusalNotice, withDone, type Refusal } from '../../faces/console/console.kit.js';
+import { configuredChains, decideChainDeposit, listChainDeposits, openChainPayouts, type ChainDepositView, type ChainPayoutView, type ChainView } from './chain.service.js';
+import { chainSweeps, chainTreasury, conflictAction, resumeAction, type ChainTreasury } from './chain.treasury.js';
+import { attempt, consoleActor, consolePage, consoleRoute, doneNotice, IdPath, refusalNotice, withDone, type Refusal } from '../../faces/console/console.kit.js';
 
 /** The most recent held transfers the page shows; the operator API pages through all of them. */
 const ROWS = 50;
@@ -38,6 +38,11 @@ function treasuryTable(req: FastifyRequest, chains: ChainTreasury[]) {
           t.breaker.open
             ? html`<strong>open</strong>: ${t.breaker.reason} <span class="muted">${t.breaker.detail ?? ''}</span> ${postForm({ action: `/console/chain/chains/${t.chain}/resume`, csrf: req.web.csrf, submit: 'Resume payouts', inline: true, confirm: `Resume the payouts of ${t.chain}? Fix the cause first (${t.breaker.reason}).` })}`
             : html`closed <span class="muted">(${t.breaker.streakCount}/${t.breaker.threshold} ${t.breaker.streakReason ?? ''})</span>`,
+      },
+      {
+        label: 'Reconciliation (deposit addresses: on chain / records / difference, base units)',
+        cell: (t) =>
+          html`${t.reconciliation.map((r) => html`<div>${r.currency}: ${r.depositAddresses.onChain} / ${r.depositAddresses.expected} / ${r.depositAddresses.difference === '0' ? '0' : html`<strong>${r.depositAddresses.difference}</strong>`} <span class="muted">(hot wallet ${r.hotWallet.onChain ?? '–'}, swept in ${r.hotWallet.sweptIn})</span></div>`)}`,
       },
       { label: 'Conditions', cell: (t) => html`${t.conditions.map((x) => html`<div><code>${x.code}</code> ${x.message}</div>`)}` },
     ],
@@ -77,6 +82,7 @@ async function chainPage(web: Web, req: FastifyRequest, reply: FastifyReply, ref
   const held = await listChainDeposits(web.ctx.db, { status: 'held', limit: ROWS });
   const treasury = await chainTreasury(web.ctx);
   const open = await openChainPayouts(web.ctx.db);
+  const sweeps = await chainSweeps(web.ctx, null, ROWS);
   const body = html`${doneNotice(req)}${refusalNotice(refusal)}<p>USDC and USDT payouts leave as ERC-20 transfers from each chain's hot wallet; deposit addresses are watched for transfers (docs/guides/crypto-rail.md). Set in the <code>chains</code> section of <code>CORRIDOR_CONNECTORS_FILE</code>.</p>
 ${treasuryTable(req, treasury)}
 ${openPayoutsTable(req, open)}
@@ -106,9 +112,29 @@ ${table<ChainDepositView>(
     { label: 'To', cell: (d) => html`<code>${d.toAddress}</code>` },
     { label: 'Reason', cell: (d) => d.reason ?? '' },
     { label: 'Seen at', cell: (d) => d.createdAt },
+    {
+      label: 'Decision',
+      cell: (d) =>
+        html`<div class="actions">${postForm({ action: `/console/chain/deposits/${d.id}/release`, csrf: req.web.csrf, submit: 'Release (credit)', inline: true, confirm: `Credit this ${d.currency ?? ''} deposit to its owner now? (held: ${d.reason ?? ''})` })}${postForm({ action: `/console/chain/deposits/${d.id}/reject`, csrf: req.web.csrf, submit: 'Reject', danger: true, inline: true, confirm: 'Reject this deposit? It is never credited; the tokens stay on the deposit address.' })}</div>`,
+    },
   ],
   held.data,
   'No deposit is held.',
+)}
+${table<(typeof sweeps)[number]>(
+  'Sweeps of deposit addresses into the hot wallet (newest first)',
+  [
+    { label: 'Chain', cell: (x) => x.chain },
+    { label: 'From (deposit address)', cell: (x) => html`<code>${x.fromAddress}</code>` },
+    { label: 'Amount', numeric: true, cell: (x) => `${x.amount ?? x.amountUnits} ${x.currency}` },
+    { label: 'Method', cell: (x) => (x.method === 'authorization' ? 'EIP-3009 authorisation, relayed' : 'gas top-up, then transfer') },
+    { label: 'Status', cell: (x) => status(x.status) },
+    { label: 'Transaction', cell: (x) => html`<code>${x.txHash}</code>${x.topUpTxHash ? html` <span class="muted">(top-up <code>${x.topUpTxHash}</code>)</span>` : ''}` },
+    { label: 'Error', cell: (x) => x.error ?? '' },
+    { label: 'Recorded at', cell: (x) => x.createdAt },
+  ],
+  sweeps,
+  'No deposit address was swept.',
 )}`;
   return sendPage(web, req, reply, { title: 'Chain', body, status: refusal?.status });
 }
@@ -136,6 +162,11 @@ export function chainPages(app: FastifyInstance, web: Web): void {
     if ('refused' in found) return chainPage(web, req, reply, found.refused);
     return chainChange(web, req, reply, withDone('/console/chain', 'chain-cancel', req.params.id), (tx) => cancelConflict(ctx, tx, req.params.id, found.done.node));
   });
+  for (const decision of ['release', 'reject'] as const) {
+    app.post<{ Params: { id: string } }>(`/console/chain/deposits/:id/${decision}`, consoleRoute(IdPath), async (req, reply) =>
+      chainChange(web, req, reply, withDone('/console/chain', `chain-deposit-${decision}`, req.params.id), (tx) => decideChainDeposit(ctx, tx, req.params.id, decision, consoleActor(req))),
+    );
+  }
   app.post<{ Params: { name: string } }>('/console/chain/chains/:name/resume', consoleRoute(ChainPath), async (req, reply) => {
     const found = await attempt(() => resumeAction(ctx, req.params.name));
     if ('refused' in found) return chainPage(web, req, reply, found.refused);

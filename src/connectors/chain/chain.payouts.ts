@@ -1,4 +1,4 @@
-import { getAddress, keccak256, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
+import { getAddress, keccak256, parseTransaction, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
 import type { AppContext } from '../../platform/context.js';
 import type { Sql, Tx } from '../../platform/db/db.js';
 import { DomainError } from '../../platform/lib/errors.js';
@@ -8,6 +8,7 @@ import { blacklisted, HOT_WALLET_FROZEN, nodeReason, preflightTransfer, RECIPIEN
 import { formatAmount } from '../../platform/lib/money.js';
 import { reportPayoutOutcomes as reportOutcomes } from '../../domains/payouts/payouts.port.js';
 import * as repo from './chain.repository.js';
+import { toChainUnits, toLedgerMinor } from './chain.config.js';
 
 /**
  * Payouts on one chain, exactly once:
@@ -46,25 +47,45 @@ interface Fees {
   maxPriorityFeePerGas: bigint;
 }
 
-/** EIP-1559 fees now: twice the base fee plus the tip, within the cap. */
-export async function currentFees(rail: PayoutRail): Promise<Fees> {
+/**
+ * EIP-1559 fees now: twice the base fee plus the tip, within the cap. The tip is the configured one,
+ * never below the chain's minimum where it enforces one (`minPriorityFeeGwei`, Polygon's 25 gwei).
+ */
+export async function currentFees(rail: Pick<PayoutRail, 'client' | 'settings'>): Promise<Fees> {
   const block = await rail.client.getBlock({ blockTag: 'latest' });
   const base = block.baseFeePerGas ?? 0n;
   const cap = rail.settings.maxFeePerGasWei;
-  const tip = rail.settings.maxPriorityFeePerGasWei;
+  const configured = rail.settings.maxPriorityFeePerGasWei;
+  const floor = rail.settings.minPriorityFeePerGasWei;
+  const tip = configured < floor ? floor : configured;
   const max = base * 2n + tip > cap ? cap : base * 2n + tip;
   return { maxFeePerGas: max, maxPriorityFeePerGas: tip > max ? max : tip };
 }
 
-async function signOne(rail: PayoutRail, row: repo.ChainPayoutRow, nonce: bigint, fees: Fees): Promise<{ hash: Hex; raw: Hex }> {
+/** The gas of a transaction: the node's estimate plus the chain's margin (gasMarginPercent). */
+export function withMargin(rail: Pick<PayoutRail, 'settings'>, estimate: bigint): bigint {
+  return (estimate * BigInt(100 + rail.settings.gasMarginPercent) + 99n) / 100n;
+}
+
+/** The payout's transfer calldata, its amount in the token's base units (10^12 of a minor unit on an 18-decimal token). */
+function payoutData(rail: PayoutRail, row: repo.ChainPayoutRow): Hex {
+  return transferData(getAddress(row.to_address), toChainUnits(rail.settings, row.currency, BigInt(row.amount_minor)));
+}
+
+/** The gas the payout's transfer needs now (eth_estimateGas from the hot wallet, with the margin). */
+async function estimateTransfer(rail: PayoutRail, row: repo.ChainPayoutRow): Promise<bigint> {
+  return withMargin(rail, await rail.client.estimateGas({ account: rail.signer.address, to: getAddress(row.token), data: payoutData(rail, row) }));
+}
+
+async function signOne(rail: PayoutRail, row: repo.ChainPayoutRow, nonce: bigint, fees: Fees, gas: bigint): Promise<{ hash: Hex; raw: Hex }> {
   const raw = await rail.signer.signTransaction({
     type: 'eip1559',
     chainId: rail.settings.chainId,
     nonce: Number(nonce),
     to: getAddress(row.token),
-    data: transferData(getAddress(row.to_address), BigInt(row.amount_minor)),
+    data: payoutData(rail, row),
     value: 0n,
-    gas: rail.settings.transferGasLimit,
+    gas,
     maxFeePerGas: fees.maxFeePerGas,
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
   });
@@ -77,14 +98,15 @@ interface Refusal {
 }
 
 /** The issuer's checks of a batch, before anything is signed: a chain-wide refusal, else each payout's. */
-async function issuerChecks(rail: PayoutRail, rows: readonly repo.ChainPayoutRow[]): Promise<{ chainWide?: Refusal; refused: Map<string, Refusal> }> {
+async function issuerChecks(rail: PayoutRail, rows: readonly repo.ChainPayoutRow[]): Promise<{ chainWide?: Refusal; refused: Map<string, Refusal>; gas: Map<string, bigint> }> {
   const { client } = rail;
   const hot = rail.signer.address;
   const refused = new Map<string, Refusal>();
+  const gas = new Map<string, bigint>();
   const fees = new Map<string, { basisPoints: bigint; maximum: bigint }>();
   for (const token of new Set(rows.map((r) => getAddress(r.token)))) {
-    if (await tokenPaused(client, token)) return { chainWide: { reason: TOKEN_PAUSED, detail: `the issuer paused token ${token}` }, refused };
-    if (await blacklisted(client, token, hot)) return { chainWide: { reason: HOT_WALLET_FROZEN, detail: `the hot wallet ${hot} is on the blacklist of token ${token}` }, refused };
+    if (await tokenPaused(client, token)) return { chainWide: { reason: TOKEN_PAUSED, detail: `the issuer paused token ${token}` }, refused, gas };
+    if (await blacklisted(client, token, hot)) return { chainWide: { reason: HOT_WALLET_FROZEN, detail: `the hot wallet ${hot} is on the blacklist of token ${token}` }, refused, gas };
     fees.set(token.toLowerCase(), await transferFee(client, token));
   }
   for (const row of rows) {
@@ -96,11 +118,12 @@ async function issuerChecks(rail: PayoutRail, rows: readonly repo.ChainPayoutRow
     } else if (await blacklisted(client, token, to)) {
       refused.set(row.payout_id, { reason: RECIPIENT_FROZEN, detail: `the recipient ${to} is on the blacklist of token ${token}` });
     } else {
-      const pre = await preflightTransfer(client, hot, token, to, BigInt(row.amount_minor));
+      const pre = await preflightTransfer(client, hot, token, to, toChainUnits(rail.settings, row.currency, BigInt(row.amount_minor)));
       if (!pre.ok) refused.set(row.payout_id, { reason: REVERTED_REASON, detail: pre.detail });
+      else gas.set(row.payout_id, await estimateTransfer(rail, row));
     }
   }
-  return { refused };
+  return { refused, gas };
 }
 
 /** One more refusal or revert of the chain: the breaker opens when the same reason repeats `breakerThreshold` times. */
@@ -164,7 +187,7 @@ async function signBatch(ctx: AppContext, rail: PayoutRail, fees: Fees): Promise
         await repo.setStatus(tx, row.payout_id, 'cancelled');
         continue;
       }
-      const t = await signOne(rail, row, nonce, fees);
+      const t = await signOne(rail, row, nonce, fees, checks.gas.get(row.payout_id) ?? (await estimateTransfer(rail, row)));
       await repo.insertTransaction(tx, { hash: t.hash, payoutId: row.payout_id, chain, nonce, raw: t.raw, ...fees });
       await repo.setSigned(tx, row.payout_id, from, nonce);
       signed.push(t);
@@ -255,7 +278,8 @@ async function nonceDrift(ctx: AppContext, rail: PayoutRail): Promise<boolean> {
   return true;
 }
 
-async function receipt(client: PublicClient, hash: string): Promise<TransactionReceipt | undefined> {
+/** A transaction's receipt, or undefined while it is not mined. */
+export async function receipt(client: PublicClient, hash: string): Promise<TransactionReceipt | undefined> {
   try {
     return await client.getTransactionReceipt({ hash: hash as Hex });
   } catch (err) {
@@ -281,8 +305,9 @@ async function settle(ctx: AppContext, tx: Tx, rail: PayoutRail, row: repo.Chain
   const railDetails: { txHash: string; chain: string; deliveredAmount?: string } = { txHash: mined.transactionHash, chain: rail.settings.name };
   await repo.setMined(tx, row.payout_id, mined.transactionHash, mined.blockNumber);
   if (mined.status === 'success') {
-    const delivered = deliveredTo(mined, row.token, row.to_address);
-    if (delivered !== BigInt(row.amount_minor)) {
+    const deliveredUnits = deliveredTo(mined, row.token, row.to_address);
+    const delivered = toLedgerMinor(rail.settings, row.currency, deliveredUnits);
+    if (deliveredUnits !== toChainUnits(rail.settings, row.currency, BigInt(row.amount_minor))) {
       await repo.setDelivered(tx, row.payout_id, delivered);
       railDetails.deliveredAmount = formatAmount(delivered, row.currency);
       ctx.log.warn({ chain: rail.settings.name, payoutId: row.payout_id, amountMinor: row.amount_minor, deliveredMinor: delivered.toString() }, 'chain payout delivered less than its amount (a fee on transfer?)');
@@ -302,7 +327,7 @@ async function settle(ctx: AppContext, tx: Tx, rail: PayoutRail, row: repo.Chain
 /** The node's reason of a reverted transfer: the same call replayed on the state before its block. */
 async function revertReason(rail: PayoutRail, row: repo.ChainPayoutRow, mined: TransactionReceipt): Promise<string> {
   try {
-    await rail.client.call({ account: rail.signer.address, to: getAddress(row.token), data: transferData(getAddress(row.to_address), BigInt(row.amount_minor)), blockNumber: mined.blockNumber - 1n });
+    await rail.client.call({ account: rail.signer.address, to: getAddress(row.token), data: payoutData(rail, row), blockNumber: mined.blockNumber - 1n });
     return `reverted on chain (${mined.gasUsed} gas); replayed before its block it passes`;
   } catch (err) {
     return `reverted on chain (${mined.gasUsed} gas): ${nodeReason(err)}`;
@@ -343,7 +368,8 @@ async function replacement(ctx: AppContext, rail: PayoutRail, payoutId: string, 
       return undefined;
     }
     const next = { maxFeePerGas: max, maxPriorityFeePerGas: tip };
-    const t = await signOne(rail, row, BigInt(row.nonce), next);
+    // The same gas as the version it replaces (the same transfer; an estimate now could differ).
+    const t = await signOne(rail, row, BigInt(row.nonce), next, parseTransaction(latest.raw as Hex).gas ?? (await estimateTransfer(rail, row)));
     await repo.insertTransaction(tx, { hash: t.hash, payoutId, chain: rail.settings.name, nonce: BigInt(row.nonce), raw: t.raw, ...next });
     return t;
   });
@@ -464,7 +490,7 @@ export async function resignConflict(ctx: AppContext, tx: Tx, rail: PayoutRail, 
   const from = rail.signer.address.toLowerCase();
   const ours = await repo.lockNonce(tx, chain, from);
   const nonce = ours > node.onChainCount ? ours : node.onChainCount;
-  const t = await signOne(rail, row, nonce, node.fees);
+  const t = await signOne(rail, row, nonce, node.fees, await estimateTransfer(rail, row));
   await repo.insertTransaction(tx, { hash: t.hash, payoutId, chain, nonce, raw: t.raw, ...node.fees });
   await repo.setResigned(tx, payoutId, nonce);
   await repo.setNextNonce(tx, chain, from, nonce + 1n);

@@ -1,4 +1,4 @@
-import type { PublicClient } from 'viem';
+import type { Address, PublicClient } from 'viem';
 import type { ChainSettings } from './chain.config.js';
 import type { DepositWallet } from './hd.js';
 import type { ChainSigner } from './signer.js';
@@ -10,11 +10,14 @@ export interface PayoutRail {
   signer: ChainSigner;
 }
 
-/** A chain that receives: its settings, its node, the deposit HD wallet. */
+/** A chain that receives: its settings, its node, the deposit HD wallet, and the gas wallet that pays for sweeps (when configured). */
 export interface DepositRail {
   settings: ChainSettings;
   client: PublicClient;
   wallet: DepositWallet;
+  gasWallet?: ChainSigner;
+  /** Where sweeps go: the chain's hot wallet. */
+  treasury?: Address;
 }
 
 /** Whether a chain's node was checked (chain id, token decimals) and answers; kept by the process that looks at it. */
@@ -37,4 +40,6 @@ export interface ChainRuntime {
 export interface ChainHooks {
   afterSign?: (hashes: readonly string[]) => Promise<void>;
   afterBroadcast?: (hashes: readonly string[]) => Promise<void>;
+  /** After a sweep is recorded (signed bytes stored), before anything of it is sent. */
+  afterSweepSigned?: (sweepId: string) => Promise<void>;
 }

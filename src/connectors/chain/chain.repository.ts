@@ -365,6 +365,8 @@ export interface NewChainDeposit {
   fromAddress: string;
   toAddress: string;
   amountMinor: bigint;
+  /** The amount at the currency's scale (null: a token Corridor does not take). */
+  creditMinor: bigint | null;
   accountId: string;
   workspaceId: string;
 }
@@ -382,6 +384,8 @@ export interface ChainDepositRow {
   from_address: string;
   to_address: string;
   amount_minor: string;
+  /** The amount at the currency's scale (null on rows taken before it, or a token Corridor does not take: the amount itself). */
+  credit_minor: string | null;
   account_id: string;
   workspace_id: string;
   status: ChainDepositStatus;
@@ -395,7 +399,7 @@ export interface ChainDepositRow {
 }
 
 const DEPOSIT_COLUMNS = `id, chain, tx_hash, transfer_position, log_index, block_number::text AS block_number, block_hash, token, currency, from_address, to_address,
-            amount_minor::text AS amount_minor, account_id, workspace_id, status, deposit_id, reason, evidence, decided_by, decided_at, reversed_at, created_at`;
+            amount_minor::text AS amount_minor, credit_minor::text AS credit_minor, account_id, workspace_id, status, deposit_id, reason, evidence, decided_by, decided_at, reversed_at, created_at`;
 
 const IDENTITY = 'chain = $1 AND tx_hash = $2 AND transfer_position = $3 AND token = $7 AND from_address = $9 AND to_address = $10 AND amount_minor = $11';
 
@@ -406,18 +410,18 @@ const IDENTITY = 'chain = $1 AND tx_hash = $2 AND transfer_position = $3 AND tok
  */
 export async function claimDeposit(sql: Sql, d: NewChainDeposit, status: 'credited' | 'held', reason: string | null, evidence: unknown[] | null): Promise<ChainDepositRow | undefined> {
   const params = [d.chain, d.txHash, d.position, d.logIndex, d.blockNumber.toString(), d.blockHash, d.token, d.currency, d.fromAddress, d.toAddress, d.amountMinor.toString(),
-    d.accountId, d.workspaceId, status, reason, evidence === null ? null : JSON.stringify(evidence)];
+    d.accountId, d.workspaceId, status, reason, evidence === null ? null : JSON.stringify(evidence), d.creditMinor?.toString() ?? null];
   const back = await sql.query<ChainDepositRow>(
     `UPDATE chain_deposits SET status = $14, reason = $15, evidence = $16::jsonb, deposit_id = NULL, reversed_at = NULL, log_index = $4, block_number = $5, block_hash = $6,
-            currency = $8, account_id = $12, workspace_id = $13
+            currency = $8, account_id = $12, workspace_id = $13, credit_minor = $17
       WHERE ${IDENTITY} AND status = 'reversed' RETURNING ${DEPOSIT_COLUMNS}`,
     params,
   );
   if (back[0]) return back[0];
   const rows = await sql.query<ChainDepositRow & { inserted: boolean }>(
     `INSERT INTO chain_deposits (chain, tx_hash, transfer_position, log_index, block_number, block_hash, token, currency, from_address, to_address, amount_minor,
-                                 account_id, workspace_id, status, reason, evidence)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb)
+                                 account_id, workspace_id, status, reason, evidence, credit_minor)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17)
      ON CONFLICT (chain, tx_hash, token, from_address, to_address, amount_minor, transfer_position)
        DO UPDATE SET log_index = EXCLUDED.log_index, block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash
      RETURNING ${DEPOSIT_COLUMNS}, (xmax = 0) AS inserted`,
@@ -505,4 +509,109 @@ export async function setChainStatus(sql: Sql, chain: string, up: boolean, error
 
 export async function chainStatuses(sql: Sql): Promise<ChainStatusRow[]> {
   return sql.query<ChainStatusRow>('SELECT chain, up, error, checked_at FROM chain_status ORDER BY chain');
+}
+
+/** The ledger amount of a taken transfer (minor units at its currency's scale). */
+export const creditOf = (row: Pick<ChainDepositRow, 'credit_minor' | 'amount_minor'>): bigint => BigInt(row.credit_minor ?? row.amount_minor);
+
+// Sweeps of deposit addresses into the hot wallet (chain.sweeps.ts)
+
+export type ChainSweepStatus = 'signed' | 'topped_up' | 'sent' | 'confirmed' | 'failed';
+
+export interface ChainSweepRow {
+  id: string;
+  chain: string;
+  currency: string;
+  token: string;
+  from_address: string;
+  to_address: string;
+  amount_units: string;
+  method: 'authorization' | 'top_up';
+  status: ChainSweepStatus;
+  authorization_data: Record<string, string> | null;
+  top_up_hash: string | null;
+  top_up_raw: string | null;
+  tx_hash: string;
+  tx_raw: string;
+  block_number: string | null;
+  error: string | null;
+  created_at: Date;
+  confirmed_at: Date | null;
+}
+
+const SWEEP_COLUMNS = `id, chain, currency, token, from_address, to_address, amount_units::text AS amount_units, method, status, authorization_data,
+            top_up_hash, top_up_raw, tx_hash, tx_raw, block_number::text AS block_number, error, created_at, confirmed_at`;
+
+/**
+ * What each deposit address holds of a token that may be swept, by the records: its credited
+ * transfers less what was swept or is being swept (held, rejected and reversed transfers stay where
+ * they are), with the owner's derivation index; only addresses with no open sweep of the token.
+ */
+export async function sweepCandidates(sql: Sql, chain: string, token: string): Promise<{ address: string; derivation_index: number; sweepable: string }[]> {
+  return sql.query(
+    `SELECT a.address, o.derivation_index, (d.credited - COALESCE(s.swept, 0))::text AS sweepable
+       FROM chain_deposit_addresses a
+       JOIN chain_deposit_owners o ON o.account_id = a.account_id
+       JOIN (SELECT to_address, sum(amount_minor) AS credited FROM chain_deposits WHERE chain = $1 AND token = $2 AND status = 'credited' GROUP BY to_address) d
+         ON d.to_address = a.address
+       LEFT JOIN (SELECT from_address, sum(amount_units) AS swept FROM chain_sweeps WHERE chain = $1 AND token = $2 AND status <> 'failed' GROUP BY from_address) s
+         ON s.from_address = a.address
+      WHERE a.chain = $1
+        AND NOT EXISTS (SELECT 1 FROM chain_sweeps x WHERE x.chain = $1 AND x.token = $2 AND x.from_address = a.address AND x.status IN ('signed', 'topped_up', 'sent'))
+        AND d.credited - COALESCE(s.swept, 0) > 0`,
+    [chain, token],
+  );
+}
+
+/** Records a sweep with its signed bytes; undefined when one is open for the address and token already (another worker's). */
+export async function insertSweep(
+  sql: Sql,
+  s: { chain: string; currency: string; token: string; from: string; to: string; amountUnits: bigint; method: 'authorization' | 'top_up'; authorization: Record<string, string> | null; topUp: { hash: string; raw: string } | null; tx: { hash: string; raw: string } },
+): Promise<ChainSweepRow | undefined> {
+  const rows = await sql.query<ChainSweepRow>(
+    `INSERT INTO chain_sweeps (chain, currency, token, from_address, to_address, amount_units, method, status, authorization_data, top_up_hash, top_up_raw, tx_hash, tx_raw)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'signed', $8::jsonb, $9, $10, $11, $12)
+     ON CONFLICT (chain, from_address, token) WHERE status IN ('signed', 'topped_up', 'sent') DO NOTHING
+     RETURNING ${SWEEP_COLUMNS}`,
+    [s.chain, s.currency, s.token, s.from, s.to, s.amountUnits.toString(), s.method, s.authorization ? JSON.stringify(s.authorization) : null, s.topUp?.hash ?? null, s.topUp?.raw ?? null, s.tx.hash, s.tx.raw],
+  );
+  return rows[0];
+}
+
+export async function openSweeps(sql: Sql, chain: string): Promise<ChainSweepRow[]> {
+  return sql.query(`SELECT ${SWEEP_COLUMNS} FROM chain_sweeps WHERE chain = $1 AND status IN ('signed', 'topped_up', 'sent') ORDER BY created_at`, [chain]);
+}
+
+/** Moves a sweep on (from the status it was read in: a concurrent worker's move wins). */
+export async function moveSweep(sql: Sql, id: string, from: ChainSweepStatus, to: ChainSweepStatus, extra: { blockNumber?: bigint; error?: string } = {}): Promise<boolean> {
+  const rows = await sql.query(
+    `UPDATE chain_sweeps SET status = $3, updated_at = now(), block_number = COALESCE($4, block_number), error = COALESCE($5, error),
+            confirmed_at = CASE WHEN $3 = 'confirmed' THEN now() ELSE confirmed_at END
+      WHERE id = $1 AND status = $2 RETURNING id`,
+    [id, from, to, extra.blockNumber?.toString() ?? null, extra.error ?? null],
+  );
+  return rows.length > 0;
+}
+
+export async function listSweeps(sql: Sql, chain: string | null, limit: number): Promise<ChainSweepRow[]> {
+  return sql.query(`SELECT ${SWEEP_COLUMNS} FROM chain_sweeps WHERE ($1::text IS NULL OR chain = $1) ORDER BY created_at DESC LIMIT $2`, [chain, limit]);
+}
+
+/**
+ * The records' view of what the deposit addresses of a chain hold of a token: every transfer taken
+ * and still on the chain (credited, held or rejected) less what confirmed sweeps took away.
+ */
+export async function depositAddressesExpected(sql: Sql, chain: string, token: string): Promise<bigint> {
+  const [row] = await sql.query<{ expected: string }>(
+    `SELECT ((SELECT COALESCE(sum(amount_minor), 0) FROM chain_deposits WHERE chain = $1 AND token = $2 AND status <> 'reversed')
+           - (SELECT COALESCE(sum(amount_units), 0) FROM chain_sweeps WHERE chain = $1 AND token = $2 AND status = 'confirmed'))::text AS expected`,
+    [chain, token],
+  );
+  return BigInt(row?.expected ?? '0');
+}
+
+/** What confirmed sweeps brought the hot wallet of a token (base units). */
+export async function sweptInto(sql: Sql, chain: string, token: string): Promise<bigint> {
+  const [row] = await sql.query<{ swept: string }>(`SELECT COALESCE(sum(amount_units), 0)::text AS swept FROM chain_sweeps WHERE chain = $1 AND token = $2 AND status = 'confirmed'`, [chain, token]);
+  return BigInt(row?.swept ?? '0');
 }

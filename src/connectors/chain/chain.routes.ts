@@ -5,9 +5,9 @@ import type { FastifyRequest } from 'fastify';
 import { route, type App } from '../../platform/http/routes.js';
 import { IdParams } from '../../platform/lib/schemas.js';
 import { cancelConflict, resignConflict, resumeChain } from './chain.payouts.js';
-import { ChainDepositListQuery, ChainDepositPage, ChainDepositParams, ChainDepositSchema, ChainList, ChainNameParams, ChainPayoutList, ChainPayoutSchema, ChainResumed, ChainTreasuryList } from './chain.schemas.js';
+import { ChainDepositListQuery, ChainDepositPage, ChainDepositParams, ChainDepositSchema, ChainList, ChainNameParams, ChainPayoutList, ChainPayoutSchema, ChainResumed, ChainSweepList, ChainTreasuryList } from './chain.schemas.js';
 import { chainPayoutView, currentBreakerView, configuredChains, decideChainDeposit, listChainDeposits, openChainPayouts } from './chain.service.js';
-import { chainTreasury, conflictAction, resumeAction } from './chain.treasury.js';
+import { chainSweeps, chainTreasury, conflictAction, resumeAction } from './chain.treasury.js';
 
 const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
 
@@ -21,6 +21,7 @@ export function chainRoutes(app: App, ctx: AppContext): void {
   app.route(decideDeposit(ctx, 'release'));
   app.route(decideDeposit(ctx, 'reject'));
   app.route(treasury(ctx));
+  app.route(listSweeps(ctx));
   app.route(listOpenPayouts(ctx));
   app.route(resume(ctx));
   for (const action of ['resign', 'cancel'] as const) app.route(conflictRoute(ctx, action));
@@ -59,6 +60,23 @@ function treasury(ctx: AppContext) {
       },
     },
     async () => ({ data: await chainTreasury(ctx) }),
+  );
+}
+
+function listSweeps(ctx: AppContext) {
+  return route.get(
+    '/operator/v1/chain/sweeps',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        ...operator,
+        summary:
+          'The sweeps of deposit addresses into the hot wallet, newest first (at most 100): USDC by EIP-3009 authorisation relayed by the gas wallet, USDT by a gas top-up then a transfer; each recorded with its signed bytes before it was sent',
+        querystring: Type.Object({ chain: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }),
+        response: { 200: ChainSweepList },
+      },
+    },
+    async (req) => ({ data: await chainSweeps(ctx, req.query.chain ?? null) }),
   );
 }
 

@@ -67,7 +67,7 @@ export const CHAIN_OPEN_PAYOUT_STATUSES = ['accepted', 'signed', 'sent', 'confli
 
 export const TreasuryConditionSchema = Type.Object({
   chain: Type.String(),
-  code: Type.String({ description: 'breaker_open, nonce_drift, nonce_conflict, gas_low, token_low, processing_too_long or node_unreachable' }),
+  code: Type.String({ description: 'breaker_open, nonce_drift, nonce_conflict, gas_low, token_low, processing_too_long, node_unreachable or reconciliation_difference' }),
   message: Type.String({ description: 'What is wrong and what the operator does' }),
 });
 
@@ -98,6 +98,19 @@ export const ChainTreasurySchema = Type.Object(
     lastBlock: Type.Object({ head: Nullable(Type.String({ description: "The node's latest block" })), watcherNext: Nullable(Type.String({ description: 'The next block the deposit watcher scans' })) }),
     breaker: ChainBreakerSchema,
     nodeError: Nullable(Type.String()),
+    reconciliation: Type.Array(
+      Type.Object({
+        currency: Type.String(),
+        token: Type.String(),
+        depositAddresses: Type.Object({
+          onChain: Type.String({ description: "What the chain's deposit addresses hold of the token, in its base units" }),
+          expected: Type.String({ description: 'The records\' view: every transfer taken and still on the chain, less what confirmed sweeps took' }),
+          difference: Type.String({ description: 'onChain − expected (0 when reconciled)' }),
+        }),
+        hotWallet: Type.Object({ onChain: Nullable(Type.String({ description: "The hot wallet's balance of the token, in its base units" })), sweptIn: Type.String({ description: 'What confirmed sweeps brought it' }) }),
+      }),
+      { description: 'On-chain balances against the records, per token' },
+    ),
     conditions: Type.Array(TreasuryConditionSchema),
   },
   { title: 'Chain treasury' },
@@ -127,3 +140,27 @@ export const ChainPayoutSchema = Type.Object(
 export const ChainPayoutList = Type.Object({ data: Type.Array(ChainPayoutSchema) });
 export const ChainNameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
 export const ChainResumed = Type.Object({ chain: Type.String(), resumed: Type.Boolean({ description: 'false: the breaker was not open' }), breaker: ChainBreakerSchema });
+
+export const ChainSweepSchema = Type.Object(
+  {
+    id: Uuid,
+    chain: Type.String(),
+    currency: Type.String(),
+    token: Type.String(),
+    fromAddress: Type.String({ description: 'The deposit address swept' }),
+    toAddress: Type.String({ description: 'The hot wallet' }),
+    amountUnits: Type.String({ description: "The amount in the token's base units" }),
+    amount: Nullable(Type.String()),
+    method: Type.String({ description: 'authorization (USDC: EIP-3009 signed by the deposit address, relayed by the gas wallet) or top_up (USDT: gas from the gas wallet, then a transfer)' }),
+    status: Type.String({ description: 'signed (recorded, not yet sent), topped_up, sent, confirmed, failed' }),
+    topUpTxHash: Nullable(Type.String()),
+    txHash: Type.String(),
+    blockNumber: Nullable(Type.String()),
+    error: Nullable(Type.String()),
+    createdAt: Timestamp,
+    confirmedAt: Nullable(Timestamp),
+  },
+  { title: 'Chain sweep' },
+);
+
+export const ChainSweepList = Type.Object({ data: Type.Array(ChainSweepSchema) });

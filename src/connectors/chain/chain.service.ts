@@ -29,7 +29,7 @@ export function chainDepositView(row: repo.ChainDepositRow) {
     blockHash: row.block_hash,
     token: row.token,
     currency: row.currency,
-    amount: known ? formatAmount(BigInt(row.amount_minor), row.currency as string) : null,
+    amount: known ? formatAmount(repo.creditOf(row), row.currency as string) : null,
     amountMinor: row.amount_minor,
     fromAddress: row.from_address,
     toAddress: row.to_address,

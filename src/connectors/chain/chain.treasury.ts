@@ -3,7 +3,7 @@ import type { Connectors } from '../connector.js';
 import type { Sql } from '../../platform/db/db.js';
 import { formatAmount } from '../../platform/lib/money.js';
 import { ERC20_ABI } from './chain.client.js';
-import type { ChainCurrency } from './chain.config.js';
+import { toLedgerMinor, type ChainCurrency } from './chain.config.js';
 import { ChainConnector } from './chain.connector.js';
 import { nodeReason } from './chain.issuer.js';
 import { nodeView, type NodeView } from './chain.payouts.js';
@@ -12,6 +12,7 @@ import { DomainError } from '../../platform/lib/errors.js';
 import type { ChainRuntime } from './chain.rails.js';
 import * as repo from './chain.repository.js';
 import { breakerView } from './chain.service.js';
+import { sweepView } from './chain.sweeps.js';
 
 /**
  * The treasury someone watches, per chain: the hot wallet's gas coin and token balances, its next
@@ -20,7 +21,7 @@ import { breakerView } from './chain.service.js';
  * the operator (thresholds of the chain's settings) as queryable state, for alerts to poll.
  */
 
-export const TREASURY_CONDITIONS = ['breaker_open', 'nonce_drift', 'nonce_conflict', 'gas_low', 'token_low', 'processing_too_long', 'node_unreachable'] as const;
+export const TREASURY_CONDITIONS = ['breaker_open', 'nonce_drift', 'nonce_conflict', 'gas_low', 'token_low', 'processing_too_long', 'node_unreachable', 'reconciliation_difference'] as const;
 export type TreasuryConditionCode = (typeof TREASURY_CONDITIONS)[number];
 
 export interface TreasuryCondition {
@@ -28,6 +29,18 @@ export interface TreasuryCondition {
   code: TreasuryConditionCode;
   /** What is wrong and what the operator does (docs/guides/crypto-rail.md, "What the operator does on each condition"). */
   message: string;
+}
+
+/**
+ * The reconciliation of one token: what the deposit addresses hold on chain against the records'
+ * view (every transfer taken and still on the chain, less what confirmed sweeps took), and the hot
+ * wallet's balance beside what sweeps brought it; the difference shown, in the token's base units.
+ */
+export interface TokenReconciliation {
+  currency: string;
+  token: string;
+  depositAddresses: { onChain: string; expected: string; difference: string };
+  hotWallet: { onChain: string | null; sweptIn: string };
 }
 
 export interface ChainTreasury {
@@ -42,6 +55,8 @@ export interface ChainTreasury {
   breaker: ReturnType<typeof breakerView>;
   /** The node's words when it did not answer (balances and nonce are then unknown). */
   nodeError: string | null;
+  /** On-chain balances against the records, per token (empty when the chain does not receive or its node did not answer). */
+  reconciliation: TokenReconciliation[];
   conditions: TreasuryCondition[];
 }
 
@@ -69,6 +84,7 @@ async function oneChain(sql: Sql, c: ChainRuntime, now: Date): Promise<ChainTrea
   let gas: ChainTreasury['gas'] = null;
   const tokens: ChainTreasury['tokens'] = [];
   let nonce: ChainTreasury['nonce'] = null;
+  const reconciliation: TokenReconciliation[] = [];
   try {
     head = await c.client.getBlockNumber({ cacheTime: 0 });
     if (hot) {
@@ -76,7 +92,7 @@ async function oneChain(sql: Sql, c: ChainRuntime, now: Date): Promise<ChainTrea
       gas = { balance: formatUnits(wei, 18), balanceWei: wei.toString(), lowBelow: formatUnits(t.gasLowWei, 18) };
       if (wei < t.gasLowWei) add('gas_low', `the hot wallet ${hot} holds ${gas.balance} of the gas coin, below ${gas.lowBelow}: fund it, or payouts stop being mined`);
       for (const [currency, token] of Object.entries(c.settings.tokens) as [ChainCurrency, `0x${string}`][]) {
-        const minor = await c.client.readContract({ address: getAddress(token), abi: ERC20_ABI, functionName: 'balanceOf', args: [hot] });
+        const minor = toLedgerMinor(c.settings, currency, await c.client.readContract({ address: getAddress(token), abi: ERC20_ABI, functionName: 'balanceOf', args: [hot] }));
         const low = t.tokenLowMinor[currency];
         const balance = formatAmount(minor, currency);
         tokens.push({ currency, token: token.toLowerCase(), balance, lowBelow: low === undefined ? null : formatAmount(low, currency) });
@@ -85,6 +101,23 @@ async function oneChain(sql: Sql, c: ChainRuntime, now: Date): Promise<ChainTrea
       const onChain = BigInt(await c.client.getTransactionCount({ address: hot, blockTag: 'pending' }));
       nonce = { next: next?.toString() ?? null, onChain: onChain.toString() };
       if (next !== undefined && onChain > next) add('nonce_drift', `the chain counts ${onChain} transactions from the hot wallet, Corridor's next nonce is ${next}: the wallet was used outside Corridor`);
+    }
+    if (c.deposits) {
+      const addresses = (await repo.depositAddresses(sql, chain)).map((a) => getAddress(a.address));
+      for (const [currency, token] of Object.entries(c.settings.tokens) as [ChainCurrency, `0x${string}`][]) {
+        let onChain = 0n;
+        for (const address of addresses) onChain += await c.client.readContract({ address: getAddress(token), abi: ERC20_ABI, functionName: 'balanceOf', args: [address] });
+        const expected = await repo.depositAddressesExpected(sql, chain, token.toLowerCase());
+        const hotUnits = hot ? await c.client.readContract({ address: getAddress(token), abi: ERC20_ABI, functionName: 'balanceOf', args: [hot] }) : null;
+        const sweptIn = await repo.sweptInto(sql, chain, token.toLowerCase());
+        reconciliation.push({
+          currency,
+          token: token.toLowerCase(),
+          depositAddresses: { onChain: onChain.toString(), expected: expected.toString(), difference: (onChain - expected).toString() },
+          hotWallet: { onChain: hotUnits?.toString() ?? null, sweptIn: sweptIn.toString() },
+        });
+        if (onChain !== expected) add('reconciliation_difference', `the deposit addresses hold ${onChain} base units of ${currency}, the records say ${expected} (difference ${onChain - expected}): look at the chain deposits and sweeps`);
+      }
     }
   } catch (err) {
     nodeError = nodeReason(err);
@@ -104,6 +137,7 @@ async function oneChain(sql: Sql, c: ChainRuntime, now: Date): Promise<ChainTrea
     lastBlock: { head: head?.toString() ?? null, watcherNext: watcherNext?.toString() ?? null },
     breaker: breakerView(breaker, t.breakerThreshold),
     nodeError,
+    reconciliation,
     conditions,
   };
 }
@@ -139,4 +173,10 @@ export async function resumeAction(ctx: { db: Sql; connectors: Pick<Connectors, 
   const rail = payoutRailOf(ctx.connectors, chain);
   if (!rail) throw new DomainError({ category: 'not_found', code: 'CHAIN_NOT_FOUND', message: `no configured chain ${chain} pays out` });
   return { rail, node: await nodeView(ctx.db, rail) };
+}
+
+/** The sweeps of deposit addresses, newest first (the console's Chain page, GET /operator/v1/chain/sweeps). */
+export async function chainSweeps(ctx: { db: Sql; connectors: Pick<Connectors, 'all'> }, chain: string | null, limit = 100) {
+  const settings = new Map(runtimes(ctx.connectors).map((c) => [c.settings.name, c.settings]));
+  return (await repo.listSweeps(ctx.db, chain, limit)).map((row) => sweepView(row, settings.get(row.chain)?.decimals[row.currency as ChainCurrency]));
 }

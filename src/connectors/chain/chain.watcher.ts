@@ -2,7 +2,8 @@ import { BlockNotFoundError, parseEventLogs, type Address, type Hex, type Public
 import type { AppContext } from '../../platform/context.js';
 import { screenAddresses } from '../../controls/screening/screening.port.js';
 import type { ChainCurrency } from './chain.config.js';
-import { creditTaken, reverseVanished, SANCTIONED_ADDRESS } from './chain.deposits.js';
+import { BELOW_DUST, creditTaken, reverseVanished, SANCTIONED_ADDRESS } from './chain.deposits.js';
+import { toLedgerMinor } from './chain.config.js';
 import type { DepositRail } from './chain.rails.js';
 import { ERC20_ABI } from './chain.client.js';
 import * as repo from './chain.repository.js';
@@ -126,13 +127,18 @@ async function takeRange(ctx: AppContext, rail: DepositRail, from: bigint, to: b
       if (!owner) continue;
       const hits = screened[i] ?? [];
       const listed = hits.length > 0;
+      const currency = currencies.get(t.token) ?? null;
+      const creditMinor = currency ? toLedgerMinor(rail.settings, currency, t.value) : null;
+      // Dust: less than the chain's threshold for the currency (or than one minor unit) is recorded and held, never credited by itself.
+      const dust = !listed && currency !== null && creditMinor !== null && (creditMinor === 0n || creditMinor < (rail.settings.treasury.dustMinor[currency] ?? 0n));
       const claim = {
         chain, txHash: t.txHash, position: t.position, logIndex: t.logIndex, blockNumber: t.blockNumber, blockHash: t.blockHash, token: t.token,
-        currency: currencies.get(t.token) ?? null, fromAddress: t.from, toAddress: t.to, amountMinor: t.value, accountId: owner.account_id, workspaceId: owner.workspace_id,
+        currency, fromAddress: t.from, toAddress: t.to, amountMinor: t.value, creditMinor, accountId: owner.account_id, workspaceId: owner.workspace_id,
       };
-      const row = await repo.claimDeposit(tx, claim, listed ? 'held' : 'credited', listed ? SANCTIONED_ADDRESS : null, listed ? hits : null);
+      const held = listed || dust;
+      const row = await repo.claimDeposit(tx, claim, held ? 'held' : 'credited', listed ? SANCTIONED_ADDRESS : dust ? BELOW_DUST : null, listed ? hits : null);
       if (!row) continue;
-      const taken = listed ? row : await creditTaken(ctx, tx, row);
+      const taken = held ? row : await creditTaken(ctx, tx, row);
       if (taken.status === 'held') ctx.log.warn({ chain, txHash: t.txHash, logIndex: t.logIndex, token: t.token, reason: taken.reason }, 'chain deposit held for the operator, not credited');
     }
     await repo.setCheckpoint(tx, chain, to + 1n, lastHash);

@@ -5,12 +5,13 @@ import { ChainConnector, NETWORK_NOT_SERVED } from './chain.connector.js';
 import { followSent, sendAccepted } from './chain.payouts.js';
 import type { ChainHooks, ChainRuntime } from './chain.rails.js';
 import * as repo from './chain.repository.js';
+import { sweepDeposits } from './chain.sweeps.js';
 import { watchDeposits } from './chain.watcher.js';
 
 /**
  * The chain connector's work beside the payouts step, in every worker process: one look at every
  * configured chain every CHAIN_POLL_MS (sign and broadcast accepted payouts, follow sent ones, take
- * confirmed deposits). Any number of workers may look at once: rows are locked (others' skipped),
+ * confirmed deposits, sweep deposit addresses). Any number of workers may look at once: rows are locked (others' skipped),
  * nonces are taken under the wallet's nonce row lock, and the deposit checkpoint moves by
  * compare-and-set.
  */
@@ -54,7 +55,10 @@ export class ChainWorker {
           await sendAccepted(this.ctx, c.payouts, hooks);
           await followSent(this.ctx, c.payouts, hooks);
         }
-        if (c.deposits) await watchDeposits(this.ctx, c.deposits);
+        if (c.deposits) {
+          await watchDeposits(this.ctx, c.deposits);
+          await sweepDeposits(this.ctx, c.deposits, hooks);
+        }
         await this.record(c, null);
       } catch (err) {
         await this.record(c, err instanceof Error ? err.message.split('\n')[0] ?? err.message : String(err));

@@ -2,7 +2,7 @@ import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { bytesToHex, getAddress, type Address } from 'viem';
-import { publicKeyToAddress } from 'viem/accounts';
+import { privateKeyToAccount, publicKeyToAddress, type PrivateKeyAccount } from 'viem/accounts';
 
 /**
  * Deposit addresses (BIP-32/44): one per owner and chain, the owner's derivation index i giving
@@ -11,6 +11,8 @@ import { publicKeyToAddress } from 'viem/accounts';
  */
 export interface DepositWallet {
   address(index: number): Address;
+  /** The key of the address at `index`, to sign its sweeps: only a wallet from a mnemonic has one (an xpub watches). */
+  account?(index: number): PrivateKeyAccount;
 }
 
 const ACCOUNT_PATH = "m/44'/60'/0'";
@@ -44,7 +46,17 @@ export function depositWallet(secret: string): DepositWallet {
   else throw new Error('the deposit wallet must be an extended public key (xpub) or a BIP-39 mnemonic');
   const external = account.deriveChild(0);
   const cache = new Map<number, Address>();
+  const signing = account.privateKey
+    ? {
+        account(index: number): PrivateKeyAccount {
+          const key = external.deriveChild(index).privateKey;
+          if (!key) throw new Error('no private key');
+          return privateKeyToAccount(bytesToHex(key));
+        },
+      }
+    : {};
   return {
+    ...signing,
     address(index) {
       let a = cache.get(index);
       if (!a) {

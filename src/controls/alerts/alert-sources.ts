@@ -134,14 +134,15 @@ export const ledgerInvariant: ConditionSource = {
 /**
  * What a chain's treasury needs the operator for (chain.treasury.ts, with its own thresholds in the
  * chain's settings: gasLowBelow, tokenLowBelow, processingAlarmSeconds): the circuit breaker open, a
- * nonce drift or conflict, gas or a token low, a payout processing too long, the node unreachable.
+ * nonce drift or conflict, gas or a token low, a payout processing too long, the node unreachable,
+ * the deposit addresses not reconciled with the records.
  */
 export const chainTreasury: ConditionSource = {
   name: 'chain.treasury',
   unit: 'none',
   defaultThreshold: 0,
   filterKeys: ['chain', 'code'],
-  description: "A chain's hot wallet or payouts need the operator: breaker_open, nonce_drift, nonce_conflict, gas_low, token_low, processing_too_long, node_unreachable (thresholds in the chain's settings)",
+  description: "A chain's hot wallet or payouts need the operator: breaker_open, nonce_drift, nonce_conflict, gas_low, token_low, processing_too_long, node_unreachable, reconciliation_difference (thresholds in the chain's settings)",
   async check(ctx, { filter }) {
     return (await treasuryConditions(ctx))
       .filter((c) => (!filter.chain || c.chain === filter.chain) && (!filter.code || c.code === filter.code))

@@ -7,7 +7,7 @@
  */
 import type { FieldError } from '../../platform/lib/errors.js';
 import { CATALOG, ROUTES, type Provider, type Route } from './catalog.js';
-import { amountBounds, isAutoRouted, selectProvider } from './providers.js';
+import { amountBounds, isAutoRouted, networkServed, selectProvider } from './providers.js';
 import { checkRecipient, type Recipient, type RecipientAccount } from './recipient-validation.js';
 
 export interface AvailableRail {
@@ -50,7 +50,8 @@ export function availableRails(
   const data: AvailableRail[] = [];
   for (const route of ROUTES) {
     const provider = selectProvider({ currency, route, account, beneficiaryCountry: beneficiary.country }, catalog);
-    if (!provider) continue;
+    // A crypto network the rail does not pay (not in the catalog as this process serves it) is not offered.
+    if (!provider || !networkServed(provider, account)) continue;
     const check = checkRecipient(beneficiary, { currency, route, accountIndex, provider, fieldPrefix: '', catalog });
     const bounds = amountBounds(provider, currency);
     data.push({

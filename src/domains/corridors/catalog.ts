@@ -562,3 +562,21 @@ export const CATALOG: readonly Provider[] = [
     submitValidators: ['name_rules', 'phone_number'],
   },
 ];
+
+/**
+ * The catalog as a process serves it: each provider on `route` whose crypto networks the connector
+ * serving it narrows (`served`, per currency) advertises only those, and a currency with none is
+ * dropped from its networks (a payout on a network nobody serves is never offered).
+ */
+export function servedCatalog(route: Route, served: Readonly<Record<string, readonly string[]>> | undefined, catalog: readonly Provider[] = CATALOG): readonly Provider[] {
+  if (!served) return catalog;
+  return catalog.map((p) => {
+    if (p.route !== route || !p.accounts.crypto) return p;
+    const networks = Object.fromEntries(
+      Object.entries(p.accounts.crypto.networks)
+        .map(([currency, list]) => [currency, list.filter((n) => (served[currency] ?? []).includes(n))] as const)
+        .filter(([, list]) => list.length > 0),
+    );
+    return { ...p, accounts: { ...p.accounts, crypto: { networks } } };
+  });
+}

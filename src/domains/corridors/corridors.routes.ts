@@ -4,6 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
 import { getBeneficiaryAccount } from '../beneficiaries/beneficiaries.service.js';
 import { availableRails } from './available-rails.js';
+import { servedCatalog } from './catalog.js';
 import { corridorTableHtml, corridorTableMarkdown } from './corridor-table.js';
 import { AvailableRailsQuery, AvailableRailsSchema, PayoutRequirementsSchema, RequirementsQuery } from './corridors.schemas.js';
 import { payoutRequirements } from './requirements.js';
@@ -65,6 +66,7 @@ export function corridorRoutes(app: FastifyInstance, ctx: AppContext): void {
       const rails = availableRails(beneficiary, accountIndex, {
         enabledCurrencies: workspace.enabled_currencies,
         disabledCapabilities: workspace.disabled_capabilities,
+        catalog: servedCatalog('crypto', ctx.connectors.forRoute('crypto', req.auth.workspaceId).servedNetworks?.('crypto')),
       });
       return { object: 'rail.list' as const, accountId: account.id, beneficiaryId: beneficiary.id, currency: account.currency, ...rails };
     },

@@ -74,7 +74,8 @@ export function providerAccepts(provider: Provider, account: AccountLike, countr
   return country !== undefined && provider.countries.includes(country);
 }
 
-function networkServed(provider: Provider, account: AccountLike): boolean {
+/** Whether the provider pays a crypto account's network in its currency (any other account: true). */
+export function networkServed(provider: Provider, account: AccountLike): boolean {
   const network = account.data?.network;
   if (account.type !== 'crypto' || typeof network !== 'string') return true;
   return (provider.accounts.crypto?.networks[account.currency] ?? []).some((n) => n === network);

@@ -71,6 +71,8 @@ const DONE_TEXT: Record<string, string> = {
   'chain-resign': 'Chain payout {ref} re-signed at a fresh nonce: the worker broadcasts it on its next look.',
   'chain-cancel': 'Chain payout {ref} cancelled: it failed and its funds are back on the balance.',
   'chain-resume': 'Payouts of chain {ref} resumed: held payouts are signed on the next look.',
+  'chain-deposit-release': 'Chain deposit {ref} released: credited to its owner.',
+  'chain-deposit-reject': 'Chain deposit {ref} rejected: never credited; the tokens stay on the deposit address.',
 };
 
 /** Who acts in the console, as decisions record it: the operator user signed in, or the operator key the console was opened with. */

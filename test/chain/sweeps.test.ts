@@ -1,0 +1,167 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWalletClient, http, type Address, type Hex } from 'viem';
+import { chainTreasury as chainTreasurySource } from '../../src/controls/alerts/alert-sources.js';
+import { evaluateAlerts } from '../../src/controls/alerts/alerts.service.js';
+import { TOKEN_ABI } from '../helpers/anvil.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { onPostgres, operator, OPERATOR_KEY, type Caller } from '../helpers/app.js';
+import { DEV_KEYS } from '../helpers/anvil.js';
+import { corridorFreeEnv } from '../helpers/processes.js';
+import { WebClient } from '../helpers/web-client.js';
+import { receivingWorkspace, requestAccount, type VirtualAccount } from '../virtual-accounts/helpers.js';
+import { chainWorld, GAS, HOT, type ChainWorld } from './harness.js';
+
+/**
+ * Sweeping (issue 39, point 7) on one anvil with the tokens that behave like the real ones: USDC by an
+ * EIP-3009 authorisation relayed by the gas wallet (the deposit address never holds gas), USDT by a
+ * gas top-up from the gas wallet (never the hot wallet) and a transfer; exactly once, across a kill -9.
+ */
+describe('chain sweeps on anvil', () => {
+  let w: ChainWorld;
+  const SENDER = 2;
+  const sender = privateKeyToAccount(DEV_KEYS[SENDER] as Hex).address;
+  beforeAll(async () => {
+    w = await chainWorld({ confirmations: 1, issuerTokens: true, gasWallet: true, chainSettings: { sweepAtLeast: { USDC: '10', USDT: '10' } } });
+    await w.anvil.mint(w.usdc, sender, 1_000_000_000n);
+    await w.anvil.mint(w.usdt, sender, 1_000_000_000n);
+  }, 240_000);
+  afterAll(async () => {
+    await w?.close();
+  });
+
+  /** A receiving workspace with USDC and USDT deposit addresses (the same address: one per owner and chain). */
+  async function depositAddress(name: string): Promise<{ c: Caller; address: Address }> {
+    const c = await receivingWorkspace(w.t.app, { name });
+    expect((await operator(w.t.app, 'PUT', `/operator/v1/workspaces/${c.workspaceId}/currencies/USDT`, { enabled: true })).statusCode).toBe(200);
+    await requestAccount(c, 'USDC');
+    await requestAccount(c, 'USDT');
+    const accounts = (await c.request('GET', '/v1/virtual-accounts')).json<{ data: VirtualAccount[] }>().data;
+    const address = (accounts[0]?.addresses as { address: Address }[])[0]?.address as Address;
+    return { c, address };
+  }
+
+  async function pay(token: Address, to: Address, amount: bigint): Promise<void> {
+    await w.anvil.public.waitForTransactionReceipt({ hash: await w.anvil.transferFrom(SENDER, token, to, amount) });
+  }
+
+  type Sweep = { id: string; currency: string; fromAddress: string; toAddress: string; amount: string; amountUnits: string; method: string; status: string; txHash: string; topUpTxHash: string | null };
+  const sweeps = async () => (await operator(w.t.app, 'GET', '/operator/v1/chain/sweeps')).json<{ data: Sweep[] }>().data;
+
+  it('sweeps a USDC deposit address by a relayed EIP-3009 authorisation (no gas on it) and a USDT one by a top-up from the gas wallet, once each; the treasury reconciles at zero', async () => {
+    const { address } = await depositAddress('Sweep Ltd');
+    await pay(w.usdc, address, 40_000_000n);
+    await pay(w.usdt, address, 109_900_000n);
+    await pay(w.usdc, address, 5_000_000n); // 45 USDC in all
+    const hotNonce = await w.anvil.public.getTransactionCount({ address: HOT });
+    const hotUsdc = await w.anvil.balance(w.usdc, HOT);
+    const hotUsdt = await w.anvil.balance(w.usdt, HOT);
+    for (let i = 0; i < 4; i++) {
+      await w.worker.tick();
+      await w.anvil.mine(1);
+    }
+    const done = await sweeps();
+    expect(done.filter((s) => s.fromAddress === address.toLowerCase()).map((s) => [s.currency, s.method, s.status, s.amountUnits]).sort()).toEqual([
+      ['USDC', 'authorization', 'confirmed', '45000000'],
+      ['USDT', 'top_up', 'confirmed', '109900000'],
+    ]);
+    expect(await w.anvil.balance(w.usdc, address)).toBe(0n);
+    expect(await w.anvil.balance(w.usdt, address)).toBe(0n);
+    expect(await w.anvil.balance(w.usdc, HOT)).toBe(hotUsdc + 45_000_000n);
+    expect(await w.anvil.balance(w.usdt, HOT)).toBe(hotUsdt + 109_900_000n);
+    // The hot wallet signed nothing: the gas wallet relayed USDC and topped the address up for USDT.
+    expect(await w.anvil.public.getTransactionCount({ address: HOT })).toBe(hotNonce);
+    const usdc = done.find((s) => s.currency === 'USDC') as Sweep;
+    const usdt = done.find((s) => s.currency === 'USDT') as Sweep;
+    expect((await w.anvil.public.getTransaction({ hash: usdc.txHash as Hex })).from.toLowerCase()).toBe(GAS.toLowerCase());
+    expect((await w.anvil.public.getTransaction({ hash: usdt.topUpTxHash as Hex })).from.toLowerCase()).toBe(GAS.toLowerCase());
+    expect((await w.anvil.public.getTransaction({ hash: usdt.txHash as Hex })).from.toLowerCase()).toBe(address.toLowerCase());
+    // The deposit address sent one transaction (the USDT transfer); the USDC one needed none of its gas.
+    expect(await w.anvil.public.getTransactionCount({ address })).toBe(1);
+
+    // More looks sweep nothing again.
+    await w.worker.tick();
+    await w.worker.tick();
+    expect((await sweeps()).filter((s) => s.fromAddress === address.toLowerCase())).toHaveLength(2);
+
+    const treasury = (await operator(w.t.app, 'GET', '/operator/v1/chain/treasury')).json<{ data: { reconciliation: { currency: string; depositAddresses: { onChain: string; expected: string; difference: string }; hotWallet: { sweptIn: string } }[]; conditions: { code: string }[] }[] }>().data[0];
+    expect(treasury?.reconciliation.map((r) => [r.currency, r.depositAddresses.difference])).toEqual([['USDC', '0'], ['USDT', '0']]);
+    expect(treasury?.conditions.map((c) => c.code)).not.toContain('reconciliation_difference');
+
+    // Tokens arriving on an address outside Corridor's records (sent by nobody it watches for: a
+    // direct mint) show as a difference.
+    await w.anvil.mint(w.usdc, address, 1_000_000n);
+    const after = (await operator(w.t.app, 'GET', '/operator/v1/chain/treasury')).json<{ data: { reconciliation: { currency: string; depositAddresses: { difference: string } }[]; conditions: { code: string }[] }[] }>().data[0];
+    expect(after?.reconciliation.find((r) => r.currency === 'USDC')?.depositAddresses.difference).toBe('1000000');
+    expect(after?.conditions.map((c) => c.code)).toContain('reconciliation_difference');
+
+    // The alert source chain.treasury opens one alert for it, and closes it once the difference is gone
+    // (the stray token sent away with the deposit address's own key).
+    const opened = await evaluateAlerts(w.t.ctx, [chainTreasurySource]);
+    expect(opened.opened.map((a) => [a.source, a.subject])).toContainEqual(['chain.treasury', 'ethereum/reconciliation_difference']);
+    expect(opened.opened.find((a) => a.subject === 'ethereum/reconciliation_difference')?.summary).toMatch(/difference 1000000/);
+    const [owner] = await w.t.ctx.db.query<{ derivation_index: number }>(
+      'SELECT o.derivation_index FROM chain_deposit_addresses a JOIN chain_deposit_owners o ON o.account_id = a.account_id WHERE a.address = $1',
+      [address.toLowerCase()],
+    );
+    const key = w.connector.chains[0]?.deposits?.wallet.account?.(owner?.derivation_index ?? -1);
+    expect(key?.address).toBe(address);
+    await w.anvil.test.setBalance({ address, value: 10n ** 17n });
+    const own = createWalletClient({ account: key, chain: w.anvil.wallet.chain, transport: http(w.anvil.url) });
+    await w.anvil.public.waitForTransactionReceipt({ hash: await own.writeContract({ address: w.usdc, abi: TOKEN_ABI, functionName: 'transfer', args: [sender, 1_000_000n], account: key ?? null, chain: w.anvil.wallet.chain }) });
+    const cleared = await evaluateAlerts(w.t.ctx, [chainTreasurySource]);
+    expect(cleared.closed.map((a) => a.subject)).toContain('ethereum/reconciliation_difference');
+
+    const client = new WebClient(w.t.app);
+    await client.get('/console/sign-in');
+    expect((await client.post('/console/sign-in/key', { operatorKey: OPERATOR_KEY })).statusCode).toBe(303);
+    const page = await client.get('/console/chain');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Sweeps of deposit addresses');
+    expect(page.body).toContain(usdc.txHash);
+    expect(page.body).toContain(usdt.topUpTxHash as string);
+  });
+
+  it.skipIf(!onPostgres)('a worker killed with SIGKILL after recording a sweep, before sending it: the restarted worker sends the recorded bytes, swept exactly once', async () => {
+    const { address } = await depositAddress('Crash Sweep Ltd');
+    await pay(w.usdc, address, 12_000_000n);
+    await w.anvil.mine(1);
+    // The worker that crashes credits the deposit and records its sweep in one look.
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'crash-worker.ts'), 'afterSweepSigned'], {
+      env: { ...corridorFreeEnv(), ...w.env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const reached = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(out.trim());
+      });
+      child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
+    });
+    expect(reached).toBe('REACHED afterSweepSigned');
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    const recorded = (await sweeps()).filter((s) => s.fromAddress === address.toLowerCase() && s.status === 'signed');
+    expect(recorded).toHaveLength(1);
+    expect(await w.anvil.balance(w.usdc, address)).toBeGreaterThan(0n); // nothing sent
+    const [stored] = await w.t.ctx.db.query<{ tx_raw: string }>('SELECT tx_raw FROM chain_sweeps WHERE id = $1', [recorded[0]?.id]);
+    for (let i = 0; i < 3; i++) {
+      await w.worker.tick();
+      await w.anvil.mine(1);
+    }
+    const ended = (await sweeps()).filter((s) => s.fromAddress === address.toLowerCase());
+    expect(ended.find((s) => s.id === recorded[0]?.id)?.status).toBe('confirmed');
+    expect(ended.filter((s) => s.status !== 'confirmed')).toEqual([]);
+    expect(await w.anvil.balance(w.usdc, address)).toBe(0n);
+    const mined = await w.anvil.public.getTransaction({ hash: recorded[0]?.txHash as Hex });
+    expect(mined.hash).toBe(recorded[0]?.txHash);
+    const [after] = await w.t.ctx.db.query<{ tx_raw: string }>('SELECT tx_raw FROM chain_sweeps WHERE id = $1', [recorded[0]?.id]);
+    expect(after?.tx_raw).toBe(stored?.tx_raw);
+    // Exactly one transfer out of the address per sweep.
+    const out = (await w.anvil.transfers(w.usdc)).filter((t) => t.from.toLowerCase() === address.toLowerCase());
+    expect(out).toHaveLength(ended.length);
+  });
+});
