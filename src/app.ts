@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import type { AppContext } from './platform/context.js';
 import { authPlugin } from './platform/http/auth.js';
 import type { TypeBoxRequestTypeProvider } from './platform/http/routes.js';
-import { AppError, renderError, sendError, toAppError, usesProblemDetails } from './platform/http/errors.js';
+import { AppError, linkErrorsToCatalogue, renderError, sendError, toAppError, usesProblemDetails } from './platform/http/errors.js';
 import { sendAnswer, storeRefusal } from './platform/http/idempotency.js';
 import { assertJsonShape, assertStorableInput, assertUtf8Charset, utf8Text } from './platform/http/input-rules.js';
 import { addCodeSamples, docsDescription, swaggerUiBranding } from './faces/docs/docs.js';
@@ -42,6 +42,8 @@ import { sandboxRoutes } from './domains/sandbox/sandbox.routes.js';
 import { payoutRoutes } from './domains/payouts/payouts.routes.js';
 import { serviceRoutes } from './faces/service/service.routes.js';
 import { webhookRoutes } from './domains/webhooks/webhooks.routes.js';
+import { recordRequests, requestLogRoutes } from './modules/request-logs/request-logs.routes.js';
+import { RequestLogRecorder } from './modules/request-logs/request-logs.service.js';
 import { createStorage } from './platform/storage/storage.js';
 import { uploadRoutes } from './platform/storage/uploads.routes.js';
 import { virtualAccountRoutes } from './domains/virtual-accounts/virtual-accounts.routes.js';
@@ -94,6 +96,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true },
   });
+  // Errors with a catalogued code carry doc_url, the link to their entry at /docs/errors.
+  linkErrorsToCatalogue(app, config.publicBaseUrl, ERROR_CODES.map((e) => e.code));
   // A caller-supplied x-request-id is kept only when it is short and plain.
   app.addHook('onRequest', async (req, reply) => {
     if (!REQUEST_ID.test(String(req.id))) (req as { id: string }).id = newRequestId();
@@ -156,6 +160,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /oauth/token' },
           operatorKey: { type: 'http', scheme: 'bearer', description: 'Operator key (operator API only)' },
+          // Named by the operations' scopes; completed (its flow's scopes) by finishDocument.
+          oauth2: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: `${config.publicBaseUrl}/oauth/token`, scopes: {} } } },
         },
       },
       security: [{ bearerAuth: [] }],
@@ -195,6 +201,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     if (takesAnyone(route) && route.bodyLimit === undefined) route.bodyLimit = config.limits.unauthenticatedBodyBytesMax;
     const schema = (route.schema ??= {}) as Record<string, unknown>;
     if (auth === 'none' && !schema.security) schema.security = [];
+    // Each operation declares the scope it needs: OAuth2 first (the flow a client uses), the pasted token beside it.
+    const scope = route.config?.scope;
+    if (auth === 'workspace' && scope && !schema.security) schema.security = [{ oauth2: [scope] }, { bearerAuth: [] }];
     const response = (schema.response ??= {}) as Record<string, unknown>;
     const url = route.url;
     const shape = usesProblemDetails(url)
@@ -216,6 +225,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   await app.register(authPlugin, { ctx, redis });
+  // Request logs: buffered as answers leave, written in batches (src/modules/request-logs).
+  const requestLogRecorder = new RequestLogRecorder(ctx.db, ctx.log, { flushMs: config.requestLogFlushMs, batchMax: 500, bufferMax: 20_000 });
+  requestLogRecorder.start();
+  recordRequests(app, requestLogRecorder);
+  app.addHook('onClose', async () => requestLogRecorder.close());
   // Before any route is added: operator routes are audited wherever they are defined.
   auditOperatorCalls(app, ctx);
 
@@ -250,6 +264,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   beneficiaryRoutes(routes, ctx);
   corridorRoutes(routes, ctx);
   webhookRoutes(routes, ctx);
+  requestLogRoutes(routes, ctx);
   eventRoutes(routes, ctx);
   const storage = createStorage(ctx.config, ctx.box);
   uploadRoutes(routes, ctx, storage);

@@ -13,7 +13,9 @@ import { connect } from './platform/db/db.js';
 import { importPayouts } from './cli/payouts-import.js';
 import { clientFromFlags, CLIENT_FLAGS, settingHint } from './cli/client.js';
 import { defaultStateFile, eventTypesOf, listen } from './cli/listen.js';
-import { trigger } from './cli/trigger.js';
+import { parseOverrides, trigger } from './cli/trigger.js';
+import { resendEvent } from './cli/events.js';
+import { tailLogs } from './cli/logs.js';
 import { chainXpub, encryptChainKey } from './cli/chain.js';
 import { auditVerify } from './cli/audit.js';
 import { ledgerInvariantViolations } from './domains/ledger/ledger.service.js';
@@ -34,7 +36,22 @@ const COMMANDS: Record<string, { usage: string; about: string; client?: boolean 
       'forward live events to a local URL, signed as deliveries are (X-Service-* and Standard Webhooks headers) with the printed secret,\nthe same at every start (kept in FILE); resumes after the last event forwarded to that URL (kept in FILE, default\n~/.corridor/listen.json) or after --since',
     client: true,
   },
-  trigger: { usage: 'trigger <event-type>', about: 'cause an event in the sandbox (payout.paid, application.approved, ...)', client: true },
+  trigger: {
+    usage: 'trigger <event-type> [--override [resource:]field=value ...]',
+    about:
+      'cause an event in the sandbox (payout.paid, application.approved, ...); --override sets a field of a request it sends\n(payout:clientRef=inv-7, beneficiary:name=Ada, amount=12.50: the resource defaults to the event\'s object)',
+    client: true,
+  },
+  logs: {
+    usage: 'logs tail [--method GET|POST|...] [--failed] [--interval-ms N]',
+    about: "print the workspace's API requests as they are logged, from now on, one line each (time, status, method, path,\nduration, request id, Idempotency-Key, caller); the dashboard's Request logs page shows their redacted bodies",
+    client: true,
+  },
+  events: {
+    usage: 'events resend EVENT_ID [--webhook ENDPOINT_ID]',
+    about: 'send an event again to the webhook endpoints it was delivered to (or only ENDPOINT_ID): a finished delivery gets\none more attempt, one waiting for its next attempt has it now; exit 1 when none was resent',
+    client: true,
+  },
   payouts: { usage: 'payouts import FILE.csv', about: 'send the payouts of a CSV file, each with its own Idempotency-Key; nothing is sent while a row needs fixing', client: true },
   audit: { usage: 'audit verify [--workspace ID | --operator]', about: "check an audit chain (default the operator's); exit 1 when broken" },
   ledger: {
@@ -58,7 +75,7 @@ ${Object.values(COMMANDS)
   .map((c) => `  ${c.usage}\n      ${indent(c.about)}`)
   .join('\n')}
 
-listen, trigger, payouts import: ${CLIENT_NOTE}
+listen, trigger, events resend, logs tail, payouts import: ${CLIENT_NOTE}
 Configuration comes from the environment; see docs/configuration.md.
 \`corridor <command> --help\` prints the usage of one command; \`corridor --version\` the version.`;
 
@@ -171,9 +188,40 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'trigger': {
-      const { values, positionals } = parseArgs({ args: argv.slice(1), options: CLIENT_FLAGS, allowPositionals: true });
+      const { values, positionals } = parseArgs({ args: argv.slice(1), options: { ...CLIENT_FLAGS, override: { type: 'string', multiple: true } }, allowPositionals: true });
       if (positionals.length !== 1) fail('trigger takes one event type');
-      await trigger(clientFromFlags(values, fail), positionals[0] as string);
+      const eventType = positionals[0] as string;
+      let overrides: string[] = [];
+      try {
+        overrides = values.override ?? [];
+        parseOverrides(eventType, overrides);
+      } catch (err) {
+        fail((err as Error).message);
+      }
+      await trigger(clientFromFlags(values, fail), eventType, undefined, { overrides });
+      return;
+    }
+    case 'logs': {
+      if (sub !== 'tail') fail('unknown logs command (logs tail)');
+      const { values } = parseArgs({ args: rest, options: { ...CLIENT_FLAGS, method: { type: 'string' }, failed: { type: 'boolean', default: false }, 'interval-ms': { type: 'string', default: '1000' } } });
+      const intervalMs = Number(values['interval-ms']);
+      if (!Number.isInteger(intervalMs) || intervalMs < 200 || intervalMs > 60_000) fail('--interval-ms must be an integer from 200 to 60000');
+      const method = values.method?.toUpperCase();
+      if (method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) fail('--method must be GET, POST, PUT, PATCH or DELETE');
+      const controller = new AbortController();
+      process.once('SIGINT', () => controller.abort());
+      process.once('SIGTERM', () => controller.abort());
+      await tailLogs({ corridor: clientFromFlags(values, fail), intervalMs, method, failed: values.failed, signal: controller.signal, write: (line) => process.stdout.write(`${line}\n`) });
+      return;
+    }
+    case 'events': {
+      if (sub !== 'resend') fail('unknown events command (events resend EVENT_ID [--webhook ID])');
+      const { values, positionals } = parseArgs({ args: rest, options: { ...CLIENT_FLAGS, webhook: { type: 'string' } }, allowPositionals: true });
+      const eventId = positionals[0];
+      if (positionals.length !== 1 || !eventId || !/^evt_[A-Za-z0-9_-]{1,64}$/.test(eventId)) fail('events resend takes one event id (evt_…)');
+      if (values.webhook !== undefined && !isUuid(values.webhook)) fail(`--webhook takes a webhook endpoint id, not ${values.webhook}`);
+      const summary = await resendEvent(clientFromFlags(values, fail), eventId, values.webhook, (line) => process.stdout.write(`${line}\n`));
+      if (!summary.resent.length) process.exitCode = 1;
       return;
     }
     case 'chain': {

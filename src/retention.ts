@@ -6,6 +6,7 @@ import { deleteAuditBefore } from './controls/operator/operator.service.js';
 import { deleteSessionsEndedBefore } from './domains/users/sessions.service.js';
 import { deleteFinishedDeliveriesBefore } from './domains/webhooks/webhooks.service.js';
 import { deleteFailedJobsBefore } from './platform/jobs/queue.js';
+import { deleteRequestLogsBefore } from './modules/request-logs/request-logs.service.js';
 
 export const RETENTION_JOB = 'retention.sweep';
 
@@ -28,6 +29,7 @@ const SWEEPS: readonly Sweep[] = [
   { table: 'jobs', days: (ctx) => ctx.config.retention.failedJobsDays, deleteBefore: deleteFailedJobsBefore },
   // Dashboard and console sessions a day after they ended (idle or expired): nothing reads them then.
   { table: 'web_sessions', days: () => 1, deleteBefore: deleteSessionsEndedBefore },
+  { table: 'request_logs', days: (ctx) => ctx.config.retention.requestLogsDays, deleteBefore: deleteRequestLogsBefore },
   { table: 'operator_audit_log', days: (ctx) => ctx.config.retention.auditLogDays, deleteBefore: deleteAuditBefore },
 ];
 

@@ -74,6 +74,8 @@ export interface Config {
   fxRates: string | undefined;
   fxSpreadBps: number;
   fxQuoteLifetimeMs: number;
+  /** How often an API process writes its buffered request logs (src/modules/request-logs). */
+  requestLogFlushMs: number;
   /**
    * How long rows of the append-only tables are kept, in days (0: for ever), and how the recurring
    * `retention.sweep` job deletes older ones: at most `batchRows` rows per statement and
@@ -90,6 +92,8 @@ export interface Config {
     failedJobsDays: number;
     /** The operator audit log: kept unless set. */
     auditLogDays: number;
+    /** Request logs (GET /v1/request-logs): always bounded, 1 to 90 days. */
+    requestLogsDays: number;
     batchRows: number;
     statementsPerRunMax: number;
   };
@@ -324,6 +328,8 @@ export const ENV_SETTINGS = {
   RETENTION_FX_QUOTES_DAYS: { default: 7, description: 'days a used or expired FX quote is kept; a quote a conversion references is kept with it' },
   RETENTION_FAILED_JOBS_DAYS: { default: 30, description: 'days a job that failed for good is kept (finished jobs are deleted when they finish)' },
   RETENTION_AUDIT_LOG_DAYS: { default: 0, description: 'days an operator audit entry is kept; 0 keeps the audit log for ever' },
+  RETENTION_REQUEST_LOGS_DAYS: { default: 7, description: 'days a logged API request (the dashboard\'s Request logs, `corridor logs tail`) is kept: 1 to 90' },
+  REQUEST_LOG_FLUSH_MS: { default: 1000, description: 'how often an API process writes the requests it logged, in one batch (they are never written one by one on the request\'s path)' },
   RETENTION_BATCH_ROWS: { default: 1000, description: 'rows deleted per statement by the retention job (at least 1)' },
   DASHBOARD_SESSION_IDLE_MS: { default: 1_800_000, description: 'a dashboard or console session ends after 30 minutes without a request' },
   DASHBOARD_SESSION_ABSOLUTE_MS: { default: 43_200_000, description: 'a dashboard or console session ends 12 hours after sign-in whatever happens' },
@@ -425,6 +431,13 @@ function retentionDays(env: NodeJS.ProcessEnv, name: NamesWith<number>, min = 1)
   return days;
 }
 
+/** A number of days that is always bounded (no 0 for ever). */
+function boundedDays(env: NodeJS.ProcessEnv, name: NamesWith<number>, min: number, max: number): number {
+  const days = intSetting(env, name);
+  if (days < min || days > max) throw new Error(`${name} must be from ${min} to ${max} days, got "${raw(env, name)}"`);
+  return days;
+}
+
 /** ORDER_SETTLEMENT_INSTRUCTIONS: `{"EUR": {"iban": "...", "bic": "..."}, "USDC": {"network": "...", "address": "..."}}`. */
 function settlementInstructions(value: string | undefined): Record<string, Record<string, string>> | undefined {
   if (value === undefined || value === '') return undefined;
@@ -523,12 +536,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fxRates: optional(env, 'FX_RATES'),
     fxSpreadBps: intSetting(env, 'FX_SPREAD_BPS'),
     fxQuoteLifetimeMs: intSetting(env, 'FX_QUOTE_LIFETIME_MS'),
+    requestLogFlushMs: Math.max(10, intSetting(env, 'REQUEST_LOG_FLUSH_MS')),
     retention: {
       eventsDays: retentionDays(env, 'RETENTION_EVENTS_DAYS', EVENTS_RETENTION_DAYS_MIN),
       webhookDeliveriesDays: retentionDays(env, 'RETENTION_WEBHOOK_DELIVERIES_DAYS'),
       fxQuotesDays: retentionDays(env, 'RETENTION_FX_QUOTES_DAYS'),
       failedJobsDays: retentionDays(env, 'RETENTION_FAILED_JOBS_DAYS'),
       auditLogDays: retentionDays(env, 'RETENTION_AUDIT_LOG_DAYS'),
+      requestLogsDays: boundedDays(env, 'RETENTION_REQUEST_LOGS_DAYS', 1, 90),
       batchRows: Math.max(1, intSetting(env, 'RETENTION_BATCH_ROWS')),
       statementsPerRunMax: 20,
     },

@@ -8,7 +8,8 @@ import { validateXML } from 'xmllint-wasm';
 import { createRunner } from '../../src/jobs.js';
 import type { JobRunner } from '../../src/platform/jobs/runner.js';
 import { parseBankConfig } from '../../src/connectors/bank/bank.config.js';
-import { answerInbox, MAGIC_AMOUNTS, magicOutcome } from '../../src/connectors/bank/bank.simulator.js';
+import { answerInbox, MAGIC_AMOUNTS, magicOutcome, runSandboxBank } from '../../src/connectors/bank/bank.simulator.js';
+import { getEventListeners } from 'node:events';
 import { DirectoryTransport } from '../../src/connectors/bank/bank.transport.js';
 import { buildPain001 } from '../../src/connectors/bank/pain001.js';
 import { corridorFreeEnv, CORRIDOR_BIN } from '../../support/processes.js';
@@ -47,6 +48,29 @@ describe('the sandbox bank configuration', () => {
 });
 
 describe('the sandbox bank folder', () => {
+  it('keeps at most one abort listener on its signal however many rounds it runs (it added one per round)', async () => {
+    // A file where the folder should be: every round fails at once and logs, so rounds are counted without timing.
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bank-rounds-')), 'not-a-folder');
+    fs.writeFileSync(file, '');
+    const controller = new AbortController();
+    let rounds = 0;
+    let listenersMax = 0;
+    const running = runSandboxBank({
+      dir: file,
+      intervalMs: 1,
+      signal: controller.signal,
+      log: () => {
+        rounds += 1;
+        listenersMax = Math.max(listenersMax, getEventListeners(controller.signal, 'abort').length);
+        if (rounds === 30) controller.abort();
+      },
+    });
+    await running;
+    expect(rounds).toBe(30);
+    expect(listenersMax).toBeLessThanOrEqual(1);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  });
   it('takes a file once: delivered again it is not rewritten nor answered twice; a different file under its name is refused', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bank-dir-'));
     try {

@@ -79,6 +79,8 @@ describe('corridor --help', () => {
       [['trigger', '-h'], /^Usage: corridor trigger <event-type>/],
       [['help', 'payouts'], /^Usage: corridor payouts import FILE\.csv/],
       [['chain', 'encrypt-key', '--help'], /^Usage: corridor chain encrypt-key/],
+      [['events', 'resend', '--help'], /^Usage: corridor events resend EVENT_ID/],
+      [['trigger', '--help'], /--override \[resource:\]field=value/],
     ] as const) {
       const res = await runCli([...args]);
       expect(res.code, args.join(' ')).toBe(0);

@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Corridor } from '../../packages/sdk/src/index.js';
 import { listen } from '../../src/cli/listen.js';
-import { trigger } from '../../src/cli/trigger.js';
+import { parseOverrides, trigger } from '../../src/cli/trigger.js';
 import { createTestApp, newWorkspace, onPostgres, type Caller, type TestApp } from '../helpers/app.js';
 import { CORRIDOR_BIN, corridorFreeEnv } from '../helpers/processes.js';
 
@@ -170,6 +170,22 @@ describe('corridor listen and corridor trigger', () => {
     await trigger(sdk(), 'payout.reverted', (l) => lines.push(l));
     expect(lines.at(-1)).toMatch(/^Recorded payout\.reverted, not delivered: per the spec/);
     expect(lines.join('\n')).not.toMatch(/Triggered/);
+  });
+
+  it('sets the fields --override names in the requests it sends (the event\'s object by default), and refuses others before sending anything', async () => {
+    const created = await trigger(sdk(), 'payout.paid', () => undefined, {
+      overrides: ['clientRef=inv-override-7', 'payout:amount=12.14', 'beneficiary:name=Mary Somerville'],
+    });
+    const payout = created.filter((o) => o.object === 'payout').at(-1) as unknown as { id: string; clientRef: string; status: string };
+    expect(payout).toMatchObject({ clientRef: 'inv-override-7', status: 'paid' });
+    expect(await sdk().payouts.get({ id: payout.id })).toMatchObject({ clientRef: 'inv-override-7', amount: '12.14', status: 'paid' });
+    expect(created.find((o) => o.object === 'beneficiary')).toMatchObject({ name: 'Mary Somerville' });
+
+    expect(() => parseOverrides('payout.paid', ['order:fromAmount=5'])).toThrow('trigger payout.paid creates payout, beneficiary, not order');
+    expect(() => parseOverrides('payout.paid', ['clientRef'])).toThrow(/--override takes \[resource:\]field=value/);
+    const refused = await runCli(['trigger', 'payout.paid', '--override', 'deposit:amount=1'], { CORRIDOR_BASE_URL: base, CORRIDOR_CLIENT_ID: c.clientId, CORRIDOR_CLIENT_SECRET: c.clientSecret });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/creates payout, beneficiary, not deposit/);
   });
 
   it('refuses an event type it cannot cause', async () => {

@@ -55,6 +55,12 @@ async function runLogged(lines: string[], options: Parameters<typeof run>[0]): R
 }
 
 describe('GET /arazzo.json', () => {
+  it('is linked from the reference (/docs reads the document\'s description), beside /openapi.json and /docs/errors', async () => {
+    const description = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ info: { description: string } }>().info.description;
+    expect(description).toContain('[/arazzo.json](/arazzo.json)');
+    expect(description).toContain('[/docs/errors](/docs/errors)');
+  });
+
   it('is an Arazzo 1.0 workflow over the served OpenAPI document, and runs against the server: the payout is paid and its webhook verifies', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/arazzo.json' });
     expect(res.statusCode).toBe(200);

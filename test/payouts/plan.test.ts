@@ -88,7 +88,7 @@ describe('planPayouts', () => {
       [row({ clientRef: 'stored' }), row({ clientRef: 'twice' }), row({ clientRef: 'twice' })],
       snapshot({ clientRefsTaken: new Set([clientRefKey(WORKSPACE, 'stored')]) }),
     );
-    expect(decisions.map(outcome)).toEqual(['refused:Payout with this client reference already exists', 'queued:EUR:6000', 'refused:Payout with this client reference already exists']);
+    expect(decisions.map(outcome)).toEqual(['refused:DUPLICATE_CLIENT_REF', 'queued:EUR:6000', 'refused:DUPLICATE_CLIENT_REF']);
   });
 
   it('uses a quote once: a second row of the plan naming it is refused QUOTE_ALREADY_USED', () => {

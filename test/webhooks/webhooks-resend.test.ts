@@ -10,6 +10,8 @@ import type { JobRunner } from '../../src/platform/jobs/runner.js';
 import { createTestApp, newWorkspace, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { HttpsReceiver, signedWith } from '../helpers/https-receiver.js';
 import { WebClient } from '../helpers/web-client.js';
+import { Corridor } from '../../packages/sdk/src/index.js';
+import { resendEvent } from '../../src/cli/events.js';
 
 const DELAYS_MS = [20, 20, 20, 20, 20];
 
@@ -131,6 +133,45 @@ describe('POST /v1/webhooks/{id}/deliveries/{deliveryId}/resend', () => {
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ code: 'WEBHOOK_DELIVERY_PENDING' });
     await caller.request('PATCH', `/v1/webhooks/${ep.id}`, { status: 'disabled' });
+  });
+});
+
+describe('corridor events resend', () => {
+  it('sends an event again to the endpoint that had it, names the endpoint that never did, and refuses an unknown event', async () => {
+    const w = await newWorkspace(t.app, { name: 'Resend CLI Ltd' });
+    let fixed = false;
+    receiver.on('/cli-resend', () => (fixed ? { status: 200, body: 'ok' } : { status: 500, body: 'broken' }));
+    const ep = (await w.request('POST', '/v1/webhooks', { url: receiver.url('/cli-resend') }, { 'idempotency-key': 'ep-cli' })).json<{ id: string }>();
+    const account = await w.request('POST', '/v1/accounts', { name: 'Resent Ltd', country: 'GB' }, { 'idempotency-key': 'acct-cli' });
+    expect(account.statusCode, account.body).toBe(201);
+    const event = (await w.request('GET', '/v1/events?type=account.created')).json<{ data: { id: string }[] }>().data[0] as { id: string };
+    let failed: Delivery | undefined;
+    while (failed?.status !== 'failed') {
+      await new Promise((r) => setTimeout(r, 25));
+      failed = (await w.request('GET', `/v1/webhooks/${ep.id}/deliveries?eventId=${event.id}`)).json<{ data: Delivery[] }>().data[0];
+    }
+    const late = (await w.request('POST', '/v1/webhooks', { url: receiver.url('/cli-late') }, { 'idempotency-key': 'ep-cli-late' })).json<{ id: string }>();
+
+    fixed = true;
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const sdk = new Corridor({ baseUrl: base, clientId: w.clientId, clientSecret: w.clientSecret, retryBaseDelayMs: 20 });
+    const lines: string[] = [];
+    const summary = await resendEvent(sdk, event.id, undefined, (l) => lines.push(l));
+    expect(summary.resent).toEqual([{ endpointId: ep.id, url: receiver.url('/cli-resend'), deliveryId: failed.id }]);
+    expect(lines.join('\n')).toContain(`${receiver.url('/cli-late')}: never had ${event.id} (account.created)`);
+    const read = async () => (await w.request('GET', `/v1/webhooks/${ep.id}/deliveries/${failed?.id}`)).json<Delivery>();
+    let after = await read();
+    while (after.attempts.length < 7 || after.status === 'pending') {
+      await new Promise((r) => setTimeout(r, 25));
+      after = await read();
+    }
+    expect(after.status).toBe('succeeded');
+    expect(after.attempts.at(-1)?.responseStatus).toBe(200);
+
+    // Only the endpoint named, and an event that is not there.
+    const only = await resendEvent(sdk, event.id, late.id, () => undefined);
+    expect(only.resent).toEqual([]);
+    await expect(resendEvent(sdk, 'evt_nothere', undefined, () => undefined)).rejects.toThrow(/no event evt_nothere in this workspace/);
   });
 });
 

@@ -95,6 +95,10 @@ export const RESOURCES = {
     list: paged('get', '/v1/accounts'),
     get: endpoint('get', '/v1/accounts/{id}'),
   },
+  requestLogs: {
+    list: paged('get', '/v1/request-logs'),
+    get: endpoint('get', '/v1/request-logs/{id}'),
+  },
   apiKeys: {
     list: paged('get', '/v1/api-keys'),
     updateScopes: endpoint('put', '/v1/api-keys/{clientId}/scopes'),
@@ -314,6 +318,8 @@ export class Corridor {
   readonly balances: Group<typeof RESOURCES.balances>;
   readonly transactions: Group<typeof RESOURCES.transactions>;
   readonly accounts: Group<typeof RESOURCES.accounts>;
+  /** The workspace's recent API requests (GET /v1/request-logs), bodies redacted. */
+  readonly requestLogs: Group<typeof RESOURCES.requestLogs>;
   readonly apiKeys: Group<typeof RESOURCES.apiKeys>;
   readonly orders: Group<typeof RESOURCES.orders> & {
     settlement: Group<typeof RESOURCES.orders.settlement> & {
@@ -361,6 +367,7 @@ export class Corridor {
     this.balances = bindGroup(t, accountId, RESOURCES.balances);
     this.transactions = bindGroup(t, accountId, RESOURCES.transactions);
     this.accounts = bindGroup(t, accountId, RESOURCES.accounts);
+    this.requestLogs = bindGroup(t, accountId, RESOURCES.requestLogs);
     this.apiKeys = bindGroup(t, accountId, RESOURCES.apiKeys);
     const orders = bindGroup(t, accountId, RESOURCES.orders);
     this.orders = {

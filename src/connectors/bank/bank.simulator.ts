@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { XMLParser } from 'fast-xml-parser';
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
@@ -290,7 +291,10 @@ export async function answerInbox(options: SandboxBankOptions): Promise<Answered
   return done;
 }
 
-/** Answers the inbox every `intervalMs` until the signal aborts. */
+/**
+ * Answers the inbox every `intervalMs` until the signal aborts. Each wait's abort listener goes
+ * with the wait (timers/promises removes it when the timer fires), so a long run adds none.
+ */
 export async function runSandboxBank(options: SandboxBankOptions & { intervalMs: number; signal: AbortSignal }): Promise<void> {
   while (!options.signal.aborted) {
     try {
@@ -298,12 +302,8 @@ export async function runSandboxBank(options: SandboxBankOptions & { intervalMs:
     } catch (err) {
       options.log?.(`error: ${err instanceof Error ? err.message : String(err)}`);
     }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, options.intervalMs);
-      options.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+    await sleep(options.intervalMs, undefined, { signal: options.signal }).catch((err: unknown) => {
+      if (!options.signal.aborted) throw err;
     });
   }
 }

@@ -24,6 +24,7 @@ const TokenResponse = Type.Object({
 const OAuthError = Type.Object({
   error: Type.Union([Type.Literal('access_denied'), Type.Literal('invalid_grant'), Type.Literal('invalid_audience')]),
   error_description: Type.String(),
+  error_uri: Type.Optional(Type.String({ format: 'uri', description: 'The entry of the error in the catalogue (GET /docs/errors#<error>)' })),
 });
 
 const Jwks = Type.Object(
@@ -85,7 +86,9 @@ function basicCredentials(req: FastifyRequest): { id: string; secret: string } |
 
 function oauthError(reply: FastifyReply, status: number, error: Static<typeof OAuthError>['error'], description: string, basic: boolean) {
   if (basic && status === 401) reply.header('www-authenticate', 'Basic realm="corridor", charset="UTF-8"');
-  return reply.code(status).send({ error, error_description: description });
+  // RFC 6749 §5.2's error_uri: the catalogue entry, as doc_url on the API's errors.
+  const catalogue = (reply.server as unknown as { errorCatalogueUrl?: string }).errorCatalogueUrl;
+  return reply.code(status).send({ error, error_description: description, ...(catalogue ? { error_uri: `${catalogue}#${error}` } : {}) });
 }
 
 export function authRoutes(app: App, ctx: AppContext): void {

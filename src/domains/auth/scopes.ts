@@ -14,6 +14,7 @@ export const SCOPE_RESOURCES = [
   'api_keys',
   'capabilities',
   'approvals',
+  'request_logs',
 ] as const;
 
 export type Scope = `${(typeof SCOPE_ACTIONS)[number]}:${(typeof SCOPE_RESOURCES)[number]}`;

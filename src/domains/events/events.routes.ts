@@ -18,7 +18,8 @@ const asWritten = () => (data: unknown) => JSON.stringify(data);
 
 /**
  * The events behind the webhooks, readable so an integrator whose endpoint was down can catch up
- * (deliveries are not replayed on demand). With Service-Account-Id, only that sub-account's events.
+ * (or resend a delivery: POST /v1/webhooks/{id}/deliveries/{deliveryId}/resend). With Service-Account-Id,
+ * only that sub-account's events.
  */
 export function eventRoutes(app: FastifyInstance, ctx: AppContext): void {
   const streams = new EventStreams(ctx);

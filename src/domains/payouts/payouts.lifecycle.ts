@@ -248,6 +248,8 @@ export async function requestMove(
     throw conflict('PAYOUT_NOT_CANCELLABLE', 'The payout is already on its way to the rail and can no longer be stopped');
   }
   const moved = await applyMove(tx, row, move, failureReason);
+  // A cancel refused for the payout's state says so with the code the catalogue documents for it.
+  if (!moved && move === 'cancel') throw conflict('PAYOUT_NOT_CANCELLABLE', `A payout in status ${row.status} cannot be cancelled${row.status === 'paid' ? ': a paid payout is final' : ''}`);
   if (!moved) throw conflict('INVALID_PAYOUT_STATE', `A payout in status ${row.status} cannot be moved to ${MOVE_TARGET[move]} this way`);
   return moved;
 }

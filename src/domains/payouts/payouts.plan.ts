@@ -65,8 +65,9 @@ export const dailyKey = (workspaceId: string, currency: string): string => `${wo
 export const clientRefKey = (workspaceId: string, clientRef: string): string => `${workspaceId}:${clientRef}`;
 export const quoteKey = (accountId: string, quoteId: string): string => `${accountId}:${quoteId}`;
 
-/** A refusal whose code is its message too (the spec's convention for money movement). */
-export const duplicateClientRef = (): DomainError => new DomainError({ category: 'invalid_request', message: 'Payout with this client reference already exists' });
+/** The spec's duplicate clientRef refusal: 400 with its pinned message; the catalogue's code in `code` beside it. */
+export const duplicateClientRef = (): DomainError =>
+  new DomainError({ category: 'invalid_request', code: 'DUPLICATE_CLIENT_REF', message: 'Payout with this client reference already exists' });
 export const insufficient = (): DomainError => refusal('INSUFFICIENT_BALANCE');
 const quoteAmountMismatch = (): DomainError =>
   new DomainError({

@@ -437,7 +437,7 @@ export function listDeliveries<Item>(
   sql: Sql,
   workspaceId: string,
   endpointId: string,
-  f: PageRequest & { status?: string | undefined; eventType?: string | undefined },
+  f: PageRequest & { status?: string | undefined; eventType?: string | undefined; eventId?: string | undefined },
   map: (row: DeliveryRow) => Item,
 ) {
   const { where, params, add } = listFilters();
@@ -445,6 +445,8 @@ export function listDeliveries<Item>(
   add('endpoint_id = ?', endpointId);
   if (f.status) add('status = ?', f.status);
   if (f.eventType) add('event_type = ?', f.eventType);
+  // The unique (event_id, endpoint_id) index finds it.
+  if (f.eventId) add('event_id = ?', f.eventId);
   return paginate(sql, f, { object: 'webhook_delivery.list', from: `SELECT ${deliveryListColumns} FROM webhook_deliveries`, where, params, map });
 }
 

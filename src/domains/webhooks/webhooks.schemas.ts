@@ -141,4 +141,5 @@ export const DeliveryQuery = Type.Object({
   ...PageQuery.properties,
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')])),
   eventType: Type.Optional(Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)))),
+  eventId: Type.Optional(Type.String({ pattern: '^evt_[A-Za-z0-9_-]{1,64}$', description: "Only the delivery of this event (evt_...): what `corridor events resend` looks up" })),
 });

@@ -219,7 +219,7 @@ export async function listDeliveries(
   sql: Sql,
   workspaceId: string,
   endpointId: string,
-  query: PageRequest & { status?: string | undefined; eventType?: string | undefined },
+  query: PageRequest & { status?: string | undefined; eventType?: string | undefined; eventId?: string | undefined },
 ) {
   await getEndpoint(sql, workspaceId, endpointId);
   return repo.listDeliveries(sql, workspaceId, endpointId, query, deliveryView);

@@ -9,6 +9,7 @@ import { beneficiaryPages } from './beneficiaries.pages.js';
 import { beneficiaryFormPages } from './beneficiaries-new.pages.js';
 import { credentialPages } from './credentials.pages.js';
 import { eventPages } from './events.pages.js';
+import { requestLogPages } from './request-logs.pages.js';
 import { homePages } from './home.pages.js';
 import { onboardingPages } from './onboarding.pages.js';
 import { orderPages } from './orders.pages.js';
@@ -38,6 +39,7 @@ export function dashboardPages(app: FastifyInstance, web: Web, storage: Storage)
   receivingPages(app, web);
   onboardingPages(app, web, storage);
   eventPages(app, web);
+  requestLogPages(app, web);
   searchPages(app, web);
   sandboxPages(app, web);
 }

@@ -39,6 +39,8 @@ export function docsDescription(audience: string): string {
 
 Modules: ${DOCUMENTED_MODULES.map((m) => m.name).join(', ')}.
 
+Machine-readable: the OpenAPI document at [/openapi.json](/openapi.json), the main flow (token, beneficiary, quote, payout) as an Arazzo workflow at [/arazzo.json](/arazzo.json), and every error code with what to do at [/docs/errors](/docs/errors) (each error's \`doc_url\` links to its entry).
+
 Every operation below shows a request in curl and with the TypeScript SDK (\`packages/sdk\`). The curl samples read \`$CORRIDOR_BASE_URL\` and \`$TOKEN\` (the token request \`$CORRIDOR_CLIENT_ID\` and \`$CORRIDOR_CLIENT_SECRET\`) from the shell, and the ids earlier answers gave as variables named after them (\`$BENEFICIARY_ID\`, \`$PAYOUT_ID\`, \`$QUOTE_ID\`…); they need nothing but curl and coreutils (the Idempotency-Key comes from /dev/urandom), and the webhook samples name a receiver on your own machine (\`https://localhost:3000/…\`), never someone else's host; the SDK samples take the same credential as \`clientId\` and \`clientSecret\` and fetch and renew the token themselves. The operator API's samples (its tags come last) send the operator key, \`$CORRIDOR_OPERATOR_KEY\`, instead of a token. Every sample here, the operator API's included, is run as written against a live server by the test suite. Which rails, currencies and recipient fields each country takes: [the corridor table](/docs/corridors).
 
 ## Getting started
@@ -54,7 +56,7 @@ Every operation below shows a request in curl and with the TypeScript SDK (\`pac
 
 ## Conventions
 
-Amounts are decimal strings in major units. Every POST takes an \`Idempotency-Key\` (the operator API's too, scoped to the operator key): retry with the same key. Three error shapes exist: the legacy envelope, the validation envelope (legacy plus \`details\`), and RFC 9457 problem details.`;
+Amounts are decimal strings in major units. Every POST takes an \`Idempotency-Key\` (the operator API's too, scoped to the operator key): retry with the same key. Three error shapes exist: the legacy envelope, the validation envelope (legacy plus \`details\`), and RFC 9457 problem details; each may also carry \`doc_url\` (the code's catalogue entry), \`param\` (the first failing field) and, on a 403 \`METHOD_NOT_ENTITLED\`, \`scope\` (the scope the credential lacks; each operation lists its scope under its security).`;
 }
 
 /** `payouts.create` for POST /v1/payouts, read from the SDK's own method tables. */

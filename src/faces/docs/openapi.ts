@@ -282,7 +282,8 @@ function addErrorCodeEnum(doc: Json): void {
     type: 'string',
     title: 'ErrorCode',
     description: 'Every code the API answers with; what each means, where, and what to do: GET /docs/errors',
-    enum: ERROR_CODES.map((e) => e.code),
+    // The token endpoint's OAuth errors come in its own body (`error`), not as a `code`.
+    enum: ERROR_CODES.filter((e) => e.shape !== 'oauth').map((e) => e.code),
   };
   for (const name of ['Problem', 'LegacyError', 'ValidationError']) {
     const properties = schemas[name]?.properties as Json | undefined;
@@ -313,7 +314,7 @@ function addOAuth2(doc: Json, tokenUrl: string, scopes: readonly string[]): void
  */
 export const TAG_ORDER = [
   'Authentication', 'Beneficiaries', 'Payouts', 'Webhooks', 'Events', 'Ledger', 'FX', 'Sandbox', 'Approvals', 'Accounts', 'Applications', 'Uploads',
-  'Virtual accounts', 'Deposits', 'Orders', 'Capabilities', 'API keys', 'Service',
+  'Virtual accounts', 'Deposits', 'Orders', 'Capabilities', 'API keys', 'Request logs', 'Service',
 ];
 const LAST_TAG = 'Operator';
 

@@ -21,6 +21,7 @@ const NAV: Record<Area, readonly NavItem[]> = {
     { href: '/dashboard/onboarding', label: 'Onboarding' },
     { href: '/dashboard/events', label: 'Events' },
     { href: '/dashboard/webhooks', label: 'Webhooks' },
+    { href: '/dashboard/request-logs', label: 'Request logs' },
     { href: '/dashboard/credentials', label: 'Credentials' },
     { href: '/dashboard/users', label: 'Users' },
     { href: '/dashboard/sandbox', label: 'Sandbox', sandboxOnly: true },

@@ -61,7 +61,7 @@ function grantRefusal(
     return forbidden('not_account_owner', 'Service-Account-Id names an account this credential does not own');
   }
   if (needs.scope && !hasScope(row.scopes, needs.scope)) {
-    return new AppError({ status: 403, code: 'METHOD_NOT_ENTITLED', message: `This credential lacks the scope ${needs.scope}` });
+    return new AppError({ status: 403, code: 'METHOD_NOT_ENTITLED', message: `This credential lacks the scope ${needs.scope}`, scope: needs.scope });
   }
   return needs.capability ? capabilityRefusal({ disabledCapabilities: row.disabled_capabilities }, needs.capability) : undefined;
 }

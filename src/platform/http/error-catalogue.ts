@@ -8,9 +8,10 @@
  * /v1/events, /v1/virtual-accounts, /v1/deposits, /v1/capabilities, /v1/api-keys and /operator; the
  * legacy envelope elsewhere, the validation envelope when it lists `details`); `problem` is problem
  * details on every route; `validation` lists the failing fields (`details` or `errors`, each with its
- * own `code`).
+ * own `code`); `oauth` is the token endpoint's RFC 6749 body `{error, error_description, error_uri}`,
+ * the code in `error`.
  */
-export type ErrorShape = 'route' | 'problem' | 'validation';
+export type ErrorShape = 'route' | 'problem' | 'validation' | 'oauth';
 
 export interface ErrorCodeEntry {
   code: string;
@@ -48,7 +49,10 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
   e('TOKEN_EXPIRED', [401], 'route', true, 'GET /v1/events/stream', 'The access token expired while the stream was open.', 'Request a new token and reconnect with Last-Event-ID.'),
   e('CREDENTIAL_REVOKED', [401, 409], 'route', false, 'GET /v1/events/stream; POST /operator/v1/workspaces/{id}/credentials/{clientId}/rotate', 'The credential was revoked (409: a revoked credential cannot be rotated).', 'Use another credential; ask the operator for a new one.'),
   e('FORBIDDEN', [403], 'route', false, ANY, 'The credential may not do this.', 'Check the credential\'s scopes and the workspace\'s capabilities.'),
-  e('METHOD_NOT_ENTITLED', [403], 'route', false, ANY, 'The credential lacks the scope the operation needs (named in the message).', 'Grant the scope (PUT /v1/api-keys/{clientId}/scopes) or use a credential that has it.'),
+  e('METHOD_NOT_ENTITLED', [403], 'route', false, ANY, 'The credential lacks the scope the operation needs: named in the body\'s `scope` (and in the message); each operation of the OpenAPI document lists its scope under `security`.', 'Grant the scope (PUT /v1/api-keys/{clientId}/scopes) or use a credential that has it.'),
+  e('access_denied', [401], 'oauth', false, 'POST /oauth/token', 'The client id and secret were not accepted (unknown, revoked, or a wrong secret).', 'Check CORRIDOR_CLIENT_ID and CORRIDOR_CLIENT_SECRET (or the Basic credentials) against the dashboard\'s Credentials page; a revoked credential needs a new one.'),
+  e('invalid_grant', [400], 'oauth', false, 'POST /oauth/token', 'grant_type is not client_credentials, the only grant this server issues tokens for.', 'Send grant_type=client_credentials.'),
+  e('invalid_audience', [400], 'oauth', false, 'POST /oauth/token', 'The audience asked for is not this API\'s (the description names the one expected).', 'Send the audience the description names (CORRIDOR_AUDIENCE in the CLI), or none.'),
   e('WORKSPACE_SUSPENDED', [403], 'route', false, ANY, 'The workspace is suspended.', 'Contact the operator.'),
   e('not_account_owner', [403], 'route', false, 'any endpoint with Service-Account-Id', 'Service-Account-Id names an account that is not a sub-account of this workspace.', 'Send the id of one of your sub-accounts (GET /v1/accounts), or no header.'),
   e('CAPABILITY_DISABLED', [403], 'route', false, 'payouts, orders, FX, virtual accounts, deposits and applications endpoints', 'The capability is switched off for the workspace.', 'Ask the operator to enable it (GET /v1/capabilities shows which are on).'),
@@ -68,7 +72,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
   e('IDEMPOTENCY_KEY_PROCESSING', [409], 'problem', true, POSTS, 'A request with this key is still being processed.', 'Retry shortly with the same key and body.'),
   e('IDEMPOTENCY_KEY_REUSED', [422], 'problem', false, POSTS, 'The key was used with a different request.', 'Use a new key for a new request.'),
   // Payouts and recipients
-  e('INSUFFICIENT_BALANCE', [400, 422], 'route', false, 'POST /v1/payouts, POST /v1/orders, POST /operator/v1/workspaces/{id}/balances/adjust', 'The available balance does not cover the amount and fee.', 'Fund the balance (sandbox: POST /v1/sandbox/balances/fund) and create it again with a new key.'),
+  e('INSUFFICIENT_BALANCE', [400, 422], 'route', false, 'POST /v1/payouts, POST /v1/orders, POST /operator/v1/workspaces/{id}/balances/adjust', 'The available balance does not cover the amount and fee. On POST /v1/payouts a fiat payout without a quote is recorded as failed under its clientRef (payout.failed), so that clientRef is taken.', 'Fund the balance (sandbox: POST /v1/sandbox/balances/fund), then send it again with a new clientRef and a new Idempotency-Key (the same clientRef answers DUPLICATE_CLIENT_REF).'),
   e('LIMIT_EXCEEDED', [400], 'route', false, 'POST /v1/payouts, POST /v1/orders', 'The amount is over a per-transaction or daily limit.', 'Send a smaller amount, or wait for the next day.'),
   e('PAYOUT_NOT_PERMITTED', [400], 'route', false, PAYOUT, 'The workspace\'s terms do not permit payouts yet.', 'Complete onboarding (applications) or ask the operator.'),
   e('CORRIDOR_NOT_ENABLED', [400], 'route', false, PAYOUT, 'The currency is not enabled for the workspace.', 'Ask the operator to enable the currency.'),
@@ -79,7 +83,7 @@ export const ERROR_CODES: readonly ErrorCodeEntry[] = [
   e('QUOTE_EXPIRED', [400], 'route', false, 'POST /v1/payouts, POST /v1/fx/conversions', 'The quote expired.', 'Request a new quote (the SDK\'s quoteAndPay does).'),
   e('QUOTE_ALREADY_USED', [400], 'route', false, 'POST /v1/payouts, POST /v1/fx/conversions', 'The quote was already used.', 'Request a new quote.'),
   e('QUOTE_INTENT_MISMATCH', [400], 'route', false, 'POST /v1/payouts, POST /v1/fx/conversions', 'The quote was requested for another intent (payout or conversion).', 'Request a quote with the right intent.'),
-  e('PAYOUT_NOT_CANCELLABLE', [409], 'route', false, 'POST /v1/payouts/{id}/cancel', 'The payout is paid, failed or cancelled.', 'Nothing to cancel; a paid payout is final.'),
+  e('PAYOUT_NOT_CANCELLABLE', [409], 'route', false, 'POST /v1/payouts/{id}/cancel', 'The payout is paid, failed, cancelled or reverted, or already on its way to the rail (the message says which).', 'Nothing to cancel: read the payout; a paid payout is final.'),
   e('PAYOUT_HELD', [409], 'route', false, 'POST /v1/sandbox/payouts/{id}/process|pay, POST /operator/v1/payouts/{id}/process|pay', 'A sanctions screening hit or a pending approval holds the payout; it cannot go forward until released or approved.', 'Release it (screening queue) or approve it (POST /v1/payouts/{id}/approve); cancel or fail stay allowed.'),
   e('APPROVAL_RULES_LIMIT', [409], 'route', false, 'POST /v1/approval-rules', 'The workspace already has the most approval rules allowed.', 'Delete a rule you no longer need first.'),
   e('APPROVAL_NOT_REQUIRED', [409], 'route', false, 'POST /v1/payouts/{id}/approve, POST /v1/payouts/{id}/reject', 'No approval rule held this payout.', 'Nothing to decide: the payout proceeds by itself.'),

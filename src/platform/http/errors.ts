@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { ERROR_DETAILS_MAX } from '../config.js';
 import { isConnectionError } from '../db/db.js';
@@ -22,6 +22,8 @@ export interface AppErrorOptions {
   /** A 401 answered with only `statusCode` and `message`. */
   bare?: boolean | undefined;
   headers?: Record<string, string> | undefined;
+  /** The scope the credential lacks (METHOD_NOT_ENTITLED): the body names it in `scope`. */
+  scope?: string | undefined;
 }
 
 /** The status each category of refusal is answered with. */
@@ -71,6 +73,7 @@ export class AppError extends DomainError {
   readonly problem: boolean;
   readonly bare: boolean;
   readonly headers: Record<string, string> | undefined;
+  readonly scope: string | undefined;
 
   constructor(options: AppErrorOptions) {
     super({
@@ -85,7 +88,36 @@ export class AppError extends DomainError {
     this.problem = options.problem ?? false;
     this.bare = options.bare ?? false;
     this.headers = options.headers;
+    this.scope = options.scope;
   }
+}
+
+/** The codes of the catalogue (GET /docs/errors): an error with one links to its entry. */
+let catalogueCodes: ReadonlySet<string> = new Set();
+
+/**
+ * Set once per app: errors with a catalogued code link to their entry (`doc_url`) at
+ * `${publicBaseUrl}/docs/errors#CODE` (a decoration, so every encapsulated child sees it).
+ */
+export function linkErrorsToCatalogue(app: FastifyInstance, publicBaseUrl: string, codes: readonly string[]): void {
+  app.decorate('errorCatalogueUrl', `${publicBaseUrl.replace(/\/$/, '')}/docs/errors`);
+  catalogueCodes = new Set(codes);
+}
+
+/**
+ * What helps the developer act, beside the spec's fields (extension members, which RFC 9457 allows;
+ * the legacy envelope takes only `doc_url` and `scope`, beside its `code`): `doc_url`, the catalogue
+ * entry of the code; `param`, the first failing field of a field error; `scope`, the scope a 403
+ * METHOD_NOT_ENTITLED lacks.
+ */
+function guidance(err: AppError, code: string | undefined, details: FieldError[] | undefined, req: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  const base = (req.server as unknown as { errorCatalogueUrl?: string }).errorCatalogueUrl;
+  if (base && code && catalogueCodes.has(code)) out.doc_url = `${base}#${encodeURIComponent(code)}`;
+  const first = details?.[0]?.field;
+  if (first) out.param = first;
+  if (err.scope) out.scope = err.scope;
+  return out;
 }
 
 /** A domain refusal as HTTP answers it: its category's status, and Retry-After when it says when to retry. */
@@ -179,6 +211,7 @@ export function renderError(error: DomainError, req: FastifyRequest): RenderedEr
     };
     if (details) body.errors = details;
     if (omitted) body.errorsOmitted = omitted;
+    Object.assign(body, guidance(err, code, details, req));
     return { status: err.status, contentType: 'application/problem+json; charset=utf-8', headers, body };
   }
   const body: Record<string, unknown> = {
@@ -192,6 +225,13 @@ export function renderError(error: DomainError, req: FastifyRequest): RenderedEr
   if (omitted) body.detailsOmitted = omitted;
   body.timestamp = new Date().toISOString();
   body.path = path;
+  // The legacy envelope's fields are pinned; beside its `code` (an addition already) it takes the
+  // link and the scope, never on a generic validation envelope (no code: its shape stays as pinned).
+  if (err.code) {
+    const { doc_url: docUrl, scope } = guidance(err, err.code, undefined, req);
+    if (docUrl) body.doc_url = docUrl;
+    if (scope) body.scope = scope;
+  }
   return { status: err.status, contentType: 'application/json; charset=utf-8', headers, body };
 }
 

@@ -28,6 +28,13 @@ export const FieldErrorSchema = Type.Object(
   { additionalProperties: false, title: 'FieldError' },
 );
 
+/** What helps the developer act, on every error shape (src/platform/http/errors.ts, guidance). */
+const GUIDANCE = {
+  doc_url: Type.Optional(Type.String({ format: 'uri', description: "The code's entry in the error catalogue (GET /docs/errors#CODE): what it means and what to do" })),
+  param: Type.Optional(Type.String({ description: 'For a field error, the first failing field (as in details[].field / errors[].field)' })),
+  scope: Type.Optional(Type.String({ description: 'On 403 METHOD_NOT_ENTITLED, the scope the credential lacks' })),
+};
+
 const legacyFields = {
   statusCode: Type.Integer(),
   message: Type.String({ description: 'A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; "' }),
@@ -35,6 +42,8 @@ const legacyFields = {
   code: Type.Optional(Type.String({ description: 'One of the codes of GET /docs/errors' })),
   timestamp: Type.Optional(Timestamp),
   path: Type.Optional(Type.String()),
+  doc_url: GUIDANCE.doc_url,
+  scope: GUIDANCE.scope,
 };
 
 /** The legacy envelope: a refusal without field details. */
@@ -66,6 +75,7 @@ export const ProblemSchema = Type.Object(
     request_id: Type.String({ description: 'Equal to the x-request-id response header' }),
     errors: Type.Optional(Type.Array(FieldErrorSchema, { description: 'At most 50 entries' })),
     errorsOmitted: Type.Optional(Type.Integer({ description: 'How many more failing fields there were than `errors` lists' })),
+    ...GUIDANCE,
   },
   { title: 'Problem', description: 'Problem details (RFC 9457)' },
 );

@@ -911,6 +911,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's recent API requests, newest first, bodies redacted
+         * @description Each API request made with a credential of the workspace: method, path, status, request id, Idempotency-Key, caller, duration and the bodies with secrets and personal data redacted. Written in batches (about a second behind) and kept RETENTION_REQUEST_LOGS_DAYS days (7 by default). Reading this list is not itself logged. `corridor logs tail` follows it.
+         */
+        get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/request-logs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One logged request */
+        get: operations["getRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/applications/{id}/review": {
         parameters: {
             query?: never;
@@ -3034,11 +3071,18 @@ export interface components {
          */
         LegacyError: {
             code?: components["schemas"]["ErrorCode"];
+            /**
+             * Format: uri
+             * @description The code's entry in the error catalogue (GET /docs/errors#CODE): what it means and what to do
+             */
+            doc_url?: string;
             /** @example BAD_REQUEST */
             error?: string;
             /** @description A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; " */
             message: string;
             path?: string;
+            /** @description On 403 METHOD_NOT_ENTITLED, the scope the credential lacks */
+            scope?: string;
             statusCode: number;
             /**
              * Format: date-time
@@ -3698,14 +3742,23 @@ export interface components {
             category: "invalid_request" | "authentication" | "permission" | "not_found" | "conflict" | "rate_limit" | "provider" | "internal";
             code: components["schemas"]["ErrorCode"];
             detail: string;
+            /**
+             * Format: uri
+             * @description The code's entry in the error catalogue (GET /docs/errors#CODE): what it means and what to do
+             */
+            doc_url?: string;
             /** @description At most 50 entries */
             errors?: components["schemas"]["FieldError"][];
             /** @description How many more failing fields there were than `errors` lists */
             errorsOmitted?: number;
+            /** @description For a field error, the first failing field (as in details[].field / errors[].field) */
+            param?: string;
             /** @description Equal to the x-request-id response header */
             request_id: string;
             /** @description Authoritative. False on a POST sent without Idempotency-Key, except a 429 (refused before anything was done: always true, with Retry-After). */
             retryable: boolean;
+            /** @description On 403 METHOD_NOT_ENTITLED, the scope the credential lacks */
+            scope?: string;
             status: number;
             title: string;
             /** Format: uri */
@@ -3721,6 +3774,48 @@ export interface components {
             proofKey: string;
             /** Format: uri */
             uploadUrl: string;
+        };
+        /** RequestLog */
+        RequestLog: {
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            accountId: string;
+            /** @description The credential's client id (or dashboard:<user id>) */
+            caller: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            /** @description From the request to the end of the answer */
+            durationMs: number;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            idempotencyKey: string | null;
+            method: string;
+            /** @enum {string} */
+            object: "request_log";
+            /** @description Path and query; credential-like query values redacted */
+            path: string;
+            requestBody: unknown | null;
+            /** @description The X-Request-Id the answer carried */
+            requestId: string;
+            responseBody: unknown | null;
+            /** @description The HTTP status answered */
+            status: number;
+        };
+        /** RequestLogList */
+        RequestLogList: {
+            data: components["schemas"]["RequestLog"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+            /** @enum {string} */
+            object: "request_log.list";
         };
         /** RequirementRule */
         RequirementRule: {
@@ -3888,7 +3983,7 @@ export interface components {
         };
         SetApiKeyScopesRequest: {
             /**
-             * @description Each of the form <action>:<resource>; action read or write (write includes read). Known: read:accounts, write:accounts, read:balances, write:balances, read:beneficiaries, write:beneficiaries, read:payouts, write:payouts, read:fx, write:fx, read:orders, write:orders, read:applications, write:applications, read:virtual_accounts, write:virtual_accounts, read:deposits, write:deposits, read:webhooks, write:webhooks, read:api_keys, write:api_keys, read:capabilities, write:capabilities, read:approvals, write:approvals
+             * @description Each of the form <action>:<resource>; action read or write (write includes read). Known: read:accounts, write:accounts, read:balances, write:balances, read:beneficiaries, write:beneficiaries, read:payouts, write:payouts, read:fx, write:fx, read:orders, write:orders, read:applications, write:applications, read:virtual_accounts, write:virtual_accounts, read:deposits, write:deposits, read:webhooks, write:webhooks, read:api_keys, write:api_keys, read:capabilities, write:capabilities, read:approvals, write:approvals, read:request_logs, write:request_logs
              * @example [
              *       "read:payouts",
              *       "write:payouts",
@@ -4120,11 +4215,18 @@ export interface components {
             details: components["schemas"]["FieldError"][];
             /** @description How many more failing fields there were than `details` lists */
             detailsOmitted?: number;
+            /**
+             * Format: uri
+             * @description The code's entry in the error catalogue (GET /docs/errors#CODE): what it means and what to do
+             */
+            doc_url?: string;
             /** @example BAD_REQUEST */
             error?: string;
             /** @description A stable code for money-movement refusals, otherwise text; for validation errors the details joined with "; " */
             message: string;
             path?: string;
+            /** @description On 403 METHOD_NOT_ENTITLED, the scope the credential lacks */
+            scope?: string;
             statusCode: number;
             /**
              * Format: date-time
@@ -4960,6 +5062,11 @@ export interface operations {
                     "application/json": {
                         error: "access_denied" | "invalid_grant" | "invalid_audience";
                         error_description: string;
+                        /**
+                         * Format: uri
+                         * @description The entry of the error in the catalogue (GET /docs/errors#<error>)
+                         */
+                        error_uri?: string;
                     };
                 };
             };
@@ -4972,6 +5079,11 @@ export interface operations {
                     "application/json": {
                         error: "access_denied" | "invalid_grant" | "invalid_audience";
                         error_description: string;
+                        /**
+                         * Format: uri
+                         * @description The entry of the error in the catalogue (GET /docs/errors#<error>)
+                         */
+                        error_uri?: string;
                     };
                 };
             };
@@ -7413,6 +7525,119 @@ export interface operations {
             };
         };
     };
+    listRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description The previous page's nextCursor */
+                cursor?: string;
+                /** @description Only answers of 400 and above */
+                failed?: boolean;
+                /** @description Page size, 1 to 100 */
+                limit?: number;
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                /** @description Only answers with this status */
+                status?: number;
+            };
+            header?: {
+                /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
+                "Service-Account-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Validation envelope (with details) or legacy envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Problem details */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
+    getRequestLog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
+                "Service-Account-Id"?: string;
+            };
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Validation envelope (with details) or legacy envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Problem details */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLog"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
     sandboxReviewApplication: {
         parameters: {
             query?: never;
@@ -8850,6 +9075,8 @@ export interface operations {
             query?: {
                 /** @description The previous page's nextCursor */
                 cursor?: string;
+                /** @description Only the delivery of this event (evt_...): what `corridor events resend` looks up */
+                eventId?: string;
                 eventType?: "payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "webhook.test";
                 /** @description Page size, 1 to 100 */
                 limit?: number;
