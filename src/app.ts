@@ -42,8 +42,8 @@ import { sandboxRoutes } from './domains/sandbox/sandbox.routes.js';
 import { payoutRoutes } from './domains/payouts/payouts.routes.js';
 import { serviceRoutes } from './faces/service/service.routes.js';
 import { webhookRoutes } from './domains/webhooks/webhooks.routes.js';
-import { recordRequests, requestLogRoutes } from './modules/request-logs/request-logs.routes.js';
-import { RequestLogRecorder } from './modules/request-logs/request-logs.service.js';
+import { recordRequests, requestLogRoutes } from './controls/request-logs/request-logs.routes.js';
+import { RequestLogRecorder } from './controls/request-logs/request-logs.service.js';
 import { createStorage } from './platform/storage/storage.js';
 import { uploadRoutes } from './platform/storage/uploads.routes.js';
 import { virtualAccountRoutes } from './domains/virtual-accounts/virtual-accounts.routes.js';
@@ -225,7 +225,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   await app.register(authPlugin, { ctx, redis });
-  // Request logs: buffered as answers leave, written in batches (src/modules/request-logs).
+  // Request logs: buffered as answers leave, written in batches (src/controls/request-logs).
   const requestLogRecorder = new RequestLogRecorder(ctx.db, ctx.log, { flushMs: config.requestLogFlushMs, batchMax: 500, bufferMax: 20_000 });
   requestLogRecorder.start();
   recordRequests(app, requestLogRecorder);

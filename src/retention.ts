@@ -6,7 +6,7 @@ import { deleteAuditBefore } from './controls/operator/operator.service.js';
 import { deleteSessionsEndedBefore } from './domains/users/sessions.service.js';
 import { deleteFinishedDeliveriesBefore } from './domains/webhooks/webhooks.service.js';
 import { deleteFailedJobsBefore } from './platform/jobs/queue.js';
-import { deleteRequestLogsBefore } from './modules/request-logs/request-logs.service.js';
+import { deleteRequestLogsBefore } from './controls/request-logs/request-logs.service.js';
 
 export const RETENTION_JOB = 'retention.sweep';
 

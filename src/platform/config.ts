@@ -74,7 +74,7 @@ export interface Config {
   fxRates: string | undefined;
   fxSpreadBps: number;
   fxQuoteLifetimeMs: number;
-  /** How often an API process writes its buffered request logs (src/modules/request-logs). */
+  /** How often an API process writes its buffered request logs (src/controls/request-logs). */
   requestLogFlushMs: number;
   /**
    * How long rows of the append-only tables are kept, in days (0: for ever), and how the recurring

@@ -13,7 +13,7 @@ import { bankSection, inboxFiles, sshdMissing, startSftpServer } from '../helper
 import { BANK_ROUTES, connectorsFile } from '../bank/helpers.js';
 import { chainWorld, recipient, usdcWorkspace } from '../chain/harness.js';
 import { CORPORATION_B, fedwireSection } from './fedwire-helpers.js';
-import { achSection, US_PERSON } from './ach/helpers.js';
+import { achSection, US_PERSON } from '../ach/helpers.js';
 import { ADA, balance, eventTypesOf, fund, payingWorkspace, ref } from '../payouts/helpers.js';
 
 /**

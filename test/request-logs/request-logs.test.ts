@@ -9,7 +9,7 @@ import { Corridor } from '../../packages/sdk/src/index.js';
 import { tailLogs } from '../../src/cli/logs.js';
 import type { Sql } from '../../src/platform/db/db.js';
 import { retentionSweep } from '../../src/retention.js';
-import { RequestLogRecorder, type AnsweredRequest } from '../../src/modules/request-logs/request-logs.service.js';
+import { RequestLogRecorder, type AnsweredRequest } from '../../src/controls/request-logs/request-logs.service.js';
 import { createTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
 import { dashboardUser } from '../helpers/web-client.js';
 

@@ -11,7 +11,7 @@ import { descriptiveDateOf, localNow, SAME_DAY_LIMIT_CENTS, windowAt, type AchWi
 import { changeCode, correctedFields, returnCode } from './codes.js';
 import type { AchConfig } from './config.js';
 import { NachaError, readNacha, TX, writeNacha, type BatchToWrite, type EntryToWrite, type ReadFile, type SecCode } from './nacha.js';
-import * as repo from './repository.js';
+import * as repo from './ach.repository.js';
 import { readWhole } from '../bank/bank.port.js';
 import type { AchTransport } from './transport.js';
 

@@ -21,7 +21,7 @@ import {
   type WaitingFile,
 } from '../bank/bank.port.js';
 import { reportPayoutOutcomes, type PayoutOutcome } from '../../domains/payouts/payouts.port.js';
-import { recordException, recordMovement } from '../../controls/reconciliation/reconciliation.service.js';
+import { recordException, recordMovement } from '../../controls/reconciliation/reconciliation.port.js';
 import { findWire, wireFileSent, type WireRow } from './fedwire.repository.js';
 import type { FedwireRuntime } from './outbound.js';
 import { FedwireParseError, parseFedwireFile, type AcknowledgementMessage, type FedwireMessage, type Reason, type ReturnMessage, type StatusMessage, type TransactionStatus } from './parse.js';

@@ -4,7 +4,7 @@ import { queryText } from '../web/forms.js';
 import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, type Web } from '../web/web.js';
 import { IdParams } from '../../platform/lib/schemas.js';
-import * as requestLogs from '../../modules/request-logs/request-logs.service.js';
+import * as requestLogs from '../../controls/request-logs/request-logs.service.js';
 import { dashboardUser, memberPage } from './caller.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -1,4 +1,4 @@
-import type { SftpServer } from '../../helpers/sftp-server.js';
+import type { SftpServer } from '../helpers/sftp-server.js';
 
 /** The "ach" section pointing at a real OpenSSH SFTP server. */
 export function achSection(server: SftpServer, overrides: Record<string, unknown> = {}) {

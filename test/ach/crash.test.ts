@@ -4,12 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readNacha } from '../../../src/connectors/ach/nacha.js';
-import { createTestApp, onPostgres, type TestApp } from '../../helpers/app.js';
-import { CORRIDOR_BIN, corridorFreeEnv } from '../../helpers/processes.js';
-import { sshdMissing, startSftpServer } from '../../helpers/sftp-server.js';
-import { connectorsFile } from '../../bank/helpers.js';
-import { fund, payingWorkspace, ref } from '../../payouts/helpers.js';
+import { readNacha } from '../../src/connectors/ach/nacha.js';
+import { createTestApp, onPostgres, type TestApp } from '../helpers/app.js';
+import { CORRIDOR_BIN, corridorFreeEnv } from '../helpers/processes.js';
+import { sshdMissing, startSftpServer } from '../helpers/sftp-server.js';
+import { connectorsFile } from '../bank/helpers.js';
+import { fund, payingWorkspace, ref } from '../payouts/helpers.js';
 import { achSection, US_PERSON } from './helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { isBankingDay, nextBankingDay, windowAt, type AchCalendar } from '../../../src/connectors/ach/calendar.js';
-import { changeCode, correctedFields, RETURN_CODES, returnCode } from '../../../src/connectors/ach/codes.js';
-import { NachaError, readNacha, TX, writeNacha, type FileToWrite } from '../../../src/connectors/ach/nacha.js';
-import { answerFile, type SandboxRule } from '../../../src/connectors/ach/sandbox.js';
+import { isBankingDay, nextBankingDay, windowAt, type AchCalendar } from '../../src/connectors/ach/calendar.js';
+import { changeCode, correctedFields, RETURN_CODES, returnCode } from '../../src/connectors/ach/codes.js';
+import { NachaError, readNacha, TX, writeNacha, type FileToWrite } from '../../src/connectors/ach/nacha.js';
+import { answerFile, type SandboxRule } from '../../src/connectors/ach/sandbox.js';
 
 /** An independent NACHA parser from npm (@midlandsbank/node-nacha): every file Corridor writes must read the same there. */
 const nacha = createRequire(import.meta.url)('@midlandsbank/node-nacha') as { from(text: string): { data: LibFile } };
