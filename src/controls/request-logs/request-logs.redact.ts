@@ -23,7 +23,11 @@ export function isRedactedName(name: string): boolean {
   return SECRET_NAME.test(n) || PERSONAL_NAME.test(n);
 }
 
+/** Longer strings are not searched (the unanchored e-mail pattern is quadratic in the length): they are replaced whole. */
+const SEARCHED_CHARS_MAX = 1_000;
+
 function redactString(value: string): string {
+  if (value.length > SEARCHED_CHARS_MAX) return REDACTED;
   return JWS_LIKE.test(value) || CREDENTIAL_VALUE.test(value) || EMAIL.test(value) || IBAN.test(value.toUpperCase()) ? REDACTED : value;
 }
 

@@ -112,7 +112,7 @@ export function linkErrorsToCatalogue(app: FastifyInstance, publicBaseUrl: strin
  */
 function guidance(err: AppError, code: string | undefined, details: FieldError[] | undefined, req: FastifyRequest): Record<string, string> {
   const out: Record<string, string> = {};
-  const base = (req.server as unknown as { errorCatalogueUrl?: string }).errorCatalogueUrl;
+  const base = (req.server as unknown as { errorCatalogueUrl?: string } | undefined)?.errorCatalogueUrl;
   if (base && code && catalogueCodes.has(code)) out.doc_url = `${base}#${encodeURIComponent(code)}`;
   const first = details?.[0]?.field;
   if (first) out.param = first;
