@@ -88,7 +88,7 @@ describe('POST /oauth/token', () => {
   it('refuses a wrong secret with 401 access_denied', async () => {
     const res = await tokenRequest({ client_id: caller.clientId, client_secret: 'cs_wrong', audience: AUDIENCE, grant_type: 'client_credentials' });
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ error: 'access_denied', error_description: 'Unauthorized' });
+    expect(res.json()).toEqual({ error: 'access_denied', error_description: 'Unauthorized', error_uri: expect.stringMatching(/\/docs\/errors#access_denied$/) });
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
@@ -96,14 +96,14 @@ describe('POST /oauth/token', () => {
     for (const clientId of [randomUUID(), 'not-a-client']) {
       const res = await tokenRequest({ client_id: clientId, client_secret: caller.clientSecret, audience: AUDIENCE, grant_type: 'client_credentials' });
       expect(res.statusCode).toBe(401);
-      expect(res.json()).toEqual({ error: 'access_denied', error_description: 'Unauthorized' });
+      expect(res.json()).toEqual({ error: 'access_denied', error_description: 'Unauthorized', error_uri: expect.stringMatching(/\/docs\/errors#access_denied$/) });
     }
   });
 
   it('refuses missing credentials with 401 access_denied', async () => {
     const res = await tokenRequest({ grant_type: 'client_credentials' });
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ error: 'access_denied', error_description: 'Unauthorized' });
+    expect(res.json()).toEqual({ error: 'access_denied', error_description: 'Unauthorized', error_uri: expect.stringMatching(/\/docs\/errors#access_denied$/) });
   });
 
   it('refuses a grant_type other than client_credentials with 400 invalid_grant', async () => {
@@ -125,7 +125,7 @@ describe('POST /oauth/token', () => {
   it('answers a failed HTTP Basic client authentication with 401 and WWW-Authenticate: Basic', async () => {
     const res = await formRequest('grant_type=client_credentials', basicHeader(caller.clientId, 'cs_wrong'));
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ error: 'access_denied', error_description: 'Unauthorized' });
+    expect(res.json()).toEqual({ error: 'access_denied', error_description: 'Unauthorized', error_uri: expect.stringMatching(/\/docs\/errors#access_denied$/) });
     expect(res.headers['www-authenticate']).toMatch(/^Basic\b/);
     expect(res.headers['cache-control']).toBe('no-store');
   });
@@ -259,7 +259,7 @@ describe('bearer token check', () => {
     expectBare401(await victim.request('GET', '/v1/account'));
     const res = await tokenRequest({ client_id: victim.clientId, client_secret: victim.clientSecret, audience: AUDIENCE, grant_type: 'client_credentials' });
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ error: 'access_denied', error_description: 'Unauthorized' });
+    expect(res.json()).toEqual({ error: 'access_denied', error_description: 'Unauthorized', error_uri: expect.stringMatching(/\/docs\/errors#access_denied$/) });
   });
 
   it('answers 401 with the bare body on problem-details routes too', async () => {
