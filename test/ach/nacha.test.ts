@@ -13,7 +13,7 @@ interface LibEntry { transactionCode: string; receivingDFIIdentification: number
 interface LibBatch { entryClassCode: string; serviceClassCode: number; effectiveDate: string; entries: LibEntry[]; footer: { entryAndAddendaCount: number; entryHash: number; totalDebit: number; totalCredit: number } }
 interface LibFile { file: { destination: string; footer: { batchCount: number; blockCount: number; entryAndAddendaCount: number; entryHash: number; totalDebit: number; totalCredit: number } }; batches: LibBatch[] }
 
-const REAL = path.resolve(import.meta.dirname, '../../../../shared/real-world/ach');
+const REAL = path.resolve(import.meta.dirname, '../../../shared/real-world/ach');
 const real = (name: string) => fs.readFileSync(path.join(REAL, name), 'utf8');
 
 function sample(options: { balanced?: boolean; entries?: number } = {}): FileToWrite {
