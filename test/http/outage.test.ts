@@ -17,7 +17,9 @@ function expectUnavailable(res: LightMyRequestResponse, retryable: boolean): voi
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   expect(res.json()).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', category: 'provider', retryable, request_id: res.headers['x-request-id'] });
-  expect(res.body).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|terminat/i);
+  // Nothing of the database's failure leaks: its error, its address. (doc_url is the API's own address, the catalogue's link.)
+  const { doc_url: _link, ...rest } = res.json() as Record<string, unknown>;
+  expect(JSON.stringify(rest)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|terminat/i);
 }
 
 describe.skipIf(!onPostgres || !canRunOwnPostgres)('a PostgreSQL outage (a server this test owns)', () => {
