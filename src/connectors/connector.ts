@@ -53,8 +53,14 @@ export interface Connector {
    * the money comes back, if it does, as a `returned` outcome through `reportPayoutOutcomes`.
    */
   recall?(tx: Tx, payoutId: string, reason: string): Promise<RecallAnswer>;
-  /** Verify the recipient (account and name) before paying, where the rail offers it (Confirmation of Payee, Verification of Payee). */
-  verifyRecipient?(beneficiary: Record<string, unknown>): Promise<RecipientCheck>;
+  /**
+   * Verify the recipient (account and name) before paying, where the rail offers it (Confirmation of
+   * Payee, Verification of Payee, a mobile-money account-name lookup, a NIP name enquiry). Called
+   * outside any transaction; the recipient-check control records the answer and holds the payout on
+   * anything but a match. Throws only for a fault of Corridor's own; a rail that cannot answer
+   * answers `unavailable`.
+   */
+  verifyRecipient?(request: RecipientCheckRequest): Promise<RecipientCheck>;
   /** Checks the connector's rail at start (a chain's node and token decimals); throws, and the process refuses to start, on a mismatch. */
   checkAtStart?(): Promise<void>;
   /**
@@ -71,11 +77,31 @@ export interface RecallAnswer {
   reason?: string;
 }
 
-export interface RecipientCheck {
-  /** `match`, `close_match` (the rail suggests `suggestedName`), `no_match`, or `unavailable` (the rail could not answer). */
-  result: 'match' | 'close_match' | 'no_match' | 'unavailable';
-  suggestedName?: string;
+/** What a recipient check asks the rail. */
+export interface RecipientCheckRequest {
+  /** The catalog rail the payout (or the beneficiary) goes by. */
+  rail: string;
+  currency: string;
+  /** The recipient as validated at submit (name, country, `account`…), opened. */
+  beneficiary: Record<string, unknown>;
+  /** The name to check: the beneficiary's name as the workspace gave it. */
+  name: string;
+  /** A stable id of this check (a payout's or a beneficiary check's id), for the rail's idempotency or correlation id. */
+  reference: string;
 }
+
+/**
+ * A rail's answer to a recipient check: either the name the rail holds for the account (a
+ * mobile-money account-name lookup, a NIP name enquiry), which Corridor compares with the
+ * beneficiary's, or the rail's own verdict (Confirmation of Payee: `close_match` with the name it
+ * suggests), or that the account does not exist, or that the rail could not answer. `reason` keeps
+ * the rail's code or words.
+ */
+export type RecipientCheck =
+  | { kind: 'account_name'; accountName: string }
+  | { kind: 'verdict'; result: 'match' | 'close_match' | 'no_match'; suggestedName?: string; reason?: string }
+  | { kind: 'account_not_found'; reason?: string }
+  | { kind: 'unavailable'; reason?: string };
 
 /**
  * The lifecycle capabilities a connector has, for the console and the guide. Check, release, recall
