@@ -123,45 +123,59 @@ describe('chain sweeps on anvil', () => {
     expect(page.body).toContain(usdt.topUpTxHash as string);
   });
 
-  it.skipIf(!onPostgres)('a worker killed with SIGKILL after recording a sweep, before sending it: the restarted worker sends the recorded bytes, swept exactly once', async () => {
-    const { address } = await depositAddress('Crash Sweep Ltd');
-    await pay(w.usdc, address, 12_000_000n);
-    await w.anvil.mine(1);
-    // The worker that crashes credits the deposit and records its sweep in one look.
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'crash-worker.ts'), 'afterSweepSigned'], {
-      env: { ...corridorFreeEnv(), ...w.env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const reached = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) resolve(out.trim());
-      });
-      child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
-    });
-    expect(reached).toBe('REACHED afterSweepSigned');
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-    const recorded = (await sweeps()).filter((s) => s.fromAddress === address.toLowerCase() && s.status === 'signed');
-    expect(recorded).toHaveLength(1);
-    expect(await w.anvil.balance(w.usdc, address)).toBeGreaterThan(0n); // nothing sent
-    const [stored] = await w.t.ctx.db.query<{ tx_raw: string }>('SELECT tx_raw FROM chain_sweeps WHERE id = $1', [recorded[0]?.id]);
-    for (let i = 0; i < 3; i++) {
-      await w.worker.tick();
+  const crashes = [
+    { currency: 'USDC', point: 'afterSweepSigned', when: 'after recording a USDC sweep, before sending it', state: 'signed' },
+    { currency: 'USDT', point: 'afterSweepSigned', when: 'after recording a USDT sweep (top-up and transfer signed), before sending either', state: 'signed' },
+    { currency: 'USDT', point: 'afterTopUpMined', when: "after a USDT sweep's gas top-up is mined, before the deposit address's transfer is sent", state: 'topped_up' },
+  ] as const;
+  for (const crash of crashes) {
+    it.skipIf(!onPostgres)(`a worker killed with SIGKILL ${crash.when}: the restarted worker sends the recorded bytes, swept exactly once`, async () => {
+      const { address } = await depositAddress(`Crash Sweep ${crash.currency} ${crash.point} Ltd`);
+      const token = crash.currency === 'USDC' ? w.usdc : w.usdt;
+      await pay(token, address, 12_000_000n);
       await w.anvil.mine(1);
-    }
-    const ended = (await sweeps()).filter((s) => s.fromAddress === address.toLowerCase());
-    expect(ended.find((s) => s.id === recorded[0]?.id)?.status).toBe('confirmed');
-    expect(ended.filter((s) => s.status !== 'confirmed')).toEqual([]);
-    expect(await w.anvil.balance(w.usdc, address)).toBe(0n);
-    const mined = await w.anvil.public.getTransaction({ hash: recorded[0]?.txHash as Hex });
-    expect(mined.hash).toBe(recorded[0]?.txHash);
-    const [after] = await w.t.ctx.db.query<{ tx_raw: string }>('SELECT tx_raw FROM chain_sweeps WHERE id = $1', [recorded[0]?.id]);
-    expect(after?.tx_raw).toBe(stored?.tx_raw);
-    // Exactly one transfer out of the address per sweep.
-    const out = (await w.anvil.transfers(w.usdc)).filter((t) => t.from.toLowerCase() === address.toLowerCase());
-    expect(out).toHaveLength(ended.length);
-  });
+      const gasBefore = await w.anvil.public.getTransactionCount({ address: GAS });
+      // The worker that crashes credits the deposit and records its sweep in one look.
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'crash-worker.ts'), crash.point], {
+        env: { ...corridorFreeEnv(), ...w.env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const reached = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('\n')) resolve(out.trim());
+        });
+        child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
+      });
+      expect(reached).toBe(`REACHED ${crash.point}`);
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+      const recorded = (await sweeps()).filter((s) => s.fromAddress === address.toLowerCase() && s.currency === crash.currency && s.status === crash.state);
+      expect(recorded).toHaveLength(1);
+      expect(await w.anvil.balance(token, address)).toBe(12_000_000n); // the tokens have not moved
+      const [stored] = await w.t.ctx.db.query<{ tx_raw: string; top_up_raw: string | null }>('SELECT tx_raw, top_up_raw FROM chain_sweeps WHERE id = $1', [recorded[0]?.id]);
+      for (let i = 0; i < 3; i++) {
+        await w.worker.tick();
+        await w.anvil.mine(1);
+      }
+      const ended = (await sweeps()).filter((s) => s.fromAddress === address.toLowerCase() && s.currency === crash.currency);
+      expect(ended.map((s) => [s.id, s.status])).toEqual([[recorded[0]?.id, 'confirmed']]);
+      expect(await w.anvil.balance(token, address)).toBe(0n);
+      const mined = await w.anvil.public.getTransaction({ hash: recorded[0]?.txHash as Hex });
+      expect(mined.hash).toBe(recorded[0]?.txHash);
+      // The bytes sent are the bytes recorded before the crash: nothing was signed again.
+      const [after] = await w.t.ctx.db.query<{ tx_raw: string; top_up_raw: string | null }>('SELECT tx_raw, top_up_raw FROM chain_sweeps WHERE id = $1', [recorded[0]?.id]);
+      expect(after).toEqual(stored);
+      // Exactly one transfer of the token out of the address, and for USDT exactly one gas top-up.
+      const out = (await w.anvil.transfers(token)).filter((t) => t.from.toLowerCase() === address.toLowerCase());
+      expect(out).toHaveLength(1);
+      expect(await w.anvil.public.getTransactionCount({ address: GAS })).toBe(gasBefore + 1);
+      if (crash.currency === 'USDT') {
+        const topUp = await w.anvil.public.getTransaction({ hash: recorded[0]?.topUpTxHash as Hex });
+        expect(topUp.to?.toLowerCase()).toBe(address.toLowerCase());
+      }
+    });
+  }
 });

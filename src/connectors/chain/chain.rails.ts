@@ -42,4 +42,6 @@ export interface ChainHooks {
   afterBroadcast?: (hashes: readonly string[]) => Promise<void>;
   /** After a sweep is recorded (signed bytes stored), before anything of it is sent. */
   afterSweepSigned?: (sweepId: string) => Promise<void>;
+  /** After a USDT-style sweep's gas top-up is mined and recorded, before the deposit address's own transfer is sent. */
+  afterTopUpMined?: (sweepId: string) => Promise<void>;
 }

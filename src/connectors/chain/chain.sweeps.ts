@@ -128,7 +128,7 @@ async function recordSweep(ctx: AppContext, rail: DepositRail, currency: ChainCu
  * sweep's own transaction is sent (again) until it has its confirmations, then the sweep is
  * confirmed (or failed, reverted: what it would have moved becomes sweepable again).
  */
-async function advance(ctx: AppContext, rail: DepositRail, s: repo.ChainSweepRow): Promise<void> {
+async function advance(ctx: AppContext, rail: DepositRail, s: repo.ChainSweepRow, hooks: ChainHooks = {}): Promise<void> {
   let status = s.status;
   if (s.method === 'top_up' && status === 'signed' && s.top_up_hash && s.top_up_raw) {
     const topped = await receipt(rail.client, s.top_up_hash);
@@ -141,6 +141,7 @@ async function advance(ctx: AppContext, rail: DepositRail, s: repo.ChainSweepRow
     }
     if (!(await repo.moveSweep(ctx.db, s.id, status, 'topped_up'))) return;
     status = 'topped_up';
+    await hooks.afterTopUpMined?.(s.id);
   }
   let mined = await receipt(rail.client, s.tx_hash);
   if (!mined) {
@@ -171,7 +172,7 @@ async function advance(ctx: AppContext, rail: DepositRail, s: repo.ChainSweepRow
 export async function sweepDeposits(ctx: AppContext, rail: DepositRail, hooks: ChainHooks = {}): Promise<number> {
   if (!rail.gasWallet || !rail.treasury || !rail.wallet.account) return 0;
   const chain = rail.settings.name;
-  for (const s of await repo.openSweeps(ctx.db, chain)) await advance(ctx, rail, s);
+  for (const s of await repo.openSweeps(ctx.db, chain)) await advance(ctx, rail, s, hooks);
   let recorded = 0;
   for (const [currency, threshold] of Object.entries(rail.settings.treasury.sweepMinor) as [ChainCurrency, bigint][]) {
     const token = rail.settings.tokens[currency];
@@ -186,7 +187,7 @@ export async function sweepDeposits(ctx: AppContext, rail: DepositRail, hooks: C
       if (!row) continue;
       recorded += 1;
       await hooks.afterSweepSigned?.(row.id);
-      await advance(ctx, rail, row);
+      await advance(ctx, rail, row, hooks);
     }
   }
   return recorded;
