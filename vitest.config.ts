@@ -11,8 +11,10 @@ export default defineConfig({
     // every test file builds its own app and database, and the source keeps no state per process
     // that is not keyed by its database or config.
     isolate: false,
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Generous: on a loaded machine an app or a server can take over a minute to start; a passing test
+    // takes no longer for it.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     reporters: ['default'],
   },
 });

@@ -23,6 +23,7 @@ import { LegacyErrorSchema, ProblemSchema, UnauthorizedSchema, ValidationErrorSc
 import { isDateTime, isDay } from './platform/lib/dates.js';
 import { newRequestId } from './platform/lib/ids.js';
 import { metrics } from './platform/observability/metrics.js';
+import { registryOf } from './connectors/registry.js';
 import { alertRoutes } from './controls/alerts/alerts.routes.js';
 import { accountRoutes } from './domains/accounts/accounts.routes.js';
 import { approvalRoutes } from './controls/approvals/approvals.routes.js';
@@ -278,7 +279,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   chainRoutes(routes, ctx);
   userRoutes(routes, ctx);
   screeningRoutes(routes, ctx);
-  alertRoutes(routes, ctx);
+  alertRoutes(routes, ctx, registryOf(ctx.connectors).alertSources());
 
   await registerWeb(app, webOptions(ctx, redis), (scope, web) => {
     dashboardPages(scope, web, storage);

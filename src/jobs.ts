@@ -33,7 +33,7 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
   [APPROVAL_EXPIRY_JOB, approvalExpiryJob],
   [RETENTION_JOB, retentionSweep],
   [SCREENING_RESCREEN_JOB, rescreenBeneficiariesJob],
-  [ALERTS_EVALUATE_JOB, alertsEvaluateJob],
+  [ALERTS_EVALUATE_JOB, (ctx) => alertsEvaluateJob(ctx, registryOf(ctx.connectors).alertSources())],
   [NOTIFICATIONS_SEND_JOB, notificationsSendJob],
   [
     'uploads.cleanup',

@@ -183,8 +183,6 @@ const UPWARD_ALLOWED: readonly string[] = [
   'domains/virtual-accounts/virtual-accounts.service.ts → connectors/issuers.ts',
   'domains/virtual-accounts/virtual-accounts.schemas.ts → connectors/issuers.ts',
   'domains/capabilities/capabilities.service.ts → connectors/issuers.ts',
-  // The chain's treasury conditions as an alert source (a connector could declare its alert sources instead).
-  'controls/alerts/alert-sources.ts → connectors/chain/chain.treasury.ts',
   // AppContext names the services a request is given, some of them typed by their module.
   'platform/context.ts → connectors/connector.ts',
   'platform/context.ts → domains/auth/signing-keys.ts',
@@ -203,7 +201,7 @@ const UPWARD_ALLOWED: readonly string[] = [
   'platform/http/credential-cache.ts → domains/auth/credentials.service.ts',
 ];
 /** The count today (issue 31 measured 53 on the old layout); lower it as exceptions go, never raise it. */
-const UPWARD_MAX = 21;
+const UPWARD_MAX = 20;
 
 describe('the direction of src/', () => {
   const files = sourceFiles(SRC);

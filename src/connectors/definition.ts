@@ -3,6 +3,7 @@ import type { AppContext } from '../platform/context.js';
 import type { JobHandler } from '../platform/jobs/runner.js';
 import type { CryptoBox } from '../platform/lib/crypto-box.js';
 import type { PayoutStatus } from '../domains/payouts/payouts.transitions.js';
+import type { ConditionSource } from '../controls/alerts/alerts.port.js';
 import type { Connector, RailReason } from './connector.js';
 
 /** What a connector is built with besides its own section of the connectors file. */
@@ -49,6 +50,11 @@ export interface ConnectorDefinition<C extends Connector = Connector> {
   workers?(ctx: AppContext, connector: C): ConnectorWorker[];
   /** The statuses of its payouts that are its backlog: handed to it and not yet on the rail (or, for the manual queue, not yet settled). */
   backlog: readonly PayoutStatus[];
+  /**
+   * What of its rail needs the operator, as alert condition sources (a chain's treasury, a bank
+   * file without acknowledgement): evaluated with the platform's own while the connector is present.
+   */
+  conditions?: readonly ConditionSource[];
 }
 
 /** Declares a connector: the identity function, typed, so a definition is checked where it is written. */

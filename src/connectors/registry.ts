@@ -3,6 +3,7 @@ import type { AppContext } from '../platform/context.js';
 import type { Recurring, JobHandler } from '../platform/jobs/runner.js';
 import type { Sql } from '../platform/db/db.js';
 import { ROUTES } from '../domains/corridors/catalog.js';
+import { conditionSources, type ConditionSource } from '../controls/alerts/alerts.port.js';
 import type { Connector, ConnectorHealth, Connectors, RailReason, RouteConnector } from './connector.js';
 import type { ConnectorDefinition, ConnectorDeps, ConnectorWorker } from './definition.js';
 import { connectorHealth, type HealthRecorder } from './health.js';
@@ -104,6 +105,11 @@ export class ConnectorRegistry implements Connectors {
   /** The reason codes a connector's rail gives, as data (none for a connector not present). */
   reasons(name: string): readonly RailReason[] {
     return this.built.get(name)?.definition.reasons ?? [];
+  }
+
+  /** The alert condition sources: the platform's own, and those the connectors present declare (a connector not configured here alerts nothing). */
+  alertSources(): readonly ConditionSource[] {
+    return [...conditionSources, ...[...this.built.values()].flatMap(({ definition }) => definition.conditions ?? [])];
   }
 
   /** The health of every connector present: last success, last file, last error, backlog. */

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertsEvaluateJob } from '../../src/controls/alerts/alerts.jobs.js';
+import { registryOf } from '../../src/connectors/registry.js';
 import { conditionSources, type ConditionSource } from '../../src/controls/alerts/alert-sources.js';
 import { evaluateAlerts } from '../../src/controls/alerts/alerts.service.js';
 import { notificationsSendJob } from '../../src/controls/notifications/notifications.jobs.js';
@@ -111,8 +112,8 @@ describe('alerts reach the operator by e-mail and signed webhook, once, and clos
     const payoutId = created.json<{ id: string }>().id;
 
     // Evaluated twice (as a worker does every ALERT_EVALUATE_MS): it opens once.
-    await alertsEvaluateJob(t.ctx);
-    await alertsEvaluateJob(t.ctx);
+    await alertsEvaluateJob(t.ctx, registryOf(t.ctx.connectors).alertSources());
+    await alertsEvaluateJob(t.ctx, registryOf(t.ctx.connectors).alertSources());
     const open = await openAlerts();
     expect(open).toHaveLength(1);
     expect(open[0]).toMatchObject({ conditionId: 'payouts.stuck', subject: 'simulated/queued', status: 'open' });
@@ -133,7 +134,7 @@ describe('alerts reach the operator by e-mail and signed webhook, once, and clos
 
     const cancelled = await c.request('POST', `/v1/payouts/${payoutId}/cancel`, {});
     expect(cancelled.statusCode, cancelled.body).toBe(200);
-    await alertsEvaluateJob(t.ctx);
+    await alertsEvaluateJob(t.ctx, registryOf(t.ctx.connectors).alertSources());
     expect(await openAlerts()).toHaveLength(0);
     const closed = await operator(t.app, 'GET', `/operator/v1/alerts/${open[0]?.id}`);
     expect(closed.json()).toMatchObject({ status: 'closed', closedAt: expect.any(String) });

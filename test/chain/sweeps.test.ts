@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, http, type Address, type Hex } from 'viem';
-import { chainTreasury as chainTreasurySource } from '../../src/controls/alerts/alert-sources.js';
+import { treasuryConditionSource as chainTreasurySource } from '../../src/connectors/chain/chain.treasury.js';
 import { evaluateAlerts } from '../../src/controls/alerts/alerts.service.js';
 import { TOKEN_ABI } from '../helpers/anvil.js';
 import { privateKeyToAccount } from 'viem/accounts';

@@ -62,6 +62,23 @@ describe('the connectors configuration', () => {
     expect(registry.routes().find((r) => r.route === 'swift')).toEqual({ route: 'swift', connector: 'manual', overrides: [{ workspaceId: 'w2', connector: 'simulated' }] });
   });
 
+  it("counts a connector's declared alert conditions only where the connector is present, beside the platform's own", () => {
+    const watched = defineConnector({
+      name: 'keeping',
+      section: 'keeping',
+      build: () => new KeepingConnector(),
+      reasons: [],
+      backlog: ['queued'],
+      conditions: [{ name: 'keeping.backlog', unit: 'minutes', defaultThreshold: 30, filterKeys: [], description: 'test source', check: async () => [] }],
+    });
+    const present = build({ routes: { swift: 'keeping' }, keeping: {} }, [...CONNECTORS_PRESENT, watched]);
+    expect(present.alertSources().map((c) => c.name)).toEqual(expect.arrayContaining(['payouts.stuck', 'ledger.invariant', 'keeping.backlog']));
+    // Not configured for any route: not built, so nothing of it is evaluated, and neither is the chain's treasury.
+    const absent = build({}, [...CONNECTORS_PRESENT, watched]);
+    expect(absent.alertSources().map((c) => c.name)).not.toContain('keeping.backlog');
+    expect(absent.alertSources().map((c) => c.name)).not.toContain('chain.treasury');
+  });
+
   it('refuses to start on an unknown route, an unknown connector, a connector without its section, or a file that is not JSON', () => {
     expect(() => build({ routes: { telegraph: 'manual' } })).toThrow(/unknown route "telegraph"/);
     expect(() => build({ routes: { swift: 'carrier-pigeon' } })).toThrow(/unknown connector "carrier-pigeon"/);

@@ -1,3 +1,4 @@
+import type { ConditionSource } from '../../controls/alerts/alerts.port.js';
 import { formatUnits, getAddress } from 'viem';
 import type { Connectors } from '../connector.js';
 import type { Sql } from '../../platform/db/db.js';
@@ -180,3 +181,23 @@ export async function chainSweeps(ctx: { db: Sql; connectors: Pick<Connectors, '
   const settings = new Map(runtimes(ctx.connectors).map((c) => [c.settings.name, c.settings]));
   return (await repo.listSweeps(ctx.db, chain, limit)).map((row) => sweepView(row, settings.get(row.chain)?.decimals[row.currency as ChainCurrency]));
 }
+
+/**
+ * The chain's alert condition source (declared in the connector's definition): what a chain's
+ * treasury needs the operator for, with its own thresholds in the chain's settings (gasLowBelow,
+ * tokenLowBelow, processingAlarmSeconds): the circuit breaker open, a nonce drift or conflict, gas or
+ * a token low, a payout processing too long, the node unreachable, the deposit addresses not
+ * reconciled with the records.
+ */
+export const treasuryConditionSource: ConditionSource = {
+  name: 'chain.treasury',
+  unit: 'none',
+  defaultThreshold: 0,
+  filterKeys: ['chain', 'code'],
+  description: "A chain's hot wallet or payouts need the operator: breaker_open, nonce_drift, nonce_conflict, gas_low, token_low, processing_too_long, node_unreachable, reconciliation_difference (thresholds in the chain's settings)",
+  async check(ctx, { filter }) {
+    return (await treasuryConditions(ctx))
+      .filter((c) => (!filter.chain || c.chain === filter.chain) && (!filter.code || c.code === filter.code))
+      .map((c) => ({ subject: `${c.chain}/${c.code}`, summary: `${c.chain}: ${c.message}`, details: { chain: c.chain, code: c.code } }));
+  },
+};

@@ -1,5 +1,6 @@
 import { ChainConnector, chainConnectorFactory, NETWORK_NOT_SERVED } from './chain.connector.js';
 import { REVERTED_REASON } from './chain.payouts.js';
+import { treasuryConditionSource } from './chain.treasury.js';
 import { ChainWorker } from './chain.worker.js';
 import { defineConnector } from '../definition.js';
 
@@ -21,4 +22,5 @@ export const chain = defineConnector<ChainConnector>({
     return [{ name: 'chain', everyMs: ctx.config.chainPollMs, tick: () => worker.tick() }];
   },
   backlog: ['queued'],
+  conditions: [treasuryConditionSource],
 });

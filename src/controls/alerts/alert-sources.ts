@@ -4,7 +4,6 @@ import { ledgerInvariantViolations } from '../../domains/ledger/ledger.service.j
 import { unfinishedPayouts } from '../../domains/payouts/payouts.service.js';
 import { activeListAges } from '../screening/screening.service.js';
 import { failingEndpoints } from '../../domains/webhooks/webhooks.service.js';
-import { treasuryConditions } from '../../connectors/chain/chain.treasury.js';
 import { metrics } from '../../platform/observability/metrics.js';
 
 /** Something a condition found past its threshold: what it is about (one alert per subject), in words, with figures. */
@@ -130,24 +129,9 @@ export const ledgerInvariant: ConditionSource = {
   },
 };
 
-/** Every condition source. A module adds its own with one line here. */
 /**
- * What a chain's treasury needs the operator for (chain.treasury.ts, with its own thresholds in the
- * chain's settings: gasLowBelow, tokenLowBelow, processingAlarmSeconds): the circuit breaker open, a
- * nonce drift or conflict, gas or a token low, a payout processing too long, the node unreachable,
- * the deposit addresses not reconciled with the records.
+ * The condition sources of the platform's own modules. A module adds its own with one line here; a
+ * connector declares its conditions in its definition (`conditions`), and they count only where it
+ * is present (`allConditionSources`).
  */
-export const chainTreasury: ConditionSource = {
-  name: 'chain.treasury',
-  unit: 'none',
-  defaultThreshold: 0,
-  filterKeys: ['chain', 'code'],
-  description: "A chain's hot wallet or payouts need the operator: breaker_open, nonce_drift, nonce_conflict, gas_low, token_low, processing_too_long, node_unreachable, reconciliation_difference (thresholds in the chain's settings)",
-  async check(ctx, { filter }) {
-    return (await treasuryConditions(ctx))
-      .filter((c) => (!filter.chain || c.chain === filter.chain) && (!filter.code || c.code === filter.code))
-      .map((c) => ({ subject: `${c.chain}/${c.code}`, summary: `${c.chain}: ${c.message}`, details: { chain: c.chain, code: c.code } }));
-  },
-};
-
-export const conditionSources: readonly ConditionSource[] = [payoutsStuck, webhookEndpointFailing, approvalWaiting, screeningListStale, ledgerInvariant, chainTreasury];
+export const conditionSources: readonly ConditionSource[] = [payoutsStuck, webhookEndpointFailing, approvalWaiting, screeningListStale, ledgerInvariant];

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../platform/context.js';
 import { route, type App } from '../../platform/http/routes.js';
 import { AlertPage, AlertParams, AlertSchema, AlertsQuery, ConditionBody, ConditionList, ConditionParams, ConditionSchema } from './alerts.schemas.js';
+import type { ConditionSource } from './alert-sources.js';
 import * as alerts from './alerts.service.js';
 
 const tags = ['Alerts'];
@@ -10,12 +11,12 @@ const auth = { auth: 'operator' as const };
 
 const actor = (req: FastifyRequest): string => `key:${req.operator?.keyId ?? 'unknown'}`;
 
-/** Alerts, operator API: what is open and was, and the conditions with their thresholds. */
-export function alertRoutes(app: App, ctx: AppContext): void {
+/** Alerts, operator API: what is open and was, and the conditions of `sources` with their thresholds. */
+export function alertRoutes(app: App, ctx: AppContext, sources: readonly ConditionSource[]): void {
   app.route(listAlerts(ctx));
   app.route(getAlert(ctx));
-  app.route(listConditions(ctx));
-  app.route(putCondition(ctx));
+  app.route(listConditions(ctx, sources));
+  app.route(putCondition(ctx, sources));
 }
 
 function listAlerts(ctx: AppContext) {
@@ -34,15 +35,15 @@ function getAlert(ctx: AppContext) {
   );
 }
 
-function listConditions(ctx: AppContext) {
+function listConditions(ctx: AppContext, sources: readonly ConditionSource[]) {
   return route.get(
     '/operator/v1/alert-conditions',
     { config: auth, schema: { tags, security, summary: 'The alert conditions and their thresholds', response: { 200: ConditionList } } },
-    async () => ({ object: 'alert_condition.list' as const, data: await alerts.listConditions(ctx.db) }),
+    async () => ({ object: 'alert_condition.list' as const, data: await alerts.listConditions(ctx.db, sources) }),
   );
 }
 
-function putCondition(ctx: AppContext) {
+function putCondition(ctx: AppContext, sources: readonly ConditionSource[]) {
   return route.put(
     '/operator/v1/alert-conditions/:id',
     {
@@ -58,6 +59,6 @@ function putCondition(ctx: AppContext) {
         response: { 200: ConditionSchema },
       },
     },
-    async (req) => alerts.putCondition(ctx.db, req.params.id, req.body, actor(req)),
+    async (req) => alerts.putCondition(ctx.db, req.params.id, req.body, actor(req), sources),
   );
 }

@@ -4,7 +4,7 @@ import type { PageRequest } from '../../platform/db/pagination.js';
 import { fieldError, notFound } from '../../platform/lib/errors.js';
 import { newId } from '../../platform/lib/ids.js';
 import { notifyOperator, type Message } from '../notifications/notifications.service.js';
-import { conditionSources, type ConditionSource, type Finding } from './alert-sources.js';
+import type { ConditionSource, Finding } from './alert-sources.js';
 import * as repo from './alerts.repository.js';
 
 export const ALERTS_EVALUATE_JOB = 'alerts.evaluate';
@@ -25,7 +25,7 @@ export function alertView(row: repo.AlertRow) {
 }
 export type AlertView = ReturnType<typeof alertView>;
 
-export function conditionView(row: repo.ConditionRow, sources: readonly ConditionSource[] = conditionSources) {
+export function conditionView(row: repo.ConditionRow, sources: readonly ConditionSource[]) {
   const source = sources.find((s) => s.name === row.source);
   return {
     id: row.id,
@@ -73,12 +73,13 @@ export interface Evaluation {
 }
 
 /**
- * Evaluates every condition: asks its source what is past its threshold now, opens an alert for
+ * Evaluates every condition of the sources given (the platform's and the connectors present's, as
+ * the connector registry's `alertSources` lists them): asks its source what is past its threshold now, opens an alert for
  * each subject newly found, brings the open ones up to date, and closes those no longer found (all
  * of a disabled condition's). Each condition in a transaction of its own that locks it, with the
  * notifications of what opened and closed.
  */
-export async function evaluateAlerts(ctx: AppContext, sources: readonly ConditionSource[] = conditionSources): Promise<Evaluation> {
+export async function evaluateAlerts(ctx: AppContext, sources: readonly ConditionSource[]): Promise<Evaluation> {
   await repo.ensureConditions(ctx.db, sources.map((s) => ({ id: s.name, source: s.name, threshold: s.defaultThreshold })));
   const result: Evaluation = { opened: [], closed: [], failed: [] };
   for (const condition of await repo.listConditions(ctx.db)) {
@@ -132,7 +133,7 @@ export async function getAlert(sql: Sql, id: string): Promise<AlertView> {
   return alertView(row);
 }
 
-export async function listConditions(sql: Sql, sources: readonly ConditionSource[] = conditionSources) {
+export async function listConditions(sql: Sql, sources: readonly ConditionSource[]) {
   await repo.ensureConditions(sql, sources.map((s) => ({ id: s.name, source: s.name, threshold: s.defaultThreshold })));
   return (await repo.listConditions(sql)).map((row) => conditionView(row, sources));
 }
@@ -145,7 +146,7 @@ export interface ConditionInput {
 }
 
 /** Sets a condition (creating it under that id, or changing it): a known source, a filter of the keys it understands. */
-export async function putCondition(sql: Sql, id: string, input: ConditionInput, actor: string, sources: readonly ConditionSource[] = conditionSources) {
+export async function putCondition(sql: Sql, id: string, input: ConditionInput, actor: string, sources: readonly ConditionSource[]) {
   const source = sources.find((s) => s.name === input.source);
   if (!source) throw fieldError('source', `unknown source; one of ${sources.map((s) => s.name).join(', ')}`);
   const filter = input.filter ?? {};

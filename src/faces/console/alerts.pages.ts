@@ -3,6 +3,7 @@ import { table } from '../web/components.js';
 import { html } from '../../platform/lib/html.js';
 import { sendPage, type Web } from '../web/web.js';
 import { listAlerts, listConditions, runbookAnchor, type AlertView } from '../../controls/alerts/alerts.service.js';
+import { registryOf } from '../../connectors/registry.js';
 import { listOperatorNotifications } from '../../controls/notifications/notifications.service.js';
 import { consolePage } from './console.kit.js';
 
@@ -31,7 +32,7 @@ export function alertPages(app: FastifyInstance, web: Web): void {
     const [open, closed, conditions, sent] = await Promise.all([
       listAlerts(db, { status: 'open', limit: ROWS }),
       listAlerts(db, { status: 'closed', limit: ROWS }),
-      listConditions(db),
+      listConditions(db, registryOf(web.ctx.connectors).alertSources()),
       listOperatorNotifications(db, { limit: ROWS }),
     ]);
     const body = html`<p>A worker evaluates each condition every ALERT_EVALUATE_MS: an alert opens once when its condition is found, is mailed and POSTed to the operator, and closes when the condition clears. Thresholds are set with <code>PUT /operator/v1/alert-conditions/{id}</code>; what each alert means and what to do is in docs/operations.md.</p>
