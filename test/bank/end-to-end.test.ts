@@ -3,6 +3,8 @@ import { createRunner } from '../../src/jobs.js';
 import type { JobRunner } from '../../src/platform/jobs/runner.js';
 import { endToEndIdOf } from '../../src/connectors/bank/bank.instructions.js';
 import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
+import { fileUnacknowledged, statementMissing } from '../../src/connectors/bank/bank.conditions.js';
+import { registryOf } from '../../src/connectors/registry.js';
 import { createTestApp, operator, type Caller, type TestApp } from '../helpers/app.js';
 import { camt053, camt054, pacs004, pain002, type EntryAnswer } from '../helpers/bank-answers.js';
 import { SftpBank, type Pain001Transaction } from '../helpers/sftp-bank.js';
@@ -180,5 +182,31 @@ describe.skipIf(sshdMissing)(`the bank rails end to end${sshdMissing ? ` (${sshd
       ['matched', 'deposit'],
     ]);
     expect(await ledgerInvariantViolations(t.ctx.db)).toEqual([]);
+  });
+
+  it("(f) alerts the operator of a delivered file the bank has not answered until its pain.002 arrives, and of an account whose statement is late", async () => {
+    const { id, tx } = await sentPayout('12.34');
+    const [sent] = await t.ctx.db.query<{ file_name: string }>('SELECT file_name FROM bank_files WHERE msg_id = $1', [tx.msgId]);
+    const unanswered = async () => (await fileUnacknowledged.check(t.ctx, { threshold: 0, filter: { account: 'eur-main' } })).flatMap((f) => (f.details?.files as string[] | undefined) ?? []);
+    expect(await unanswered()).toContain(sent?.file_name);
+    // Not yet past an hour's threshold.
+    expect(await fileUnacknowledged.check(t.ctx, { threshold: 60, filter: {} })).toEqual([]);
+
+    await answer('pain002', pain002({ originalMessageId: tx.msgId, groupStatus: 'ACTC', transactions: [] }));
+    expect(await unanswered()).not.toContain(sent?.file_name);
+    const [acked] = await t.ctx.db.query<{ ack_status: string | null; acknowledged_at: Date | null }>('SELECT ack_status, acknowledged_at FROM bank_files WHERE msg_id = $1', [tx.msgId]);
+    expect(acked?.ack_status).toBe('ACTC');
+    expect(acked?.acknowledged_at).toBeInstanceOf(Date);
+    expect((await read(id)).status).toBe('processing');
+
+    // The statement of (e) arrived just now: not late at a threshold of one hour; two hours later it is, naming its day.
+    expect(await statementMissing.check(t.ctx, { threshold: 1, filter: { account: 'eur-main' } })).toEqual([]);
+    await t.ctx.db.query("UPDATE bank_statements SET created_at = created_at - interval '2 hours' WHERE bank_account = 'eur-main'");
+    const late = await statementMissing.check(t.ctx, { threshold: 1, filter: { account: 'eur-main' } });
+    expect(late.map((f) => [f.subject, f.details?.latestStatementDate])).toEqual([['eur-main', DAY]]);
+    // The USD account has sent no file and had no statement: nothing to expect yet.
+    expect(await statementMissing.check(t.ctx, { threshold: 1, filter: { account: 'usd-main' } })).toEqual([]);
+    // Both are declared by the bank connector, so the alerts of this deployment evaluate them.
+    expect(registryOf(t.ctx.connectors).alertSources().map((s) => s.name)).toEqual(expect.arrayContaining(['bank.file_unacknowledged', 'bank.statement_missing']));
   });
 });

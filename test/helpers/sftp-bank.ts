@@ -99,8 +99,8 @@ export class SftpBank {
     return undefined;
   }
 
-  /** Waits until Corridor has taken the answer in; returns where it went. */
-  async waitTakenIn(name: string, timeoutMs = 15_000): Promise<'archive' | 'quarantine'> {
+  /** Waits until Corridor has taken the answer in; returns where it went (generous: a loaded machine polls slowly). */
+  async waitTakenIn(name: string, timeoutMs = 90_000): Promise<'archive' | 'quarantine'> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const where = await this.takenIn(name);

@@ -199,6 +199,26 @@ export async function markFileDelivered(sql: Sql, id: string): Promise<boolean> 
   return rows.length === 1;
 }
 
+/** The bank's first status report about a file's message: when it came and the group status it gave (kept from the first; later reports change nothing). */
+export async function markFileAcknowledged(sql: Sql, msgId: string, groupStatus: string | undefined): Promise<void> {
+  await sql.query("UPDATE bank_files SET acknowledged_at = now(), ack_status = $2 WHERE msg_id = $1 AND acknowledged_at IS NULL", [msgId, groupStatus ?? null]);
+}
+
+/** Delivered files the bank has not answered for at least `minutes`, oldest first (at most `limit`). */
+export async function unacknowledgedFiles(sql: Sql, minutes: number, limit: number): Promise<{ file_name: string; msg_id: string; debtor_account: string; delivered_at: Date; n: number }[]> {
+  return sql.query(
+    `SELECT file_name, msg_id, debtor_account, delivered_at, count(*) OVER ()::int AS n FROM bank_files
+      WHERE status = 'delivered' AND acknowledged_at IS NULL AND delivered_at <= now() - make_interval(mins => $1)
+      ORDER BY delivered_at LIMIT $2`,
+    [minutes, limit],
+  );
+}
+
+/** When each bank account's first file was delivered: since when the connection has been in use. */
+export async function firstDeliveryByAccount(sql: Sql): Promise<{ debtor_account: string; first: Date }[]> {
+  return sql.query("SELECT debtor_account, min(delivered_at) AS first FROM bank_files WHERE status = 'delivered' GROUP BY debtor_account");
+}
+
 export async function recordFileError(sql: Sql, id: string, error: string): Promise<void> {
   await sql.query('UPDATE bank_files SET last_error = $2, last_error_at = now() WHERE id = $1', [id, error.slice(0, 2000)]);
 }

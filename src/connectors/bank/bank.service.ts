@@ -292,6 +292,7 @@ export async function runPoll(ctx: AppContext, bank: BankRuntime, connectorName:
       accounts: bank.config.accounts,
       connector: connectorName,
       payoutsOfMessage: (tx, msgId, pmtInfId) => repo.payoutsOfMessage(tx, msgId, pmtInfId),
+      acknowledged: (tx, msgId, groupStatus) => repo.markFileAcknowledged(tx, msgId, groupStatus),
       maxFileBytes: bank.config.inbound.maxFileBytes,
       chunkEntries: bank.config.inbound.chunkEntries,
       readMemoryMb: bank.config.inbound.readMemoryMb,

@@ -140,6 +140,11 @@ export function insertStatement(sql: Sql, s: Omit<StatementRow, 'created_at' | '
   );
 }
 
+/** When each bank account's latest end-of-day statement arrived, and the day it covers. */
+export function latestStatements(sql: Sql): Promise<{ bank_account: string; arrived_at: Date; statement_date: string }[]> {
+  return sql.query("SELECT bank_account, max(created_at) AS arrived_at, max(statement_date)::text AS statement_date FROM bank_statements GROUP BY bank_account");
+}
+
 export function findStatement(sql: Sql, id: string): Promise<StatementRow | undefined> {
   return maybeOne(sql, `SELECT ${STATEMENT_COLUMNS} FROM bank_statements WHERE id = $1`, [id]);
 }

@@ -260,3 +260,6 @@ export async function statementCsv(sql: Sql, id: string): Promise<string> {
   const rows = lines.map((l) => [statement.statementId, statement.bankAccount, statement.date, l.seq, l.status, l.direction, l.amount, l.currency, l.bookingDate, l.entryRef, l.endToEndId, l.bankTransactionCode, l.description, l.matched?.object.type, l.matched?.object.id, l.reason, l.decidedBy]);
   return [header, ...rows].map(csvLine).join('');
 }
+
+/** When each bank account's latest end-of-day statement arrived (a missing morning statement is an alert of the bank connector). */
+export const latestStatements = repo.latestStatements;

@@ -68,6 +68,11 @@ export interface InboundOptions {
   sentMessageOf?: ((tx: Tx, payoutId: string) => Promise<{ msgId: string; paymentInfoId: string | undefined } | undefined>) | undefined;
   /** The largest credit posted without the operator, by bank account and currency (bank.config.ts creditLimitMinor); the default bound when absent. */
   creditLimit?: ((bankAccount: string | null, currency: string) => bigint) | undefined;
+  /**
+   * A status report (pain.002) about a message arrived: the bank connector records it as the bank's
+   * acknowledgement of the file that carried the message (idempotent: a report read again changes nothing).
+   */
+  acknowledged?: ((tx: Tx, originalMessageId: string, groupStatus: string | undefined) => Promise<void>) | undefined;
   /** Called after each entry of a file is applied, inside its chunk's transaction, with the entry's number in the file (progress; a test kills a process here). */
   onEntry?: ((index: number) => Promise<void> | void) | undefined;
 }
@@ -197,6 +202,7 @@ async function rejectPayout(run: Run, payoutId: string, why: Reason | undefined,
 }
 
 async function applyStatusReport(run: Run, m: StatusReport): Promise<void> {
+  await run.options.acknowledged?.(run.tx, m.originalMessageId, m.groupStatus);
   const listed = new Set<string>();
   for (const t of m.transactions) {
     listed.add(payoutIdOfEndToEndId(t.endToEndId) ?? t.endToEndId);
