@@ -8,6 +8,7 @@ import { defineConnector } from '../../src/connectors/definition.js';
 import { createRunner } from '../../src/jobs.js';
 import type { JobRunner } from '../../src/platform/jobs/runner.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { dashboardUser } from '../helpers/web-client.js';
 import { ADA, balance, eventTypesOf, fund, payingWorkspace, ref, saveBeneficiary, waitFor, type PayoutView } from '../payouts/helpers.js';
 
 /**
@@ -217,5 +218,26 @@ describe('the recipient check before paying', () => {
     const noAccount = await post(`/v1/beneficiaries/${id}/verify-recipient`, { currency: 'NGN' });
     expect(noAccount.statusCode).toBe(400);
     expect((await post(`/v1/beneficiaries/${randomUUID()}/verify-recipient`, { currency: 'EUR' })).statusCode).toBe(404);
+  });
+
+  it("shows a held check on the dashboard's payout page with both names, and confirms it from there", async () => {
+    naming.answer = async () => ({ kind: 'account_name', accountName: 'Ada Lovelase' });
+    const created = await pay();
+    await waitRead(created.id, (p) => p.recipientCheck?.status === 'held');
+    const web = await dashboardUser(t.app, c.workspaceId, `admin-${ref()}@example.com`);
+    const pageRes = await web.get(`/dashboard/payouts/${created.id}`);
+    expect(pageRes.statusCode).toBe(200);
+    expect(pageRes.body).toContain('Recipient check: waiting for your decision');
+    expect(pageRes.body).toContain('Ada Lovelase');
+    expect(pageRes.body).toContain('Ada Lovelace');
+    const form = /action="\/dashboard\/payouts\/[^"]+\/recipient-check\/confirm"[\s\S]*?name="_idempotency" value="([^"]+)"/.exec(pageRes.body);
+    expect(form?.[1]).toBeDefined();
+    expect(pageRes.body).toContain(`action="/dashboard/payouts/${created.id}/cancel"`);
+    const done = await web.post(`/dashboard/payouts/${created.id}/recipient-check/confirm`, { _idempotency: form?.[1] as string });
+    expect(done.statusCode, done.body).toBe(303);
+    const again = await web.post(`/dashboard/payouts/${created.id}/recipient-check/confirm`, { _idempotency: form?.[1] as string });
+    expect(again.statusCode).toBe(303);
+    const confirmed = await waitRead(created.id, (p) => p.status === 'paid');
+    expect(confirmed.recipientCheck).toMatchObject({ status: 'confirmed', decidedBy: expect.stringMatching(/^user:/) });
   });
 });
