@@ -25,6 +25,17 @@ import { EVENT_TYPES } from '../../src/domains/webhooks/event-types.js';
 import { listeningTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
 import { HttpsReceiver } from '../helpers/https-receiver.js';
 import { ADA } from '../payouts/helpers.js';
+import type { Connector, RecipientCheck } from '../../src/connectors/connector.js';
+import { defineConnector } from '../../src/connectors/definition.js';
+
+/** A connector of the test's own on sepa_credit (the triggers' EUR payouts go by sepa_inst) whose rail knows the account under another name. */
+const naming: Connector = {
+  name: 'naming',
+  firstStepMs: () => 0,
+  nextStep: () => ({ move: 'none', nextInMs: null }),
+  canCancelProcessing: () => false,
+  verifyRecipient: async (): Promise<RecipientCheck> => ({ kind: 'account_name', accountName: 'Charles Babbage' }),
+};
 
 type Json = Record<string, unknown>;
 const SDK_INDEX = fileURLToPath(new URL('../../packages/sdk/src/index.js', import.meta.url));
@@ -40,7 +51,12 @@ let corridor: Corridor;
 let doc: { components: { schemas: Record<string, Json> } };
 
 beforeAll(async () => {
-  t = await listeningTestApp({ WEBHOOK_RETRY_DELAYS_MS: '20,20,20,20,20', JOB_POLL_MS: '20', EVENT_STREAM_POLL_MS: '50' });
+  const connectorsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-connectors-')), 'connectors.json');
+  fs.writeFileSync(connectorsFile, JSON.stringify({ routes: { sepa_credit: 'naming' }, naming: {} }));
+  t = await listeningTestApp(
+    { WEBHOOK_RETRY_DELAYS_MS: '20,20,20,20,20', JOB_POLL_MS: '20', EVENT_STREAM_POLL_MS: '50', CORRIDOR_CONNECTORS_FILE: connectorsFile },
+    { connectors: [defineConnector({ name: 'naming', section: 'naming', build: () => naming, reasons: [], backlog: ['queued'] })] },
+  );
   receiver = await HttpsReceiver.start();
   runner = createRunner(t.ctx);
   runner.start();
@@ -107,6 +123,12 @@ async function heldForApproval(): Promise<void> {
   await corridor.payouts.create({ clientRef: 'held-for-approval', amount: '600.00', currency: 'EUR', beneficiary: { id: beneficiary.id }, senderInfo: { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE' } } as PayoutRequest);
 }
 
+/** A payout whose recipient check the rail answers with another name: payout.recipient_check_required, whose data carries the check. */
+async function heldForRecipientCheck(): Promise<void> {
+  await corridor.sandbox.fundBalance({ currency: 'EUR', amount: '100.00' });
+  await corridor.payouts.create({ clientRef: 'held-for-recipient-check', amount: '10.00', currency: 'EUR', route: 'sepa_credit', beneficiary: ADA, senderInfo: { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE' } } as PayoutRequest);
+}
+
 const typeOf = (body: string): string => (JSON.parse(body) as { type: string }).type;
 
 describe('events as delivered', () => {
@@ -120,6 +142,7 @@ describe('events as delivered', () => {
 
     for (const type of Object.keys(TRIGGERS)) await trigger(corridor, type, () => undefined);
     await heldForApproval();
+    await heldForRecipientCheck();
     expect((await c.request('POST', `/v1/webhooks/${endpointId}/test`, {}, { 'idempotency-key': 'test-1' })).statusCode).toBe(201);
 
     // Every type but payout.reverted (recorded, not delivered: spec §Events) reaches the endpoint; the stream carries all but webhook.test.

@@ -164,9 +164,9 @@ export async function newCredential(app: FastifyInstance, workspaceId: string, s
  * A test app listening on a free port that is also its PUBLIC_BASE_URL, so the upload URLs it issues
  * can be PUT to for real over HTTP.
  */
-export async function listeningTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function listeningTestApp(env: Record<string, string> = {}, options: Pick<TestAppOptions, 'connectors'> = {}): Promise<TestApp> {
   const port = await freePort();
-  const app = await createTestApp({ env: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env } });
+  const app = await createTestApp({ env: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env }, ...options });
   await app.app.listen({ host: '127.0.0.1', port });
   return app;
 }
