@@ -61,6 +61,12 @@ export interface Connector {
    * answers `unavailable`.
    */
   verifyRecipient?(request: RecipientCheckRequest): Promise<RecipientCheck>;
+  /**
+   * Where a payout this connector has taken stands on its rail when its status alone would not say
+   * (queued, yet held by the connector or waiting for a file): why, and what happens next, in words
+   * the workspace reads on the payout's page; undefined when there is nothing beyond its status.
+   */
+  progress?(sql: Sql, payoutId: string): Promise<RailProgress | undefined>;
   /** Checks the connector's rail at start (a chain's node and token decimals); throws, and the process refuses to start, on a mismatch. */
   checkAtStart?(): Promise<void>;
   /**
@@ -133,6 +139,14 @@ export type ReasonActor = 'beneficiary' | 'workspace' | 'operator';
 export interface RailReason {
   code: string;
   words: string;
+  actor: ReasonActor;
+}
+
+/** A payout's standing at its connector, for the workspace: held or waiting, why, what happens next, and who acts. */
+export interface RailProgress {
+  stage: 'held' | 'waiting';
+  why: string;
+  next: string;
   actor: ReasonActor;
 }
 

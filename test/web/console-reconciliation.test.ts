@@ -19,7 +19,7 @@ beforeAll(async () => {
   writeAnswer(dir, 'a-notification.xml', camt054({ account: SETTLEMENT, entries: [{ direction: 'debit', amount: '9.99', endToEndId: '00000000-0000-4000-8000-000000000001' }] }));
   writeAnswer(dir, 'b-statement.xml', camt053({ account: SETTLEMENT, date: '2026-03-06', opening: '100.00', statementId: 'STMT-0306', entries: [{ direction: 'debit', amount: '2.00', ref: 'FEE-0306' }] }));
   await pollInbound(t.ctx, new LocalDirectorySource(dir), { accounts: [SETTLEMENT] });
-});
+}, 300_000);
 afterAll(async () => {
   await t.close();
   fs.rmSync(dir, { recursive: true, force: true });

@@ -24,7 +24,7 @@ beforeAll(async () => {
   await fund(c, 'EUR', '100');
   saved = await saveBeneficiary(c, { ...ADA, name: 'Hedy Lamarr' });
   admin = await dashboardUser(t.app, c.workspaceId, 'batch-admin@example.com');
-});
+}, 300_000);
 afterAll(async () => t?.close());
 
 const payouts = () => payoutCount(t, c.workspaceId);

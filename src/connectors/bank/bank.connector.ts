@@ -1,13 +1,13 @@
 import type { Config } from '../../platform/config.js';
 import type { AppContext } from '../../platform/context.js';
-import type { AsyncConnector, ConnectorStep, HandedOverPayout, SubmittedTexts } from '../connector.js';
-import type { Tx } from '../../platform/db/db.js';
+import type { AsyncConnector, ConnectorStep, HandedOverPayout, RailProgress, SubmittedTexts } from '../connector.js';
+import type { Sql, Tx } from '../../platform/db/db.js';
 import type { CryptoBox } from '../../platform/lib/crypto-box.js';
 import type { FieldError } from '../../platform/lib/errors.js';
 import { parseBankConfig, type BankConfig } from './bank.config.js';
 import { sepaAddressErrors, structuredAddressErrors, textErrors, type BeneficiarySnapshot } from './bank.instructions.js';
 import { transportOf } from './bank.transport.js';
-import { acceptPayouts, releasePayout, type BankHandOver, type BankRuntime } from './bank.service.js';
+import { acceptPayouts, payoutProgress, releasePayout, type BankHandOver, type BankRuntime } from './bank.service.js';
 
 /**
  * The bank connector: SEPA credit, SEPA instant and SWIFT payouts leave as ISO 20022 pain.001 files
@@ -50,6 +50,11 @@ export class BankConnector implements AsyncConnector {
   /** A queued payout cancelled or failed before it leaves: let go of it unless it is in a file already. */
   release(tx: Tx, payoutId: string): Promise<boolean> {
     return releasePayout(tx, payoutId);
+  }
+
+  /** A payout held before any file, or waiting for the next file: why and what happens next. */
+  progress(sql: Sql, payoutId: string): Promise<RailProgress | undefined> {
+    return payoutProgress(this.runtime, sql, payoutId);
   }
 
   /**

@@ -54,6 +54,11 @@ export async function releaseBankPayout(sql: Sql, payoutId: string): Promise<'re
   return 'released';
 }
 
+/** A handed-over payout's standing at the bank connector (undefined: never handed over). */
+export function findBankPayout(sql: Sql, payoutId: string): Promise<{ status: BankPayoutStatus; file_id: string | null; held_reason: string | null; updated_at: Date } | undefined> {
+  return maybeOne(sql, 'SELECT status, file_id::text AS file_id, held_reason, updated_at FROM bank_payouts WHERE payout_id = $1', [payoutId]);
+}
+
 /** Serialises the cut-offs of one debtor account and scheme until commit. */
 export async function lockWindow(sql: Sql, debtorAccount: string, scheme: string): Promise<void> {
   await sql.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey(`bank.window:${debtorAccount}:${scheme}`)]);

@@ -1,3 +1,4 @@
+import type { RailProgress } from '../connector.js';
 import { createHash, randomUUID } from 'node:crypto';
 import type { AppContext } from '../../platform/context.js';
 import type { Sql, Tx } from '../../platform/db/db.js';
@@ -353,3 +354,35 @@ export function listHeldPayouts(sql: Sql, f: PageRequest) {
   return repo.listHeldPayouts(sql, f, heldPayoutView);
 }
 
+/**
+ * Where a payout stands at the bank connector, for the workspace's page: held before any file left
+ * (why, in words; the operator acts, never the customer for the operator's problem), or waiting for
+ * the next file. The technical detail (the validator's messages) stays on the console.
+ */
+export async function payoutProgress(bank: BankRuntime, sql: Sql, payoutId: string): Promise<RailProgress | undefined> {
+  const row = await repo.findBankPayout(sql, payoutId);
+  if (!row) return undefined;
+  if (row.status === 'held') {
+    const cause = row.file_id
+      ? 'the payment file it was written into failed the bank’s format check, so that file was never sent'
+      : row.held_reason?.startsWith('the bank connector does not serve') || row.held_reason?.startsWith('no bank account')
+        ? 'the bank connection is not yet set up to send this kind of payment'
+        : 'its details could not be written in the bank’s payment format';
+    return {
+      stage: 'held',
+      actor: 'operator',
+      why: `Held before it reached the bank: ${cause}. Nothing has been sent to the bank.`,
+      next: 'Our operations team has been told and acts on it: they correct it and send it in a new file, or fail it, and then the amount and fee come back to your balance. Until then the amount stays reserved, and you can still cancel the payout here.',
+    };
+  }
+  if (row.status === 'pending') {
+    const every = bank.config.cutoff.maxSeconds;
+    return {
+      stage: 'waiting',
+      actor: 'operator',
+      why: `Waiting for the next payment file to the bank: a file is made at least every ${every < 120 ? `${every} seconds` : `${Math.round(every / 60)} minutes`} and sent on the bank’s business days.`,
+      next: 'When the file is sent the payout moves to processing; the bank’s answer then pays it, or says why not. It can be cancelled until the file is made.',
+    };
+  }
+  return undefined;
+}

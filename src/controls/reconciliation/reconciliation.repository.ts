@@ -190,6 +190,19 @@ export function linesOf(sql: Sql, statementId: string): Promise<LineRow[]> {
   return sql.query<LineRow>(`SELECT ${LINE_COLUMNS} FROM bank_statement_lines WHERE statement_id = $1 ORDER BY seq`, [statementId]);
 }
 
+/** A page of a statement's lines in their order, from after `afterSeq`, optionally of one status; one more than `limit` says there are more. */
+export function linesPage(sql: Sql, statementId: string, f: { status?: LineRow['status'] | undefined; afterSeq: number; limit: number }): Promise<LineRow[]> {
+  return sql.query<LineRow>(
+    `SELECT ${LINE_COLUMNS} FROM bank_statement_lines WHERE statement_id = $1 AND seq > $2 AND ($3::text IS NULL OR status = $3) ORDER BY seq LIMIT $4`,
+    [statementId, f.afterSeq, f.status ?? null, f.limit + 1],
+  );
+}
+
+export async function countLines(sql: Sql, statementId: string, status: LineRow['status'] | undefined): Promise<number> {
+  const rows = await sql.query<{ n: string }>(`SELECT count(*)::text AS n FROM bank_statement_lines WHERE statement_id = $1 AND ($2::text IS NULL OR status = $2)`, [statementId, status ?? null]);
+  return Number(rows[0]?.n ?? 0);
+}
+
 export function findLine(sql: Sql, id: string, lock = false): Promise<LineRow | undefined> {
   return maybeOne(sql, `SELECT ${LINE_COLUMNS} FROM bank_statement_lines WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
 }

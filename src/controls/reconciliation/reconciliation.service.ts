@@ -188,6 +188,26 @@ export async function statementLines(sql: Sql, id: string): Promise<LineView[]> 
   return Promise.all((await repo.linesOf(sql, row.id)).map((l) => lineData(sql, l)));
 }
 
+/**
+ * A page of a statement's lines in their order (`unmatched` only, or all), by cursor (the last line's
+ * position), with the total: a statement of 851 lines is read a page at a time.
+ */
+export async function statementLinesPage(sql: Sql, id: string, f: { status?: LineRow['status'] | undefined; cursor?: string | undefined; limit: number }) {
+  const row = await statementRow(sql, id);
+  const afterSeq = f.cursor === undefined ? -1 : /^\d{1,9}$/.test(f.cursor) ? Number(f.cursor) : undefined;
+  if (afterSeq === undefined) throw fieldError('cursor', 'cursor is not a cursor this API issued');
+  const rows = await repo.linesPage(sql, row.id, { status: f.status, afterSeq, limit: f.limit });
+  const more = rows.length > f.limit;
+  const data = await Promise.all(rows.slice(0, f.limit).map((l) => lineData(sql, l)));
+  const last = data[data.length - 1];
+  return { data, nextCursor: more && last ? String(last.seq) : null, total: await repo.countLines(sql, row.id, f.status) };
+}
+
+/** The movements an unmatched line may be matched to by hand: the statement's day, same direction, amount and currency, matched by no line. */
+export function matchChoices(statement: StatementView, line: LineView): StatementView['movementsNotOnStatement'] {
+  return statement.movementsNotOnStatement.filter((m) => m.direction === line.direction && m.amount === line.amount && m.currency === line.currency);
+}
+
 async function openLine(tx: Tx, lineId: string): Promise<LineRow> {
   const line = isUuid(lineId) ? await repo.findLine(tx, lineId, true) : undefined;
   if (!line) throw notFound('Statement line');

@@ -81,6 +81,20 @@ export async function findBeneficiary(sql: Sql, scope: AccountScope, id: string,
   );
 }
 
+/**
+ * The active beneficiaries of exactly this account (the master's own, or one sub-account's) whose
+ * name, trimmed, with runs of spaces as one and in lower case, is `normalisedName`; the oldest first.
+ */
+export async function activeBeneficiariesNamed(sql: Sql, scope: AccountScope, normalisedName: string): Promise<BeneficiaryRow[]> {
+  return sql.query<BeneficiaryRow>(
+    `SELECT ${BENEFICIARY_COLUMNS} FROM beneficiaries
+      WHERE workspace_id = $1 AND account_id IS NOT DISTINCT FROM $2::uuid AND status = 'active'
+        AND lower(regexp_replace(btrim(name), '\\s+', ' ', 'g')) = $3
+      ORDER BY created_at, id LIMIT 20`,
+    [scope.workspaceId, scope.subAccountId ?? null, normalisedName],
+  );
+}
+
 /** Any workspace's beneficiary (operator API). */
 export async function findBeneficiaryById(sql: Sql, id: string): Promise<BeneficiaryRow | undefined> {
   return maybeOne<BeneficiaryRow>(sql, `SELECT ${BENEFICIARY_COLUMNS} FROM beneficiaries WHERE id = $1 FOR UPDATE`, [id]);

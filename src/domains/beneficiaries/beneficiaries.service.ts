@@ -345,6 +345,34 @@ export async function listBeneficiaries(sql: Sql, box: CryptoBox, scope: Account
   return { ...page, data: page.data.map((row) => beneficiaryView(box, row, accounts)) };
 }
 
+/** A name as beneficiaries are matched by it: Unicode-normalised, trimmed, runs of spaces as one, lower case. */
+export const matchingName = (name: string): string => name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** An account's identity for matching: the IBAN in electronic form, or the account number with its routing number or sort code (digits and letters only). */
+function accountIdentity(data: Record<string, unknown>): string | undefined {
+  const text = (k: string) => (typeof data[k] === 'string' ? (data[k] as string).replace(/[^0-9A-Za-z]/g, '').toUpperCase() : '');
+  if (typeof data.iban === 'string' && data.iban.trim()) return `iban:${normaliseIban(data.iban).toUpperCase()}`;
+  if (text('accountNumber')) return `account:${text('accountNumber')}:${text('routingNumber')}:${text('sortCode')}`;
+  return undefined;
+}
+
+/**
+ * The saved beneficiary a full one describes, if any: active, of exactly this account, of the same
+ * name (as `matchingName` compares it) and with an account of the same currency and the same IBAN, or
+ * account number and routing number or sort code. Two such beneficiaries: the oldest (the list shows both).
+ * A bulk import pays it instead of saving the person again.
+ */
+export async function matchingBeneficiary(sql: Sql, box: CryptoBox, scope: AccountScope, wanted: { name: string; currency: string; data: Record<string, unknown> }): Promise<BeneficiaryView | undefined> {
+  const identity = accountIdentity(wanted.data);
+  if (!identity || !wanted.name.trim()) return undefined;
+  const rows = await repo.activeBeneficiariesNamed(sql, scope, matchingName(wanted.name));
+  if (!rows.length) return undefined;
+  const accounts = await repo.accountsOf(sql, rows.map((r) => r.id));
+  return rows
+    .map((row) => beneficiaryView(box, row, accounts))
+    .find((b) => matchingName(b.name) === matchingName(wanted.name) && b.accounts.some((a) => a.currency === wanted.currency.toUpperCase() && accountIdentity(a.data) === identity));
+}
+
 /** A beneficiary account by its server-assigned id, with its beneficiary and its index in `accounts`. */
 export async function getBeneficiaryAccount(
   sql: Sql,

@@ -8,7 +8,7 @@ import { formFile } from '../web/multipart.js';
 import { sendPage, type Web } from '../web/web.js';
 import type { Caller } from '../../domains/accounts/caller.js';
 import { listPayouts } from '../../domains/payouts/payouts.read.js';
-import { getBeneficiary } from '../../domains/beneficiaries/beneficiaries.service.js';
+import { getBeneficiary, listBeneficiaries, matchingBeneficiary } from '../../domains/beneficiaries/beneficiaries.service.js';
 import { balancesOf } from '../../domains/ledger/ledger.service.js';
 import { formatAmount } from '../../platform/lib/money.js';
 import { isUuid } from '../../platform/lib/ids.js';
@@ -37,6 +37,31 @@ interface RowOutcome {
   error?: string;
   payout?: PayoutView;
   replayed?: boolean;
+  /** The saved beneficiary the row's full beneficiary matched (paid instead of saving the person again). */
+  matched?: { id: string; name: string };
+}
+
+/** A row as the body of POST /v1/payouts, and the saved beneficiary it pays when it describes one already saved. */
+interface RowBody {
+  /** The row as the file says it: what its Idempotency-Key is compared with, so a file sent again replays whatever was matched. */
+  raw: Record<string, unknown>;
+  body: Record<string, unknown>;
+  matched?: { id: string; name: string };
+}
+
+/**
+ * A row that describes a beneficiary in full pays the saved beneficiary of the same name and account
+ * (see matchingBeneficiary) instead of saving the person again. The row's key is compared with the
+ * row as written (`raw`), so a file sent again answers the payouts made, matched or not.
+ */
+async function rowBody(web: Web, caller: Caller, row: PayoutCsvRow): Promise<RowBody> {
+  const raw = payoutBodyOfRow(row);
+  const v = row.values;
+  if (v.beneficiaryId || !v.beneficiaryName || !v.currency) return { raw, body: raw };
+  const data = (raw.beneficiary as { accounts: { data: Record<string, unknown> }[] }).accounts[0]?.data ?? {};
+  const found = await matchingBeneficiary(web.ctx.db, web.ctx.box, caller, { name: v.beneficiaryName, currency: v.currency, data });
+  if (!found) return { raw, body: raw };
+  return { raw, body: payoutBodyOfRow({ ...row, values: { ...v, beneficiaryId: found.id } }), matched: { id: found.id, name: found.name } };
 }
 
 /** The file as the pages carry it between the check and the send (base64: a form would rewrite its line breaks, and so its digest). */
@@ -53,7 +78,7 @@ function errorText(err: unknown): string {
 }
 
 /** Every row checked as POST /v1/payouts would check it (schema, the service's checks), and clientRefs unique in the file. */
-async function checkRows(payouts: PagePayouts, caller: Caller, rows: readonly PayoutCsvRow[]): Promise<RowOutcome[]> {
+async function checkRows(web: Web, payouts: PagePayouts, caller: Caller, rows: readonly PayoutCsvRow[]): Promise<RowOutcome[]> {
   const duplicates = duplicateRefs(rows);
   const out: RowOutcome[] = [];
   for (const row of rows) {
@@ -62,11 +87,12 @@ async function checkRows(payouts: PagePayouts, caller: Caller, rows: readonly Pa
       out.push({ row, error: duplicate });
       continue;
     }
+    const { body, matched } = await rowBody(web, caller, row);
     try {
-      await payouts.check(caller, payoutBodyOfRow(row));
-      out.push({ row });
+      await payouts.check(caller, body);
+      out.push({ row, ...(matched ? { matched } : {}) });
     } catch (err) {
-      out.push({ row, error: errorText(err) });
+      out.push({ row, error: errorText(err), ...(matched ? { matched } : {}) });
     }
   }
   return out;
@@ -77,9 +103,17 @@ function rowsTable(caption: string, outcomes: readonly RowOutcome[], names: Read
     { label: 'Line', numeric: true, cell: (o: RowOutcome) => String(o.row.line) },
     { label: 'Client reference', cell: (o) => (o.payout ? link(`/dashboard/payouts/${o.payout.id}`, o.row.values.clientRef ?? '') : (o.row.values.clientRef ?? '')) },
     { label: 'Amount', numeric: true, cell: (o) => money(o.row.values.amount, o.row.values.currency?.toUpperCase()) },
-    { label: 'Beneficiary', cell: (o) => o.row.values.beneficiaryName ?? names.get(o.row.values.beneficiaryId ?? '') ?? o.row.values.beneficiaryId ?? '' },
+    { label: 'Beneficiary', cell: (o) => beneficiaryCell(o, names) },
     { label: 'Result', cell: (o) => (o.error ? html`<span class="error">${o.error}</span>` : o.payout ? html`${status(o.payout.status)}${o.replayed ? html` <span class="muted">(already sent)</span>` : ''}` : html`<span class="muted">ready</span>`) },
   ], outcomes);
+}
+
+/** Who a row pays: a saved beneficiary (named, linked), the saved one its details matched, or a new one the file saves. */
+function beneficiaryCell(o: RowOutcome, names: ReadonlyMap<string, string>): Html | string {
+  const v = o.row.values;
+  if (o.matched) return html`${link(`/dashboard/beneficiaries/${o.matched.id}`, o.matched.name)} <span class="muted">(saved: same name and account)</span>`;
+  if (v.beneficiaryId) return names.has(v.beneficiaryId) ? html`${link(`/dashboard/beneficiaries/${v.beneficiaryId}`, names.get(v.beneficiaryId) ?? '')} <span class="muted">(saved)</span>` : v.beneficiaryId;
+  return v.beneficiaryName ? html`${v.beneficiaryName} <span class="muted">(new: saved with the payout)</span>` : '';
 }
 
 /** The names of the saved beneficiaries the rows pay, by id (a row names a saved one by id only). */
@@ -120,7 +154,8 @@ const shortNotice = (funding: readonly BatchFunding[]) =>
 function uploadForm(req: FastifyRequest, refusal?: Refusal): Html {
   return section(
     'Upload a file',
-    html`<p>One payout per line, at most ${PAYOUT_CSV_ROWS_MAX}. Start from the ${link('/dashboard/payouts/import/template.csv', 'template (CSV)')}: <code>beneficiaryId</code> pays a saved beneficiary; otherwise the beneficiary columns describe a new one. The whole file is checked before anything is sent, and a file sent again pays nobody twice.</p>`,
+    html`<p>One payout per line, at most ${PAYOUT_CSV_ROWS_MAX}. Start from the ${link('/dashboard/payouts/import/template.csv', 'template (CSV)')}: <code>beneficiaryId</code> pays a saved beneficiary; otherwise the beneficiary columns describe one, and a saved beneficiary of the same name and account is paid rather than saved again. The whole file is checked before anything is sent, and a file sent again pays nobody twice.</p>
+<p>To pay people you have saved: ${link('/dashboard/payouts/import/saved.csv', 'your saved beneficiaries as a file (CSV)')}, one line each; fill in the amounts, delete the lines you do not pay, and upload it.</p>`,
     postForm(
       { action: '/dashboard/payouts/import', csrf: req.web.csrf, submit: 'Check the file', files: true },
       fileField({ label: 'Payouts file (CSV)', name: 'file', accept: '.csv,text/csv', required: true, error: refusal?.fields.file }),
@@ -141,6 +176,25 @@ export function payoutImportPages(app: FastifyInstance, web: Web): void {
     reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="payouts-template.csv"').send(PAYOUT_CSV_TEMPLATE),
   );
 
+  // A saved-recipient batch: every active beneficiary of the account in view as a line of the file (its first account's currency), amounts left to fill in.
+  app.get('/dashboard/payouts/import/saved.csv', memberPage, async (req, reply) => {
+    const caller = await dashboardCaller(ctx, req);
+    const day = new Date().toISOString().slice(0, 10).replaceAll('-', '');
+    let out = csvLine(['clientRef', 'amount', 'currency', 'beneficiaryId', 'beneficiaryName', 'reference']);
+    let cursor: string | undefined;
+    let lines = 0;
+    do {
+      const page = await listBeneficiaries(ctx.db, ctx.box, caller, { status: 'active', limit: 100, cursor });
+      for (const b of page.data) {
+        if (lines >= PAYOUT_CSV_ROWS_MAX) break;
+        out += csvLine([`pay-${day}-${b.id.slice(0, 8)}`, '', b.accounts[0]?.currency ?? '', b.id, b.name, '']);
+        lines++;
+      }
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor && lines < PAYOUT_CSV_ROWS_MAX);
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="payouts-saved-beneficiaries.csv"').send(out);
+  });
+
   app.post('/dashboard/payouts/import', adminPage, async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     const parsed = await attempt(async () => {
@@ -148,7 +202,7 @@ export function payoutImportPages(app: FastifyInstance, web: Web): void {
       return { bytes, rows: parsePayoutCsv(bytes) };
     });
     if ('refused' in parsed) return page(req, reply, html`${notice('error', parsed.refused.message)}${uploadForm(req, parsed.refused)}`, parsed.refused.status);
-    const outcomes = await checkRows(payouts, caller, parsed.done.rows);
+    const outcomes = await checkRows(web, payouts, caller, parsed.done.rows);
     const failing = outcomes.filter((o) => o.error).length;
     if (failing > 0) {
       const body = html`${notice('error', `${failing} of ${outcomes.length} rows need fixing; nothing was sent. Fix them in the file and upload it again.`)}
@@ -182,15 +236,15 @@ ${rowsTable('The payouts to send', outcomes, names)}`;
     if (short(funding).length > 0) return page(req, reply, html`${shortNotice(funding)}${section('Totals', fundingTable(funding))}${uploadForm(req)}`, 409);
     const outcomes: RowOutcome[] = [];
     for (const row of rows) {
-      const body = payoutBodyOfRow(row);
+      const { raw, body, matched } = await rowBody(web, caller, row);
       try {
         const { answer, replayed } = await onceAsApi(
           ctx,
-          { workspaceId: caller.workspaceId, subAccountId: caller.subAccountId, key: payoutCsvRowKey(digest, row.line), path: '/v1/payouts', bodyText: JSON.stringify(body) },
+          { workspaceId: caller.workspaceId, subAccountId: caller.subAccountId, key: payoutCsvRowKey(digest, row.line), path: '/v1/payouts', bodyText: JSON.stringify(raw) },
           async (tx) => ({ status: 201, contentType: JSON_TYPE, text: JSON.stringify(await payouts.create(tx, caller, body)) }),
         );
         if (answer.status !== 201) outcomes.push({ row, error: (JSON.parse(answer.text) as { message?: string }).message ?? `refused (${answer.status})` });
-        else outcomes.push({ row, payout: JSON.parse(answer.text) as PayoutView, replayed });
+        else outcomes.push({ row, payout: JSON.parse(answer.text) as PayoutView, replayed, ...(matched ? { matched } : {}) });
       } catch (err) {
         if (err instanceof AppError && err.status >= 500) throw err;
         outcomes.push({ row, error: errorText(err) });

@@ -172,11 +172,24 @@ async function quoteFacts(web: Web, workspaceId: string, payout: PayoutView): Pr
   ];
 }
 
+/**
+ * Where a queued payout stands at its connector when the status alone would not say (held by the bank
+ * connector before any file, or waiting for the next file): why, and what happens next.
+ */
+async function railProgress(web: Web, payout: PayoutView, provider: string): Promise<Html | string> {
+  if (payout.status !== 'queued') return '';
+  const connector = web.ctx.connectors.all().find((c) => c.name === provider);
+  const progress = connector?.progress ? await connector.progress(web.ctx.db, payout.id) : undefined;
+  if (!progress) return '';
+  return notice('info', html`<p><strong>${progress.stage === 'held' ? 'Held at the bank connection' : 'Waiting for the bank file'}</strong></p><p>${progress.why}</p><p><strong>What happens next:</strong> ${progress.next}</p>`);
+}
+
 async function detailBody(web: Web, req: FastifyRequest, id: string, refusal?: string): Promise<{ title: string; body: Html }> {
   const workspaceId = dashboardUser(req).workspaceId;
-  const [payout] = (await withApprovals(web.ctx.db, workspaceId, [payoutData(await getPayout(web.ctx.db, workspaceId, id))])) as [PayoutView & { approval?: ApprovalView }];
+  const row = await getPayout(web.ctx.db, workspaceId, id);
+  const [payout] = (await withApprovals(web.ctx.db, workspaceId, [payoutData(row)])) as [PayoutView & { approval?: ApprovalView }];
   const approval = payout.approval;
-  const body = html`${refusal ? notice('error', refusal) : ''}
+  const body = html`${refusal ? notice('error', refusal) : ''}${await railProgress(web, payout, row.provider)}
 ${facts([
   ['Payout id', copyable(payout.id)],
   ['Status', status(payout.status)],
