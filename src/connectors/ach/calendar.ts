@@ -70,15 +70,6 @@ export function localNow(now: Date, timeZone: string): { date: string; time: str
   return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
 }
 
-export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The window a file cut at `now` goes in: its effective entry date, whether it is Same Day, and the cut-off it makes (its descriptive date says which). */
 export interface AchWindow {
   /** YYYY-MM-DD, the date the entries settle. */
