@@ -11,7 +11,8 @@ import type { AchCalendar } from './calendar.js';
  *     "originator": { "name": "CORRIDOR PAYMENTS", "companyId": "1234567890" },
  *     "balanced": { "accountNumber": "987654321", "accountType": "checking" },
  *     "calendar": { "timeZone": "America/New_York", "sameDayCutoffs": ["10:00", "14:00"], "nextDayCutoff": "18:00" },
- *     "cutoff": { "maxPayouts": 5000, "maxSeconds": 60 }, "pollSeconds": 30, "description": "PAYOUT" }
+ *     "cutoff": { "maxPayouts": 5000, "maxSeconds": 60 }, "pollSeconds": 30, "description": "PAYOUT",
+ *     "statementAccounts": [{ "id": "usd-ach", "accountNumber": "10200123456" }] }
  *
  * `balanced` (absent: unbalanced files, as most ODFIs want) makes every batch end with one debit to
  * the originator's settlement account for its credits. In the sandbox only, `"directory": "<path>"`
@@ -24,6 +25,8 @@ export interface AchConfig extends FileExchangeSettings {
   balanced: { accountNumber: string; accountType: 'checking' | 'savings' } | undefined;
   calendar: AchCalendar;
   description: string;
+  /** The operator's accounts at the ODFI whose BAI2 statements are reconciled: Corridor's name for each (`id`) and the account number the reports carry. */
+  statementAccounts: { id: string; accountNumber: string }[];
 }
 
 /** Printable ASCII of at most `max` characters: NACHA files carry no other characters. */
@@ -40,6 +43,20 @@ function calendarSection(o: Section): AchCalendar {
   const nextDayCutoff = o.time('nextDayCutoff', '20:00');
   if (sameDayCutoffs.some((t) => t >= nextDayCutoff)) o.fail('sameDayCutoffs', `must all be before ${o.path}.nextDayCutoff`);
   return { timeZone, sameDayCutoffs, nextDayCutoff };
+}
+
+/** `statementAccounts`: [{ "id": "usd-ach", "accountNumber": "10200123456" }], the accounts whose BAI2 reports are reconciled. */
+function statementAccounts(o: Section): AchConfig['statementAccounts'] {
+  const seen = new Set<string>();
+  return o.objects('statementAccounts').map((a) => {
+    const id = a.text('id');
+    if (!/^[A-Za-z0-9-]{1,32}$/.test(id)) a.fail('id', 'must be 1 to 32 letters, digits or dashes');
+    if (seen.has(id)) a.fail('id', `repeats "${id}"`);
+    seen.add(id);
+    const accountNumber = a.text('accountNumber');
+    if (!/^[A-Za-z0-9-]{1,35}$/.test(accountNumber)) a.fail('accountNumber', 'must be the account number as the BAI2 reports carry it (letters, digits, dashes)');
+    return { id, accountNumber };
+  });
 }
 
 /** The "ach" section as validated; throws naming the first bad setting. `directory` (the sandbox ACH bank) is refused outside the sandbox. */
@@ -66,5 +83,6 @@ export function parseAchConfig(section: unknown, env = 'production'): AchConfig 
     balanced,
     calendar: calendarSection(o.object('calendar', { optional: true })),
     description: ascii(o, 'description', 10, 'PAYOUT'),
+    statementAccounts: o.has('statementAccounts') ? statementAccounts(o) : [],
   };
 }

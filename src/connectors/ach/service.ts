@@ -14,6 +14,7 @@ import { NachaError, readNacha, TX, writeNacha, type BatchToWrite, type EntryToW
 import * as repo from './ach.repository.js';
 import { readWhole } from '../bank/bank.port.js';
 import type { AchTransport } from './transport.js';
+import { isBai2, takeInStatements, type StatementOutcome } from './statements.js';
 
 export const ACH_CUTOFF_JOB = 'ach.cutoff';
 export const ACH_UPLOAD_JOB = 'ach.upload';
@@ -233,7 +234,11 @@ export async function settle(ctx: AppContext, ach: AchRuntime): Promise<number> 
   });
 }
 
-export type InboundOutcome = { name: string; outcome: 'applied'; returns: number; changes: number; exceptions: number } | { name: string; outcome: 'refused'; reason: string } | { name: string; outcome: 'seen' };
+export type InboundOutcome =
+  | { name: string; outcome: 'applied'; returns: number; changes: number; exceptions: number }
+  | { name: string; outcome: 'refused'; reason: string }
+  | { name: string; outcome: 'seen' }
+  | StatementOutcome;
 
 /** Why a file Corridor reads cannot be applied, or undefined: it must hold returns or notifications of change only. */
 export function applicableReason(file: ReadFile): string | undefined {
@@ -333,8 +338,9 @@ export async function runPoll(ctx: AppContext, ach: AchRuntime): Promise<Date> {
   return new Date(Date.now() + ach.config.pollSeconds * 1000);
 }
 
-/** Takes one inbound file in, once: read, checked, applied and recorded in one transaction. */
+/** Takes one inbound file in, once: read, checked, applied and recorded in one transaction. A BAI2 statement goes to reconciliation (statements.ts). */
 export async function takeIn(ctx: AppContext, ach: AchRuntime, name: string, bytes: Buffer): Promise<InboundOutcome> {
+  if (isBai2(bytes)) return takeInStatements(ctx, ach.config, name, bytes);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   if (await repo.inboundFileBySha(ctx.db, sha256)) return { name, outcome: 'seen' };
   let file: ReadFile | undefined;
