@@ -124,7 +124,7 @@ describe('payouts answered by the sandbox bank (corridor bank-sim)', () => {
     c = await payingWorkspace(t);
     await fund(c, 'EUR', '1000.00');
     await fund(c, 'USD', '1000.00');
-  });
+  }, 180_000);
   afterAll(async () => {
     if (sim && sim.exitCode === null) {
       const exited = new Promise((r) => sim.once('exit', r));
