@@ -30,5 +30,5 @@ describe('corridor ach-sim', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 300_000);
 });
