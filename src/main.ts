@@ -21,6 +21,7 @@ import { auditVerify } from './cli/audit.js';
 import { ledgerInvariantViolations } from './domains/ledger/ledger.service.js';
 import { screeningCommand } from './cli/screening.js';
 import { bankSim } from './cli/bank-sim.js';
+import { achSim, readSandboxRules } from './cli/ach-sim.js';
 
 const CLIENT_NOTE = `They take --base-url, --client-id, --client-secret or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET.`;
 
@@ -65,6 +66,7 @@ const COMMANDS: Record<string, { usage: string; about: string; client?: boolean 
       "encrypt-key: seal a hot wallet key, deposit mnemonic or xpub (stdin) for the connectors file's chains section, under\nCORRIDOR_ENCRYPTION_KEY (it names the key it used); xpub: the account xpub of a mnemonic (a watch-only deposit wallet)",
   },
   'bank-sim': { usage: 'bank-sim --dir DIR [--interval-ms N] [--once]', about: "the sandbox bank: answers the bank connector's pain.001 files in DIR/in into DIR/out by magic\namounts (docs/guides/bank-rails.md)" },
+  'ach-sim': { usage: 'ach-sim --dir DIR [--rules FILE.json] [--interval-ms N] [--once]', about: "the sandbox ACH bank: answers the ACH connector's NACHA files in DIR/in into DIR/out with\nreturns and notifications of change as the rules say (docs/guides/ach.md)" },
 };
 
 const indent = (text: string): string => text.replace(/\n/g, '\n      ');
@@ -268,6 +270,14 @@ async function main(argv: string[]): Promise<void> {
       if (!values.dir) fail('--dir DIR is required (the folder the connectors file\'s "bank".directory names)');
       if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 3_600_000) fail('--interval-ms must be an integer from 50 to 3600000');
       await bankSim({ dir: values.dir, intervalMs, once: values.once ?? false });
+      return;
+    }
+    case 'ach-sim': {
+      const { values } = parseArgs({ args: argv.slice(1), options: { dir: { type: 'string' }, rules: { type: 'string' }, 'interval-ms': { type: 'string', default: '1000' }, once: { type: 'boolean', default: false } } });
+      const intervalMs = Number(values['interval-ms']);
+      if (!values.dir) fail('--dir DIR is required (the folder the connectors file\'s "ach".directory names)');
+      if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 3_600_000) fail('--interval-ms must be an integer from 50 to 3600000');
+      await achSim({ dir: values.dir, rules: values.rules ? readSandboxRules(values.rules) : [], intervalMs, once: values.once ?? false });
       return;
     }
     default:

@@ -18,6 +18,7 @@ const nacha = createRequire(import.meta.url)('@midlandsbank/node-nacha') as { fr
 const RULES: SandboxRule[] = [
   { match: { accountNumber: '55550003' }, action: { return: { code: 'R03' } } },
   { match: { accountNumber: '55550101' }, action: { correction: { code: 'C01', data: '55550199' } } },
+  { match: { accountNumber: '55550001' }, action: { return: { code: 'R01' } } },
 ];
 
 /** The files in the ODFI's inbox, read. */
@@ -119,6 +120,34 @@ describe.skipIf(sshdMissing)('ACH payouts over a real SFTP server', () => {
     const audit = await t.ctx.db.query<{ body: { railCode: string; change: string } }>("SELECT body FROM operator_audit_log WHERE path = $1", [`/v1/beneficiaries/${beneficiaryId}`]);
     expect(audit.map((a) => [a.body.change, a.body.railCode])).toEqual([['beneficiary.account_corrected', 'C01']]);
     expect((await status(id)).status).toBe('paid');
+  }, 120_000);
+
+  it('sends a return that comes after its window to the operator\'s exceptions as late, the payout left paid', async () => {
+    const id = await pay(US_PERSON('55550001'), '12.00');
+    await cutAndSend();
+    await runPoll(t.ctx, ach.runtime);
+    expect((await status(id)).status).toBe('paid');
+    const settled = clock;
+    try {
+      // Settled Friday 27 November 2026; an R01 may come until two banking days later (Tuesday 1 December). It comes on Thursday 3 December.
+      clock = new Date('2026-12-03T15:00:00Z');
+      const before = await balance(c, 'USD');
+      expect(bank().tick()).toHaveLength(1);
+      await runPoll(t.ctx, ach.runtime);
+      expect((await status(id)).status).toBe('paid');
+      expect((await eventTypesOf(t, id)).filter((e) => e === 'payout.reverted')).toHaveLength(0);
+      expect((await balance(c, 'USD'))?.balance).toBe(before?.balance);
+      const exceptions = await t.ctx.db.query<{ code: string; actor: string; reason: string }>('SELECT code, actor, reason FROM ach_exceptions WHERE payout_id = $1', [id]);
+      expect(exceptions).toEqual([
+        {
+          code: 'R01',
+          actor: 'operator',
+          reason: expect.stringMatching(/^late return R01 \(insufficient funds.*\) of an entry settled on 2026-11-27: it came on 2026-12-03, after its window closed on 2026-12-01; the payout keeps its state/),
+        },
+      ]);
+    } finally {
+      clock = settled;
+    }
   }, 120_000);
 
   it('puts 1,000 payouts across a cut-off each in exactly one file, Same Day before it and next day after, with control totals an independent library agrees with', async () => {

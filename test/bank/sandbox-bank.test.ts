@@ -34,7 +34,7 @@ describe('the sandbox bank configuration', () => {
   it('takes a local folder instead of SFTP in the sandbox only, and never both', () => {
     const section = { directory: '/tmp/corridor-bank', accounts: ACCOUNTS };
     expect(parseBankConfig(section, 'sandbox')).toMatchObject({ directory: '/tmp/corridor-bank', sftp: undefined });
-    expect(() => parseBankConfig(section, 'production')).toThrow(/bank.directory is the sandbox bank's folder and only allowed with CORRIDOR_ENV=sandbox/);
+    expect(() => parseBankConfig(section, 'production')).toThrow(/bank.directory is a local folder for the sandbox only \(CORRIDOR_ENV=sandbox\)/);
     expect(() => parseBankConfig({ ...section, sftp: {} }, 'sandbox')).toThrow(/bank.directory and bank.sftp exclude each other/);
   });
 
@@ -124,7 +124,7 @@ describe('payouts answered by the sandbox bank (corridor bank-sim)', () => {
     c = await payingWorkspace(t);
     await fund(c, 'EUR', '1000.00');
     await fund(c, 'USD', '1000.00');
-  });
+  }, 180_000);
   afterAll(async () => {
     if (sim && sim.exitCode === null) {
       const exited = new Promise((r) => sim.once('exit', r));

@@ -9,7 +9,7 @@ import { endToEndIdOf } from '../../src/connectors/bank/bank.instructions.js';
 import { reportPayoutOutcomes } from '../../src/domains/payouts/payouts.port.js';
 import { createTestApp, onPostgres, type Caller, type TestApp } from '../helpers/app.js';
 import { corridorFreeEnv } from '../helpers/processes.js';
-import { bankSection, inboxFiles, sshdMissing, startSftpServer } from '../helpers/sftp-server.js';
+import { bankSection, sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 import { BANK_ROUTES, connectorsFile } from '../bank/helpers.js';
 import { chainWorld, recipient, usdcWorkspace } from '../chain/harness.js';
 import { CORPORATION_B, fedwireSection } from './fedwire-helpers.js';
@@ -80,6 +80,71 @@ async function eurWorld(t: TestApp, close: () => Promise<void>): Promise<RailWor
   };
 }
 
+/**
+ * Starts a worker process (a script beside this file, with its arguments) on the test app's env,
+ * waits until it prints that it reached its point, and kills it there with SIGKILL.
+ */
+async function killAtPoint(script: readonly string[], env: Record<string, string>, reachedLine: string): Promise<void> {
+  const [file, ...args] = script;
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, file as string), ...args], {
+    env: { ...corridorFreeEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const reached = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
+  });
+  expect(reached).toBe(reachedLine);
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/**
+ * The world of a connector that delivers files over SFTP (bank, fedwire, ach): a real sshd, the
+ * connectors file built from its section, payouts counted by a mark in the files that reached the
+ * server's inbox (final names only), and the kill -9 between recording a file and sending it.
+ * A short job lease lets a live worker take over the killed worker's upload job.
+ */
+async function fileRailWorld(rail: {
+  connector: string;
+  currency: string;
+  connectors: (server: SftpServer) => Parameters<typeof connectorsFile>[0];
+  payout: (c: Caller) => Promise<{ id: string; mark: string | RegExp }>;
+  files: RegExp;
+}): Promise<RailWorld> {
+  const server = await startSftpServer();
+  const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile(rail.connectors(server)), JOB_LEASE_MS: '3000' } });
+  const countIn = (text: string, mark: string | RegExp) => (typeof mark === 'string' ? text.split(mark).length - 1 : (text.match(mark)?.length ?? 0));
+  return {
+    t,
+    currency: rail.currency,
+    caller: async () => {
+      const c = await payingWorkspace(t);
+      await fund(c, rail.currency, '1000');
+      return c;
+    },
+    payout: async (c) => {
+      const { id, mark } = await rail.payout(c);
+      const sent = async () =>
+        fs
+          .readdirSync(server.inbox)
+          .filter((n) => rail.files.test(n))
+          .reduce((n, f) => n + countIn(fs.readFileSync(path.join(server.inbox, f), 'latin1'), mark), 0);
+      return { id, sent };
+    },
+    crash: () => killAtPoint(['file-crash-worker.ts', rail.connector], t.env, 'REACHED beforeSend'),
+    close: async () => {
+      await t.close();
+      await server.stop();
+    },
+  };
+}
+
 const RAILS: readonly Rail[] = [
   {
     name: 'simulated',
@@ -108,87 +173,50 @@ const RAILS: readonly Rail[] = [
     skip: sshdMissing,
     calls: true,
     files: true,
-    // Its kill -9 between upload and record is test/bank/faults.test.ts (a row lock holds the moment); not yet an entry here.
-    crashable: false,
-    world: async () => {
-      const server = await startSftpServer();
-      const file = connectorsFile({ routes: BANK_ROUTES, bank: bankSection(server, { cutoff: { maxPayouts: 1, maxSeconds: 1 } }) });
-      const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: file } });
-      const world = await eurWorld(t, async () => {
-        await t.close();
-        await server.stop();
-      });
-      return {
-        ...world,
-        payout: async (c) => {
-          const { id } = await world.payout(c);
-          const e2e = endToEndIdOf(id);
-          return { id, sent: async () => inboxFiles(server).reduce((n, f) => n + (f.xml.split(`<EndToEndId>${e2e}</EndToEndId>`).length - 1), 0) };
-        },
-      };
-    },
+    crashable: true,
+    world: () =>
+      fileRailWorld({
+        connector: 'bank',
+        currency: 'EUR',
+        connectors: (server) => ({ routes: BANK_ROUTES, bank: bankSection(server, { cutoff: { maxPayouts: 1, maxSeconds: 1 } }) }),
+        payout: (c) => apiPayout(c, { amount: '10.00', currency: 'EUR', route: 'sepa_credit', beneficiary: ADA }).then((id) => ({ id, mark: `<EndToEndId>${endToEndIdOf(id)}</EndToEndId>` })),
+        files: /\.xml$/,
+      }),
   },
   {
     name: 'fedwire',
     skip: sshdMissing,
     calls: true,
     files: true,
-    // Its kill -9 between upload and record is the bank connector's upload step, which it delivers through (test/bank/faults.test.ts); not yet an entry here.
-    crashable: false,
-    world: async () => {
-      const server = await startSftpServer();
-      const file = connectorsFile({ routes: { fedwire: 'fedwire' }, fedwire: fedwireSection(server, { maxPayouts: 1, maxSeconds: 1 }) });
-      const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: file } });
-      return {
-        t,
+    crashable: true,
+    world: () =>
+      fileRailWorld({
+        connector: 'fedwire',
         currency: 'USD',
-        caller: async () => {
-          const c = await payingWorkspace(t);
-          await fund(c, 'USD', '1000');
-          return c;
-        },
-        payout: async (c) => {
-          const id = await apiPayout(c, { amount: '10.00', currency: 'USD', route: 'fedwire', beneficiary: CORPORATION_B });
-          const e2e = endToEndIdOf(id);
-          return { id, sent: async () => inboxFiles(server).reduce((n, f) => n + (f.xml.split(`<EndToEndId>${e2e}</EndToEndId>`).length - 1), 0) };
-        },
-        close: async () => {
-          await t.close();
-          await server.stop();
-        },
-      };
-    },
+        connectors: (server) => ({ routes: { fedwire: 'fedwire' }, fedwire: fedwireSection(server, { maxPayouts: 1, maxSeconds: 1 }) }),
+        payout: (c) => apiPayout(c, { amount: '10.00', currency: 'USD', route: 'fedwire', beneficiary: CORPORATION_B }).then((id) => ({ id, mark: `<EndToEndId>${endToEndIdOf(id)}</EndToEndId>` })),
+        files: /\.xml$/,
+      }),
   },
   {
     name: 'ach',
     skip: sshdMissing,
     calls: true,
     files: true,
-    // Its kill -9 between upload and record is not yet an entry here.
-    crashable: false,
-    world: async () => {
-      const server = await startSftpServer();
-      const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { ach: 'ach' }, ach: achSection(server) }) } });
-      return {
-        t,
+    crashable: true,
+    world: () =>
+      fileRailWorld({
+        connector: 'ach',
         currency: 'USD',
-        caller: async () => {
-          const c = await payingWorkspace(t);
-          await fund(c, 'USD', '1000');
-          return c;
-        },
+        connectors: (server) => ({ routes: { ach: 'ach' }, ach: achSection(server) }),
         payout: async (c) => {
+          // An account of its own: the entry detail record (type 6) carries it after the transaction code and routing number.
           const account = `8${Date.now().toString().slice(-7)}${Math.floor(Math.random() * 1000)}`;
           const id = await apiPayout(c, { amount: '10.00', currency: 'USD', route: 'ach', beneficiary: US_PERSON(account) });
-          const sent = async () => fs.readdirSync(server.inbox).filter((n) => n.endsWith('.ach')).reduce((n, f) => n + (fs.readFileSync(path.join(server.inbox, f), 'latin1').match(new RegExp(`^6.{11}${account} `, "gm"))?.length ?? 0), 0);
-          return { id, sent };
+          return { id, mark: new RegExp(`^6.{11}${account} `, 'gm') };
         },
-        close: async () => {
-          await t.close();
-          await server.stop();
-        },
-      };
-    },
+        files: /\.ach$/,
+      }),
   },
   {
     name: 'chain',
@@ -212,24 +240,7 @@ const RAILS: readonly Rail[] = [
           });
           return { id, sent: async () => (await w.anvil.transfers(w.usdc)).filter((t) => t.to === to).length };
         },
-        crash: async () => {
-          const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, '../chain/crash-worker.ts'), 'afterSign'], {
-            env: { ...corridorFreeEnv(), ...w.env },
-            stdio: ['ignore', 'pipe', 'inherit'],
-          });
-          const reached = await new Promise<string>((resolve, reject) => {
-            let out = '';
-            child.stdout.on('data', (chunk: Buffer) => {
-              out += chunk.toString();
-              if (out.includes('\n')) resolve(out.trim());
-            });
-            child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
-          });
-          expect(reached).toBe('REACHED afterSign');
-          const exited = new Promise((r) => child.once('exit', r));
-          child.kill('SIGKILL');
-          await exited;
-        },
+        crash: () => killAtPoint(['../chain/crash-worker.ts', 'afterSign'], w.env, 'REACHED afterSign'),
         close: w.close,
       };
     },

@@ -103,7 +103,7 @@ describe('an async connector', () => {
     runner.start();
     c = await payingWorkspace(t);
     await fund(c, 'EUR', '1000');
-  });
+  }, 180_000);
   afterAll(async () => {
     await runner?.stop();
     await t?.close();

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { federalReserveHolidays, fedwireExecutionDate, isFedwireBusinessDay } from '../../src/connectors/fedwire/calendar.js';
+import { fedwireExecutionDate } from '../../src/connectors/fedwire/calendar.js';
+import { federalReserveHolidays, isFedBusinessDay as isFedwireBusinessDay } from '../../src/platform/lib/federal-reserve-calendar.js';
 import { parseFedwireConfig } from '../../src/connectors/fedwire/config.js';
 import { fedwireConnectorOf, type FedwireConnector } from '../../src/connectors/fedwire/fedwire.connector.js';
 import { runWireCutoff } from '../../src/connectors/fedwire/outbound.js';

@@ -159,12 +159,15 @@ export interface TracedPayout {
   status: AchPayoutStatus;
   instruction: string;
   amount_minor: string;
+  /** Its file's effective entry date, YYYY-MM-DD: the settlement date its return window counts from. */
+  effective_date: string;
 }
 
 /** The payout an original trace number names (the latest file's, should the sequence have cycled). */
 export async function payoutOfTrace(sql: Sql, trace: string): Promise<TracedPayout | undefined> {
   const [row] = await sql.query<TracedPayout>(
-    `SELECT p.payout_id::text AS payout_id, p.workspace_id::text AS workspace_id, p.status, p.instruction, p.amount_minor::text AS amount_minor
+    `SELECT p.payout_id::text AS payout_id, p.workspace_id::text AS workspace_id, p.status, p.instruction, p.amount_minor::text AS amount_minor,
+            f.effective_date::text AS effective_date
        FROM ach_payouts p JOIN ach_files f ON f.id = p.file_id
       WHERE p.trace_number = $1 ORDER BY f.created_at DESC LIMIT 1 FOR UPDATE OF p`,
     [trace],

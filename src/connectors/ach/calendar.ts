@@ -1,10 +1,8 @@
-import { allForYear } from '@18f/us-federal-holidays';
+import { isFedBusinessDay as isBankingDay, nextFedBusinessDay as nextBankingDay } from '../../platform/lib/federal-reserve-calendar.js';
 
 /**
- * When ACH moves: banking days are Monday to Friday except the Federal Reserve's holidays. The Fed
- * observes a holiday that falls on a Sunday on the Monday after, but one that falls on a Saturday is
- * not moved (the Fed is open on the Friday before), so the federal holiday list is taken with
- * Saturday holidays unshifted (@18f/us-federal-holidays, the OPM list).
+ * When ACH moves: banking days are the Federal Reserve's business days (the one calendar of the US
+ * rails, src/platform/lib/federal-reserve-calendar.ts).
  *
  * The ODFI takes files until its cut-off times, in its own time zone: Same Day ACH windows (the
  * Federal Reserve's are 10:30, 14:45 and 16:45 Eastern; an ODFI's are earlier) and the next-day
@@ -24,42 +22,6 @@ export interface AchCalendar {
 /** Same Day ACH's per-entry limit (NACHA, since March 2022): larger entries settle next day. */
 export const SAME_DAY_LIMIT_CENTS = 100_000_000n;
 
-const holidayCache = new Map<number, Set<string>>();
-
-/** The Federal Reserve's holidays of a year, as YYYY-MM-DD (a Saturday holiday stays on its Saturday). */
-export function fedHolidays(year: number): Set<string> {
-  let days = holidayCache.get(year);
-  if (!days) {
-    days = new Set(allForYear(year, { shiftSaturdayHolidays: false, shiftSundayHolidays: true }).map((h) => h.date.toISOString().slice(0, 10)));
-    holidayCache.set(year, days);
-  }
-  return days;
-}
-
-export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
-
-export function isBankingDay(date: string): boolean {
-  const day = new Date(`${date}T00:00:00Z`).getUTCDay();
-  return day !== 0 && day !== 6 && !fedHolidays(Number(date.slice(0, 4))).has(date);
-}
-
-export function nextBankingDay(date: string): string {
-  let d = addDays(date, 1);
-  while (!isBankingDay(d)) d = addDays(d, 1);
-  return d;
-}
-
-/** `n` banking days after `date`. */
-export function addBankingDays(date: string, n: number): string {
-  let d = date;
-  for (let i = 0; i < n; i++) d = nextBankingDay(d);
-  return d;
-}
-
 /** The date and time (HH:MM) at `now` in the time zone. */
 export function localNow(now: Date, timeZone: string): { date: string; time: string } {
   const parts = Object.fromEntries(
@@ -68,15 +30,6 @@ export function localNow(now: Date, timeZone: string): { date: string; time: str
       .map((p) => [p.type, p.value]),
   );
   return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
-}
-
-export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The window a file cut at `now` goes in: its effective entry date, whether it is Same Day, and the cut-off it makes (its descriptive date says which). */

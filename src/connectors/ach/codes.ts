@@ -1,3 +1,4 @@
+import { addDays, addFedBusinessDays } from '../../platform/lib/federal-reserve-calendar.js';
 import type { RailReason, ReasonActor } from '../connector.js';
 
 /**
@@ -169,3 +170,12 @@ export function correctedFields(change: ChangeCode, data: string): Partial<Recor
 
 /** The reasons of the connector's definition: every return code (the change codes correct, they never fail a payout). */
 export const ACH_REASONS: readonly RailReason[] = RETURN_CODES.map(({ code, words, actor }) => ({ code, words, actor }));
+
+/**
+ * The last day (YYYY-MM-DD) a return of `code` may reach the ODFI for an entry settled on
+ * `settlement`: that many Federal Reserve business days after it (2 for most codes), or calendar days
+ * for unauthorized consumer entries (60: R05, R07, R10, R11 …).
+ */
+export function returnDeadline(code: ReturnCode, settlement: string): string {
+  return 'bankingDays' in code.window ? addFedBusinessDays(settlement, code.window.bankingDays) : addDays(settlement, code.window.calendarDays);
+}

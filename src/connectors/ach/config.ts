@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import { normalizeFingerprint, type BankSftp } from '../bank/bank.config.js';
+import { fileExchangeSettings, Section, type FileExchangeSettings } from '../../platform/connectors-file.js';
 import { isAbaRoutingNumber } from '../../platform/lib/bank-account.js';
-import { isTimeZone, type AchCalendar } from './calendar.js';
+import type { AchCalendar } from './calendar.js';
 
 /**
  * The "ach" section of CORRIDOR_CONNECTORS_FILE, validated at start (a bad section refuses to start,
@@ -12,122 +11,78 @@ import { isTimeZone, type AchCalendar } from './calendar.js';
  *     "originator": { "name": "CORRIDOR PAYMENTS", "companyId": "1234567890" },
  *     "balanced": { "accountNumber": "987654321", "accountType": "checking" },
  *     "calendar": { "timeZone": "America/New_York", "sameDayCutoffs": ["10:00", "14:00"], "nextDayCutoff": "18:00" },
- *     "cutoff": { "maxPayouts": 5000, "maxSeconds": 60 }, "pollSeconds": 30, "description": "PAYOUT" }
+ *     "cutoff": { "maxPayouts": 5000, "maxSeconds": 60 }, "pollSeconds": 30, "description": "PAYOUT",
+ *     "statementAccounts": [{ "id": "usd-ach", "accountNumber": "10200123456" }] }
  *
  * `balanced` (absent: unbalanced files, as most ODFIs want) makes every batch end with one debit to
  * the originator's settlement account for its credits. In the sandbox only, `"directory": "<path>"`
  * may stand instead of `sftp`: files go to `<path>/in` and come back from `<path>/out` (the sandbox
  * ACH bank, sandbox.ts, answers there).
  */
-export interface AchConfig {
-  sftp: BankSftp | undefined;
-  directory: string | undefined;
+export interface AchConfig extends FileExchangeSettings {
   odfi: { routingNumber: string; name: string; origin: string };
   originator: { name: string; companyId: string };
   balanced: { accountNumber: string; accountType: 'checking' | 'savings' } | undefined;
   calendar: AchCalendar;
-  cutoff: { maxPayouts: number; maxSeconds: number };
-  pollSeconds: number;
   description: string;
+  /** The operator's accounts at the ODFI whose BAI2 statements are reconciled: Corridor's name for each (`id`) and the account number the reports carry. */
+  statementAccounts: { id: string; accountNumber: string }[];
 }
 
-class AchConfigError extends Error {}
-
-function fail(path: string, why: string): never {
-  throw new AchConfigError(`connectors file: ach.${path} ${why}`);
-}
-
-function object(value: unknown, path: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(path, 'must be an object');
-  return value as Record<string, unknown>;
-}
-
-function text(o: Record<string, unknown>, key: string, path: string, fallback?: string): string {
-  const value = o[key] ?? fallback;
-  if (typeof value !== 'string' || value.trim() === '') fail(`${path}${key}`, 'must be a non-empty string');
+/** Printable ASCII of at most `max` characters: NACHA files carry no other characters. */
+function ascii(o: Section, key: string, max: number, fallback?: string): string {
+  const value = o.text(key, fallback);
+  if (!/^[ -~]+$/.test(value)) o.fail(key, 'must be printable ASCII (NACHA files carry no other characters)');
+  if (value.length > max) o.fail(key, `must be at most ${max} characters`);
   return value;
 }
 
-function integer(o: Record<string, unknown>, key: string, path: string, min: number, max: number, fallback: number): number {
-  const value = o[key] ?? fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) fail(`${path}${key}`, `must be an integer from ${min} to ${max}`);
-  return value;
+function calendarSection(o: Section): AchCalendar {
+  const timeZone = o.timeZone('timeZone', 'America/New_York');
+  const sameDayCutoffs = o.times('sameDayCutoffs', ['10:30', '14:45']);
+  const nextDayCutoff = o.time('nextDayCutoff', '20:00');
+  if (sameDayCutoffs.some((t) => t >= nextDayCutoff)) o.fail('sameDayCutoffs', `must all be before ${o.path}.nextDayCutoff`);
+  return { timeZone, sameDayCutoffs, nextDayCutoff };
 }
 
-function ascii(o: Record<string, unknown>, key: string, path: string, max: number, fallback?: string): string {
-  const value = text(o, key, path, fallback);
-  if (!/^[ -~]+$/.test(value)) fail(`${path}${key}`, 'must be printable ASCII (NACHA files carry no other characters)');
-  if (value.length > max) fail(`${path}${key}`, `must be at most ${max} characters`);
-  return value;
-}
-
-const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
-
-function sftpSection(value: unknown): BankSftp {
-  const o = object(value, 'sftp');
-  const privateKeyFile = text(o, 'privateKeyFile', 'sftp.');
-  try {
-    fs.accessSync(privateKeyFile, fs.constants.R_OK);
-  } catch {
-    fail('sftp.privateKeyFile', `names a file that cannot be read: ${privateKeyFile}`);
-  }
-  return {
-    host: text(o, 'host', 'sftp.'),
-    port: integer(o, 'port', 'sftp.', 1, 65535, 22),
-    username: text(o, 'username', 'sftp.'),
-    privateKeyFile,
-    hostKeySha256: normalizeFingerprint(text(o, 'hostKeySha256', 'sftp.')) ?? fail('sftp.hostKeySha256', 'must be a SHA-256 fingerprint (SHA256:<43 base64 characters>)'),
-    inbox: text(o, 'inbox', 'sftp.', '/in'),
-    outbox: text(o, 'outbox', 'sftp.', '/out'),
-  };
-}
-
-function calendarSection(value: unknown): AchCalendar {
-  const o = object(value ?? {}, 'calendar');
-  const timeZone = text(o, 'timeZone', 'calendar.', 'America/New_York');
-  if (!isTimeZone(timeZone)) fail('calendar.timeZone', `names no time zone this runtime knows: ${timeZone}`);
-  const sameDay = o.sameDayCutoffs ?? ['10:30', '14:45'];
-  if (!Array.isArray(sameDay) || sameDay.some((t) => typeof t !== 'string' || !TIME.test(t))) fail('calendar.sameDayCutoffs', 'must be an array of times HH:MM ([] for no Same Day ACH)');
-  const sorted = [...(sameDay as string[])].sort();
-  const nextDayCutoff = text(o, 'nextDayCutoff', 'calendar.', '20:00');
-  if (!TIME.test(nextDayCutoff)) fail('calendar.nextDayCutoff', 'must be a time HH:MM');
-  if (sorted.some((t) => t >= nextDayCutoff)) fail('calendar.sameDayCutoffs', 'must all be before calendar.nextDayCutoff');
-  return { timeZone, sameDayCutoffs: sorted, nextDayCutoff };
+/** `statementAccounts`: [{ "id": "usd-ach", "accountNumber": "10200123456" }], the accounts whose BAI2 reports are reconciled. */
+function statementAccounts(o: Section): AchConfig['statementAccounts'] {
+  const seen = new Set<string>();
+  return o.objects('statementAccounts').map((a) => {
+    const id = a.text('id');
+    if (!/^[A-Za-z0-9-]{1,32}$/.test(id)) a.fail('id', 'must be 1 to 32 letters, digits or dashes');
+    if (seen.has(id)) a.fail('id', `repeats "${id}"`);
+    seen.add(id);
+    const accountNumber = a.text('accountNumber');
+    if (!/^[A-Za-z0-9-]{1,35}$/.test(accountNumber)) a.fail('accountNumber', 'must be the account number as the BAI2 reports carry it (letters, digits, dashes)');
+    return { id, accountNumber };
+  });
 }
 
 /** The "ach" section as validated; throws naming the first bad setting. `directory` (the sandbox ACH bank) is refused outside the sandbox. */
 export function parseAchConfig(section: unknown, env = 'production'): AchConfig {
-  const o = object(section, '(section)');
-  let directory: string | undefined;
-  if (o.directory !== undefined) {
-    if (env !== 'sandbox') fail('directory', 'is the sandbox ACH bank\'s folder and only allowed with CORRIDOR_ENV=sandbox; a real ODFI is reached with "sftp"');
-    if (o.sftp !== undefined) fail('directory', 'and ach.sftp exclude each other: give one');
-    directory = text(o, 'directory', '');
-  }
-  const odfi = object(o.odfi, 'odfi');
-  const routingNumber = text(odfi, 'routingNumber', 'odfi.');
-  if (!isAbaRoutingNumber(routingNumber)) fail('odfi.routingNumber', 'must be a 9-digit ABA routing number with its check digit');
-  const originator = object(o.originator, 'originator');
-  const companyId = ascii(originator, 'companyId', 'originator.', 10);
+  const o = Section.of('ach', section);
+  const exchange = fileExchangeSettings(o, env, { maxPayouts: 100_000, maxPayoutsDefault: 5000, maxSeconds: 86_400, maxSecondsDefault: 60 });
+  const odfi = o.object('odfi');
+  const routingNumber = odfi.text('routingNumber');
+  if (!isAbaRoutingNumber(routingNumber)) odfi.fail('routingNumber', 'must be a 9-digit ABA routing number with its check digit');
+  // The immediate origin is 10 characters: a routing number goes with a leading blank.
+  const origin = ascii(odfi, 'origin', 10, routingNumber);
+  const originator = o.object('originator');
   let balanced: AchConfig['balanced'];
-  if (o.balanced !== undefined) {
-    const b = object(o.balanced, 'balanced');
-    const accountNumber = text(b, 'accountNumber', 'balanced.');
-    if (!/^[0-9]{4,17}$/.test(accountNumber)) fail('balanced.accountNumber', 'must be 4 to 17 digits');
-    const accountType = text(b, 'accountType', 'balanced.', 'checking');
-    if (accountType !== 'checking' && accountType !== 'savings') fail('balanced.accountType', 'must be "checking" or "savings"');
-    balanced = { accountNumber, accountType };
+  if (o.has('balanced')) {
+    const b = o.object('balanced');
+    const accountNumber = b.text('accountNumber');
+    if (!/^[0-9]{4,17}$/.test(accountNumber)) b.fail('accountNumber', 'must be 4 to 17 digits');
+    balanced = { accountNumber, accountType: b.oneOf('accountType', ['checking', 'savings'], 'checking') };
   }
-  const cutoff = object(o.cutoff ?? {}, 'cutoff');
   return {
-    sftp: directory === undefined ? sftpSection(o.sftp) : undefined,
-    directory,
-    odfi: { routingNumber, name: ascii(odfi, 'name', 'odfi.', 23), origin: ascii(odfi, 'origin', 'odfi.', 10, ` ${routingNumber}`) },
-    originator: { name: ascii(originator, 'name', 'originator.', 16), companyId },
+    ...exchange,
+    odfi: { routingNumber, name: ascii(odfi, 'name', 23), origin: /^[0-9]{9}$/.test(origin) ? ` ${origin}` : origin },
+    originator: { name: ascii(originator, 'name', 16), companyId: ascii(originator, 'companyId', 10) },
     balanced,
-    calendar: calendarSection(o.calendar),
-    cutoff: { maxPayouts: integer(cutoff, 'maxPayouts', 'cutoff.', 1, 100_000, 5000), maxSeconds: integer(cutoff, 'maxSeconds', 'cutoff.', 1, 86_400, 60) },
-    pollSeconds: integer(o, 'pollSeconds', '', 1, 86_400, 30),
-    description: ascii(o, 'description', '', 10, 'PAYOUT'),
+    calendar: calendarSection(o.object('calendar', { optional: true })),
+    description: ascii(o, 'description', 10, 'PAYOUT'),
+    statementAccounts: o.has('statementAccounts') ? statementAccounts(o) : [],
   };
 }

@@ -8,12 +8,13 @@ import { correctBeneficiaryAccount } from '../../domains/beneficiaries/beneficia
 import { reportPayoutOutcomes, type PayoutOutcome } from '../../domains/payouts/payouts.port.js';
 import type { HandedOverPayout } from '../connector.js';
 import { descriptiveDateOf, localNow, SAME_DAY_LIMIT_CENTS, windowAt, type AchWindow } from './calendar.js';
-import { changeCode, correctedFields, returnCode } from './codes.js';
+import { changeCode, correctedFields, returnCode, returnDeadline } from './codes.js';
 import type { AchConfig } from './config.js';
 import { NachaError, readNacha, TX, writeNacha, type BatchToWrite, type EntryToWrite, type ReadFile, type SecCode } from './nacha.js';
 import * as repo from './ach.repository.js';
 import { readWhole } from '../bank/bank.port.js';
 import type { AchTransport } from './transport.js';
+import { isBai2, takeInStatements, type StatementOutcome } from './statements.js';
 
 export const ACH_CUTOFF_JOB = 'ach.cutoff';
 export const ACH_UPLOAD_JOB = 'ach.upload';
@@ -233,7 +234,11 @@ export async function settle(ctx: AppContext, ach: AchRuntime): Promise<number> 
   });
 }
 
-export type InboundOutcome = { name: string; outcome: 'applied'; returns: number; changes: number; exceptions: number } | { name: string; outcome: 'refused'; reason: string } | { name: string; outcome: 'seen' };
+export type InboundOutcome =
+  | { name: string; outcome: 'applied'; returns: number; changes: number; exceptions: number }
+  | { name: string; outcome: 'refused'; reason: string }
+  | { name: string; outcome: 'seen' }
+  | StatementOutcome;
 
 /** Why a file Corridor reads cannot be applied, or undefined: it must hold returns or notifications of change only. */
 export function applicableReason(file: ReadFile): string | undefined {
@@ -249,7 +254,8 @@ export function applicableReason(file: ReadFile): string | undefined {
 /**
  * Applies one inbound file in the caller's transaction: each return moves its payout (the original
  * trace number names it) to failed (still processing) or reverted (settled, paid) with its code and
- * words, the funds back once; a notification of change corrects the beneficiary's account (audited,
+ * words, the funds back once, when it comes within its window (returnDeadline: 2 banking days after
+ * settlement for most codes; a late one is the operator's exception, nothing moved); a notification of change corrects the beneficiary's account (audited,
  * the workspace told); a dishonored or contested return, or a code for a trace Corridor never sent,
  * goes to the operator's exceptions with its words.
  */
@@ -257,6 +263,7 @@ export async function applyInbound(ctx: AppContext, ach: AchRuntime, tx: Tx, fil
   let returns = 0;
   let changes = 0;
   let exceptions = 0;
+  const today = localNow(ach.now(), ach.config.calendar.timeZone).date;
   const exception = async (code: string, reason: string, actor: string, trace: string | null, payoutId: string | null) => {
     exceptions++;
     await repo.insertException(tx, { id: randomUUID(), fileId, code, reason, actor, traceNumber: trace, payoutId });
@@ -272,6 +279,17 @@ export async function applyInbound(ctx: AppContext, ach: AchRuntime, tx: Tx, fil
         }
         if (ret.kind !== 'return') {
           await exception(ret.code, `${ret.kind} return ${ret.code}: ${code.words}; the payout keeps its state until the operator settles it with the ODFI`, 'operator', ret.originalTrace, payout.payout_id);
+          continue;
+        }
+        const deadline = returnDeadline(code, payout.effective_date);
+        if (today > deadline) {
+          await exception(
+            ret.code,
+            `late return ${ret.code} (${code.words}) of an entry settled on ${payout.effective_date}: it came on ${today}, after its window closed on ${deadline}; the payout keeps its state. Who must act: the operator (the ODFI may dishonor an untimely return, R68, within 5 banking days of its settlement)`,
+            'operator',
+            ret.originalTrace,
+            payout.payout_id,
+          );
           continue;
         }
         const move: PayoutOutcome['move'] = payout.status === 'settled' ? 'revert' : 'fail';
@@ -333,8 +351,9 @@ export async function runPoll(ctx: AppContext, ach: AchRuntime): Promise<Date> {
   return new Date(Date.now() + ach.config.pollSeconds * 1000);
 }
 
-/** Takes one inbound file in, once: read, checked, applied and recorded in one transaction. */
+/** Takes one inbound file in, once: read, checked, applied and recorded in one transaction. A BAI2 statement goes to reconciliation (statements.ts). */
 export async function takeIn(ctx: AppContext, ach: AchRuntime, name: string, bytes: Buffer): Promise<InboundOutcome> {
+  if (isBai2(bytes)) return takeInStatements(ctx, ach.config, name, bytes);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   if (await repo.inboundFileBySha(ctx.db, sha256)) return { name, outcome: 'seen' };
   let file: ReadFile | undefined;

@@ -17,7 +17,8 @@ export interface AchTransport {
   withOutbox<T>(look: (source: InboundSource) => Promise<T>): Promise<T>;
 }
 
-const isNachaName = (name: string): boolean => /\.(ach|txt)$/i.test(name);
+/** What the ODFI sends back: NACHA returns and corrections (`.ach`, `.txt`) and BAI2 statements (`.bai`, `.bai2`, or `.txt`). */
+const isNachaName = (name: string): boolean => /\.(ach|txt|bai2?)$/i.test(name);
 
 /** An outbox source that lists NACHA files and reads, archives and quarantines them as the bank's source does. */
 function nachaSource(inner: InboundSource, list: () => Promise<WaitingFile[]>): InboundSource {

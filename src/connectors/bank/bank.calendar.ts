@@ -70,12 +70,3 @@ export function executionDate(now: Date, calendar: BankCalendar): string {
   return date;
 }
 
-/** Whether a time zone name is one this runtime knows. */
-export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}

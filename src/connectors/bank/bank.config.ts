@@ -1,9 +1,9 @@
-import fs from 'node:fs';
+import { fileExchangeSettings, Section, type FileExchangeSettings, type SftpSettings } from '../../platform/connectors-file.js';
 import { normaliseIban } from '../../platform/lib/bank-account.js';
 import { DomainError } from '../../platform/lib/errors.js';
 import { iso4217Scale } from '../../platform/lib/currencies.js';
 import { parseAmount } from '../../platform/lib/money.js';
-import { isTimeZone, type BankCalendar } from './bank.calendar.js';
+import type { BankCalendar } from './bank.calendar.js';
 import { toEpcLatin } from './epc-latin.js';
 
 /**
@@ -52,27 +52,11 @@ export interface DebtorAddress {
   country: string;
 }
 
-export interface BankSftp {
-  host: string;
-  port: number;
-  username: string;
-  privateKeyFile: string;
-  /** The bank's host key fingerprint: SHA-256 of the key blob, base64 without padding (as `ssh-keygen -l` prints it, `SHA256:` prefix dropped). */
-  hostKeySha256: string;
-  /** Where Corridor writes files for the bank. */
-  inbox: string;
-  /** Where the bank writes files for Corridor. */
-  outbox: string;
-}
+/** The bank's SFTP server (the connectors file's `sftp`), as every file connector reads it. */
+export type BankSftp = SftpSettings;
 
-export interface BankConfig {
-  /** The bank's SFTP server; absent only when `directory` is set (the sandbox bank). */
-  sftp: BankSftp | undefined;
-  /** Sandbox only: a local folder (`in/`, `out/`) shared with the sandbox bank instead of SFTP. */
-  directory: string | undefined;
+export interface BankConfig extends FileExchangeSettings {
   accounts: BankAccount[];
-  cutoff: { maxPayouts: number; maxSeconds: number };
-  pollSeconds: number;
   /**
    * The bank's answers: a file larger than `maxFileBytes` (from the SFTP listing, before any download)
    * is quarantined unread; a large file is read in a process of its own whose heap is `readMemoryMb` (a file
@@ -116,164 +100,76 @@ export const CUTOFF_MAX_SECONDS_MAX = 86_400;
 const ACCOUNT_ID = /^[A-Za-z0-9-]{1,32}$/;
 const IBAN = /^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{1,30}$/;
 const BIC = /^[A-Z0-9]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
-const FINGERPRINT = /^[A-Za-z0-9+/]{43}$/;
-
-class BankConfigError extends Error {}
-
-function fail(path: string, why: string): never {
-  throw new BankConfigError(`connectors file: bank.${path} ${why}`);
-}
-
-function object(value: unknown, path: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(path, 'must be an object');
-  return value as Record<string, unknown>;
-}
-
-function text(o: Record<string, unknown>, key: string, path: string, fallback?: string): string {
-  const value = o[key] ?? fallback;
-  if (typeof value !== 'string' || value.trim() === '') fail(`${path}${key}`, 'must be a non-empty string');
-  return value;
-}
-
-function integer(o: Record<string, unknown>, key: string, path: string, min: number, max: number, fallback?: number): number {
-  const value = o[key] ?? fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) fail(`${path}${key}`, `must be an integer from ${min} to ${max}`);
-  return value;
-}
 
 /** A positive decimal amount of the currency, in minor units. */
-function money(value: unknown, currency: string, path: string): bigint {
-  if (!/^[A-Z]{3}$/.test(currency)) fail(path, `names an amount in ${currency}, which is not an ISO 4217 code`);
+function money(o: Section, key: string, currency: string): bigint {
+  if (!/^[A-Z]{3}$/.test(currency)) o.fail(key, `names an amount in ${currency}, which is not an ISO 4217 code`);
   try {
-    return parseAmount(value, currency, path);
+    return parseAmount(o.raw(key), currency, `${o.path}.${key}`);
   } catch (err) {
-    if (err instanceof DomainError) fail(path, `must be a positive decimal amount of ${currency} (${err.message})`);
+    if (err instanceof DomainError) o.fail(key, `must be a positive decimal amount of ${currency} (${err.message})`);
     throw err;
   }
 }
 
 /** Text of the debtor's address, in the EPC Latin set and within its field's length. */
-function latinText(o: Record<string, unknown>, key: string, path: string, max: number, required: boolean): string | undefined {
-  if (o[key] === undefined && !required) return undefined;
-  const converted = toEpcLatin(text(o, key, path));
-  if (!converted.ok) fail(`${path}${key}`, `${converted.reason}, which a bank file cannot carry`);
-  if (converted.text.length > max) fail(`${path}${key}`, `must be at most ${max} characters`);
+function latinText(o: Section, key: string, max: number): string {
+  const converted = toEpcLatin(o.text(key));
+  if (!converted.ok) o.fail(key, `${converted.reason}, which a bank file cannot carry`);
+  if (converted.text.length > max) o.fail(key, `must be at most ${max} characters`);
   return converted.text;
 }
 
+const optionalLatin = (o: Section, key: string, max: number): string | undefined => (o.has(key) ? latinText(o, key, max) : undefined);
+
 /** An account's `address`: { street, buildingNumber, postcode, town, country }, town and country required. */
-function addressSection(value: unknown, path: string): DebtorAddress {
-  const o = object(value, path);
-  const p = `${path}.`;
-  const country = text(o, 'country', p).toUpperCase();
-  if (!/^[A-Z]{2}$/.test(country)) fail(`${p}country`, 'must be an ISO 3166 country code of 2 letters');
+function addressSection(o: Section): DebtorAddress {
+  const country = o.text('country').toUpperCase();
+  if (!/^[A-Z]{2}$/.test(country)) o.fail('country', 'must be an ISO 3166 country code of 2 letters');
   return {
-    street: latinText(o, 'street', p, 70, false),
-    buildingNumber: latinText(o, 'buildingNumber', p, 16, false),
-    postcode: latinText(o, 'postcode', p, 16, false),
-    town: latinText(o, 'town', p, 35, true) as string,
+    street: optionalLatin(o, 'street', 70),
+    buildingNumber: optionalLatin(o, 'buildingNumber', 16),
+    postcode: optionalLatin(o, 'postcode', 16),
+    town: latinText(o, 'town', 35),
     country,
   };
 }
 
 /** `calendar`: { "timeZone": "Europe/Berlin", "cutoffTime": "15:00" }; by default UTC with no cut-off time. */
-function calendarSection(value: unknown): BankCalendar {
-  const o = object(value ?? {}, 'calendar');
-  const timeZone = text(o, 'timeZone', 'calendar.', 'UTC');
-  if (!isTimeZone(timeZone)) fail('calendar.timeZone', `names no time zone this runtime knows: ${timeZone}`);
-  const cutoffTime = text(o, 'cutoffTime', 'calendar.', '24:00');
-  if (!/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/.test(cutoffTime)) fail('calendar.cutoffTime', 'must be a time HH:MM (24:00 for none)');
-  return { timeZone, cutoffTime };
+function calendarSection(o: Section): BankCalendar {
+  return { timeZone: o.timeZone('timeZone', 'UTC'), cutoffTime: o.time('cutoffTime', '24:00', { endOfDay: true }) };
 }
 
 /** `maxCredit`: { "<currency>": "<decimal>" }. */
-function maxCreditSection(value: unknown): Record<string, bigint> {
-  const o = object(value ?? {}, 'maxCredit');
-  return Object.fromEntries(Object.entries(o).map(([currency, amount]) => [currency, money(amount, currency, `maxCredit.${currency}`)]));
+function maxCreditSection(o: Section): Record<string, bigint> {
+  return Object.fromEntries(o.keys().map((currency) => [currency, money(o, currency, currency)]));
 }
 
-function bool(o: Record<string, unknown>, key: string, path: string, fallback: boolean): boolean {
-  const value = o[key] ?? fallback;
-  if (typeof value !== 'boolean') fail(`${path}${key}`, 'must be true or false');
-  return value;
-}
-
-/** `SHA256:abc…` or `abc…`, padding or not: the 43 base64 characters. */
-export function normalizeFingerprint(value: string): string | undefined {
-  const bare = value.trim().replace(/^SHA256:/, '').replace(/=+$/, '');
-  return FINGERPRINT.test(bare) ? bare : undefined;
-}
-
-function sftpSection(value: unknown): BankSftp {
-  const o = object(value, 'sftp');
-  const privateKeyFile = text(o, 'privateKeyFile', 'sftp.');
-  try {
-    fs.accessSync(privateKeyFile, fs.constants.R_OK);
-  } catch {
-    fail('sftp.privateKeyFile', `names a file that cannot be read: ${privateKeyFile}`);
-  }
-  const hostKeySha256 = normalizeFingerprint(text(o, 'hostKeySha256', 'sftp.')) ?? fail('sftp.hostKeySha256', 'must be a SHA-256 fingerprint (SHA256:<43 base64 characters>)');
-  return {
-    host: text(o, 'host', 'sftp.'),
-    port: integer(o, 'port', 'sftp.', 1, 65535, 22),
-    username: text(o, 'username', 'sftp.'),
-    privateKeyFile,
-    hostKeySha256,
-    inbox: text(o, 'inbox', 'sftp.', '/in'),
-    outbox: text(o, 'outbox', 'sftp.', '/out'),
-  };
-}
-
-/**
- * An `sftp` object as another file connector's section carries it (fedwire): validated as the bank's,
- * its errors naming that section.
- */
-export function parseSftpSection(value: unknown, section: string): BankSftp {
-  try {
-    return sftpSection(value);
-  } catch (err) {
-    if (err instanceof BankConfigError) throw new BankConfigError(err.message.replace('connectors file: bank.', `connectors file: ${section}.`));
-    throw err;
-  }
-}
-
-function accountsSection(value: unknown): BankAccount[] {
-  if (!Array.isArray(value) || value.length === 0) fail('accounts', 'must be a non-empty array');
+function accountsSection(s: Section): BankAccount[] {
   const seen = new Set<string>();
-  return value.map((item, i) => {
-    const o = object(item, `accounts.${i}`);
-    const p = `accounts.${i}.`;
-    const currency = text(o, 'currency', p);
-    const account = {
-      id: text(o, 'id', p),
-      iban: normaliseIban(text(o, 'iban', p)),
-      bic: text(o, 'bic', p).toUpperCase(),
-      name: text(o, 'name', p),
+  return s.objects('accounts').map((o) => {
+    const currency = o.text('currency');
+    const id = o.text('id');
+    if (!ACCOUNT_ID.test(id)) o.fail('id', 'must be 1 to 32 letters, digits or dashes');
+    if (seen.has(id)) o.fail('id', `repeats "${id}"`);
+    seen.add(id);
+    const iban = normaliseIban(o.text('iban'));
+    if (!IBAN.test(iban)) o.fail('iban', 'must be an IBAN');
+    const bic = o.text('bic').toUpperCase();
+    if (!BIC.test(bic)) o.fail('bic', 'must be a BIC of 8 or 11 characters');
+    if (!/^[A-Z]{3}$/.test(currency)) o.fail('currency', 'must be an ISO 4217 code');
+    return {
+      id,
+      iban,
+      bic,
+      // The debtor's name goes in every file: in the EPC Latin set, as payouts' texts are.
+      name: latinText(o, 'name', 70),
       currency,
-      maxCreditMinor: o.maxCredit === undefined ? undefined : money(o.maxCredit, currency, `${p}maxCredit`),
-      address: o.address === undefined ? undefined : addressSection(o.address, `${p}address`),
-      batchBooking: bool(o, 'batchBooking', p, false),
+      maxCreditMinor: o.has('maxCredit') ? money(o, 'maxCredit', currency) : undefined,
+      address: o.has('address') ? addressSection(o.object('address')) : undefined,
+      batchBooking: o.bool('batchBooking', false),
     };
-    if (!ACCOUNT_ID.test(account.id)) fail(`${p}id`, 'must be 1 to 32 letters, digits or dashes');
-    if (seen.has(account.id)) fail(`${p}id`, `repeats "${account.id}"`);
-    seen.add(account.id);
-    if (!IBAN.test(account.iban)) fail(`${p}iban`, 'must be an IBAN');
-    if (!BIC.test(account.bic)) fail(`${p}bic`, 'must be a BIC of 8 or 11 characters');
-    if (!/^[A-Z]{3}$/.test(account.currency)) fail(`${p}currency`, 'must be an ISO 4217 code');
-    // The debtor's name goes in every file: in the EPC Latin set, as payouts' texts are.
-    const name = toEpcLatin(account.name);
-    if (!name.ok) fail(`${p}name`, `${name.reason}, which a bank file cannot carry`);
-    if (name.text.length > 70) fail(`${p}name`, 'must be at most 70 characters');
-    return { ...account, name: name.text };
   });
-}
-
-/** The sandbox bank's folder: only in the sandbox, and instead of `sftp`. */
-function directorySection(o: Record<string, unknown>, env: string): string | undefined {
-  if (o.directory === undefined) return undefined;
-  if (env !== 'sandbox') fail('directory', 'is the sandbox bank\'s folder and only allowed with CORRIDOR_ENV=sandbox; a real bank is reached with "sftp"');
-  if (o.sftp !== undefined) fail('directory', 'and bank.sftp exclude each other: give one');
-  return text(o, 'directory', '');
 }
 
 /**
@@ -281,26 +177,19 @@ function directorySection(o: Record<string, unknown>, env: string): string | und
  * process's CORRIDOR_ENV: `directory` (the sandbox bank) is refused outside the sandbox.
  */
 export function parseBankConfig(section: unknown, env = 'production'): BankConfig {
-  const o = object(section, '(section)');
-  const cutoff = object(o.cutoff ?? {}, 'cutoff');
-  const inbound = object(o.inbound ?? {}, 'inbound');
-  const directory = directorySection(o, env);
+  const o = Section.of('bank', section);
+  const exchange = fileExchangeSettings(o, env, { maxPayouts: CUTOFF_MAX_PAYOUTS_MAX, maxPayoutsDefault: 500, maxSeconds: CUTOFF_MAX_SECONDS_MAX, maxSecondsDefault: 60 });
+  const inbound = o.object('inbound', { optional: true });
   return {
-    sftp: directory === undefined ? sftpSection(o.sftp) : undefined,
-    directory,
-    accounts: accountsSection(o.accounts),
-    cutoff: {
-      maxPayouts: integer(cutoff, 'maxPayouts', 'cutoff.', 1, CUTOFF_MAX_PAYOUTS_MAX, 500),
-      maxSeconds: integer(cutoff, 'maxSeconds', 'cutoff.', 1, CUTOFF_MAX_SECONDS_MAX, 60),
-    },
-    pollSeconds: integer(o, 'pollSeconds', '', 1, CUTOFF_MAX_SECONDS_MAX, 30),
+    ...exchange,
+    accounts: accountsSection(o),
     inbound: {
-      maxFileBytes: integer(inbound, 'maxFileBytes', 'inbound.', 1, INBOUND_MAX_FILE_BYTES_MAX, INBOUND_MAX_FILE_BYTES_DEFAULT),
-      chunkEntries: integer(inbound, 'chunkEntries', 'inbound.', 1, 10_000, INBOUND_CHUNK_ENTRIES_DEFAULT),
-      readMemoryMb: integer(inbound, 'readMemoryMb', 'inbound.', 32, 65_536, INBOUND_READ_MEMORY_MB_DEFAULT),
+      maxFileBytes: inbound.integer('maxFileBytes', 1, INBOUND_MAX_FILE_BYTES_MAX, INBOUND_MAX_FILE_BYTES_DEFAULT),
+      chunkEntries: inbound.integer('chunkEntries', 1, 10_000, INBOUND_CHUNK_ENTRIES_DEFAULT),
+      readMemoryMb: inbound.integer('readMemoryMb', 32, 65_536, INBOUND_READ_MEMORY_MB_DEFAULT),
     },
-    maxCredit: maxCreditSection(o.maxCredit),
-    calendar: calendarSection(o.calendar),
+    maxCredit: maxCreditSection(o.object('maxCredit', { optional: true })),
+    calendar: calendarSection(o.object('calendar', { optional: true })),
   };
 }
 

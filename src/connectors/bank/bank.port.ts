@@ -5,7 +5,7 @@
  * by its hash and its message id, taken in once), the pain.001 schema check and the EPC Latin texts.
  */
 export { transportOf, type BankTransport } from './bank.transport.js';
-export { parseSftpSection, normalizeFingerprint, type BankSftp } from './bank.config.js';
+export type { BankSftp } from './bank.config.js';
 export { runUpload } from './bank.service.js';
 export { endToEndIdOf, payoutIdOfEndToEndId, textErrors } from './bank.instructions.js';
 export { toEpcLatin } from './epc-latin.js';

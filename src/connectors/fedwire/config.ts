@@ -1,5 +1,6 @@
+import { fileExchangeSettings, Section, type FileExchangeSettings } from '../../platform/connectors-file.js';
 import { isAbaRoutingNumber } from '../../platform/lib/bank-account.js';
-import { parseSftpSection, toEpcLatin, type BankSftp } from '../bank/bank.port.js';
+import { toEpcLatin } from '../bank/bank.port.js';
 import { FUNDS_SERVICE, minutesOf } from './calendar.js';
 
 /**
@@ -34,107 +35,55 @@ export interface FedwireAddress {
   country: string;
 }
 
-export interface FedwireConfig {
-  sftp: BankSftp | undefined;
-  directory: string | undefined;
+export interface FedwireConfig extends FileExchangeSettings {
   account: FedwireAccount;
   bankCutoff: string;
-  cutoff: { maxPayouts: number; maxSeconds: number };
-  pollSeconds: number;
   maxFileBytes: number;
 }
 
-class FedwireConfigError extends Error {}
-
-function fail(path: string, why: string): never {
-  throw new FedwireConfigError(`connectors file: fedwire.${path} ${why}`);
-}
-
-function object(value: unknown, path: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(path, 'must be an object');
-  return value as Record<string, unknown>;
-}
-
-function text(o: Record<string, unknown>, key: string, path: string, fallback?: string): string {
-  const value = o[key] ?? fallback;
-  if (typeof value !== 'string' || value.trim() === '') fail(`${path}${key}`, 'must be a non-empty string');
-  return value.trim();
-}
-
-function integer(o: Record<string, unknown>, key: string, path: string, min: number, max: number, fallback: number): number {
-  const value = o[key] ?? fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) fail(`${path}${key}`, `must be an integer from ${min} to ${max}`);
-  return value;
-}
-
 /** A text every wire file carries, in the EPC Latin set (a subset of what Fedwire takes) and within its field's length. */
-function latin(o: Record<string, unknown>, key: string, path: string, max: number, required: boolean): string | undefined {
-  if (o[key] === undefined && !required) return undefined;
-  const converted = toEpcLatin(text(o, key, path));
-  if (!converted.ok) fail(`${path}${key}`, `${converted.reason}, which a wire file cannot carry`);
-  if (converted.text.length > max) fail(`${path}${key}`, `must be at most ${max} characters`);
+function latin(o: Section, key: string, max: number): string {
+  const converted = toEpcLatin(o.text(key));
+  if (!converted.ok) o.fail(key, `${converted.reason}, which a wire file cannot carry`);
+  if (converted.text.length > max) o.fail(key, `must be at most ${max} characters`);
   return converted.text;
 }
 
-function addressSection(value: unknown): FedwireAddress {
-  const o = object(value, 'account.address');
-  const p = 'account.address.';
-  const country = text(o, 'country', p).toUpperCase();
-  if (!/^[A-Z]{2}$/.test(country)) fail(`${p}country`, 'must be an ISO 3166 country code of 2 letters');
+const optionalLatin = (o: Section, key: string, max: number): string | undefined => (o.has(key) ? latin(o, key, max) : undefined);
+
+function addressSection(o: Section): FedwireAddress {
+  const country = o.text('country').toUpperCase();
+  if (!/^[A-Z]{2}$/.test(country)) o.fail('country', 'must be an ISO 3166 country code of 2 letters');
   return {
-    street: latin(o, 'street', p, 70, false),
-    buildingNumber: latin(o, 'buildingNumber', p, 16, false),
-    postcode: latin(o, 'postcode', p, 16, false),
-    town: latin(o, 'town', p, 35, true) as string,
-    subdivision: latin(o, 'subdivision', p, 35, false),
+    street: optionalLatin(o, 'street', 70),
+    buildingNumber: optionalLatin(o, 'buildingNumber', 16),
+    postcode: optionalLatin(o, 'postcode', 16),
+    town: latin(o, 'town', 35),
+    subdivision: optionalLatin(o, 'subdivision', 35),
     country,
   };
 }
 
-function accountSection(value: unknown): FedwireAccount {
-  const o = object(value, 'account');
-  const id = text(o, 'id', 'account.');
-  if (!/^[A-Za-z0-9-]{1,32}$/.test(id)) fail('account.id', 'must be 1 to 32 letters, digits or dashes');
-  const accountNumber = text(o, 'accountNumber', 'account.');
-  if (!/^[0-9]{4,17}$/.test(accountNumber)) fail('account.accountNumber', 'must be 4 to 17 digits');
-  const routingNumber = text(o, 'routingNumber', 'account.');
-  if (!isAbaRoutingNumber(routingNumber)) fail('account.routingNumber', 'must be a 9-digit ABA routing number with a valid check digit');
-  return {
-    id,
-    name: latin(o, 'name', 'account.', 70, true) as string,
-    accountNumber,
-    routingNumber,
-    address: o.address === undefined ? undefined : addressSection(o.address),
-  };
-}
-
-function cutoffTime(o: Record<string, unknown>): string {
-  const value = text(o, 'bankCutoff', '', '17:00');
-  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(value)) fail('bankCutoff', 'must be a time HH:MM, Eastern Time');
-  if (minutesOf(value) > FUNDS_SERVICE.customerTransferCutoff) fail('bankCutoff', 'must be at the latest 18:00: the Fedwire Funds Service takes customer transfers until 18:00 ET');
-  return value;
+function accountSection(o: Section): FedwireAccount {
+  const id = o.text('id');
+  if (!/^[A-Za-z0-9-]{1,32}$/.test(id)) o.fail('id', 'must be 1 to 32 letters, digits or dashes');
+  const accountNumber = o.text('accountNumber');
+  if (!/^[0-9]{4,17}$/.test(accountNumber)) o.fail('accountNumber', 'must be 4 to 17 digits');
+  const routingNumber = o.text('routingNumber');
+  if (!isAbaRoutingNumber(routingNumber)) o.fail('routingNumber', 'must be a 9-digit ABA routing number with a valid check digit');
+  return { id, name: latin(o, 'name', 70), accountNumber, routingNumber, address: o.has('address') ? addressSection(o.object('address')) : undefined };
 }
 
 /** The "fedwire" section as validated; throws naming the first bad setting. `env` is CORRIDOR_ENV: `directory` only in the sandbox. */
 export function parseFedwireConfig(section: unknown, env = 'production'): FedwireConfig {
-  const o = object(section, '(section)');
-  const cutoff = object(o.cutoff ?? {}, 'cutoff');
-  let directory: string | undefined;
-  if (o.directory !== undefined) {
-    if (env !== 'sandbox') fail('directory', 'is a local folder for the sandbox only (CORRIDOR_ENV=sandbox); a real bank is reached with "sftp"');
-    if (o.sftp !== undefined) fail('directory', 'and fedwire.sftp exclude each other: give one');
-    directory = text(o, 'directory', '');
-  }
+  const o = Section.of('fedwire', section);
+  const exchange = fileExchangeSettings(o, env, { maxPayouts: 10_000, maxPayoutsDefault: 100, maxSeconds: 3_600, maxSecondsDefault: 30 });
+  const bankCutoff = o.time('bankCutoff', '17:00');
+  if (minutesOf(bankCutoff) > FUNDS_SERVICE.customerTransferCutoff) o.fail('bankCutoff', 'must be at the latest 18:00: the Fedwire Funds Service takes customer transfers until 18:00 ET');
   return {
-    sftp: directory === undefined ? parseSftpSection(o.sftp, 'fedwire') : undefined,
-    directory,
-    account: accountSection(o.account),
-    bankCutoff: cutoffTime(o),
-    cutoff: {
-      maxPayouts: integer(cutoff, 'maxPayouts', 'cutoff.', 1, 10_000, 100),
-      maxSeconds: integer(cutoff, 'maxSeconds', 'cutoff.', 1, 3_600, 30),
-    },
-    pollSeconds: integer(o, 'pollSeconds', '', 1, 86_400, 30),
-    maxFileBytes: integer(o, 'maxFileBytes', '', 1, 1024 * 1024 * 1024, 5 * 1024 * 1024),
+    ...exchange,
+    account: accountSection(o.object('account')),
+    bankCutoff,
+    maxFileBytes: o.integer('maxFileBytes', 1, 1024 * 1024 * 1024, 5 * 1024 * 1024),
   };
 }

@@ -6,7 +6,8 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/db.js';
 import { appendAudit } from '../../controls/audit/audit.service.js';
-import { accountsOf, beneficiaryOfPayout, updateAccount } from './beneficiaries.repository.js';
+import { savedBeneficiaryOfPayout } from '../payouts/payouts.port.js';
+import { accountsOf, updateAccount } from './beneficiaries.repository.js';
 
 export interface AccountCorrection {
   workspaceId: string;
@@ -28,7 +29,7 @@ const masked = (value: string): string => (value.length <= 4 ? '****' : `****${v
  * account ids, or undefined when the payout names no saved beneficiary or none of its accounts matches.
  */
 export async function correctBeneficiaryAccount(ctx: AppContext, tx: Tx, c: AccountCorrection): Promise<{ beneficiaryId: string; accountId: string } | undefined> {
-  const beneficiaryId = await beneficiaryOfPayout(tx, c.workspaceId, c.payoutId);
+  const beneficiaryId = await savedBeneficiaryOfPayout(tx, c.workspaceId, c.payoutId);
   if (!beneficiaryId) return undefined;
   for (const account of await accountsOf(tx, [beneficiaryId])) {
     const data = ctx.box.openJson<Record<string, unknown>>(account.data);

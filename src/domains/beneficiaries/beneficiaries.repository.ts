@@ -213,9 +213,3 @@ export async function activeBeneficiariesAfter(sql: Sql, afterId: string | null,
     [afterId, limit],
   );
 }
-
-/** The saved beneficiary a payout of the workspace was made to, if any (a rail's correction lands on it). */
-export async function beneficiaryOfPayout(sql: Sql, workspaceId: string, payoutId: string): Promise<string | undefined> {
-  const [row] = await sql.query<{ beneficiary_id: string | null }>('SELECT beneficiary_id::text AS beneficiary_id FROM payouts WHERE id = $1 AND workspace_id = $2', [payoutId, workspaceId]);
-  return row?.beneficiary_id ?? undefined;
-}

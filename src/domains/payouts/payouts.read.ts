@@ -90,6 +90,11 @@ export async function payoutsByIds(sql: Sql, workspaceId: string, ids: readonly 
 }
 
 /** Any workspace's payout by id (a bank's answer names the payout by its EndToEndId), or undefined. */
+/** The saved beneficiary a payout of the workspace was made to, if any (a rail's correction of its account lands on it). */
+export async function savedBeneficiaryOfPayout(sql: Sql, workspaceId: string, payoutId: string): Promise<string | undefined> {
+  return (await repo.findPayout(sql, workspaceId, payoutId))?.beneficiary_id ?? undefined;
+}
+
 export function findAnyPayout(sql: Sql, id: string): Promise<PayoutRow | undefined> {
   return repo.findPayoutById(sql, id);
 }
