@@ -174,4 +174,43 @@ describe('mobile-money payouts over the GSMA Mobile Money API', () => {
     expect(await off.verifyRecipient({ rail: 'mobile_money', currency: 'GHS', beneficiary: GH_PERSON(ghWallet('2001')), name: 'Kofi Mensah', reference: crypto.randomUUID() })).toMatchObject({ kind: 'unavailable' });
     expect(w.prism.violations()).toEqual([]);
   }, 60_000);
+  it('enforces the corridors\' bounds at submit: XOF 200 to 2,000,000, XAF 500 to 1,000,000, GHS 5 to 50,000; Cameroon needs the sender\'s phone', async () => {
+    const x = await momoWorkspace(w.t, { XOF: '5000000', XAF: '5000000', GHS: '100000' });
+    const ci = { type: 'individual', name: 'Awa Traore', country: 'CI', accounts: [{ type: 'mobile_money', currency: 'XOF', country: 'CI', data: { phoneNumber: '+2250701231000', network: 'orange' } }] };
+    const cm = { type: 'individual', name: 'Paul Biya', country: 'CM', accounts: [{ type: 'mobile_money', currency: 'XAF', country: 'CM', data: { phoneNumber: '+237671231000', network: 'mtn' } }] };
+    const cmSender = { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE', phoneNumber: '+4915123456789' };
+    const submit = (amount: string, currency: string, beneficiary: Record<string, unknown>, senderInfo?: Record<string, unknown>) =>
+      x.request('POST', '/v1/payouts', { clientRef: `bounds-${currency}-${amount}-${Math.random()}`, amount, currency, route: 'mobile_money', beneficiary, ...(senderInfo ? { senderInfo } : {}) });
+    for (const [amount, currency, beneficiary] of [
+      ['199', 'XOF', ci],
+      ['2000001', 'XOF', ci],
+      ['499', 'XAF', cm],
+      ['1000001', 'XAF', cm],
+      ['4.99', 'GHS', GH_PERSON(ghWallet('1006'))],
+      ['50000.01', 'GHS', GH_PERSON(ghWallet('1006'))],
+    ] as const) {
+      const res = await submit(amount, currency, beneficiary, currency === 'XAF' ? cmSender : undefined);
+      expect(res.statusCode, `${amount} ${currency}: ${res.body}`).toBeGreaterThanOrEqual(400);
+      expect(res.statusCode).toBeLessThan(500);
+      expect(res.body, `${amount} ${currency}`).toContain('AMOUNT_OUT_OF_BOUNDS');
+    }
+    const noSender = await submit('500', 'XAF', cm);
+    expect(noSender.statusCode, noSender.body).toBeGreaterThanOrEqual(400);
+    expect(noSender.body).toContain('senderInfo');
+    const ids: string[] = [];
+    for (const [amount, currency, beneficiary] of [
+      ['200', 'XOF', ci],
+      ['500', 'XAF', cm],
+      ['5.00', 'GHS', GH_PERSON(ghWallet('1006'))],
+    ] as const) {
+      const res = await submit(amount, currency, beneficiary, currency === 'XAF' ? cmSender : undefined);
+      expect(res.statusCode, `${amount} ${currency}: ${res.body}`).toBe(201);
+      ids.push(res.json<{ id: string }>().id);
+    }
+    await w.work();
+    for (const id of ids) await until(`payout ${id} paid`, async () => (await x.request('GET', `/v1/payouts/${id}`)).json<PayoutRead>().status, (s) => s === 'paid');
+    const xaf = JSON.parse(w.sim.disbursementsOf(ids[1] as string)[0]?.body ?? '{}') as Record<string, unknown>;
+    expect(xaf).toMatchObject({ amount: '500', currency: 'XAF', creditParty: [{ key: 'msisdn', value: '+237671231000' }], senderKyc: { contactPhone: '+4915123456789', subjectName: { firstName: 'Grace', lastName: 'Hopper' } } });
+    expect(w.prism.violations()).toEqual([]);
+  }, 120_000);
 });
