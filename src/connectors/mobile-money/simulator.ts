@@ -34,6 +34,12 @@ export interface SimulatorOptions {
   /** The name of an ordinary wallet's holder when none is registered. */
   holderName?: string;
   log?: (line: string) => void;
+  /**
+   * Test hooks around a transaction request: `received` before the simulator takes it (answer true
+   * to drop the connection: the request never arrived), `accepted` after it is stored and before it
+   * is answered (a client killed there never hears the answer).
+   */
+  hooks?: { received?(correlationId: string | undefined): Promise<boolean | void>; accepted?(correlationId: string): Promise<void> };
 }
 
 interface Party {
@@ -198,6 +204,10 @@ export class MobileMoneySimulator {
     const url = new URL(req.url ?? '/', 'http://simulator');
     const path = decodeURIComponent(url.pathname);
     const correlationId = typeof req.headers['x-correlationid'] === 'string' ? req.headers['x-correlationid'] : undefined;
+    if (req.method === 'POST' && (await this.options.hooks?.received?.(correlationId)) === true) {
+      req.socket.destroy();
+      return;
+    }
     this.requests.push({ method: req.method ?? '', path, correlationId, body });
     if (path === '/heartbeat' && req.method === 'GET') return this.json(res, 200, { serviceStatus: 'available' });
     if (req.headers['x-api-key'] !== this.options.apiKey) return this.error(res, 401, 'authorisation', 'clientAuthorisationError', 'the API key is not known');
@@ -230,7 +240,7 @@ export class MobileMoneySimulator {
     this.json(res, 200, { name: { firstName, lastName: rest.join(' '), fullName } });
   }
 
-  private create(res: http.ServerResponse, type: string, body: string, correlationId: string | undefined, callbackUrl: string | undefined, hash: string | undefined): void {
+  private async create(res: http.ServerResponse, type: string, body: string, correlationId: string | undefined, callbackUrl: string | undefined, hash: string | undefined): Promise<void> {
     if (hash !== undefined && hash.toLowerCase() !== createHash('sha256').update(body, 'utf8').digest('hex')) return this.error(res, 400, 'validation', 'formatError', 'X-Content-Hash is not the SHA-256 of the body');
     let request: Record<string, unknown>;
     try {
@@ -266,6 +276,7 @@ export class MobileMoneySimulator {
     const code = magic(msisdn);
     const timeout = code === '0004';
     this.later(timeout ? (this.options.timeoutMs ?? 60_000) : (this.options.delayMs ?? 50), () => this.decide(t, msisdn, timeout));
+    await this.options.hooks?.accepted?.(correlationId);
     this.json(res, 202, { serverCorrelationId: t.serverCorrelationId, objectReference: t.transactionReference, status: 'pending', notificationMethod: 'callback', pollLimit: 100 });
   }
 
