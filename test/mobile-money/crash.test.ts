@@ -52,7 +52,7 @@ describe('the mobile-money connector under a crash', () => {
       return child;
     };
     worker = start();
-    await until('the worker killed after the acceptance', async () => killed && worker?.exitCode !== null, (done) => done === true, 180_000);
+    await until('the worker killed after the acceptance', async () => killed && (worker?.signalCode ?? null) !== null, (done) => done === true, 180_000);
     expect(w.sim.disbursementsOf(id)).toHaveLength(1);
     const [row] = await w.t.ctx.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM momo_payouts WHERE payout_id = $1', [id]);
     expect(row).toEqual({ status: 'recorded', attempts: 1 });
