@@ -41,7 +41,7 @@ export interface MomoWorld {
 }
 
 export async function momoWorld(options: { simulator?: Partial<SimulatorOptions>; section?: Record<string, unknown>; env?: Record<string, string>; listen?: boolean } = {}): Promise<MomoWorld> {
-  const sim = new MobileMoneySimulator({ apiKey: API_KEY, callbackSecret: CALLBACK_SECRET, delayMs: 20, timeoutMs: 300, ...options.simulator });
+  const sim = new MobileMoneySimulator({ apiKey: API_KEY, callbackSecret: CALLBACK_SECRET, delayMs: 20, timeoutMs: 300, holderName: 'Kofi Mensah', ...options.simulator });
   const simUrl = await sim.listen();
   const prism = await startPrism(GSMA_DEFINITION, simUrl);
   const port = await freePort();
@@ -55,6 +55,7 @@ export async function momoWorld(options: { simulator?: Partial<SimulatorOptions>
     debitParty: { key: 'accountid', value: '2000023' },
     callbackWaitSeconds: 1,
     pollSeconds: 1,
+    requestTimeoutMs: 60_000,
     ...options.section,
   };
   const env = { CORRIDOR_ENCRYPTION_KEY: key, CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { mobile_money: 'mobile-money' }, 'mobile-money': section }), ...options.env };

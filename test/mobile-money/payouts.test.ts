@@ -178,6 +178,8 @@ describe('mobile-money payouts over the GSMA Mobile Money API', () => {
     const x = await momoWorkspace(w.t, { XOF: '5000000', XAF: '5000000', GHS: '100000' });
     const ci = { type: 'individual', name: 'Awa Traore', country: 'CI', accounts: [{ type: 'mobile_money', currency: 'XOF', country: 'CI', data: { phoneNumber: '+2250701231000', network: 'orange' } }] };
     const cm = { type: 'individual', name: 'Paul Biya', country: 'CM', accounts: [{ type: 'mobile_money', currency: 'XAF', country: 'CM', data: { phoneNumber: '+237671231000', network: 'mtn' } }] };
+    w.sim.register('+2250701231000', 'Awa Traore');
+    w.sim.register('+237671231000', 'Paul Biya');
     const cmSender = { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE', phoneNumber: '+4915123456789' };
     const submit = (amount: string, currency: string, beneficiary: Record<string, unknown>, senderInfo?: Record<string, unknown>) =>
       x.request('POST', '/v1/payouts', { clientRef: `bounds-${currency}-${amount}-${Math.random()}`, amount, currency, route: 'mobile_money', beneficiary, ...(senderInfo ? { senderInfo } : {}) });
