@@ -7,6 +7,7 @@ import { CALLBACK_SECRET, GH_PERSON, ghWallet, momoPayout, momoWorkspace, momoWo
 
 interface PayoutRead {
   status: string;
+  recipientCheck?: { status: string; result: string | null; name: string; railName: string | null } | null;
   failureReason: string | null;
   returnReason?: { code: string; description: string } | null;
 }
@@ -213,6 +214,21 @@ describe('mobile-money payouts over the GSMA Mobile Money API', () => {
     for (const id of ids) await until(`payout ${id} paid`, async () => (await x.request('GET', `/v1/payouts/${id}`)).json<PayoutRead>().status, (s) => s === 'paid');
     const xaf = JSON.parse(w.sim.disbursementsOf(ids[1] as string)[0]?.body ?? '{}') as Record<string, unknown>;
     expect(xaf).toMatchObject({ amount: '500', currency: 'XAF', creditParty: [{ key: 'msisdn', value: '+237671231000' }], senderKyc: { contactPhone: '+4915123456789', subjectName: { firstName: 'Grace', lastName: 'Hopper' } } });
+    expect(w.prism.violations()).toEqual([]);
+  }, 120_000);
+  it('holds a payout whose wallet holder\'s name does not match (both names shown), sends nothing, and pays it once the workspace confirms', async () => {
+    const id = await momoPayout(c, { amount: '15.00', beneficiary: GH_PERSON(ghWallet('0001')) });
+    await w.work();
+    const held = await until('held by the recipient check', () => read(id), (p) => p.recipientCheck?.status === 'held');
+    expect(held.recipientCheck).toMatchObject({ result: 'no_match', name: 'Kofi Mensah', railName: 'Mismatched Holder' });
+    expect(w.sim.requests.some((r) => r.method === 'GET' && r.path === `/accounts/msisdn/${ghWallet('0001')}/accountname`)).toBe(true);
+    await w.work();
+    expect(w.sim.disbursementsOf(id)).toHaveLength(0);
+    const confirmed = await c.request('POST', `/v1/payouts/${id}/recipient-check/confirm`, {});
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+    await w.work();
+    expect((await settled(id)).status).toBe('paid');
+    expect(w.sim.disbursementsOf(id)).toHaveLength(1);
     expect(w.prism.violations()).toEqual([]);
   }, 120_000);
 });
