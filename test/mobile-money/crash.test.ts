@@ -24,15 +24,16 @@ describe('the mobile-money connector under a crash', () => {
    * database.
    */
   it.skipIf(!onPostgres)('a worker killed between the provider\'s acceptance and its record: the restarted worker sends nothing twice, the payout is paid once', async () => {
-    let worker: ChildProcess | undefined;
+    const victim: { worker?: ChildProcess } = {};
     let killed = false;
     const w: MomoWorld = await momoWorld({
       simulator: {
         hooks: {
           accepted: async () => {
+            const worker = victim.worker;
             if (killed || !worker) return;
             killed = true;
-            const exited = new Promise((r) => worker?.once('exit', r));
+            const exited = new Promise((r) => worker.once('exit', r));
             worker.kill('SIGKILL');
             await exited;
           },
@@ -51,8 +52,8 @@ describe('the mobile-money connector under a crash', () => {
       cleanups.push(async () => void child.kill('SIGKILL'));
       return child;
     };
-    worker = start();
-    await until('the worker killed after the acceptance', async () => killed && (worker?.signalCode ?? null) !== null, (done) => done === true, 180_000);
+    victim.worker = start();
+    await until('the worker killed after the acceptance', async () => killed && (victim.worker?.signalCode ?? null) !== null, (done) => done === true, 180_000);
     expect(w.sim.disbursementsOf(id)).toHaveLength(1);
     // Recorded, not sent as far as Corridor knows: the attempt was counted before the request left (earlier attempts may have failed on the way, on a loaded machine).
     const [row] = await w.t.ctx.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM momo_payouts WHERE payout_id = $1', [id]);

@@ -27,7 +27,7 @@ describe('mobile-money payouts over the GSMA Mobile Money API', () => {
     w = await momoWorld();
     mm = w.t.ctx.connectors.get('mobile-money') as MobileMoneyConnector;
     c = await momoWorkspace(w.t);
-  }, 240_000);
+  }, 600_000);
   afterAll(async () => {
     await w?.close();
   });
