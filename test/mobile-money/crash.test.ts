@@ -56,7 +56,7 @@ describe('the mobile-money connector under a crash', () => {
     await until('the worker killed after the acceptance', async () => killed && (victim.worker?.signalCode ?? null) !== null, (done) => done === true, 180_000);
     expect(w.sim.disbursementsOf(id)).toHaveLength(1);
     // Recorded, not sent as far as Corridor knows: the attempt was counted before the request left (earlier attempts may have failed on the way, on a loaded machine).
-    const [row] = await w.t.ctx.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM momo_payouts WHERE payout_id = $1', [id]);
+    const [row] = await w.t.ctx.db.query<{ status: string; attempts: number }>('SELECT status, attempts::int AS attempts FROM momo_payouts WHERE payout_id = $1', [id]);
     expect(row?.status).toBe('recorded');
     const begun = row?.attempts ?? 0;
     expect(begun).toBeGreaterThanOrEqual(1);
@@ -69,7 +69,7 @@ describe('the mobile-money connector under a crash', () => {
     expect(w.sim.requests.some((r) => r.method === 'GET' && r.path === `/responses/${id}`)).toBe(true);
     expect(w.sim.transactionOf(id)?.transactionStatus).toBe('completed');
     expect((await eventTypesOf(w.t, id)).filter((e) => e === 'payout.paid')).toHaveLength(1);
-    const [after] = await w.t.ctx.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM momo_payouts WHERE payout_id = $1', [id]);
+    const [after] = await w.t.ctx.db.query<{ status: string; attempts: number }>('SELECT status, attempts::int AS attempts FROM momo_payouts WHERE payout_id = $1', [id]);
     // One more attempt, which asked the provider and found the request there.
     expect(after).toEqual({ status: 'completed', attempts: begun + 1 });
     expect(w.prism.violations()).toEqual([]);

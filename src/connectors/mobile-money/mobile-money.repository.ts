@@ -24,7 +24,7 @@ export interface NewMomoPayout {
   heldReason: string | null;
 }
 
-const COLUMNS = 'payout_id::text, workspace_id::text, correlation_id::text, request, status, held_reason, server_correlation_id, transaction_reference, attempts';
+const COLUMNS = 'payout_id::text, workspace_id::text, correlation_id::text, request, status, held_reason, server_correlation_id, transaction_reference, attempts::int AS attempts';
 
 /** Records payouts handed over with their sealed requests; one handed over twice is recorded once. Answers the ids newly recorded. */
 export async function insertMomoPayouts(sql: Sql, rows: readonly NewMomoPayout[]): Promise<string[]> {
@@ -52,7 +52,7 @@ export async function findByCorrelation(sql: Sql, correlationId: string, lock = 
 
 /** Counts a send begun, committed before the request leaves: answers how many began, this one included, or undefined when the payout is no longer waiting to be sent. */
 export async function beginSend(sql: Sql, payoutId: string): Promise<number | undefined> {
-  const [row] = await sql.query<{ attempts: number }>("UPDATE momo_payouts SET attempts = attempts + 1, updated_at = now() WHERE payout_id = $1 AND status = 'recorded' RETURNING attempts", [payoutId]);
+  const [row] = await sql.query<{ attempts: number }>("UPDATE momo_payouts SET attempts = attempts + 1, updated_at = now() WHERE payout_id = $1 AND status = 'recorded' RETURNING attempts::int AS attempts", [payoutId]);
   return row?.attempts;
 }
 

@@ -21,7 +21,7 @@ CREATE TABLE momo_payouts (
   server_correlation_id text,
   transaction_reference text,
   -- Sends begun (counted before each request leaves): above one, the provider is asked first.
-  attempts              integer NOT NULL DEFAULT 0,
+  attempts              bigint NOT NULL DEFAULT 0,
   -- When to ask the provider if no callback has come by then.
   poll_at               timestamptz,
   last_error            text,
