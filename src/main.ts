@@ -22,6 +22,7 @@ import { ledgerInvariantViolations } from './domains/ledger/ledger.service.js';
 import { screeningCommand } from './cli/screening.js';
 import { bankSim } from './cli/bank-sim.js';
 import { achSim, readSandboxRules } from './cli/ach-sim.js';
+import { encryptMobileMoneySecret, mobileMoneySim } from './cli/mobile-money.js';
 
 const CLIENT_NOTE = `They take --base-url, --client-id, --client-secret or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET.`;
 
@@ -67,6 +68,11 @@ const COMMANDS: Record<string, { usage: string; about: string; client?: boolean 
   },
   'bank-sim': { usage: 'bank-sim --dir DIR [--interval-ms N] [--once]', about: "the sandbox bank: answers the bank connector's pain.001 files in DIR/in into DIR/out by magic\namounts (docs/guides/bank-rails.md)" },
   'ach-sim': { usage: 'ach-sim --dir DIR [--rules FILE.json] [--interval-ms N] [--once]', about: "the sandbox ACH bank: answers the ACH connector's NACHA files in DIR/in into DIR/out with\nreturns and notifications of change as the rules say (docs/guides/ach.md)" },
+  'mobile-money': { usage: 'mobile-money encrypt-secret < secret', about: "seal the operator's API key or the callback secret (stdin) for the connectors file's \"mobile-money\" section" },
+  'mobile-money-sim': {
+    usage: 'mobile-money-sim --api-key K --callback-secret S [--port N] [--host H] [--lose-rate R] [--holder-name NAME]',
+    about: 'the sandbox mobile-money provider: the GSMA Mobile Money API v1.2 with callbacks and magic values\n(docs/guides/mobile-money.md)',
+  },
 };
 
 const indent = (text: string): string => text.replace(/\n/g, '\n      ');
@@ -262,6 +268,24 @@ async function main(argv: string[]): Promise<void> {
       if (summary.invalid) fail(`${summary.invalid} of ${summary.rows} rows need fixing; nothing was sent`);
       process.stderr.write(`${summary.sent} payouts sent or already sent, ${summary.refused} refused, of ${summary.rows}\n`);
       if (summary.refused) process.exitCode = 1;
+      return;
+    }
+    case 'mobile-money': {
+      if (sub === 'encrypt-secret') return encryptMobileMoneySecret(config);
+      fail('unknown mobile-money command (mobile-money encrypt-secret)');
+      return;
+    }
+    case 'mobile-money-sim': {
+      const { values } = parseArgs({
+        args: argv.slice(1),
+        options: { port: { type: 'string', default: '8090' }, host: { type: 'string', default: '127.0.0.1' }, 'api-key': { type: 'string' }, 'callback-secret': { type: 'string' }, 'lose-rate': { type: 'string', default: '0' }, 'holder-name': { type: 'string' } },
+      });
+      const port = Number(values.port);
+      const loseRate = Number(values['lose-rate']);
+      if (!values['api-key'] || !values['callback-secret']) fail('--api-key and --callback-secret are required (the plain values the connectors file holds sealed)');
+      if (!Number.isInteger(port) || port < 0 || port > 65535) fail('--port must be a port number');
+      if (!(loseRate >= 0 && loseRate <= 1)) fail('--lose-rate must be from 0 to 1');
+      await mobileMoneySim({ port, host: values.host ?? '127.0.0.1', apiKey: values['api-key'] as string, callbackSecret: values['callback-secret'] as string, loseRate, holderName: values['holder-name'] });
       return;
     }
     case 'bank-sim': {

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,13 +9,14 @@ import { createRunner } from '../../src/jobs.js';
 import { endToEndIdOf } from '../../src/connectors/bank/bank.instructions.js';
 import { reportPayoutOutcomes } from '../../src/domains/payouts/payouts.port.js';
 import { createTestApp, onPostgres, type Caller, type TestApp } from '../helpers/app.js';
-import { corridorFreeEnv } from '../helpers/processes.js';
+import { CORRIDOR_BIN, corridorFreeEnv } from '../helpers/processes.js';
 import { bankSection, sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 import { BANK_ROUTES, connectorsFile } from '../bank/helpers.js';
 import { chainWorld, recipient, usdcWorkspace } from '../chain/harness.js';
 import { CORPORATION_B, fedwireSection } from './fedwire-helpers.js';
 import { achSection, US_PERSON } from '../ach/helpers.js';
 import { ADA, balance, eventTypesOf, fund, payingWorkspace, ref } from '../payouts/helpers.js';
+import { GH_PERSON, ghWallet, momoWorkspace, momoWorld, until } from '../mobile-money/helpers.js';
 
 /**
  * One conformance suite every connector passes: a new connector adds one entry to RAILS. Each entry
@@ -241,6 +243,53 @@ const RAILS: readonly Rail[] = [
           return { id, sent: async () => (await w.anvil.transfers(w.usdc)).filter((t) => t.to === to).length };
         },
         crash: () => killAtPoint(['../chain/crash-worker.ts', 'afterSign'], w.env, 'REACHED afterSign'),
+        close: w.close,
+      };
+    },
+  },
+  {
+    name: 'mobile-money',
+    skip: false,
+    calls: true,
+    files: false,
+    crashable: true,
+    world: async () => {
+      // The GSMA simulator behind Prism (GSMA's definition): a worker killed as its disbursement reaches the provider, the request dropped unanswered.
+      let victim: ChildProcess | undefined;
+      const w = await momoWorld({
+        simulator: {
+          hooks: {
+            received: async () => {
+              if (!victim) return false;
+              const child = victim;
+              victim = undefined;
+              const exited = new Promise((r) => child.once('exit', r));
+              child.kill('SIGKILL');
+              await exited;
+              return true;
+            },
+          },
+        },
+      });
+      let n = 0;
+      return {
+        t: w.t,
+        currency: 'GHS',
+        caller: () => momoWorkspace(w.t),
+        payout: async (c) => {
+          const id = await apiPayout(c, { amount: '10.00', currency: 'GHS', route: 'mobile_money', beneficiary: GH_PERSON(ghWallet(String(4000 + (n++ % 999)).padStart(4, '0'))) });
+          return { id, sent: async () => w.sim.disbursementsOf(id).length };
+        },
+        crash: async () => {
+          const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-momo-conf-'));
+          const child = spawn(process.execPath, [CORRIDOR_BIN, 'start', '--role', 'worker'], {
+            env: { ...corridorFreeEnv(), ...w.env, CORRIDOR_DATA_DIR: dataDir, JOB_POLL_MS: '20', JOB_LEASE_MS: '1000', LOG_LEVEL: 'warn' },
+            stdio: ['ignore', 'ignore', 'inherit'],
+          });
+          victim = child;
+          await until('the worker killed as its request reached the provider', async () => child.signalCode, (s) => s === 'SIGKILL', 150_000);
+          fs.rmSync(dataDir, { recursive: true, force: true });
+        },
         close: w.close,
       };
     },

@@ -1,0 +1,132 @@
+import type { Sql } from '../../platform/db/db.js';
+
+/** All SQL of the mobile-money connector's own tables (migration 0105_mobile_money.sql). */
+
+export type MomoStatus = 'recorded' | 'sent' | 'completed' | 'failed' | 'reversed' | 'held' | 'released';
+
+export interface MomoPayoutRow {
+  payout_id: string;
+  workspace_id: string;
+  correlation_id: string;
+  request: string;
+  status: MomoStatus;
+  held_reason: string | null;
+  server_correlation_id: string | null;
+  transaction_reference: string | null;
+  attempts: number;
+}
+
+export interface NewMomoPayout {
+  payoutId: string;
+  workspaceId: string;
+  request: string;
+  status: 'recorded' | 'held';
+  heldReason: string | null;
+}
+
+const COLUMNS = 'payout_id::text, workspace_id::text, correlation_id::text, request, status, held_reason, server_correlation_id, transaction_reference, attempts::int AS attempts';
+
+/** Records payouts handed over with their sealed requests; one handed over twice is recorded once. Answers the ids newly recorded. */
+export async function insertMomoPayouts(sql: Sql, rows: readonly NewMomoPayout[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const inserted = await sql.query<{ payout_id: string }>(
+    `INSERT INTO momo_payouts (payout_id, workspace_id, correlation_id, request, status, held_reason)
+     SELECT p, w, p, r, s, h FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[]) AS t (p, w, r, s, h)
+     ON CONFLICT (payout_id) DO NOTHING
+     RETURNING payout_id::text`,
+    [rows.map((r) => r.payoutId), rows.map((r) => r.workspaceId), rows.map((r) => r.request), rows.map((r) => r.status), rows.map((r) => r.heldReason)],
+  );
+  return inserted.map((r) => r.payout_id);
+}
+
+export async function findMomoPayout(sql: Sql, payoutId: string, lock = false): Promise<MomoPayoutRow | undefined> {
+  const [row] = await sql.query<MomoPayoutRow>(`SELECT ${COLUMNS} FROM momo_payouts WHERE payout_id = $1${lock ? ' FOR UPDATE' : ''}`, [payoutId]);
+  return row;
+}
+
+export async function findByCorrelation(sql: Sql, correlationId: string, lock = false): Promise<MomoPayoutRow | undefined> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(correlationId)) return undefined;
+  const [row] = await sql.query<MomoPayoutRow>(`SELECT ${COLUMNS} FROM momo_payouts WHERE correlation_id = $1::uuid${lock ? ' FOR UPDATE' : ''}`, [correlationId]);
+  return row;
+}
+
+/** Counts a send begun, committed before the request leaves: answers how many began, this one included, or undefined when the payout is no longer waiting to be sent. */
+export async function beginSend(sql: Sql, payoutId: string): Promise<number | undefined> {
+  const [row] = await sql.query<{ attempts: number }>("UPDATE momo_payouts SET attempts = attempts + 1, updated_at = now() WHERE payout_id = $1 AND status = 'recorded' RETURNING attempts::int AS attempts", [payoutId]);
+  return row?.attempts;
+}
+
+/** The provider has the request: sent, to be asked about at `pollAt` if no callback comes. */
+export async function markSent(sql: Sql, payoutId: string, serverCorrelationId: string | null, pollAt: Date): Promise<boolean> {
+  const rows = await sql.query(
+    "UPDATE momo_payouts SET status = 'sent', server_correlation_id = coalesce($2, server_correlation_id), poll_at = $3, updated_at = now() WHERE payout_id = $1 AND status = 'recorded' RETURNING 1",
+    [payoutId, serverCorrelationId, pollAt],
+  );
+  return rows.length > 0;
+}
+
+/** Moves a row to its outcome from one of `from`; false when it was not there. */
+export async function markOutcome(sql: Sql, payoutId: string, from: readonly MomoStatus[], to: MomoStatus, transactionReference: string | null): Promise<boolean> {
+  const rows = await sql.query(
+    'UPDATE momo_payouts SET status = $3, transaction_reference = coalesce($4, transaction_reference), poll_at = NULL, updated_at = now() WHERE payout_id = $1 AND status = ANY($2::text[]) RETURNING 1',
+    [payoutId, from, to, transactionReference],
+  );
+  return rows.length > 0;
+}
+
+export async function setPollAt(sql: Sql, payoutId: string, pollAt: Date, serverCorrelationId?: string | null): Promise<void> {
+  await sql.query("UPDATE momo_payouts SET poll_at = $2, server_correlation_id = coalesce($3, server_correlation_id), updated_at = now() WHERE payout_id = $1 AND status = 'sent'", [payoutId, pollAt, serverCorrelationId ?? null]);
+}
+
+export async function recordError(sql: Sql, payoutId: string, message: string): Promise<void> {
+  await sql.query('UPDATE momo_payouts SET last_error = $2, last_error_at = now(), updated_at = now() WHERE payout_id = $1', [payoutId, message.slice(0, 1000)]);
+}
+
+/** Lets a payout go before it left: true when it was recorded or held (never sent), false when it is already at the provider. */
+export async function releaseMomoPayout(sql: Sql, payoutId: string): Promise<boolean> {
+  const [row] = await sql.query<{ status: MomoStatus; attempts: number }>('SELECT status, attempts FROM momo_payouts WHERE payout_id = $1 FOR UPDATE', [payoutId]);
+  if (!row) return true;
+  if (row.status === 'released') return true;
+  // A send begun may have reached the provider: only one never begun, or held, can be let go.
+  if (!(row.status === 'held' || (row.status === 'recorded' && row.attempts === 0))) return false;
+  await sql.query("UPDATE momo_payouts SET status = 'released', updated_at = now() WHERE payout_id = $1", [payoutId]);
+  return true;
+}
+
+/** Payouts at the provider whose callback is overdue, oldest first. */
+export function duePolls(sql: Sql, limit: number): Promise<MomoPayoutRow[]> {
+  return sql.query<MomoPayoutRow>(`SELECT ${COLUMNS} FROM momo_payouts WHERE status = 'sent' AND poll_at <= now() ORDER BY poll_at LIMIT $1`, [limit]);
+}
+
+export interface NewCallback {
+  id: string;
+  correlationId: string;
+  contentSha256: string;
+  outcome: 'applied' | 'unchanged' | 'unknown' | 'refused';
+  reason: string | null;
+  body: string | null;
+}
+
+/** Records a callback; false when the same callback (correlation id and content hash) was taken in before. */
+export async function insertCallback(sql: Sql, c: NewCallback): Promise<boolean> {
+  const rows = await sql.query(
+    `INSERT INTO momo_callbacks (id, correlation_id, content_sha256, outcome, reason, body) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (correlation_id, content_sha256) WHERE outcome <> 'refused' DO NOTHING RETURNING 1`,
+    [c.id, c.correlationId.slice(0, 256), c.contentSha256, c.outcome, c.reason, c.body],
+  );
+  return rows.length > 0;
+}
+
+export async function setCallbackOutcome(sql: Sql, id: string, outcome: NewCallback['outcome'], reason: string | null): Promise<void> {
+  await sql.query('UPDATE momo_callbacks SET outcome = $2, reason = $3 WHERE id = $1', [id, outcome, reason]);
+}
+
+/** Callbacks for correlation ids Corridor never sent, received since `since`. */
+export function unknownCallbacks(sql: Sql, since: Date): Promise<{ correlation_id: string; received_at: Date }[]> {
+  return sql.query('SELECT correlation_id, received_at FROM momo_callbacks WHERE outcome = $1 AND received_at >= $2 ORDER BY received_at', ['unknown', since]);
+}
+
+export async function backlog(sql: Sql): Promise<{ n: number }> {
+  const [row] = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM momo_payouts WHERE status IN ('recorded', 'sent')");
+  return row ?? { n: 0 };
+}
