@@ -38,6 +38,7 @@ import { auditOperatorCalls, operatorRoutes } from './controls/operator/operator
 import { orderRoutes } from './domains/orders/orders.routes.js';
 import { bankRoutes } from './connectors/bank/bank.routes.js';
 import { chainRoutes } from './connectors/chain/chain.routes.js';
+import { paystackRoutes } from './connectors/paystack/paystack.routes.js';
 import { sandboxRoutes } from './domains/sandbox/sandbox.routes.js';
 import { payoutRoutes } from './domains/payouts/payouts.routes.js';
 import { serviceRoutes } from './faces/service/service.routes.js';
@@ -276,6 +277,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   orderRoutes(routes, ctx, storage);
   bankRoutes(routes, ctx);
   chainRoutes(routes, ctx);
+  paystackRoutes(routes, ctx);
   userRoutes(routes, ctx);
   screeningRoutes(routes, ctx);
   alertRoutes(routes, ctx);

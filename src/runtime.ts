@@ -10,6 +10,7 @@ import { chain } from './connectors/chain/index.js';
 import type { ConnectorDefinition } from './connectors/definition.js';
 import { fedwire } from './connectors/fedwire/index.js';
 import { manual } from './connectors/manual/index.js';
+import { paystack } from './connectors/paystack/index.js';
 import { ConnectorRegistry } from './connectors/registry.js';
 import { simulated } from './connectors/simulated/index.js';
 import { connect } from './platform/db/db.js';
@@ -44,7 +45,7 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
  * definitions. A new connector adds its line here (docs/guides/connectors.md).
  */
 
-export const CONNECTORS_PRESENT: readonly ConnectorDefinition[] = [simulated, manual, bank, chain, fedwire, ach];
+export const CONNECTORS_PRESENT: readonly ConnectorDefinition[] = [simulated, manual, bank, chain, fedwire, ach, paystack];
 
 /**
  * Opens the database (PGlite in the data directory, or PostgreSQL when DATABASE_URL is set),
