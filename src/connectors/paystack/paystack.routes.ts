@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.js';
 import { route, type App } from '../../platform/http/routes.js';
-import { notFound } from '../../platform/lib/errors.js';
+import { DomainError, notFound } from '../../platform/lib/errors.js';
 import { balancesOf, takeWebhook } from './service.js';
 import { listExceptions } from './paystack.repository.js';
 import { paystackConnectorOf } from './index.js';
@@ -27,12 +27,16 @@ export function paystackRoutes(app: App, ctx: AppContext): void {
     });
     scope.post('/connectors/paystack/webhook', { config: { auth: 'none' }, bodyLimit: WEBHOOK_BYTES_MAX, schema: { hide: true } }, async (req, reply) => {
       const paystack = paystackConnectorOf(ctx);
-      if (!paystack) return reply.code(404).send({ status: false, message: 'no Paystack connector is configured here' });
+      if (!paystack) throw notFound('A Paystack connector in this process');
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const signature = req.headers['x-paystack-signature'];
       const answer = await takeWebhook(ctx, paystack.runtime, body, typeof signature === 'string' ? signature : undefined);
-      if (answer.status !== 200) req.log.warn({ outcome: answer.outcome }, 'paystack: webhook refused');
-      return reply.code(answer.status).send({ status: answer.status === 200, outcome: answer.outcome });
+      if (answer.status === 401) {
+        req.log.warn('paystack: webhook refused, its x-paystack-signature is not the HMAC-SHA512 of its body with the secret key');
+        throw new DomainError({ category: 'authentication', code: 'UNAUTHORIZED', message: 'x-paystack-signature does not sign this body' });
+      }
+      if (answer.status === 400) throw new DomainError({ category: 'invalid_request', code: 'BAD_REQUEST', message: 'the webhook body is not JSON' });
+      return reply.code(200).send({ status: true, outcome: answer.outcome });
     });
   });
   app.route(balance(ctx));
