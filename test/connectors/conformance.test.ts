@@ -203,7 +203,7 @@ const RAILS: readonly Rail[] = [
     crashable: false,
     world: async () => {
       // Corridor → prism proxy paystack.yaml → the simulator; the simulator's signed webhooks back to Corridor.
-      const sim = await startPaystackSimulator({ secretKey: SECRET_KEY, settleMs: 100 });
+      const sim = await startPaystackSimulator({ secretKey: SECRET_KEY, settleMs: 100, defaultAccountName: 'ADAEZE OKAFOR' });
       const prism = await startPrismProxy(PAYSTACK_YAML, sim.url);
       const section = { baseUrl: prism.url, secretKeyFile: secretKeyFile(), webhookWaitSeconds: 2, pollSeconds: 1 };
       const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { bank_transfer: 'paystack' }, paystack: section }) } });
@@ -321,7 +321,7 @@ for (const rail of RAILS) {
     let w: RailWorld;
     beforeAll(async () => {
       w = await rail.world();
-    }, 180_000);
+    }, 300_000);
     afterAll(async () => {
       await w?.close();
     });

@@ -124,8 +124,27 @@ describe('NGN bank transfers over Paystack, through Prism', () => {
     const ask = (account: string) => connector.verifyRecipient({ rail: 'bank_transfer', currency: 'NGN', beneficiary: NG_PERSON(account), name: 'Adaeze Okafor', reference: `check-${account}` });
     expect(await ask(SIM_ACCOUNTS.mismatch)).toEqual({ kind: 'account_name', accountName: SIM_MISMATCH_NAME });
     expect(await ask(SIM_ACCOUNTS.unknown)).toMatchObject({ kind: 'account_not_found' });
-    expect(await ask(OK_ACCOUNT)).toEqual({ kind: 'account_name', accountName: 'Adaeze Okafor' });
+    expect(await ask(OK_ACCOUNT)).toEqual({ kind: 'account_name', accountName: 'ADAEZE OKAFOR' });
   }, 120_000);
+
+  it('holds a name mismatch with both names, and pays it once the workspace confirms (a name mismatch held, confirmed, paid)', async () => {
+    const id = await ngnPayout(rig.c, SIM_ACCOUNTS.mismatch, '1100.00');
+    type Check = { status: string; result: string | null; name: string; railName: string | null };
+    const read = async () => (await rig.c.request('GET', `/v1/payouts/${id}`)).json<{ status: string; recipientCheck?: Check }>();
+    const until = Date.now() + 120_000;
+    let p = await read();
+    while (p.recipientCheck?.status !== 'held' && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 50));
+      p = await read();
+    }
+    expect(p).toMatchObject({ status: 'queued', recipientCheck: { status: 'held', result: 'no_match', name: 'Adaeze Okafor', railName: SIM_MISMATCH_NAME } });
+    expect(rig.sim.state.transfers.has(referenceOf(id))).toBe(false);
+    const confirmed = await rig.c.request('POST', `/v1/payouts/${id}/recipient-check/confirm`, {});
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+    await waitFor(rig.c, id, (x) => x.status === 'paid', 120_000);
+    expect((await read()).recipientCheck).toMatchObject({ status: 'confirmed' });
+    expect(transfersTo(SIM_ACCOUNTS.mismatch).map((t) => t.reference)).toEqual([referenceOf(id)]);
+  }, 240_000);
 
   it('sent every request and got every answer as paystack.yaml says (no Prism violation either way), and Prism does catch one', async () => {
     expect(rig.prism.violations()).toEqual([]);

@@ -14,8 +14,8 @@ import type { AddressInfo } from 'node:net';
  *
  * Magic accounts (bank code 058, valid NUBANs): 9990000011 resolves to another name (a name
  * mismatch); 9990000028 does not exist (resolution and recipient creation refused); 9990000035 fails
- * (Account closed); 9990000042 succeeds, then is reversed. Any other account succeeds, its name the one
- * its recipient was created with.
+ * (Account closed); 9990000042 succeeds, then is reversed. Any other account succeeds; its holder's
+ * name is the one `accountNames` gives it, else `defaultAccountName`.
  */
 export const SIM_ACCOUNTS = { mismatch: '9990000011', unknown: '9990000028', failure: '9990000035', reversal: '9990000042' } as const;
 export const SIM_MISMATCH_NAME = 'CHUKWUEMEKA OBI';
@@ -32,6 +32,10 @@ export interface SimulatorOptions {
   host?: string;
   port?: number;
   log?: (line: string) => void;
+  /** The holder's name of an account (`<bank code>:<account number>`), as a name enquiry answers it. */
+  accountNames?: Map<string, string>;
+  /** The holder's name of any other account (default `SANDBOX ACCOUNT HOLDER`). */
+  defaultAccountName?: string;
 }
 
 interface SimRecipient {
@@ -247,8 +251,7 @@ export async function startPaystackSimulator(options: SimulatorOptions): Promise
       const bank = url.searchParams.get('bank_code') ?? '';
       if (!/^[0-9]{10}$/.test(account)) return refuse(res, 422, 'Account number is invalid');
       if (account === SIM_ACCOUNTS.unknown || !BANKS[bank]) return refuse(res, 422, 'Could not resolve account name. Check parameters or try again.');
-      const known = [...state.recipients.values()].find((r) => r.accountNumber === account && r.bankCode === bank);
-      const name = account === SIM_ACCOUNTS.mismatch ? SIM_MISMATCH_NAME : (known?.name ?? 'SANDBOX ACCOUNT HOLDER');
+      const name = account === SIM_ACCOUNTS.mismatch ? SIM_MISMATCH_NAME : (options.accountNames?.get(`${bank}:${account}`) ?? options.defaultAccountName ?? 'SANDBOX ACCOUNT HOLDER');
       return send(res, 200, { status: true, message: 'Account number resolved', data: { account_number: account, account_name: name, bank_id: 9 } });
     }
     if (route === 'POST /transferrecipient') {
