@@ -3,8 +3,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.js';
 import { route, type App } from '../../platform/http/routes.js';
 import { DomainError, notFound } from '../../platform/lib/errors.js';
-import { balancesOf, takeWebhook } from './service.js';
-import { listExceptions } from './paystack.repository.js';
+import { balancesOf, exceptionsOf, takeWebhook } from './service.js';
 import { paystackConnectorOf } from './index.js';
 
 const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
@@ -73,7 +72,7 @@ function balance(ctx: AppContext) {
         object: 'paystack_balance' as const,
         data: (await balancesOf(ctx.db)).map((b) => ({ ...b, readAt: b.readAt.toISOString() })),
         lowBalance: `${low / 100n}.${(low % 100n).toString().padStart(2, '0')}`,
-        exceptions: (await listExceptions(ctx.db, 50)).map((e) => ({ id: e.id, source: e.source, reference: e.reference, payoutId: e.payout_id, reason: e.reason, createdAt: e.created_at.toISOString() })),
+        exceptions: (await exceptionsOf(ctx.db)).map((e) => ({ id: e.id, source: e.source, reference: e.reference, payoutId: e.payout_id, reason: e.reason, createdAt: e.created_at.toISOString() })),
       };
     },
   );

@@ -318,3 +318,8 @@ export async function balancesOf(sql: Sql): Promise<{ currency: string; balance:
     return { currency: b.currency, balance: `${minor / 100n}.${(minor % 100n).toString().padStart(2, '0')}`, readAt: b.read_at };
   });
 }
+
+/** The latest webhooks or answers the connector could not apply (unknown references, amount mismatches), newest first. */
+export function exceptionsOf(sql: Sql, limit = 50): Promise<repo.ExceptionRow[]> {
+  return repo.listExceptions(sql, limit);
+}

@@ -34,7 +34,7 @@ CREATE TABLE paystack_transfers (
   transfer_code    text,
   held_reason      text,
   failure_reason   text,
-  attempts         integer NOT NULL DEFAULT 0,
+  attempts         bigint NOT NULL DEFAULT 0,
   last_error       text,
   accepted_at      timestamptz NOT NULL DEFAULT now(),
   sent_at          timestamptz,
