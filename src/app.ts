@@ -41,6 +41,7 @@ import { orderRoutes } from './domains/orders/orders.routes.js';
 import { bankRoutes } from './connectors/bank/bank.routes.js';
 import { chainRoutes } from './connectors/chain/chain.routes.js';
 import { mobileMoneyRoutes } from './connectors/mobile-money/mobile-money.routes.js';
+import { paystackRoutes } from './connectors/paystack/paystack.routes.js';
 import { sandboxRoutes } from './domains/sandbox/sandbox.routes.js';
 import { payoutRoutes } from './domains/payouts/payouts.routes.js';
 import { serviceRoutes } from './faces/service/service.routes.js';
@@ -281,6 +282,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   bankRoutes(routes, ctx);
   chainRoutes(routes, ctx);
   mobileMoneyRoutes(routes, ctx);
+  paystackRoutes(routes, ctx);
   userRoutes(routes, ctx);
   screeningRoutes(routes, ctx);
   alertRoutes(routes, ctx, registryOf(ctx.connectors).alertSources());

@@ -11,6 +11,7 @@ import type { ConnectorDefinition } from './connectors/definition.js';
 import { fedwire } from './connectors/fedwire/index.js';
 import { manual } from './connectors/manual/index.js';
 import { mobileMoney } from './connectors/mobile-money/index.js';
+import { paystack } from './connectors/paystack/index.js';
 import { ConnectorRegistry } from './connectors/registry.js';
 import { simulated } from './connectors/simulated/index.js';
 import { connect } from './platform/db/db.js';
@@ -45,7 +46,7 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
  * definitions. A new connector adds its line here (docs/guides/connectors.md).
  */
 
-export const CONNECTORS_PRESENT: readonly ConnectorDefinition[] = [simulated, manual, bank, chain, fedwire, ach, mobileMoney];
+export const CONNECTORS_PRESENT: readonly ConnectorDefinition[] = [simulated, manual, bank, chain, fedwire, ach, mobileMoney, paystack];
 
 /**
  * Opens the database (PGlite in the data directory, or PostgreSQL when DATABASE_URL is set),

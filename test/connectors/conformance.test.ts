@@ -17,6 +17,10 @@ import { CORPORATION_B, fedwireSection } from './fedwire-helpers.js';
 import { achSection, US_PERSON } from '../ach/helpers.js';
 import { ADA, balance, eventTypesOf, fund, payingWorkspace, ref } from '../payouts/helpers.js';
 import { GH_PERSON, ghWallet, momoWorkspace, momoWorld, until } from '../mobile-money/helpers.js';
+import { startPaystackSimulator } from '../../src/connectors/paystack/simulator.js';
+import { nubanCheckDigit } from '../../src/platform/lib/bank-account.js';
+import { startPrismProxy } from '../helpers/prism-proxy.js';
+import { NG_PERSON, PAYSTACK_YAML, SECRET_KEY, secretKeyFile } from '../paystack/helpers.js';
 
 /**
  * One conformance suite every connector passes: a new connector adds one entry to RAILS. Each entry
@@ -221,6 +225,46 @@ const RAILS: readonly Rail[] = [
       }),
   },
   {
+    name: 'paystack',
+    skip: false,
+    calls: true,
+    files: false,
+    // Its kill -9 between Paystack's acceptance and the record is test/paystack/crash.test.ts.
+    crashable: false,
+    world: async () => {
+      // Corridor → prism proxy paystack.yaml → the simulator; the simulator's signed webhooks back to Corridor.
+      const sim = await startPaystackSimulator({ secretKey: SECRET_KEY, settleMs: 100, defaultAccountName: 'ADAEZE OKAFOR' });
+      const prism = await startPrismProxy(PAYSTACK_YAML, sim.url);
+      const section = { baseUrl: prism.url, secretKeyFile: secretKeyFile(), webhookWaitSeconds: 2, pollSeconds: 1 };
+      const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { bank_transfer: 'paystack' }, paystack: section }) } });
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const address = t.app.server.address();
+      sim.options.webhookUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/connectors/paystack/webhook`;
+      let serial = 100_000_000 + Math.floor(Math.random() * 1000) * 1000;
+      return {
+        t,
+        currency: 'NGN',
+        caller: async () => {
+          const c = await payingWorkspace(t);
+          await fund(c, 'NGN', '100000');
+          return c;
+        },
+        payout: async (c) => {
+          const nine = String(++serial);
+          const account = `${nine}${nubanCheckDigit('058', nine)}`;
+          const id = await apiPayout(c, { amount: '150.00', currency: 'NGN', route: 'bank_transfer', beneficiary: NG_PERSON(account) });
+          return { id, sent: async () => [...sim.state.transfers.values()].filter((x) => x.recipient.accountNumber === account).length };
+        },
+        close: async () => {
+          await t.close();
+          expect(prism.violations()).toEqual([]);
+          await prism.stop();
+          await sim.close();
+        },
+      };
+    },
+  },
+  {
     name: 'chain',
     skip: false,
     calls: true,
@@ -337,7 +381,7 @@ for (const rail of RAILS) {
     let w: RailWorld;
     beforeAll(async () => {
       w = await rail.world();
-    }, 180_000);
+    }, 300_000);
     afterAll(async () => {
       await w?.close();
     });

@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import { Type } from 'typebox';
+import type { AppContext } from '../../platform/context.js';
+import { route, type App } from '../../platform/http/routes.js';
+import { DomainError, notFound } from '../../platform/lib/errors.js';
+import { balancesOf, exceptionsOf, takeWebhook } from './service.js';
+import { paystackConnectorOf } from './index.js';
+
+const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
+
+/** Paystack's webhooks can be large only for bulk events; the transfer events are a few kilobytes. */
+const WEBHOOK_BYTES_MAX = 256 * 1024;
+
+/**
+ * The Paystack connector's HTTP side: the webhook URL the operator gives Paystack
+ * (`POST /connectors/paystack/webhook`, no credential: the `x-paystack-signature` HMAC is the proof,
+ * checked over the raw bytes), and the operator's view of the provider balance and of what the
+ * connector could not apply.
+ */
+export function paystackRoutes(app: App, ctx: AppContext): void {
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BYTES_MAX }, (req, body, done) => {
+      req.rawBody = `sha256:${createHash('sha256').update(body as Buffer).digest('hex')}`;
+      done(null, body);
+    });
+    scope.post('/connectors/paystack/webhook', { config: { auth: 'none' }, bodyLimit: WEBHOOK_BYTES_MAX, schema: { hide: true } }, async (req, reply) => {
+      const paystack = paystackConnectorOf(ctx);
+      if (!paystack) throw notFound('A Paystack connector in this process');
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const signature = req.headers['x-paystack-signature'];
+      const answer = await takeWebhook(ctx, paystack.runtime, body, typeof signature === 'string' ? signature : undefined);
+      if (answer.status === 401) {
+        req.log.warn('paystack: webhook refused, its x-paystack-signature is not the HMAC-SHA512 of its body with the secret key');
+        throw new DomainError({ category: 'authentication', code: 'UNAUTHORIZED', message: 'x-paystack-signature does not sign this body' });
+      }
+      if (answer.status === 400) throw new DomainError({ category: 'invalid_request', code: 'BAD_REQUEST', message: 'the webhook body is not JSON' });
+      return reply.code(200).send({ status: true, outcome: answer.outcome });
+    });
+  });
+  app.route(balance(ctx));
+}
+
+const PaystackBalance = Type.Object(
+  {
+    object: Type.Literal('paystack_balance'),
+    data: Type.Array(Type.Object({ currency: Type.String(), balance: Type.String({ description: 'Decimal string at the currency scale' }), readAt: Type.String({ format: 'date-time' }) })),
+    lowBalance: Type.String({ description: 'The NGN balance under which the operator is alerted (paystack.lowBalance)' }),
+    exceptions: Type.Array(
+      Type.Object({ id: Type.String(), source: Type.String(), reference: Type.Union([Type.String(), Type.Null()]), payoutId: Type.Union([Type.String(), Type.Null()]), reason: Type.String(), createdAt: Type.String({ format: 'date-time' }) }),
+    ),
+  },
+  { $id: 'PaystackBalance' },
+);
+
+function balance(ctx: AppContext) {
+  return route.get(
+    '/operator/v1/paystack/balance',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        ...operator,
+        summary: 'The Paystack connector: the provider balance as last read, its low-balance threshold, and the latest webhooks or answers it could not apply',
+        response: { 200: PaystackBalance },
+      },
+    },
+    async () => {
+      const paystack = paystackConnectorOf(ctx);
+      if (!paystack) throw notFound('A Paystack connector in this process');
+      const low = paystack.runtime.config.lowBalanceMinor;
+      return {
+        object: 'paystack_balance' as const,
+        data: (await balancesOf(ctx.db)).map((b) => ({ ...b, readAt: b.readAt.toISOString() })),
+        lowBalance: `${low / 100n}.${(low % 100n).toString().padStart(2, '0')}`,
+        exceptions: (await exceptionsOf(ctx.db)).map((e) => ({ id: e.id, source: e.source, reference: e.reference, payoutId: e.payout_id, reason: e.reason, createdAt: e.created_at.toISOString() })),
+      };
+    },
+  );
+}
