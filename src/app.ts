@@ -37,6 +37,7 @@ import { operatorLedgerRoutes } from './controls/operator/operator-ledger.routes
 import { auditOperatorCalls, operatorRoutes } from './controls/operator/operator.routes.js';
 import { orderRoutes } from './domains/orders/orders.routes.js';
 import { bankRoutes } from './connectors/bank/bank.routes.js';
+import { clearBankRoutes } from './connectors/clearbank/clearbank.routes.js';
 import { chainRoutes } from './connectors/chain/chain.routes.js';
 import { sandboxRoutes } from './domains/sandbox/sandbox.routes.js';
 import { payoutRoutes } from './domains/payouts/payouts.routes.js';
@@ -275,6 +276,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   capabilityRoutes(routes, ctx);
   orderRoutes(routes, ctx, storage);
   bankRoutes(routes, ctx);
+  clearBankRoutes(routes, ctx);
   chainRoutes(routes, ctx);
   userRoutes(routes, ctx);
   screeningRoutes(routes, ctx);
