@@ -70,9 +70,8 @@ describe('GBP Faster Payments over ClearBank', () => {
     const reverted = await w.waitFor(c, id, (p) => p.status === 'reverted');
     expect(reverted.failureReason).toMatch(/^Returned by the payee's bank: AC04 the payee's account is closed/);
     expect((await balance(c, 'GBP'))?.balance).toBe(before?.balance);
-    // The return delivered again (a repeat of the same webhook) changes nothing.
-    const hook = w.sim.webhooks.find((h) => h.endToEndId === id.replace(/-/g, '') && h.type === 'TransactionSettled' && h.transactionId !== w.sim.payments.get(id.replace(/-/g, ''))?.transactionId);
-    expect(hook?.acknowledged).toBe(true);
+    // Whatever order the settlement and the return arrive in, the payout was paid once and reverted once.
+    expect(count(await eventTypesOf(w.t, id), 'payout.paid')).toBe(1);
     expect(count(await eventTypesOf(w.t, id), 'payout.reverted')).toBe(1);
     expect((await balance(c, 'GBP'))?.balance).toBe(before?.balance);
   }, 180_000);
@@ -81,7 +80,8 @@ describe('GBP Faster Payments over ClearBank', () => {
     const id = await w.payout(c, ALAN('00000401'));
     await w.waitFor(c, id, (p) => p.status === 'paid');
     const hook = w.sim.webhooks.find((h) => h.endToEndId === id.replace(/-/g, ''));
-    expect(hook).toMatchObject({ type: 'TransactionSettled', acknowledged: true });
+    expect(hook).toMatchObject({ type: 'TransactionSettled', lost: 1 });
+    expect(hook?.delivered).toBeGreaterThanOrEqual(1);
     expect(await webhookRows(id)).toEqual([{ type: 'TransactionSettled', outcome: 'applied' }]);
   }, 180_000);
 

@@ -84,6 +84,8 @@ export interface SentWebhook {
   transactionId: string;
   /** Deliveries that reached Corridor (a lost one does not count). */
   delivered: number;
+  /** Deliveries lost on the way (Corridor never saw them; the bank delivers again). */
+  lost: number;
   acknowledged: boolean;
 }
 
@@ -241,7 +243,7 @@ export class ClearBankSimulator {
 
   /** A webhook as ClearBank sends it, redelivered until acknowledged (a lost first delivery never reaches Corridor). */
   private async send(type: string, payment: SimPayment, transactionId: string, extra: Record<string, unknown>, how: { lose?: boolean; repeat?: boolean } = {}): Promise<void> {
-    const record: SentWebhook = { type, endToEndId: payment.endToEndId, transactionId, delivered: 0, acknowledged: false };
+    const record: SentWebhook = { type, endToEndId: payment.endToEndId, transactionId, delivered: 0, lost: 0, acknowledged: false };
     this.webhooks.push(record);
     const payload = {
       TransactionId: transactionId,
@@ -260,12 +262,13 @@ export class ClearBankSimulator {
     const repeat = how.repeat === true || Math.random() < (this.options.repeatRate ?? 0);
     const deliver = async (attempt: number, dropped: boolean): Promise<void> => {
       if (this.stopped) return;
+      if (dropped) record.lost++;
       const ok = dropped ? false : await this.deliver(type, payload, record);
       if (ok) {
         if (repeat && record.delivered === 1) await this.deliver(type, payload, record);
         return;
       }
-      if (attempt < 30) this.later((this.options.redeliverMs ?? 500) * Math.min(attempt, 4), () => deliver(attempt + 1, false));
+      if (attempt < 200) this.later((this.options.redeliverMs ?? 500) * Math.min(attempt, 4), () => deliver(attempt + 1, false));
     };
     await deliver(1, lose);
   }

@@ -13,8 +13,9 @@ import * as repo from './clearbank.repository.js';
  * - `TransactionSettled`, a debit of one of Corridor's payments: paid;
  * - `TransactionRejected`, a debit of one of Corridor's payments: failed with its CancellationCode in words;
  * - `TransactionSettled` of a credit that is a return (`IsReturn`) naming one of Corridor's payments
- *   by its EndToEndTransactionId (an inbound FPS return): reverted when it was paid, failed when
- *   still processing, the funds back once through the payouts port.
+ *   by its EndToEndTransactionId (an inbound FPS return): reverted, the funds back once through the
+ *   payouts port (a return follows a settlement: one whose settlement webhook is still to come is
+ *   paid first, and the late settlement then changes nothing).
  *
  * Anything else that names no payment of Corridor's, or a move its payout can no longer make, is kept
  * as an exception with its reason for the operator, never guessed. A settlement that arrives before
@@ -58,6 +59,8 @@ export async function takeInWebhook(ctx: AppContext, raw: string, hook: Webhook)
     let status: repo.PaymentStatus;
     const code = str(p.CancellationCode);
     if (type === 'TransactionSettled' && !credit && !isReturn) {
+      // A settlement that arrives after the return of the same payment (delivered out of order) is already counted.
+      if (payment.status === 'returned') return record('unchanged', payment.payout_id, null);
       outcome = { payoutId: payment.payout_id, move: 'pay' };
       status = 'settled';
     } else if (type === 'TransactionRejected' && !credit) {
@@ -66,8 +69,9 @@ export async function takeInWebhook(ctx: AppContext, raw: string, hook: Webhook)
       status = 'rejected';
     } else if (type === 'TransactionSettled' && credit && isReturn) {
       const reason = reasonOf(code ?? 'OTHR', CANCELLATION_CODES, str(p.CancellationReason) ?? "the payee's bank returned the payment");
-      const move = payment.status === 'settled' ? 'revert' : 'fail';
-      outcome = { payoutId: payment.payout_id, move, failureReason: failureWords("Returned by the payee's bank", reason), returnReason: { code: reason.code, description: reason.words } };
+      // A return follows a settlement: one whose settlement webhook has not arrived yet is paid first, then reverted.
+      if (payment.status === 'accepted') await reportPayoutOutcomes(ctx, tx, [{ payoutId: payment.payout_id, move: 'pay' }]);
+      outcome = { payoutId: payment.payout_id, move: 'revert', failureReason: failureWords("Returned by the payee's bank", reason), returnReason: { code: reason.code, description: reason.words } };
       status = 'returned';
     } else {
       return record('exception', payment.payout_id, `a ${type} (${String(p.DebitCreditCode)}${isReturn ? ', a return' : ''}) of payment ${payment.end_to_end_id}, which Corridor does not expect`);
