@@ -21,6 +21,7 @@ import { auditVerify } from './cli/audit.js';
 import { ledgerInvariantViolations } from './domains/ledger/ledger.service.js';
 import { screeningCommand } from './cli/screening.js';
 import { bankSim } from './cli/bank-sim.js';
+import { clearBankSim } from './cli/clearbank-sim.js';
 
 const CLIENT_NOTE = `They take --base-url, --client-id, --client-secret or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET.`;
 
@@ -65,6 +66,10 @@ const COMMANDS: Record<string, { usage: string; about: string; client?: boolean 
       "encrypt-key: seal a hot wallet key, deposit mnemonic or xpub (stdin) for the connectors file's chains section, under\nCORRIDOR_ENCRYPTION_KEY (it names the key it used); xpub: the account xpub of a mnemonic (a watch-only deposit wallet)",
   },
   'bank-sim': { usage: 'bank-sim --dir DIR [--interval-ms N] [--once]', about: "the sandbox bank: answers the bank connector's pain.001 files in DIR/in into DIR/out by magic\namounts (docs/guides/bank-rails.md)" },
+  'clearbank-sim': {
+    usage: 'clearbank-sim --port N --token-file F --operator-public-key F --bank-private-key F --webhook-url URL [--lose-rate R] [--repeat-rate R]',
+    about: "the sandbox ClearBank: serves ClearBank's FPS and Confirmation of Payee endpoints and sends\nsigned webhooks, by magic account numbers (docs/guides/faster-payments.md)",
+  },
 };
 
 const indent = (text: string): string => text.replace(/\n/g, '\n      ');
@@ -268,6 +273,32 @@ async function main(argv: string[]): Promise<void> {
       if (!values.dir) fail('--dir DIR is required (the folder the connectors file\'s "bank".directory names)');
       if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 3_600_000) fail('--interval-ms must be an integer from 50 to 3600000');
       await bankSim({ dir: values.dir, intervalMs, once: values.once ?? false });
+      return;
+    }
+    case 'clearbank-sim': {
+      const { values } = parseArgs({
+        args: argv.slice(1),
+        options: {
+          port: { type: 'string', default: '4010' },
+          'token-file': { type: 'string' },
+          'operator-public-key': { type: 'string' },
+          'bank-private-key': { type: 'string' },
+          'webhook-url': { type: 'string' },
+          'lose-rate': { type: 'string', default: '0' },
+          'repeat-rate': { type: 'string', default: '0' },
+        },
+      });
+      const port = Number(values.port);
+      const loseRate = Number(values['lose-rate']);
+      const repeatRate = Number(values['repeat-rate']);
+      if (!Number.isInteger(port) || port < 1 || port > 65535) fail('--port must be a port number');
+      if (!(loseRate >= 0 && loseRate <= 1) || !(repeatRate >= 0 && repeatRate <= 1)) fail('--lose-rate and --repeat-rate must be from 0 to 1');
+      const tokenFile = values['token-file'];
+      const operatorPublicKey = values['operator-public-key'];
+      const bankPrivateKey = values['bank-private-key'];
+      const webhookUrl = values['webhook-url'];
+      if (!tokenFile || !operatorPublicKey || !bankPrivateKey || !webhookUrl) fail('--token-file, --operator-public-key, --bank-private-key and --webhook-url are required');
+      await clearBankSim({ port, tokenFile, operatorPublicKey, bankPrivateKey, webhookUrl, loseRate, repeatRate });
       return;
     }
     default:
