@@ -26,6 +26,7 @@ import { metrics } from './platform/observability/metrics.js';
 import { alertRoutes } from './controls/alerts/alerts.routes.js';
 import { accountRoutes } from './domains/accounts/accounts.routes.js';
 import { approvalRoutes } from './controls/approvals/approvals.routes.js';
+import { recipientCheckRoutes } from './controls/recipient-checks/recipient-checks.routes.js';
 import { applicationRoutes } from './domains/applications/applications.routes.js';
 import { authRoutes } from './domains/auth/auth.routes.js';
 import { beneficiaryRoutes } from './domains/beneficiaries/beneficiaries.routes.js';
@@ -262,6 +263,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   sandboxRoutes(routes, ctx);
   payoutRoutes(routes, ctx);
   approvalRoutes(routes, ctx);
+  recipientCheckRoutes(routes, ctx);
   beneficiaryRoutes(routes, ctx);
   corridorRoutes(routes, ctx);
   webhookRoutes(routes, ctx);

@@ -1,5 +1,7 @@
 import type { AppContext } from './platform/context.js';
 import { approvalExpiryJob } from './controls/approvals/approvals.jobs.js';
+import { recipientCheckJob } from './controls/recipient-checks/recipient-checks.jobs.js';
+import { RECIPIENT_CHECK_JOB } from './controls/recipient-checks/recipient-checks.service.js';
 import { APPROVAL_EXPIRY_JOB } from './controls/approvals/approvals.service.js';
 import { deleteExpiredIdempotencyKeys } from './platform/idempotency/idempotency.service.js';
 import { payoutStepJobs } from './domains/payouts/payouts.jobs.js';
@@ -31,6 +33,7 @@ export const jobHandlers: ReadonlyMap<string, AnyJobHandler> = new Map<string, A
   [PAYOUT_STEP_JOB, payoutStepJobs],
   [ORDER_DEADLINE_JOB, orderDeadlineJob],
   [APPROVAL_EXPIRY_JOB, approvalExpiryJob],
+  [RECIPIENT_CHECK_JOB, recipientCheckJob],
   [RETENTION_JOB, retentionSweep],
   [SCREENING_RESCREEN_JOB, rescreenBeneficiariesJob],
   [ALERTS_EVALUATE_JOB, alertsEvaluateJob],

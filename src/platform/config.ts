@@ -40,6 +40,9 @@ export interface Config {
   orderExecutionWindowMs: number;
   /** How long a payout waits for its approval before it expires (cancelled, held funds returned). */
   approvalWindowMs: number;
+  /** A recipient check asked of a rail (controls/recipient-checks): how long one call may take, and how many calls before it is `unavailable`. */
+  recipientCheckTimeoutMs: number;
+  recipientCheckAttemptsMax: number;
   /**
    * The desk's collection details per source currency (bank details or a deposit address), from
    * ORDER_SETTLEMENT_INSTRUCTIONS (JSON). Unset: the sandbox's built-in details; none in production,
@@ -280,6 +283,8 @@ export const ENV_SETTINGS = {
   },
   ORDER_EXECUTION_WINDOW_MS: { default: 259_200_000, description: 'how long the desk has to execute a funded order before it fails with `review_expired`' },
   APPROVAL_WINDOW_MS: { default: 259_200_000, description: 'how long a payout an approval rule holds waits for its approval before it expires: cancelled, held funds returned (at least 1000)' },
+  RECIPIENT_CHECK_TIMEOUT_MS: { default: 15_000, description: 'how long a rail may take to answer a recipient (name) check before the call counts as failed and is tried again (at least 100)' },
+  RECIPIENT_CHECK_ATTEMPTS_MAX: { default: 6, description: 'calls to a rail for one recipient check, with backoff, before it is recorded `unavailable` and the payout is held for its workspace to decide (at least 1)' },
   CORRIDOR_TERMS_VERSION: { default: '1', description: 'current terms version' },
   CORRIDOR_TERMS_URL: { shown: 'PUBLIC_BASE_URL/terms/<version>', description: 'where the current terms are published (`GET /v2/terms`); the default URL is served by Corridor itself' },
   CORRIDOR_TERMS_FILE: { description: 'an HTML file with the operator\'s terms, served at `/terms/<version>` (read at start); unset, a default terms page shipped with Corridor' },
@@ -519,6 +524,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     orderFundingWindowMs: intSetting(env, 'ORDER_FUNDING_WINDOW_MS'),
     orderExecutionWindowMs: intSetting(env, 'ORDER_EXECUTION_WINDOW_MS'),
     approvalWindowMs: Math.max(1000, intSetting(env, 'APPROVAL_WINDOW_MS')),
+    recipientCheckTimeoutMs: Math.max(100, intSetting(env, 'RECIPIENT_CHECK_TIMEOUT_MS')),
+    recipientCheckAttemptsMax: Math.max(1, intSetting(env, 'RECIPIENT_CHECK_ATTEMPTS_MAX')),
     orderSettlementInstructions: settlementInstructions(raw(env, 'ORDER_SETTLEMENT_INSTRUCTIONS')),
     connectors: loadConnectorsConfig(optional(env, 'CORRIDOR_CONNECTORS_FILE')),
     web: {

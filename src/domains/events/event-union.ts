@@ -22,9 +22,9 @@ function pick<P extends TProperties>(schema: TObject<P>, keys: readonly (keyof P
 
 const PayoutEventData = pick(
   PayoutSchema,
-  ['id', 'clientRef', 'amount', 'currency', 'status', 'completedAt', 'returnReason', 'uetr', 'txHash', 'chain', 'approval'],
+  ['id', 'clientRef', 'amount', 'currency', 'status', 'completedAt', 'returnReason', 'uetr', 'txHash', 'chain', 'approval', 'recipientCheck'],
   'PayoutEventData',
-  'The payout, as payout.* events carry it: the fields of spec §Events, what the rail reported (`returnReason`, `uetr`, `txHash`, `chain`, when it did) and, on payout.approval_required, the `approval` that holds it',
+  'The payout, as payout.* events carry it: the fields of spec §Events, what the rail reported (`returnReason`, `uetr`, `txHash`, `chain`, when it did) and, on payout.approval_required, the `approval` that holds it, on payout.recipient_check_required, the `recipientCheck` that holds it (both names)',
 );
 const OrderEventData = pick(
   OrderSchema,

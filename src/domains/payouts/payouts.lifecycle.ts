@@ -122,8 +122,11 @@ export interface MoveRequest {
  */
 export async function applyMove(tx: Tx, row: PayoutRow, move: PayoutMove, failureReason?: string): Promise<PayoutRow | undefined> {
   const [moved] = await applyMoves(tx, [{ row, move, failureReason }]);
-  // No move changes a screening: the payout's answer keeps the one read with it.
-  return moved && { ...moved, screening: row.screening };
+  // No move changes a screening: the payout's answer keeps the one read with it. A recipient check still
+  // open is withdrawn by a cancel or a fail (withdrawOpenControls), and answered so.
+  const check = row.recipient_check;
+  const withdrawn = moved && check && (check.status === 'pending' || check.status === 'held') && (moved.status === 'cancelled' || moved.status === 'failed');
+  return moved && { ...moved, screening: row.screening, recipient_check: withdrawn ? { ...check, status: 'withdrawn', decided_by: 'system', decided_at: moved.updated_at } : check };
 }
 
 /**
@@ -187,6 +190,7 @@ export async function applyMoves(
 const CONTROL_WAITS: Record<stepsRepo.PayoutControl, string> = {
   screening: 'sanctions screening (an operator releases or rejects it)',
   approval: 'its approval (someone other than its creator approves or rejects it)',
+  recipient_check: "its recipient check (the rail's answer, then the workspace confirms or cancels a payout whose name did not match)",
 };
 
 /**

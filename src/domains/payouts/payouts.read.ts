@@ -4,6 +4,9 @@ import { formatAmount } from '../../platform/lib/money.js';
 import * as repo from './payouts.repository.js';
 import { hitEvidence, type PayoutScreening } from '../../controls/screening/screening.service.js';
 import type { PayoutCoreRow, PayoutFilters, PayoutRow } from './payouts.repository.js';
+import { findSealedParties } from './payouts.steps.repository.js';
+import { recipientCheckView } from '../../controls/recipient-checks/recipient-checks.view.js';
+import type { CryptoBox } from '../../platform/lib/crypto-box.js';
 
 /** What the connector reported beyond the status (additive): the rail's reason and references. */
 export function railFields(row: Pick<PayoutRow, 'return_reason' | 'rail'>) {
@@ -43,7 +46,13 @@ function payoutCoreData(row: PayoutCoreRow) {
 
 /** The payout as read back by its owner. */
 export function payoutData(row: PayoutRow) {
-  return { ...payoutCoreData(row), screening: screeningOf(row) };
+  return { ...payoutCoreData(row), screening: screeningOf(row), ...(row.recipient_check ? { recipientCheck: recipientCheckView(row.recipient_check) } : {}) };
+}
+
+/** The recipient of a payout as validated at submit, opened (a recipient check asks the rail about it), or undefined for an unknown payout. */
+export async function openedRecipient(sql: Sql, box: CryptoBox, id: string): Promise<Record<string, unknown> | undefined> {
+  const [sealed] = await findSealedParties(sql, [id]);
+  return sealed && box.openJson<Record<string, unknown>>(sealed.beneficiary);
 }
 
 /** The payout fields every payout event carries (spec §Events: payout data): a subset of the payout as read. */

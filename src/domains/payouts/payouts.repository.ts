@@ -3,6 +3,7 @@ import { advisoryKey, maybeOne } from '../../platform/db/db.js';
 import { listFilters, paginate, type PageRequest } from '../../platform/db/pagination.js';
 import type { PayoutStatus } from './payouts.transitions.js';
 import type { Hit } from '../../controls/screening/screening.service.js';
+import type { RecipientCheckRow } from '../../controls/recipient-checks/recipient-checks.view.js';
 
 export interface RailReferences {
   uetr?: string;
@@ -50,6 +51,8 @@ export interface PayoutCoreRow {
 export interface PayoutRow extends PayoutCoreRow {
   /** The sanctions screening hold of the payout (screening module), null when it was never held. */
   screening: { status: 'held' | 'released' | 'rejected' | 'withdrawn'; hits: Hit[] } | null;
+  /** The recipient (name) check of the payout (recipient-checks module), null when its connector offers none; absent where not read. */
+  recipient_check?: RecipientCheckRow | null;
 }
 
 /**
@@ -66,7 +69,8 @@ export const PAYOUT_CORE_COLUMNS = `id, workspace_id, account_id, client_ref, st
  * the screening's primary key only for the payouts read back (one, or a page), never in the step path.
  */
 export const PAYOUT_COLUMNS = `${PAYOUT_CORE_COLUMNS},
-  (SELECT jsonb_build_object('status', s.status, 'hits', s.hits) FROM payout_screenings s WHERE s.payout_id = payouts.id) AS screening`;
+  (SELECT jsonb_build_object('status', s.status, 'hits', s.hits) FROM payout_screenings s WHERE s.payout_id = payouts.id) AS screening,
+  (SELECT to_jsonb(r) FROM payout_recipient_checks r WHERE r.payout_id = payouts.id) AS recipient_check`;
 
 export interface NewPayout {
   id: string;

@@ -4,6 +4,7 @@ import { Nullable, Page, Timestamp, Uuid } from '../../platform/lib/schemas.js';
 import { AMOUNT_PATTERN } from '../../platform/lib/money.js';
 import { PAYOUT_STATUSES } from './payouts.transitions.js';
 import { ApprovalSchema } from '../../controls/approvals/approvals.schemas.js';
+import { RecipientCheckSchema } from '../../controls/recipient-checks/recipient-checks.schemas.js';
 
 export const ROUTES = ['sepa_inst', 'sepa_credit', 'bank_transfer', 'ach', 'fedwire', 'swift', 'crypto', 'mobile_money'] as const;
 
@@ -69,6 +70,7 @@ export const PayoutSchema = Type.Object(
     completedAt: Nullable(Timestamp),
     approval: Type.Optional({ ...ApprovalSchema, description: 'Present when an approval rule of the workspace held the payout at creation (see POST /v1/approval-rules)' }),
     screening: Type.Optional(PayoutScreeningSchema),
+    recipientCheck: Type.Optional(RecipientCheckSchema),
   },
   { title: 'Payout' },
 );

@@ -22,6 +22,7 @@ import {
   type Route,
 } from '../corridors/index.js';
 import { holdForApproval, type ApprovalCandidate, type ApprovalView } from '../../controls/approvals/approvals.service.js';
+import { holdForRecipientCheck, type CheckCandidate } from '../../controls/recipient-checks/recipient-checks.service.js';
 import { recordEvent } from '../events/events.service.js';
 import { lockQuotes, useQuotes } from '../fx/fx.service.js';
 import { ledger } from '../ledger/ledger.service.js';
@@ -314,14 +315,16 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
   const stored = new Map(rows.map((row) => [row.id, row]));
   // The approval check (approvals module): a payout a workspace rule holds waits, queued, for its approval.
   const awaitingApproval = await holdForApproval(ctx, tx, approvalCandidates(decisions, origins, stored));
-  // A payout waits for its first step while a screening hit or an approval holds it; whichever is decided last schedules it.
-  const queued = rows.filter((row) => row.status === 'queued' && !screened.has(row.id) && !awaitingApproval.has(row.id));
+  // The recipient check (recipient-checks module): where the payout's connector offers one, the rail is asked first.
+  const awaitingCheck = await holdForRecipientCheck(ctx, tx, checkCandidates(accepted, stored));
+  // A payout waits for its first step while a screening hit, an approval or its recipient check holds it; whichever is decided last schedules it.
+  const queued = rows.filter((row) => row.status === 'queued' && !screened.has(row.id) && !awaitingApproval.has(row.id) && !awaitingCheck.has(row.id));
   await enqueueMany(tx, stepJobs(queued.map((row) => ({ payoutId: row.id, inMs: ctx.connectors.get(row.provider).firstStepMs() })), ctx.config.limits.jobHandlerBatchMax));
   const out: Stored[] = [];
   for (const d of decisions) {
     const row = d.ok ? (stored.get(d.insert.id) as repo.PayoutRow) : undefined;
     if (!row) out.push(d as Stored);
-    else if (row.status === 'queued') out.push({ ok: true, payout: withApproval(payoutData(row), awaitingApproval.get(row.id)) });
+    else if (row.status === 'queued') out.push({ ok: true, payout: withApproval(payoutData(awaitingCheck.has(row.id) ? { ...row, recipient_check: pendingCheck(row, (d as Accepted).insert.beneficiary) } : row), awaitingApproval.get(row.id)) });
     else {
       await recordEvent(tx, { workspaceId: row.workspace_id, accountId: row.account_id === row.workspace_id ? undefined : row.account_id, type: 'payout.failed', data: payoutEventData(row) });
       out.push({ ok: false, error: insufficient() });
@@ -346,6 +349,21 @@ function approvalCandidates(decisions: readonly Decision[], origins: readonly Or
     const { workspace_id: workspaceId, account_id: accountId, currency } = row;
     return [{ payoutId: row.id, workspaceId, accountId, currency, amountMinor: BigInt(row.amount_minor), createdBy: origin.createdBy, batchRows: origin.batchRows, beneficiaryCreatedAt: origin.beneficiaryCreatedAt ?? new Date(), eventData: payoutEventData(row) }];
   });
+}
+
+/** The queued payouts of a plan as the recipient check sees them: their connector, and the beneficiary's name. */
+function checkCandidates(accepted: readonly Accepted[], stored: ReadonlyMap<string, repo.PayoutRow>): CheckCandidate[] {
+  return accepted.flatMap(({ insert }): CheckCandidate[] => {
+    const row = stored.get(insert.id);
+    if (!row || row.status !== 'queued') return [];
+    return [{ payoutId: row.id, workspaceId: row.workspace_id, accountId: row.account_id, connector: row.provider, name: String(insert.beneficiary.name ?? '') }];
+  });
+}
+
+/** A new payout's recipient check as just written (the insert does not read it back): pending. */
+function pendingCheck(row: repo.PayoutRow, beneficiary: Record<string, unknown>): NonNullable<repo.PayoutRow['recipient_check']> {
+  const { id: payout_id, workspace_id, account_id, provider: connector, created_at } = row;
+  return { payout_id, workspace_id, account_id, connector, status: 'pending', result: null, name: String(beneficiary.name ?? ''), rail_name: null, reason: null, checked_at: null, decided_by: null, decided_at: null, created_at };
 }
 
 const withApproval = (payout: PayoutView, approval: ApprovalView | undefined): PayoutView => (approval ? { ...payout, approval } : payout);

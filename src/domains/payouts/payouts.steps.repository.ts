@@ -58,8 +58,8 @@ export async function findSealedParties(sql: Sql, ids: readonly string[]): Promi
   return sql.query<{ id: string; beneficiary: string; sender: string | null }>(`SELECT id, beneficiary, sender FROM payouts WHERE id = ANY($1::uuid[])`, [ids]);
 }
 
-/** The controls that may hold a queued payout back from its first step (screening, approvals). */
-export type PayoutControl = 'screening' | 'approval';
+/** The controls that may hold a queued payout back from its first step (screening, approvals, recipient checks). */
+export type PayoutControl = 'screening' | 'approval' | 'recipient_check';
 
 /** Locks a payout's row: every decision of a control takes it first, as every move does, so they queue up in one order. */
 export async function lockPayout(sql: Sql, payoutId: string): Promise<void> {
@@ -68,15 +68,17 @@ export async function lockPayout(sql: Sql, payoutId: string): Promise<void> {
 
 /**
  * The controls that hold a queued payout back from its first step: a sanctions hit not yet released
- * (screening), an approval still pending (approvals). Empty when none does.
+ * (screening), an approval still pending (approvals), a recipient check not answered yet or answered
+ * other than a match and not confirmed (recipient-checks). Empty when none does.
  */
 export async function heldBy(sql: Sql, payoutId: string): Promise<PayoutControl[]> {
-  const [row] = await sql.query<{ screening: boolean; approval: boolean }>(
+  const [row] = await sql.query<{ screening: boolean; approval: boolean; recipient_check: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM payout_screenings WHERE payout_id = $1 AND status = 'held') AS screening,
-            EXISTS (SELECT 1 FROM payout_approvals WHERE payout_id = $1 AND status = 'pending') AS approval`,
+            EXISTS (SELECT 1 FROM payout_approvals WHERE payout_id = $1 AND status = 'pending') AS approval,
+            EXISTS (SELECT 1 FROM payout_recipient_checks WHERE payout_id = $1 AND status IN ('pending', 'held')) AS recipient_check`,
     [payoutId],
   );
-  return (['screening', 'approval'] as const).filter((c) => row?.[c] === true);
+  return (['screening', 'approval', 'recipient_check'] as const).filter((c) => row?.[c] === true);
 }
 
 /**
@@ -92,9 +94,9 @@ export async function isHeldBack(sql: Sql, payoutId: string): Promise<boolean> {
 
 /**
  * Closes the controls still open on payouts that just left `queued` otherwise than through them
- * (cancelled or failed): a held screening and a pending approval become `withdrawn`, decided by
- * `system`, keeping their evidence. One statement; answers what it closed. The tables belong to the
- * screening and approvals modules, which build on the payouts module (not the other way round): this
+ * (cancelled or failed): a held screening, a pending approval and a pending or held recipient check
+ * become `withdrawn`, decided by `system`, keeping their evidence. One statement; answers what it
+ * closed. The tables belong to the screening, approvals and recipient-checks modules, which build on the payouts module (not the other way round): this
  * is the one write to them from here, in the transaction of the move.
  */
 export async function withdrawControls(sql: Sql, payouts: readonly { id: string; status: string }[]): Promise<{ payout_id: string; workspace_id: string; control: PayoutControl }[]> {
@@ -106,9 +108,13 @@ export async function withdrawControls(sql: Sql, payouts: readonly { id: string;
            RETURNING payout_screenings.payout_id, payout_screenings.workspace_id),
      a AS (UPDATE payout_approvals SET status = 'withdrawn', decided_by = 'system', decided_at = now(), reason = 'The payout was ' || moved.status || ' meanwhile'
              FROM moved WHERE payout_approvals.payout_id = moved.id AND payout_approvals.status = 'pending'
-           RETURNING payout_approvals.payout_id, payout_approvals.workspace_id)
+           RETURNING payout_approvals.payout_id, payout_approvals.workspace_id),
+     r AS (UPDATE payout_recipient_checks SET status = 'withdrawn', decided_by = 'system', decided_at = now()
+             FROM moved WHERE payout_recipient_checks.payout_id = moved.id AND payout_recipient_checks.status IN ('pending', 'held')
+           RETURNING payout_recipient_checks.payout_id, payout_recipient_checks.workspace_id)
      SELECT payout_id, workspace_id, 'screening' AS control FROM s
-     UNION ALL SELECT payout_id, workspace_id, 'approval' AS control FROM a`,
+     UNION ALL SELECT payout_id, workspace_id, 'approval' AS control FROM a
+     UNION ALL SELECT payout_id, workspace_id, 'recipient_check' AS control FROM r`,
     [payouts.map((p) => p.id), payouts.map((p) => p.status)],
   );
 }

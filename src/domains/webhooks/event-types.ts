@@ -6,6 +6,7 @@ export const EVENT_TYPES = [
   'payout.reverted',
   'payout.cancelled',
   'payout.approval_required',
+  'payout.recipient_check_required',
   'order.created',
   'order.awaiting_funds',
   'order.funds_received',

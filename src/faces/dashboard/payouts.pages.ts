@@ -10,6 +10,8 @@ import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { getBeneficiary } from '../../domains/beneficiaries/beneficiaries.service.js';
 import { withApprovals, type ApprovalView } from '../../controls/approvals/approvals.service.js';
+import { confirmRecipient, type RecipientCheckView } from '../../controls/recipient-checks/recipient-checks.service.js';
+import { auditedByChange } from '../../controls/audit/audit.service.js';
 import { eventsAbout } from '../../domains/events/events.service.js';
 import { cancelOwnPayout } from '../../domains/payouts/payouts.lifecycle.js';
 import { countPayouts, getPayout, listPayouts, payoutData, type PayoutFilters, type PayoutSearch } from '../../domains/payouts/payouts.read.js';
@@ -20,7 +22,7 @@ import { deliveriesOfEvents } from '../../domains/webhooks/webhooks.service.js';
 import { actingAccount, canChange, dashboardCaller, dashboardUser, memberPage } from './caller.js';
 import * as fx from '../../domains/fx/fx.service.js';
 import { deliveriesTable } from './events.pages.js';
-import { attempt } from '../web/forms.js';
+import { attempt, changeOnce } from '../web/forms.js';
 
 const page = { schema: { hide: true, params: IdParams } };
 type PayoutView = ReturnType<typeof payoutData>;
@@ -121,6 +123,43 @@ function actions(web: Web, req: FastifyRequest, payout: PayoutView): Html {
   return section('Actions', html`<div class="actions">${cancel}${simulated}</div>`);
 }
 
+const CHECK_RESULT_WORDS: Record<string, string> = {
+  match: 'the name matches the account',
+  close_match: 'a close match: the account holder\'s name differs a little',
+  no_match: 'no match: the account holder\'s name is different',
+  account_not_found: 'the rail knows no such account',
+  unavailable: 'the rail could not answer',
+};
+
+/** The recipient check in one line: where it is, and what the rail answered. */
+function recipientCheckFact(check: RecipientCheckView): Html {
+  const result = check.result ? CHECK_RESULT_WORDS[check.result] ?? check.result : 'waiting for the rail';
+  const decided = check.status === 'confirmed' && check.decidedBy ? html` · confirmed by ${check.decidedBy} ${when(check.decidedAt)}` : '';
+  return html`${status(check.status)} ${result}${decided}`;
+}
+
+/**
+ * A payout its recipient check holds: both names side by side, and the workspace's decision (an
+ * admin's): confirm (never for an account the rail does not know) or cancel.
+ */
+function recipientCheckSection(req: FastifyRequest, payout: PayoutView): Html {
+  const check = payout.recipientCheck;
+  if (!check || check.status !== 'held' || payout.status !== 'queued') return html``;
+  const names = facts([
+    ['Name you gave', check.name],
+    ["Name the rail holds", check.railName ?? '(the rail gave none)'],
+    ['Answer', CHECK_RESULT_WORDS[check.result ?? ''] ?? check.result],
+    ['Rail\'s reason', check.reason],
+  ]);
+  if (dashboardUser(req).role !== 'admin') return section('Recipient check: waiting for your decision', names);
+  const confirm =
+    check.result === 'account_not_found'
+      ? html`<p class="help">The rail knows no such account: this payout cannot be sent. Cancel it and correct the beneficiary.</p>`
+      : postForm({ action: `/dashboard/payouts/${payout.id}/recipient-check/confirm`, csrf: req.web.csrf, submit: 'Confirm and pay', confirm: 'Pay this beneficiary although the names differ?', inline: true });
+  const cancel = postForm({ action: `/dashboard/payouts/${payout.id}/cancel`, csrf: req.web.csrf, submit: 'Cancel this payout', danger: true, confirm: 'Cancel this payout? Its held funds return to the balance.', inline: true });
+  return section('Recipient check: waiting for your decision', html`${names}<div class="actions">${confirm}${cancel}</div>`);
+}
+
 /** A quote-funded payout: what was debited and at what rate (the quote it used). */
 async function quoteFacts(web: Web, workspaceId: string, payout: PayoutView): Promise<(readonly [string, Html | string | null])[]> {
   if (!payout.quoteId) return [];
@@ -155,10 +194,12 @@ ${facts([
   ['Failure reason', failureReason(payout.failureReason)],
   ['Bank reason', bankReason(payout.returnReason)],
   ['Approval', approval ? html`${status(approval.status)} ${link('/dashboard/approvals', approval.status === 'pending' ? 'waiting: decide on the Approvals page' : 'Approvals')}` : null],
+  ['Recipient check', payout.recipientCheck ? recipientCheckFact(payout.recipientCheck) : null],
   ['Sanctions screening', payout.screening.status === 'held' ? 'held for review by compliance: a name matched a sanctions list' : payout.screening.status],
   ['Created', when(payout.createdAt)],
   ['Completed', when(payout.completedAt)],
 ])}
+${recipientCheckSection(req, payout)}
 ${actions(web, req, payout)}
 ${section('Timeline', await timeline(web, workspaceId, payout))}`;
   return { title: `Payout ${payout.clientRef}`, body };
@@ -220,6 +261,21 @@ ${pageNav('/dashboard/payouts', shown, at, { ...list, total })}`;
   app.get<{ Params: { id: string } }>('/dashboard/payouts/:id', { ...page, config: memberPage.config }, async (req, reply) =>
     sendPage(web, req, reply, await detailBody(web, req, req.params.id)),
   );
+
+  // Confirming a payout its recipient check holds: the same service as POST /v1/payouts/:id/recipient-check/confirm, which audits it.
+  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/recipient-check/confirm', { ...page, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {
+    const caller = await dashboardCaller(ctx, req);
+    const where = { requestId: String(req.id), path: req.url };
+    const result = await attempt(() =>
+      changeOnce(ctx, req, async (tx) => {
+        await confirmRecipient(ctx, tx, caller, req.params.id, where);
+        auditedByChange();
+        return `/dashboard/payouts/${req.params.id}`;
+      }),
+    );
+    if ('refused' in result) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, result.refused.message)), status: result.refused.status });
+    return seeOther(reply, result.done);
+  });
 
   // Cancelling: the same service as POST /v1/payouts/:id/cancel; a refusal (409) is shown on the payout's page.
   app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/cancel', { ...page, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {

@@ -456,6 +456,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/beneficiaries/{id}/verify-recipient": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a beneficiary's account and name with the rail a payout in `currency` would go by (Confirmation of Payee, a name enquiry)
+         * @description Asks the connector serving the beneficiary's route for the account's holder and answers the result with both names: `match`, `close_match` (`railName` is the rail's name), `no_match`, `account_not_found` or `unavailable` (the rail could not answer: try again later). Nothing is held or stored. 409 RECIPIENT_CHECK_NOT_OFFERED when that route's connector offers no checks; 400 UNSUPPORTED_CORRIDOR when the beneficiary has no account a payout in that currency can pay.
+         */
+        post: operations["verifyBeneficiaryRecipient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/capabilities": {
         parameters: {
             query?: never;
@@ -865,6 +885,26 @@ export interface paths {
         put?: never;
         /** Cancel a payout that is created, queued or processing (409 from paid, failed or cancelled); held funds return */
         post: operations["cancelPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payouts/{id}/recipient-check/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a payout its recipient check holds (the name did not match, or the rail could not answer): it proceeds (audited)
+         * @description Where the connector serving a payout's route offers a recipient check (Confirmation of Payee, a NIP name enquiry, a mobile-money account-name lookup), the payout is created `queued` with `recipientCheck: {status: "pending"}`, its funds held and nothing sent. The rail is asked (retried with backoff; `unavailable` after RECIPIENT_CHECK_ATTEMPTS_MAX calls). A `match` lets the payout proceed; anything else (`close_match`, `no_match`, `account_not_found`, `unavailable`) holds it with both names (`name`, `railName`) and emits `payout.recipient_check_required`, until the workspace confirms it here or cancels it (POST /v1/payouts/{id}/cancel, funds returned). Refused with 409 RECIPIENT_CHECK_NOT_HELD when the check does not hold the payout (none, pending, passed, confirmed, withdrawn), and with 409 RECIPIENT_ACCOUNT_NOT_FOUND when the rail knows no such account (cancel it instead). The answer is the payout, its `recipientCheck` `confirmed` with who and when.
+         */
+        post: operations["confirmPayoutRecipientCheck"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2425,6 +2465,37 @@ export interface components {
             /** @enum {string} */
             object: "beneficiary.list";
         };
+        /** BeneficiaryRecipientCheck */
+        BeneficiaryRecipientCheck: {
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            beneficiaryId: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            checkedAt: string;
+            /** @description The connector asked */
+            connector: string;
+            currency: string;
+            /** @description The beneficiary's name, as checked */
+            name: string;
+            railName: string | null;
+            reason: string | null;
+            /** @description The rail's answer, or Corridor's comparison of the name the rail holds with the beneficiary's (tolerant of word order, case, accents and punctuation): `match`; `close_match` (a small difference: a missing middle name, an initial, a typo; `railName` is the rail's name); `no_match`; `account_not_found` (the rail knows no such account: the payout can only be cancelled); `unavailable` (the rail could not answer after every attempt). Null while pending. */
+            result: "match" | "close_match" | "no_match" | "account_not_found" | "unavailable";
+            /** @description The catalog rail the check went by */
+            route: string;
+        };
+        /** BeneficiaryRecipientCheckRequest */
+        BeneficiaryRecipientCheckRequest: {
+            /** @description The payout currency: the account paid in it is checked */
+            currency: string;
+            /** @description The rail asked for; absent: as a payout would route it */
+            route?: string;
+        };
         /** Capabilities */
         Capabilities: {
             currencies: {
@@ -2691,7 +2762,7 @@ export interface components {
             description?: string | null;
             /** @description Also sign each delivery with an Ed25519 key of this endpoint (`v1a` in webhook-signature; receivers verify with `ed25519PublicKey`, no shared secret). `false` drops the key */
             ed25519?: boolean;
-            events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
+            events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "payout.recipient_check_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
             /**
              * @description HTTPS URL that receives the POSTs; at most 2048 characters, no credentials or fragment
              * @example https://localhost:3000/webhooks/corridor
@@ -2826,12 +2897,12 @@ export interface components {
          * @description Every code the API answers with; what each means, where, and what to do: GET /docs/errors
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK" | "CHAIN_PAYOUT_NOT_FOUND" | "CHAIN_PAYOUT_NOT_IN_CONFLICT" | "CHAIN_PAYOUT_BUSY" | "CHAIN_NOT_CONFIGURED" | "CHAIN_NOT_FOUND" | "CHAIN_DEPOSIT_DECIDED" | "CHAIN_DEPOSIT_NOT_CREDITABLE" | "ORDER_HELD";
+        ErrorCode: "VALIDATION_ERROR" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "RECIPIENT_CHECK_NOT_HELD" | "RECIPIENT_ACCOUNT_NOT_FOUND" | "RECIPIENT_CHECK_NOT_OFFERED" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK" | "CHAIN_PAYOUT_NOT_FOUND" | "CHAIN_PAYOUT_NOT_IN_CONFLICT" | "CHAIN_PAYOUT_BUSY" | "CHAIN_NOT_CONFIGURED" | "CHAIN_NOT_FOUND" | "CHAIN_DEPOSIT_DECIDED" | "CHAIN_DEPOSIT_NOT_CREDITABLE" | "ORDER_HELD";
         /**
          * Event
          * @description The webhook envelope {id, type, createdAt, test, data} as delivered; GET /v1/events and the stream add `accountId`, the sub-account it concerns (null: the workspace itself); `data` by `type`
          */
-        Event: components["schemas"]["PayoutProcessingEvent"] | components["schemas"]["PayoutPaidEvent"] | components["schemas"]["PayoutFailedEvent"] | components["schemas"]["PayoutRevertedEvent"] | components["schemas"]["PayoutCancelledEvent"] | components["schemas"]["PayoutApprovalRequiredEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderAwaitingFundsEvent"] | components["schemas"]["OrderFundsReceivedEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["AccountCreatedEvent"] | components["schemas"]["ApplicationUnderReviewEvent"] | components["schemas"]["ApplicationMoreInfoRequestedEvent"] | components["schemas"]["ApplicationApprovedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["VirtualAccountActiveEvent"] | components["schemas"]["VirtualAccountFailedEvent"] | components["schemas"]["DepositCompletedEvent"] | components["schemas"]["DepositFailedEvent"] | components["schemas"]["WebhookTestEvent"];
+        Event: components["schemas"]["PayoutProcessingEvent"] | components["schemas"]["PayoutPaidEvent"] | components["schemas"]["PayoutFailedEvent"] | components["schemas"]["PayoutRevertedEvent"] | components["schemas"]["PayoutCancelledEvent"] | components["schemas"]["PayoutApprovalRequiredEvent"] | components["schemas"]["PayoutRecipientCheckRequiredEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderAwaitingFundsEvent"] | components["schemas"]["OrderFundsReceivedEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["AccountCreatedEvent"] | components["schemas"]["ApplicationUnderReviewEvent"] | components["schemas"]["ApplicationMoreInfoRequestedEvent"] | components["schemas"]["ApplicationApprovedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["VirtualAccountActiveEvent"] | components["schemas"]["VirtualAccountFailedEvent"] | components["schemas"]["DepositCompletedEvent"] | components["schemas"]["DepositFailedEvent"] | components["schemas"]["WebhookTestEvent"];
         /** EventList */
         EventList: {
             data: components["schemas"]["Event"][];
@@ -3353,6 +3424,7 @@ export interface components {
              * @description UUID
              */
             quoteId?: string;
+            recipientCheck?: components["schemas"]["RecipientCheck"];
             reference?: string;
             returnReason?: components["schemas"]["ReturnReason"];
             /** @description The rail; `international` for EUR/GBP auto-routed payouts */
@@ -3427,7 +3499,7 @@ export interface components {
         };
         /**
          * PayoutEventData
-         * @description The payout, as payout.* events carry it: the fields of spec §Events, what the rail reported (`returnReason`, `uetr`, `txHash`, `chain`, when it did) and, on payout.approval_required, the `approval` that holds it
+         * @description The payout, as payout.* events carry it: the fields of spec §Events, what the rail reported (`returnReason`, `uetr`, `txHash`, `chain`, when it did) and, on payout.approval_required, the `approval` that holds it, on payout.recipient_check_required, the `recipientCheck` that holds it (both names)
          */
         PayoutEventData: {
             amount: string;
@@ -3442,6 +3514,7 @@ export interface components {
              * @description UUID
              */
             id: string;
+            recipientCheck?: components["schemas"]["RecipientCheck"];
             returnReason?: components["schemas"]["ReturnReason"];
             status: "created" | "queued" | "processing" | "paid" | "failed" | "cancelled";
             /** @description On-chain payouts: the hash of the transaction that paid it */
@@ -3510,6 +3583,23 @@ export interface components {
             test: boolean;
             /** @enum {string} */
             type: "payout.processing";
+        };
+        /** PayoutRecipientCheckRequiredEvent */
+        PayoutRecipientCheckRequiredEvent: {
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["PayoutEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @enum {string} */
+            type: "payout.recipient_check_required";
         };
         /**
          * PayoutRequest
@@ -3774,6 +3864,24 @@ export interface components {
             proofKey: string;
             /** Format: uri */
             uploadUrl: string;
+        };
+        /**
+         * RecipientCheck
+         * @description The beneficiary's account and name checked with the rail before paying, present where the connector serving the payout's route offers it (Confirmation of Payee, a NIP name enquiry, a mobile-money account-name lookup). A payout is not sent while its check is `pending` or `held`.
+         */
+        RecipientCheck: {
+            checkedAt: string | null;
+            /** @description The connector asked */
+            connector: string;
+            decidedAt: string | null;
+            decidedBy: string | null;
+            /** @description The name checked: the beneficiary's name as the workspace gave it */
+            name: string;
+            railName: string | null;
+            reason: string | null;
+            result: ("match" | "close_match" | "no_match" | "account_not_found" | "unavailable") | null;
+            /** @description `pending`: the rail has not answered yet; `passed`: a match, the payout proceeded; `held`: anything but a match, the workspace confirms (POST /v1/payouts/{id}/recipient-check/confirm) or cancels the payout; `confirmed`: the workspace confirmed it (`decidedBy`, `decidedAt`); `withdrawn`: the payout was cancelled or failed before it proceeded. */
+            status: "pending" | "passed" | "held" | "confirmed" | "withdrawn";
         };
         /** RequestLog */
         RequestLog: {
@@ -4187,7 +4295,7 @@ export interface components {
             description?: string | null;
             /** @description Also sign each delivery with an Ed25519 key of this endpoint (`v1a` in webhook-signature; receivers verify with `ed25519PublicKey`, no shared secret). `false` drops the key */
             ed25519?: boolean;
-            events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
+            events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "payout.recipient_check_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
             /** @description A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again */
             status?: "enabled" | "disabled";
             /**
@@ -6080,6 +6188,70 @@ export interface operations {
             };
         };
     };
+    verifyBeneficiaryRecipient: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                "Idempotency-Key"?: string;
+                /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
+                "Service-Account-Id"?: string;
+            };
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currency": "NGN"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BeneficiaryRecipientCheckRequest"];
+            };
+        };
+        responses: {
+            /** @description Validation envelope (with details) or legacy envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Problem details */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BeneficiaryRecipientCheck"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
     listCapabilities: {
         parameters: {
             query?: never;
@@ -6253,7 +6425,7 @@ export interface operations {
                 /** @description Page size, 1 to 100 */
                 limit?: number;
                 /** @description Only events of this type */
-                type?: "payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "webhook.test";
+                type?: "payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "payout.recipient_check_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "webhook.test";
             };
             header?: {
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
@@ -7359,6 +7531,61 @@ export interface operations {
         };
     };
     cancelPayout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                "Idempotency-Key"?: string;
+                /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
+                "Service-Account-Id"?: string;
+            };
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Validation envelope (with details) or legacy envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Problem details */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+        };
+    };
+    confirmPayoutRecipientCheck: {
         parameters: {
             query?: never;
             header?: {
@@ -9077,7 +9304,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Only the delivery of this event (evt_...): what `corridor events resend` looks up */
                 eventId?: string;
-                eventType?: "payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "webhook.test";
+                eventType?: "payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "payout.recipient_check_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "webhook.test";
                 /** @description Page size, 1 to 100 */
                 limit?: number;
                 status?: "pending" | "succeeded" | "failed";
