@@ -76,8 +76,11 @@ describe('the ClearBank connector under a crash', () => {
     );
     second.kill('SIGTERM');
     const sends = w.sim.calls.filter((call) => call.path === '/v3/payments/fps');
-    // The same request twice (the second answered from the bank's record of the first), never a new one.
-    expect(sends.map((s) => s.requestId)).toEqual([batch?.request_id, batch?.request_id]);
+    // The same request again (answered from the bank's record of the first), never a new one: every
+    // send carries the batch's one X-Request-Id (a worker blocked past its job lease may send it more
+    // than twice; each repeat is answered as the first).
+    expect(sends.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(sends.map((s) => s.requestId))).toEqual(new Set([batch?.request_id]));
     expect(w.sim.payments.size).toBe(3);
     expect(w.sim.webhooks.filter((h) => h.type === 'TransactionSettled')).toHaveLength(3);
     const events = await w.t.ctx.db.query<{ type: string; n: number }>("SELECT type, count(*)::int AS n FROM events WHERE type IN ('payout.processing', 'payout.paid') AND data->>'id' = ANY($1) GROUP BY type ORDER BY type", [ids]);
