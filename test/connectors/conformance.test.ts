@@ -14,6 +14,7 @@ import { BANK_ROUTES, connectorsFile } from '../bank/helpers.js';
 import { chainWorld, recipient, usdcWorkspace } from '../chain/harness.js';
 import { CORPORATION_B, fedwireSection } from './fedwire-helpers.js';
 import { achSection, US_PERSON } from '../ach/helpers.js';
+import { ALAN, clearBankWorld } from '../clearbank/harness.js';
 import { ADA, balance, eventTypesOf, fund, payingWorkspace, ref } from '../payouts/helpers.js';
 
 /**
@@ -186,6 +187,31 @@ const RAILS: readonly Rail[] = [
         close: async () => {
           await t.close();
           await server.stop();
+        },
+      };
+    },
+  },
+  {
+    name: 'clearbank',
+    skip: false,
+    calls: true,
+    files: false,
+    // Its kill -9 between the bank's acceptance and the record is test/clearbank/crash.test.ts.
+    crashable: false,
+    world: async () => {
+      const w = await clearBankWorld({ runner: false });
+      return {
+        t: w.t,
+        currency: 'GBP',
+        caller: () => w.caller('1000'),
+        payout: async (c) => {
+          const id = await apiPayout(c, { amount: '10.00', currency: 'GBP', route: 'bank_transfer', beneficiary: ALAN(`4${Date.now().toString().slice(-7)}`) });
+          const sent = async () => (w.sim.payments.has(id.replace(/-/g, '')) ? 1 : 0);
+          return { id, sent };
+        },
+        close: async () => {
+          expect(w.violations()).toEqual([]);
+          await w.close();
         },
       };
     },
