@@ -12,11 +12,11 @@ CREATE TABLE clearbank_batches (
   request_id     text NOT NULL UNIQUE,
   -- The JSON body as sent, sealed (it names payees and their accounts).
   body           text NOT NULL,
-  payments       integer NOT NULL,
+  payments       bigint NOT NULL,
   -- recorded: waiting to be sent (or re-sent, the same body and X-Request-Id); answered: the bank
   -- answered for each payment.
   status         text NOT NULL CHECK (status IN ('recorded', 'answered')),
-  http_status    integer,
+  http_status    bigint,
   last_error     text,
   last_error_at  timestamptz,
   created_at     timestamptz NOT NULL DEFAULT now(),
