@@ -137,3 +137,8 @@ export async function lockIdentity(sql: Sql, identity: string): Promise<void> {
 export function backlog(sql: Sql): Promise<{ n: number; oldest: Date | null }[]> {
   return sql.query("SELECT count(*)::int AS n, min(accepted_at) AS oldest FROM clearbank_payments WHERE status IN ('pending', 'batched')");
 }
+
+/** Holds a payment for the operator with the reason (a batch the bank refused as a whole). */
+export async function holdPayment(sql: Sql, payoutId: string, reason: string): Promise<void> {
+  await sql.query("UPDATE clearbank_payments SET status = 'held', held_reason = $2, updated_at = now() WHERE payout_id = $1", [payoutId, reason.slice(0, 2000)]);
+}

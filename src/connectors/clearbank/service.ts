@@ -187,7 +187,7 @@ export async function runSend(ctx: AppContext, rt: ClearBankRuntime, batchId: st
         outcomes.push({ payoutId: p.payout_id, move: 'fail', failureReason: failureWords('Refused by ClearBank', reason), returnReason: { code: reason.code, description: reason.words } });
       } else {
         const why = answers ? 'ClearBank answered the batch without this payment' : `ClearBank refused the whole batch (${answer.status}): ${problemWords(answer.body)}`;
-        await tx.query("UPDATE clearbank_payments SET status = 'held', held_reason = $2, updated_at = now() WHERE payout_id = $1", [p.payout_id, why]);
+        await repo.holdPayment(tx, p.payout_id, why);
       }
     }
     await repo.markAnswered(tx, batchId, answer.status);
