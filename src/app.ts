@@ -39,6 +39,7 @@ import { operatorLedgerRoutes } from './controls/operator/operator-ledger.routes
 import { auditOperatorCalls, operatorRoutes } from './controls/operator/operator.routes.js';
 import { orderRoutes } from './domains/orders/orders.routes.js';
 import { bankRoutes } from './connectors/bank/bank.routes.js';
+import { clearBankRoutes } from './connectors/clearbank/clearbank.routes.js';
 import { chainRoutes } from './connectors/chain/chain.routes.js';
 import { mobileMoneyRoutes } from './connectors/mobile-money/mobile-money.routes.js';
 import { paystackRoutes } from './connectors/paystack/paystack.routes.js';
@@ -280,6 +281,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   capabilityRoutes(routes, ctx);
   orderRoutes(routes, ctx, storage);
   bankRoutes(routes, ctx);
+  clearBankRoutes(routes, ctx);
   chainRoutes(routes, ctx);
   mobileMoneyRoutes(routes, ctx);
   paystackRoutes(routes, ctx);

@@ -23,6 +23,7 @@ import { screeningCommand } from './cli/screening.js';
 import { bankSim } from './cli/bank-sim.js';
 import { achSim, readSandboxRules } from './cli/ach-sim.js';
 import { encryptMobileMoneySecret, mobileMoneySim } from './cli/mobile-money.js';
+import { clearBankSim } from './cli/clearbank-sim.js';
 
 const CLIENT_NOTE = `They take --base-url, --client-id, --client-secret or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET.`;
 
@@ -72,6 +73,10 @@ const COMMANDS: Record<string, { usage: string; about: string; client?: boolean 
   'mobile-money-sim': {
     usage: 'mobile-money-sim --api-key K --callback-secret S [--port N] [--host H] [--lose-rate R] [--holder-name NAME]',
     about: 'the sandbox mobile-money provider: the GSMA Mobile Money API v1.2 with callbacks and magic values\n(docs/guides/mobile-money.md)',
+  },
+  'clearbank-sim': {
+    usage: 'clearbank-sim --port N --token-file F --operator-public-key F --bank-private-key F --webhook-url URL [--lose-rate R] [--repeat-rate R]',
+    about: "the sandbox ClearBank: serves ClearBank's FPS and Confirmation of Payee endpoints and sends\nsigned webhooks, by magic account numbers (docs/guides/faster-payments.md)",
   },
 };
 
@@ -302,6 +307,32 @@ async function main(argv: string[]): Promise<void> {
       if (!values.dir) fail('--dir DIR is required (the folder the connectors file\'s "ach".directory names)');
       if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 3_600_000) fail('--interval-ms must be an integer from 50 to 3600000');
       await achSim({ dir: values.dir, rules: values.rules ? readSandboxRules(values.rules) : [], intervalMs, once: values.once ?? false });
+      return;
+    }
+    case 'clearbank-sim': {
+      const { values } = parseArgs({
+        args: argv.slice(1),
+        options: {
+          port: { type: 'string', default: '4010' },
+          'token-file': { type: 'string' },
+          'operator-public-key': { type: 'string' },
+          'bank-private-key': { type: 'string' },
+          'webhook-url': { type: 'string' },
+          'lose-rate': { type: 'string', default: '0' },
+          'repeat-rate': { type: 'string', default: '0' },
+        },
+      });
+      const port = Number(values.port);
+      const loseRate = Number(values['lose-rate']);
+      const repeatRate = Number(values['repeat-rate']);
+      if (!Number.isInteger(port) || port < 1 || port > 65535) fail('--port must be a port number');
+      if (!(loseRate >= 0 && loseRate <= 1) || !(repeatRate >= 0 && repeatRate <= 1)) fail('--lose-rate and --repeat-rate must be from 0 to 1');
+      const tokenFile = values['token-file'];
+      const operatorPublicKey = values['operator-public-key'];
+      const bankPrivateKey = values['bank-private-key'];
+      const webhookUrl = values['webhook-url'];
+      if (!tokenFile || !operatorPublicKey || !bankPrivateKey || !webhookUrl) fail('--token-file, --operator-public-key, --bank-private-key and --webhook-url are required');
+      await clearBankSim({ port, tokenFile, operatorPublicKey, bankPrivateKey, webhookUrl, loseRate, repeatRate });
       return;
     }
     default:

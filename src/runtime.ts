@@ -7,6 +7,7 @@ import type { AppContext } from './platform/context.js';
 import { ach } from './connectors/ach/index.js';
 import { bank } from './connectors/bank/index.js';
 import { chain } from './connectors/chain/index.js';
+import { clearbank } from './connectors/clearbank/index.js';
 import type { ConnectorDefinition } from './connectors/definition.js';
 import { fedwire } from './connectors/fedwire/index.js';
 import { manual } from './connectors/manual/index.js';
@@ -46,7 +47,7 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
  * definitions. A new connector adds its line here (docs/guides/connectors.md).
  */
 
-export const CONNECTORS_PRESENT: readonly ConnectorDefinition[] = [simulated, manual, bank, chain, fedwire, ach, mobileMoney, paystack];
+export const CONNECTORS_PRESENT: readonly ConnectorDefinition[] = [simulated, manual, bank, chain, fedwire, ach, mobileMoney, paystack, clearbank];
 
 /**
  * Opens the database (PGlite in the data directory, or PostgreSQL when DATABASE_URL is set),

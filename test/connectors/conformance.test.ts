@@ -15,11 +15,12 @@ import { BANK_ROUTES, connectorsFile } from '../bank/helpers.js';
 import { chainWorld, recipient, usdcWorkspace } from '../chain/harness.js';
 import { CORPORATION_B, fedwireSection } from './fedwire-helpers.js';
 import { achSection, US_PERSON } from '../ach/helpers.js';
+import { ALAN, clearBankWorld } from '../clearbank/harness.js';
 import { ADA, balance, eventTypesOf, fund, payingWorkspace, ref } from '../payouts/helpers.js';
 import { GH_PERSON, ghWallet, momoWorkspace, momoWorld, until } from '../mobile-money/helpers.js';
 import { startPaystackSimulator } from '../../src/connectors/paystack/simulator.js';
 import { nubanCheckDigit } from '../../src/platform/lib/bank-account.js';
-import { startPrismProxy } from '../helpers/prism-proxy.js';
+import { startPrism } from '../helpers/prism.js';
 import { NG_PERSON, PAYSTACK_YAML, SECRET_KEY, secretKeyFile } from '../paystack/helpers.js';
 
 /**
@@ -234,7 +235,7 @@ const RAILS: readonly Rail[] = [
     world: async () => {
       // Corridor → prism proxy paystack.yaml → the simulator; the simulator's signed webhooks back to Corridor.
       const sim = await startPaystackSimulator({ secretKey: SECRET_KEY, settleMs: 100, defaultAccountName: 'ADAEZE OKAFOR' });
-      const prism = await startPrismProxy(PAYSTACK_YAML, sim.url);
+      const prism = await startPrism(PAYSTACK_YAML, sim.url);
       const section = { baseUrl: prism.url, secretKeyFile: secretKeyFile(), webhookWaitSeconds: 2, pollSeconds: 1 };
       const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { bank_transfer: 'paystack' }, paystack: section }) } });
       await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -260,6 +261,31 @@ const RAILS: readonly Rail[] = [
           expect(prism.violations()).toEqual([]);
           await prism.stop();
           await sim.close();
+        },
+      };
+    },
+  },
+  {
+    name: 'clearbank',
+    skip: false,
+    calls: true,
+    files: false,
+    // Its kill -9 between the bank's acceptance and the record is test/clearbank/crash.test.ts.
+    crashable: false,
+    world: async () => {
+      const w = await clearBankWorld({ runner: false });
+      return {
+        t: w.t,
+        currency: 'GBP',
+        caller: () => w.caller('1000'),
+        payout: async (c) => {
+          const id = await apiPayout(c, { amount: '10.00', currency: 'GBP', route: 'bank_transfer', beneficiary: ALAN(`4${Date.now().toString().slice(-7)}`) });
+          const sent = async () => (w.sim.payments.has(id.replace(/-/g, '')) ? 1 : 0);
+          return { id, sent };
+        },
+        close: async () => {
+          expect(w.violations()).toEqual([]);
+          await w.close();
         },
       };
     },

@@ -5,7 +5,7 @@ import { createRunner } from '../../src/jobs.js';
 import type { JobRunner } from '../../src/platform/jobs/runner.js';
 import { startPaystackSimulator, type PaystackSimulator } from '../../src/connectors/paystack/simulator.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { startPrismProxy, type PrismProxy } from '../helpers/prism-proxy.js';
+import { startPrism, type PrismProxy } from '../helpers/prism.js';
 import { connectorsFile } from '../bank/helpers.js';
 import { fund, payingWorkspace, ref } from '../payouts/helpers.js';
 import type { Caller } from '../helpers/app.js';
@@ -33,7 +33,7 @@ export interface PaystackRig {
 /** The simulator, Prism in front of it holding both sides to paystack.yaml, and Corridor (listening, for webhooks) whose paystack connector calls through Prism. */
 export async function paystackRig(options: { webhookWaitSeconds?: number; runner?: boolean; env?: Record<string, string> } = {}): Promise<PaystackRig> {
   const sim = await startPaystackSimulator({ secretKey: SECRET_KEY, settleMs: 100, reverseMs: 100, defaultAccountName: 'ADAEZE OKAFOR' });
-  const prism = await startPrismProxy(PAYSTACK_YAML, sim.url);
+  const prism = await startPrism(PAYSTACK_YAML, sim.url);
   const file = connectorsFile({ routes: { bank_transfer: 'paystack' }, paystack: { baseUrl: prism.url, secretKeyFile: secretKeyFile(), webhookWaitSeconds: options.webhookWaitSeconds ?? 3, pollSeconds: 1, lowBalance: '10000.00' } });
   const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: file, JOB_POLL_MS: '20', ...options.env } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });

@@ -38,6 +38,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/connectors/clearbank/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ClearBank's webhooks (Faster Payments settled, rejected, returned)
+         * @description Called by ClearBank, not by API clients. The body must carry ClearBank's RSA signature of its exact bytes in `DigitalSignature` (verified with the public key of the connectors file's `clearbank.bankPublicKeyFile`); a body without a valid signature is refused with 401 and changes nothing. Each webhook is taken in once by its type and TransactionId; a repeat is answered as the first. The answer echoes the Nonce, signed with the operator's key, as ClearBank requires. 404 when no ClearBank connector is configured; 503 when the outcome cannot be applied yet (ClearBank delivers it again).
+         */
+        post: operations["createConnectorClearbankWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fx/conversions": {
         parameters: {
             query?: never;
@@ -2706,6 +2726,15 @@ export interface components {
             /** @description Default individual */
             type?: "individual" | "business";
         };
+        CreateConnectorClearbankWebhookRequest: {
+            Nonce: number;
+            Type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateConnectorClearbankWebhookResponse: {
+            Nonce: number;
+        };
         CreateFxConversionRequest: {
             /** @description Your reference; unique per workspace */
             clientRef?: string;
@@ -4711,6 +4740,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+        };
+    };
+    createConnectorClearbankWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConnectorClearbankWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Validation envelope (with details) or legacy envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Problem details */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateConnectorClearbankWebhookResponse"];
                 };
             };
         };

@@ -1,0 +1,35 @@
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import fs from 'node:fs';
+import { ClearBankSimulator } from '../connectors/clearbank/simulator.js';
+
+/**
+ * `corridor clearbank-sim --port N --token-file F --operator-public-key F --bank-private-key F
+ * --webhook-url URL [--lose-rate R] [--repeat-rate R]`: the sandbox ClearBank (simulator.ts) as its
+ * own process. It serves ClearBank's FPS and Confirmation of Payee endpoints on 127.0.0.1:N for the
+ * connectors file's `"clearbank": { "baseUrl": "http://127.0.0.1:N", ... }`, and sends its signed
+ * webhooks to URL (Corridor's /connectors/clearbank/webhooks), by magic account numbers
+ * (docs/guides/faster-payments.md, "Sandbox ClearBank"). Runs until SIGINT or SIGTERM.
+ */
+export async function clearBankSim(options: { port: number; tokenFile: string; operatorPublicKey: string; bankPrivateKey: string; webhookUrl: string; loseRate: number; repeatRate: number }): Promise<void> {
+  const log = (line: string) => process.stdout.write(`${new Date().toISOString()} clearbank-sim ${line}\n`);
+  const sim = new ClearBankSimulator({
+    apiToken: fs.readFileSync(options.tokenFile, 'utf8').trim(),
+    operatorPublicKey: createPublicKey(fs.readFileSync(options.operatorPublicKey, 'utf8')),
+    bankPrivateKey: createPrivateKey(fs.readFileSync(options.bankPrivateKey, 'utf8')),
+    webhookUrl: options.webhookUrl,
+    port: options.port,
+    loseRate: options.loseRate,
+    repeatRate: options.repeatRate,
+    settleDelayMs: 1000,
+    returnDelayMs: 5000,
+    redeliverMs: 2000,
+    log,
+  });
+  const url = await sim.start();
+  log(`listening on ${url}; webhooks to ${options.webhookUrl}`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await sim.stop();
+}
