@@ -203,3 +203,15 @@ ${rows}
 </table>
 </body></html>`;
 }
+
+
+/**
+ * What a person reads for an error (the dashboard's and the console's error notices, the CLI's
+ * failures): the message when it is words; when it is only the code (the legacy envelope carries
+ * codes in `message`, DESIGN: Pinned details), the catalogue's meaning and what to do.
+ */
+export function messageInWords(code: string | undefined, message: string): string {
+  const entry = BY_CODE.get(code ?? message);
+  if (!entry || (message !== entry.code && message.trim() !== '')) return message;
+  return `${entry.meaning} ${entry.action}`;
+}
