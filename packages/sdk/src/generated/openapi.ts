@@ -1758,7 +1758,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "account.created";
         };
         /**
@@ -1791,7 +1791,7 @@ export interface components {
             data: components["schemas"]["Account"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "account.list";
         };
         /** ApiKey */
@@ -1817,7 +1817,7 @@ export interface components {
             data: components["schemas"]["ApiKey"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "api_key.list";
         };
         /** Application */
@@ -1944,7 +1944,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "application.approved";
         };
         /** ApplicationDocument */
@@ -1975,7 +1975,7 @@ export interface components {
             data: components["schemas"]["ApplicationDocument"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "application_document.list";
         };
         /**
@@ -2012,7 +2012,7 @@ export interface components {
             data: components["schemas"]["Application"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "application.list";
         };
         /** ApplicationMoreInfoRequestedEvent */
@@ -2029,7 +2029,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "application.more_info_requested";
         };
         /** ApplicationPerson */
@@ -2090,7 +2090,7 @@ export interface components {
             data: components["schemas"]["ApplicationPerson"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "application_person.list";
         };
         /** ApplicationRejectedEvent */
@@ -2107,7 +2107,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "application.rejected";
         };
         /** ApplicationUnderReviewEvent */
@@ -2124,7 +2124,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "application.under_review";
         };
         /** Approval */
@@ -2163,7 +2163,7 @@ export interface components {
             data: components["schemas"]["Approval"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "approval.list";
         };
         /** ApprovalPayout */
@@ -2217,7 +2217,7 @@ export interface components {
         };
         /** ApprovalRuleDeleted */
         ApprovalRuleDeleted: {
-            /** @enum {boolean} */
+            /** @constant */
             deleted: true;
             /**
              * Format: uuid
@@ -2230,7 +2230,7 @@ export interface components {
             data: components["schemas"]["ApprovalRule"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "approval_rule.list";
         };
         /** ApprovalRuleRequest */
@@ -2295,7 +2295,7 @@ export interface components {
             beneficiaryId: string;
             currency: string;
             data: components["schemas"]["AvailableRail"][];
-            /** @enum {string} */
+            /** @constant */
             object: "rail.list";
         };
         /** BalanceEntry */
@@ -2422,7 +2422,7 @@ export interface components {
             data: components["schemas"]["Beneficiary"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "beneficiary.list";
         };
         /** Capabilities */
@@ -2673,7 +2673,7 @@ export interface components {
             access_token: string;
             /** @example 86400 */
             expires_in: number;
-            /** @enum {string} */
+            /** @constant */
             token_type: "Bearer";
         };
         CreateOrderSettlementProofRequest: {
@@ -2759,7 +2759,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "deposit.completed";
         };
         /**
@@ -2795,7 +2795,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "deposit.failed";
         };
         /** DepositList */
@@ -2803,7 +2803,7 @@ export interface components {
             data: components["schemas"]["Deposit"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "deposit.list";
         };
         /** DocumentUploadUrl */
@@ -2826,7 +2826,7 @@ export interface components {
          * @description Every code the API answers with; what each means, where, and what to do: GET /docs/errors
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK" | "CHAIN_PAYOUT_NOT_FOUND" | "CHAIN_PAYOUT_NOT_IN_CONFLICT" | "CHAIN_PAYOUT_BUSY" | "CHAIN_NOT_CONFIGURED" | "CHAIN_NOT_FOUND" | "CHAIN_DEPOSIT_DECIDED" | "CHAIN_DEPOSIT_NOT_CREDITABLE" | "ORDER_HELD";
+        ErrorCode: "VALIDATION_ERROR" | "UNKNOWN_FIELD" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK" | "CHAIN_PAYOUT_NOT_FOUND" | "CHAIN_PAYOUT_NOT_IN_CONFLICT" | "CHAIN_PAYOUT_BUSY" | "CHAIN_NOT_CONFIGURED" | "CHAIN_NOT_FOUND" | "CHAIN_DEPOSIT_DECIDED" | "CHAIN_DEPOSIT_NOT_CREDITABLE" | "ORDER_HELD";
         /**
          * Event
          * @description The webhook envelope {id, type, createdAt, test, data} as delivered; GET /v1/events and the stream add `accountId`, the sub-account it concerns (null: the workspace itself); `data` by `type`
@@ -2837,7 +2837,7 @@ export interface components {
             data: components["schemas"]["Event"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "event.list";
         };
         /** FieldError */
@@ -2873,7 +2873,7 @@ export interface components {
              * @example 0.9154
              */
             rate: string;
-            /** @enum {string} */
+            /** @constant */
             status: "completed";
             /** @description Credited to the toCurrency balance; decimal string in major units */
             toAmount: string;
@@ -2956,15 +2956,15 @@ export interface components {
         /** FxRateList */
         FxRateList: {
             data: components["schemas"]["FxRate"][];
-            /** @enum {string} */
+            /** @constant */
             object: "fx_rate.list";
         };
         GetHealthzResponse: {
-            /** @enum {string} */
+            /** @constant */
             status: "ok";
         };
         GetReadyzResponse: {
-            /** @enum {string} */
+            /** @constant */
             status: "ok";
         };
         /** JWKS */
@@ -3035,7 +3035,7 @@ export interface components {
             data: components["schemas"]["LedgerTransaction"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "ledger_transaction.list";
         };
         LegacyCreateFxConversionRequest: {
@@ -3150,7 +3150,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "order.awaiting_funds";
         };
         /** OrderCompletedEvent */
@@ -3167,7 +3167,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "order.completed";
         };
         /** OrderCreatedEvent */
@@ -3184,7 +3184,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "order.created";
         };
         /**
@@ -3238,7 +3238,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "order.expired";
         };
         /** OrderFailedEvent */
@@ -3255,7 +3255,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "order.failed";
         };
         /** OrderFundsReceivedEvent */
@@ -3272,7 +3272,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "order.funds_received";
         };
         /** OrderList */
@@ -3280,7 +3280,7 @@ export interface components {
             data: components["schemas"]["Order"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "order.list";
         };
         /** OrderRequest */
@@ -3405,7 +3405,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.approval_required";
         };
         /** PayoutCancelledEvent */
@@ -3422,7 +3422,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.cancelled";
         };
         /**
@@ -3466,7 +3466,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.failed";
         };
         /** PayoutList */
@@ -3474,7 +3474,7 @@ export interface components {
             data: components["schemas"]["Payout"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "payout.list";
         };
         /** PayoutPaidEvent */
@@ -3491,7 +3491,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.paid";
         };
         /** PayoutProcessingEvent */
@@ -3508,7 +3508,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.processing";
         };
         /**
@@ -3670,7 +3670,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.reverted";
         };
         /** PayoutRowError */
@@ -3798,7 +3798,7 @@ export interface components {
             id: string;
             idempotencyKey: string | null;
             method: string;
-            /** @enum {string} */
+            /** @constant */
             object: "request_log";
             /** @description Path and query; credential-like query values redacted */
             path: string;
@@ -3814,14 +3814,14 @@ export interface components {
             data: components["schemas"]["RequestLog"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "request_log.list";
         };
         /** RequirementRule */
         RequirementRule: {
             /** @description Text suitable to display beside the field */
             description: string;
-            /** @enum {string} */
+            /** @constant */
             field: "name";
             /** @description ECMAScript regular expression without delimiters or flags, matched against the value exactly as it will be submitted */
             pattern: string;
@@ -3998,7 +3998,7 @@ export interface components {
              * @description UUID
              */
             clientId: string;
-            /** @enum {string} */
+            /** @constant */
             message: "Scopes updated";
             scopes: string[];
         };
@@ -4043,7 +4043,7 @@ export interface components {
          */
         Unauthorized: {
             message: string;
-            /** @enum {number} */
+            /** @constant */
             statusCode: 401;
         };
         /** @description Partial update: an absent field keeps its value, null clears an optional one */
@@ -4275,7 +4275,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "virtual_account.active";
         };
         /**
@@ -4306,7 +4306,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "virtual_account.failed";
         };
         /** VirtualAccountRequest */
@@ -4368,7 +4368,7 @@ export interface components {
             data: components["schemas"]["VirtualAccountWithDetails"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "virtual_account.list";
         };
         /** WebhookAttempt */
@@ -4415,7 +4415,7 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "webhook_delivery.list";
         };
         /** WebhookEndpoint */
@@ -4444,7 +4444,7 @@ export interface components {
         };
         /** WebhookEndpointDeleted */
         WebhookEndpointDeleted: {
-            /** @enum {boolean} */
+            /** @constant */
             deleted: true;
             /**
              * Format: uuid
@@ -4457,7 +4457,7 @@ export interface components {
             data: components["schemas"]["WebhookEndpoint"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "webhook_endpoint.list";
         };
         /** WebhookEndpointWithSecret */
@@ -4510,7 +4510,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "webhook.test";
         };
         /** WebhookTestEventData */
@@ -4540,8 +4540,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
+            /** @description The answer: Public keys that sign access tokens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JWKS"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4549,8 +4558,35 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
-            /** @description Problem details */
-            "5XX": {
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4558,13 +4594,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Default Response */
-            200: {
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JWKS"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4578,25 +4614,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Authorization server metadata (RFC 8414) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4605,13 +4623,70 @@ export interface operations {
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     legacyCreateFxConversion: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example af61329d-6229-46f5-8486-cfb1a1d42187
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -4625,31 +4700,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Convert between two balances of the account acted on at a "conversion" quote (deprecated alias of /v1/fx/conversions) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxConversion"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -4659,6 +4725,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4678,31 +4807,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One conversion of the account acted on (deprecated alias of /v1/fx/conversions/:id) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxConversion"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -4714,13 +4834,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     legacyCreateFxQuote: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 670c24a6-9da1-47db-8a11-95662e47abdd
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -4734,31 +4902,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Quote a conversion or a payout in another currency: single use, locked to its intent and amounts, valid until expiresAt (deprecated alias of /v1/fx/quotes) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxQuote"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -4768,6 +4927,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4787,31 +5009,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One quote of the account acted on, with its status (open, used or expired) (deprecated alias of /v1/fx/quotes/:id) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxQuote"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -4821,6 +5034,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4842,31 +5100,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Current rates of every currency pair, or of the pairs selling `from` and/or buying `to` (deprecated alias of /v1/fx/rates) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxRateList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -4876,6 +5125,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4889,8 +5183,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
+            /** @description The answer: The process is up */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetHealthzResponse"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4898,8 +5201,35 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
-            /** @description Problem details */
-            "5XX": {
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4907,13 +5237,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Default Response */
-            200: {
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetHealthzResponse"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4930,31 +5260,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Balances of the account acted on, one entry per currency it holds (deprecated alias of /v1/ledger/balances) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerBalances"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -4964,6 +5285,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4984,31 +5350,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The movement feed behind the balances, newest first; each entry names the object that caused it (deprecated alias of /v1/ledger/transactions) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerTransactionList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5018,6 +5375,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5035,16 +5437,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Exchange client credentials for an access token (OAuth 2.0 client credentials) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5053,7 +5446,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateOauthTokenResponse"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5070,7 +5463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5087,6 +5480,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getReadyz: {
@@ -5098,8 +5509,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
+            /** @description The answer: The database answers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetReadyzResponse"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5107,8 +5527,35 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
-            /** @description Problem details */
-            "5XX": {
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5116,13 +5563,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Default Response */
-            200: {
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE, NOT_READY) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetReadyzResponse"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5139,24 +5586,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description The terms, an HTML document */
             200: {
                 headers: {
@@ -5164,6 +5593,60 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5180,31 +5663,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The account the credential resolves to (or the Service-Account-Id sub-account) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5214,6 +5688,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5235,31 +5754,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: List the workspace's sub-accounts, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AccountList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5271,13 +5781,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createAccount: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example a1f04685-9d60-4f45-82cb-3ca6c377a67e
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -5291,31 +5849,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Create a sub-account (status pending); emits account.created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, DUPLICATE_CLIENT_REF) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5325,6 +5874,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, DUPLICATE_CLIENT_REF) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5344,31 +5956,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One account of the workspace */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5378,6 +5981,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5399,31 +6047,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The workspace's credentials (never their secrets) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5433,6 +6072,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5455,31 +6139,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Replace a credential's scopes; applies to its next request */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SetApiKeyScopesResponse"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, OWN_API_KEYS_SCOPE_REQUIRED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5489,6 +6164,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5510,31 +6248,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The workspace's approval rules, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalRuleList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5546,13 +6275,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApprovalRule: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 815a7362-8b9e-4ed5-8f0f-1fb5015a7150
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -5574,31 +6351,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Add an approval rule: payouts it matches wait for a second person (audited) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalRule"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5608,6 +6376,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, APPROVAL_RULES_LIMIT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5627,31 +6458,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One approval rule */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalRule"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5661,6 +6483,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5680,31 +6547,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Remove an approval rule (audited); payouts already waiting still wait for their decision */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalRuleDeleted"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5714,6 +6572,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5737,31 +6658,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Approvals newest first, each with its payout: by default the payouts waiting for a decision (`status=pending`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5771,6 +6683,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5793,31 +6750,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: List beneficiaries, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BeneficiaryList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5829,13 +6777,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createBeneficiary: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 6e456409-8786-4c8a-8e62-fe7da622b785
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -5869,25 +6865,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Create a beneficiary (201), or reference an existing one by id (200) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5896,13 +6874,22 @@ export interface operations {
                     "application/json": components["schemas"]["Beneficiary"];
                 };
             };
-            /** @description Default Response */
+            /** @description Created: Create a beneficiary (201), or reference an existing one by id (200) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Beneficiary"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, UNSUPPORTED_CORRIDOR, MISSING_BANK_ACCOUNT_DETAILS, MISSING_BENEFICIARY_NAME, RECIPIENT_DETAILS_INVALID, BENEFICIARY_INCOMPLETE, INVALID_IBAN, INVALID_ACCOUNT_NUMBER, INVALID_ROUTING_NUMBER) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5912,6 +6899,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5931,31 +6981,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One beneficiary */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Beneficiary"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5965,6 +7006,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5989,31 +7075,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Update a beneficiary (partial: absent keeps, null clears), e.g. to add dateOfBirth */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Beneficiary"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, UNSUPPORTED_CORRIDOR, MISSING_BANK_ACCOUNT_DETAILS, MISSING_BENEFICIARY_NAME, RECIPIENT_DETAILS_INVALID, BENEFICIARY_INCOMPLETE, INVALID_IBAN, INVALID_ACCOUNT_NUMBER, INVALID_ROUTING_NUMBER) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6023,6 +7100,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, BENEFICIARY_SUSPENDED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6042,31 +7182,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Deactivate a beneficiary (status inactive); it stays readable */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Beneficiary"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6076,6 +7207,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, BENEFICIARY_SUSPENDED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6092,31 +7286,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Currencies and payment methods available to the caller (with Service-Account-Id, that sub-account: it shares its workspace's) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Capabilities"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6126,6 +7311,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6150,31 +7380,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Deposits newest first; filter by status and virtual account */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DepositList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6184,6 +7405,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6203,24 +7469,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account credited (null: the master account). */
             200: {
                 headers: {
@@ -6230,6 +7478,15 @@ export interface operations {
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired token */
             401: {
                 headers: {
@@ -6237,6 +7494,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6264,31 +7566,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Events of the workspace and its sub-accounts, newest first, by type and creation time */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6298,6 +7591,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6317,24 +7655,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description The webhook envelope {id, type, createdAt, test, data} as delivered; GET /v1/events and the stream add `accountId`, the sub-account it concerns (null: the workspace itself); `data` by `type` */
             200: {
                 headers: {
@@ -6344,6 +7664,15 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired token */
             401: {
                 headers: {
@@ -6351,6 +7680,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6372,24 +7746,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Server-Sent Events: `id: evt_…`, `event: <type>`, `data: <Event JSON>`; last, when the credential may no longer read: `event: error`, `data: <problem details JSON>` */
             200: {
                 headers: {
@@ -6397,6 +7753,15 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": string;
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, LAST_EVENT_ID_UNKNOWN) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6408,13 +7773,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED, EVENT_STREAMS_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createFxConversion: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 1e364666-25c9-47fc-8afe-86d9202728d7
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -6428,31 +7841,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Convert between two balances of the account acted on at a "conversion" quote */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxConversion"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, QUOTE_EXPIRED, QUOTE_ALREADY_USED, QUOTE_INTENT_MISMATCH, DUPLICATE_CLIENT_REF) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6462,6 +7866,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, DUPLICATE_CLIENT_REF) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6481,31 +7948,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One conversion of the account acted on */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxConversion"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6517,13 +7975,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createFxQuote: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example f3f195bd-c924-4bdb-8754-2f927a4fcd87
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -6537,31 +8043,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Quote a conversion or a payout in another currency: single use, locked to its intent and amounts, valid until expiresAt */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxQuote"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, SAME_CURRENCY, RATE_UNAVAILABLE) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6571,6 +8068,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6590,31 +8150,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One quote of the account acted on, with its status (open, used or expired) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxQuote"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6624,6 +8175,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6645,31 +8241,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Current rates of every currency pair, or of the pairs selling `from` and/or buying `to` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxRateList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, SAME_CURRENCY) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6679,6 +8266,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6695,31 +8327,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Balances of the account acted on, one entry per currency it holds */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerBalances"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6729,6 +8352,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6749,31 +8417,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The movement feed behind the balances, newest first; each entry names the object that caused it */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerTransactionList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6783,6 +8442,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6804,31 +8508,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Orders newest first; filter by status and clientRef (with Service-Account-Id: that sub-account's only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6840,13 +8535,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createOrder: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 97f88e49-11d2-440d-89fd-095c2d7c1929
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -6869,31 +8612,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Place a trade-desk order (201), funded from the balance or by a settlement */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, INSUFFICIENT_BALANCE, LIMIT_EXCEEDED, DUPLICATE_CLIENT_REF, RATE_UNAVAILABLE) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6903,6 +8637,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, DUPLICATE_CLIENT_REF) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED, INSUFFICIENT_BALANCE, SETTLEMENT_UNAVAILABLE) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6922,31 +8719,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One order */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6958,13 +8746,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     cancelOrder: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example dca8a8c8-ee7d-48bb-8b35-c31b13c05566
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -6977,31 +8813,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Cancel an order awaiting funds or funded and not yet executing; answered synchronously */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7013,13 +8840,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createOrderSettlementProof: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 21f25122-46a9-4149-8b20-94daa400fe1f
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7036,31 +8929,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Submit the uploaded proof of payment of the settlement */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7072,13 +8956,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, PROOF_NOT_UPLOADED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createOrderSettlementProofUploadUrl: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 954b41f6-68c6-490f-8c77-fa0ab717c611
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7095,31 +9045,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Get a signed URL to upload the proof of payment of a bank-transfer settlement (201) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProofUpload"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7129,6 +9070,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7152,31 +9156,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Payouts newest first; filter by clientRef (to find a payout after an ambiguous failure), status and creation time */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PayoutList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7188,13 +9183,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createPayout: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 4b2930d5-99b0-4b85-8fd8-e5e47688e62e
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7208,31 +9251,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Create a payout, or a batch of payouts (an array, at most 100) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreatePayoutResponse"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, INSUFFICIENT_BALANCE, LIMIT_EXCEEDED, PAYOUT_NOT_PERMITTED, CORRIDOR_NOT_ENABLED, AMOUNT_OUT_OF_BOUNDS, UNSUPPORTED_CORRIDOR, QUOTE_AMOUNT_MISMATCH, QUOTE_EXPIRED, QUOTE_ALREADY_USED, QUOTE_INTENT_MISMATCH, DUPLICATE_CLIENT_REF, MISSING_BANK_ACCOUNT_DETAILS, MISSING_BENEFICIARY_NAME, RECIPIENT_DETAILS_INVALID, BENEFICIARY_INCOMPLETE, INVALID_IBAN, INVALID_ACCOUNT_NUMBER, INVALID_ROUTING_NUMBER, SENDER_INFO_INCOMPLETE, SENDER_INFO_INVALID, ORIGINATOR_NOT_ON_RECORD) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7242,6 +9276,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, DUPLICATE_CLIENT_REF, BENEFICIARY_SUSPENDED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED, INSUFFICIENT_BALANCE) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE, SERVICE_BUSY) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7261,31 +9358,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One payout, including failureReason */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7297,13 +9385,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     approvePayout: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 878dd058-2ba4-4e57-85a4-2720e1d3f951
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7320,31 +9456,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Approve a payout waiting for its approval: it proceeds (its first provider step is scheduled) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7356,13 +9483,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner, APPROVER_IS_CREATOR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, APPROVAL_NOT_REQUIRED, APPROVAL_NOT_PENDING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     cancelPayout: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example df038249-df04-456a-8838-8558296e5df6
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7375,31 +9568,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Cancel a payout that is created, queued or processing (409 from paid, failed or cancelled); held funds return */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7411,13 +9595,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, PAYOUT_NOT_CANCELLABLE) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rejectPayout: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 56dbe4ac-ae6c-4acd-858f-531e566a030b
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7434,31 +9684,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Reject a payout waiting for its approval: it is cancelled and its held funds return */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7468,6 +9709,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner, APPROVER_IS_CREATOR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, APPROVAL_NOT_REQUIRED, APPROVAL_NOT_PENDING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7487,31 +9791,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The rails currently serving a beneficiary account */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AvailableRails"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7521,6 +9816,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7547,31 +9887,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The workspace's recent API requests, newest first, bodies redacted */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7581,6 +9912,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7600,31 +9976,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One logged request */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RequestLog"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7636,13 +10003,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxReviewApplication: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 3f4c8d65-986e-4fce-85b9-f1dab50aa5ac
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7659,31 +10074,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the review of an application (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7695,13 +10101,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxFundBalance: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example ae8c4626-017a-4c50-8512-3271d35fa9a4
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7721,31 +10193,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Add test money to the balance of the account acted on (sandbox only) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BalanceEntry"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7757,13 +10220,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxCreateDeposit: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 680082cd-1919-4e3c-87b7-298b2d96570c
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7784,24 +10313,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account credited (null: the master account). */
             201: {
                 headers: {
@@ -7809,6 +10320,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deposit"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7820,13 +10340,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, VIRTUAL_ACCOUNT_NOT_ACTIVE, VIRTUAL_ACCOUNT_REQUIRED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxCompleteDeposit: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example f659e3ea-b81c-4be1-86c9-428ccb90b8ac
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7843,24 +10429,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account credited (null: the master account). */
             200: {
                 headers: {
@@ -7868,6 +10436,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deposit"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7879,13 +10456,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxFailDeposit: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 350ee4a4-e996-4ed5-8d0d-3a7d92c97d55
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7902,24 +10545,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account credited (null: the master account). */
             200: {
                 headers: {
@@ -7927,6 +10552,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deposit"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7938,13 +10572,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxCompleteOrder: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 5110e646-5bb6-4b84-89b1-b8444a5515c4
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7962,31 +10662,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the desk: complete an order of your own (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7996,6 +10687,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8004,7 +10758,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 116fab35-20ce-4a2e-835d-b27d7de76e84
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8017,31 +10774,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the desk: confirm-funds an order of your own (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8051,6 +10799,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, ORDER_NOT_SETTLEMENT_FUNDED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8059,7 +10870,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 79f50995-01de-4a17-867a-1dfb89fa61bc
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8072,31 +10886,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the desk: execute an order of your own (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8106,6 +10911,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8114,7 +10982,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 9bbab225-d8b3-4070-8b82-2fe50fb125b4
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8127,31 +10998,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the desk: expire an order of your own (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8161,6 +11023,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8169,7 +11094,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example bf40dbab-e30e-49fe-8a39-fd7fdce4f5cf
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8182,31 +11110,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the desk: fail an order of your own (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8218,13 +11137,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxFailPayout: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example df47c3dd-c800-4eb7-883f-99e03a0f1a06
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8241,31 +11226,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the connector: fail a payout (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8275,6 +11251,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8283,7 +11322,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 2dace6d8-8316-45ce-880a-01e4b7d4edd5
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8296,31 +11338,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the connector: pay a payout (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8330,6 +11363,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8338,7 +11434,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 15f4f358-c1f8-4300-82be-ee61ddf9b6c3
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8351,31 +11450,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the connector: process a payout (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8385,6 +11475,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8393,7 +11546,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example d36f719d-56bf-421b-8548-8fb6d9c7addd
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8406,31 +11562,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the connector: revert a payout (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8442,13 +11589,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxApproveVirtualAccount: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example ea0da377-e302-458b-8966-2e1350d728f9
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8465,24 +11678,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account that owns it (null: the master account). Bank details are never here: read them from GET /v1/virtual-accounts. */
             200: {
                 headers: {
@@ -8490,6 +11685,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VirtualAccount"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8501,13 +11705,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxDeactivateVirtualAccount: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 07a7875b-e27d-4dc3-8822-1a2a5b8fc7c1
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8524,24 +11794,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account that owns it (null: the master account). Bank details are never here: read them from GET /v1/virtual-accounts. */
             200: {
                 headers: {
@@ -8549,6 +11801,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VirtualAccount"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8560,13 +11821,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxFailVirtualAccount: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example c67d4e68-d3ae-45d5-85de-b374ec7725b6
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8583,24 +11910,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account that owns it (null: the master account). Bank details are never here: read them from GET /v1/virtual-accounts. */
             200: {
                 headers: {
@@ -8610,6 +11919,15 @@ export interface operations {
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
             /** @description Missing, invalid or expired token */
             401: {
                 headers: {
@@ -8617,6 +11935,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8640,31 +12021,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Active virtual accounts of the account acted on, with their bank details (the only place they are read) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VirtualAccountWithDetailsList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8676,13 +12048,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createVirtualAccount: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example f5954a58-65a9-4bb6-8b44-f4cb311dd508
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8696,24 +12116,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account that owns it (null: the master account). Bank details are never here: read them from GET /v1/virtual-accounts. */
             200: {
                 headers: {
@@ -8732,6 +12134,15 @@ export interface operations {
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired token */
             401: {
                 headers: {
@@ -8739,6 +12150,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, KYB_INCOMPLETE, VIRTUAL_ACCOUNT_DEACTIVATED, VIRTUAL_ACCOUNT_REFUSED, VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED, VIRTUAL_ACCOUNT_REFUSED, VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED, VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8758,31 +12232,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Documents and terms acceptance still outstanding before a virtual account can be requested */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VirtualAccountRequirements"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8792,6 +12257,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8813,31 +12323,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The workspace's webhook endpoints, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8849,13 +12350,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createWebhook: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example e4b772fa-1107-4783-8883-58d8f0a01b93
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8869,31 +12418,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Register a webhook endpoint; the answer carries its signing secret, shown only this once */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, URL_INVALID, URL_NOT_HTTPS, URL_NOT_ALLOWED, WEBHOOK_ADDRESS_BLOCKED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8903,6 +12443,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, WEBHOOK_ENDPOINT_LIMIT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8922,31 +12525,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One webhook endpoint (never its secret) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8956,6 +12550,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8975,31 +12614,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Delete an endpoint with its delivery history; its pending deliveries are dropped */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointDeleted"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9009,6 +12639,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9032,31 +12725,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Change the URL, the event types, the status (enabled or disabled) or the description */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, URL_INVALID, URL_NOT_HTTPS, URL_NOT_ALLOWED, WEBHOOK_ADDRESS_BLOCKED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9066,6 +12750,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9094,31 +12841,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: An endpoint's deliveries, newest first, by status and event type */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9128,6 +12866,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9149,31 +12932,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One delivery with every attempt: number, time, response status, duration, error and response excerpt */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9185,13 +12959,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     resendWebhookDelivery: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 24929fdb-e426-457b-8de5-20550171653a
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9206,31 +13028,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Accepted: Send a delivery again now: a finished one gets one fresh attempt, a waiting one its next attempt at once; signed anew with the current secret */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9242,13 +13055,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, WEBHOOK_ENDPOINT_DISABLED, WEBHOOK_DELIVERY_PENDING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rotateWebhookSecret: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 9bc185ef-2dce-430a-8846-04cdb85673b9
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9265,31 +13144,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Replace the signing secret; the new one, shown only here, signs every later attempt (retries included) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9301,13 +13171,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     testWebhook: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example f0c41b04-d3a2-42aa-8ec3-c185f6aca4e4
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9320,31 +13256,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Send a webhook.test event (test: true) to this endpoint, signed like any event; answers with its delivery */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9354,6 +13281,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, WEBHOOK_ENDPOINT_DISABLED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9376,31 +13366,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: List applications, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9412,13 +13393,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApplication: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example e2ecd74e-e451-4852-8270-a6bd8c4c9e4c
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9433,31 +13462,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Create an application (201, draft) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9467,6 +13487,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9486,31 +13569,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One application */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9520,6 +13594,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9544,31 +13663,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Edit sections of an application */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9578,6 +13688,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, APPLICATION_NOT_EDITABLE, APPLICATION_SECTION_LOCKED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9597,31 +13770,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The documents of an application (all of them, at most 50) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationDocumentList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9633,13 +13797,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApplicationDocument: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 72a70efa-112b-42f3-8a75-c6e28f27c28f
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9656,31 +13868,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Register an uploaded file as a document (201) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationDocument"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9690,6 +13893,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, DOCUMENT_KEY_USED, DOCUMENT_NOT_UPLOADED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9711,31 +13977,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One document */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationDocument"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9745,6 +14002,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9766,30 +14068,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Removed */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Missing, invalid or expired token */
             401: {
@@ -9800,13 +14093,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApplicationDocumentUploadUrl: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 397e2ab1-303d-43db-8f07-23ed111d0c65
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9823,31 +14182,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Get a signed URL to upload one document file to (201) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DocumentUploadUrl"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9857,6 +14207,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9876,31 +14289,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The persons of an application (all of them, at most 25) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationPersonList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9912,13 +14316,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApplicationPerson: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 01f66952-e45a-4d0c-8fd1-661c0908f477
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9946,31 +14398,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Add a person (director, owner) to a business application */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationPerson"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, APPLICATION_TYPE_MISMATCH, APPLICATION_PERSONS_MAX) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9980,6 +14423,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10001,31 +14507,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One person */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationPerson"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10035,6 +14532,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10056,30 +14598,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Removed */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Missing, invalid or expired token */
             401: {
@@ -10088,6 +14621,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10114,31 +14710,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Edit a person (absent keeps, null clears) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationPerson"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10150,13 +14737,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     submitApplication: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example a4ded4f6-57fb-45c6-81ee-53c6548e6aef
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -10169,31 +14822,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Submit an application for review */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10205,13 +14849,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, APPLICATION_STATE_CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED, APPLICATION_INCOMPLETE, TERMS_NOT_ACCEPTED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApplicationTermsAcceptance: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 7e4678fd-2d2c-4d9d-8f21-156b18343ba9
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -10228,31 +14938,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Accept the current terms for an application */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10262,6 +14963,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, TERMS_VERSION_NOT_CURRENT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10288,31 +15052,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: What a corridor requires of the recipient and the sender */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PayoutRequirements"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10322,6 +15077,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND, CORRIDOR_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10338,31 +15138,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The current terms */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Terms"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10372,6 +15163,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10400,24 +15236,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description The stored file: register it with the resource that asked for it (e.g. POST /v2/applications/{id}/documents) */
             200: {
                 headers: {
@@ -10425,6 +15243,78 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Upload"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, UPLOAD_SIZE_MISMATCH, UPLOAD_TOO_LARGE) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner, UPLOAD_URL_INVALID, UPLOAD_URL_EXPIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, UPLOAD_URL_USED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
