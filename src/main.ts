@@ -6,8 +6,6 @@ import { openContext } from './runtime.js';
 import { createWorkspace } from './domains/accounts/accounts.service.js';
 import { issueCredential } from './domains/auth/credentials.service.js';
 import { DomainError } from './platform/lib/errors.js';
-import { messageInWords } from './platform/http/error-catalogue.js';
-import { CorridorError } from '../packages/sdk/src/index.js';
 import { isUuid } from './platform/lib/ids.js';
 import { migrate } from './platform/db/migrate.js';
 import { CryptoBox } from './platform/lib/crypto-box.js';
@@ -279,7 +277,6 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   const hint = settingHint(err);
-  const words = err instanceof CorridorError ? messageInWords(err.code, err.message) : err instanceof Error ? err.message : String(err);
-  process.stderr.write(`corridor: ${hint ?? words}\n`);
+  process.stderr.write(`corridor: ${hint ?? (err instanceof Error ? err.message : String(err))}\n`);
   process.exit(1);
 });
