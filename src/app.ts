@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv, type Options as AjvOptions } from 'ajv';
+import { closedBodySchema } from './platform/http/closed-bodies.js';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify';
 import { Type } from 'typebox';
@@ -63,9 +64,12 @@ import { registerWeb, webOptions } from './faces/web/web.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-/** Bodies are never coerced (a JSON number is not an amount string); query and params are. */
-function makeAjv(coerceTypes: AjvOptions['coerceTypes'], allErrors: boolean): Ajv {
-  const ajv = new Ajv({ allErrors, coerceTypes, useDefaults: true, removeAdditional: true, strict: false, verbose: true });
+/**
+ * Bodies are never coerced (a JSON number is not an amount string); query and params are. A body's
+ * unknown fields are refused (its schema is closed: closedBodySchema), never removed.
+ */
+function makeAjv(coerceTypes: AjvOptions['coerceTypes'], allErrors: boolean, removeAdditional: boolean): Ajv {
+  const ajv = new Ajv({ allErrors, coerceTypes, useDefaults: true, removeAdditional, strict: false, verbose: true });
   addFormats(ajv);
   // Dates the database can hold (no year 0): refused at validation with the field named, not a 500 from the query.
   ajv.addFormat('date-time', isDateTime);
@@ -120,11 +124,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   // Validation stops at the first failure; a small invalid input is validated again to list every failing field.
-  const ajvBody = { fast: makeAjv(false, false), full: makeAjv(false, true) };
-  const ajvQuery = { fast: makeAjv('array', false), full: makeAjv('array', true) };
+  const ajvBody = { fast: makeAjv(false, false, false), full: makeAjv(false, true, false) };
+  const ajvQuery = { fast: makeAjv('array', false, true), full: makeAjv('array', true, true) };
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? ajvBody : ajvQuery;
-    return compileRequestValidator(ajv.fast, ajv.full, schema as Record<string, unknown>, config.limits.validationReportValuesMax);
+    const body = httpPart === 'body';
+    const ajv = body ? ajvBody : ajvQuery;
+    const validated = body ? closedBodySchema(schema as Record<string, unknown>) : (schema as Record<string, unknown>);
+    return compileRequestValidator(ajv.fast, ajv.full, validated, config.limits.validationReportValuesMax);
   });
 
   // Keep the raw JSON text: the Idempotency-Key fingerprint is taken over the exact bytes sent.

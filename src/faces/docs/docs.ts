@@ -41,6 +41,8 @@ Modules: ${DOCUMENTED_MODULES.map((m) => m.name).join(', ')}.
 
 Machine-readable: the OpenAPI document at [/openapi.json](/openapi.json), the main flow (token, beneficiary, quote, payout) as an Arazzo workflow at [/arazzo.json](/arazzo.json), and every error code with what to do at [/docs/errors](/docs/errors) (each error's \`doc_url\` links to its entry).
 
+A body field an operation does not take is refused (400, field code \`UNKNOWN_FIELD\`, naming the field and the one it is likely a typo of); until issue 38 it was dropped silently. What changed and when: \`docs/changelog.md\` in the repository.
+
 Every operation below shows a request in curl and with the TypeScript SDK (\`packages/sdk\`). The curl samples read \`$CORRIDOR_BASE_URL\` and \`$TOKEN\` (the token request \`$CORRIDOR_CLIENT_ID\` and \`$CORRIDOR_CLIENT_SECRET\`) from the shell, and the ids earlier answers gave as variables named after them (\`$BENEFICIARY_ID\`, \`$PAYOUT_ID\`, \`$QUOTE_ID\`…); they need nothing but curl and coreutils (the Idempotency-Key comes from /dev/urandom), and the webhook samples name a receiver on your own machine (\`https://localhost:3000/…\`), never someone else's host; the SDK samples take the same credential as \`clientId\` and \`clientSecret\` and fetch and renew the token themselves. The operator API's samples (its tags come last) send the operator key, \`$CORRIDOR_OPERATOR_KEY\`, instead of a token. Every sample here, the operator API's included, is run as written against a live server by the test suite. Which rails, currencies and recipient fields each country takes: [the corridor table](/docs/corridors).
 
 ## Getting started

@@ -13,6 +13,7 @@
  * - the OAuth2 client-credentials flow beside the pasted bearer token;
  * - the error-code catalogue as the `code` enum of the error shapes.
  */
+import { createHash } from 'node:crypto';
 import { ERROR_CODES } from '../../platform/http/error-catalogue.js';
 
 type Json = Record<string, unknown>;
@@ -338,6 +339,137 @@ function orderTags(doc: Json): void {
   doc.tags = names.map((name) => known.get(name) ?? { name });
 }
 
+/** What each tag is about, shown above its operations (Redocly's tag-description; a new tag fails test/docs/reference-tools.test.ts until it has one). */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Authentication: 'Exchange a client id and secret for a bearer token (OAuth 2.0 client credentials); cache it until it expires.',
+  Beneficiaries: 'The people and businesses you pay, with their bank accounts or wallets, checked against the rail\'s rules when saved.',
+  Payouts: 'Money sent from your balance to a beneficiary: created once per clientRef, moved through its states by the rail, with events at each step.',
+  Webhooks: 'Endpoints that receive your events, signed (the spec\'s X-Service-Signature and Standard Webhooks), with their deliveries, retries, resends and secret rotation.',
+  Events: 'Everything that happened in the workspace, in order: listed, read one by one, or followed live as a server-sent event stream.',
+  Ledger: 'Balances per currency and the double-entry ledger behind them.',
+  FX: 'Rates, quotes locked for a short time, and conversions between the balances of a workspace.',
+  Sandbox: 'Sandbox-only moves: fund a balance, walk a payout to a state, simulate what a rail or a counterparty would do.',
+  Approvals: 'Maker-checker rules per workspace, and the payouts waiting for a second person\'s decision.',
+  Accounts: 'The workspace and its sub-accounts (act on one with the Service-Account-Id header).',
+  Applications: 'Onboarding (KYB/KYC): a business or an individual, its persons and documents, submitted for review.',
+  Uploads: 'Signed upload URLs for documents too large for a JSON body.',
+  'Virtual accounts': 'Account details of your own to receive money on, per currency.',
+  Deposits: 'Money received on a virtual account or a chain address, credited once to the balance.',
+  Orders: 'Trade-desk orders: buy or sell a currency, fund them, and follow them to settlement.',
+  Capabilities: 'What the workspace may do (payouts, orders, FX…), as the operator has set it.',
+  'API keys': 'The workspace\'s credentials and their scopes.',
+  'Request logs': 'The workspace\'s recent API requests, bodies redacted, for a bounded time.',
+  Service: 'Health and readiness of the service.',
+  Alerts: 'Operator alerts: conditions with thresholds, and the alerts they open and close.',
+  Screening: 'Operator sanctions screening: lists loaded, matches held for review, releases and rejections.',
+  Operator: 'The operator API (operator key): workspaces, credentials, capabilities, currencies, settings and the rails.',
+};
+
+function describeTags(doc: Json): void {
+  for (const tag of (doc.tags ?? []) as Json[]) {
+    const description = TAG_DESCRIPTIONS[String(tag.name)];
+    if (description && !tag.description) tag.description = description;
+  }
+}
+
+/** Statuses an error range stands for, concretely (orval and other generators read no ranges). */
+const CLIENT_ERRORS = [400, 403, 404, 409, 422, 429] as const;
+const SERVER_ERRORS = [500, 503] as const;
+const STATUS_WORDS: Record<number, string> = {
+  400: 'The request is not valid',
+  401: 'Missing, invalid or expired credential',
+  403: 'The credential may not do this',
+  404: 'Not found in this workspace',
+  409: 'Not possible in the resource\'s current state',
+  422: 'Well-formed, but refused by the rules now',
+  429: 'Too many requests: retry after Retry-After',
+  500: 'An unexpected failure; nothing is half done',
+  503: 'Unavailable now: retry after Retry-After with the same Idempotency-Key',
+};
+
+/** The catalogue's codes an operation may answer with `status`: those of any endpoint (any POST for a POST) and those naming it. */
+function codesFor(status: number, method: string, path: string): string[] {
+  const self = `${method.toUpperCase()} ${path}`;
+  return ERROR_CODES.filter((e) => {
+    if (!e.status.includes(status) || e.shape === 'oauth') return false;
+    const where = e.endpoints;
+    return where.startsWith('any endpoint') || (method === 'post' && where === 'any POST') || where.split(/[,;] ?/).some((w) => w.trim() === self || w.trim().startsWith(`${self} `));
+  }).map((e) => e.code);
+}
+
+/** `4XX` and `5XX` become the statuses they stand for, each described with the catalogue's codes it may carry; every response has its own description. */
+function concreteResponses(doc: Json): void {
+  for (const { path, method, op } of operationsOf(doc)) {
+    const responses = (op.responses ?? {}) as Record<string, Json>;
+    const out: Record<string, Json> = {};
+    for (const [status, response] of Object.entries(responses)) {
+      const range = /^([45])XX$/i.exec(status);
+      if (!range) {
+        out[status] = response;
+        continue;
+      }
+      for (const code of range[1] === '4' ? CLIENT_ERRORS : SERVER_ERRORS) {
+        if (responses[String(code)]) continue;
+        // A read takes no body to conflict with: 409 and 422 only where something is written.
+        if ((code === 409 || code === 422) && method === 'get') continue;
+        const codes = codesFor(code, method, path);
+        out[String(code)] = { ...response, description: `${STATUS_WORDS[code]}${codes.length ? ` (${codes.join(', ')})` : ''}` };
+      }
+    }
+    for (const [status, response] of Object.entries(out)) {
+      if (response.description === 'Default Response' || !response.description) {
+        const n = Number(status);
+        response.description = n === 204 ? 'Done; no content' : n >= 200 && n < 300 ? successWords(method, n, op) : (STATUS_WORDS[n] ?? 'Error');
+      }
+    }
+    op.responses = Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+  }
+}
+
+/** A 2xx's description from what the operation does: its summary when it has one. */
+function successWords(method: string, status: number, op: Json): string {
+  const what = typeof op.summary === 'string' && op.summary ? op.summary.replace(/\.$/, '') : String(op.operationId);
+  if (status === 201) return `Created: ${what}`;
+  if (status === 202) return `Accepted: ${what}`;
+  return method === 'get' ? `The answer: ${what}` : `Done: ${what}`;
+}
+
+/** A stable example key per operation (a UUID made from its id), so that tools that copy examples (Postman) send a different key on each POST. */
+function idempotencyExamples(doc: Json): void {
+  for (const { op } of operationsOf(doc)) {
+    const parameters = (op.parameters ?? []) as Json[];
+    op.parameters = parameters.map((p) => {
+      if (p.in !== 'header' || String(p.name).toLowerCase() !== 'idempotency-key') return p;
+      const hex = createHash('sha256').update(String(op.operationId)).digest('hex');
+      const uuid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+      return { ...p, example: uuid, schema: { ...(p.schema as Json), examples: [uuid] } };
+    });
+  }
+}
+
+/** A one-value `enum` is a `const` (what it means, and what generators make a literal of). */
+function oneValueEnumsAsConst(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const n of node) oneValueEnumsAsConst(n);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const s = node as Json;
+  if (Array.isArray(s.enum) && s.enum.length === 1 && s.const === undefined) {
+    s.const = s.enum[0];
+    delete s.enum;
+  }
+  for (const [k, v] of Object.entries(s)) if (k !== 'examples' && k !== 'example' && k !== 'default' && k !== 'const') oneValueEnumsAsConst(v);
+}
+
+/** OAuth2 (the client-credentials flow every tool can run) before the pasted bearer token, in the document and in each operation. */
+function oauth2First(doc: Json): void {
+  const order = (requirements: unknown) =>
+    Array.isArray(requirements) ? [...(requirements as Json[])].sort((a, b) => Number('oauth2' in b) - Number('oauth2' in a)) : requirements;
+  doc.security = order(doc.security);
+  for (const { op } of operationsOf(doc)) if (op.security) op.security = order(op.security);
+}
+
 export interface DocumentFacts {
   /** `METHOD /path/{param}` of routes that take raw bytes, with their media types. */
   consumes: Map<string, string[]>;
@@ -356,5 +488,12 @@ export function finishDocument<T extends object>(document: T, facts: DocumentFac
   if (collisions.length) doc['x-schema-name-collisions'] = collisions;
   addErrorCodeEnum(doc);
   orderTags(doc);
+  describeTags(doc);
+  concreteResponses(doc);
+  idempotencyExamples(doc);
+  oauth2First(doc);
+  oneValueEnumsAsConst(doc.paths);
+  oneValueEnumsAsConst(doc.components);
+  (doc.info as Json).license = { name: 'Apache-2.0', identifier: 'Apache-2.0' };
   return document;
 }

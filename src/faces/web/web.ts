@@ -5,6 +5,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { Redis } from 'ioredis';
 import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore } from '../../platform/http/auth-failures.js';
 import { AppError, toAppError } from '../../platform/http/errors.js';
+import { messageInWords } from '../../platform/http/error-catalogue.js';
 import { randomSecret } from '../../platform/lib/secrets.js';
 import { auditCalls } from '../../platform/http/audited.js';
 import type { AuditDraft } from '../../controls/audit/audit.service.js';
@@ -181,7 +182,7 @@ function errorPage(web: Web, req: FastifyRequest, reply: FastifyReply, err: unkn
   if (appError.status >= 500) req.log.error({ err }, 'page failed');
   for (const [k, v] of Object.entries(appError.headers ?? {})) reply.header(k, v);
   if (!req.web) req.web = { area: req.url.startsWith('/console') ? 'console' : 'dashboard', session: undefined, sessionToken: undefined, csrf: '' };
-  const message = appError.status >= 500 ? 'Something went wrong on our side. Try again; if it keeps happening, tell the operator.' : appError.message;
+  const message = appError.status >= 500 ? 'Something went wrong on our side. Try again; if it keeps happening, tell the operator.' : messageInWords(appError.code, appError.message);
   const details = (appError.details ?? []).map((d) => html`<li><strong>${d.field}</strong>: ${d.message}</li>`);
   const title = appError.status === 404 ? 'Not found' : appError.status === 403 ? 'Not allowed' : appError.status === 401 ? 'Signed out' : appError.status === 429 ? 'Too many attempts' : appError.status >= 500 ? 'Error' : 'Not done';
   const body = html`<div class="notice notice-error" role="alert"><p>${message}</p>${details.length ? html`<ul>${details}</ul>` : ''}</div>

@@ -44,6 +44,7 @@ const APPLICATION_WRITES = 'PATCH /v2/applications/{id}, /v2/applications/{id}/p
 export const ERROR_CODES: readonly ErrorCodeEntry[] = [
   // Any endpoint
   e('VALIDATION_ERROR', [400], 'validation', false, ANY, 'The request does not match the operation\'s schema; every failing field is listed.', 'Fix the listed fields and send again.'),
+  e('UNKNOWN_FIELD', [400], 'validation', false, 'any endpoint with a JSON body', 'A field of the body is not one the operation takes (a typo such as `referense`, or a field of another operation); the field\'s path is in `field` (and `param`), the message suggests the nearest known field. Until this change such a field was dropped silently.', 'Rename or remove the field; the operation\'s fields are in the API reference (GET /docs).'),
   e('BAD_REQUEST', [400], 'route', false, ANY, 'The request is malformed in a way not tied to one field.', 'Read `message`/`detail`, fix the request.'),
   e('UNAUTHORIZED', [401], 'route', false, ANY, 'No valid credential (a 401 without code carries only statusCode and message).', 'Send `Authorization: Bearer <token>`; request a new token from POST /oauth/token when it expired.'),
   e('TOKEN_EXPIRED', [401], 'route', true, 'GET /v1/events/stream', 'The access token expired while the stream was open.', 'Request a new token and reconnect with Last-Event-ID.'),
@@ -204,4 +205,16 @@ ${rows}
 </tbody>
 </table>
 </body></html>`;
+}
+
+
+/**
+ * What a person reads for an error (the dashboard's and the console's error notices, the CLI's
+ * failures): the message when it is words; when it is only the code (the legacy envelope carries
+ * codes in `message`, DESIGN: Pinned details), the catalogue's meaning and what to do.
+ */
+export function messageInWords(code: string | undefined, message: string): string {
+  const entry = BY_CODE.get(code ?? message);
+  if (!entry || (message !== entry.code && message.trim() !== '')) return message;
+  return `${entry.meaning} ${entry.action}`;
 }

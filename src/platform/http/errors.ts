@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { STATUS_CODES } from 'node:http';
 import { ERROR_DETAILS_MAX } from '../config.js';
 import { isConnectionError } from '../db/db.js';
+import { UNKNOWN_FIELD } from './closed-bodies.js';
 import { DomainError, fieldError, validationError, type ErrorCategory, type FieldError } from '../lib/errors.js';
 
 export type { FieldError } from '../lib/errors.js';
@@ -262,19 +263,44 @@ export function fieldErrorsFromValidation(errors: AjvError[], context: string | 
     if (e.keyword === 'additionalProperties') base.push(String(e.params.additionalProperty));
     const field = base.join('.') || (context === 'body' ? 'body' : context ?? 'request');
     if (byField.has(field)) continue;
-    byField.set(field, { field, message: `${field} ${describe(e)}` });
+    byField.set(field, { field, message: `${field} ${describe(e)}`, ...(e.keyword === 'additionalProperties' ? { code: UNKNOWN_FIELD } : {}) });
   }
   return [...byField.values()];
 }
 
+/** Edit distance of two short names (a field name is at most a few dozen characters). */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length] as number;
+}
+
+/** The known field an unknown one is most likely a typo of (at most a third of its letters off), if any. */
+function nearest(unknown: string, known: string[]): string | undefined {
+  if (unknown.length > 64) return undefined;
+  let best: { name: string; d: number } | undefined;
+  for (const name of known) {
+    const d = distance(unknown.toLowerCase(), name.toLowerCase());
+    if (d <= Math.max(1, Math.floor(name.length / 3)) && (!best || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}
+
 function describe(e: AjvError): string {
   const custom = e.parentSchema?.['x-message'];
-  if (typeof custom === 'string' && e.keyword !== 'required') return custom;
+  if (typeof custom === 'string' && e.keyword !== 'required' && e.keyword !== 'additionalProperties') return custom;
   switch (e.keyword) {
     case 'required':
       return 'is required';
-    case 'additionalProperties':
-      return 'is not allowed';
+    case 'additionalProperties': {
+      const known = Object.keys((e.parentSchema?.properties as Record<string, unknown> | undefined) ?? {});
+      const near = nearest(String(e.params.additionalProperty), known);
+      return near ? `is an unknown field: did you mean ${near}?` : `is an unknown field (this object takes: ${known.join(', ')})`;
+    }
     case 'enum':
       return `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
     case 'type':

@@ -1818,7 +1818,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "account.created";
         };
         /**
@@ -1851,7 +1851,7 @@ export interface components {
             data: components["schemas"]["Account"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "account.list";
         };
         /** ApiKey */
@@ -1877,7 +1877,7 @@ export interface components {
             data: components["schemas"]["ApiKey"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "api_key.list";
         };
         /** Application */
@@ -2004,7 +2004,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "application.approved";
         };
         /** ApplicationDocument */
@@ -2035,7 +2035,7 @@ export interface components {
             data: components["schemas"]["ApplicationDocument"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "application_document.list";
         };
         /**
@@ -2072,7 +2072,7 @@ export interface components {
             data: components["schemas"]["Application"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "application.list";
         };
         /** ApplicationMoreInfoRequestedEvent */
@@ -2089,7 +2089,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "application.more_info_requested";
         };
         /** ApplicationPerson */
@@ -2150,7 +2150,7 @@ export interface components {
             data: components["schemas"]["ApplicationPerson"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "application_person.list";
         };
         /** ApplicationRejectedEvent */
@@ -2167,7 +2167,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "application.rejected";
         };
         /** ApplicationUnderReviewEvent */
@@ -2184,7 +2184,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "application.under_review";
         };
         /** Approval */
@@ -2223,7 +2223,7 @@ export interface components {
             data: components["schemas"]["Approval"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "approval.list";
         };
         /** ApprovalPayout */
@@ -2277,7 +2277,7 @@ export interface components {
         };
         /** ApprovalRuleDeleted */
         ApprovalRuleDeleted: {
-            /** @enum {boolean} */
+            /** @constant */
             deleted: true;
             /**
              * Format: uuid
@@ -2290,7 +2290,7 @@ export interface components {
             data: components["schemas"]["ApprovalRule"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "approval_rule.list";
         };
         /** ApprovalRuleRequest */
@@ -2355,7 +2355,7 @@ export interface components {
             beneficiaryId: string;
             currency: string;
             data: components["schemas"]["AvailableRail"][];
-            /** @enum {string} */
+            /** @constant */
             object: "rail.list";
         };
         /** BalanceEntry */
@@ -2482,7 +2482,7 @@ export interface components {
             data: components["schemas"]["Beneficiary"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "beneficiary.list";
         };
         /** BeneficiaryRecipientCheck */
@@ -2773,7 +2773,7 @@ export interface components {
             access_token: string;
             /** @example 86400 */
             expires_in: number;
-            /** @enum {string} */
+            /** @constant */
             token_type: "Bearer";
         };
         CreateOrderSettlementProofRequest: {
@@ -2859,7 +2859,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "deposit.completed";
         };
         /**
@@ -2895,7 +2895,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "deposit.failed";
         };
         /** DepositList */
@@ -2903,7 +2903,7 @@ export interface components {
             data: components["schemas"]["Deposit"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "deposit.list";
         };
         /** DocumentUploadUrl */
@@ -2926,7 +2926,7 @@ export interface components {
          * @description Every code the API answers with; what each means, where, and what to do: GET /docs/errors
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "RECIPIENT_CHECK_NOT_HELD" | "RECIPIENT_ACCOUNT_NOT_FOUND" | "RECIPIENT_CHECK_NOT_OFFERED" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK" | "CHAIN_PAYOUT_NOT_FOUND" | "CHAIN_PAYOUT_NOT_IN_CONFLICT" | "CHAIN_PAYOUT_BUSY" | "CHAIN_NOT_CONFIGURED" | "CHAIN_NOT_FOUND" | "CHAIN_DEPOSIT_DECIDED" | "CHAIN_DEPOSIT_NOT_CREDITABLE" | "ORDER_HELD";
+        ErrorCode: "VALIDATION_ERROR" | "UNKNOWN_FIELD" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "RECIPIENT_CHECK_NOT_HELD" | "RECIPIENT_ACCOUNT_NOT_FOUND" | "RECIPIENT_CHECK_NOT_OFFERED" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK" | "CHAIN_PAYOUT_NOT_FOUND" | "CHAIN_PAYOUT_NOT_IN_CONFLICT" | "CHAIN_PAYOUT_BUSY" | "CHAIN_NOT_CONFIGURED" | "CHAIN_NOT_FOUND" | "CHAIN_DEPOSIT_DECIDED" | "CHAIN_DEPOSIT_NOT_CREDITABLE" | "ORDER_HELD";
         /**
          * Event
          * @description The webhook envelope {id, type, createdAt, test, data} as delivered; GET /v1/events and the stream add `accountId`, the sub-account it concerns (null: the workspace itself); `data` by `type`
@@ -2937,7 +2937,7 @@ export interface components {
             data: components["schemas"]["Event"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "event.list";
         };
         /** FieldError */
@@ -2973,7 +2973,7 @@ export interface components {
              * @example 0.9154
              */
             rate: string;
-            /** @enum {string} */
+            /** @constant */
             status: "completed";
             /** @description Credited to the toCurrency balance; decimal string in major units */
             toAmount: string;
@@ -3056,15 +3056,15 @@ export interface components {
         /** FxRateList */
         FxRateList: {
             data: components["schemas"]["FxRate"][];
-            /** @enum {string} */
+            /** @constant */
             object: "fx_rate.list";
         };
         GetHealthzResponse: {
-            /** @enum {string} */
+            /** @constant */
             status: "ok";
         };
         GetReadyzResponse: {
-            /** @enum {string} */
+            /** @constant */
             status: "ok";
         };
         /** JWKS */
@@ -3135,7 +3135,7 @@ export interface components {
             data: components["schemas"]["LedgerTransaction"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "ledger_transaction.list";
         };
         LegacyCreateFxConversionRequest: {
@@ -3250,7 +3250,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "order.awaiting_funds";
         };
         /** OrderCompletedEvent */
@@ -3267,7 +3267,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "order.completed";
         };
         /** OrderCreatedEvent */
@@ -3284,7 +3284,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "order.created";
         };
         /**
@@ -3338,7 +3338,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "order.expired";
         };
         /** OrderFailedEvent */
@@ -3355,7 +3355,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "order.failed";
         };
         /** OrderFundsReceivedEvent */
@@ -3372,7 +3372,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "order.funds_received";
         };
         /** OrderList */
@@ -3380,7 +3380,7 @@ export interface components {
             data: components["schemas"]["Order"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "order.list";
         };
         /** OrderRequest */
@@ -3506,7 +3506,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.approval_required";
         };
         /** PayoutCancelledEvent */
@@ -3523,7 +3523,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.cancelled";
         };
         /**
@@ -3568,7 +3568,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.failed";
         };
         /** PayoutList */
@@ -3576,7 +3576,7 @@ export interface components {
             data: components["schemas"]["Payout"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "payout.list";
         };
         /** PayoutPaidEvent */
@@ -3593,7 +3593,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.paid";
         };
         /** PayoutProcessingEvent */
@@ -3610,7 +3610,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.processing";
         };
         /** PayoutRecipientCheckRequiredEvent */
@@ -3627,7 +3627,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.recipient_check_required";
         };
         /**
@@ -3789,7 +3789,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "payout.reverted";
         };
         /** PayoutRowError */
@@ -3935,7 +3935,7 @@ export interface components {
             id: string;
             idempotencyKey: string | null;
             method: string;
-            /** @enum {string} */
+            /** @constant */
             object: "request_log";
             /** @description Path and query; credential-like query values redacted */
             path: string;
@@ -3951,14 +3951,14 @@ export interface components {
             data: components["schemas"]["RequestLog"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "request_log.list";
         };
         /** RequirementRule */
         RequirementRule: {
             /** @description Text suitable to display beside the field */
             description: string;
-            /** @enum {string} */
+            /** @constant */
             field: "name";
             /** @description ECMAScript regular expression without delimiters or flags, matched against the value exactly as it will be submitted */
             pattern: string;
@@ -4135,7 +4135,7 @@ export interface components {
              * @description UUID
              */
             clientId: string;
-            /** @enum {string} */
+            /** @constant */
             message: "Scopes updated";
             scopes: string[];
         };
@@ -4180,7 +4180,7 @@ export interface components {
          */
         Unauthorized: {
             message: string;
-            /** @enum {number} */
+            /** @constant */
             statusCode: 401;
         };
         /** @description Partial update: an absent field keeps its value, null clears an optional one */
@@ -4412,7 +4412,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "virtual_account.active";
         };
         /**
@@ -4443,7 +4443,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "virtual_account.failed";
         };
         /** VirtualAccountRequest */
@@ -4505,7 +4505,7 @@ export interface components {
             data: components["schemas"]["VirtualAccountWithDetails"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "virtual_account.list";
         };
         /** WebhookAttempt */
@@ -4552,7 +4552,7 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "webhook_delivery.list";
         };
         /** WebhookEndpoint */
@@ -4581,7 +4581,7 @@ export interface components {
         };
         /** WebhookEndpointDeleted */
         WebhookEndpointDeleted: {
-            /** @enum {boolean} */
+            /** @constant */
             deleted: true;
             /**
              * Format: uuid
@@ -4594,7 +4594,7 @@ export interface components {
             data: components["schemas"]["WebhookEndpoint"][];
             hasMore: boolean;
             nextCursor: string | null;
-            /** @enum {string} */
+            /** @constant */
             object: "webhook_endpoint.list";
         };
         /** WebhookEndpointWithSecret */
@@ -4647,7 +4647,7 @@ export interface components {
             id: string;
             /** @description True for events sent by the webhook test operation */
             test: boolean;
-            /** @enum {string} */
+            /** @constant */
             type: "webhook.test";
         };
         /** WebhookTestEventData */
@@ -4677,8 +4677,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
+            /** @description The answer: Public keys that sign access tokens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JWKS"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4686,8 +4695,35 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
-            /** @description Problem details */
-            "5XX": {
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4695,13 +4731,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Default Response */
-            200: {
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JWKS"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4715,8 +4751,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
+            /** @description The answer: Authorization server metadata (RFC 8414) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4724,8 +4769,35 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
-            /** @description Problem details */
-            "5XX": {
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4733,13 +4805,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Default Response */
-            200: {
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4757,25 +4829,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: ClearBank's webhooks (Faster Payments settled, rejected, returned) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4784,13 +4838,88 @@ export interface operations {
                     "application/json": components["schemas"]["CreateConnectorClearbankWebhookResponse"];
                 };
             };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     legacyCreateFxConversion: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example af61329d-6229-46f5-8486-cfb1a1d42187
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -4804,31 +4933,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Convert between two balances of the account acted on at a "conversion" quote (deprecated alias of /v1/fx/conversions) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxConversion"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -4838,6 +4958,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4857,31 +5040,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One conversion of the account acted on (deprecated alias of /v1/fx/conversions/:id) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxConversion"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -4893,13 +5067,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     legacyCreateFxQuote: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 670c24a6-9da1-47db-8a11-95662e47abdd
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -4913,31 +5135,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Quote a conversion or a payout in another currency: single use, locked to its intent and amounts, valid until expiresAt (deprecated alias of /v1/fx/quotes) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxQuote"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -4947,6 +5160,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4966,31 +5242,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One quote of the account acted on, with its status (open, used or expired) (deprecated alias of /v1/fx/quotes/:id) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxQuote"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5000,6 +5267,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5021,31 +5333,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Current rates of every currency pair, or of the pairs selling `from` and/or buying `to` (deprecated alias of /v1/fx/rates) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxRateList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5055,6 +5358,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5068,8 +5416,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
+            /** @description The answer: The process is up */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetHealthzResponse"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5077,8 +5434,35 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
-            /** @description Problem details */
-            "5XX": {
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5086,13 +5470,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Default Response */
-            200: {
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetHealthzResponse"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5109,31 +5493,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Balances of the account acted on, one entry per currency it holds (deprecated alias of /v1/ledger/balances) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerBalances"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5143,6 +5518,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5163,31 +5583,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The movement feed behind the balances, newest first; each entry names the object that caused it (deprecated alias of /v1/ledger/transactions) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerTransactionList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5197,6 +5608,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5214,16 +5670,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Exchange client credentials for an access token (OAuth 2.0 client credentials) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5232,7 +5679,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateOauthTokenResponse"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5249,7 +5696,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Missing, invalid or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5266,6 +5713,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getReadyz: {
@@ -5277,8 +5742,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
+            /** @description The answer: The database answers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetReadyzResponse"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5286,8 +5760,35 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
-            /** @description Problem details */
-            "5XX": {
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5295,13 +5796,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Default Response */
-            200: {
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE, NOT_READY) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetReadyzResponse"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5318,24 +5819,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description The terms, an HTML document */
             200: {
                 headers: {
@@ -5343,6 +5826,60 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5359,31 +5896,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The account the credential resolves to (or the Service-Account-Id sub-account) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5393,6 +5921,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5414,31 +5987,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: List the workspace's sub-accounts, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AccountList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5450,13 +6014,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createAccount: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example a1f04685-9d60-4f45-82cb-3ca6c377a67e
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -5470,31 +6082,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Create a sub-account (status pending); emits account.created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, DUPLICATE_CLIENT_REF) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5504,6 +6107,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, DUPLICATE_CLIENT_REF) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5523,31 +6189,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One account of the workspace */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5557,6 +6214,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5578,31 +6280,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The workspace's credentials (never their secrets) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5612,6 +6305,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5634,31 +6372,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Replace a credential's scopes; applies to its next request */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SetApiKeyScopesResponse"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, OWN_API_KEYS_SCOPE_REQUIRED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5668,6 +6397,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5689,31 +6481,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The workspace's approval rules, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalRuleList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5725,13 +6508,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApprovalRule: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 815a7362-8b9e-4ed5-8f0f-1fb5015a7150
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -5753,31 +6584,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Add an approval rule: payouts it matches wait for a second person (audited) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalRule"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5787,6 +6609,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, APPROVAL_RULES_LIMIT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5806,31 +6691,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One approval rule */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalRule"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5840,6 +6716,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5859,31 +6780,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Remove an approval rule (audited); payouts already waiting still wait for their decision */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalRuleDeleted"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5893,6 +6805,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5916,31 +6891,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Approvals newest first, each with its payout: by default the payouts waiting for a decision (`status=pending`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -5950,6 +6916,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5972,31 +6983,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: List beneficiaries, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BeneficiaryList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6008,13 +7010,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createBeneficiary: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 6e456409-8786-4c8a-8e62-fe7da622b785
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -6048,25 +7098,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Create a beneficiary (201), or reference an existing one by id (200) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6075,13 +7107,22 @@ export interface operations {
                     "application/json": components["schemas"]["Beneficiary"];
                 };
             };
-            /** @description Default Response */
+            /** @description Created: Create a beneficiary (201), or reference an existing one by id (200) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Beneficiary"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, UNSUPPORTED_CORRIDOR, MISSING_BANK_ACCOUNT_DETAILS, MISSING_BENEFICIARY_NAME, RECIPIENT_DETAILS_INVALID, BENEFICIARY_INCOMPLETE, INVALID_IBAN, INVALID_ACCOUNT_NUMBER, INVALID_ROUTING_NUMBER) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6091,6 +7132,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6110,31 +7214,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One beneficiary */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Beneficiary"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6144,6 +7239,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6168,31 +7308,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Update a beneficiary (partial: absent keeps, null clears), e.g. to add dateOfBirth */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Beneficiary"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, UNSUPPORTED_CORRIDOR, MISSING_BANK_ACCOUNT_DETAILS, MISSING_BENEFICIARY_NAME, RECIPIENT_DETAILS_INVALID, BENEFICIARY_INCOMPLETE, INVALID_IBAN, INVALID_ACCOUNT_NUMBER, INVALID_ROUTING_NUMBER) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6202,6 +7333,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, BENEFICIARY_SUSPENDED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6221,31 +7415,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Deactivate a beneficiary (status inactive); it stays readable */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Beneficiary"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6257,13 +7442,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, BENEFICIARY_SUSPENDED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     verifyBeneficiaryRecipient: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example dda2a5e6-4f26-48b2-8eb7-8b99518a0ac1
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -6285,31 +7536,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Check a beneficiary's account and name with the rail a payout in `currency` would go by (Confirmation of Payee, a name enquiry) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BeneficiaryRecipientCheck"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6319,6 +7561,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, RECIPIENT_CHECK_NOT_OFFERED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6335,31 +7640,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Currencies and payment methods available to the caller (with Service-Account-Id, that sub-account: it shares its workspace's) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Capabilities"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6369,6 +7665,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6393,31 +7734,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Deposits newest first; filter by status and virtual account */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DepositList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6427,6 +7759,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6446,24 +7823,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account credited (null: the master account). */
             200: {
                 headers: {
@@ -6473,6 +7832,15 @@ export interface operations {
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired token */
             401: {
                 headers: {
@@ -6480,6 +7848,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6507,31 +7920,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Events of the workspace and its sub-accounts, newest first, by type and creation time */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6541,6 +7945,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6560,24 +8009,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description The webhook envelope {id, type, createdAt, test, data} as delivered; GET /v1/events and the stream add `accountId`, the sub-account it concerns (null: the workspace itself); `data` by `type` */
             200: {
                 headers: {
@@ -6587,6 +8018,15 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired token */
             401: {
                 headers: {
@@ -6594,6 +8034,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6615,24 +8100,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Server-Sent Events: `id: evt_…`, `event: <type>`, `data: <Event JSON>`; last, when the credential may no longer read: `event: error`, `data: <problem details JSON>` */
             200: {
                 headers: {
@@ -6640,6 +8107,15 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": string;
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, LAST_EVENT_ID_UNKNOWN) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6651,13 +8127,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED, EVENT_STREAMS_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createFxConversion: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 1e364666-25c9-47fc-8afe-86d9202728d7
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -6671,31 +8195,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Convert between two balances of the account acted on at a "conversion" quote */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxConversion"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, QUOTE_EXPIRED, QUOTE_ALREADY_USED, QUOTE_INTENT_MISMATCH, DUPLICATE_CLIENT_REF) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6705,6 +8220,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, DUPLICATE_CLIENT_REF) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6724,31 +8302,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One conversion of the account acted on */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxConversion"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6760,13 +8329,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createFxQuote: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example f3f195bd-c924-4bdb-8754-2f927a4fcd87
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -6780,31 +8397,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Quote a conversion or a payout in another currency: single use, locked to its intent and amounts, valid until expiresAt */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxQuote"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, SAME_CURRENCY, RATE_UNAVAILABLE) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6814,6 +8422,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6833,31 +8504,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One quote of the account acted on, with its status (open, used or expired) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxQuote"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6867,6 +8529,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6888,31 +8595,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Current rates of every currency pair, or of the pairs selling `from` and/or buying `to` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FxRateList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, SAME_CURRENCY) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6922,6 +8620,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6938,31 +8681,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Balances of the account acted on, one entry per currency it holds */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerBalances"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -6972,6 +8706,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6992,31 +8771,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The movement feed behind the balances, newest first; each entry names the object that caused it */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerTransactionList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7026,6 +8796,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7047,31 +8862,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Orders newest first; filter by status and clientRef (with Service-Account-Id: that sub-account's only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7083,13 +8889,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createOrder: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 97f88e49-11d2-440d-89fd-095c2d7c1929
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7112,31 +8966,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Place a trade-desk order (201), funded from the balance or by a settlement */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, INSUFFICIENT_BALANCE, LIMIT_EXCEEDED, DUPLICATE_CLIENT_REF, RATE_UNAVAILABLE) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7146,6 +8991,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, DUPLICATE_CLIENT_REF) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED, INSUFFICIENT_BALANCE, SETTLEMENT_UNAVAILABLE) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7165,31 +9073,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One order */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7201,13 +9100,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     cancelOrder: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example dca8a8c8-ee7d-48bb-8b35-c31b13c05566
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7220,31 +9167,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Cancel an order awaiting funds or funded and not yet executing; answered synchronously */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7256,13 +9194,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createOrderSettlementProof: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 21f25122-46a9-4149-8b20-94daa400fe1f
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7279,31 +9283,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Submit the uploaded proof of payment of the settlement */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7315,13 +9310,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, PROOF_NOT_UPLOADED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createOrderSettlementProofUploadUrl: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 954b41f6-68c6-490f-8c77-fa0ab717c611
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7338,31 +9399,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Get a signed URL to upload the proof of payment of a bank-transfer settlement (201) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProofUpload"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7372,6 +9424,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7395,31 +9510,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Payouts newest first; filter by clientRef (to find a payout after an ambiguous failure), status and creation time */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PayoutList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7431,13 +9537,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createPayout: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 4b2930d5-99b0-4b85-8fd8-e5e47688e62e
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7451,31 +9605,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Create a payout, or a batch of payouts (an array, at most 100) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreatePayoutResponse"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, INSUFFICIENT_BALANCE, LIMIT_EXCEEDED, PAYOUT_NOT_PERMITTED, CORRIDOR_NOT_ENABLED, AMOUNT_OUT_OF_BOUNDS, UNSUPPORTED_CORRIDOR, QUOTE_AMOUNT_MISMATCH, QUOTE_EXPIRED, QUOTE_ALREADY_USED, QUOTE_INTENT_MISMATCH, DUPLICATE_CLIENT_REF, MISSING_BANK_ACCOUNT_DETAILS, MISSING_BENEFICIARY_NAME, RECIPIENT_DETAILS_INVALID, BENEFICIARY_INCOMPLETE, INVALID_IBAN, INVALID_ACCOUNT_NUMBER, INVALID_ROUTING_NUMBER, SENDER_INFO_INCOMPLETE, SENDER_INFO_INVALID, ORIGINATOR_NOT_ON_RECORD) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7485,6 +9630,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, DUPLICATE_CLIENT_REF, BENEFICIARY_SUSPENDED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED, INSUFFICIENT_BALANCE) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE, SERVICE_BUSY) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7504,31 +9712,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One payout, including failureReason */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7538,6 +9737,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7546,7 +9790,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 878dd058-2ba4-4e57-85a4-2720e1d3f951
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7563,31 +9810,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Approve a payout waiting for its approval: it proceeds (its first provider step is scheduled) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7597,6 +9835,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner, APPROVER_IS_CREATOR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, APPROVAL_NOT_REQUIRED, APPROVAL_NOT_PENDING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7605,7 +9906,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example df038249-df04-456a-8838-8558296e5df6
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7618,31 +9922,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Cancel a payout that is created, queued or processing (409 from paid, failed or cancelled); held funds return */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7652,6 +9947,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, PAYOUT_NOT_CANCELLABLE) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7660,7 +10018,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 68746aa6-9fe6-447c-8384-21eef2d53ef6
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7673,31 +10034,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Confirm a payout its recipient check holds (the name did not match, or the rail could not answer): it proceeds (audited) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7709,13 +10061,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, RECIPIENT_CHECK_NOT_HELD, RECIPIENT_ACCOUNT_NOT_FOUND) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rejectPayout: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 56dbe4ac-ae6c-4acd-858f-531e566a030b
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7732,31 +10150,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Reject a payout waiting for its approval: it is cancelled and its held funds return */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7766,6 +10175,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner, APPROVER_IS_CREATOR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, APPROVAL_NOT_REQUIRED, APPROVAL_NOT_PENDING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7785,31 +10257,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The rails currently serving a beneficiary account */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AvailableRails"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7819,6 +10282,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7845,31 +10353,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The workspace's recent API requests, newest first, bodies redacted */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7879,6 +10378,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7898,31 +10442,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One logged request */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RequestLog"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7934,13 +10469,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxReviewApplication: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 3f4c8d65-986e-4fce-85b9-f1dab50aa5ac
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -7957,31 +10540,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the review of an application (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -7993,13 +10567,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxFundBalance: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example ae8c4626-017a-4c50-8512-3271d35fa9a4
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8019,31 +10659,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Add test money to the balance of the account acted on (sandbox only) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BalanceEntry"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8055,13 +10686,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxCreateDeposit: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 680082cd-1919-4e3c-87b7-298b2d96570c
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8082,24 +10779,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account credited (null: the master account). */
             201: {
                 headers: {
@@ -8107,6 +10786,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deposit"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8118,13 +10806,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, VIRTUAL_ACCOUNT_NOT_ACTIVE, VIRTUAL_ACCOUNT_REQUIRED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxCompleteDeposit: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example f659e3ea-b81c-4be1-86c9-428ccb90b8ac
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8141,24 +10895,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account credited (null: the master account). */
             200: {
                 headers: {
@@ -8166,6 +10902,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deposit"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8177,13 +10922,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxFailDeposit: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 350ee4a4-e996-4ed5-8d0d-3a7d92c97d55
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8200,24 +11011,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account credited (null: the master account). */
             200: {
                 headers: {
@@ -8225,6 +11018,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deposit"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8236,13 +11038,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxCompleteOrder: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 5110e646-5bb6-4b84-89b1-b8444a5515c4
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8260,31 +11128,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the desk: complete an order of your own (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8294,6 +11153,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8302,7 +11224,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 116fab35-20ce-4a2e-835d-b27d7de76e84
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8315,31 +11240,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the desk: confirm-funds an order of your own (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8349,6 +11265,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, ORDER_NOT_SETTLEMENT_FUNDED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8357,7 +11336,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 79f50995-01de-4a17-867a-1dfb89fa61bc
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8370,31 +11352,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the desk: execute an order of your own (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8404,6 +11377,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8412,7 +11448,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 9bbab225-d8b3-4070-8b82-2fe50fb125b4
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8425,31 +11464,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the desk: expire an order of your own (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8459,6 +11489,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8467,7 +11560,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example bf40dbab-e30e-49fe-8a39-fd7fdce4f5cf
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8480,31 +11576,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the desk: fail an order of your own (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8516,13 +11603,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxFailPayout: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example df47c3dd-c800-4eb7-883f-99e03a0f1a06
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8539,31 +11692,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the connector: fail a payout (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8573,6 +11717,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8581,7 +11788,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 2dace6d8-8316-45ce-880a-01e4b7d4edd5
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8594,31 +11804,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the connector: pay a payout (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8628,6 +11829,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8636,7 +11900,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 15f4f358-c1f8-4300-82be-ee61ddf9b6c3
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8649,31 +11916,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the connector: process a payout (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8683,6 +11941,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8691,7 +12012,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example d36f719d-56bf-421b-8548-8fb6d9c7addd
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8704,31 +12028,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Simulate the connector: revert a payout (sandbox only) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8740,13 +12055,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxApproveVirtualAccount: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example ea0da377-e302-458b-8966-2e1350d728f9
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8763,24 +12144,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account that owns it (null: the master account). Bank details are never here: read them from GET /v1/virtual-accounts. */
             200: {
                 headers: {
@@ -8788,6 +12151,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VirtualAccount"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8799,13 +12171,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxDeactivateVirtualAccount: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 07a7875b-e27d-4dc3-8822-1a2a5b8fc7c1
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8822,24 +12260,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account that owns it (null: the master account). Bank details are never here: read them from GET /v1/virtual-accounts. */
             200: {
                 headers: {
@@ -8847,6 +12267,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VirtualAccount"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8858,13 +12287,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     sandboxFailVirtualAccount: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example c67d4e68-d3ae-45d5-85de-b374ec7725b6
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8881,24 +12376,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Validation envelope (with details) or legacy envelope */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account that owns it (null: the master account). Bank details are never here: read them from GET /v1/virtual-accounts. */
             200: {
                 headers: {
@@ -8908,6 +12385,15 @@ export interface operations {
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
             /** @description Missing, invalid or expired token */
             401: {
                 headers: {
@@ -8915,6 +12401,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8938,31 +12487,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Active virtual accounts of the account acted on, with their bank details (the only place they are read) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VirtualAccountWithDetailsList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -8974,13 +12514,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createVirtualAccount: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example f5954a58-65a9-4bb6-8b44-f4cb311dd508
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -8994,24 +12582,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `accountId` is the sub-account that owns it (null: the master account). Bank details are never here: read them from GET /v1/virtual-accounts. */
             200: {
                 headers: {
@@ -9030,6 +12600,15 @@ export interface operations {
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid or expired token */
             401: {
                 headers: {
@@ -9037,6 +12616,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, KYB_INCOMPLETE, VIRTUAL_ACCOUNT_DEACTIVATED, VIRTUAL_ACCOUNT_REFUSED, VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED, VIRTUAL_ACCOUNT_REFUSED, VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED, VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9056,31 +12698,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: Documents and terms acceptance still outstanding before a virtual account can be requested */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VirtualAccountRequirements"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9090,6 +12723,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9111,31 +12789,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The workspace's webhook endpoints, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9147,13 +12816,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createWebhook: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example e4b772fa-1107-4783-8883-58d8f0a01b93
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9167,31 +12884,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Register a webhook endpoint; the answer carries its signing secret, shown only this once */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, URL_INVALID, URL_NOT_HTTPS, URL_NOT_ALLOWED, WEBHOOK_ADDRESS_BLOCKED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9201,6 +12909,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, WEBHOOK_ENDPOINT_LIMIT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9220,31 +12991,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One webhook endpoint (never its secret) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9254,6 +13016,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9273,31 +13080,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Delete an endpoint with its delivery history; its pending deliveries are dropped */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointDeleted"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9307,6 +13105,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9330,31 +13191,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Change the URL, the event types, the status (enabled or disabled) or the description */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, URL_INVALID, URL_NOT_HTTPS, URL_NOT_ALLOWED, WEBHOOK_ADDRESS_BLOCKED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9364,6 +13216,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9392,31 +13307,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: An endpoint's deliveries, newest first, by status and event type */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9426,6 +13332,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9447,31 +13398,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One delivery with every attempt: number, time, response status, duration, error and response excerpt */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9483,13 +13425,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     resendWebhookDelivery: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 24929fdb-e426-457b-8de5-20550171653a
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9504,31 +13494,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Accepted: Send a delivery again now: a finished one gets one fresh attempt, a waiting one its next attempt at once; signed anew with the current secret */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9540,13 +13521,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, WEBHOOK_ENDPOINT_DISABLED, WEBHOOK_DELIVERY_PENDING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rotateWebhookSecret: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 9bc185ef-2dce-430a-8846-04cdb85673b9
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9563,31 +13610,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Replace the signing secret; the new one, shown only here, signs every later attempt (retries included) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9599,13 +13637,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     testWebhook: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example f0c41b04-d3a2-42aa-8ec3-c185f6aca4e4
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9618,31 +13722,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Send a webhook.test event (test: true) to this endpoint, signed like any event; answers with its delivery */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9652,6 +13747,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, WEBHOOK_ENDPOINT_DISABLED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9674,31 +13832,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: List applications, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9710,13 +13859,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApplication: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example e2ecd74e-e451-4852-8270-a6bd8c4c9e4c
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9731,31 +13928,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Create an application (201, draft) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9765,6 +13953,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9784,31 +14035,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One application */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9818,6 +14060,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9842,31 +14129,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Edit sections of an application */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9876,6 +14154,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, APPLICATION_NOT_EDITABLE, APPLICATION_SECTION_LOCKED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9895,31 +14236,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The documents of an application (all of them, at most 50) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationDocumentList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9931,13 +14263,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApplicationDocument: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 72a70efa-112b-42f3-8a75-c6e28f27c28f
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -9954,31 +14334,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Register an uploaded file as a document (201) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationDocument"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -9988,6 +14359,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, DOCUMENT_KEY_USED, DOCUMENT_NOT_UPLOADED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10009,31 +14443,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One document */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationDocument"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10043,6 +14468,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10064,30 +14534,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Removed */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Missing, invalid or expired token */
             401: {
@@ -10098,13 +14559,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApplicationDocumentUploadUrl: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 397e2ab1-303d-43db-8f07-23ed111d0c65
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -10121,31 +14648,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Get a signed URL to upload one document file to (201) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DocumentUploadUrl"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10155,6 +14673,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10174,31 +14755,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The persons of an application (all of them, at most 25) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationPersonList"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10210,13 +14782,61 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApplicationPerson: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 01f66952-e45a-4d0c-8fd1-661c0908f477
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -10244,31 +14864,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Created: Add a person (director, owner) to a business application */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationPerson"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, APPLICATION_TYPE_MISMATCH, APPLICATION_PERSONS_MAX) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10278,6 +14889,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10299,31 +14973,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: One person */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationPerson"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10333,6 +14998,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10354,30 +15064,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Removed */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Missing, invalid or expired token */
             401: {
@@ -10386,6 +15087,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10412,31 +15176,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Edit a person (absent keeps, null clears) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApplicationPerson"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10448,13 +15203,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     submitApplication: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example a4ded4f6-57fb-45c6-81ee-53c6548e6aef
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -10467,31 +15288,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Submit an application for review */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10503,13 +15315,79 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, APPLICATION_STATE_CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED, APPLICATION_INCOMPLETE, TERMS_NOT_ACCEPTED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createApplicationTermsAcceptance: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable. */
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 7e4678fd-2d2c-4d9d-8f21-156b18343ba9
+                 */
                 "Idempotency-Key"?: string;
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
                 "Service-Account-Id"?: string;
@@ -10526,31 +15404,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Done: Accept the current terms for an application */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10560,6 +15429,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, TERMS_VERSION_NOT_CURRENT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10586,31 +15518,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: What a corridor requires of the recipient and the sender */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PayoutRequirements"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10620,6 +15543,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND, CORRIDOR_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10636,31 +15604,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Default Response */
+            /** @description The answer: The current terms */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Terms"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid or expired token */
@@ -10670,6 +15629,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10698,24 +15702,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problem details (RFC 9457) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem details */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description The stored file: register it with the resource that asked for it (e.g. POST /v2/applications/{id}/documents) */
             200: {
                 headers: {
@@ -10723,6 +15709,78 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Upload"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, UPLOAD_SIZE_MISMATCH, UPLOAD_TOO_LARGE) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner, UPLOAD_URL_INVALID, UPLOAD_URL_EXPIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, UPLOAD_URL_USED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
