@@ -244,9 +244,13 @@ describe('POST /v1/beneficiaries', () => {
     expect(body.accounts.map((a) => a.type)).toEqual(['mobile_money', 'crypto']);
   });
 
-  it('drops data keys it does not know', async () => {
-    const body = await create({ ...ADA, accounts: [{ ...EUR_IBAN, data: { iban: IBANS.DE, pin: '1234' } }] });
-    expect(body.accounts[0]?.data).toEqual({ iban: IBANS.DE });
+  it('refuses data keys it does not know, naming them, and saves nothing', async () => {
+    const before = (await acme.request('GET', '/v1/beneficiaries')).json<{ data: unknown[] }>().data.length;
+    const res = await acme.request('POST', '/v1/beneficiaries', { ...ADA, accounts: [{ ...EUR_IBAN, data: { iban: IBANS.DE, pin: '1234' } }] });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.body).toContain('UNKNOWN_FIELD');
+    expect(res.body).toContain('accounts.0.data.pin');
+    expect((await acme.request('GET', '/v1/beneficiaries')).json<{ data: unknown[] }>().data.length).toBe(before);
   });
 
   it('references an existing beneficiary by id (200), ignoring the other fields', async () => {

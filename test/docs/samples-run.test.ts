@@ -383,6 +383,11 @@ const NOT_RUN: Record<string, string> = {
   'POST /operator/v1/chain/chains/{name}/resume': "a configured chain's circuit breaker: test/chain/issuer.test.ts and nonces.test.ts",
   'POST /operator/v1/chain/payouts/{id}/resign': 'a chain payout in nonce conflict: test/chain/nonces.test.ts',
   'POST /operator/v1/chain/payouts/{id}/cancel': 'a chain payout in nonce conflict: test/chain/nonces.test.ts',
+  // These need a connector that checks recipients or a provider connector configured (with its simulator); their calls run there.
+  'POST /v1/payouts/{id}/recipient-check/confirm': 'a payout held by a recipient check (a connector offering verifyRecipient): test/recipient-checks/recipient-checks.test.ts',
+  'POST /v1/beneficiaries/{id}/verify-recipient': 'a connector offering verifyRecipient on the beneficiary\'s route: test/recipient-checks/recipient-checks.test.ts',
+  'POST /connectors/clearbank/webhooks': 'the ClearBank connector configured, with a webhook signed by the bank: test/clearbank/flow.test.ts',
+  'GET /operator/v1/paystack/balance': 'the Paystack connector configured (its simulator): test/paystack/transfers.test.ts',
 };
 
 function runSample(source: string, env: Env, extra = ''): Promise<{ status: number; body: string; stderr: string }> {

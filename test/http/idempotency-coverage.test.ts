@@ -23,6 +23,10 @@ import { receivingWorkspace, requestAccount } from '../virtual-accounts/helpers.
 
 const EXCEPTIONS: Record<string, string> = {
   'POST /oauth/token': 'token exchange (RFC 6749): each call answers a fresh token and changes nothing a retry could double',
+  'POST /v1/payouts/:id/recipient-check/confirm': 'needs a connector that offers verifyRecipient and a payout it held (test/recipient-checks/recipient-checks.test.ts, where the dashboard form confirms twice under one key and confirms once); runIdempotent',
+  'POST /v1/beneficiaries/:id/verify-recipient': 'needs a connector that offers verifyRecipient (test/recipient-checks/recipient-checks.test.ts); stores nothing, and its answer is kept under the key by runIdempotent',
+  'POST /connectors/clearbank/webhooks': "the bank's webhook: authenticated by its signature and taken in once by its identity (a repeat changes nothing: test/clearbank/flow.test.ts), not by a key the bank never sends",
+  'POST /connectors/paystack/webhook': "the provider's webhook: authenticated by x-paystack-signature and taken in once by its body's hash (a repeat changes nothing: test/paystack/transfers.test.ts), not by a key Paystack never sends",
   'POST /operator/v1/chain/deposits/:id/release': 'needs a chain on anvil and a deposit held by the watcher (test/chain/address-screening.test.ts); runIdempotent, as resign',
   'POST /operator/v1/chain/deposits/:id/reject': 'needs a chain on anvil and a deposit held by the watcher (test/chain/address-screening.test.ts); runIdempotent, as resign',
   'POST /operator/v1/chain/payouts/:id/resign': 'needs a chain on anvil and a payout in nonce conflict: replayed under its key in test/chain/nonces.test.ts',

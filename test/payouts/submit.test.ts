@@ -93,14 +93,16 @@ describe('POST /v1/payouts refusals', () => {
     expect(res.json().details[0].code).toBe('ORIGINATOR_NOT_ON_RECORD');
   });
 
-  it('drops senderInfo keys outside the corridor lists from the stored identity', async () => {
-    const res = await c.request('POST', '/v1/payouts', eur('1.00', { senderInfo: { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE', gender: 'female', fundOrigin: 'salary', nickname: 'Amazing Grace' } }));
+  it('refuses senderInfo keys outside the corridor lists, naming them, and keeps only the listed keys in the stored identity', async () => {
+    const refused = await c.request('POST', '/v1/payouts', eur('1.00', { senderInfo: { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE', nickname: 'Amazing Grace' } }));
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.json().details).toEqual([expect.objectContaining({ field: 'senderInfo.nickname', code: 'UNKNOWN_FIELD' })]);
+    const res = await c.request('POST', '/v1/payouts', eur('1.00', { senderInfo: { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE', gender: 'female', fundOrigin: 'salary' } }));
     expect(res.statusCode, res.body).toBe(201);
     // The sender is stored sealed (lib/crypto-box): opened here with the app's key.
     const [sealed] = await t.ctx.db.query<{ sender: string }>('SELECT sender FROM payouts WHERE id = $1', [res.json().id]);
     const row = sealed && { sender: t.ctx.box.openJson<Record<string, string>>(sealed.sender) };
     expect(row?.sender.type).toBe('individual');
-    expect(row?.sender.nickname).toBeUndefined();
     for (const key of Object.keys(row?.sender ?? {})) expect(['type', 'firstName', 'lastName', 'dateOfBirth', 'address', 'postalCode', 'city', 'country', 'phoneNumber', 'fundOrigin', 'gender', 'companyName', 'registrationNumber']).toContain(key);
   });
 
