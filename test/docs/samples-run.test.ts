@@ -386,7 +386,6 @@ const NOT_RUN: Record<string, string> = {
   // These need a connector that checks recipients or a provider connector configured (with its simulator); their calls run there.
   'POST /v1/payouts/{id}/recipient-check/confirm': 'a payout held by a recipient check (a connector offering verifyRecipient): test/recipient-checks/recipient-checks.test.ts',
   'POST /v1/beneficiaries/{id}/verify-recipient': 'a connector offering verifyRecipient on the beneficiary\'s route: test/recipient-checks/recipient-checks.test.ts',
-  'POST /connectors/clearbank/webhooks': 'the ClearBank connector configured, with a webhook signed by the bank: test/clearbank/flow.test.ts',
   'GET /operator/v1/paystack/balance': 'the Paystack connector configured (its simulator): test/paystack/transfers.test.ts',
 };
 

@@ -16,6 +16,8 @@ export function clearBankRoutes(app: App, ctx: AppContext): void {
       {
         config: { auth: 'none' },
         schema: {
+          // Called by the bank, not by API clients: kept out of the API document, as every provider's callback.
+          hide: true,
           tags: ['Connectors'],
           summary: "ClearBank's webhooks (Faster Payments settled, rejected, returned)",
           description:

@@ -38,26 +38,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/connectors/clearbank/webhooks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * ClearBank's webhooks (Faster Payments settled, rejected, returned)
-         * @description Called by ClearBank, not by API clients. The body must carry ClearBank's RSA signature of its exact bytes in `DigitalSignature` (verified with the public key of the connectors file's `clearbank.bankPublicKeyFile`); a body without a valid signature is refused with 401 and changes nothing. Each webhook is taken in once by its type and TransactionId; a repeat is answered as the first. The answer echoes the Nonce, signed with the operator's key, as ClearBank requires. 404 when no ClearBank connector is configured; 503 when the outcome cannot be applied yet (ClearBank delivers it again).
-         */
-        post: operations["createConnectorClearbankWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/fx/conversions": {
         parameters: {
             query?: never;
@@ -2726,15 +2706,6 @@ export interface components {
             /** @description Default individual */
             type?: "individual" | "business";
         };
-        CreateConnectorClearbankWebhookRequest: {
-            Nonce: number;
-            Type: string;
-        } & {
-            [key: string]: unknown;
-        };
-        CreateConnectorClearbankWebhookResponse: {
-            Nonce: number;
-        };
         CreateFxConversionRequest: {
             /** @description Your reference; unique per workspace */
             clientRef?: string;
@@ -4780,102 +4751,6 @@ export interface operations {
             };
             /** @description Not found in this workspace (NOT_FOUND) */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createConnectorClearbankWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateConnectorClearbankWebhookRequest"];
-            };
-        };
-        responses: {
-            /** @description Done: ClearBank's webhooks (Faster Payments settled, rejected, returned) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateConnectorClearbankWebhookResponse"];
-                };
-            };
-            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Not found in this workspace (NOT_FOUND) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
-                };
-            };
-            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
-            422: {
                 headers: {
                     [name: string]: unknown;
                 };
