@@ -34,6 +34,14 @@ const NOT_TENANT_TABLES: Record<string, string> = {
   chain_payouts: "payouts signed from the operator's one hot wallet (its nonce sequence spans workspaces)",
   chain_transactions: "the signed transactions of the hot wallet",
   chain_sweeps: "sweeps of deposit addresses into the operator's hot wallet, signed by its gas wallet (one nonce sequence across workspaces)",
+  // What providers send and hold for the operator, across workspaces (docs/guides/faster-payments.md,
+  // ngn-transfers.md, mobile-money.md): read before it is matched to a workspace's payout, or the operator's own.
+  clearbank_batches: "requests of up to 10 payments to the operator's bank, across workspaces",
+  clearbank_webhooks: "the bank's webhooks as received, before they are matched to a payout",
+  momo_callbacks: "the provider's callbacks as received (a forged or unknown one matches no payout)",
+  paystack_balances: "the operator's balance at Paystack",
+  paystack_exceptions: 'what Paystack sent that matched nothing (the operator\'s list)',
+  paystack_webhooks: "Paystack's webhooks as received, before they are matched to a payout",
   // Sanctions lists: the same for every workspace, a reference table.
   screening_list_versions: 'sanctions list loads (reference table)',
   alert_conditions: "the operator's alert conditions (platform-wide)",
