@@ -120,7 +120,7 @@ describe('GBP Faster Payments over ClearBank', () => {
     expect(final.filter((p) => p.status === 'failed').map((p) => p.id).sort()).toEqual([ids[7], ids[18]].sort());
     expect(final.filter((p) => p.status === 'paid')).toHaveLength(23);
     expect(final.find((p) => p.id === ids[18])?.failureReason).toMatch(/^Refused by ClearBank: Rejected /);
-    const batches = await w.t.ctx.db.query<{ payments: number }>('SELECT b.payments FROM clearbank_batches b WHERE b.id IN (SELECT batch_id FROM clearbank_payments WHERE payout_id = ANY($1::uuid[]))', [ids]);
+    const batches = await w.t.ctx.db.query<{ payments: number }>('SELECT b.payments::int AS payments FROM clearbank_batches b WHERE b.id IN (SELECT batch_id FROM clearbank_payments WHERE payout_id = ANY($1::uuid[]))', [ids]);
     expect(batches.every((b) => b.payments <= 10)).toBe(true);
     expect(batches.reduce((n, b) => n + b.payments, 0)).toBe(25);
     expect(w.sim.calls.filter((call) => call.path === '/v3/payments/fps').length - callsBefore).toBe(batches.length);
