@@ -70,11 +70,12 @@ export async function momoWorld(options: { simulator?: Partial<SimulatorOptions>
     work: async () => {
       const runner = createRunner(t.ctx);
       try {
-        // Until no payout or mobile-money job is due within a few seconds: a recipient check that
-        // passes schedules the payout's first step a moment later, which hands it over.
+        // Until no payout or mobile-money job is running or due within a few seconds: a job a tick
+        // took runs on after the tick returns, and a recipient check that passes schedules the
+        // payout's first step as it ends, which hands the payout over.
         for (let i = 0; i < 400; i++) {
           await runner.tick();
-          const [due] = await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE status = 'queued' AND run_at <= now() + interval '5 seconds' AND kind <> 'mobile-money.poll' AND kind LIKE ANY (ARRAY['payout%', 'mobile-money%'])");
+          const [due] = await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE (status = 'running' OR (status = 'queued' AND run_at <= now() + interval '5 seconds')) AND kind <> 'mobile-money.poll' AND kind LIKE ANY (ARRAY['payout%', 'mobile-money%'])");
           if (due?.n === 0) break;
           await new Promise((r) => setTimeout(r, 25));
         }

@@ -280,6 +280,19 @@ describe('one database, several workers', () => {
       await engine.stop();
     }
   });
+});
+
+// Its own app, with a deadline long enough that a loaded machine does not turn an attempt into a
+// timeout six times over (the delivery would then be final and failed): the test is about creating
+// and sending each delivery once, not about deadlines.
+describe('one database, three workers at once', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: { WEBHOOK_TIMEOUT_MS: '15000', WEBHOOK_RETRY_DELAYS_MS: '100,100,100,100,100', WEBHOOK_ENDPOINT_CONCURRENCY: '4', JOB_POLL_MS: '20' },
+    });
+  });
+  afterAll(async () => t.close());
 
   it('creates each (endpoint, event) delivery once, and sends it only as recorded attempts, with three workers at once', async () => {
     const c = await newWorkspace(t.app);
