@@ -1,31 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readNacha } from '../../src/connectors/ach/nacha.js';
 import { createTestApp, onPostgres, type TestApp } from '../helpers/app.js';
-import { CORRIDOR_BIN, corridorFreeEnv } from '../helpers/processes.js';
+import { crashCleanups, killHard, lockPayouts, until, waitingOnPayouts, workerStarter } from '../helpers/worker-crash.js';
 import { sshdMissing, startSftpServer } from '../helpers/sftp-server.js';
 import { connectorsFile } from '../bank/helpers.js';
 import { fund, payingWorkspace, ref } from '../payouts/helpers.js';
 import { achSection, US_PERSON } from './helpers.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => undefined);
-});
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const cleanup = crashCleanups();
 
 const achFiles = (dir: string) => fs.readdirSync(dir).filter((n) => n.endsWith('.ach'));
 
@@ -40,9 +24,9 @@ describe.skipIf(sshdMissing)('the ACH connector under a crash', () => {
    */
   it.skipIf(!onPostgres)('a worker killed between upload and record: after a restart the payouts leave in no second file, and go processing', async () => {
     const server = await startSftpServer();
-    cleanups.push(server.stop);
+    cleanup(server.stop);
     const t: TestApp = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { ach: 'ach' }, ach: achSection(server, { cutoff: { maxPayouts: 5000, maxSeconds: 1 } }) }) } });
-    cleanups.push(t.close);
+    cleanup(t.close);
     const c = await payingWorkspace(t);
     await fund(c, 'USD', '100');
     const ids: string[] = [];
@@ -51,34 +35,22 @@ describe.skipIf(sshdMissing)('the ACH connector under a crash', () => {
       expect(res.statusCode, res.body).toBe(201);
       ids.push(res.json<{ id: string }>().id);
     }
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-ach-worker-'));
-    cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env = { ...corridorFreeEnv(), ...t.env, CORRIDOR_DATA_DIR: dataDir, JOB_POLL_MS: '20', JOB_LEASE_MS: '1000', LOG_LEVEL: 'warn' };
-    const worker = (): ChildProcess => {
-      const child = spawn(process.execPath, [CORRIDOR_BIN, 'start', '--role', 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-      cleanups.push(async () => void child.kill('SIGKILL'));
-      return child;
-    };
-    const lock = new pg.Client({ connectionString: t.env.DATABASE_URL });
-    await lock.connect();
-    cleanups.push(() => lock.end());
-    await lock.query('BEGIN');
-    await lock.query('SELECT id FROM payouts WHERE id = ANY($1::uuid[]) FOR NO KEY UPDATE', [ids]);
+    const worker = workerStarter(t.env, cleanup);
+    const lock = await lockPayouts(t.env.DATABASE_URL!, ids, cleanup);
     const first = worker();
     await until(
       'the file in the inbox and the worker waiting to record it',
       async () => ({
         files: achFiles(server.inbox).length,
         recorded: (await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM ach_files WHERE status = 'recorded'"))[0]?.n,
-        waiting: (await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%payouts%'"))[0]?.n,
+        waiting: await waitingOnPayouts(t.ctx),
       }),
-      (s) => s.files === 1 && s.recorded === 1 && (s.waiting ?? 0) >= 1,
+      (s) => s.files === 1 && s.recorded === 1 && s.waiting >= 1,
     );
     const [sent] = achFiles(server.inbox);
     const sentInode = fs.statSync(path.join(server.inbox, sent as string)).ino;
-    first.kill('SIGKILL');
-    await new Promise((r) => first.once('exit', r));
-    await lock.query('ROLLBACK');
+    await killHard(first);
+    await lock.release();
     expect(await t.ctx.db.query('SELECT status FROM ach_files')).toEqual([{ status: 'recorded' }]);
 
     const second = worker();

@@ -9,19 +9,10 @@ import { inboxFiles, sshdMissing, type SftpServer } from '../helpers/sftp-server
 import { WebClient } from '../helpers/web-client.js';
 import { ADA, fund, ref } from '../payouts/helpers.js';
 import { startBankApp, type BankApp } from './helpers.js';
+import { until } from '../helpers/until.js';
 
 const PAYOUTS = 1000;
 const MAX_PAYOUTS = 300;
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe.skipIf(sshdMissing)(`cut-off windows${sshdMissing ? ` (${sshdMissing})` : ''}`, () => {
   let app: BankApp | undefined;

@@ -3,22 +3,13 @@ import { sshdMissing } from '../helpers/sftp-server.js';
 import { dashboardUser, type WebClient } from '../helpers/web-client.js';
 import { ADA, ref } from '../payouts/helpers.js';
 import { GRACE, startBankApp, type BankApp } from './helpers.js';
+import { until } from '../helpers/until.js';
 
 /**
  * A payout the bank connector holds, or that waits for the next file, is "queued" by its status; its
  * page in the dashboard says why and what happens next (issue 37, point 1), in words, without the
  * operator's technical detail.
  */
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const plain = (body: string) => body.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
 

@@ -10,21 +10,12 @@ import { CORRIDOR_BIN, corridorFreeEnv } from '../helpers/processes.js';
 import { bankSection, inboxFiles, sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 import { ADA, fund, payingWorkspace, ref } from '../payouts/helpers.js';
 import { BANK_ROUTES, connectorsFile } from './helpers.js';
+import { until } from '../helpers/until.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function started(): Promise<SftpServer> {
   const server = await startSftpServer();

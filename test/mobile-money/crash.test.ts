@@ -1,17 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
 import { onPostgres } from '../helpers/app.js';
-import { CORRIDOR_BIN, corridorFreeEnv } from '../helpers/processes.js';
+import { crashCleanups, workerStarter } from '../helpers/worker-crash.js';
 import { eventTypesOf } from '../payouts/helpers.js';
 import { GH_PERSON, ghWallet, momoPayout, momoWorkspace, momoWorld, until, type MomoWorld } from './helpers.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => undefined);
-});
+const cleanup = crashCleanups();
 
 describe('the mobile-money connector under a crash', () => {
   /**
@@ -40,18 +34,11 @@ describe('the mobile-money connector under a crash', () => {
         },
       },
     });
-    cleanups.push(w.close);
+    cleanup(w.close);
     const c = await momoWorkspace(w.t);
     w.sim.loseCallbacks(1);
     const id = await momoPayout(c, { amount: '27.00', beneficiary: GH_PERSON(ghWallet('3000')) });
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-momo-worker-'));
-    cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env = { ...corridorFreeEnv(), ...w.env, CORRIDOR_DATA_DIR: dataDir, JOB_POLL_MS: '20', JOB_LEASE_MS: '1000', LOG_LEVEL: 'warn' };
-    const start = (): ChildProcess => {
-      const child = spawn(process.execPath, [CORRIDOR_BIN, 'start', '--role', 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-      cleanups.push(async () => void child.kill('SIGKILL'));
-      return child;
-    };
+    const start = workerStarter(w.env, cleanup);
     victim.worker = start();
     await until('the worker killed after the acceptance', async () => killed && (victim.worker?.signalCode ?? null) !== null, (done) => done === true, 180_000);
     expect(w.sim.disbursementsOf(id)).toHaveLength(1);

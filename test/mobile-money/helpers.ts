@@ -9,6 +9,7 @@ import { freePort } from '../helpers/processes.js';
 import { realWorldPath } from '../helpers/real-world.js';
 import { connectorsFile } from '../bank/helpers.js';
 import { fund, payingWorkspace, ref } from '../payouts/helpers.js';
+export { until } from '../helpers/until.js';
 
 export const GSMA_DEFINITION = realWorldPath('mobile-money/gsma-mmapi-v1.2.0.yml');
 export const API_KEY = 'sim-api-key-3f9a';
@@ -95,17 +96,6 @@ export async function momoPayout(c: Caller, body: { amount: string; currency?: s
   const res = await c.request('POST', '/v1/payouts', { clientRef: ref('momo'), currency: 'GHS', route: 'mobile_money', ...body });
   expect(res.statusCode, res.body).toBe(201);
   return res.json<{ id: string }>().id;
-}
-
-/** Waits (generously: the machine is loaded) until `read` satisfies `done`. */
-export async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** A workspace paying mobile money: the currencies enabled and funded. */

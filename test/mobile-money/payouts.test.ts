@@ -7,7 +7,7 @@ import { CALLBACK_SECRET, GH_PERSON, ghWallet, momoPayout, momoWorkspace, momoWo
 
 interface PayoutRead {
   status: string;
-  recipientCheck?: { status: string; result: string | null; name: string; railName: string | null } | null;
+  recipientCheck?: { status: string; result: string | null; name: string; railName: string | null; reason?: string | null } | null;
   failureReason: string | null;
   returnReason?: { code: string; description: string } | null;
 }
