@@ -1,10 +1,8 @@
 import type { AppContext } from '../../platform/context.js';
-import type { Tx } from '../../platform/db/db.js';
-import type { JobHandler } from '../../platform/jobs/runner.js';
 import type { CryptoBox } from '../../platform/lib/crypto-box.js';
-import type { FieldError } from '../../platform/lib/errors.js';
-import type { AsyncConnector, ConnectorStep, HandedOverPayout, RecipientCheck, RecipientCheckRequest } from '../connector.js';
+import type { RecipientCheck, RecipientCheckRequest } from '../connector.js';
 import { defineConnector } from '../definition.js';
+import { connectorJob, connectorOf, HandOverConnector } from '../hand-over.js';
 import { PaystackClient } from './client.js';
 import { parsePaystackConfig, type PaystackConfig } from './config.js';
 import { PAYSTACK_REASONS } from './reasons.js';
@@ -13,68 +11,25 @@ import { acceptPayouts, PAYSTACK_POLL_JOB, PAYSTACK_SEND_JOB, releasePayout, res
 /**
  * The Paystack connector: NGN bank transfers to Nigerian NUBAN accounts (the beneficiary's
  * `crAccount` and `bankCode`) over a Paystack-shaped aggregator's API, which reaches NIBSS Instant
- * Payment. An async connector: a queued payout is handed over (`accept`) and recorded with its
+ * Payment. A hand-over connector: a queued payout is handed over (`accept`) and recorded with its
  * reference; its send job creates the transfer recipient once per beneficiary account and the
  * transfer from the provider balance; the outcome comes by Paystack's signed webhooks
  * (`transfer.success`, `transfer.failed`, `transfer.reversed`, paystack.routes.ts), or by verifying the
  * transfer by its reference when no webhook came in time. Its recipient check is NIP's name enquiry
  * (GET /bank/resolve).
  */
-export class PaystackConnector implements AsyncConnector {
+export class PaystackConnector extends HandOverConnector<PaystackRuntime> {
   readonly name = 'paystack';
-  readonly async = true as const;
-  readonly runtime: PaystackRuntime;
+  /** Always offered by this rail. */
+  declare readonly verifyRecipient: (request: RecipientCheckRequest) => Promise<RecipientCheck>;
 
   constructor(config: PaystackConfig, box: CryptoBox) {
-    this.runtime = { config, box, client: new PaystackClient(config) };
-  }
-
-  firstStepMs(): number {
-    return 0;
-  }
-
-  /** Once at Paystack a transfer cannot be called back. */
-  canCancelProcessing(): boolean {
-    return false;
-  }
-
-  nextStep(): ConnectorStep {
-    return { move: 'none', nextInMs: null };
-  }
-
-  accept(tx: Tx, payouts: readonly HandedOverPayout[]): Promise<void> {
-    return acceptPayouts(this.runtime, tx, payouts);
-  }
-
-  release(tx: Tx, payoutId: string): Promise<boolean> {
-    return releasePayout(tx, payoutId);
-  }
-
-  submitErrors(_rail: string, beneficiary: Record<string, unknown>): FieldError[] {
-    return submitErrors(beneficiary);
-  }
-
-  verifyRecipient(request: RecipientCheckRequest): Promise<RecipientCheck> {
-    return resolveRecipient(this.runtime, request);
+    super({ config, box, client: new PaystackClient(config) }, { accept: acceptPayouts, release: releasePayout, submitErrors, verifyRecipient: resolveRecipient });
   }
 }
 
 /** The Paystack connector of this process, when the connectors file configures one. */
-export function paystackConnectorOf(ctx: Pick<AppContext, 'connectors'>): PaystackConnector | undefined {
-  return ctx.connectors.all().find((c): c is PaystackConnector => c instanceof PaystackConnector);
-}
-
-const sendJob: JobHandler = async (ctx, job) => {
-  const paystack = paystackConnectorOf(ctx);
-  if (!paystack) throw new Error('no Paystack connector is configured in this process; the transfer waits');
-  return runSend(ctx, paystack.runtime, String(job.payload.payoutId));
-};
-
-const pollJob: JobHandler = async (ctx) => {
-  const paystack = paystackConnectorOf(ctx);
-  if (!paystack) return;
-  return runPoll(ctx, paystack.runtime);
-};
+export const paystackConnectorOf = (ctx: Pick<AppContext, 'connectors'>) => connectorOf(ctx, PaystackConnector);
 
 /** The Paystack connector's definition, from the "paystack" section: a send job per payout, and a poll (balance, verification of transfers whose webhook is late). */
 export const paystack = defineConnector<PaystackConnector>({
@@ -83,8 +38,8 @@ export const paystack = defineConnector<PaystackConnector>({
   build: (section, deps) => new PaystackConnector(parsePaystackConfig(section, deps.config.env), deps.box),
   reasons: PAYSTACK_REASONS,
   jobs: [
-    { kind: PAYSTACK_SEND_JOB, handler: sendJob },
-    { kind: PAYSTACK_POLL_JOB, handler: pollJob, everyMs: 60_000 },
+    { kind: PAYSTACK_SEND_JOB, handler: connectorJob(PaystackConnector, (ctx, rt, job) => runSend(ctx, rt, String(job.payload.payoutId)), 'no Paystack connector is configured in this process; the transfer waits') },
+    { kind: PAYSTACK_POLL_JOB, handler: connectorJob(PaystackConnector, (ctx, rt) => runPoll(ctx, rt)), everyMs: 60_000 },
   ],
   backlog: ['queued'],
 });
