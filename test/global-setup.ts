@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { PgliteDb } from '../src/platform/db/db.js';
+import { connect, PgliteDb } from '../src/platform/db/db.js';
 import { migrate } from '../src/platform/db/migrate.js';
 import { CryptoBox } from '../src/platform/lib/crypto-box.js';
+import { freshPostgresDatabase } from '../support/postgres.js';
 import { generateTestPki } from './helpers/test-pki.js';
 
 /**
@@ -13,7 +14,7 @@ import { generateTestPki } from './helpers/test-pki.js';
  * has every worker trust it through NODE_EXTRA_CA_CERTS (read by node only at process start, which
  * is why it is set here, in the parent, before the workers are forked).
  */
-export default async function setup(): Promise<() => void> {
+export default async function setup(): Promise<() => Promise<void>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-test-pki-'));
   const pki = generateTestPki(dir);
   const bundle = path.join(dir, 'trusted.pem');
@@ -29,9 +30,22 @@ export default async function setup(): Promise<() => void> {
   fs.writeFileSync(templateFile, Buffer.from(await (await template.dumpDataDir('none')).arrayBuffer()));
   await template.close();
   process.env.CORRIDOR_TEST_PGLITE_TEMPLATE = templateFile;
+  // On PostgreSQL, the same: one migrated database, which each test app's database is created from.
+  const postgresUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
+  const pgTemplate = postgresUrl ? await freshPostgresDatabase(postgresUrl, 'corridor_tpl') : undefined;
+  if (pgTemplate) {
+    const db = await connect({ databaseUrl: pgTemplate.url, dataDir: 'memory://', poolMax: 4 });
+    try {
+      await migrate(db, CryptoBox.fromKey(randomBytes(32)));
+    } finally {
+      await db.close();
+    }
+    process.env.CORRIDOR_TEST_PG_TEMPLATE = pgTemplate.name;
+  }
   // Workers may read the CA file lazily until they exit, so it is removed when this process exits.
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-  return () => {
+  return async () => {
+    await pgTemplate?.drop();
     if (existing === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
     else process.env.NODE_EXTRA_CA_CERTS = existing;
   };
