@@ -1,0 +1,8 @@
+-- corridor:outside-transaction
+-- Each account's numbered statements in day order (the alert source bank.statement_sequence_gap walks
+-- them every minute), built without blocking writes: CONCURRENTLY, outside a transaction.
+SET lock_timeout = '5s';
+SET statement_timeout = 0;
+CREATE INDEX CONCURRENTLY IF NOT EXISTS bank_statements_sequence ON bank_statements (bank_account, statement_date, electronic_seq, legal_seq) WHERE electronic_seq IS NOT NULL OR legal_seq IS NOT NULL;
+RESET lock_timeout;
+RESET statement_timeout;
