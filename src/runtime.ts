@@ -16,7 +16,7 @@ import { paystack } from './connectors/paystack/index.js';
 import { ConnectorRegistry } from './connectors/registry.js';
 import { simulated } from './connectors/simulated/index.js';
 import { connect } from './platform/db/db.js';
-import { migrate } from './platform/db/migrate.js';
+import { migrate, type Migration } from './platform/db/migrate.js';
 import { CryptoBox } from './platform/lib/crypto-box.js';
 import { SigningKeys } from './domains/auth/signing-keys.js';
 import { StaticRateSource } from './domains/fx/rates.js';
@@ -51,9 +51,11 @@ export const CONNECTORS_PRESENT: readonly ConnectorDefinition[] = [simulated, ma
 
 /**
  * Opens the database (PGlite in the data directory, or PostgreSQL when DATABASE_URL is set),
- * applies migrations, and loads the keys: everything a process of any role needs.
+ * applies migrations, and loads the keys: everything a process of any role needs. `migrations`: the
+ * ones to apply (default: all of this release's); a test of a rolling upgrade passes the earlier
+ * release's, to run its schema beside the new release's migration.
  */
-export async function openContext(config: Config, log = createLogger(config.logLevel), options: { memoryTemplate?: Blob; connectors?: readonly ConnectorDefinition[] } = {}): Promise<AppContext> {
+export async function openContext(config: Config, log = createLogger(config.logLevel), options: { memoryTemplate?: Blob; connectors?: readonly ConnectorDefinition[]; migrations?: Migration[] } = {}): Promise<AppContext> {
   if (config.env === 'production' && !config.databaseUrl) {
     throw new Error(
       'CORRIDOR_ENV=production needs DATABASE_URL: the embedded database does not flush to disk on commit, so it could lose acknowledged payments.',
@@ -71,7 +73,7 @@ export async function openContext(config: Config, log = createLogger(config.logL
     ...(options.memoryTemplate ? { memoryTemplate: options.memoryTemplate } : {}),
   });
   try {
-    await migrate(db, box);
+    await migrate(db, box, options.migrations);
     await ensureSystemAccounts(db, payoutRails());
     const keys = await SigningKeys.init(db, box);
     return { config, db, box, keys, log, rates: new StaticRateSource(config.fxRates), connectors };

@@ -1,8 +1,12 @@
 import fs from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
+import { bankConnectorOf } from '../../src/connectors/bank/bank.connector.js';
+import { runPoll } from '../../src/connectors/bank/bank.service.js';
 import { createRunner } from '../../src/jobs.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { SftpBank } from '../helpers/sftp-bank.js';
 import { bankSection, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 import { fund, payingWorkspace } from '../payouts/helpers.js';
 
@@ -52,5 +56,51 @@ export async function startBankApp(bank: Parameters<typeof bankSection>[1], fund
       await t.close();
       await server.stop();
     },
+  };
+}
+
+/** An app whose bank connector reads the given accounts' files from a real OpenSSH SFTP server's outbox, polled when the test says, and the test-side bank logged in. */
+export interface PolledBankApp {
+  server: SftpServer;
+  t: TestApp;
+  bank: SftpBank;
+  /** One look at the bank's outbox over SFTP, as the bank.poll job takes it. */
+  poll(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startPolledBankApp(accounts: unknown[]): Promise<PolledBankApp> {
+  const server = await startSftpServer();
+  const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: BANK_ROUTES, bank: bankSection(server, { accounts }) }) } });
+  const bank = await SftpBank.connect(server);
+  return {
+    server,
+    t,
+    bank,
+    poll: async () => {
+      const connector = bankConnectorOf(t.ctx);
+      if (!connector) throw new Error('no bank connector configured');
+      await runPoll(t.ctx, connector.runtime, 'bank');
+    },
+    stop: async () => {
+      await bank.end();
+      await t.close();
+      await server.stop();
+    },
+  };
+}
+
+/** A polled bank app for the tests of one describe block: started before them, stopped after; the returned function gives it. */
+export function polledBankAppForSuite(accounts: unknown[]): () => PolledBankApp {
+  let app: PolledBankApp | undefined;
+  beforeAll(async () => {
+    app = await startPolledBankApp(accounts);
+  }, 300_000);
+  afterAll(async () => {
+    await app?.stop();
+  }, 120_000);
+  return () => {
+    if (!app) throw new Error('the polled bank app has not started');
+    return app;
   };
 }

@@ -1,14 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bankConnectorOf } from '../../src/connectors/bank/bank.connector.js';
-import { runPoll } from '../../src/connectors/bank/bank.service.js';
+import { describe, expect, it } from 'vitest';
 import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
-import { createTestApp, operator, type TestApp } from '../helpers/app.js';
-import { SftpBank } from '../helpers/sftp-bank.js';
-import { bankSection, sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
+import { operator } from '../helpers/app.js';
+import { sshdMissing } from '../helpers/sftp-server.js';
 import { realWorldFile } from '../helpers/shared-files.js';
-import { BANK_ROUTES, connectorsFile } from './helpers.js';
+import { polledBankAppForSuite } from './helpers.js';
 
 /**
  * The sixteen published bank files of ../shared/real-world/iso20022/ (issue 32), as they are, through
@@ -67,43 +64,29 @@ const EXPECTED: Record<string, { version: string; exceptions: string[] }> = {
 };
 
 describe.skipIf(sshdMissing)(`published bank files through SFTP${sshdMissing ? ` (${sshdMissing})` : ''}`, () => {
-  let server: SftpServer;
-  let t: TestApp;
-  let bank: SftpBank;
-
-  beforeAll(async () => {
-    server = await startSftpServer();
-    t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: BANK_ROUTES, bank: bankSection(server, { accounts: ACCOUNTS }) }) } });
-    bank = await SftpBank.connect(server);
-  }, 300_000);
-  afterAll(async () => {
-    await bank?.end();
-    await t?.close();
-    await server?.stop();
-  }, 120_000);
+  const app = polledBankAppForSuite(ACCOUNTS);
 
   it('every published file is read with the effect a bank operations team expects; none is quarantined', async () => {
     const dir = realWorldFile('iso20022');
     const names = fs.readdirSync(dir).filter((n) => n.endsWith('.xml')).sort();
     expect(names).toEqual(Object.keys(EXPECTED).sort());
-    for (const name of names) await bank.answer(name, fs.readFileSync(path.join(dir, name), 'utf8'));
-    const connector = bankConnectorOf(t.ctx);
-    await runPoll(t.ctx, connector?.runtime as NonNullable<typeof connector>['runtime'], 'bank');
+    for (const name of names) await app().bank.answer(name, fs.readFileSync(path.join(dir, name), 'utf8'));
+    await app().poll();
 
-    const files = (await operator(t.app, 'GET', '/operator/v1/bank/inbound-files?limit=100')).json<{ data: { id: string; name: string; status: string; reason: string | null; messageVersion: string | null }[] }>().data;
+    const files = (await operator(app().t.app, 'GET', '/operator/v1/bank/inbound-files?limit=100')).json<{ data: { id: string; name: string; status: string; reason: string | null; messageVersion: string | null }[] }>().data;
     const effects: Record<string, { version: string | null; exceptions: string[] }> = {};
     for (const f of files) {
       expect(f, f.name).toMatchObject({ status: 'processed', reason: null });
-      const exceptions = await t.ctx.db.query<{ code: string }>('SELECT code FROM bank_exceptions WHERE file_id = $1', [f.id]);
+      const exceptions = await app().t.ctx.db.query<{ code: string }>('SELECT code FROM bank_exceptions WHERE file_id = $1', [f.id]);
       effects[f.name] = { version: f.messageVersion, exceptions: exceptions.map((e) => e.code).sort() };
     }
     expect(effects).toEqual(EXPECTED);
-    for (const name of names) expect(await bank.takenIn(name), name).toBe('archive');
+    for (const name of names) expect(await app().bank.takenIn(name), name).toBe('archive');
 
-    const statements = (await operator(t.app, 'GET', '/operator/v1/reconciliation/statements?limit=100')).json<{ data: { bankAccount: string; currency: string; openingBalance: string; closingBalance: string }[] }>().data;
+    const statements = (await operator(app().t.app, 'GET', '/operator/v1/reconciliation/statements?limit=100')).json<{ data: { bankAccount: string; currency: string; openingBalance: string; closingBalance: string }[] }>().data;
     expect(statements.map((s) => s.bankAccount).sort()).toEqual(['ch-eur', 'fi-eur', 'lt-eur', 'nl-eur', 'pf-chf']);
     expect(statements.find((s) => s.bankAccount === 'pf-chf')).toMatchObject({ currency: 'CHF', closingBalance: expect.stringMatching(/^-?\d+\.\d{2}$/) });
-    expect(await t.ctx.db.query('SELECT 1 FROM bank_movements')).toEqual([]);
-    expect(await ledgerInvariantViolations(t.ctx.db)).toEqual([]);
+    expect(await app().t.ctx.db.query('SELECT 1 FROM bank_movements')).toEqual([]);
+    expect(await ledgerInvariantViolations(app().t.ctx.db)).toEqual([]);
   });
 });

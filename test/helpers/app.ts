@@ -8,6 +8,7 @@ import { bootstrap } from '../../src/cli/bootstrap.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
 import type { AppContext } from '../../src/platform/context.js';
 import { connect, type Db } from '../../src/platform/db/db.js';
+import type { Migration } from '../../src/platform/db/migrate.js';
 import { CONNECTORS_PRESENT, createLogger, openContext } from '../../src/runtime.js';
 import type { ConnectorDefinition } from '../../src/connectors/definition.js';
 import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
@@ -57,6 +58,8 @@ export interface TestAppOptions {
   logStream?: NodeJS.WritableStream;
   /** Connectors present besides those of the build (runtime.ts CONNECTORS_PRESENT), for a connector of the test's own. */
   connectors?: readonly ConnectorDefinition[];
+  /** The migrations applied at start (default: all of this release's): an earlier release's schema, for a rolling upgrade. */
+  migrations?: Migration[];
 }
 
 /** The migrated embedded database test/global-setup.ts dumped, read once per worker (a Blob is read again by each app). */
@@ -90,7 +93,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const log = createLogger(config.logLevel, options.logStream ?? process.stdout);
   // On PGlite, a copy of the migrated database test/global-setup.ts made (initdb once, not per app).
   const template = databaseUrl ? undefined : pgliteTemplate();
-  const ctx = await openContext(config, log, { ...(template ? { memoryTemplate: template } : {}), connectors: [...CONNECTORS_PRESENT, ...(options.connectors ?? [])] });
+  const ctx = await openContext(config, log, { ...(template ? { memoryTemplate: template } : {}), connectors: [...CONNECTORS_PRESENT, ...(options.connectors ?? [])], ...(options.migrations ? { migrations: options.migrations } : {}) });
   await bootstrap(ctx);
   const app = await buildApp(ctx);
   options.beforeReady?.(app, ctx);

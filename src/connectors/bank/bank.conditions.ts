@@ -1,5 +1,5 @@
 import type { ConditionSource } from '../../controls/alerts/alerts.port.js';
-import { latestStatements } from '../../controls/reconciliation/reconciliation.port.js';
+import { latestStatements, numberedStatements } from '../../controls/reconciliation/reconciliation.port.js';
 import { bankConnectorOf } from './bank.connector.js';
 import * as repo from './bank.repository.js';
 
@@ -34,6 +34,11 @@ export const fileUnacknowledged: ConditionSource = {
   },
 };
 
+/** The configured bank accounts a condition looks at (those its filter names); none without the bank connector. */
+function accountsLookedAt(ctx: Parameters<ConditionSource['check']>[0], filter: { account?: string | undefined }) {
+  return (bankConnectorOf(ctx)?.runtime.config.accounts ?? []).filter((account) => !filter.account || account.id === filter.account);
+}
+
 /**
  * A bank account's end-of-day statement (camt.053) missing: the latest arrived `threshold` hours ago
  * or more (or none ever, counted from the account's first delivered file). The day cannot be
@@ -46,12 +51,11 @@ export const statementMissing: ConditionSource = {
   filterKeys: ['account'],
   description: "A bank account whose latest end-of-day statement (camt.053) arrived N hours ago or more (none ever: counted from the account's first file)",
   async check(ctx, { threshold, filter }) {
-    const bank = bankConnectorOf(ctx);
-    if (!bank) return [];
+    const accounts = accountsLookedAt(ctx, filter);
+    if (accounts.length === 0) return [];
     const latest = new Map((await latestStatements(ctx.db)).map((s) => [s.bank_account, s]));
     const firstFiles = new Map((await repo.firstDeliveryByAccount(ctx.db)).map((f) => [f.debtor_account, f.first]));
-    return bank.runtime.config.accounts.flatMap((account) => {
-      if (filter.account && account.id !== filter.account) return [];
+    return accounts.flatMap((account) => {
       const last = latest.get(account.id);
       const since = last?.arrived_at ?? firstFiles.get(account.id);
       if (!since) return [];
@@ -64,6 +68,71 @@ export const statementMissing: ConditionSource = {
             ? `No statement for bank account ${account.id} for ${Math.floor(hours)} h: the latest (for ${last.statement_date}) arrived ${last.arrived_at.toISOString()}`
             : `No statement ever for bank account ${account.id}, which has sent files for ${Math.floor(hours)} h`,
           details: { account: account.id, latestStatementDate: last?.statement_date ?? null, latestArrivedAt: last?.arrived_at.toISOString() ?? null },
+        },
+      ];
+    });
+  },
+};
+
+/** The missing numbers named in one alert at most (the details count them all). */
+const NUMBERS_NAMED_MAX = 20;
+
+/** A run of missing sequence numbers, both ends included. */
+type Missing = { from: bigint; to: bigint };
+
+const written = (runs: readonly Missing[]): string => runs.map((r) => (r.from === r.to ? `${r.from}` : `${r.from}-${r.to}`)).join(', ');
+
+/**
+ * The numbers missing from one account's statements, walked in day order: a statement numbered more
+ * than one past the one before it leaves the numbers between missing (a number lower than the one
+ * before starts a new run: a bank that counts again from 1 each year), and the number after the
+ * latest is missing once the latest is `hours` old.
+ */
+function missingNumbers(statements: readonly { seq: bigint; arrivedAt: Date }[], hours: number): Missing[] {
+  const runs: Missing[] = [];
+  let previous: bigint | undefined;
+  for (const { seq } of statements) {
+    if (previous !== undefined && seq > previous + 1n) runs.push({ from: previous + 1n, to: seq - 1n });
+    previous = seq;
+  }
+  const latest = statements[statements.length - 1];
+  if (latest && (Date.now() - latest.arrivedAt.getTime()) / 3_600_000 >= hours) runs.push({ from: latest.seq + 1n, to: latest.seq + 1n });
+  return runs;
+}
+
+/**
+ * A gap in a bank account's statement sequence numbers (camt.053 ElctrncSeqNb, or LglSeqNb where the
+ * bank gives only that): a statement has arrived whose number skips one or more, or the statement
+ * after the latest has not come `threshold` hours after it. A statement the bank sent never reached
+ * Corridor (or the bank never sent it): the operator asks the bank for the numbers named.
+ */
+export const statementSequenceGap: ConditionSource = {
+  name: 'bank.statement_sequence_gap',
+  unit: 'hours',
+  defaultThreshold: 30,
+  filterKeys: ['account'],
+  description: "A bank account whose statement sequence numbers (ElctrncSeqNb, else LglSeqNb) skip one, or whose next numbered statement has not come N hours after the latest",
+  async check(ctx, { threshold, filter }) {
+    const accounts = accountsLookedAt(ctx, filter);
+    if (accounts.length === 0) return [];
+    const rows = await numberedStatements(ctx.db);
+    return accounts.flatMap((account) => {
+      const own = rows.filter((r) => r.bank_account === account.id);
+      // The electronic numbers when the bank gives them; the legal ones only from a bank that gives nothing else.
+      const kind = own.some((r) => r.electronic_seq !== null) ? 'ElctrncSeqNb' : 'LglSeqNb';
+      const numbered = own.flatMap((r) => {
+        const seq = kind === 'ElctrncSeqNb' ? r.electronic_seq : r.legal_seq;
+        return seq === null ? [] : [{ seq: BigInt(seq), arrivedAt: r.arrived_at }];
+      });
+      const runs = missingNumbers(numbered, Math.max(0, threshold));
+      if (runs.length === 0) return [];
+      const count = runs.reduce((n, r) => n + (r.to - r.from + 1n), 0n);
+      const latest = numbered[numbered.length - 1] as (typeof numbered)[number];
+      return [
+        {
+          subject: account.id,
+          summary: `Bank account ${account.id} is missing statement(s) numbered ${written(runs.slice(0, NUMBERS_NAMED_MAX))}${runs.length > NUMBERS_NAMED_MAX ? ' and more' : ''} (${kind}); the latest received is number ${latest.seq}`,
+          details: { account: account.id, sequence: kind, missing: runs.slice(0, NUMBERS_NAMED_MAX).map((r) => ({ from: r.from.toString(), to: r.to.toString() })), missingCount: count.toString(), latestNumber: latest.seq.toString() },
         },
       ];
     });

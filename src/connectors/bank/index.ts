@@ -2,7 +2,7 @@ import { bankConnectorFactory, type BankConnector } from './bank.connector.js';
 import { bankCutoffJob, bankPollJob, bankUploadJob } from './bank.jobs.js';
 import { BANK_CUTOFF_JOB, BANK_POLL_JOB, BANK_UPLOAD_JOB } from './bank.service.js';
 import { defineConnector } from '../definition.js';
-import { fileUnacknowledged, statementMissing } from './bank.conditions.js';
+import { fileUnacknowledged, statementMissing, statementSequenceGap } from './bank.conditions.js';
 import { BANK_REASONS } from './reasons.js';
 
 /**
@@ -22,5 +22,5 @@ export const bank = defineConnector<BankConnector>({
     { kind: BANK_POLL_JOB, handler: bankPollJob, everyMs: 60_000 },
   ],
   backlog: ['queued'],
-  conditions: [fileUnacknowledged, statementMissing],
+  conditions: [fileUnacknowledged, statementMissing, statementSequenceGap],
 });

@@ -131,12 +131,33 @@ const STATEMENT_COLUMNS = `id, file_id, bank_account, statement_id, iban, curren
   opening_minor::text AS opening_minor, closing_minor::text AS closing_minor, created_at`;
 
 /** A new statement; undefined when the account already has one with this bank id. */
-export function insertStatement(sql: Sql, s: Omit<StatementRow, 'created_at' | 'opening_minor' | 'closing_minor'> & { opening_minor: bigint; closing_minor: bigint }): Promise<StatementRow | undefined> {
+export function insertStatement(
+  sql: Sql,
+  s: Omit<StatementRow, 'created_at' | 'opening_minor' | 'closing_minor'> & { opening_minor: bigint; closing_minor: bigint; electronic_seq: bigint | null; legal_seq: bigint | null },
+): Promise<StatementRow | undefined> {
   return maybeOne(
     sql,
-    `INSERT INTO bank_statements (id, file_id, bank_account, statement_id, iban, currency, statement_date, opening_minor, closing_minor)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::date, $8, $9) ON CONFLICT (bank_account, statement_id) DO NOTHING RETURNING ${STATEMENT_COLUMNS}`,
-    [s.id, s.file_id, s.bank_account, s.statement_id, s.iban, s.currency, s.statement_date, s.opening_minor.toString(), s.closing_minor.toString()],
+    `INSERT INTO bank_statements (id, file_id, bank_account, statement_id, iban, currency, statement_date, opening_minor, closing_minor, electronic_seq, legal_seq)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::date, $8, $9, $10, $11) ON CONFLICT (bank_account, statement_id) DO NOTHING RETURNING ${STATEMENT_COLUMNS}`,
+    [s.id, s.file_id, s.bank_account, s.statement_id, s.iban, s.currency, s.statement_date, s.opening_minor.toString(), s.closing_minor.toString(), s.electronic_seq?.toString() ?? null, s.legal_seq?.toString() ?? null],
+  );
+}
+
+/** A statement that carried a sequence number, as the gap alert reads it. */
+export interface NumberedStatementRow {
+  bank_account: string;
+  statement_date: string;
+  electronic_seq: string | null;
+  legal_seq: string | null;
+  arrived_at: Date;
+}
+
+/** Every account's statements that carried a sequence number, in day order (then number) per account. */
+export function numberedStatements(sql: Sql): Promise<NumberedStatementRow[]> {
+  return sql.query(
+    `SELECT bank_account, statement_date::text AS statement_date, electronic_seq::text AS electronic_seq, legal_seq::text AS legal_seq, created_at AS arrived_at
+       FROM bank_statements WHERE electronic_seq IS NOT NULL OR legal_seq IS NOT NULL
+      ORDER BY bank_account, statement_date, electronic_seq, legal_seq`,
   );
 }
 

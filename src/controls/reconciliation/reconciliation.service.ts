@@ -41,6 +41,9 @@ export interface StatementInput {
   iban: string | undefined;
   currency: string;
   date: string;
+  /** The statement's sequence numbers (ElctrncSeqNb, LglSeqNb) when the bank gives them. */
+  electronicSeq?: bigint | undefined;
+  legalSeq?: bigint | undefined;
   openingMinor: bigint;
   closingMinor: bigint;
   lines: {
@@ -65,6 +68,8 @@ export async function recordStatement(tx: Tx, s: StatementInput): Promise<{ id: 
     iban: s.iban ?? null,
     currency: s.currency,
     statement_date: s.date,
+    electronic_seq: s.electronicSeq ?? null,
+    legal_seq: s.legalSeq ?? null,
     opening_minor: s.openingMinor,
     closing_minor: s.closingMinor,
   });
@@ -283,3 +288,4 @@ export async function statementCsv(sql: Sql, id: string): Promise<string> {
 
 /** When each bank account's latest end-of-day statement arrived (a missing morning statement is an alert of the bank connector). */
 export const latestStatements = repo.latestStatements;
+export const numberedStatements = repo.numberedStatements;

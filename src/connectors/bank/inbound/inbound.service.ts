@@ -423,7 +423,7 @@ async function applyStatements(run: Run, m: StatementMessage): Promise<void> {
           description: entry.description ?? t.reference,
         })),
       );
-      const recorded = await recordStatement(run.tx, { fileId: run.fileId, bankAccount: account.id, statementId: s.id, iban: s.account.iban, currency: closing.amount.currency, date, openingMinor: opening.signedMinor, closingMinor: closing.signedMinor, lines });
+      const recorded = await recordStatement(run.tx, { fileId: run.fileId, bankAccount: account.id, statementId: s.id, iban: s.account.iban, currency: closing.amount.currency, date, electronicSeq: s.electronicSeq, legalSeq: s.legalSeq, openingMinor: opening.signedMinor, closingMinor: closing.signedMinor, lines });
       if (recorded.duplicate) await run.exception('duplicate_statement', `Statement ${s.id} of ${account.id} was taken in before`, facts);
     }
     await run.entryDone();

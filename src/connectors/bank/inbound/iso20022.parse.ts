@@ -304,6 +304,10 @@ export interface Balance {
 export interface Statement {
   id: string;
   account: ReportedAccount;
+  /** The statement's electronic sequence number (ElctrncSeqNb), one more for each statement the bank sends for the account. */
+  electronicSeq?: bigint | undefined;
+  /** Its legal sequence number (LglSeqNb), the paper statement's, which some banks send alone. */
+  legalSeq?: bigint | undefined;
   /** The date the statement was made (of CreDtTm). */
   createdAt: string | undefined;
   fromDate: string | undefined;
@@ -328,6 +332,15 @@ function balance(node: Node): Balance {
   return { type, amount: amt, signedMinor: amt.minor * sign, date: dateOf(at(node, 'Dt'), `the date of the ${type} balance`) };
 }
 
+/**
+ * A statement sequence number (ISO 20022 Number: up to 18 digits, no fraction); one written otherwise
+ * is taken as not given, since the statement's money does not depend on it.
+ */
+function sequenceNumber(raw: string | undefined): bigint | undefined {
+  const digits = raw?.trim().replace(/\.0*$/, '');
+  return digits !== undefined && /^\d{1,18}$/.test(digits) ? BigInt(digits) : undefined;
+}
+
 function statement(doc: Node, version: string): StatementMessage {
   const root = doc['BkToCstmrStmt'];
   return {
@@ -337,6 +350,8 @@ function statement(doc: Node, version: string): StatementMessage {
     statements: list(root, 'Stmt').map((s) => ({
       id: text(s, 'Id') ?? '(no id)',
       account: account(s),
+      electronicSeq: sequenceNumber(text(s, 'ElctrncSeqNb')),
+      legalSeq: sequenceNumber(text(s, 'LglSeqNb')),
       ...readOnItsOwn(
         () => {
           required(s, 'a statement id', 'Id');
