@@ -196,9 +196,12 @@ export function isAsyncConnector(connector: Connector): connector is AsyncConnec
 /** One route's connector as configured, for the console and the start-up log. */
 export interface RouteConnector {
   route: string;
+  /** The connector of the route's other currencies. */
   connector: string;
-  /** Workspaces served by another connector on this route. */
-  overrides: { workspaceId: string; connector: string }[];
+  /** The currencies served by a connector of their own on this route. */
+  currencies: { currency: string; connector: string }[];
+  /** Workspaces served by another connector on this route: for every currency (`connector`), or for some. */
+  overrides: { workspaceId: string; connector: string | null; currencies: { currency: string; connector: string }[] }[];
 }
 
 /**
@@ -209,7 +212,7 @@ export interface RouteConnector {
  */
 export interface Connectors {
   get(name: string): Connector;
-  forRoute(route: string, workspaceId: string): Connector;
+  forRoute(route: string, workspaceId: string, currency: string | undefined): Connector;
   all(): Connector[];
   routes(): RouteConnector[];
   /** The reason codes a connector's rail gives, as data. */

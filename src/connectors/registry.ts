@@ -1,4 +1,5 @@
 import type { Config } from '../platform/config.js';
+import { ANY_CURRENCY, type RouteServers } from '../platform/connectors-file.js';
 import type { AppContext } from '../platform/context.js';
 import type { Recurring, JobHandler } from '../platform/jobs/runner.js';
 import type { Sql } from '../platform/db/db.js';
@@ -38,10 +39,9 @@ export class ConnectorRegistry implements Connectors {
     }
     const built = new Map<string, { connector: Connector; definition: ConnectorDefinition }>();
     for (const d of definitions) if (d.section === undefined) built.set(d.name, { connector: d.build(undefined, deps), definition: d });
-    const named = [
-      ...Object.entries(connectors.routes).map(([route, name]) => ({ route, name, where: `routes.${route}` })),
-      ...Object.entries(connectors.workspaces).flatMap(([id, map]) => Object.entries(map).map(([route, name]) => ({ route, name, where: `workspaces.${id}.${route}` }))),
-    ];
+    const servers = (map: Record<string, RouteServers>, where: string) =>
+      Object.entries(map).flatMap(([route, served]) => Object.entries(served).map(([currency, name]) => ({ route, name, where: `${where}.${route}${currency === ANY_CURRENCY ? '' : `.${currency}`}` })));
+    const named = [...servers(connectors.routes, 'routes'), ...Object.entries(connectors.workspaces).flatMap(([id, map]) => servers(map, `workspaces.${id}`))];
     for (const { route, name, where } of named) {
       if (!(ROUTES as readonly string[]).includes(route)) throw new Error(`CORRIDOR_CONNECTORS_FILE: ${where}: unknown route "${route}" (routes: ${ROUTES.join(', ')})`);
       if (built.has(name)) continue;
@@ -67,9 +67,13 @@ export class ConnectorRegistry implements Connectors {
     return connector;
   }
 
-  /** The connector that serves a new payout on a route for a workspace: the workspace's override, the route's, else the environment's default. */
-  forRoute(route: string, workspaceId: string): Connector {
-    const name = this.config.workspaces[workspaceId]?.[route] ?? this.config.routes[route];
+  /**
+   * The connector that serves a new payout on a route for a workspace, in a currency: the workspace's
+   * override, then the route's (each for that currency, else for `"*"`), else the environment's default.
+   */
+  forRoute(route: string, workspaceId: string, currency: string | undefined): Connector {
+    const serving = (served: RouteServers | undefined) => served && ((currency !== undefined ? served[currency] : undefined) ?? served[ANY_CURRENCY]);
+    const name = serving(this.config.workspaces[workspaceId]?.[route]) ?? serving(this.config.routes[route]);
     return name ? this.get(name) : this.fallback;
   }
 
@@ -78,12 +82,18 @@ export class ConnectorRegistry implements Connectors {
     return [...this.built.values()].map((b) => b.connector);
   }
 
-  /** Every route with its connector, for the console. */
+  /** Every route with its connector (and those of its currencies served otherwise), for the console. */
   routes(): RouteConnector[] {
+    const byCurrency = (served: RouteServers | undefined) => Object.entries(served ?? {}).flatMap(([currency, connector]) => (currency === ANY_CURRENCY ? [] : [{ currency, connector }]));
     return ROUTES.map((route) => ({
       route,
-      connector: this.config.routes[route] ?? this.fallback.name,
-      overrides: Object.entries(this.config.workspaces).flatMap(([workspaceId, map]) => (map[route] ? [{ workspaceId, connector: map[route] }] : [])),
+      connector: this.config.routes[route]?.[ANY_CURRENCY] ?? this.fallback.name,
+      currencies: byCurrency(this.config.routes[route]),
+      overrides: Object.entries(this.config.workspaces).flatMap(([workspaceId, map]) => {
+        const served = map[route];
+        if (!served) return [];
+        return [{ workspaceId, connector: served[ANY_CURRENCY] ?? null, currencies: byCurrency(served) }];
+      }),
     }));
   }
 

@@ -2,15 +2,23 @@ import fs from 'node:fs';
 
 /**
  * Which connector serves which route: the operator's CORRIDOR_CONNECTORS_FILE (JSON), read once at
- * start. `routes` maps a route to a connector name (per rail), `workspaces` overrides it per
- * workspace, and every other top-level key is a connector's own section (`bank`, `chains`), which
- * that connector validates when the registry builds it.
+ * start. `routes` maps a route to a connector name, or to an object of currency → connector name
+ * with `"*"` for the other currencies (`"bank_transfer": {"NGN": "paystack", "GBP": "clearbank",
+ * "*": "bank"}`); `workspaces` overrides it per workspace, the same way; and every other top-level
+ * key is a connector's own section (`bank`, `chains`), which that connector validates when the
+ * registry builds it.
  */
 export interface ConnectorsConfig {
-  routes: Record<string, string>;
-  workspaces: Record<string, Record<string, string>>;
+  routes: Record<string, RouteServers>;
+  workspaces: Record<string, Record<string, RouteServers>>;
   sections: Record<string, unknown>;
 }
+
+/** Who serves one route: a connector name per currency (ISO 4217 code), `"*"` for every other currency. */
+export type RouteServers = Record<string, string>;
+
+/** The wildcard of a route's currencies. */
+export const ANY_CURRENCY = '*';
 
 export const NO_CONNECTORS: ConnectorsConfig = { routes: {}, workspaces: {}, sections: {} };
 
@@ -18,13 +26,26 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function nameMap(value: unknown, where: string): Record<string, string> {
+function nameMap(value: unknown, where: string): Record<string, RouteServers> {
   if (value === undefined) return {};
   if (!isObject(value)) throw new Error(`CORRIDOR_CONNECTORS_FILE: ${where} must be an object of route → connector name`);
-  for (const [route, name] of Object.entries(value)) {
-    if (typeof name !== 'string' || name === '') throw new Error(`CORRIDOR_CONNECTORS_FILE: ${where}.${route} must be a connector name`);
+  return Object.fromEntries(Object.entries(value).map(([route, served]) => [route, routeServers(served, `${where}.${route}`)]));
+}
+
+/** A route's connector name, or its object of currency → connector name (`"*"` for the rest). */
+function routeServers(value: unknown, where: string): RouteServers {
+  const name = (v: unknown, at: string): string => {
+    if (typeof v !== 'string' || v === '') throw new Error(`CORRIDOR_CONNECTORS_FILE: ${at} must be a connector name`);
+    return v;
+  };
+  if (!isObject(value)) return { [ANY_CURRENCY]: name(value, where) };
+  const entries = Object.entries(value);
+  if (entries.length === 0) throw new Error(`CORRIDOR_CONNECTORS_FILE: ${where} names no connector: give a name, or an object of currency → connector name`);
+  for (const [currency, served] of entries) {
+    if (currency !== ANY_CURRENCY && !/^[A-Z]{3}$/.test(currency)) throw new Error(`CORRIDOR_CONNECTORS_FILE: ${where}: "${currency}" is not a currency code (three capital letters, or "*" for every other currency)`);
+    name(served, `${where}.${currency}`);
   }
-  return value as Record<string, string>;
+  return value as RouteServers;
 }
 
 /** Parses the connectors file's text; the names and routes are checked against what exists when the registry is built. */

@@ -48,18 +48,38 @@ describe('the connectors configuration', () => {
 
   it('serves every route with the simulator in the sandbox and the manual queue in production when unset', () => {
     const sandbox = ConnectorRegistry.build({ config: loadConfig({ CORRIDOR_DATA_DIR: 'memory://' }), box: undefined as never }, CONNECTORS_PRESENT);
-    expect(sandbox.forRoute('sepa_credit', 'w1').name).toBe('simulated');
+    expect(sandbox.forRoute('sepa_credit', 'w1', 'EUR').name).toBe('simulated');
     const production = ConnectorRegistry.build({ config: loadConfig({ CORRIDOR_DATA_DIR: 'memory://', CORRIDOR_ENV: 'production' }), box: undefined as never }, CONNECTORS_PRESENT);
-    expect(production.forRoute('swift', 'w1').name).toBe('manual');
+    expect(production.forRoute('swift', 'w1', 'EUR').name).toBe('manual');
   });
 
   it('routes per rail, and per workspace where it differs', () => {
     const registry = build({ routes: { swift: 'manual' }, workspaces: { w2: { swift: 'simulated', sepa_credit: 'manual' } } });
-    expect(registry.forRoute('swift', 'w1').name).toBe('manual');
-    expect(registry.forRoute('swift', 'w2').name).toBe('simulated');
-    expect(registry.forRoute('sepa_credit', 'w2').name).toBe('manual');
-    expect(registry.forRoute('sepa_credit', 'w1').name).toBe('simulated');
-    expect(registry.routes().find((r) => r.route === 'swift')).toEqual({ route: 'swift', connector: 'manual', overrides: [{ workspaceId: 'w2', connector: 'simulated' }] });
+    expect(registry.forRoute('swift', 'w1', 'EUR').name).toBe('manual');
+    expect(registry.forRoute('swift', 'w2', 'EUR').name).toBe('simulated');
+    expect(registry.forRoute('sepa_credit', 'w2', 'EUR').name).toBe('manual');
+    expect(registry.forRoute('sepa_credit', 'w1', 'EUR').name).toBe('simulated');
+    expect(registry.routes().find((r) => r.route === 'swift')).toEqual({ route: 'swift', connector: 'manual', currencies: [], overrides: [{ workspaceId: 'w2', connector: 'simulated', currencies: [] }] });
+  });
+
+  it('routes per currency on one route: each listed currency to its connector, the others to "*" (else the default), a workspace override first', () => {
+    const registry = build({ routes: { bank_transfer: { NGN: 'manual', '*': 'simulated' }, swift: { USD: 'manual' } }, workspaces: { w2: { bank_transfer: { GBP: 'manual' } } } });
+    expect(registry.forRoute('bank_transfer', 'w1', 'NGN').name).toBe('manual');
+    expect(registry.forRoute('bank_transfer', 'w1', 'GBP').name).toBe('simulated');
+    expect(registry.forRoute('bank_transfer', 'w1', undefined).name).toBe('simulated');
+    expect(registry.forRoute('bank_transfer', 'w2', 'GBP').name).toBe('manual');
+    // The workspace's override names GBP only: its NGN follows the route's.
+    expect(registry.forRoute('bank_transfer', 'w2', 'NGN').name).toBe('manual');
+    expect(registry.forRoute('bank_transfer', 'w2', 'EUR').name).toBe('simulated');
+    // No "*": the other currencies go to the environment's default (the simulator in the sandbox).
+    expect(registry.forRoute('swift', 'w1', 'USD').name).toBe('manual');
+    expect(registry.forRoute('swift', 'w1', 'EUR').name).toBe('simulated');
+    expect(registry.routes().find((r) => r.route === 'bank_transfer')).toEqual({
+      route: 'bank_transfer',
+      connector: 'simulated',
+      currencies: [{ currency: 'NGN', connector: 'manual' }],
+      overrides: [{ workspaceId: 'w2', connector: null, currencies: [{ currency: 'GBP', connector: 'manual' }] }],
+    });
   });
 
   it("counts a connector's declared alert conditions only where the connector is present, beside the platform's own", () => {
@@ -84,10 +104,14 @@ describe('the connectors configuration', () => {
     expect(() => build({ routes: { swift: 'carrier-pigeon' } })).toThrow(/unknown connector "carrier-pigeon"/);
     const withKeeping = [...CONNECTORS_PRESENT, keepingDefinition(() => new KeepingConnector())];
     expect(() => build({ routes: { swift: 'keeping' } }, withKeeping)).toThrow(/needs a "keeping" section/);
-    expect(build({ routes: { swift: 'keeping' }, keeping: {} }, withKeeping).forRoute('swift', 'w1').name).toBe('keeping');
+    expect(build({ routes: { swift: 'keeping' }, keeping: {} }, withKeeping).forRoute('swift', 'w1', 'EUR').name).toBe('keeping');
     expect(() => build({ routes: { swift: 'keeping' }, keeping: {} })).toThrow(/unknown connector "keeping"/);
     expect(() => parseConnectorsConfig('{ routes: ')).toThrow(/not valid JSON/);
     expect(() => parseConnectorsConfig('{"routes": {"swift": 3}}')).toThrow(/routes.swift must be a connector name/);
+    expect(() => parseConnectorsConfig('{"routes": {"swift": {"usd": "manual"}}}')).toThrow(/routes.swift: "usd" is not a currency code/);
+    expect(() => parseConnectorsConfig('{"routes": {"swift": {"USD": ""}}}')).toThrow(/routes.swift.USD must be a connector name/);
+    expect(() => parseConnectorsConfig('{"routes": {"swift": {}}}')).toThrow(/routes.swift names no connector/);
+    expect(() => build({ routes: { bank_transfer: { NGN: 'carrier-pigeon' } } })).toThrow(/routes.bank_transfer.NGN: unknown connector "carrier-pigeon"/);
   });
 });
 

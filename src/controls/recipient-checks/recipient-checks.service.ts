@@ -251,7 +251,7 @@ export async function verifyBeneficiary(ctx: AppContext, caller: AccountScope, b
   if (!provider) {
     throw validationError([{ field: 'currency', message: `The beneficiary has no account a payout in ${input.currency}${input.route ? ` on ${input.route}` : ''} can pay`, code: 'UNSUPPORTED_CORRIDOR' }]);
   }
-  const connector = ctx.connectors.forRoute(provider.route, caller.workspaceId);
+  const connector = ctx.connectors.forRoute(provider.route, caller.workspaceId, input.currency);
   if (!connector.verifyRecipient) throw conflict('RECIPIENT_CHECK_NOT_OFFERED', `The connector serving ${provider.route} (${connector.name}) offers no recipient checks`);
   const question: RailQuestion = {
     rail: provider.route,

@@ -66,7 +66,7 @@ export function corridorRoutes(app: FastifyInstance, ctx: AppContext): void {
       const rails = availableRails(beneficiary, accountIndex, {
         enabledCurrencies: workspace.enabled_currencies,
         disabledCapabilities: workspace.disabled_capabilities,
-        catalog: servedCatalog('crypto', ctx.connectors.forRoute('crypto', req.auth.workspaceId).servedNetworks?.('crypto')),
+        catalog: servedCatalog('crypto', ctx.connectors.forRoute('crypto', req.auth.workspaceId, undefined).servedNetworks?.('crypto')),
       });
       return { object: 'rail.list' as const, accountId: account.id, beneficiaryId: beneficiary.id, currency: account.currency, ...rails };
     },

@@ -109,7 +109,7 @@ function wholeBeneficiaryRefusal(input: BeneficiaryInput): Refused | undefined {
  * need a structured postal address), one entry per field; a 400 like the recipient's own checks.
  */
 function connectorRefusal(rc: RowContext, rail: string, recipient: Recipient, body: Body): Refused | undefined {
-  const connector = rc.ctx.connectors.forRoute(rail, rc.caller.workspaceId);
+  const connector = rc.ctx.connectors.forRoute(rail, rc.caller.workspaceId, body.currency);
   const texts = { reference: body.reference ?? null, sender: (body.senderInfo as Record<string, unknown> | undefined) ?? null };
   const errors = connector.submitErrors?.(rail, recipient as unknown as Record<string, unknown>, texts) ?? [];
   return errors.length ? refused(validationError(errors)) : undefined;
@@ -303,7 +303,7 @@ async function writePlan(ctx: AppContext, tx: Tx, decisions: readonly Decision[]
   const sealed = accepted.map(({ insert: { beneficiary, sender, rail, ...columns } }) => ({
     ...columns,
     catalogRail: rail,
-    provider: ctx.connectors.forRoute(rail, columns.workspaceId).name,
+    provider: ctx.connectors.forRoute(rail, columns.workspaceId, columns.currency).name,
     beneficiary: ctx.box.sealJson(beneficiary),
     sender: sender && ctx.box.sealJson(sender),
   }));

@@ -5,6 +5,9 @@ import { sendPage, type Web } from '../web/web.js';
 import type { ConnectorHealth, RouteConnector } from '../../connectors/connector.js';
 import { consolePage } from './console.kit.js';
 
+/** A route's currencies served by a connector of their own: `NGN by paystack, GBP by clearbank`. */
+const servedBy = (currencies: RouteConnector['currencies']) => html`${currencies.map((c, i) => html`${i > 0 ? ', ' : ''}<code>${c.currency}</code> by ${c.connector}`)}`;
+
 /** Which connector serves each route, as CORRIDOR_CONNECTORS_FILE set it at start (read only: the file is the configuration). */
 export function connectorPages(app: FastifyInstance, web: Web): void {
   app.get('/console/connectors', consolePage, async (req, reply) => {
@@ -15,10 +18,14 @@ ${table<RouteConnector>(
   'Routes and their connectors',
   [
     { label: 'Route', cell: (r) => html`<code>${r.route}</code>` },
-    { label: 'Connector', cell: (r) => r.connector },
+    { label: 'Connector', cell: (r) => html`${r.connector}${r.currencies.length ? html` <span class="muted">(other currencies)</span>` : ''}` },
+    { label: 'Currencies served otherwise', cell: (r) => (r.currencies.length === 0 ? html`<span class="muted">none</span>` : servedBy(r.currencies)) },
     {
       label: 'Workspaces served otherwise',
-      cell: (r) => (r.overrides.length === 0 ? html`<span class="muted">none</span>` : html`${r.overrides.map((o, i) => html`${i > 0 ? ', ' : ''}${link(`/console/workspaces/${o.workspaceId}`, o.workspaceId)} (${o.connector})`)}`),
+      cell: (r) =>
+        r.overrides.length === 0
+          ? html`<span class="muted">none</span>`
+          : html`${r.overrides.map((o, i) => html`${i > 0 ? '; ' : ''}${link(`/console/workspaces/${o.workspaceId}`, o.workspaceId)} (${o.connector ?? ''}${o.connector && o.currencies.length ? ', ' : ''}${servedBy(o.currencies)})`)}`,
     },
   ],
   routes,
