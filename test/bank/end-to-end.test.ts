@@ -120,7 +120,7 @@ describe.skipIf(sshdMissing)(`the bank rails end to end${sshdMissing ? ` (${sshd
     await answer('pain002', pain002({ originalMessageId: tx.msgId, transactions: [{ endToEndId: id, status: 'RJCT', reason: 'AC01', amount: tx.amount }] }));
     const p = await read(id);
     const reason = { code: 'AC01', description: 'Format of the account number specified is not correct' };
-    expect(p).toMatchObject({ status: 'failed', returnReason: reason, failureReason: `Rejected by the bank: AC01 ${reason.description}` });
+    expect(p).toMatchObject({ status: 'failed', returnReason: reason, failureReason: `Rejected by the bank: AC01 ${reason.description}. Who acts: the workspace, which corrects the beneficiary's details (or asks the beneficiary) and sends a new payout` });
     const events = await t.ctx.db.query<{ data: { returnReason?: unknown } }>("SELECT data FROM events WHERE type = 'payout.failed' AND data->>'id' = $1", [id]);
     expect(events.map((e) => e.data.returnReason)).toEqual([reason]);
   });

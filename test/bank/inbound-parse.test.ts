@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import { payoutIdOfEndToEndId } from '../../src/connectors/bank/inbound/end-to-end.js';
 import { openingAndClosing } from '../../src/connectors/bank/inbound/inbound.service.js';
-import { InboundParseError, parseInbound, type Balance, type Notification, type StatementMessage, type StatusReport } from '../../src/connectors/bank/inbound/iso20022.parse.js';
+import { InboundParseError, parseInbound, type Balance, type Notification, type PaymentReturn, type StatementMessage, type StatusReport } from '../../src/connectors/bank/inbound/iso20022.parse.js';
 import { describeReason, RETURN_REASONS, STATUS_REASONS } from '../../src/connectors/bank/inbound/reason-codes.js';
 import { camt053, camt054, pacs004, pain002 } from '../helpers/bank-answers.js';
 
@@ -154,5 +154,42 @@ describe('reading ISO 20022 answers', () => {
     expect(types([b('ITBD'), b('CLBD')])).toEqual(['ITBD', 'CLBD']);
     expect(types([b('OPAV'), b('CLAV')])).toEqual(['OPAV', 'CLAV']);
     expect(types([b('FWAV'), b('ITAV')])).toEqual([undefined, undefined]);
+  });
+});
+
+describe('what a return or a converted payment says besides its amount (issue 32 point 2)', () => {
+  const real = (name: string) => fs.readFileSync(path.join(here, '../../../shared/real-world/iso20022', name));
+
+  it('reads the UETR, the original amount and the charges of the published CBPR+ return net of 20 USD', () => {
+    const m = parseInbound(real('27-cbprplus-pacs004-p212-envelope.xml')) as PaymentReturn;
+    expect(m.returns).toHaveLength(1);
+    expect(m.returns[0]).toMatchObject({
+      endToEndId: 'E2E04044506271305',
+      uetr: '174c245f-2682-4291-ad67-2a41e530cd27',
+      amount: { minor: 13648000n, currency: 'USD' },
+      originalAmount: { minor: 13650000n, currency: 'USD' },
+      charges: undefined,
+    });
+  });
+
+  it('reads a return named by its UETR alone, with its charges summed (ChrgsInf); one naming neither is unreadable', () => {
+    const uetr = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+    const xml = pacs004({ returns: [{ endToEndId: E2E, amount: '980.00', currency: 'USD', reason: 'AC04' }] })
+      .replace(/<OrgnlEndToEndId>[^<]*<\/OrgnlEndToEndId>/, `<OrgnlUETR>${uetr}</OrgnlUETR>`)
+      .replace(/(<IntrBkSttlmDt>[^<]*<\/IntrBkSttlmDt>)/, '$1<ChrgsInf><Amt Ccy="USD">15.00</Amt><Agt><FinInstnId><BICFI>CHASUS33XXX</BICFI></FinInstnId></Agt></ChrgsInf><ChrgsInf><Amt Ccy="USD">5.00</Amt><Agt><FinInstnId><BICFI>UBSWCHZH80A</BICFI></FinInstnId></Agt></ChrgsInf>');
+    const m = parseInbound(xml) as PaymentReturn;
+    expect(m.returns[0]).toMatchObject({ endToEndId: undefined, uetr, amount: { minor: 98000n }, charges: { minor: 2000n, currency: 'USD', text: '20.00' } });
+    expect(() => parseInbound(xml.replace(/<OrgnlUETR>[^<]*<\/OrgnlUETR>/, ''))).toThrow('a return without OrgnlEndToEndId or OrgnlUETR is missing');
+  });
+
+  it('reads the instructed amount of an entry booked in the account currency, and its charges (records or total)', () => {
+    const xml = camt054({ account: ACCOUNT, entries: [{ direction: 'debit', amount: '92.59', endToEndId: E2E, instructed: { amount: '100.00', currency: 'USD', rate: '1.080000' } }] });
+    const entry = (parseInbound(xml) as Notification).notifications[0]?.entries[0];
+    expect(entry?.amount).toMatchObject({ minor: 9259n, currency: 'EUR' });
+    expect(entry?.transactions[0]).toMatchObject({ instructedAmount: { minor: 10000n, currency: 'USD' }, charges: undefined });
+    const charged = xml.replace(/(<\/AmtDtls>)/, '$1<Chrgs><Rcrd><Amt Ccy="EUR">1.50</Amt></Rcrd><Rcrd><Amt Ccy="EUR">0.25</Amt></Rcrd></Chrgs>');
+    expect((parseInbound(charged) as Notification).notifications[0]?.entries[0]?.transactions[0]?.charges).toMatchObject({ minor: 175n, currency: 'EUR', text: '1.75' });
+    const total = xml.replace(/(<\/AmtDtls>)/, '$1<Chrgs><TtlChrgsAndTaxAmt Ccy="EUR">2.00</TtlChrgsAndTaxAmt><Rcrd><Amt Ccy="EUR">1.50</Amt></Rcrd></Chrgs>');
+    expect((parseInbound(total) as Notification).notifications[0]?.entries[0]?.transactions[0]?.charges).toMatchObject({ minor: 200n, text: '2.00' });
   });
 });

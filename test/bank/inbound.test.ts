@@ -75,7 +75,7 @@ describe('inbound bank files', () => {
     const p = await payout(id);
     expect(p.status).toBe('failed');
     expect(p.returnReason).toEqual({ code: 'AC01', description: 'Format of the account number specified is not correct' });
-    expect(p.failureReason).toBe('Rejected by the bank: AC01 Format of the account number specified is not correct');
+    expect(p.failureReason).toBe("Rejected by the bank: AC01 Format of the account number specified is not correct. Who acts: the workspace, which corrects the beneficiary's details (or asks the beneficiary) and sends a new payout");
     const [event] = await t.ctx.db.query<{ data: { returnReason?: unknown } }>("SELECT data FROM events WHERE type = 'payout.failed' AND data->>'id' = $1", [id]);
     expect(event?.data.returnReason).toEqual({ code: 'AC01', description: 'Format of the account number specified is not correct' });
     expect(Number((await balance(c, 'EUR'))?.pendingOut)).toBe(Number(before?.pendingOut) - 40);

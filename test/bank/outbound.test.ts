@@ -81,7 +81,7 @@ describe.skipIf(sshdMissing)(`payouts through the bank connector${sshdMissing ? 
     }
   });
 
-  it("reads the bank's answers from its SFTP outbox: a transaction rejected, and a whole message rejected by its MsgId", async () => {
+  it("reads the bank's answers from its SFTP outbox: a transaction rejected (failed), and a whole message rejected by its MsgId (held)", async () => {
     const post = async (body: Record<string, unknown>) => {
       const res = await c.request('POST', '/v1/payouts', { clientRef: ref('ans'), ...body });
       expect(res.statusCode, res.body).toBe(201);
@@ -97,7 +97,11 @@ describe.skipIf(sshdMissing)(`payouts through the bank connector${sshdMissing ? 
     fs.writeFileSync(path.join(server.outbox, 'sts-2.xml'), pain002({ originalMessageId: await msgIdOf(sepa), groupStatus: 'RJCT', groupReason: 'FF01', transactions: [] }));
     const rejected = await waitFor(c, swift, (p) => p.status === 'failed', 120_000);
     expect(rejected).toMatchObject({ returnReason: { code: 'AC01' } });
-    expect(await waitFor(c, sepa, (p) => p.status === 'failed', 120_000)).toMatchObject({ returnReason: { code: 'FF01' } });
+    // A whole message rejected is the file's problem: its payout is held for the operator with the bank's code, not failed.
+    for (let i = 0; i < 4800 && !fs.existsSync(path.join(server.outbox, 'archive', 'sts-2.xml')); i++) await new Promise((r) => setTimeout(r, 25));
+    expect((await c.request('GET', `/v1/payouts/${sepa}`)).json<{ status: string }>().status).toBe('processing');
+    const [held] = await t.ctx.db.query<{ status: string; held_reason: string }>('SELECT status, held_reason FROM bank_payouts WHERE payout_id = $1', [sepa]);
+    expect(held).toMatchObject({ status: 'held', held_reason: expect.stringContaining('as a whole: FF01 File format incomplete or invalid') });
     // Each file is moved into archive/ once the transaction that applied it committed.
     const archived = () => (fs.existsSync(path.join(server.outbox, 'archive')) ? fs.readdirSync(path.join(server.outbox, 'archive')).sort() : []);
     for (let i = 0; i < 400 && archived().length < 2; i++) await new Promise((r) => setTimeout(r, 25));

@@ -148,7 +148,7 @@ describe('payouts answered by the sandbox bank (corridor bank-sim)', () => {
     const read = async (id: string) => (await waitFor(c, id, settled, 30_000)) as Read;
 
     expect(await read(paid as string)).toMatchObject({ status: 'paid' });
-    expect(await read(ac01 as string)).toMatchObject({ status: 'failed', returnReason: { code: 'AC01', description: 'Format of the account number specified is not correct' }, failureReason: 'Rejected by the bank: AC01 Format of the account number specified is not correct' });
+    expect(await read(ac01 as string)).toMatchObject({ status: 'failed', returnReason: { code: 'AC01', description: 'Format of the account number specified is not correct' }, failureReason: "Rejected by the bank: AC01 Format of the account number specified is not correct (the bank: \"Corridor sandbox bank: magic amount 10.61\"). Who acts: the workspace, which corrects the beneficiary's details (or asks the beneficiary) and sends a new payout" });
     expect(await read(am04 as string)).toMatchObject({ status: 'failed', returnReason: { code: 'AM04' } });
     expect(await read(swift.json<{ id: string }>().id)).toMatchObject({ status: 'failed', returnReason: { code: 'AC04' } });
     for (const [id, code] of [[ac04, 'AC04'], [md07, 'MD07'], [ac06, 'AC06']] as const) {

@@ -34,7 +34,7 @@ export interface StatusAnswer {
 }
 
 /** pain.002.001.11: transaction statuses for payouts of an original pain.001 message. */
-export function pain002(o: { originalMessageId: string; transactions: StatusAnswer[]; groupStatus?: string; groupReason?: string; messageId?: string }): string {
+export function pain002(o: { originalMessageId: string; transactions: StatusAnswer[]; groupStatus?: string; groupReason?: string; groupInfo?: string; messageId?: string }): string {
   return document('pain.002.001.11', {
     CstmrPmtStsRpt: {
       GrpHdr: { MsgId: o.messageId ?? id('STS'), CreDtTm: NOW },
@@ -42,7 +42,7 @@ export function pain002(o: { originalMessageId: string; transactions: StatusAnsw
         OrgnlMsgId: o.originalMessageId,
         OrgnlMsgNmId: 'pain.001.001.09',
         ...(o.groupStatus ? { GrpSts: o.groupStatus } : {}),
-        ...(o.groupReason ? { StsRsnInf: { Rsn: { Cd: o.groupReason } } } : {}),
+        ...(o.groupReason ? { StsRsnInf: { Rsn: { Cd: o.groupReason }, ...(o.groupInfo ? { AddtlInf: o.groupInfo } : {}) } } : {}),
       },
       OrgnlPmtInfAndSts: {
         OrgnlPmtInfId: `${o.originalMessageId}-1`,
@@ -76,6 +76,8 @@ export interface EntryAnswer {
   creditorIban?: string;
   debtorName?: string;
   reference?: string;
+  /** The amount as instructed (AmtDtls/InstdAmt) when the entry books another currency: an FX-funded payout. */
+  instructed?: { amount: string; currency: string; rate: string };
 }
 
 function entry(e: EntryAnswer) {
@@ -96,6 +98,9 @@ function entry(e: EntryAnswer) {
         Refs: { ...(e.txRef ? { AcctSvcrRef: e.txRef } : {}), EndToEndId: e.endToEndId ? endToEndIdOf(e.endToEndId) : 'NOTPROVIDED' },
         Amt: amt(e.amount, currency),
         CdtDbtInd: cd,
+        ...(e.instructed
+          ? { AmtDtls: { InstdAmt: { Amt: amt(e.instructed.amount, e.instructed.currency), CcyXchg: { SrcCcy: currency, TrgtCcy: e.instructed.currency, UnitCcy: currency, XchgRate: e.instructed.rate } } } }
+          : {}),
         ...(e.debtorName || e.creditorIban
           ? { RltdPties: { ...(e.debtorName ? { Dbtr: { Pty: { Nm: e.debtorName } } } : {}), ...(e.creditorIban ? { CdtrAcct: { Id: { IBAN: e.creditorIban } } } : {}) } }
           : {}),

@@ -25,5 +25,8 @@ describe('codes in words and rates', () => {
     expect(failureReason('insufficient_balance')?.toString()).toContain('the balance could not cover the amount and its fee <code class="code">insufficient_balance</code>');
     expect(failureReason('Rejected by the bank: AM04 Amount of funds available')?.toString()).toContain('Rejected by the bank: <span class="reason" title="Amount of funds available">insufficient funds <code class="code">AM04</code>');
     expect(failureReason('typed by an operator')?.toString()).toContain('typed by an operator');
+    // Who must act, as the bank connector writes it after the reason, stays in view.
+    const rejected = failureReason("Rejected by the bank: AC01 Format of the account number specified is not correct. Who acts: the workspace, which corrects the beneficiary's details")?.toString() ?? '';
+    expect(rejected).toContain('incorrect account number <code class="code">AC01</code></span>. Who acts: the workspace, which corrects the beneficiary&#39;s details</span>');
   });
 });

@@ -279,3 +279,9 @@ export function listHeldPayouts<Item>(sql: Sql, f: PageRequest, map: (row: HeldP
     },
   );
 }
+
+/** The payout the bank connector sent with this UETR (bank_payouts.uetr, unique), if any. */
+export async function payoutIdOfUetr(sql: Sql, uetr: string): Promise<string | undefined> {
+  const row = await maybeOne<{ payout_id: string }>(sql, 'SELECT payout_id::text AS payout_id FROM bank_payouts WHERE uetr = $1::uuid', [uetr]);
+  return row?.payout_id;
+}

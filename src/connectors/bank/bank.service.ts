@@ -293,6 +293,7 @@ export async function runPoll(ctx: AppContext, bank: BankRuntime, connectorName:
       accounts: bank.config.accounts,
       connector: connectorName,
       payoutsOfMessage: (tx, msgId, pmtInfId) => repo.payoutsOfMessage(tx, msgId, pmtInfId),
+      holdPayouts: (tx, payoutIds, reason) => repo.holdBankPayouts(tx, payoutIds, null, reason),
       acknowledged: (tx, msgId, groupStatus) => repo.markFileAcknowledged(tx, msgId, groupStatus),
       maxFileBytes: bank.config.inbound.maxFileBytes,
       chunkEntries: bank.config.inbound.chunkEntries,

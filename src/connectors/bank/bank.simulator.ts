@@ -6,6 +6,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import { TEMPORARY_SUFFIX } from './bank.sftp.js';
+import { iso4217Scale } from '../../platform/lib/currencies.js';
 
 /*
  * The sandbox bank: a local stand-in for the operator's bank, so integrators can run the real bank
@@ -149,11 +150,39 @@ interface BookedEntry {
   returnCode?: string | undefined;
 }
 
-function notificationEntry(parent: XMLBuilder, e: BookedEntry, day: string): void {
+/**
+ * The sandbox bank's exchange rates, in units of a currency per 1 EUR (millionths): a payment
+ * instructed in another currency than the account's (an FX-funded payout, USD from a EUR account) is
+ * booked in the account's currency at these rates, as a bank books it. A currency not listed books 1:1.
+ */
+export const SANDBOX_RATES_PER_EUR: Readonly<Record<string, bigint>> = { EUR: 1_000_000n, USD: 1_080_000n, GBP: 850_000n, CHF: 940_000n };
+
+/** An amount instructed in one currency as the sandbox bank books it on an account in another: the booked amount, and the rate as ISO writes XchgRate (units of the instructed currency per unit of the account's). */
+export function bookedInAccountCurrency(amount: string, currency: string, accountCurrency: string): { amount: string; rate: string } {
+  const scaleOf = (c: string) => iso4217Scale(c) ?? 2;
+  const perEur = (c: string) => SANDBOX_RATES_PER_EUR[c] ?? 1_000_000n;
+  const [whole = '0', fraction = ''] = amount.split('.');
+  const instructedMinor = BigInt(whole + fraction.padEnd(scaleOf(currency), '0').slice(0, scaleOf(currency)));
+  // accountMinor = instructed / (perEur[currency] / perEur[account]), at the account currency's scale, rounded half up.
+  const numerator = instructedMinor * perEur(accountCurrency) * 10n ** BigInt(scaleOf(accountCurrency)) * 2n;
+  const denominator = perEur(currency) * 10n ** BigInt(scaleOf(currency));
+  const accountMinor = (numerator / denominator + 1n) / 2n;
+  const scale = scaleOf(accountCurrency);
+  const digits = accountMinor.toString().padStart(scale + 1, '0');
+  const booked = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  const rateMicro = (perEur(currency) * 1_000_000n) / perEur(accountCurrency);
+  const rate = `${rateMicro / 1_000_000n}.${(rateMicro % 1_000_000n).toString().padStart(6, '0')}`;
+  return { amount: booked, rate };
+}
+
+function notificationEntry(parent: XMLBuilder, e: BookedEntry, day: string, accountCurrency: string | undefined): void {
   const cd = e.direction === 'credit' ? 'CRDT' : 'DBIT';
   const t = e.transaction;
+  // Booked in the account's currency, as banks do; the instructed amount and the rate kept in AmtDtls.
+  const converted = accountCurrency !== undefined && accountCurrency !== t.currency ? bookedInAccountCurrency(t.amount, t.currency, accountCurrency) : undefined;
+  const booked = converted ? { amount: converted.amount, currency: accountCurrency as string } : { amount: t.amount, currency: t.currency };
   const ntry = parent.ele('Ntry');
-  ntry.ele('Amt', { Ccy: t.currency }).txt(t.amount);
+  ntry.ele('Amt', { Ccy: booked.currency }).txt(booked.amount);
   ntry.ele('CdtDbtInd').txt(cd);
   ntry.ele('Sts').ele('Cd').txt('BOOK');
   ntry.ele('BookgDt').ele('Dt').txt(day);
@@ -166,8 +195,17 @@ function notificationEntry(parent: XMLBuilder, e: BookedEntry, day: string): voi
   fmly.ele('SubFmlyCd').txt(e.returnCode ? 'RRTN' : 'ESCT');
   const tx = ntry.ele('NtryDtls').ele('TxDtls');
   tx.ele('Refs').ele('EndToEndId').txt(t.endToEndId);
-  tx.ele('Amt', { Ccy: t.currency }).txt(t.amount);
+  tx.ele('Amt', { Ccy: booked.currency }).txt(booked.amount);
   tx.ele('CdtDbtInd').txt(cd);
+  if (converted) {
+    const instructed = tx.ele('AmtDtls').ele('InstdAmt');
+    instructed.ele('Amt', { Ccy: t.currency }).txt(t.amount);
+    const xchg = instructed.ele('CcyXchg');
+    xchg.ele('SrcCcy').txt(booked.currency);
+    xchg.ele('TrgtCcy').txt(t.currency);
+    xchg.ele('UnitCcy').txt(booked.currency);
+    xchg.ele('XchgRate').txt(converted.rate);
+  }
   if (e.returnCode) {
     const rtr = tx.ele('RtrInf');
     rtr.ele('Rsn').ele('Cd').txt(e.returnCode);
@@ -186,7 +224,7 @@ export function notification(file: SimFile, entries: readonly BookedEntry[], now
   const acct = ntfctn.ele('Acct');
   acct.ele('Id').ele('IBAN').txt(file.debtorIban);
   if (file.debtorCurrency) acct.ele('Ccy').txt(file.debtorCurrency);
-  for (const e of entries) notificationEntry(ntfctn, e, date(now));
+  for (const e of entries) notificationEntry(ntfctn, e, date(now), file.debtorCurrency);
   return doc.end({ prettyPrint: true });
 }
 

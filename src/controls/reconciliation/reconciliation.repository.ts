@@ -18,19 +18,21 @@ export interface MovementRow {
   end_to_end_id: string | null;
   object_type: 'payout' | 'deposit';
   object_id: string;
+  /** The charges the banks took from the amount (a return net of charges), in minor units of the currency; null when none. */
+  charges_minor: string | null;
   created_at: Date;
 }
 
 const MOVEMENT_COLUMNS = `id, bank_account, file_id, message_type, kind, direction, amount_minor::text AS amount_minor, currency,
-  booking_date::text AS booking_date, entry_ref, end_to_end_id, object_type, object_id, created_at`;
+  booking_date::text AS booking_date, entry_ref, end_to_end_id, object_type, object_id, charges_minor::text AS charges_minor, created_at`;
 
-export type NewMovement = Omit<MovementRow, 'created_at' | 'amount_minor'> & { amount_minor: bigint };
+export type NewMovement = Omit<MovementRow, 'created_at' | 'amount_minor' | 'charges_minor'> & { amount_minor: bigint; charges_minor?: bigint | undefined };
 
 export async function insertMovement(sql: Sql, m: NewMovement): Promise<void> {
   await sql.query(
-    `INSERT INTO bank_movements (id, bank_account, file_id, message_type, kind, direction, amount_minor, currency, booking_date, entry_ref, end_to_end_id, object_type, object_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::date, $10, $11, $12, $13)`,
-    [m.id, m.bank_account, m.file_id, m.message_type, m.kind, m.direction, m.amount_minor.toString(), m.currency, m.booking_date, m.entry_ref, m.end_to_end_id, m.object_type, m.object_id],
+    `INSERT INTO bank_movements (id, bank_account, file_id, message_type, kind, direction, amount_minor, currency, booking_date, entry_ref, end_to_end_id, object_type, object_id, charges_minor)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::date, $10, $11, $12, $13, $14::numeric)`,
+    [m.id, m.bank_account, m.file_id, m.message_type, m.kind, m.direction, m.amount_minor.toString(), m.currency, m.booking_date, m.entry_ref, m.end_to_end_id, m.object_type, m.object_id, m.charges_minor?.toString() ?? null],
   );
 }
 

@@ -15,6 +15,7 @@ const Movement = Type.Object(
     entryRef: Nullable(Type.String()),
     endToEndId: Nullable(Type.String()),
     object: Type.Object({ type: literals(['payout', 'deposit'] as const), id: Uuid }, { description: 'The payout or deposit the movement posted' }),
+    charges: Nullable(Type.String({ description: "The charges the banks took from a return (the operator's bank fee, posted to the ledger's bank_fees account); the amount is what the bank booked, net of them" })),
   },
   { title: 'Bank movement', description: "A money movement on a bank account in Corridor's book, posted from a bank message with its ledger postings" },
 );

@@ -118,6 +118,7 @@ function movementData(m: MovementRow) {
     entryRef: m.entry_ref,
     endToEndId: m.end_to_end_id,
     object: { type: m.object_type, id: m.object_id },
+    charges: m.charges_minor === null ? null : formatIsoAmount(BigInt(m.charges_minor), m.currency),
   };
 }
 

@@ -6,7 +6,7 @@ import { CURRENCY_CODES, currencyInfo } from '../../platform/lib/currencies.js';
 import { newId } from '../../platform/lib/ids.js';
 import * as repo from './ledger.repository.js';
 
-export type SystemKind = 'provider_clearing' | 'fee_revenue' | 'fx_desk' | 'deposit_suspense' | 'operator_adjustments' | 'sandbox_funding';
+export type SystemKind = 'provider_clearing' | 'fee_revenue' | 'fx_desk' | 'deposit_suspense' | 'operator_adjustments' | 'sandbox_funding' | 'bank_fees';
 
 /** One side of a transfer: a customer's balance (an account of a workspace) or a system account. */
 export type LedgerParty =
@@ -50,7 +50,7 @@ export function systemAccountId(kind: SystemKind, code: string, currency: string
   return id;
 }
 
-const SYSTEM_KINDS_BY_CURRENCY = ['fee_revenue', 'fx_desk', 'deposit_suspense', 'operator_adjustments', 'sandbox_funding'] as const;
+const SYSTEM_KINDS_BY_CURRENCY = ['fee_revenue', 'fx_desk', 'deposit_suspense', 'operator_adjustments', 'sandbox_funding', 'bank_fees'] as const;
 
 /**
  * Every system account the ledger may touch, from one source: the rails of the corridor catalog

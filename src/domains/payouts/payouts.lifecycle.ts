@@ -50,7 +50,7 @@ function resolutionsForMove(row: PayoutCoreRow, move: PayoutMove): Resolution[] 
 }
 
 /** The posted transfers of a move beyond its holds (the FX desk's delivery, a revert's credits back), in the transaction of the move. */
-async function transfersForMove(tx: Tx, row: PayoutCoreRow, move: PayoutMove): Promise<void> {
+async function transfersForMove(tx: Tx, row: PayoutCoreRow, move: PayoutMove, bankChargesMinor = 0n): Promise<void> {
   if (!movePostsToLedger(move)) return;
   const customer = { customer: row.account_id, workspaceId: row.workspace_id };
   switch (move) {
@@ -100,6 +100,17 @@ async function transfersForMove(tx: Tx, row: PayoutCoreRow, move: PayoutMove): P
           description: 'Payout fee returned',
         });
       }
+      if (bankChargesMinor > 0n) {
+        // The money came back net of the banks' charges: the operator bears them, as a bank fee.
+        await ledger.transfer(tx, {
+          debit: { system: 'bank_fees' },
+          credit: { system: 'provider_clearing', code: row.route },
+          currency: row.currency,
+          amountMinor: bankChargesMinor,
+          reference: { type: 'payout', id: row.id },
+          description: 'Bank charges taken from the return',
+        });
+      }
       return;
     }
   }
@@ -113,6 +124,8 @@ export interface MoveRequest {
   /** What the rail said of it (a connector's report): its reject or return reason, its references. */
   returnReason?: { code: string; description: string } | undefined;
   rail?: RailReferences | undefined;
+  /** A revert net of the banks' charges: the charges, booked as the operator's bank fee (PayoutOutcome.bankChargesMinor). */
+  bankChargesMinor?: bigint | undefined;
 }
 
 /**
@@ -165,10 +178,10 @@ export async function applyMoves(
   countPayoutMoves(metrics.payoutsMoved, results);
   await withdrawOpenControls(tx, changes.filter((c) => movedById.has(c.id)));
   const events: NewEvent[] = [];
-  for (const [i, { row, move }] of requests.entries()) {
+  for (const [i, { row, move, bankChargesMinor }] of requests.entries()) {
     const moved = results[i];
     if (!moved) continue;
-    await transfersForMove(tx, row, move);
+    await transfersForMove(tx, row, move, bankChargesMinor);
     events.push({
       workspaceId: moved.workspace_id,
       accountId: moved.account_id === moved.workspace_id ? undefined : moved.account_id,

@@ -16,6 +16,12 @@ export interface PayoutOutcome {
   returnReason?: { code: string; description: string };
   /** The rail's references, merged into what the payout already has. */
   rail?: RailReferences;
+  /**
+   * A revert whose money came back net of the charges the banks on the way took (in minor units of the
+   * payout's currency): the payout is reverted in full to the workspace all the same, and the charges
+   * are the operator's bank fee (the ledger's bank_fees account pays them to the rail's clearing).
+   */
+  bankChargesMinor?: bigint;
 }
 
 export interface OutcomeResult {
@@ -45,7 +51,7 @@ export async function reportPayoutOutcomes(_ctx: AppContext, tx: Tx, outcomes: r
     if (!row || seen.has(row.id)) continue;
     seen.add(row.id);
     requestOf.set(i, requests.length);
-    requests.push({ row, move: o.move, failureReason: o.failureReason, returnReason: o.returnReason, rail: o.rail });
+    requests.push({ row, move: o.move, failureReason: o.failureReason, returnReason: o.returnReason, rail: o.rail, bankChargesMinor: o.bankChargesMinor });
   }
   const balances = requests.filter(({ move }) => movePostsToLedger(move)).map(({ row }) => ({ accountId: row.account_id, currency: row.funding_currency }));
   if (balances.length > 0) await lockCustomerBalances(tx, balances);

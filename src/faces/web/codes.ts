@@ -83,9 +83,10 @@ export function failureReason(reason: string | null | undefined): Html | null {
   if (!reason) return null;
   const words = REASON_WORDS[reason];
   if (words) return html`<span class="reason">${words} <code class="code">${reason}</code></span>`;
-  // The bank's reject or return, as inbound.service.ts writes it: "<what happened>: <ISO code> <definition>".
-  const bank = /^(.*?):\s+([A-Z0-9]{4})\s+(.*)$/.exec(reason);
-  if (bank) return html`<span class="reason" title="${reason}">${bank[1]}: ${bankReason({ code: bank[2]!, description: bank[3]! })}</span>`;
+  // The bank's reject or return, as inbound.service.ts writes it: "<what happened>: <ISO code> <definition>[. Who acts: …]".
+  const [told, whoActs] = reason.split(/\.\s+(?=Who acts: )/);
+  const bank = /^(.*?):\s+([A-Z0-9]{4})\s+(.*)$/.exec(told ?? reason);
+  if (bank) return html`<span class="reason" title="${reason}">${bank[1]}: ${bankReason({ code: bank[2]!, description: bank[3]! })}${whoActs ? html`. ${whoActs}` : ''}</span>`;
   // A reason typed by an operator: shown as written.
   return html`<span class="reason">${reason}</span>`;
 }

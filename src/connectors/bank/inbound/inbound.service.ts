@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { AppContext } from '../../../platform/context.js';
 import type { Sql, Tx } from '../../../platform/db/db.js';
 import type { PageRequest } from '../../../platform/db/pagination.js';
-import { newId } from '../../../platform/lib/ids.js';
+import { isUuid, newId } from '../../../platform/lib/ids.js';
+import { payoutIdOfUetr } from '../bank.repository.js';
 import { formatAmount, formatIsoAmount } from '../../../platform/lib/money.js';
 import { creditLimitMinor, INBOUND_CHUNK_ENTRIES_DEFAULT, INBOUND_MAX_FILE_BYTES_DEFAULT, INBOUND_READ_MEMORY_MB_DEFAULT, type BankAccount } from '../bank.config.js';
 import { normaliseIban } from '../../../platform/lib/bank-account.js';
@@ -20,7 +21,7 @@ import type { InboundFileRow } from './inbound.repository.js';
 import type { InboundSource, WaitingFile } from './inbound.source.js';
 import { readInboundFile } from './inbound.reader.js';
 import { InboundParseError, type Amount, type Balance, type Entry, type EntryTransaction, type InboundMessage, type Notification, type ReportedAccount, type PaymentReturn, type Reason, type StatementMessage, type StatusReport } from './iso20022.parse.js';
-import { describeReason, RETURN_REASONS, STATUS_REASONS } from './reason-codes.js';
+import { describeReason, RETURN_REASONS, STATUS_REASONS, whoActs } from './reason-codes.js';
 
 /*
  * Taking in what the bank sends back. A file is downloaded to a local file (streamed), hashed as a
@@ -51,6 +52,13 @@ export interface InboundOptions {
    * Without it such a rejection is an exception for the operator.
    */
   payoutsOfMessage?: ((tx: Tx, originalMessageId: string, paymentInfoId: string | undefined) => Promise<string[]>) | undefined;
+  /**
+   * Holds payouts for the operator with the reason (the bank connector's held queue): a rejection of a
+   * whole message or payment information block is the file's problem, not the beneficiaries', so its
+   * payouts are held with the bank's code and text, never failed. Without it such a rejection is an
+   * exception for the operator only.
+   */
+  holdPayouts?: ((tx: Tx, payoutIds: readonly string[], reason: string) => Promise<void>) | undefined;
   /** A file larger than this many bytes (as the listing says) is quarantined unread; default INBOUND_MAX_FILE_BYTES_DEFAULT. */
   maxFileBytes?: number | undefined;
   /** The entries applied in one transaction; default INBOUND_CHUNK_ENTRIES_DEFAULT. */
@@ -160,15 +168,30 @@ interface EntryFacts {
   booking_date: string | null;
 }
 
+/** How an answer names a payout: its EndToEndId, and the UETR a SWIFT payout carries (a bank may echo either, or only the UETR). */
+interface PayoutRef {
+  endToEndId: string | undefined;
+  uetr?: string | undefined;
+}
+
+/** The payout a reference names: by the EndToEndId Corridor wrote, else by the UETR it wrote on a SWIFT payout. */
+async function namedPayout(run: Run, ref: PayoutRef) {
+  const byEndToEnd = ref.endToEndId ? payoutIdOfEndToEndId(ref.endToEndId) : undefined;
+  const found = byEndToEnd ? await findAnyPayout(run.tx, byEndToEnd) : undefined;
+  if (found || !ref.uetr || !isUuid(ref.uetr.trim())) return found;
+  const byUetr = await payoutIdOfUetr(run.tx, ref.uetr.trim().toLowerCase());
+  return byUetr ? findAnyPayout(run.tx, byUetr) : undefined;
+}
+
 /**
- * The payout an answer names by its EndToEndId, when it agrees with the answer; otherwise the
+ * The payout an answer names by its EndToEndId (or UETR), when it agrees with the answer; otherwise the
  * exception (unknown EndToEndId, another connector's payout, an amount or currency differing) and undefined.
  */
-async function payoutFor(run: Run, endToEndId: string | undefined, amount: Amount | undefined, facts: EntryFacts): Promise<NonNullable<Awaited<ReturnType<typeof findAnyPayout>>> | undefined> {
-  if (!endToEndId) return run.exception('no_end_to_end_id', 'The entry names no EndToEndId: it cannot be tied to a payout', facts);
-  const payoutId = payoutIdOfEndToEndId(endToEndId);
-  const payout = payoutId ? await findAnyPayout(run.tx, payoutId) : undefined;
-  if (!payout) return run.exception('unknown_end_to_end_id', `No payout has the EndToEndId ${endToEndId}`, facts);
+async function payoutFor(run: Run, ref: PayoutRef, amount: Amount | undefined, facts: EntryFacts): Promise<NonNullable<Awaited<ReturnType<typeof findAnyPayout>>> | undefined> {
+  const endToEndId = ref.endToEndId;
+  if (!endToEndId && !ref.uetr) return run.exception('no_end_to_end_id', 'The entry names no EndToEndId nor UETR: it cannot be tied to a payout', facts);
+  const payout = await namedPayout(run, { endToEndId, uetr: ref.uetr });
+  if (!payout) return run.exception('unknown_end_to_end_id', `No payout has the ${[endToEndId && `EndToEndId ${endToEndId}`, ref.uetr && `UETR ${ref.uetr}`].filter(Boolean).join(' or the ')}`, facts);
   if (run.options.connector && payout.provider !== run.options.connector) {
     return run.exception('other_connector', `Payout ${payout.id} is served by ${payout.provider}, not by ${run.options.connector}`, facts);
   }
@@ -198,7 +221,9 @@ const ACCEPTED = new Set(['ACCP', 'ACSP', 'ACSC', 'ACTC', 'ACWC', 'ACWP', 'ACCC'
 
 async function rejectPayout(run: Run, payoutId: string, why: Reason | undefined, facts: EntryFacts): Promise<void> {
   const returnReason = describeReason(STATUS_REASONS, why?.code ?? 'NARR', reasonText(why) ?? 'Rejected by the bank without a reason code');
-  await report(run, { payoutId, move: 'fail', returnReason, failureReason: `Rejected by the bank: ${returnReason.code} ${returnReason.description}` }, facts);
+  const bankText = reasonText(why) && why?.code !== 'NARR' ? ` (the bank: "${reasonText(why)}")` : '';
+  const failureReason = `Rejected by the bank: ${returnReason.code} ${returnReason.description}${bankText}. ${whoActs(returnReason.code)}`;
+  await report(run, { payoutId, move: 'fail', returnReason, failureReason }, facts);
 }
 
 async function applyStatusReport(run: Run, m: StatusReport): Promise<void> {
@@ -209,9 +234,14 @@ async function applyStatusReport(run: Run, m: StatusReport): Promise<void> {
     if (!run.takes()) continue;
     const facts: EntryFacts = { bank_account: null, entry_ref: m.originalMessageId, end_to_end_id: t.endToEndId, direction: null, amount_minor: t.amount?.minor ?? null, currency: t.amount?.currency ?? null, booking_date: null };
     if (t.status === 'RJCT') {
-      const payout = await payoutFor(run, t.endToEndId, t.amount, facts);
+      const payout = await payoutFor(run, { endToEndId: t.endToEndId }, t.amount, facts);
       const info = m.paymentInfos.find((p) => p.id === t.paymentInfoId);
-      if (payout && (await sentIn(run, payout.id, m.originalMessageId, t.paymentInfoId, facts))) await rejectPayout(run, payout.id, t.reason ?? info?.reason ?? m.groupReason, facts);
+      const blockRejected = m.groupStatus === 'RJCT' || info?.status === 'RJCT';
+      if (payout && (await sentIn(run, payout.id, m.originalMessageId, t.paymentInfoId, facts))) {
+        // A transaction listed under a rejected file or block, with no reason of its own, is held with the block's reason like the others.
+        if (blockRejected && !t.reason && run.options.holdPayouts) await holdForBlock(run, m, [payout.id], info?.id, info?.reason ?? m.groupReason, facts);
+        else await rejectPayout(run, payout.id, t.reason ?? info?.reason ?? m.groupReason, facts);
+      }
     } else if (!ACCEPTED.has(t.status)) {
       await run.exception('unknown_status', `Transaction status ${t.status} is not one Corridor reads`, facts);
     }
@@ -245,10 +275,38 @@ async function rejectBlock(run: Run, m: StatusReport, paymentInfoId: string | un
   }
   const ids = await run.options.payoutsOfMessage(run.tx, m.originalMessageId, paymentInfoId);
   if (ids.length === 0) await run.exception('block_rejected', `The bank rejected ${what}, which Corridor did not send`, facts);
-  for (const id of ids.filter((id) => !listed.has(id))) {
+  const unlisted = ids.filter((id) => !listed.has(id));
+  if (unlisted.length === 0) return;
+  if (run.options.holdPayouts) {
+    await holdForBlock(run, m, unlisted, paymentInfoId, reason, facts);
+    for (let i = 0; i < unlisted.length; i++) await run.entryDone();
+    return;
+  }
+  for (const id of unlisted) {
     await rejectPayout(run, id, reason, { ...facts, end_to_end_id: id });
     await run.entryDone();
   }
+}
+
+/** The bank's code and its own text, as the operator reads them. */
+function bankReasonWords(reason: Reason | undefined): string {
+  if (!reason) return 'no reason code';
+  const described = describeReason(STATUS_REASONS, reason.code, reason.additionalInfo);
+  const text = reason.additionalInfo && reason.additionalInfo !== described.description ? ` (the bank: "${reason.additionalInfo}")` : '';
+  return `${reason.code} ${described.description}${text}`;
+}
+
+/**
+ * A whole message or payment information block rejected (the debit account unknown, a control sum
+ * wrong, the file's format): the file's problem, not the beneficiaries'. Its payouts are held for the
+ * operator with the bank's code and text (they stay processing, their holds in place), and one
+ * exception says what happened; the operator puts it right with the bank, then fails them so the workspace sends them again.
+ */
+async function holdForBlock(run: Run, m: StatusReport, payoutIds: readonly string[], paymentInfoId: string | undefined, reason: Reason | undefined, facts: EntryFacts): Promise<void> {
+  const what = paymentInfoId ? `payment information ${paymentInfoId} of message ${m.originalMessageId}` : `message ${m.originalMessageId}`;
+  const why = `The bank rejected ${what} as a whole: ${bankReasonWords(reason)}. The file's problem, not the beneficiaries': the payouts are held, not failed; the operator puts it right with the bank, then fails them so the workspace can send them again`;
+  await (run.options.holdPayouts as NonNullable<InboundOptions['holdPayouts']>)(run.tx, payoutIds, why);
+  await run.exception('block_rejected', `${why} (${payoutIds.length} payout${payoutIds.length === 1 ? '' : 's'} held)`, facts);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -291,14 +349,25 @@ async function applyNotification(run: Run, m: Notification): Promise<void> {
 async function applyBookedEntry(run: Run, source: string, entry: Entry, tx: EntryTransaction, amount: Amount, facts: EntryFacts, identity: string | undefined): Promise<void> {
   const returned = isReturnEntry(entry, tx);
   if (entry.direction === 'debit' && !returned && !entry.reversal) return payOut(run, source, tx, amount, facts);
-  if (entry.direction === 'credit' && (returned || entry.reversal)) return returnPayout(run, source, tx.endToEndId, amount, tx.returnReason, facts);
+  if (entry.direction === 'credit' && (returned || entry.reversal)) {
+    // A return booked in the account's currency of a payout instructed in another matches on the instructed amount, as the debit did.
+    const converted = tx.instructedAmount !== undefined && tx.instructedAmount.currency !== amount.currency;
+    const ref = { endToEndId: tx.endToEndId, uetr: tx.uetr };
+    if (converted) return returnPayout(run, source, ref, tx.instructedAmount as Amount, tx.returnReason, facts, {}, amount);
+    return returnPayout(run, source, ref, amount, tx.returnReason, facts, { original: tx.instructedAmount, charges: tx.charges });
+  }
   if (entry.direction === 'credit') return deposit(run, source, tx, amount, facts, identity);
   await run.exception('unsupported_entry', 'A debit that reverses or returns an earlier credit: Corridor posts nothing for it; settle it by hand', facts);
 }
 
-/** A booked debit: the payout left the account, it is paid. */
+/**
+ * A booked debit: the payout left the account, it is paid. It matches on the amount as instructed
+ * (`AmtDtls/InstdAmt`) when the bank gives it, so an FX-funded payout (instructed in USD, debited
+ * from a EUR account) matches on its USD amount; the movement books what the bank debited, in the
+ * account's currency, so the statement's line finds it.
+ */
 async function payOut(run: Run, source: string, tx: EntryTransaction, amount: Amount, facts: EntryFacts): Promise<void> {
-  const payout = await payoutFor(run, tx.endToEndId, amount, facts);
+  const payout = await payoutFor(run, { endToEndId: tx.endToEndId, uetr: tx.uetr }, tx.instructedAmount ?? amount, facts);
   if (!payout) return;
   if (!(await report(run, { payoutId: payout.id, move: 'pay' }, facts))) return;
   await recordMovement(run.tx, { ...movementFacts(facts, amount), file_id: run.fileId, message_type: source, kind: 'payout', direction: 'debit', object_type: 'payout', object_id: payout.id });
@@ -313,14 +382,39 @@ const movementFacts = (facts: EntryFacts, amount: Amount) => ({
   end_to_end_id: facts.end_to_end_id,
 });
 
-/** Money of a paid payout back on the account (camt.054 return entry, pacs.004): reverted with the ISO return reason. */
-async function returnPayout(run: Run, source: string, endToEndId: string | undefined, amount: Amount, why: Reason | undefined, facts: EntryFacts): Promise<void> {
-  const payout = await payoutFor(run, endToEndId, amount, facts);
+/** What a return says besides the amount that came back: the amount first sent and the charges taken, when it says so. */
+interface ReturnDetail {
+  original?: Amount | undefined;
+  charges?: Amount | undefined;
+}
+
+/**
+ * The charges a return came back net of, in its currency: the charges it states (ChrgsInf, Chrgs), else
+ * the difference between the amount first sent (OrgnlIntrBkSttlmAmt, AmtDtls/InstdAmt) and the amount
+ * returned. Zero when it states neither, or the amounts are in other currencies.
+ */
+function returnCharges(amount: Amount, detail: ReturnDetail): bigint {
+  if (detail.charges && detail.charges.currency === amount.currency && detail.charges.minor > 0n) return detail.charges.minor;
+  if (detail.original && detail.original.currency === amount.currency && detail.original.minor > amount.minor) return detail.original.minor - amount.minor;
+  return 0n;
+}
+
+/**
+ * Money of a paid payout back on the account (camt.054 return entry, pacs.004): reverted in full to the
+ * workspace with the ISO return reason. A return net of the charges the banks took matches on the
+ * amount returned plus the charges; the charges are the operator's bank fee (PayoutOutcome.bankChargesMinor),
+ * kept on the return's movement beside the net amount the bank booked. Never an amount mismatch.
+ */
+async function returnPayout(run: Run, source: string, ref: PayoutRef, amount: Amount, why: Reason | undefined, facts: EntryFacts, detail: ReturnDetail = {}, booked: Amount = amount): Promise<void> {
+  const charges = returnCharges(amount, detail);
+  const gross: Amount = charges > 0n ? { minor: amount.minor + charges, currency: amount.currency, text: formatIsoAmount(amount.minor + charges, amount.currency) } : amount;
+  const payout = await payoutFor(run, ref, gross, facts);
   if (!payout) return;
   const returnReason = describeReason(RETURN_REASONS, why?.code ?? 'NARR', reasonText(why) ?? 'Returned by the bank without a reason code');
-  const outcome: PayoutOutcome = { payoutId: payout.id, move: 'revert', returnReason, failureReason: `Returned by the beneficiary's bank: ${returnReason.code} ${returnReason.description}` };
+  const net = charges > 0n ? ` (${amount.text} ${amount.currency} came back, ${formatIsoAmount(charges, amount.currency)} ${amount.currency} taken in bank charges, borne by the operator)` : '';
+  const outcome: PayoutOutcome = { payoutId: payout.id, move: 'revert', returnReason, failureReason: `Returned by the beneficiary's bank: ${returnReason.code} ${returnReason.description}${net}`, ...(charges > 0n ? { bankChargesMinor: charges } : {}) };
   if (!(await report(run, outcome, facts))) return;
-  await recordMovement(run.tx, { ...movementFacts(facts, amount), file_id: run.fileId, message_type: source, kind: 'return', direction: 'credit', object_type: 'payout', object_id: payout.id });
+  await recordMovement(run.tx, { ...movementFacts(facts, booked), file_id: run.fileId, message_type: source, kind: 'return', direction: 'credit', object_type: 'payout', object_id: payout.id, ...(charges > 0n ? { charges_minor: charges } : {}) });
 }
 
 /**
@@ -377,8 +471,8 @@ async function applyReturns(run: Run, m: PaymentReturn): Promise<void> {
   for (const r of m.returns) {
     if (!run.takes()) continue;
     const account = run.accountInCurrency(r.amount.currency);
-    const facts: EntryFacts = { bank_account: account?.id ?? null, entry_ref: r.returnId ?? null, end_to_end_id: r.endToEndId, direction: 'credit', amount_minor: r.amount.minor, currency: r.amount.currency, booking_date: r.settlementDate ?? null };
-    await returnPayout(run, m.kind, r.endToEndId, r.amount, r.reason, facts);
+    const facts: EntryFacts = { bank_account: account?.id ?? null, entry_ref: r.returnId ?? null, end_to_end_id: r.endToEndId ?? r.uetr ?? null, direction: 'credit', amount_minor: r.amount.minor, currency: r.amount.currency, booking_date: r.settlementDate ?? null };
+    await returnPayout(run, m.kind, { endToEndId: r.endToEndId, uetr: r.uetr }, r.amount, r.reason, facts, { original: r.originalAmount, charges: r.charges });
     await run.entryDone();
   }
 }

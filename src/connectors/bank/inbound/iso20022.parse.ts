@@ -20,7 +20,7 @@ export class InboundParseError extends Error {}
 
 /** Elements that may repeat, always read as arrays whatever one file holds. */
 const REPEATING = new Set([
-  'OrgnlPmtInfAndSts', 'TxInfAndSts', 'StsRsnInf', 'AddtlInf', 'Ntfctn', 'Stmt', 'Ntry', 'NtryDtls', 'TxDtls', 'Bal', 'Ustrd', 'Strd', 'TxInf', 'RtrRsnInf', 'AddtlNtryInf',
+  'OrgnlPmtInfAndSts', 'TxInfAndSts', 'StsRsnInf', 'AddtlInf', 'Ntfctn', 'Stmt', 'Ntry', 'NtryDtls', 'TxDtls', 'Bal', 'Ustrd', 'Strd', 'TxInf', 'RtrRsnInf', 'AddtlNtryInf', 'Rcrd', 'ChrgsInf',
 ]);
 
 /** ISO 20022 messages nest about twenty elements deep; a file nesting deeper than this is refused, not followed. */
@@ -164,6 +164,16 @@ export interface EntryTransaction {
   debtorName: string | undefined;
   /** The payer's reference: the structured creditor reference, else the unstructured remittance text. */
   reference: string | undefined;
+  /** The SWIFT UETR the transaction carries (`Refs/UETR`), when the bank gives it. */
+  uetr?: string | undefined;
+  /**
+   * The amount as instructed (`AmtDtls/InstdAmt/Amt`): for a payment in another currency than the
+   * account's (an FX-funded payout), the payout's own amount and currency, the entry booking the
+   * account-currency amount the bank debited.
+   */
+  instructedAmount?: Amount | undefined;
+  /** The bank's charges taken on the transaction (`Chrgs/TtlChrgsAndTaxAmt`, else the sum of `Chrgs/Rcrd/Amt`). */
+  charges?: Amount | undefined;
 }
 
 export interface Entry {
@@ -246,9 +256,38 @@ function readEntry(node: Node): Entry {
         debtorIban: text(tx, 'RltdPties', 'DbtrAcct', 'Id', 'IBAN'),
         debtorName: text(tx, 'RltdPties', 'Dbtr', 'Nm') ?? text(tx, 'RltdPties', 'Dbtr', 'Pty', 'Nm'),
         reference: creditorReference(tx),
+        uetr: text(tx, 'Refs', 'UETR'),
+        instructedAmount: optionalAmount(tx, 'the instructed amount of a transaction', 'AmtDtls', 'InstdAmt', 'Amt'),
+        charges: chargesOf(at(tx, 'Chrgs')),
       })),
     ),
   };
+}
+
+/**
+ * The charges a bank took, as camt (`Chrgs`: `TtlChrgsAndTaxAmt`, else its records `Rcrd/Amt`; .001.02
+ * writes `Chrgs/Amt`) or pacs.004 (`ChrgsInf/Amt`) write them: their sum in one currency, or undefined
+ * when there are none. Charges in several currencies cannot be summed: an error, never a guess.
+ */
+export function chargesOf(node: unknown, records = 'Rcrd'): Amount | undefined {
+  const first = Array.isArray(node) ? node[0] : node;
+  const total = optionalAmount(first, 'the total charges (TtlChrgsAndTaxAmt)', 'TtlChrgsAndTaxAmt');
+  if (total) return total;
+  const parts = [...(Array.isArray(node) ? node : node === undefined ? [] : [node]).flatMap((c) => [c, ...list(c, records)])]
+    .map((c) => (isNode(c) && at(c, 'Amt') !== undefined ? amount(c, 'a charge', 'Amt') : undefined))
+    .filter((a): a is Amount => a !== undefined);
+  if (parts.length === 0) return undefined;
+  const currency = (parts[0] as Amount).currency;
+  if (parts.some((p) => p.currency !== currency)) throw new InboundParseError('charges in more than one currency');
+  const minor = parts.reduce((sum, p) => sum + p.minor, 0n);
+  return { minor, currency, text: formatMinor(minor, currency) };
+}
+
+function formatMinor(minor: bigint, currency: string): string {
+  const scale = iso4217Scale(currency) ?? 0;
+  if (scale === 0) return minor.toString();
+  const s = minor.toString().padStart(scale + 1, '0');
+  return `${s.slice(0, -scale)}.${s.slice(-scale)}`;
 }
 
 /** The account a notification or statement is about: its IBAN (or other id) and currency. */
@@ -376,7 +415,21 @@ export interface PaymentReturn {
   kind: 'pacs.004';
   version: string;
   messageId: string;
-  returns: { endToEndId: string; returnId: string | undefined; amount: Amount; reason: Reason | undefined; settlementDate: string | undefined }[];
+  returns: {
+    /** The payout's EndToEndId as the return names it (OrgnlEndToEndId); a return may name it by its UETR alone. */
+    endToEndId: string | undefined;
+    /** OrgnlUETR: the UETR of the payment returned (SWIFT). */
+    uetr: string | undefined;
+    returnId: string | undefined;
+    /** What came back (RtrdIntrBkSttlmAmt): net of the charges the banks on the way took. */
+    amount: Amount;
+    /** The amount first settled (OrgnlIntrBkSttlmAmt), when given: the payout's amount, the charges the difference. */
+    originalAmount: Amount | undefined;
+    /** The charges the returning banks took (ChrgsInf/Amt, summed), when given. */
+    charges: Amount | undefined;
+    reason: Reason | undefined;
+    settlementDate: string | undefined;
+  }[];
 }
 
 function paymentReturn(doc: Node, version: string): PaymentReturn {
@@ -387,9 +440,12 @@ function paymentReturn(doc: Node, version: string): PaymentReturn {
     version,
     messageId: required(root, 'the message id', 'GrpHdr', 'MsgId'),
     returns: list(root, 'TxInf').map((tx) => ({
-      endToEndId: required(tx, 'a return without OrgnlEndToEndId', 'OrgnlEndToEndId'),
+      endToEndId: text(tx, 'OrgnlEndToEndId') ?? (text(tx, 'OrgnlUETR') ? undefined : required(tx, 'a return without OrgnlEndToEndId or OrgnlUETR', 'OrgnlEndToEndId')),
+      uetr: text(tx, 'OrgnlUETR'),
       returnId: text(tx, 'RtrId'),
       amount: amount(tx, 'the returned amount', 'RtrdIntrBkSttlmAmt'),
+      originalAmount: optionalAmount(tx, 'the original settled amount', 'OrgnlIntrBkSttlmAmt'),
+      charges: chargesOf(at(tx, 'ChrgsInf'), 'none'),
       reason: reason(list(tx, 'RtrRsnInf')[0]),
       settlementDate: isoDate(text(tx, 'IntrBkSttlmDt'), 'the settlement date of a return (IntrBkSttlmDt)') ?? groupDate,
     })),

@@ -51,6 +51,7 @@ export const STATUS_REASONS: Readonly<Record<string, ReasonCode>> = {
   AB05: { name: 'TimeoutCreditorAgent', description: 'Transaction stopped due to timeout at the creditor agent' },
   AB06: { name: 'TimeoutInstructedAgent', description: 'Transaction stopped due to timeout at the instructed agent' },
   AB08: { name: 'OfflineCreditorAgent', description: 'Creditor agent is not online' },
+  AM10: { name: 'InvalidControlSum', description: 'Sum of instructed amounts does not equal the control sum' },
   CH03: { name: 'RequestedExecutionDateOrRequestedCollectionDateTooFarInFuture', description: 'Value in requested execution date is too far in the future' },
   CH16: { name: 'ElementContentFormallyIncorrect', description: 'Content is formally incorrect' },
   CUST: { name: 'RequestedByCustomer', description: 'Cancellation requested by the debtor' },
@@ -77,4 +78,18 @@ export function describeReason(table: Readonly<Record<string, ReasonCode>>, code
   const known = table[code];
   if (known) return { code, description: bankText && code === 'NARR' ? bankText : known.description };
   return { code, description: bankText ?? `Reason code ${code} (not in Corridor's table; ask the bank)` };
+}
+
+/**
+ * Who must act on a rejected payment, by its reason code: the workspace when the beneficiary's
+ * details are wrong or the beneficiary refused (it corrects them and pays again); the operator when
+ * the cause is Corridor's own account, file or agreement with the bank (it puts it right with the bank).
+ */
+const BENEFICIARY_CODES = new Set(['AC01', 'AC03', 'AC04', 'AC06', 'AG01', 'BE04', 'CNOR', 'MD07', 'RC01', 'RR03', 'MS02', 'CUST', 'NOAS', 'AB05', 'AB08']);
+const OPERATOR_CODES = new Set(['AC13', 'AG02', 'AM02', 'AM04', 'AM05', 'AM09', 'AM10', 'BE05', 'CH03', 'CH16', 'DNOR', 'DS04', 'DT01', 'DUPL', 'ED05', 'FF01', 'RR01', 'RR02', 'RR04', 'TECH', 'TM01', 'AB06']);
+
+export function whoActs(code: string): string {
+  if (BENEFICIARY_CODES.has(code)) return "Who acts: the workspace, which corrects the beneficiary's details (or asks the beneficiary) and sends a new payout";
+  if (OPERATOR_CODES.has(code)) return "Who acts: Corridor's operator, with the bank (the debtor account, the file or the bank's agreement); the workspace may send the payout again once it is put right";
+  return "Who acts: Corridor's operator, who asks the bank what the code means before the workspace pays again";
 }
