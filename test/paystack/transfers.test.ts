@@ -12,6 +12,7 @@ import { balanceLow } from '../../src/connectors/paystack/conditions.js';
 import { registryOf } from '../../src/connectors/registry.js';
 import { OPERATOR_KEY, operator } from '../helpers/app.js';
 import { startSmtp } from '../helpers/smtp.js';
+import { dashboardUser } from '../helpers/web-client.js';
 import { until } from '../helpers/until.js';
 import { balance, eventTypesOf, waitFor } from '../payouts/helpers.js';
 import { ngnPayout, NG_PERSON, paystackRig, SECRET_KEY, type PaystackRig } from './helpers.js';
@@ -190,6 +191,11 @@ describe('NGN bank transfers over Paystack, through Prism', () => {
     await waitFor(rig.c, id, (x) => x.status === 'paid', 120_000);
     expect((await read()).recipientCheck).toMatchObject({ status: 'confirmed' });
     expect(transfersTo(SIM_ACCOUNTS.mismatch).map((t) => t.reference)).toEqual([referenceOf(id)]);
+    // The workspace's payout page keeps the answer: which check, the name NIP holds, who confirmed.
+    const web = await dashboardUser(rig.t.app, rig.c.workspaceId, `admin-${Date.now()}@example.com`);
+    const page = (await web.get(`/dashboard/payouts/${id}`)).body;
+    expect(page).toContain(`no match: the account holder&#39;s name is different (NIP name enquiry (Paystack)) · the rail holds the name ${SIM_MISMATCH_NAME}`);
+    expect(page).toContain(`confirmed by client:${rig.c.clientId}`);
   }, 240_000);
 
   it('sent every request and got every answer as paystack.yaml says (no Prism violation either way), and Prism does catch one', async () => {
