@@ -24,6 +24,8 @@ import { bankSim } from './cli/bank-sim.js';
 import { achSim, readSandboxRules } from './cli/ach-sim.js';
 import { encryptMobileMoneySecret, mobileMoneySim } from './cli/mobile-money.js';
 import { clearBankSim } from './cli/clearbank-sim.js';
+import { paystackSim } from './cli/paystack-sim.js';
+import { parseAmount } from './platform/lib/money.js';
 
 const CLIENT_NOTE = `They take --base-url, --client-id, --client-secret or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET.`;
 
@@ -78,6 +80,10 @@ const COMMANDS: Record<string, { usage: string; about: string; client?: boolean 
     usage: 'clearbank-sim --port N --token-file F --operator-public-key F --bank-private-key F --webhook-url URL [--lose-rate R] [--repeat-rate R]',
     about: "the sandbox ClearBank: serves ClearBank's FPS and Confirmation of Payee endpoints and sends\nsigned webhooks, by magic account numbers (docs/guides/faster-payments.md)",
   },
+  'paystack-sim': {
+    usage: 'paystack-sim --secret-key-file F --webhook-url URL [--port N] [--host H] [--balance NGN] [--lose-rate R] [--repeat-rate R] [--account-name NAME]',
+    about: "the sandbox Paystack: serves Paystack's balance, name enquiry, recipient and transfer endpoints and sends\nsigned webhooks, by magic account numbers (docs/guides/ngn-transfers.md)",
+  },
 };
 
 const indent = (text: string): string => text.replace(/\n/g, '\n      ');
@@ -106,6 +112,20 @@ function wantsHelp(argv: string[]): boolean {
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
   process.exit(2);
+}
+
+/** A simulator's --port: a port number (0 for any free port where `anyAllowed`). */
+function portFlag(value: string | undefined, anyAllowed: boolean): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < (anyAllowed ? 0 : 1) || port > 65535) fail('--port must be a port number');
+  return port;
+}
+
+/** A simulator's --lose-rate or --repeat-rate: a share from 0 to 1. */
+function rateFlag(name: string, value: string | undefined): number {
+  const rate = Number(value);
+  if (!(rate >= 0 && rate <= 1)) fail(`--${name} must be from 0 to 1`);
+  return rate;
 }
 
 /** The version of this checkout (package.json). */
@@ -285,11 +305,9 @@ async function main(argv: string[]): Promise<void> {
         args: argv.slice(1),
         options: { port: { type: 'string', default: '8090' }, host: { type: 'string', default: '127.0.0.1' }, 'api-key': { type: 'string' }, 'callback-secret': { type: 'string' }, 'lose-rate': { type: 'string', default: '0' }, 'holder-name': { type: 'string' } },
       });
-      const port = Number(values.port);
-      const loseRate = Number(values['lose-rate']);
       if (!values['api-key'] || !values['callback-secret']) fail('--api-key and --callback-secret are required (the plain values the connectors file holds sealed)');
-      if (!Number.isInteger(port) || port < 0 || port > 65535) fail('--port must be a port number');
-      if (!(loseRate >= 0 && loseRate <= 1)) fail('--lose-rate must be from 0 to 1');
+      const port = portFlag(values.port, true);
+      const loseRate = rateFlag('lose-rate', values['lose-rate']);
       await mobileMoneySim({ port, host: values.host ?? '127.0.0.1', apiKey: values['api-key'] as string, callbackSecret: values['callback-secret'] as string, loseRate, holderName: values['holder-name'] });
       return;
     }
@@ -322,17 +340,45 @@ async function main(argv: string[]): Promise<void> {
           'repeat-rate': { type: 'string', default: '0' },
         },
       });
-      const port = Number(values.port);
-      const loseRate = Number(values['lose-rate']);
-      const repeatRate = Number(values['repeat-rate']);
-      if (!Number.isInteger(port) || port < 1 || port > 65535) fail('--port must be a port number');
-      if (!(loseRate >= 0 && loseRate <= 1) || !(repeatRate >= 0 && repeatRate <= 1)) fail('--lose-rate and --repeat-rate must be from 0 to 1');
+      const port = portFlag(values.port, false);
+      const loseRate = rateFlag('lose-rate', values['lose-rate']);
+      const repeatRate = rateFlag('repeat-rate', values['repeat-rate']);
       const tokenFile = values['token-file'];
       const operatorPublicKey = values['operator-public-key'];
       const bankPrivateKey = values['bank-private-key'];
       const webhookUrl = values['webhook-url'];
       if (!tokenFile || !operatorPublicKey || !bankPrivateKey || !webhookUrl) fail('--token-file, --operator-public-key, --bank-private-key and --webhook-url are required');
       await clearBankSim({ port, tokenFile, operatorPublicKey, bankPrivateKey, webhookUrl, loseRate, repeatRate });
+      return;
+    }
+    case 'paystack-sim': {
+      const { values } = parseArgs({
+        args: argv.slice(1),
+        options: {
+          port: { type: 'string', default: '4020' },
+          host: { type: 'string', default: '127.0.0.1' },
+          'secret-key-file': { type: 'string' },
+          'webhook-url': { type: 'string' },
+          balance: { type: 'string', default: '100000000.00' },
+          'lose-rate': { type: 'string', default: '0' },
+          'repeat-rate': { type: 'string', default: '0' },
+          'account-name': { type: 'string' },
+        },
+      });
+      const secretKeyFile = values['secret-key-file'];
+      const webhookUrl = values['webhook-url'];
+      if (!secretKeyFile || !webhookUrl) fail('--secret-key-file (the file the connectors file\'s "paystack".secretKeyFile names) and --webhook-url are required');
+      if (!URL.canParse(webhookUrl)) fail('--webhook-url must be a URL');
+      await paystackSim({
+        port: portFlag(values.port, true),
+        host: values.host ?? '127.0.0.1',
+        secretKeyFile,
+        webhookUrl,
+        balanceMinor: parseAmount(values.balance, 'NGN', '--balance', { allowZero: true }),
+        loseRate: rateFlag('lose-rate', values['lose-rate']),
+        repeatRate: rateFlag('repeat-rate', values['repeat-rate']),
+        accountName: values['account-name'],
+      });
       return;
     }
     default:

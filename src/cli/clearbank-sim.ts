@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import fs from 'node:fs';
 import { ClearBankSimulator } from '../connectors/clearbank/simulator.js';
+import { serveUntilSignal, simulatorLog } from './simulator-process.js';
 
 /**
  * `corridor clearbank-sim --port N --token-file F --operator-public-key F --bank-private-key F
@@ -11,7 +12,7 @@ import { ClearBankSimulator } from '../connectors/clearbank/simulator.js';
  * (docs/guides/faster-payments.md, "Sandbox ClearBank"). Runs until SIGINT or SIGTERM.
  */
 export async function clearBankSim(options: { port: number; tokenFile: string; operatorPublicKey: string; bankPrivateKey: string; webhookUrl: string; loseRate: number; repeatRate: number }): Promise<void> {
-  const log = (line: string) => process.stdout.write(`${new Date().toISOString()} clearbank-sim ${line}\n`);
+  const log = simulatorLog('clearbank-sim');
   const sim = new ClearBankSimulator({
     apiToken: fs.readFileSync(options.tokenFile, 'utf8').trim(),
     operatorPublicKey: createPublicKey(fs.readFileSync(options.operatorPublicKey, 'utf8')),
@@ -27,9 +28,5 @@ export async function clearBankSim(options: { port: number; tokenFile: string; o
   });
   const url = await sim.start();
   log(`listening on ${url}; webhooks to ${options.webhookUrl}`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  await sim.stop();
+  await serveUntilSignal(() => sim.stop());
 }

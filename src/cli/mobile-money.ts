@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Config } from '../platform/config.js';
 import { CryptoBox } from '../platform/lib/crypto-box.js';
 import { MobileMoneySimulator } from '../connectors/mobile-money/simulator.js';
+import { serveUntilSignal, simulatorLog } from './simulator-process.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -34,13 +35,9 @@ export async function encryptMobileMoneySecret(config: Config): Promise<void> {
  * magic values are in docs/guides/mobile-money.md. Runs until SIGINT or SIGTERM.
  */
 export async function mobileMoneySim(options: { port: number; apiKey: string; callbackSecret: string; loseRate: number; holderName: string | undefined; host: string }): Promise<void> {
-  const log = (line: string) => process.stdout.write(`${new Date().toISOString()} mobile-money-sim ${line}\n`);
+  const log = simulatorLog('mobile-money-sim');
   const sim = new MobileMoneySimulator({ apiKey: options.apiKey, callbackSecret: options.callbackSecret, loseRate: options.loseRate, delayMs: 500, timeoutMs: 30_000, ...(options.holderName ? { holderName: options.holderName } : {}), log });
   const url = await sim.listen(options.port, options.host);
   log(`serving the GSMA Mobile Money API v1.2 at ${url} (callbacks lost: ${Math.round(options.loseRate * 100)}%)`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  await sim.close();
+  await serveUntilSignal(() => sim.close());
 }

@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertsEvaluateJob } from '../../src/controls/alerts/alerts.jobs.js';
 import { registryOf } from '../../src/connectors/registry.js';
@@ -9,40 +8,15 @@ import { evaluateAlerts } from '../../src/controls/alerts/alerts.service.js';
 import { notificationsSendJob } from '../../src/controls/notifications/notifications.jobs.js';
 import { signPayload } from '../../src/domains/webhooks/signature.js';
 import { createTestApp, operator, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
+import { startSmtp } from '../helpers/smtp.js';
 import { WebClient } from '../helpers/web-client.js';
 import { fund, payingWorkspace, ref, saveBeneficiary } from '../payouts/helpers.js';
 
 const SECRET = 'whsec_alerts_test_secret_0123456789';
 
-interface Mail {
-  to: string[];
-  raw: string;
-}
 interface Hook {
   headers: http.IncomingHttpHeaders;
   body: string;
-}
-
-/** A real SMTP server (npm smtp-server) on a loopback port that keeps every message it accepts. */
-async function startSmtp(): Promise<{ port: number; mails: Mail[]; close: () => Promise<void> }> {
-  const mails: Mail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        // Quoted-printable soft line breaks undone, so the text reads as sent.
-        const raw = Buffer.concat(chunks).toString('utf8').replace(/=\r?\n/g, '');
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { port, mails, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** The operator's webhook receiver: answers `status()` (200 unless told otherwise) and keeps what it got. */

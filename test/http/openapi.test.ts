@@ -180,6 +180,30 @@ describe('GET /openapi.json', () => {
     });
   });
 
+  it("describes a payout's recipient check, field by field, with what each result means on NIP name enquiry and Confirmation of Payee, and the confirmation's 409 codes", () => {
+    type Schema = { $ref?: string; description?: string; properties?: Record<string, Schema>; anyOf?: Schema[]; required?: string[] };
+    const schemas = (doc.components as unknown as { schemas: Record<string, Schema> }).schemas;
+    const resolve = (s: Schema | undefined): Schema | undefined => (s?.$ref ? schemas[s.$ref.replace('#/components/schemas/', '')] : s);
+    const check = resolve(schemas.Payout?.properties?.recipientCheck);
+    const fields = ['status', 'result', 'name', 'railName', 'reason', 'connector', 'checkedAt', 'decidedBy', 'decidedAt'];
+    expect(check?.required).toEqual(fields);
+    // Every field says what it is (on the field, or on its non-null branch).
+    const described = (f: string) => check?.properties?.[f]?.description ?? check?.properties?.[f]?.anyOf?.find((b) => b.description)?.description;
+    expect(fields.filter((f) => !described(f))).toEqual([]);
+    const result = described('result') ?? '';
+    for (const value of ['match', 'close_match', 'no_match', 'account_not_found', 'unavailable']) expect(result).toContain(`\`${value}\`:`);
+    expect(result).toContain('NIP name enquiry (Paystack');
+    expect(result).toContain('Confirmation of Payee (ClearBank');
+    for (const code of ['MBAM', 'BANM', 'ANNM', 'AC01', 'OPTO']) expect(result).toContain(code);
+    expect(described('reason')).toMatch(/CoP \(ClearBank\)[\s\S]*NIP name enquiry \(Paystack\)/);
+
+    const confirm = doc.paths['/v1/payouts/{id}/recipient-check/confirm']?.post;
+    expect(JSON.stringify(confirm?.responses['200']?.content)).toContain('#/components/schemas/Payout');
+    expect(confirm?.responses['409']?.description).toContain('RECIPIENT_CHECK_NOT_HELD');
+    expect(confirm?.responses['409']?.description).toContain('RECIPIENT_ACCOUNT_NOT_FOUND');
+    expect((confirm as { description?: string } | undefined)?.description).toMatch(/409 RECIPIENT_CHECK_NOT_HELD when[\s\S]*409 RECIPIENT_ACCOUNT_NOT_FOUND when/);
+  });
+
   it('is public: no credential is needed to read it', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/openapi.json', headers: { authorization: 'Bearer not-a-token' } });
     expect(res.statusCode).toBe(200);

@@ -8,15 +8,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paystackConnectorOf } from '../../src/connectors/paystack/index.js';
 import { referenceOf } from '../../src/connectors/paystack/service.js';
 import { SIM_ACCOUNTS, SIM_MISMATCH_NAME } from '../../src/connectors/paystack/simulator.js';
+import { balanceLow } from '../../src/connectors/paystack/conditions.js';
+import { registryOf } from '../../src/connectors/registry.js';
+import { OPERATOR_KEY, operator } from '../helpers/app.js';
+import { startSmtp } from '../helpers/smtp.js';
+import { dashboardUser } from '../helpers/web-client.js';
+import { until } from '../helpers/until.js';
 import { balance, eventTypesOf, waitFor } from '../payouts/helpers.js';
 import { ngnPayout, NG_PERSON, paystackRig, SECRET_KEY, type PaystackRig } from './helpers.js';
 
 let rig: PaystackRig;
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
+const TREASURY = 'treasury@example.test';
 beforeAll(async () => {
-  rig = await paystackRig();
+  smtp = await startSmtp();
+  // Alerts are evaluated by the worker every second and mailed to the treasury, as in production.
+  rig = await paystackRig({ env: { ALERT_EMAIL_TO: TREASURY, SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, ALERT_EVALUATE_MS: '1000' } });
 }, 300_000);
 afterAll(async () => {
   await rig?.close();
+  await smtp?.close();
 });
 
 const OK_ACCOUNT = '0000000018';
@@ -98,7 +109,7 @@ describe('NGN bank transfers over Paystack, through Prism', () => {
     // A genuine event naming a reference Corridor never sent is kept for the operator, applied to nothing.
     const stranger = JSON.stringify({ event: 'transfer.success', data: { reference: 'corridor-unknown-reference-000', amount: 100, status: 'success', transfer_code: 'TRF_x' } });
     expect((await postWebhook(stranger, sign(stranger))).json.outcome).toBe('exception');
-    const view = await rig.t.app.inject({ method: 'GET', url: '/operator/v1/paystack/balance', headers: { authorization: `Bearer ${(await import('../helpers/app.js')).OPERATOR_KEY}` } });
+    const view = await rig.t.app.inject({ method: 'GET', url: '/operator/v1/paystack/balance', headers: { authorization: `Bearer ${OPERATOR_KEY}` } });
     expect(view.statusCode, view.body).toBe(200);
     expect(view.json<{ exceptions: { reference: string }[] }>().exceptions.map((e) => e.reference)).toContain('corridor-unknown-reference-000');
   }, 180_000);
@@ -112,11 +123,47 @@ describe('NGN bank transfers over Paystack, through Prism', () => {
     expect((await transferRow(id))?.status).toBe('awaiting_balance');
     expect((await payoutJson(id)).status).toBe('queued');
     expect(transfersTo(OK_ACCOUNT).some((t) => t.reference === referenceOf(id))).toBe(false);
-    const view = await rig.t.app.inject({ method: 'GET', url: '/operator/v1/paystack/balance', headers: { authorization: `Bearer ${(await import('../helpers/app.js')).OPERATOR_KEY}` } });
+    const view = await rig.t.app.inject({ method: 'GET', url: '/operator/v1/paystack/balance', headers: { authorization: `Bearer ${OPERATOR_KEY}` } });
     expect(view.json<{ data: { currency: string; balance: string }[]; lowBalance: string }>()).toMatchObject({ data: [{ currency: 'NGN', balance: '100.00' }], lowBalance: '10000.00' });
     rig.sim.state.balanceMinor = kept;
     await waitFor(rig.c, id, (p) => p.status === 'paid', 120_000);
   }, 240_000);
+
+  it('alerts the treasury by e-mail when the Paystack balance falls under paystack.lowBalance, names the payouts waiting for it, and closes when topped up', async () => {
+    expect(registryOf(rig.t.ctx.connectors).alertSources().map((s) => s.name)).toContain('paystack.balance_low');
+    type Alert = { id: string; conditionId: string; subject: string; status: string; summary: string };
+    const openLow = async () => (await operator(rig.t.app, 'GET', '/operator/v1/alerts?status=open')).json<{ data: Alert[] }>().data.filter((a) => a.conditionId === 'paystack.balance_low');
+    // Whatever an earlier test left low has been topped up: no alert open.
+    await until('no open low-balance alert', openLow, (open) => open.length === 0);
+    const mailsBefore = smtp.mails.length;
+    const kept = rig.sim.state.balanceMinor;
+    rig.sim.state.balanceMinor = 500_000n; // NGN 5,000.00, under the rig's lowBalance of 10,000.00
+
+    const id = await ngnPayout(rig.c, OK_ACCOUNT, '6000.00');
+    const [alert] = await until('the low-balance alert to open', openLow, (open) => open.length === 1);
+    expect(alert).toMatchObject({ subject: 'NGN', status: 'open' });
+    expect(alert?.summary).toMatch(/^The Paystack balance is NGN 5000\.00 \(read at .*\), under the low-balance threshold of NGN 10000\.00/);
+    const opened = await until('the alert e-mail', async () => smtp.mails.slice(mailsBefore), (mails) => mails.some((m) => m.raw.includes('Alert opened: The Paystack balance is NGN 5000.00')));
+    const mail = opened.find((m) => m.raw.includes('Alert opened: The Paystack balance'));
+    expect(mail?.to).toEqual([TREASURY]);
+    expect(mail?.raw).toContain('docs/operations.md#alert-paystack-balance-low');
+    // The payout the balance cannot cover waits, and the finding says so.
+    await until('the payout to wait for the balance', () => transferRow(id), (row) => row?.status === 'awaiting_balance');
+    expect((await payoutJson(id)).status).toBe('queued');
+    const [finding] = await balanceLow.check(rig.t.ctx, { threshold: 0, filter: {} });
+    expect(finding?.summary).toContain('1 payout(s) for NGN 6000.00 wait for it');
+    expect(finding?.details).toMatchObject({ balance: '5000.00', lowBalance: '10000.00', stale: false, awaitingBalance: { count: 1, amount: '6000.00' } });
+
+    // Topped up: the payout is sent, the alert closes, and the treasury is told.
+    rig.sim.state.balanceMinor = kept;
+    await waitFor(rig.c, id, (p) => p.status === 'paid', 120_000);
+    await until('the low-balance alert to close', openLow, (open) => open.length === 0);
+    const closed = await operator(rig.t.app, 'GET', `/operator/v1/alerts/${alert?.id}`);
+    expect(closed.json()).toMatchObject({ status: 'closed', closedAt: expect.any(String) });
+    const after = await until('the closing e-mail', async () => smtp.mails.slice(mailsBefore), (mails) => mails.some((m) => m.raw.includes('Alert closed (the condition cleared): The Paystack balance is NGN 5000.00')));
+    expect(after.map((m) => m.to)).toEqual([[TREASURY], [TREASURY]]);
+    expect(await balanceLow.check(rig.t.ctx, { threshold: 0, filter: {} })).toEqual([]);
+  }, 300_000);
 
   it('answers name enquiries: the holder\'s name, a different name for a mismatch, not found for an unknown account', async () => {
     const connector = paystackConnectorOf(rig.t.ctx);
@@ -144,6 +191,11 @@ describe('NGN bank transfers over Paystack, through Prism', () => {
     await waitFor(rig.c, id, (x) => x.status === 'paid', 120_000);
     expect((await read()).recipientCheck).toMatchObject({ status: 'confirmed' });
     expect(transfersTo(SIM_ACCOUNTS.mismatch).map((t) => t.reference)).toEqual([referenceOf(id)]);
+    // The workspace's payout page keeps the answer: which check, the name NIP holds, who confirmed.
+    const web = await dashboardUser(rig.t.app, rig.c.workspaceId, `admin-${Date.now()}@example.com`);
+    const page = (await web.get(`/dashboard/payouts/${id}`)).body;
+    expect(page).toContain(`no match: the account holder&#39;s name is different (NIP name enquiry (Paystack)) · the rail holds the name ${SIM_MISMATCH_NAME}`);
+    expect(page).toContain(`confirmed by client:${rig.c.clientId}`);
   }, 240_000);
 
   it('sent every request and got every answer as paystack.yaml says (no Prism violation either way), and Prism does catch one', async () => {

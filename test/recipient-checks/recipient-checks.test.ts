@@ -240,4 +240,26 @@ describe('the recipient check before paying', () => {
     const confirmed = await waitRead(created.id, (p) => p.status === 'paid');
     expect(confirmed.recipientCheck).toMatchObject({ status: 'confirmed', decidedBy: expect.stringMatching(/^user:/) });
   });
+
+  it("keeps the check's answer on the dashboard's payout page once decided: the result, the name the rail holds, the rail's reason and who confirmed it", async () => {
+    naming.answer = async () => ({ kind: 'verdict', result: 'close_match', suggestedName: 'Ada K Lovelace', reason: 'MBAM: close match' });
+    const created = await pay();
+    await waitRead(created.id, (p) => p.recipientCheck?.status === 'held');
+    const web = await dashboardUser(t.app, c.workspaceId, `admin-${ref()}@example.com`);
+    const held = (await web.get(`/dashboard/payouts/${created.id}`)).body;
+    expect(held).toContain('Recipient check: waiting for your decision');
+    expect(held).toMatch(/Name the rail holds[\s\S]*Ada K Lovelace/);
+    expect(held).toMatch(/Rail&#39;s reason[\s\S]*MBAM: close match/);
+
+    expect((await post(`/v1/payouts/${created.id}/recipient-check/confirm`)).statusCode).toBe(200);
+    await waitRead(created.id, (p) => p.status === 'paid');
+    const page = (await web.get(`/dashboard/payouts/${created.id}`)).body;
+    expect(page).not.toContain('Recipient check: waiting for your decision');
+    const line = /<dt>Recipient check<\/dt>\s*<dd>([\s\S]*?)<\/dd>/.exec(page)?.[1] ?? '';
+    expect(line).toContain('confirmed');
+    expect(line).toContain("a close match: the account holder&#39;s name differs a little (naming)");
+    expect(line).toContain('the rail holds the name Ada K Lovelace');
+    expect(line).toContain("the rail's reason: MBAM: close match");
+    expect(line).toContain(`confirmed by client:${c.clientId}`);
+  });
 });

@@ -37,6 +37,22 @@ function integer(o: Record<string, unknown>, key: string, min: number, max: numb
   return value;
 }
 
+/**
+ * The Paystack secret key a file holds (the section's `secretKeyFile`, and the file `corridor
+ * paystack-sim --secret-key-file` reads, so the simulator and the connector share one key); `refuse`
+ * says why not.
+ */
+export function readSecretKey(file: string, refuse: (why: string) => never): string {
+  let secretKey: string;
+  try {
+    secretKey = fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    refuse(`names a file that cannot be read: ${file}`);
+  }
+  if (!/^sk_[A-Za-z0-9_]+$/.test(secretKey)) refuse('must hold a Paystack secret key (sk_live_… or sk_test_…)');
+  return secretKey;
+}
+
 /** The "paystack" section as validated; throws naming the first bad setting. */
 export function parsePaystackConfig(section: unknown, env = 'production'): PaystackConfig {
   if (typeof section !== 'object' || section === null || Array.isArray(section)) fail('(section)', 'must be an object');
@@ -46,13 +62,7 @@ export function parsePaystackConfig(section: unknown, env = 'production'): Payst
   if (env !== 'sandbox' && new URL(baseUrl).protocol !== 'https:') fail('baseUrl', 'must be https outside the sandbox');
   const file = o.secretKeyFile;
   if (typeof file !== 'string' || file === '') fail('secretKeyFile', 'must name the file holding the secret key');
-  let secretKey: string;
-  try {
-    secretKey = fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    fail('secretKeyFile', `names a file that cannot be read: ${file}`);
-  }
-  if (!/^sk_[A-Za-z0-9_]+$/.test(secretKey)) fail('secretKeyFile', 'must hold a Paystack secret key (sk_live_… or sk_test_…)');
+  const secretKey = readSecretKey(file, (why) => fail('secretKeyFile', why));
   const low = o.lowBalance ?? '0.00';
   if (typeof low !== 'string' || !/^[0-9]{1,15}(\.[0-9]{1,2})?$/.test(low)) fail('lowBalance', 'must be an NGN amount as a decimal string ("500000.00")');
   const [whole, frac = ''] = low.split('.');

@@ -1,37 +1,17 @@
-import type { AppContext } from '../../platform/context.js';
-import type { CryptoBox } from '../../platform/lib/crypto-box.js';
-import type { RecipientCheck, RecipientCheckRequest } from '../connector.js';
 import { defineConnector } from '../definition.js';
-import { connectorJob, connectorOf, HandOverConnector } from '../hand-over.js';
-import { PaystackClient } from './client.js';
-import { parsePaystackConfig, type PaystackConfig } from './config.js';
+import { balanceLow } from './conditions.js';
+import { parsePaystackConfig } from './config.js';
+import { PaystackConnector } from './connector.js';
+import { connectorJob } from '../hand-over.js';
 import { PAYSTACK_REASONS } from './reasons.js';
-import { acceptPayouts, PAYSTACK_POLL_JOB, PAYSTACK_SEND_JOB, releasePayout, resolveRecipient, runPoll, runSend, submitErrors, type PaystackRuntime } from './service.js';
+import { PAYSTACK_POLL_JOB, PAYSTACK_SEND_JOB, runPoll, runSend } from './service.js';
+
+export { PaystackConnector, paystackConnectorOf } from './connector.js';
 
 /**
- * The Paystack connector: NGN bank transfers to Nigerian NUBAN accounts (the beneficiary's
- * `crAccount` and `bankCode`) over a Paystack-shaped aggregator's API, which reaches NIBSS Instant
- * Payment. A hand-over connector: a queued payout is handed over (`accept`) and recorded with its
- * reference; its send job creates the transfer recipient once per beneficiary account and the
- * transfer from the provider balance; the outcome comes by Paystack's signed webhooks
- * (`transfer.success`, `transfer.failed`, `transfer.reversed`, paystack.routes.ts), or by verifying the
- * transfer by its reference when no webhook came in time. Its recipient check is NIP's name enquiry
- * (GET /bank/resolve).
+ * The Paystack connector's definition, from the "paystack" section: a send job per payout, a poll
+ * (balance, verification of transfers whose webhook is late), and the low-balance alert.
  */
-export class PaystackConnector extends HandOverConnector<PaystackRuntime> {
-  readonly name = 'paystack';
-  /** Always offered by this rail. */
-  declare readonly verifyRecipient: (request: RecipientCheckRequest) => Promise<RecipientCheck>;
-
-  constructor(config: PaystackConfig, box: CryptoBox) {
-    super({ config, box, client: new PaystackClient(config) }, { accept: acceptPayouts, release: releasePayout, submitErrors, verifyRecipient: resolveRecipient });
-  }
-}
-
-/** The Paystack connector of this process, when the connectors file configures one. */
-export const paystackConnectorOf = (ctx: Pick<AppContext, 'connectors'>) => connectorOf(ctx, PaystackConnector);
-
-/** The Paystack connector's definition, from the "paystack" section: a send job per payout, and a poll (balance, verification of transfers whose webhook is late). */
 export const paystack = defineConnector<PaystackConnector>({
   name: 'paystack',
   section: 'paystack',
@@ -42,4 +22,5 @@ export const paystack = defineConnector<PaystackConnector>({
     { kind: PAYSTACK_POLL_JOB, handler: connectorJob(PaystackConnector, (ctx, rt) => runPoll(ctx, rt)), everyMs: 60_000 },
   ],
   backlog: ['queued'],
+  conditions: [balanceLow],
 });

@@ -119,6 +119,12 @@ export function dueForVerify(sql: Sql, waitSeconds: number, limit: number): Prom
   );
 }
 
+/** How many payouts wait for the provider balance, and how much they need together (kobo). */
+export async function awaitingBalanceTotal(sql: Sql): Promise<{ count: number; amountMinor: bigint }> {
+  const [row] = await sql.query<{ count: number; amount_minor: string }>("SELECT count(*)::int AS count, COALESCE(sum(amount_minor), 0)::text AS amount_minor FROM paystack_transfers WHERE status = 'awaiting_balance'");
+  return { count: row?.count ?? 0, amountMinor: BigInt(row?.amount_minor ?? '0') };
+}
+
 /** Payouts waiting for the provider balance, oldest first (they are sent in that order when it allows). */
 export function awaitingBalance(sql: Sql, limit: number): Promise<TransferRow[]> {
   return sql.query<TransferRow>(`SELECT ${COLUMNS} FROM paystack_transfers WHERE status = 'awaiting_balance' ORDER BY accepted_at, payout_id LIMIT $1`, [limit]);

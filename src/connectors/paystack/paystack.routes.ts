@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import { route, type App } from '../../platform/http/routes.js';
 import { DomainError, notFound } from '../../platform/lib/errors.js';
 import { balancesOf, exceptionsOf, takeWebhook } from './service.js';
-import { paystackConnectorOf } from './index.js';
+import { paystackConnectorOf } from './connector.js';
 
 const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
 

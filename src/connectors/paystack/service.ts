@@ -171,6 +171,14 @@ export async function readBalance(ctx: AppContext, rt: PaystackRuntime): Promise
   return ngn ? BigInt(ngn.balance) : 0n;
 }
 
+/** The NGN provider balance: read from Paystack now (and kept), else as last read (`stale`); undefined when it was never read. */
+export async function ngnBalance(ctx: AppContext, rt: PaystackRuntime): Promise<{ balanceMinor: bigint; readAt: Date; stale: boolean } | undefined> {
+  const now = await readBalance(ctx, rt);
+  if (now !== undefined) return { balanceMinor: now, readAt: new Date(), stale: false };
+  const kept = (await repo.balances(ctx.db)).find((b) => b.currency === 'NGN');
+  return kept ? { balanceMinor: BigInt(kept.balance_minor), readAt: kept.read_at, stale: true } : undefined;
+}
+
 /**
  * Sends one payout's transfer, exactly once across retries and crashes. The row is marked `sending`
  * before the call; a row found `sending` (a retry, or a worker that died mid-call) is first looked up

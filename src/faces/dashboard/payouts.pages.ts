@@ -131,11 +131,24 @@ const CHECK_RESULT_WORDS: Record<string, string> = {
   unavailable: 'the rail could not answer',
 };
 
-/** The recipient check in one line: where it is, and what the rail answered. */
+/** What each connector's recipient check is called on its rail, for the payout page (another connector: its name). */
+const CHECK_NAMES: Record<string, string> = {
+  paystack: 'NIP name enquiry (Paystack)',
+  clearbank: 'Confirmation of Payee (ClearBank)',
+  'mobile-money': 'account-name lookup (mobile money)',
+};
+
+/**
+ * The recipient check in one line, whatever its status: where it is, which check answered, what the
+ * rail answered, the name the rail holds and its reason, and who confirmed it.
+ */
 function recipientCheckFact(check: RecipientCheckView): Html {
   const result = check.result ? CHECK_RESULT_WORDS[check.result] ?? check.result : 'waiting for the rail';
+  const by = CHECK_NAMES[check.connector] ?? check.connector;
+  const railName = check.railName ? html` · the rail holds the name ${check.railName}` : '';
+  const reason = check.reason ? html` · the rail's reason: ${check.reason}` : '';
   const decided = check.status === 'confirmed' && check.decidedBy ? html` · confirmed by ${check.decidedBy} ${when(check.decidedAt)}` : '';
-  return html`${status(check.status)} ${result}${decided}`;
+  return html`${status(check.status)} ${result} (${by})${railName}${reason}${decided}`;
 }
 
 /**

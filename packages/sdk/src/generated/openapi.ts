@@ -902,7 +902,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a payout its recipient check holds (the name did not match, or the rail could not answer): it proceeds (audited)
-         * @description Where the connector serving a payout's route offers a recipient check (Confirmation of Payee, a NIP name enquiry, a mobile-money account-name lookup), the payout is created `queued` with `recipientCheck: {status: "pending"}`, its funds held and nothing sent. The rail is asked (retried with backoff; `unavailable` after RECIPIENT_CHECK_ATTEMPTS_MAX calls). A `match` lets the payout proceed; anything else (`close_match`, `no_match`, `account_not_found`, `unavailable`) holds it with both names (`name`, `railName`) and emits `payout.recipient_check_required`, until the workspace confirms it here or cancels it (POST /v1/payouts/{id}/cancel, funds returned). Refused with 409 RECIPIENT_CHECK_NOT_HELD when the check does not hold the payout (none, pending, passed, confirmed, withdrawn), and with 409 RECIPIENT_ACCOUNT_NOT_FOUND when the rail knows no such account (cancel it instead). The answer is the payout, its `recipientCheck` `confirmed` with who and when.
+         * @description Where the connector serving a payout's route offers a recipient check (Confirmation of Payee, a NIP name enquiry, a mobile-money account-name lookup), the payout is created `queued` with `recipientCheck: {status: "pending"}`, its funds held and nothing sent. The rail is asked (retried with backoff; `unavailable` after RECIPIENT_CHECK_ATTEMPTS_MAX calls). A `match` lets the payout proceed; anything else (`close_match`, `no_match`, `account_not_found`, `unavailable`) holds it with both names (`name`, `railName`) and emits `payout.recipient_check_required`, until the workspace confirms it here or cancels it (POST /v1/payouts/{id}/cancel, funds returned). The payout's `recipientCheck` (RecipientCheck) says what each result means on NIP name enquiry (Paystack, NGN) and Confirmation of Payee (ClearBank, GBP). Refused with 409 RECIPIENT_CHECK_NOT_HELD when the check does not hold the payout (none, pending, passed, confirmed, withdrawn), and with 409 RECIPIENT_ACCOUNT_NOT_FOUND when the rail knows no such account (cancel it instead). The answer is the payout, its `recipientCheck` `confirmed` with who and when.
          */
         post: operations["confirmPayoutRecipientCheck"];
         delete?: never;
@@ -2484,7 +2484,7 @@ export interface components {
             name: string;
             railName: string | null;
             reason: string | null;
-            /** @description The rail's answer, or Corridor's comparison of the name the rail holds with the beneficiary's (tolerant of word order, case, accents and punctuation): `match`; `close_match` (a small difference: a missing middle name, an initial, a typo; `railName` is the rail's name); `no_match`; `account_not_found` (the rail knows no such account: the payout can only be cancelled); `unavailable` (the rail could not answer after every attempt). Null while pending. */
+            /** @description The rail's answer, or Corridor's comparison of the name the rail holds with the beneficiary's (tolerant of word order, case, accents and punctuation). Null while pending. `match`: the names agree; the payout proceeds. NIP name enquiry (Paystack, NGN): the holder's name NIBSS returns for the NUBAN and bank code compares as the beneficiary's. Confirmation of Payee (ClearBank, GBP): the payee's bank answered a full match. `close_match`: a small difference; `railName` is the rail's name, for the workspace to confirm or to correct the beneficiary. NIP: Corridor found the names close (a missing middle name, an initial, a typo). CoP: `MBAM` (the name is close; the bank returns the holder's name), `BANM`/`PANM` (the name matches but the account is a business/personal account, not the kind asked), `BAMM`/`PAMM` (both). `no_match`: the names differ; `railName` shows the holder's name where the rail gives it. NIP: the NIBSS name is another person's or business's. CoP: `ANNM` (the payee's bank gives no name back). `account_not_found`: the rail knows no such account; the payout cannot be confirmed, only cancelled. NIP: Paystack could not resolve the account number at the bank code (`reason` in Paystack's words). CoP: `AC01`, or the sort code and account number fail the UK modulus check before the bank is asked. `unavailable`: the check could not be made; the workspace decides whether to confirm. NIP: Paystack did not answer after every attempt (RECIPIENT_CHECK_ATTEMPTS_MAX). CoP: the payee's bank is not in Confirmation of Payee (422) or failed to answer (424), ClearBank did not answer, or the account cannot be checked (`OPTO` opted out, `ACNS` not a CoP account, `CASS` switched to another bank, `SCNS` sort code not served, `IVCR` roll number wrong or missing). */
             result: "match" | "close_match" | "no_match" | "account_not_found" | "unavailable";
             /** @description The catalog rail the check went by */
             route: string;
@@ -3867,11 +3867,33 @@ export interface components {
         };
         /**
          * RecipientCheck
-         * @description The beneficiary's account and name checked with the rail before paying, present where the connector serving the payout's route offers it (Confirmation of Payee, a NIP name enquiry, a mobile-money account-name lookup). A payout is not sent while its check is `pending` or `held`.
+         * @description The beneficiary's account and name checked with the rail before paying, present where the connector serving the payout's route offers it (Confirmation of Payee for GBP Faster Payments through ClearBank, NIBSS's NIP name enquiry for NGN transfers through Paystack, a mobile-money account-name lookup). A payout is not sent while its check is `pending` or `held`: a held payout waits, its funds held, until the workspace confirms it (POST /v1/payouts/{id}/recipient-check/confirm) or cancels it.
+         * @example {
+         *       "status": "held",
+         *       "result": "close_match",
+         *       "name": "Alan Turing",
+         *       "railName": "Alan M Turing",
+         *       "reason": "MBAM: the name is close to the account holder's",
+         *       "connector": "clearbank",
+         *       "checkedAt": "2026-03-03T09:15:02.000Z",
+         *       "decidedBy": null,
+         *       "decidedAt": null
+         *     }
+         * @example {
+         *       "status": "confirmed",
+         *       "result": "no_match",
+         *       "name": "Adaeze Okafor",
+         *       "railName": "CHUKWUEMEKA OBI",
+         *       "reason": null,
+         *       "connector": "paystack",
+         *       "checkedAt": "2026-03-03T09:15:02.000Z",
+         *       "decidedBy": "client:4b0c2f1e",
+         *       "decidedAt": "2026-03-03T09:20:41.000Z"
+         *     }
          */
         RecipientCheck: {
             checkedAt: string | null;
-            /** @description The connector asked */
+            /** @description The connector asked: `paystack` (NIP name enquiry), `clearbank` (Confirmation of Payee), `mobile-money` (account-name lookup) */
             connector: string;
             decidedAt: string | null;
             decidedBy: string | null;
