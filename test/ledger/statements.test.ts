@@ -134,6 +134,22 @@ describe('GET /v1/statements', () => {
   });
 });
 
+describe('a statement longer than a page', () => {
+  it('carries every movement over the pages, each page headed with the columns, the figures still the CSV\'s', async () => {
+    const busy = await newWorkspace(t.app, { name: 'Busy Traders GmbH' });
+    for (let i = 1; i <= 90; i++) await fund(busy, 'EUR', `${i}.${String(i % 100).padStart(2, '0')}`);
+    const query = `/v1/statements?currency=EUR&from=${today}&to=${today}`;
+    const csv = parseCsv((await busy.request('GET', query)).body).filter((r) => r.kind === 'movement');
+    expect(csv).toHaveLength(90);
+    const pdf = pdfText((await busy.request('GET', `${query}&format=pdf`)).rawPayload);
+    expect(pdf.pages).toBeGreaterThanOrEqual(2);
+    expect(pdf.rows.filter((r) => r[0] === 'Date (UTC)')).toHaveLength(pdf.pages);
+    const rows = pdf.rows.filter((r) => /^[0-9a-f-]{36}$/.test(r[1] ?? ''));
+    expect(rows.map((r) => [r[1], ...r.slice(-2)])).toEqual(csv.map((m) => [m.transferId, m.amount, m.balance]));
+    expect(pdf.rows).toContainEqual(['Account holder', 'Busy Traders GmbH']);
+  });
+});
+
 describe('the dashboard statement', () => {
   it('offers the PDF beside the CSV on the overview and answers it with the same figures', async () => {
     const web = await dashboardUser(t.app, c.workspaceId, `finance-${ref()}@example.test`);
