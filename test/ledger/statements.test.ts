@@ -64,6 +64,8 @@ describe('GET /v1/statements', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers['content-type']).toBe('application/pdf');
     expect(res.headers['content-disposition']).toBe(`attachment; filename="statement-EUR-${today}-${today}.pdf"`);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
     const pdf = pdfText(res.rawPayload);
     const opening = pdf.rows.find((r) => r.includes('Opening balance'));
     const closing = pdf.rows.find((r) => r.includes('Closing balance'));

@@ -44,6 +44,7 @@ describe('GET /v1/payouts/{id}/confirmation.pdf', () => {
     const paid = (await c.request('GET', `/v1/payouts/${created.id}`)).json<PayoutView & { createdAt: string; completedAt: string }>();
     const res = await c.request('GET', `/v1/payouts/${created.id}/confirmation.pdf`);
     expect(res.headers['content-disposition']).toBe(`attachment; filename="payment-confirmation-${created.clientRef}.pdf"`);
+    expect(res.headers['cache-control']).toBe('no-store');
     const pdf = pdfText(res.rawPayload);
     expect(pdf.lines[0]).toBe('Payment confirmation');
     expect(pdf.lines[1]).toMatch(new RegExp(`^Issued by ${OPERATOR_NAME.replace(/\./g, '\\.')} on `));

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendPdfDocument } from '../../platform/http/stored-file.js';
 import { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../platform/context.js';
@@ -91,7 +92,7 @@ function statementRoute(app: App, ctx: AppContext): void {
       reply.header('vary', 'accept');
       if (statementFormat(req, query.format) === 'pdf') {
         const parties = await statementParties(ctx, { workspaceId: req.auth.workspaceId, accountId });
-        return reply.type('application/pdf').header('content-disposition', `attachment; filename="${statementFileName(period, 'pdf')}"`).send(statementPdf(ctx.db, accountId, period, parties));
+        return sendPdfDocument(reply, statementFileName(period, 'pdf'), statementPdf(ctx.db, accountId, period, parties));
       }
       return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${statementFileName(period, 'csv')}"`).header('x-content-type-options', 'nosniff').send(Readable.from(statementCsv(ctx.db, accountId, period)));
     },

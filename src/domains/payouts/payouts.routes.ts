@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sendPdfDocument } from '../../platform/http/stored-file.js';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../platform/context.js';
 import { AppError, renderError } from '../../platform/http/errors.js';
@@ -157,7 +158,7 @@ function readRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req, reply) => {
       const confirmation = await payoutConfirmation(ctx, req.auth.workspaceId, req.params.id);
-      return reply.type('application/pdf').header('content-disposition', `attachment; filename="${confirmationFileName(confirmation)}"`).send(confirmationPdf(confirmation));
+      return sendPdfDocument(reply, confirmationFileName(confirmation), confirmationPdf(confirmation));
     },
   );
 }

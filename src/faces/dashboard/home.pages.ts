@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sendPdfDocument } from '../../platform/http/stored-file.js';
 import { Readable } from 'node:stream';
 import { barChart, copyable, field, money, select, table, when, status, section, pageNav, pagePosition, pageRequest } from '../web/components.js';
 import { fieldError } from '../../platform/lib/errors.js';
@@ -90,7 +91,7 @@ ${section(
   app.get('/dashboard/statement.pdf', memberPage, async (req, reply) => {
     const { accountId, period, caller } = await statementAsked(req);
     const parties = await statementParties(ctx, { workspaceId: caller.workspaceId, accountId });
-    return reply.type('application/pdf').header('content-disposition', `attachment; filename="${statementFileName(period, 'pdf')}"`).send(statementPdf(ctx.db, accountId, period, parties));
+    return sendPdfDocument(reply, statementFileName(period, 'pdf'), statementPdf(ctx.db, accountId, period, parties));
   });
 
   /** The statement the form asks for: the account in view, the period and currency checked against the workspace's. */

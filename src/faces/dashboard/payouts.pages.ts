@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sendPdfDocument } from '../../platform/http/stored-file.js';
 import { Readable } from 'node:stream';
 import { csvLine } from '../../platform/lib/csv.js';
 import { DomainError } from '../../platform/lib/errors.js';
@@ -280,7 +281,7 @@ ${pageNav('/dashboard/payouts', shown, at, { ...list, total })}`;
   // The payment confirmation: the same document as GET /v1/payouts/:id/confirmation.pdf.
   app.get<{ Params: { id: string } }>('/dashboard/payouts/:id/confirmation.pdf', { ...page, config: memberPage.config }, async (req, reply) => {
     const confirmation = await payoutConfirmation(ctx, dashboardUser(req).workspaceId, req.params.id);
-    return reply.type('application/pdf').header('content-disposition', `attachment; filename="${confirmationFileName(confirmation)}"`).send(confirmationPdf(confirmation));
+    return sendPdfDocument(reply, confirmationFileName(confirmation), confirmationPdf(confirmation));
   });
 
   // Confirming a payout its recipient check holds: the same service as POST /v1/payouts/:id/recipient-check/confirm, which audits it.
