@@ -63,6 +63,8 @@ export interface Config {
     signInFailuresMax: number;
   };
   termsVersion: string;
+  /** The operator's name as its documents (statements, payment confirmations) print it. */
+  operatorName: string;
   /** Where the current terms are published (GET /v2/terms); by default /terms/{version}, served here. */
   termsUrl: string;
   /** The operator's terms (an HTML file) served at /terms/{version}; unset, Corridor's shipped default. */
@@ -286,6 +288,7 @@ export const ENV_SETTINGS = {
   RECIPIENT_CHECK_TIMEOUT_MS: { default: 15_000, description: 'how long a rail may take to answer a recipient (name) check before the call counts as failed and is tried again (at least 100)' },
   RECIPIENT_CHECK_ATTEMPTS_MAX: { default: 6, description: 'calls to a rail for one recipient check, with backoff, before it is recorded `unavailable` and the payout is held for its workspace to decide (at least 1)' },
   CORRIDOR_TERMS_VERSION: { default: '1', description: 'current terms version' },
+  CORRIDOR_OPERATOR_NAME: { default: 'Corridor', description: 'the operator\'s name (its legal name, as a payee or an auditor should read it) printed on the documents Corridor issues: PDF statements and payment confirmations' },
   CORRIDOR_TERMS_URL: { shown: 'PUBLIC_BASE_URL/terms/<version>', description: 'where the current terms are published (`GET /v2/terms`); the default URL is served by Corridor itself' },
   CORRIDOR_TERMS_FILE: { description: 'an HTML file with the operator\'s terms, served at `/terms/<version>` (read at start); unset, a default terms page shipped with Corridor' },
   UPLOAD_DIR: { shown: 'CORRIDOR_DATA_DIR/uploads', description: 'local uploads (KYB documents), each file encrypted at rest with the encryption key' },
@@ -535,6 +538,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signInFailuresMax: Math.max(1, intSetting(env, 'SIGN_IN_FAILURES_PER_15_MIN')),
     },
     termsVersion,
+    operatorName: textSetting(env, 'CORRIDOR_OPERATOR_NAME'),
     termsUrl: raw(env, 'CORRIDOR_TERMS_URL') || `${publicBaseUrl}/terms/${encodeURIComponent(termsVersion)}`,
     termsFile: termsFile(raw(env, 'CORRIDOR_TERMS_FILE')),
     uploadDir: path.resolve(raw(env, 'UPLOAD_DIR') || path.join(dataDir === 'memory://' ? path.join(os.tmpdir(), 'corridor-memory') : dataDir || ENV_SETTINGS.CORRIDOR_DATA_DIR.default, 'uploads')),

@@ -49,4 +49,15 @@ export const TransactionsQuery = Type.Object({
   currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,10}$' })),
 });
 
+export const StatementQuery = Type.Object({
+  currency: Type.String({ pattern: '^[A-Z]{3,10}$', description: 'The currency of the statement: one the workspace holds', examples: ['EUR'] }),
+  from: Type.String({ format: 'date', description: 'The first day of the period (UTC)', examples: ['2026-01-01'] }),
+  to: Type.String({ format: 'date', description: 'The last day of the period (UTC, included)', examples: ['2026-01-31'] }),
+  format: Type.Optional(
+    Type.Union([Type.Literal('csv'), Type.Literal('pdf')], {
+      description: 'csv or pdf; without it, the Accept header chooses (application/pdf or text/csv, whichever it names first), and CSV when it names neither',
+    }),
+  ),
+});
+
 export const TransactionsPage = Page('ledger_transaction.list', LedgerTransaction);

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sendPdfDocument } from '../../platform/http/stored-file.js';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../platform/context.js';
 import { AppError, renderError } from '../../platform/http/errors.js';
@@ -8,6 +9,7 @@ import { IdParams } from '../../platform/lib/schemas.js';
 import { withApprovals } from '../../controls/approvals/approvals.service.js';
 import { cancelOwnPayout, moveAnyPayout, moveOwnPayout } from './payouts.lifecycle.js';
 import { getPayout, listPayouts, payoutData } from './payouts.read.js';
+import { confirmationFileName, confirmationPdf, payoutConfirmation } from './payouts.confirmation.js';
 import { OperatorPayoutListQuery, OperatorPayoutPage, PayoutListQuery, PayoutPage, PayoutRequest, PayoutRowError, PayoutSchema } from './payouts.schemas.js';
 import { PayoutService, type CheckedRequest, type SubmissionResult } from './payouts.service.js';
 import type { PayoutMove } from './payouts.transitions.js';
@@ -136,6 +138,28 @@ function readRoutes(app: FastifyInstance, ctx: AppContext): void {
       schema: { tags, summary: 'One payout, including failureReason', params: IdParams, response: { 200: PayoutSchema } },
     },
     async (req) => (await withApprovals(ctx.db, req.auth.workspaceId, [payoutData(await getPayout(ctx.db, req.auth.workspaceId, req.params.id))]))[0],
+  );
+
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/v1/payouts/:id/confirmation.pdf',
+    {
+      config: { auth: 'workspace', scope: 'read:payouts' },
+      schema: {
+        tags,
+        operationId: 'getPayoutConfirmation',
+        summary: 'A payment confirmation of one payout, as a PDF the payer can send the payee',
+        description:
+          'Names the payer (the workspace, and the originator when senderInfo was given), the payee and the account paid (its last four characters), the amount and currency, the date, the reference and the payer\'s clientRef, the status (and the payment date once paid, the UETR or chain transaction when the rail gave one) and the operator that issued it. ' +
+          'Any status can be printed: a payout not yet paid says so. 404 for another workspace\'s payout.',
+        params: IdParams,
+        produces: ['application/pdf'],
+        response: { 200: { description: 'The confirmation, as an attachment named payment-confirmation-{clientRef}.pdf', content: { 'application/pdf': { schema: Type.String({ format: 'binary' }) } } } },
+      },
+    },
+    async (req, reply) => {
+      const confirmation = await payoutConfirmation(ctx, req.auth.workspaceId, req.params.id);
+      return sendPdfDocument(reply, confirmationFileName(confirmation), confirmationPdf(confirmation));
+    },
   );
 }
 

@@ -1,18 +1,19 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sendPdfDocument } from '../../platform/http/stored-file.js';
 import { Readable } from 'node:stream';
 import { barChart, copyable, field, money, select, table, when, status, section, pageNav, pagePosition, pageRequest } from '../web/components.js';
 import { fieldError } from '../../platform/lib/errors.js';
-import { csvLine } from '../../platform/lib/csv.js';
 import { payoutDays } from '../../domains/payouts/payouts.read.js';
 
 const CHART_DAYS = 14;
 /** The balance chart's period: the end of each of the last 30 days. */
 const BALANCE_DAYS = 30;
-import { queryDay, queryText } from '../web/forms.js';
+import { queryText } from '../web/forms.js';
 import { html } from '../../platform/lib/html.js';
 import { sendPage, type Web } from '../web/web.js';
 import { getWorkspace, workspacePrimaryCurrency } from '../../domains/accounts/accounts.service.js';
-import { balanceDays, balancesView, listTransactions, statementLines } from '../../domains/ledger/balances.service.js';
+import { balanceDays, balancesView, listTransactions } from '../../domains/ledger/balances.service.js';
+import { statementCsv, statementFileName, statementParties, statementPdf, statementPeriod } from '../../domains/ledger/statements.service.js';
 import { actingAccount, dashboardCaller, dashboardUser, memberPage } from './caller.js';
 
 
@@ -58,8 +59,8 @@ ${section(
   'Statement',
   html`<form method="get" action="/dashboard/statement.csv" class="filters">${select({ label: 'Statement currency', name: 'currency', options: workspace.enabled_currencies })}
 ${field({ label: 'From (UTC)', name: 'from', type: 'date', required: true })}
-${field({ label: 'To (UTC, including that day)', name: 'to', type: 'date', required: true })}<button type="submit">Download the statement (CSV)</button></form>
-<p class="help">Opening balance, each posted movement with the running balance, closing balance.</p>`,
+${field({ label: 'To (UTC, including that day)', name: 'to', type: 'date', required: true })}<button type="submit">Download the statement (CSV)</button> <button type="submit" formaction="/dashboard/statement.pdf">Download the statement (PDF)</button></form>
+<p class="help">Opening balance, each posted movement with the running balance, closing balance. The PDF holds the same lines, with the account holder and the issuer named: a document to file or send.</p>`,
 )}
 ${section(
   'Recent movements',
@@ -81,23 +82,25 @@ ${section(
     return sendPage(web, req, reply, { title: 'Overview', body });
   });
 
-  // A statement of the account in view for a period: opening balance, each posted movement with the running balance, closing balance; streamed.
+  // A statement of the account in view for a period, as CSV or PDF (the same lines, statements.service.ts), streamed.
   app.get('/dashboard/statement.csv', memberPage, async (req, reply) => {
-    const from = queryDay(req, 'from');
-    const to = queryDay(req, 'to');
-    if (!from || !to) throw fieldError(!from ? 'from' : 'to', 'Choose the first and the last day of the statement');
-    const currency = queryText(req, 'currency') ?? '';
-    const caller = await dashboardCaller(ctx, req);
-    if (!caller.workspace.enabledCurrencies.includes(currency)) throw fieldError('currency', `currency ${currency} is not enabled for this workspace`);
-    const { accountId } = actingAccount(req);
-    async function* csv(): AsyncGenerator<string> {
-      yield csvLine(['kind', 'at', 'transferId', 'direction', 'amount', 'currency', 'balance', 'objectType', 'objectId', 'description']);
-      for await (const line of statementLines(ctx.db, accountId, currency, { fromIso: from!.instant, toIso: to!.nextInstant })) {
-        yield line.kind === 'movement'
-          ? csvLine([line.kind, line.at, line.id, line.direction, line.amount, currency, line.balance, line.objectType, line.objectId, line.description])
-          : csvLine([line.kind, line.at, '', '', '', currency, line.balance, '', '', '']);
-      }
-    }
-    return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="statement-${currency}-${from.day}-${to.day}.csv"`).send(Readable.from(csv()));
+    const { accountId, period } = await statementAsked(req);
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${statementFileName(period, 'csv')}"`).send(Readable.from(statementCsv(ctx.db, accountId, period)));
   });
+
+  app.get('/dashboard/statement.pdf', memberPage, async (req, reply) => {
+    const { accountId, period, caller } = await statementAsked(req);
+    const parties = await statementParties(ctx, { workspaceId: caller.workspaceId, accountId });
+    return sendPdfDocument(reply, statementFileName(period, 'pdf'), statementPdf(ctx.db, accountId, period, parties));
+  });
+
+  /** The statement the form asks for: the account in view, the period and currency checked against the workspace's. */
+  async function statementAsked(req: FastifyRequest) {
+    const from = queryText(req, 'from');
+    const to = queryText(req, 'to');
+    if (!from || !to) throw fieldError(!from ? 'from' : 'to', 'Choose the first and the last day of the statement');
+    const caller = await dashboardCaller(ctx, req);
+    const period = statementPeriod({ currency: queryText(req, 'currency') ?? '', from, to }, caller.workspace.enabledCurrencies);
+    return { accountId: actingAccount(req).accountId, period, caller };
+  }
 }

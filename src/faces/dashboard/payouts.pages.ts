@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sendPdfDocument } from '../../platform/http/stored-file.js';
 import { Readable } from 'node:stream';
 import { csvLine } from '../../platform/lib/csv.js';
 import { DomainError } from '../../platform/lib/errors.js';
@@ -14,6 +15,7 @@ import { confirmRecipient, type RecipientCheckView } from '../../controls/recipi
 import { auditedByChange } from '../../controls/audit/audit.service.js';
 import { eventsAbout } from '../../domains/events/events.service.js';
 import { cancelOwnPayout } from '../../domains/payouts/payouts.lifecycle.js';
+import { confirmationFileName, confirmationPdf, payoutConfirmation } from '../../domains/payouts/payouts.confirmation.js';
 import { countPayouts, getPayout, listPayouts, payoutData, type PayoutFilters, type PayoutSearch } from '../../domains/payouts/payouts.read.js';
 import { listBeneficiaries } from '../../domains/beneficiaries/beneficiaries.service.js';
 import { parseAmount } from '../../platform/lib/money.js';
@@ -227,6 +229,7 @@ ${facts([
 ])}
 ${recipientCheckSection(req, payout)}
 ${actions(web, req, payout)}
+${section('Documents', html`<p class="actions">${link(`/dashboard/payouts/${payout.id}/confirmation.pdf`, 'Download the payment confirmation (PDF)')}</p><p class="help">Payer, payee, amount, date, reference and status, issued by the operator: a document to send the payee.${payout.status === 'paid' ? '' : ' Until the payout is paid, it says the payment is not yet made.'}</p>`)}
 ${section('Timeline', await timeline(web, workspaceId, payout))}`;
   return { title: `Payout ${payout.clientRef}`, body };
 }
@@ -287,6 +290,12 @@ ${pageNav('/dashboard/payouts', shown, at, { ...list, total })}`;
   app.get<{ Params: { id: string } }>('/dashboard/payouts/:id', { ...page, config: memberPage.config }, async (req, reply) =>
     sendPage(web, req, reply, await detailBody(web, req, req.params.id)),
   );
+
+  // The payment confirmation: the same document as GET /v1/payouts/:id/confirmation.pdf.
+  app.get<{ Params: { id: string } }>('/dashboard/payouts/:id/confirmation.pdf', { ...page, config: memberPage.config }, async (req, reply) => {
+    const confirmation = await payoutConfirmation(ctx, dashboardUser(req).workspaceId, req.params.id);
+    return sendPdfDocument(reply, confirmationFileName(confirmation), confirmationPdf(confirmation));
+  });
 
   // Confirming a payout its recipient check holds: the same service as POST /v1/payouts/:id/recipient-check/confirm, which audits it.
   app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/recipient-check/confirm', { ...page, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {

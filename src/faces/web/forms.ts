@@ -5,7 +5,7 @@ import { AppError, asHttpRefusal } from '../../platform/http/errors.js';
 import { fieldError, type FieldError } from '../../platform/lib/errors.js';
 import { answerOnce, apiFingerprint, formIdempotencyOf, keyProcessing, type GroupAnswer, type KeyedRequest, type StoredAnswer } from '../../platform/http/idempotency.js';
 import type { WebSession } from '../../domains/users/sessions.service.js';
-import { isDay } from '../../platform/lib/dates.js';
+import { dayBounds, isDay } from '../../platform/lib/dates.js';
 
 /** A form field's text: one value (the last if sent twice), trimmed unless `raw` (passwords). */
 export function formText(req: FastifyRequest, name: string, options: { raw?: boolean; maxLength?: number } = {}): string {
@@ -78,9 +78,7 @@ export function queryDay(req: FastifyRequest, name: string): { day: string; inst
   const day = queryText(req, name);
   if (!day) return undefined;
   if (!isDay(day)) throw fieldError(name, `${name} must be a day such as 2025-01-31 (years 0001 to 9999)`);
-  const next = new Date(`${day}T00:00:00.000Z`);
-  next.setUTCDate(next.getUTCDate() + 1);
-  return { day, instant: `${day}T00:00:00.000Z`, nextInstant: day === '9999-12-31' ? '9999-12-31T23:59:59.999Z' : next.toISOString() };
+  return { day, ...dayBounds(day) };
 }
 
 /** A change a person asked for and the service refused: what to show beside the form, and the status. */

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpg', 'image/png': 'png' };
@@ -20,4 +21,14 @@ export function sendStoredFile(reply: FastifyReply, file: { contentType: string;
     .header('x-content-type-options', 'nosniff')
     .header('cache-control', 'no-store')
     .send(file.bytes);
+}
+
+/** A PDF Corridor writes (a statement, a payment confirmation), streamed as an attachment: never sniffed, never cached (it holds a workspace's money). */
+export function sendPdfDocument(reply: FastifyReply, fileName: string, pdf: Readable): FastifyReply {
+  return reply
+    .type('application/pdf')
+    .header('content-disposition', `attachment; filename="${fileName}"`)
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-store')
+    .send(pdf);
 }

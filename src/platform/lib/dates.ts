@@ -20,3 +20,10 @@ export function isDateTime(text: string): boolean {
 export function isDay(text: string): boolean {
   return isRfc3339Day(text) && inRange(text);
 }
+
+/** A day's bounds in UTC: its first instant, and the first instant of the next day (the last day of year 9999 ends at its last millisecond). */
+export function dayBounds(day: string): { instant: string; nextInstant: string } {
+  const next = new Date(`${day}T00:00:00.000Z`);
+  next.setUTCDate(next.getUTCDate() + 1);
+  return { instant: `${day}T00:00:00.000Z`, nextInstant: day === '9999-12-31' ? '9999-12-31T23:59:59.999Z' : next.toISOString() };
+}

@@ -891,6 +891,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payouts/{id}/confirmation.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment confirmation of one payout, as a PDF the payer can send the payee
+         * @description Names the payer (the workspace, and the originator when senderInfo was given), the payee and the account paid (its last four characters), the amount and currency, the date, the reference and the payer's clientRef, the status (and the payment date once paid, the UETR or chain transaction when the rail gave one) and the operator that issued it. Any status can be printed: a payout not yet paid says so. 404 for another workspace's payout.
+         */
+        get: operations["getPayoutConfirmation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payouts/{id}/recipient-check/confirm": {
         parameters: {
             query?: never;
@@ -1292,6 +1312,26 @@ export interface paths {
         put?: never;
         /** Simulate the issuer: Refuse a pending account after issuance: failed (virtual_account.failed for XOF, XAF, GHS, USD only) (sandbox only) */
         post: operations["sandboxFailVirtualAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A statement of the account acted on for a period, in one currency, as CSV or PDF
+         * @description The opening balance (posted, at the start of `from`), every posted movement in the period with the balance after it, and the closing balance (at the end of `to`), read from the ledger. CSV: a header row (kind, at, transferId, direction, amount, currency, balance, objectType, objectId, description), then one row a line, kind `opening`, `movement` or `closing`. PDF: the same lines as a document naming the workspace (the account holder), the account and the operator, for filing or sending. Pending holds are not movements until they post. 400 naming the field for a day that is not one, `to` before `from`, or a currency the workspace does not hold.
+         */
+        get: operations["getStatement"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -9911,6 +9951,95 @@ export interface operations {
             };
         };
     };
+    getPayoutConfirmation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
+                "Service-Account-Id"?: string;
+            };
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The confirmation, as an attachment named payment-confirmation-{clientRef}.pdf */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     confirmPayoutRecipientCheck: {
         parameters: {
             query?: never;
@@ -12329,6 +12458,111 @@ export interface operations {
             };
             /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStatement: {
+        parameters: {
+            query: {
+                /**
+                 * @description The currency of the statement: one the workspace holds
+                 * @example EUR
+                 */
+                currency: string;
+                /** @description csv or pdf; without it, the Accept header chooses (application/pdf or text/csv, whichever it names first), and CSV when it names neither */
+                format?: "csv" | "pdf";
+                /**
+                 * @description The first day of the period (UTC)
+                 * @example 2026-01-01
+                 */
+                from: string;
+                /**
+                 * @description The last day of the period (UTC, included)
+                 * @example 2026-01-31
+                 */
+                to: string;
+            };
+            header?: {
+                /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
+                "Service-Account-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement, as an attachment named statement-{currency}-{from}-{to}.csv or .pdf */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
