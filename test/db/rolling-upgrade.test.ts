@@ -25,6 +25,8 @@ const NEW = '0166_bank_statement_sequence_index';
 const BLOCKED_AFTER_MS = 60_000;
 
 const previousRelease = (): Migration[] => listMigrations().filter((m) => m.version < NEW);
+/** The release that adds NEW (migrations after it belong to later releases). */
+const newRelease = (): Migration[] => listMigrations().filter((m) => m.version <= NEW);
 
 let cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -120,7 +122,7 @@ describe.runIf(onPostgres)('a rolling upgrade', () => {
     // The new release migrates: 0166 builds its index CONCURRENTLY, and waits for the open writer before its build.
     const newDb = await connect({ databaseUrl: url, dataDir: 'memory://', poolMax: 2 });
     cleanups.push(() => newDb.close());
-    const migrating = migrate(newDb, box);
+    const migrating = migrate(newDb, box, newRelease());
     migrating.catch(() => undefined);
     const phase = await until('the index build starts', () => buildPhase(old.ctx.db));
     expect(phase).toMatch(/^CREATE INDEX CONCURRENTLY: waiting for writers before build/);
@@ -140,7 +142,7 @@ describe.runIf(onPostgres)('a rolling upgrade', () => {
     const [index] = await old.ctx.db.query<{ valid: boolean }>("SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'bank_statements_sequence'");
     expect(index).toEqual({ valid: true });
 
-    // The new release starts beside the previous one (nothing left to apply); both write.
+    // The new release starts beside the previous one (it applies what later releases add, if any); both write.
     const next = await createTestApp({ databaseUrl: url, env: { CORRIDOR_ENCRYPTION_KEY: key } });
     cleanups.push(next.close);
     await writeStatement(next.ctx.db, 7);

@@ -6,6 +6,7 @@ import { connectorJob, connectorOf, HandOverConnector } from '../hand-over.js';
 import { GsmaClient } from './client.js';
 import { MOBILE_MONEY_REASONS } from './codes.js';
 import { parseMobileMoneyConfig, type MobileMoneyConfig } from './config.js';
+import { callbackRefused, unknownCallback } from './mobile-money.conditions.js';
 import { acceptPayouts, MOMO_POLL_JOB, MOMO_SEND_JOB, releasePayout, runPoll, runSend, submitErrors, verifyRecipient, type MomoRuntime } from './service.js';
 
 /**
@@ -30,7 +31,7 @@ export class MobileMoneyConnector extends HandOverConnector<MomoRuntime> {
 /** The mobile-money connector of this process, when the connectors file configures one. */
 export const mobileMoneyConnectorOf = (ctx: Pick<AppContext, 'connectors'>) => connectorOf(ctx, MobileMoneyConnector);
 
-/** The mobile-money connector's definition, from the "mobile-money" section: its jobs send each disbursement and ask the provider about overdue callbacks. */
+/** The mobile-money connector's definition, from the "mobile-money" section: its jobs send each disbursement and ask the provider about overdue callbacks; its alerts, callbacks unknown or refused. */
 export const mobileMoney = defineConnector<MobileMoneyConnector>({
   name: 'mobile-money',
   section: 'mobile-money',
@@ -44,4 +45,5 @@ export const mobileMoney = defineConnector<MobileMoneyConnector>({
     { kind: MOMO_POLL_JOB, handler: connectorJob(MobileMoneyConnector, (ctx, rt) => runPoll(ctx, rt)), everyMs: 60_000 },
   ],
   backlog: ['queued', 'processing'],
+  conditions: [unknownCallback, callbackRefused],
 });

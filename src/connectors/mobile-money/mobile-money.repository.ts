@@ -121,9 +121,12 @@ export async function setCallbackOutcome(sql: Sql, id: string, outcome: NewCallb
   await sql.query('UPDATE momo_callbacks SET outcome = $2, reason = $3 WHERE id = $1', [id, outcome, reason]);
 }
 
-/** Callbacks for correlation ids Corridor never sent, received since `since`. */
-export function unknownCallbacks(sql: Sql, since: Date): Promise<{ correlation_id: string; received_at: Date }[]> {
-  return sql.query('SELECT correlation_id, received_at FROM momo_callbacks WHERE outcome = $1 AND received_at >= $2 ORDER BY received_at', ['unknown', since]);
+/** The callbacks of one outcome received since `since`: how many, and the latest one's correlation id and time (none: count 0). */
+export async function callbacksSince(sql: Sql, outcome: 'unknown' | 'refused', since: Date): Promise<{ count: number; latest: { correlation_id: string; received_at: Date } | undefined }> {
+  const [counted] = await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM momo_callbacks WHERE outcome = $1 AND received_at >= $2', [outcome, since]);
+  if (!counted || counted.n === 0) return { count: 0, latest: undefined };
+  const [latest] = await sql.query<{ correlation_id: string; received_at: Date }>('SELECT correlation_id, received_at FROM momo_callbacks WHERE outcome = $1 AND received_at >= $2 ORDER BY received_at DESC LIMIT 1', [outcome, since]);
+  return { count: counted.n, latest };
 }
 
 export async function backlog(sql: Sql): Promise<{ n: number }> {
