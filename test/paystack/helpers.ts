@@ -31,10 +31,10 @@ export interface PaystackRig {
 }
 
 /** The simulator, Prism in front of it holding both sides to paystack.yaml, and Corridor (listening, for webhooks) whose paystack connector calls through Prism. */
-export async function paystackRig(options: { webhookWaitSeconds?: number; runner?: boolean; env?: Record<string, string> } = {}): Promise<PaystackRig> {
+export async function paystackRig(options: { webhookWaitSeconds?: number; runner?: boolean; env?: Record<string, string>; routes?: Record<string, unknown> } = {}): Promise<PaystackRig> {
   const sim = await startPaystackSimulator({ secretKey: SECRET_KEY, settleMs: 100, reverseMs: 100, defaultAccountName: 'ADAEZE OKAFOR' });
   const prism = await startPrism(PAYSTACK_YAML, sim.url);
-  const file = connectorsFile({ routes: { bank_transfer: 'paystack' }, paystack: { baseUrl: prism.url, secretKeyFile: secretKeyFile(), webhookWaitSeconds: options.webhookWaitSeconds ?? 3, pollSeconds: 1, lowBalance: '10000.00' } });
+  const file = connectorsFile({ routes: options.routes ?? { bank_transfer: 'paystack' }, paystack: { baseUrl: prism.url, secretKeyFile: secretKeyFile(), webhookWaitSeconds: options.webhookWaitSeconds ?? 3, pollSeconds: 1, lowBalance: '10000.00' } });
   const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: file, JOB_POLL_MS: '20', ...options.env } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const address = t.app.server.address();
