@@ -7,16 +7,32 @@ import { fileURLToPath } from 'node:url';
 
 export const CORRIDOR_BIN = path.join(fileURLToPath(new URL('..', import.meta.url)), 'bin', 'corridor.js');
 
-/** A port free on the loopback address now. */
-export async function freePort(): Promise<number> {
+/** Listens on `port` (0: the kernel's choice) on the loopback address and closes again: the port listened on, or undefined when it is taken. */
+function tryPort(port: number): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(undefined) : reject(err)));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: listened } = server.address() as net.AddressInfo;
+      server.close(() => resolve(listened));
     });
   });
+}
+
+/**
+ * A port free on the loopback address now, for a server started a moment later. Taken below the
+ * ephemeral range (Linux hands out 32768 to 60999 as the local ports of outgoing connections), so
+ * that a database or HTTP client connecting meanwhile cannot take it first (it did: EADDRINUSE on a
+ * loaded run); the kernel's choice only if none of those is free.
+ */
+export async function freePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const port = await tryPort(20_000 + Math.floor(Math.random() * 12_000));
+    if (port !== undefined) return port;
+  }
+  const port = await tryPort(0);
+  if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  return port;
 }
 
 /** This process's environment without anything that would configure Corridor. */
