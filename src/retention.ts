@@ -7,6 +7,7 @@ import { deleteSessionsEndedBefore } from './domains/users/sessions.service.js';
 import { deleteFinishedDeliveriesBefore } from './domains/webhooks/webhooks.service.js';
 import { deleteFailedJobsBefore } from './platform/jobs/queue.js';
 import { deleteRequestLogsBefore } from './controls/request-logs/request-logs.service.js';
+import { deleteCallbacksBefore } from './connectors/mobile-money/service.js';
 
 export const RETENTION_JOB = 'retention.sweep';
 
@@ -30,6 +31,10 @@ const SWEEPS: readonly Sweep[] = [
   // Dashboard and console sessions a day after they ended (idle or expired): nothing reads them then.
   { table: 'web_sessions', days: () => 1, deleteBefore: deleteSessionsEndedBefore },
   { table: 'request_logs', days: (ctx) => ctx.config.retention.requestLogsDays, deleteBefore: deleteRequestLogsBefore },
+  // Mobile-money callbacks that moved nothing: refused (anyone can send to the callback URL, so these
+  // may be many) and unknown correlation ids. Both were alerted when they came in.
+  { table: 'momo_callbacks (refused)', days: (ctx) => ctx.config.retention.unappliedCallbacksDays, deleteBefore: (sql, before, limit) => deleteCallbacksBefore(sql, 'refused', before, limit) },
+  { table: 'momo_callbacks (unknown)', days: (ctx) => ctx.config.retention.unappliedCallbacksDays, deleteBefore: (sql, before, limit) => deleteCallbacksBefore(sql, 'unknown', before, limit) },
   { table: 'operator_audit_log', days: (ctx) => ctx.config.retention.auditLogDays, deleteBefore: deleteAuditBefore },
 ];
 

@@ -99,6 +99,8 @@ export interface Config {
     auditLogDays: number;
     /** Request logs (GET /v1/request-logs): always bounded, 1 to 90 days. */
     requestLogsDays: number;
+    /** Mobile-money callbacks that moved nothing (refused, or for an unknown correlation id). */
+    unappliedCallbacksDays: number;
     batchRows: number;
     statementsPerRunMax: number;
   };
@@ -337,6 +339,7 @@ export const ENV_SETTINGS = {
   RETENTION_FAILED_JOBS_DAYS: { default: 30, description: 'days a job that failed for good is kept (finished jobs are deleted when they finish)' },
   RETENTION_AUDIT_LOG_DAYS: { default: 0, description: 'days an operator audit entry is kept; 0 keeps the audit log for ever' },
   RETENTION_REQUEST_LOGS_DAYS: { default: 7, description: 'days a logged API request (the dashboard\'s Request logs, `corridor logs tail`) is kept: 1 to 90' },
+  RETENTION_UNAPPLIED_CALLBACKS_DAYS: { default: 30, description: 'days a mobile-money callback that moved nothing (refused as unauthenticated, or naming a correlation id Corridor never sent) is kept; 0 keeps them for ever. Callbacks that were applied are always kept' },
   REQUEST_LOG_FLUSH_MS: { default: 1000, description: 'how often an API process writes the requests it logged, in one batch (they are never written one by one on the request\'s path)' },
   RETENTION_BATCH_ROWS: { default: 1000, description: 'rows deleted per statement by the retention job (at least 1)' },
   DASHBOARD_SESSION_IDLE_MS: { default: 1_800_000, description: 'a dashboard or console session ends after 30 minutes without a request' },
@@ -555,6 +558,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       failedJobsDays: retentionDays(env, 'RETENTION_FAILED_JOBS_DAYS'),
       auditLogDays: retentionDays(env, 'RETENTION_AUDIT_LOG_DAYS'),
       requestLogsDays: boundedDays(env, 'RETENTION_REQUEST_LOGS_DAYS', 1, 90),
+      unappliedCallbacksDays: retentionDays(env, 'RETENTION_UNAPPLIED_CALLBACKS_DAYS'),
       batchRows: Math.max(1, intSetting(env, 'RETENTION_BATCH_ROWS')),
       statementsPerRunMax: 20,
     },

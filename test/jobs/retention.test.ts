@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { verifyAuditChain } from '../../src/controls/audit/audit.service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/platform/context.js';
@@ -139,6 +140,27 @@ describe('retention job', () => {
     }
   });
 
+  it('deletes mobile-money callbacks that moved nothing (refused, unknown) after 30 days, and keeps applied and unchanged ones for good', async () => {
+    const { insertCallback } = await import('../../src/connectors/mobile-money/mobile-money.repository.js');
+    const outcomes = ['refused', 'unknown', 'applied', 'unchanged'] as const;
+    const ids = { old: [] as string[], young: [] as string[] };
+    for (const age of ['old', 'young'] as const) {
+      for (const outcome of outcomes) {
+        for (let i = 0; i < 3; i++) {
+          const id = randomUUID();
+          await insertCallback(db(), { id, correlationId: `${age}-${outcome}-${i}`, contentSha256: id, outcome, reason: outcome === 'refused' ? 'bad signature' : null, body: null });
+          ids[age].push(id);
+        }
+      }
+    }
+    await db().query(`UPDATE momo_callbacks SET received_at = now() - interval '31 days' WHERE id::text = ANY($1::text[])`, [ids.old]);
+    await sweepAll(); // three rows of each outcome, two per statement
+    const left = await db().query<{ correlation_id: string }>('SELECT correlation_id FROM momo_callbacks WHERE id::text = ANY($1::text[]) ORDER BY correlation_id', [[...ids.old, ...ids.young]]);
+    const kept = left.map((r) => r.correlation_id);
+    expect(kept.filter((c) => c.startsWith('old-')).sort()).toEqual(['applied', 'unchanged'].flatMap((o) => [0, 1, 2].map((i) => `old-${o}-${i}`)));
+    expect(kept.filter((c) => c.startsWith('young-'))).toHaveLength(12);
+  });
+
   it('is a recurring job of every worker', async () => {
     const { recurringJobs } = await import('../../src/jobs.js');
     expect(recurringJobs.map((r) => r.kind)).toContain('retention.sweep');
@@ -147,7 +169,7 @@ describe('retention job', () => {
 
 describe('retention settings', () => {
   it('keep events 90 days, deliveries and failed jobs 30, quotes 7 and the audit log for ever by default', () => {
-    expect(t.config.retention).toMatchObject({ eventsDays: 90, webhookDeliveriesDays: 30, failedJobsDays: 30, fxQuotesDays: 7, auditLogDays: 0 });
+    expect(t.config.retention).toMatchObject({ eventsDays: 90, webhookDeliveriesDays: 30, failedJobsDays: 30, fxQuotesDays: 7, auditLogDays: 0, unappliedCallbacksDays: 30 });
   });
 
   it('refuse to keep events less than 30 days', async () => {

@@ -121,6 +121,21 @@ export async function setCallbackOutcome(sql: Sql, id: string, outcome: NewCallb
   await sql.query('UPDATE momo_callbacks SET outcome = $2, reason = $3 WHERE id = $1', [id, outcome, reason]);
 }
 
+/**
+ * Retention: deletes at most `limit` callbacks of one outcome that moved nothing (`refused`, or
+ * `unknown`) received before `before`, found through that outcome's partial index; answers how many.
+ * Applied and unchanged callbacks are kept: they are the record of what was taken in, once.
+ */
+export async function deleteCallbacksBefore(sql: Sql, outcome: 'unknown' | 'refused', before: Date, limit: number): Promise<number> {
+  const rows = await sql.query(
+    `DELETE FROM momo_callbacks WHERE id = ANY(ARRAY(
+       SELECT id FROM momo_callbacks WHERE outcome = $1 AND received_at < $2 LIMIT $3 FOR UPDATE SKIP LOCKED))
+     RETURNING 1`,
+    [outcome, before, limit],
+  );
+  return rows.length;
+}
+
 /** The callbacks of one outcome received since `since`: how many, and the latest one's correlation id and time (none: count 0). */
 export async function callbacksSince(sql: Sql, outcome: 'unknown' | 'refused', since: Date): Promise<{ count: number; latest: { correlation_id: string; received_at: Date } | undefined }> {
   const [counted] = await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM momo_callbacks WHERE outcome = $1 AND received_at >= $2', [outcome, since]);

@@ -241,6 +241,9 @@ export async function runPoll(ctx: AppContext, mm: MomoRuntime): Promise<Date> {
 // ---------------------------------------------------------------------------------------------
 // Callbacks
 
+/** Retention (src/retention.ts): callbacks that moved nothing, older than `before`; see the repository. */
+export const deleteCallbacksBefore = repo.deleteCallbacksBefore;
+
 export interface CallbackInput {
   correlationId: string;
   headers: Record<string, string | string[] | undefined>;
