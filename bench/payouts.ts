@@ -447,8 +447,8 @@ export async function productionPath(setup: BenchSetup): Promise<ProductionPath>
       route: 'sepa_credit',
       stepMs: 'pain.001 out, pain.002 and camt.054 in',
     });
-    // A smoke run's window is shorter than a file's round trip: it waits for its first paid payout instead.
-    const deadline = Date.now() + (smoke ? 300_000 : 0);
+    // A smoke run's window is shorter than a file's round trip, and a loaded machine's round trip can be longer than any window: the first paid payout is waited for (up to 5 minutes) before the run is failed.
+    const deadline = Date.now() + 300_000;
     const paidThroughBank = async () =>
       (await ctx.db.query<{ n: number }>(`${BENCH_QUERY} SELECT count(*)::int AS n FROM payouts WHERE status = 'paid' AND client_ref LIKE 'bank-sustained-%'`))[0]?.n ?? 0;
     let paid = await paidThroughBank();
@@ -456,7 +456,18 @@ export async function productionPath(setup: BenchSetup): Promise<ProductionPath>
       await sleep(500);
       paid = await paidThroughBank();
     }
-    const [files] = await ctx.db.query<{ files: number; payouts: number }>(`${BENCH_QUERY} SELECT count(*)::int AS files, COALESCE(sum(nb_of_txs), 0)::int AS payouts FROM bank_files`);
+    const [files] = await ctx.db.query<{ files: number; payouts: number; upload: number }>(
+      `${BENCH_QUERY} SELECT count(*)::int AS files, COALESCE(sum(nb_of_txs), 0)::int AS payouts, COALESCE(max(extract(epoch FROM delivered_at - created_at)), 0)::float AS upload FROM bank_files`,
+    );
+    const inbound = await ctx.db.query<{ type: string; status: string; files: number; entries: number; span: number }>(
+      `${BENCH_QUERY} SELECT COALESCE(message_type, '?') AS type, status, count(*)::int AS files, sum(entries)::int AS entries, extract(epoch FROM max(received_at) - min(received_at))::float AS span
+         FROM bank_inbound_files GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    const states = await ctx.db.query<{ status: string; n: number }>(`${BENCH_QUERY} SELECT status, count(*)::int AS n FROM payouts WHERE client_ref LIKE 'bank-sustained-%' GROUP BY 1 ORDER BY 1`);
+    console.log(
+      `    the case's payouts by status: ${states.map((r) => `${r.n} ${r.status}`).join(', ')}; answers taken in: ` +
+        `${inbound.map((r) => `${r.files} ${r.type} ${r.status} (${r.entries} entries, over ${r.span.toFixed(1)} s)`).join(', ')}; the slowest upload ${files?.upload.toFixed(1)} s after its file was cut`,
+    );
     await sleep(1500); // the span processor exports every second
     const tally = await scraping.stop();
     console.log(
@@ -469,12 +480,24 @@ export async function productionPath(setup: BenchSetup): Promise<ProductionPath>
     return { hotPerSecond: hot.perSecond, hotP99: hot.p99, steady, spans: otlp.spans(), scrapes: tally.ok };
   } finally {
     await scraping.stop().catch(() => undefined);
-    api?.kill('SIGTERM');
-    worker?.kill('SIGTERM');
-    bankSim?.kill('SIGTERM');
+    // The sandbox bank and the worker may still be writing in the folder: it goes once they have exited.
+    await Promise.all([api, worker, bankSim].map((child) => (child ? exited(child) : undefined)));
     await otlp.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   }
+}
+
+/** Sends SIGTERM and resolves once the process has exited (SIGKILL after 30 s). */
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
