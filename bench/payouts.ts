@@ -18,6 +18,7 @@ import { generateTestPki } from '../support/test-pki.js';
 import { benchSize, databaseCpuMs, freshBenchDatabase, ownCpuMs, percentile, processCpuMs, smoke, sustainableOnCores, type BenchDb } from './measure.js';
 import { BENCH_QUERY, enableStatements, readCounters, readStatements, resetStatements, statementTable, writesTable } from './statements.js';
 import { Receiver } from './receiver.js';
+import { bankConnectorsFile, BANK_SIM_INTERVAL_MS, CUTOFF, otlpReceiver, POLL_SECONDS, SCRAPE_MS, scraper, startBankSim } from './production-path.js';
 
 const CONNECTIONS = 50;
 const DURATION_S = benchSize('BENCH_DURATION_S', 20, 1);
@@ -45,7 +46,7 @@ interface LoadResult {
 
 function startServer(env: NodeJS.ProcessEnv, base: string): Promise<ChildProcess> {
   const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  return startCorridor(['start', '--role', 'api'], env, base, { nodeArgs });
+  return startCorridor(['start', '--role', 'api'], env, base, { nodeArgs, readyTimeoutMs: 300_000 }); // a loaded machine can take minutes
 }
 
 /** `corridor start --role worker` (job runner and webhook engine), resolved once it says it is running. */
@@ -64,11 +65,11 @@ export function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
 /**
  * The load generator: CONNECTIONS keep-alive connections, each sending one payout (a new clientRef
  * and its own Idempotency-Key, the next payer in turn) and waiting for its answer before the next,
- * for durationS, the connections spread over the API processes at `base`. Before each request it waits while `gate` says no. `live.created` counts the 201s
+ * for durationS, the connections spread over the API processes at `base`, on `route` when given (else the one Corridor picks). Before each request it waits while `gate` says no. `live.created` counts the 201s
  * as they come. Every request sent is answered before the count is taken, so the 201s can be
  * compared with the rows written.
  */
-async function load(base: string | string[], payers: Payer[], label: string, durationS: number, gate?: () => boolean, live = { created: 0 }): Promise<LoadResult> {
+async function load(base: string | string[], payers: Payer[], label: string, durationS: number, gate?: () => boolean, live = { created: 0 }, route?: string): Promise<LoadResult> {
   const bases = Array.isArray(base) ? base : [base];
   const pools = bases.map((b) => new Pool(b, { connections: Math.ceil(CONNECTIONS / bases.length), pipelining: 1 }));
   const latencies: number[] = [];
@@ -92,7 +93,7 @@ async function load(base: string | string[], payers: Payer[], label: string, dur
           path: '/v1/payouts',
           method: 'POST',
           headers: { authorization: `Bearer ${payer.token}`, 'content-type': 'application/json', 'idempotency-key': `${label}-${i}` },
-          body: JSON.stringify({ clientRef: `${label}-${i}`, amount: '1.00', currency: 'EUR', beneficiary: { id: payer.beneficiaryId } }),
+          body: JSON.stringify({ clientRef: `${label}-${i}`, amount: '1.00', currency: 'EUR', ...(route ? { route } : {}), beneficiary: { id: payer.beneficiaryId } }),
         });
         const text = await res.body.text();
         latencies.push(performance.now() - t0);
@@ -170,11 +171,11 @@ function printCpu(label: string, cpu: Cpu, withWorkers: boolean): void {
  * preloads pg_stat_statements, PostgreSQL's work per created payout statement by statement (reset at
  * the case's start), and in any case the transactions and row and index writes per created payout.
  */
-export async function creation(ctx: AppContext, cpuNow: () => Promise<Cpu>, base: string, payers: Payer[], label: string, title: string, statements: boolean): Promise<LoadResult> {
+export async function creation(ctx: AppContext, cpuNow: () => Promise<Cpu>, base: string, payers: Payer[], label: string, title: string, statements: boolean, route?: string): Promise<LoadResult> {
   if (statements) await resetStatements(ctx.db);
   const countersStart = await readCounters(ctx.db);
   const before = await cpuNow();
-  const r = await load(base, payers, label, DURATION_S);
+  const r = await load(base, payers, label, DURATION_S, undefined, undefined, route);
   const cpu = cpuPer(await cpuNow(), before, r.created);
   const rows = statements ? await readStatements(ctx.db) : [];
   const countersEnd = await readCounters(ctx.db);
@@ -219,13 +220,15 @@ export interface Sustained {
   /** 201 answers of the whole case (warm-up included). */
   created: number;
   refused: number;
+  /** `payout.paid` received over the whole case (warm-up included). */
+  paid: number;
 }
 
 /**
  * Sustained: API and worker processes together over WORKSPACES workspaces, each with a webhook
  * endpoint at the local HTTPS receiver. The load generator keeps at most UNPAID_MAX payouts between
  * its 201 and the receiver's `payout.paid`, so the backlog is bounded by construction; the figure is
- * `payout.paid` events received per second over DURATION_S after WARMUP_S, with the backlog at the
+ * `payout.paid` events of its own payouts (clientRef `<label>-<n>`) received per second over DURATION_S after WARMUP_S, with the backlog at the
  * window's start and end printed to show whether it grows. Over the same window, where the server
  * preloads pg_stat_statements, PostgreSQL's work per paid payout statement by statement (reset at the
  * window's start), and in any case the transactions and row and index writes per paid payout.
@@ -236,10 +239,11 @@ export async function sustained(
   bases: string[],
   payers: Payer[],
   receiver: Receiver,
-  options: { title: string; label: string; statements: boolean },
+  options: { title: string; label: string; statements: boolean; route?: string; stepMs?: string },
 ): Promise<Sustained> {
   const since = new Date();
-  const paidSeen = async () => (await receiver.ask<{ byType: Record<string, number> }>({ type: 'count' })).byType['payout.paid'] ?? 0;
+  // Only this case's payouts (their clientRef carries its label): a payout of an earlier case paid late is not counted.
+  const paidSeen = async () => (await receiver.ask<{ byLabel: Record<string, number> }>({ type: 'count' })).byLabel[`payout.paid ${options.label}`] ?? 0;
   const paidAtStart = await paidSeen();
   let paid = 0;
   let polling = true;
@@ -250,7 +254,7 @@ export async function sustained(
     }
   })();
   const live = { created: 0 };
-  const loading = load(bases, payers, options.label, WARMUP_S + DURATION_S, () => live.created - paid < UNPAID_MAX, live);
+  const loading = load(bases, payers, options.label, WARMUP_S + DURATION_S, () => live.created - paid < UNPAID_MAX, live, options.route);
   await sleep(WARMUP_S * 1000);
   const startBacklog = await backlogOf(ctx, since);
   if (options.statements) await resetStatements(ctx.db);
@@ -272,7 +276,7 @@ export async function sustained(
   await poller;
   const perSecond = Math.round(paidInWindow / windowS);
   console.log(
-    `  ${options.title} (SANDBOX_STEP_MS=${SANDBOX_STEP_MS}, webhooks to a local HTTPS receiver): ` +
+    `  ${options.title} (${options.stepMs ?? `SANDBOX_STEP_MS=${SANDBOX_STEP_MS}`}, webhooks to a local HTTPS receiver): ` +
       `${perSecond} payouts/s reaching paid (payout.paid received) over ${windowS.toFixed(1)} s after ${WARMUP_S} s warm-up; ` +
       `${Math.round((endCreated - startCreated) / windowS)} created/s in the window; creation p99 ${r.p99} ms`,
   );
@@ -287,7 +291,7 @@ export async function sustained(
     if (options.statements) for (const line of statementTable(statements, paidInWindow)) console.log(`      ${line}`);
     for (const line of writesTable(countersStart, countersEnd, paidInWindow)) console.log(`      ${line}`);
   }
-  return { perSecond, p99: r.p99, growing, created: r.created, refused: [...r.refused.values()].reduce((a, b) => a + b, 0) };
+  return { perSecond, p99: r.p99, growing, created: r.created, refused: [...r.refused.values()].reduce((a, b) => a + b, 0), paid };
 }
 
 export interface BenchSetup {
@@ -394,6 +398,108 @@ export function cpuReader(ctx: AppContext, receiver: Receiver, apis: () => Child
   });
 }
 
+export interface ProductionPath {
+  hotPerSecond: number;
+  hotP99: number;
+  steady: Sustained;
+  spans: number;
+  scrapes: number;
+}
+
+/**
+ * The production path (bench/production-path.ts): creation on one workspace (the API process alone),
+ * then API, worker and sandbox bank together over WORKSPACES workspaces on the bank connector's
+ * `sepa_credit` route, paid payouts counted at the webhook receiver as in the simulated case; each
+ * process's metrics scraped and its traces exported by OTLP to a local receiver. On the database of
+ * `setup`, whose earlier cases' payouts stay where they are (their step jobs removed). Throws when
+ * nothing reached `paid` through the bank, no span reached the receiver, or a scrape failed.
+ */
+export async function productionPath(setup: BenchSetup): Promise<ProductionPath> {
+  const { ctx, receiver } = setup;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bench-bank-'));
+  const otlp = await otlpReceiver();
+  const apiMetrics = await freePort();
+  const workerMetrics = await freePort();
+  const env: NodeJS.ProcessEnv = { ...setup.env, CORRIDOR_CONNECTORS_FILE: bankConnectorsFile(dir), OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SERVICE_NAME: 'corridor-bench' };
+  let api: ChildProcess | undefined;
+  let worker: ChildProcess | undefined;
+  let bankSim: ChildProcess | undefined;
+  const scraping = scraper(() => [...(api ? [apiMetrics] : []), ...(worker ? [workerMetrics] : [])].map((p) => `http://127.0.0.1:${p}/metrics`));
+  try {
+    const started = await startApi({ ...env, METRICS_PORT: String(apiMetrics) });
+    api = started.child;
+    const payers = await payersOf(started.base, setup.credentials);
+    const cpuNow = cpuReader(ctx, receiver, () => (api ? [api] : []), () => (worker ? [worker] : []));
+    console.log(
+      `  production path: the bank connector (sepa_credit; pain.001 files cut at ${CUTOFF.maxPayouts} payouts or ${CUTOFF.maxSeconds} s, its outbox read every ${POLL_SECONDS} s) ` +
+        `and its sandbox bank (corridor bank-sim in a local folder, every ${BANK_SIM_INTERVAL_MS} ms); metrics on METRICS_PORT scraped every ${SCRAPE_MS / 1000} s; ` +
+        `traces exported by OTLP/HTTP to a local receiver`,
+    );
+    const hot = await creation(ctx, cpuNow, started.base, payers.slice(0, 1), 'bank-hot', 'creation, one workspace, traced: ', setup.statements, 'sepa_credit');
+    // Each case measures its own payouts: those of the creation case wait where they are.
+    await ctx.db.query(`${BENCH_QUERY} DELETE FROM jobs WHERE kind = 'payout.step'`);
+    bankSim = startBankSim(path.join(dir, 'bank'));
+    worker = await startWorker({ ...env, METRICS_PORT: String(workerMetrics) });
+    const steady = await sustained(ctx, cpuNow, [started.base], payers.slice(1), receiver, {
+      title: `sustained through the bank connector, API + worker over ${WORKSPACES} workspaces, traced`,
+      label: 'bank-sustained',
+      statements: setup.statements,
+      route: 'sepa_credit',
+      stepMs: 'pain.001 out, pain.002 and camt.054 in',
+    });
+    // A smoke run's window is shorter than a file's round trip, and a loaded machine's round trip can be longer than any window: the first paid payout is waited for (up to 5 minutes) before the run is failed.
+    const deadline = Date.now() + 300_000;
+    const paidThroughBank = async () =>
+      (await ctx.db.query<{ n: number }>(`${BENCH_QUERY} SELECT count(*)::int AS n FROM payouts WHERE status = 'paid' AND client_ref LIKE 'bank-sustained-%'`))[0]?.n ?? 0;
+    let paid = await paidThroughBank();
+    while (paid === 0 && Date.now() < deadline) {
+      await sleep(500);
+      paid = await paidThroughBank();
+    }
+    const [files] = await ctx.db.query<{ files: number; payouts: number; upload: number }>(
+      `${BENCH_QUERY} SELECT count(*)::int AS files, COALESCE(sum(nb_of_txs), 0)::int AS payouts, COALESCE(max(extract(epoch FROM delivered_at - created_at)), 0)::float AS upload FROM bank_files`,
+    );
+    const inbound = await ctx.db.query<{ type: string; status: string; files: number; entries: number; span: number }>(
+      `${BENCH_QUERY} SELECT COALESCE(message_type, '?') AS type, status, count(*)::int AS files, sum(entries)::int AS entries, extract(epoch FROM max(received_at) - min(received_at))::float AS span
+         FROM bank_inbound_files GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    const states = await ctx.db.query<{ status: string; n: number }>(`${BENCH_QUERY} SELECT status, count(*)::int AS n FROM payouts WHERE client_ref LIKE 'bank-sustained-%' GROUP BY 1 ORDER BY 1`);
+    console.log(
+      `    the case's payouts by status: ${states.map((r) => `${r.n} ${r.status}`).join(', ')}; answers taken in: ` +
+        `${inbound.map((r) => `${r.files} ${r.type} ${r.status} (${r.entries} entries, over ${r.span.toFixed(1)} s)`).join(', ')}; the slowest upload ${files?.upload.toFixed(1)} s after its file was cut`,
+    );
+    await sleep(1500); // the span processor exports every second
+    const tally = await scraping.stop();
+    console.log(
+      `    ${paid} payouts paid through the bank; ${files?.files} pain.001 files carrying ${files?.payouts} payouts; ${otlp.spans()} spans in ${otlp.exports()} OTLP exports; ` +
+        `${tally.ok} metrics scrapes (${Math.round(tally.bytes / Math.max(1, tally.ok) / 1024)} KiB each), ${tally.failed} failed`,
+    );
+    if (paid === 0) throw new Error('no payout reached paid through the bank connector');
+    if (otlp.spans() === 0) throw new Error('no span reached the OTLP receiver');
+    if (tally.ok === 0 || tally.failed > 0) throw new Error(`metrics scrapes: ${tally.ok} answered, ${tally.failed} failed`);
+    return { hotPerSecond: hot.perSecond, hotP99: hot.p99, steady, spans: otlp.spans(), scrapes: tally.ok };
+  } finally {
+    await scraping.stop().catch(() => undefined);
+    // The sandbox bank and the worker may still be writing in the folder: it goes once they have exited.
+    await Promise.all([api, worker, bankSim].map((child) => (child ? exited(child) : undefined)));
+    await otlp.close();
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+/** Sends SIGTERM and resolves once the process has exited (SIGKILL after 30 s). */
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
 export async function payoutsBench(): Promise<void> {
@@ -432,12 +538,15 @@ export async function payoutsBench(): Promise<void> {
     server = undefined;
     worker.kill('SIGTERM');
     worker = undefined;
+    const bank = await productionPath(setup);
     const tps = await pgbenchTps();
     console.log(`  pgbench TPC-B (scale ${PGBENCH.scale}, 8 clients, ${PGBENCH.seconds} s) in a scratch database on the same PostgreSQL over ${transport}: ${tps} tps; load average ${loadAverage()}`);
     console.log(
       `payouts hot_per_s=${hot.perSecond} many_per_s=${many.perSecond} sustained_per_s=${steady.perSecond} p99_ms=${hot.p99} tpcb_tps=${tps} ` +
         `ratio=${(hot.perSecond / tps).toFixed(2)} sustained_ratio=${(steady.perSecond / tps).toFixed(2)} many_ratio=${(many.perSecond / tps).toFixed(2)} ` +
-        `sustained_p99_ms=${steady.p99} backlog=${steady.growing ? 'growing' : 'steady'}`,
+        `sustained_p99_ms=${steady.p99} backlog=${steady.growing ? 'growing' : 'steady'} ` +
+        `bank_hot_p99_ms=${bank.hotP99} bank_hot_per_s=${bank.hotPerSecond} bank_sustained_per_s=${bank.steady.perSecond} bank_sustained_ratio=${(bank.steady.perSecond / tps).toFixed(2)} ` +
+        `bank_sustained_p99_ms=${bank.steady.p99} bank_backlog=${bank.steady.growing ? 'growing' : 'steady'} spans=${bank.spans} scrapes=${bank.scrapes}`,
     );
   } finally {
     server?.kill('SIGKILL');

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 const firstArrival = new Map<string, number>();
 /** Distinct events received, by type. */
 const uniqueByType = new Map<string, number>();
+/** Distinct events received, by type and the label of their payout's clientRef (`sustained` for `sustained-17`): `<type> <label>`. */
+const uniqueByLabel = new Map<string, number>();
 let requests = 0;
 const now = () => performance.timeOrigin + performance.now();
 
@@ -20,10 +22,14 @@ const server = https.createServer(
     req.on('end', () => {
       const at = now();
       requests++;
-      const { id, type } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; type: string };
+      const { id, type, data } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; type: string; data?: { clientRef?: unknown } };
       if (!firstArrival.has(id)) {
         firstArrival.set(id, at);
         uniqueByType.set(type, (uniqueByType.get(type) ?? 0) + 1);
+        if (typeof data?.clientRef === 'string') {
+          const key = `${type} ${data.clientRef.replace(/-\d+$/, '')}`;
+          uniqueByLabel.set(key, (uniqueByLabel.get(key) ?? 0) + 1);
+        }
       }
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
@@ -31,7 +37,7 @@ const server = https.createServer(
 );
 
 process.on('message', (message: { type: string; ids?: string[] }) => {
-  if (message.type === 'count') process.send?.({ type: 'count', requests, unique: firstArrival.size, byType: Object.fromEntries(uniqueByType) });
+  if (message.type === 'count') process.send?.({ type: 'count', requests, unique: firstArrival.size, byType: Object.fromEntries(uniqueByType), byLabel: Object.fromEntries(uniqueByLabel) });
   if (message.type === 'cpu') {
     const cpu = process.cpuUsage();
     process.send?.({ type: 'cpu', ms: (cpu.user + cpu.system) / 1000 });

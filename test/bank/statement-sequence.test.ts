@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { statementSequenceGap } from '../../src/connectors/bank/bank.conditions.js';
+import { STATEMENTS_READ_MAX, statementSequenceGap } from '../../src/connectors/bank/bank.conditions.js';
 import { registryOf } from '../../src/connectors/registry.js';
 import { sshdMissing } from '../helpers/sftp-server.js';
 import { realWorldFile } from '../helpers/shared-files.js';
@@ -109,5 +109,17 @@ describe.skipIf(sshdMissing)(`statement sequence gaps${sshdMissing ? ` (${sshdMi
       { electronic_seq: null, legal_seq: '99' },
     ]);
     expect(await gaps('fi-eur')).toEqual([{ subject: 'fi-eur', summary: expect.stringContaining('98'), missing: [{ from: '98', to: '98' }], sequence: 'LglSeqNb' }]);
+  });
+
+  it('reads only each account’s latest numbered statements: a gap further back than them is no longer looked for, a recent one is', async () => {
+    // fi-eur misses number 98 (the test before). Then STATEMENTS_READ_MAX statements, one a day, numbered from 100 with 300 left out.
+    const [first] = await app().t.ctx.db.query<{ file_id: string }>("SELECT file_id FROM bank_statements WHERE bank_account = 'fi-eur' LIMIT 1");
+    await app().t.ctx.db.query(
+      `INSERT INTO bank_statements (id, file_id, bank_account, statement_id, iban, currency, statement_date, opening_minor, closing_minor, legal_seq)
+       SELECT gen_random_uuid(), $1, 'fi-eur', 'BULK-' || n, 'FI7433010001222090', 'EUR', DATE '2026-03-05' + n, 0, 0, n
+         FROM generate_series(100, $2::int) AS n WHERE n <> 300`,
+      [first?.file_id, 100 + STATEMENTS_READ_MAX],
+    );
+    expect(await gaps('fi-eur')).toEqual([{ subject: 'fi-eur', summary: expect.stringContaining('300'), missing: [{ from: '300', to: '300' }], sequence: 'LglSeqNb' }]);
   });
 });

@@ -77,6 +77,12 @@ export const statementMissing: ConditionSource = {
 /** The missing numbers named in one alert at most (the details count them all). */
 const NUMBERS_NAMED_MAX = 20;
 
+/**
+ * The latest numbered statements of an account the gap alert reads at each evaluation: more than a
+ * year of daily statements. A gap further back is not looked for again (it was alerted while recent).
+ */
+export const STATEMENTS_READ_MAX = 400;
+
 /** A run of missing sequence numbers, both ends included. */
 type Missing = { from: bigint; to: bigint };
 
@@ -115,7 +121,11 @@ export const statementSequenceGap: ConditionSource = {
   async check(ctx, { threshold, filter }) {
     const accounts = accountsLookedAt(ctx, filter);
     if (accounts.length === 0) return [];
-    const rows = await numberedStatements(ctx.db);
+    const rows = await numberedStatements(
+      ctx.db,
+      accounts.map((a) => a.id),
+      STATEMENTS_READ_MAX,
+    );
     return accounts.flatMap((account) => {
       const own = rows.filter((r) => r.bank_account === account.id);
       // The electronic numbers when the bank gives them; the legal ones only from a bank that gives nothing else.

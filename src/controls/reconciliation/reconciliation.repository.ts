@@ -154,12 +154,21 @@ export interface NumberedStatementRow {
   arrived_at: Date;
 }
 
-/** Every account's statements that carried a sequence number, in day order (then number) per account. */
-export function numberedStatements(sql: Sql): Promise<NumberedStatementRow[]> {
+/**
+ * The latest `perAccount` statements of each of `accounts` that carried a sequence number, in day
+ * order (then number) per account: each account's read walks its end of the index
+ * bank_statements_sequence (migration 0166) backwards, so the read does not grow with the history.
+ */
+export function numberedStatements(sql: Sql, accounts: readonly string[], perAccount: number): Promise<NumberedStatementRow[]> {
   return sql.query(
-    `SELECT bank_account, statement_date::text AS statement_date, electronic_seq::text AS electronic_seq, legal_seq::text AS legal_seq, created_at AS arrived_at
-       FROM bank_statements WHERE electronic_seq IS NOT NULL OR legal_seq IS NOT NULL
-      ORDER BY bank_account, statement_date, electronic_seq, legal_seq`,
+    `SELECT s.bank_account, s.statement_date::text AS statement_date, s.electronic_seq::text AS electronic_seq, s.legal_seq::text AS legal_seq, s.created_at AS arrived_at
+       FROM unnest($1::text[]) AS a(account)
+       CROSS JOIN LATERAL (
+         SELECT bank_account, statement_date, electronic_seq, legal_seq, created_at FROM bank_statements
+          WHERE bank_account = a.account AND (electronic_seq IS NOT NULL OR legal_seq IS NOT NULL)
+          ORDER BY statement_date DESC, electronic_seq DESC, legal_seq DESC LIMIT $2) s
+      ORDER BY s.bank_account, s.statement_date, s.electronic_seq, s.legal_seq`,
+    [accounts, perAccount],
   );
 }
 
