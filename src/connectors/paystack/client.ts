@@ -30,6 +30,23 @@ export interface PaystackBalance {
   balance: number;
 }
 
+export interface PaystackCustomer {
+  id: number;
+  customer_code: string;
+  email: string;
+}
+
+/** A dedicated virtual account (DedicatedNubanCreateResponse, DedicatedNubanListResponseArray). */
+export interface PaystackDedicatedAccount {
+  id: number;
+  account_name: string;
+  account_number: string;
+  currency: string;
+  active: boolean;
+  bank: { name: string; id: number; slug: string };
+  customer?: { id?: number; customer_code?: string };
+}
+
 export class PaystackClient {
   constructor(private readonly config: Pick<PaystackConfig, 'baseUrl' | 'secretKey' | 'timeoutMs'>) {}
 
@@ -79,5 +96,20 @@ export class PaystackClient {
 
   resolveAccount(accountNumber: string, bankCode: string): Promise<Answer<{ account_number: string; account_name: string }>> {
     return this.call('GET', `/bank/resolve?account_number=${encodeURIComponent(accountNumber)}&bank_code=${encodeURIComponent(bankCode)}`);
+  }
+
+  /** POST /customer: Paystack answers the existing customer for an email it knows. */
+  createCustomer(c: { email: string; firstName: string; lastName: string; phone?: string | undefined }): Promise<Answer<PaystackCustomer>> {
+    return this.call('POST', '/customer', { email: c.email, first_name: c.firstName, last_name: c.lastName, ...(c.phone ? { phone: c.phone } : {}) });
+  }
+
+  /** GET /dedicated_account?customer=…&currency=NGN&active=true: the customer's active NGN accounts. */
+  dedicatedAccountsOf(customerId: number): Promise<Answer<PaystackDedicatedAccount[]>> {
+    return this.call('GET', `/dedicated_account?customer=${customerId}&currency=NGN&active=true`);
+  }
+
+  /** POST /dedicated_account for an existing customer, at the preferred bank (its slug). */
+  createDedicatedAccount(customerCode: string, preferredBank: string): Promise<Answer<PaystackDedicatedAccount>> {
+    return this.call('POST', '/dedicated_account', { customer: customerCode, preferred_bank: preferredBank });
   }
 }

@@ -174,3 +174,44 @@ export async function upsertBalances(sql: Sql, balances: readonly { currency: st
 export function balances(sql: Sql): Promise<{ currency: string; balance_minor: string; read_at: Date }[]> {
   return sql.query('SELECT currency, balance_minor::text AS balance_minor, read_at FROM paystack_balances ORDER BY currency');
 }
+
+/** A dedicated virtual account issued through Paystack (migration 0180). */
+export interface DedicatedAccountRow {
+  virtual_account_id: string;
+  workspace_id: string;
+  account_number: string;
+  dedicated_account_id: string;
+  customer_code: string;
+  bank_slug: string;
+}
+
+const DEDICATED_COLUMNS = 'virtual_account_id::text AS virtual_account_id, workspace_id::text AS workspace_id, account_number, dedicated_account_id::text AS dedicated_account_id, customer_code, bank_slug';
+
+/** Records the account issued for a virtual account; one recorded before (a repeated issuance) is kept. */
+export async function insertDedicatedAccount(sql: Sql, d: { virtualAccountId: string; workspaceId: string; accountNumber: string; dedicatedAccountId: number; customerCode: string; bankSlug: string }): Promise<void> {
+  await sql.query(
+    `INSERT INTO paystack_dedicated_accounts (virtual_account_id, workspace_id, account_number, dedicated_account_id, customer_code, bank_slug)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+    [d.virtualAccountId, d.workspaceId, d.accountNumber, d.dedicatedAccountId, d.customerCode, d.bankSlug],
+  );
+}
+
+export async function findDedicatedAccount(sql: Sql, accountNumber: string): Promise<DedicatedAccountRow | undefined> {
+  const [row] = await sql.query<DedicatedAccountRow>(`SELECT ${DEDICATED_COLUMNS} FROM paystack_dedicated_accounts WHERE account_number = $1`, [accountNumber]);
+  return row;
+}
+
+/** Claims a charge by its reference (outcome `received`); false when it was taken in before (its credit, or its exception, stands). */
+export async function insertCharge(sql: Sql, c: { reference: string; accountNumber: string | null; amountMinor: bigint }): Promise<boolean> {
+  const rows = await sql.query(
+    `INSERT INTO paystack_charges (reference, account_number, amount_minor, outcome) VALUES ($1, $2, $3, 'received')
+     ON CONFLICT (reference) DO NOTHING RETURNING reference`,
+    [c.reference, c.accountNumber, c.amountMinor.toString()],
+  );
+  return rows.length > 0;
+}
+
+/** What became of a charge claimed in this transaction. */
+export async function settleCharge(sql: Sql, reference: string, s: { outcome: 'credited' | 'exception'; workspaceId: string | null; depositId: string | null }): Promise<void> {
+  await sql.query("UPDATE paystack_charges SET outcome = $2, workspace_id = $3, deposit_id = $4 WHERE reference = $1 AND outcome = 'received'", [reference, s.outcome, s.workspaceId, s.depositId]);
+}

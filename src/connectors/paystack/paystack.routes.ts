@@ -3,6 +3,10 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.js';
 import { route, type App } from '../../platform/http/routes.js';
 import { DomainError, notFound } from '../../platform/lib/errors.js';
+import { runIdempotent } from '../../platform/http/idempotency.js';
+import { Nullable, Timestamp, Uuid } from '../../platform/lib/schemas.js';
+import { virtualAccountWithDetails } from '../../domains/virtual-accounts/virtual-accounts.port.js';
+import { dedicatedAccountIssuance } from './dedicated-accounts.js';
 import { balancesOf, exceptionsOf, takeWebhook } from './service.js';
 import { paystackConnectorOf } from './connector.js';
 
@@ -39,6 +43,7 @@ export function paystackRoutes(app: App, ctx: AppContext): void {
     });
   });
   app.route(balance(ctx));
+  app.route(issueDedicatedAccountRoute(ctx));
 }
 
 const PaystackBalance = Type.Object(
@@ -74,6 +79,62 @@ function balance(ctx: AppContext) {
         lowBalance: `${low / 100n}.${(low % 100n).toString().padStart(2, '0')}`,
         exceptions: (await exceptionsOf(ctx.db)).map((e) => ({ id: e.id, source: e.source, reference: e.reference, payoutId: e.payout_id, reason: e.reason, createdAt: e.created_at.toISOString() })),
       };
+    },
+  );
+}
+
+const DedicatedAccountRequest = Type.Object(
+  {
+    workspaceId: Uuid,
+    accountId: Type.Optional(Uuid),
+    email: Type.String({ format: 'email', maxLength: 254, description: "The customer's email at Paystack (Paystack requires one; a known email answers the same customer)" }),
+    phone: Type.Optional(Type.String({ pattern: '^\\+?[0-9]{7,15}$', description: 'The customer\'s phone, which some banks require' })),
+    preferredBank: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{2,50}$', description: 'The bank slug of the account (Paystack\'s available providers), `wema-bank` when absent' })),
+  },
+  { title: 'PaystackDedicatedAccountRequest', additionalProperties: false },
+);
+
+const DedicatedAccount = Type.Object(
+  {
+    object: Type.Literal('paystack_dedicated_account'),
+    virtualAccountId: Uuid,
+    workspaceId: Uuid,
+    accountId: Nullable(Uuid),
+    currency: Type.Literal('NGN'),
+    status: Type.String(),
+    accountNumber: Type.String({ description: 'The NUBAN payers send to' }),
+    bankName: Type.String(),
+    accountHolderName: Type.String(),
+    createdAt: Timestamp,
+  },
+  { $id: 'PaystackDedicatedAccount' },
+);
+
+function issueDedicatedAccountRoute(ctx: AppContext) {
+  return route.post(
+    '/operator/v1/paystack/dedicated-accounts',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        ...operator,
+        summary: "Issues a workspace's NGN virtual account through Paystack's dedicated virtual accounts (NGN is not self-serve in production): 201 with the account, 200 with the one issued before; its credits (charge.success) become deposits",
+        body: DedicatedAccountRequest,
+        response: { 200: DedicatedAccount, 201: DedicatedAccount },
+      },
+    },
+    async (req, reply) => {
+      const paystack = paystackConnectorOf(ctx);
+      if (!paystack) throw notFound('A Paystack connector in this process');
+      const record = await dedicatedAccountIssuance(ctx, paystack.runtime.client, req.body);
+      return runIdempotent(ctx, req, reply, async (tx) => {
+        const { row, created } = await record(tx);
+        // As recorded (a repeat answers the account issued first, whatever Paystack answered now).
+        const data = virtualAccountWithDetails(ctx, row);
+        return {
+          status: created ? 201 : 200,
+          body: { object: 'paystack_dedicated_account' as const, virtualAccountId: data.id, workspaceId: row.workspace_id, accountId: data.accountId, currency: 'NGN' as const, status: data.status, accountNumber: data.accountNumber ?? '', bankName: data.bankName ?? '', accountHolderName: data.accountHolderName, createdAt: data.createdAt },
+        };
+      });
     },
   );
 }

@@ -10,6 +10,7 @@ import type { PaystackClient, PaystackTransfer } from './client.js';
 import type { PaystackConfig } from './config.js';
 import * as repo from './paystack.repository.js';
 import { isBalanceShort, reasonOf } from './reasons.js';
+import { dedicatedChargeOf, takeDedicatedCharge } from './dedicated-accounts.js';
 
 export const PAYSTACK_SEND_JOB = 'paystack.send';
 export const PAYSTACK_POLL_JOB = 'paystack.poll';
@@ -268,7 +269,8 @@ const TRANSFER_EVENTS: Record<string, string> = { 'transfer.success': 'success',
  * Takes one webhook in: refused (401, nothing recorded) unless its signature is Paystack's; then
  * recorded by the hash of its raw body, so a repeated delivery is answered 200 and applies nothing;
  * a transfer event moves its payout (`applyTransfer`), one naming a reference Corridor never sent goes
- * to the exceptions; other events are recorded and left.
+ * to the exceptions; a `charge.success` on a dedicated account becomes a deposit once by its reference
+ * (takeDedicatedCharge), or an exception; other events are recorded and left.
  */
 export async function takeWebhook(ctx: AppContext, rt: PaystackRuntime, rawBody: Buffer, signature: string | undefined): Promise<WebhookAnswer> {
   if (!signatureValid(rt.config.secretKey, rawBody, signature)) return { status: 401, outcome: 'forged' };
@@ -286,7 +288,10 @@ export async function takeWebhook(ctx: AppContext, rt: PaystackRuntime, rawBody:
     const status = TRANSFER_EVENTS[event];
     let outcome: Applied | 'ignored' = 'ignored';
     let unknown = false;
-    if (status && reference) {
+    const charge = event === 'charge.success' ? dedicatedChargeOf(data) : undefined;
+    if (charge) {
+      outcome = await takeDedicatedCharge(ctx, tx, charge);
+    } else if (status && reference) {
       const row = await repo.findByReference(tx, reference);
       if (!row) {
         outcome = 'exception';

@@ -16,6 +16,12 @@ import type { AddressInfo } from 'node:net';
  * mismatch); 9990000028 does not exist (resolution and recipient creation refused); 9990000035 fails
  * (Account closed); 9990000042 succeeds, then is reversed. Any other account succeeds; its holder's
  * name is the one `accountNames` gives it, else `defaultAccountName`.
+ *
+ * Dedicated virtual accounts: customers by email (a known email answers the same customer), one
+ * active NGN account per customer at the preferred bank (listed by customer); `credit(accountNumber,
+ * amountMinor)` (or, from another process, `POST /_simulator/dedicated_account/{account_number}/credit`
+ * with `{"amount": kobo}`, not part of Paystack's API) is a bank transfer into one: its
+ * `charge.success` (channel `dedicated_nuban`) goes to `webhookUrl`, signed, lost or repeated as above.
  */
 export const SIM_ACCOUNTS = { mismatch: '9990000011', unknown: '9990000028', failure: '9990000035', reversal: '9990000042' } as const;
 export const SIM_MISMATCH_NAME = 'CHUKWUEMEKA OBI';
@@ -63,6 +69,33 @@ interface SimTransfer {
   transferredAt: string | null;
 }
 
+interface SimCustomer {
+  id: number;
+  code: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone: string;
+  createdAt: string;
+}
+
+interface SimDedicatedAccount {
+  id: number;
+  accountNumber: string;
+  accountName: string;
+  bank: { name: string; id: number; slug: string };
+  customer: SimCustomer;
+  createdAt: string;
+}
+
+/** A bank transfer into a dedicated account, as its charge.success reports it. */
+export interface SimCharge {
+  reference: string;
+  amount: number;
+  account: SimDedicatedAccount;
+  paidAt: string;
+}
+
 export interface PaystackSimulator {
   url: string;
   /** What the simulator holds, for tests to read and steer. */
@@ -70,6 +103,10 @@ export interface PaystackSimulator {
     balanceMinor: bigint;
     recipients: Map<string, SimRecipient>;
     transfers: Map<string, SimTransfer>;
+    customers: Map<string, SimCustomer>;
+    /** Dedicated accounts by account number. */
+    dedicatedAccounts: Map<string, SimDedicatedAccount>;
+    charges: Map<string, SimCharge>;
     /** Every request it answered: method, path, status. */
     requests: { method: string; path: string; status: number }[];
     /** Every webhook it sent (or lost), in order. */
@@ -79,8 +116,10 @@ export interface PaystackSimulator {
   /** The next N webhooks are lost / sent twice (deterministic, for tests). */
   loseNext(n: number): void;
   repeatNext(n: number): void;
-  /** Sends a transfer's webhook again, as Paystack's retries do. */
+  /** Sends a transfer's (or a charge's) webhook again, as Paystack's retries do. */
   resend(reference: string): Promise<void>;
+  /** A bank transfer of `amountMinor` kobo into a dedicated account: its charge.success is sent; answers the charge's reference, undefined for an unknown account. */
+  credit(accountNumber: string, amountMinor: number): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -164,11 +203,77 @@ function createdJson(t: SimTransfer) {
   };
 }
 
+/** The dedicated-account banks the simulator offers (GET /dedicated_account/available_providers in Paystack). */
+const DVA_BANKS: Record<string, { name: string; id: number }> = { 'wema-bank': { name: 'Wema Bank', id: 20 }, 'titan-paystack': { name: 'Titan Paystack', id: 67 }, 'test-bank': { name: 'Test Bank', id: 1 } };
+
+function customerJson(c: SimCustomer) {
+  return { id: c.id, first_name: c.firstName, last_name: c.lastName, email: c.email, customer_code: c.code, phone: c.phone, metadata: {}, risk_action: 'default', international_format_phone: null };
+}
+
+function dedicatedJson(a: SimDedicatedAccount) {
+  return {
+    bank: a.bank,
+    account_name: a.accountName,
+    account_number: a.accountNumber,
+    assigned: true,
+    currency: 'NGN',
+    metadata: null,
+    active: true,
+    id: a.id,
+    created_at: a.createdAt,
+    updated_at: a.createdAt,
+    assignment: { integration: INTEGRATION, assignee_id: a.customer.id, assignee_type: 'Customer', expired: false, account_type: 'PAY-WITH-TRANSFER-RECURRING', assigned_at: a.createdAt, expired_at: null },
+    customer: customerJson(a.customer),
+  };
+}
+
+function dedicatedListJson(a: SimDedicatedAccount) {
+  return { customer: customerJson(a.customer), bank: a.bank, id: a.id, account_name: a.accountName, account_number: a.accountNumber, created_at: a.createdAt, updated_at: a.createdAt, currency: 'NGN', split_config: null, active: true, assigned: true };
+}
+
+/** A charge.success body's data for a transfer into a dedicated account, as Paystack sends it. */
+function chargeJson(ch: SimCharge, id: number) {
+  const a = ch.account;
+  return {
+    id,
+    domain: 'test',
+    status: 'success',
+    reference: ch.reference,
+    amount: ch.amount,
+    message: null,
+    gateway_response: 'Approved',
+    paid_at: ch.paidAt,
+    created_at: ch.paidAt,
+    channel: 'dedicated_nuban',
+    currency: 'NGN',
+    ip_address: null,
+    metadata: { receiver_account_number: a.accountNumber, receiver_bank: a.bank.name },
+    fees: Math.min(Math.ceil(ch.amount / 100), 30000),
+    authorization: {
+      authorization_code: `AUTH_${ch.reference.slice(0, 10)}`,
+      channel: 'dedicated_nuban',
+      card_type: 'transfer',
+      bank: a.bank.name,
+      country_code: 'NG',
+      brand: 'Managed Account',
+      reusable: false,
+      sender_bank: 'Guaranty Trust Bank',
+      sender_bank_account_number: 'XXXXXX4084',
+      sender_name: 'SANDBOX PAYER',
+      receiver_bank_account_number: a.accountNumber,
+      receiver_bank: a.bank.name,
+    },
+    customer: customerJson(a.customer),
+    plan: null,
+    requested_amount: ch.amount,
+  };
+}
+
 const code = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex').slice(0, 15)}`;
 
 export async function startPaystackSimulator(options: SimulatorOptions): Promise<PaystackSimulator> {
   const log = options.log ?? (() => undefined);
-  const state: PaystackSimulator['state'] = { balanceMinor: options.balanceMinor ?? 100_000_000_00n, recipients: new Map(), transfers: new Map(), requests: [], webhooks: [] };
+  const state: PaystackSimulator['state'] = { balanceMinor: options.balanceMinor ?? 100_000_000_00n, recipients: new Map(), transfers: new Map(), customers: new Map(), dedicatedAccounts: new Map(), charges: new Map(), requests: [], webhooks: [] };
   let ids = 1000;
   let lose = 0;
   let repeat = 0;
@@ -182,25 +287,46 @@ export async function startPaystackSimulator(options: SimulatorOptions): Promise
   };
 
   async function deliver(event: string, t: SimTransfer): Promise<void> {
+    await deliverData(event, t.reference, { ...transferJson(t), integration: { id: INTEGRATION, is_live: false, business_name: 'Corridor Sandbox' }, created_at: t.createdAt, updated_at: t.updatedAt });
+  }
+
+  async function deliverData(event: string, reference: string, data: Record<string, unknown>): Promise<void> {
     const url = options.webhookUrl;
     if (!url) return;
     if (lose > 0 || Math.random() < (options.loseRate ?? 0)) {
       if (lose > 0) lose--;
-      state.webhooks.push({ event, reference: t.reference, delivered: false });
-      log(`${event} ${t.reference}: webhook lost`);
+      state.webhooks.push({ event, reference, delivered: false });
+      log(`${event} ${reference}: webhook lost`);
       return;
     }
     const times = repeat > 0 || Math.random() < (options.repeatRate ?? 0) ? 2 : 1;
     if (repeat > 0) repeat--;
-    const body = JSON.stringify({ event, data: { ...transferJson(t), integration: { id: INTEGRATION, is_live: false, business_name: 'Corridor Sandbox' }, created_at: t.createdAt, updated_at: t.updatedAt } });
+    const body = JSON.stringify({ event, data });
     const signature = createHmac('sha512', options.secretKey).update(body).digest('hex');
     for (let i = 0; i < times; i++) {
       const status = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-paystack-signature': signature }, body })
         .then((r) => r.status)
         .catch(() => 0);
-      state.webhooks.push({ event, reference: t.reference, delivered: status >= 200 && status < 300, status });
-      log(`${event} ${t.reference}: webhook ${status}`);
+      state.webhooks.push({ event, reference, delivered: status >= 200 && status < 300, status });
+      log(`${event} ${reference}: webhook ${status}`);
     }
+  }
+
+  const chargeIds = new Map<string, number>();
+  async function credit(accountNumber: string, amountMinor: number): Promise<string | undefined> {
+    const account = state.dedicatedAccounts.get(accountNumber);
+    if (!account || !Number.isSafeInteger(amountMinor) || amountMinor <= 0) return undefined;
+    const ch: SimCharge = { reference: `${Date.now()}${randomBytes(6).toString('hex')}`, amount: amountMinor, account, paidAt: new Date().toISOString() };
+    state.charges.set(ch.reference, ch);
+    chargeIds.set(ch.reference, ++ids);
+    state.balanceMinor += BigInt(amountMinor);
+    await deliverData('charge.success', ch.reference, chargeJson(ch, chargeIds.get(ch.reference) as number));
+    return ch.reference;
+  }
+
+  function nuban(): string {
+    // Ten digits; the simulator's dedicated accounts start 99 (never a magic transfer account).
+    return `99${String(8_000_000 + state.dedicatedAccounts.size * 7 + (ids % 7)).padStart(8, '0')}`;
   }
 
   function settle(t: SimTransfer): void {
@@ -290,6 +416,45 @@ export async function startPaystackSimulator(options: SimulatorOptions): Promise
       if (!t) return refuse(res, 404, 'Transfer not found');
       return send(res, 200, { status: true, message: 'Transfer retrieved', data: transferJson(t) });
     }
+    if (route === 'POST /customer') {
+      const { email, first_name: first, last_name: last, phone } = body as Record<string, string | undefined>;
+      if (typeof email !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(email)) return refuse(res, 400, 'Invalid Email Address Passed');
+      let c = state.customers.get(email.toLowerCase());
+      if (!c) {
+        c = { id: ++ids, code: code('CUS'), email: email.toLowerCase(), firstName: first ?? '', lastName: last ?? '', phone: phone ?? '', createdAt: new Date().toISOString() };
+        state.customers.set(c.email, c);
+      }
+      return send(res, 200, {
+        status: true,
+        message: 'Customer created',
+        data: { transactions: [], subscriptions: [], authorizations: [], email: c.email, first_name: c.firstName, last_name: c.lastName, phone: c.phone, integration: INTEGRATION, domain: 'test', metadata: {}, customer_code: c.code, risk_action: 'default', id: c.id, createdAt: c.createdAt, updatedAt: c.createdAt, identified: false, identifications: null },
+      });
+    }
+    if (route === 'GET /dedicated_account') {
+      const customer = url.searchParams.get('customer');
+      const list = [...state.dedicatedAccounts.values()].filter((a) => customer === null || String(a.customer.id) === customer);
+      return send(res, 200, { status: true, message: 'Managed Accounts Successfully Retrieved', data: list.map(dedicatedListJson), meta: { total: list.length, skipped: 0, perPage: 50, page: 1, pageCount: 1 } });
+    }
+    if (route === 'POST /dedicated_account') {
+      const { customer, preferred_bank: bank } = body as Record<string, string | undefined>;
+      const c = [...state.customers.values()].find((x) => x.code === customer);
+      if (!c) return refuse(res, 400, 'Customer not found');
+      const slug = bank ?? 'wema-bank';
+      const known = DVA_BANKS[slug];
+      if (!known) return refuse(res, 400, 'Invalid preferred bank');
+      let a = [...state.dedicatedAccounts.values()].find((x) => x.customer.id === c.id);
+      if (!a) {
+        a = { id: ++ids, accountNumber: nuban(), accountName: `CORRIDOR/${`${c.firstName} ${c.lastName}`.trim().toUpperCase()}`, bank: { name: known.name, id: known.id, slug }, customer: c, createdAt: new Date().toISOString() };
+        state.dedicatedAccounts.set(a.accountNumber, a);
+      }
+      return send(res, 200, { status: true, message: 'NUBAN successfully created', data: dedicatedJson(a) });
+    }
+    const simCredit = /^\/_simulator\/dedicated_account\/([0-9]{10})\/credit$/.exec(url.pathname);
+    if (req.method === 'POST' && simCredit) {
+      const reference = await credit(simCredit[1] as string, Number(body.amount));
+      if (!reference) return refuse(res, 404, 'No such dedicated account, or the amount is not a positive number of kobo');
+      return send(res, 200, { status: true, message: 'Credit sent', data: { reference } });
+    }
     return refuse(res, 404, 'Route not found');
   }
 
@@ -317,7 +482,10 @@ export async function startPaystackSimulator(options: SimulatorOptions): Promise
     options,
     loseNext: (n) => void (lose += n),
     repeatNext: (n) => void (repeat += n),
+    credit,
     resend: async (reference) => {
+      const ch = state.charges.get(reference);
+      if (ch) return deliverData('charge.success', reference, chargeJson(ch, chargeIds.get(reference) ?? 0));
       const t = state.transfers.get(reference);
       const event = t ? EVENT_OF[t.status] : undefined;
       if (t && event) await deliver(event, t);

@@ -4,3 +4,6 @@
  * the deposits port (depositAccountOf, the one lookup).
  */
 export { registerDepositAddressIssuer, type DepositAddress, type DepositAddressIssuer } from './deposit-addresses.js';
+/** A connector that issues accounts at the operator's request (Paystack's dedicated NGN accounts) records them here. */
+export { issuingOwner, recordIssuedVirtualAccount, virtualAccountWithDetails } from './virtual-accounts.service.js';
+export type { VirtualAccountRow } from './virtual-accounts.repository.js';

@@ -158,6 +158,35 @@ function refusalError(code: string, detail: string): DomainError {
     : new DomainError({ category: 'unprocessable', code, message: detail });
 }
 
+/** The owner a connector issues an account for (the workspace's master account, or a sub-account of it), with its name as the holder's; 404 when there is none. */
+export async function issuingOwner(sql: Sql, workspaceId: string, accountId: string | undefined): Promise<{ owner: ActingAccount; holderName: string }> {
+  const id = accountId ?? workspaceId;
+  const account = await getAccount(sql, workspaceId, id);
+  return { owner: { workspaceId, accountId: id, subAccountId: id === workspaceId ? undefined : id }, holderName: account.name };
+}
+
+/**
+ * An account a connector issued at the operator's request (NGN through Paystack's dedicated
+ * accounts: not self-serve in production), in the caller's transaction: the owner's pending account
+ * in the currency becomes active with the details, or a new active one is recorded. Idempotent per
+ * owner and currency: the owner's active account from this issuer is answered as it is (`created:
+ * false`; one from another issuer is refused); a deactivated one is refused (only support re-issues). Events as an approval's (NGN: none).
+ */
+export async function recordIssuedVirtualAccount(ctx: AppContext, tx: Tx, owner: ActingAccount, currency: string, issuer: string, details: BankDetails): Promise<{ row: VirtualAccountRow; created: boolean }> {
+  await repo.lockOwnerCurrency(tx, owner.accountId, currency);
+  const existing = await repo.findForOwner(tx, owner.accountId, currency);
+  if (existing?.deactivated_at) throw deactivatedError();
+  if (existing?.status === 'active' && existing.issuer !== issuer) throw conflict('INVALID_VIRTUAL_ACCOUNT_STATE', `The owner's ${currency} virtual account is active, issued by ${existing.issuer}: deactivate it before issuing one through ${issuer}`);
+  if (existing?.status === 'active') return { row: existing, created: false };
+  const bankDetails = ctx.box.encrypt(JSON.stringify(details));
+  const row = existing
+    ? await repo.moveStatus(tx, existing.id, existing.status, 'active', { bankDetails, failureReason: null })
+    : await repo.insertVirtualAccount(tx, { id: newId(), workspaceId: owner.workspaceId, accountId: owner.accountId, currency, status: 'active', issuer, bankDetails });
+  if (!row) throw conflict('INVALID_VIRTUAL_ACCOUNT_STATE', `The ${currency} virtual account of this owner cannot be made active`);
+  if (VIRTUAL_ACCOUNT_APPROVAL[currency] !== 'silent') await emit(tx, row, 'virtual_account.active');
+  return { row, created: true };
+}
+
 /** The owner's active accounts (not deactivated), newest first, with their bank details. */
 export function listVirtualAccounts(ctx: AppContext, sql: Sql, owner: ActingAccount, page: PageRequest & { currency?: string | undefined }) {
   return repo.listActiveOfOwner(sql, owner, page, (row) => virtualAccountWithDetails(ctx, row));
