@@ -191,6 +191,16 @@ describe('chain sweeps on anvil', () => {
     const closed = await evaluateAlerts(w.t.ctx, [chainTreasurySource]);
     expect(closed.closed.map((a) => a.subject)).toContain('ethereum/float_difference');
     expect(await ledgerInvariantViolations(w.t.ctx.db)).toEqual([]);
+    // The operator's call is in the audit log with what it recorded.
+    const audit = (await operator(w.t.app, 'GET', '/operator/v1/audit-log?method=POST&pathContains=/fundings&limit=100')).json<{ data: { path: string; statusCode: number; body: unknown }[] }>().data;
+    expect(audit.find((e) => (e.body as { note?: string } | null)?.note === 'moved to cold storage')).toMatchObject({ path: '/operator/v1/chain/chains/ethereum/fundings', statusCode: 201 });
+    // A currency the chain has no token of, and a chain that does not pay out, are refused; nothing moves.
+    const post = (url: string, payload: object) => w.t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${OPERATOR_KEY}` }, payload });
+    const euro = await post('/operator/v1/chain/chains/ethereum/fundings', { currency: 'EUR', amount: '5', direction: 'in' });
+    const refused = euro.json<{ errors?: { field: string }[]; details?: { field: string }[] }>();
+    expect([euro.statusCode, (refused.errors ?? refused.details ?? []).map((e) => e.field)]).toEqual([400, ['currency']]);
+    expect((await post('/operator/v1/chain/chains/polygon/fundings', { currency: 'USDC', amount: '5', direction: 'in' })).json<{ code: string }>().code).toBe('CHAIN_NOT_FOUND');
+    expect(hotOf(await treasury(), 'USDC').difference).toBe('0');
   });
 
   const crashes = [
