@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { Address, Hex } from 'viem';
+import { formatUnits, type Address, type Hex } from 'viem';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { CryptoBox } from '../../src/platform/lib/crypto-box.js';
 import type { ChainConnector } from '../../src/connectors/chain/chain.connector.js';
 import type { ChainHooks } from '../../src/connectors/chain/chain.rails.js';
 import { ChainWorker } from '../../src/connectors/chain/chain.worker.js';
-import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { createTestApp, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
 import { DEV_KEYS, startAnvil, type Anvil } from '../helpers/anvil.js';
 import { fund, payingWorkspace, ref } from '../payouts/helpers.js';
 import { deployFeeUsd, deployIssuerUsd } from './issuer-tokens.js';
@@ -98,6 +98,11 @@ export async function chainWorld(options: WorldOptions = {}): Promise<ChainWorld
   const env = { CORRIDOR_ENCRYPTION_KEY: key, CORRIDOR_CONNECTORS_FILE: connectorsFile, CHAIN_POLL_MS: '20' };
   const t = await createTestApp({ env, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}) });
   const connector = t.ctx.connectors.get('chain') as ChainConnector;
+  // The operator records what it funded the hot wallet with: the ledger's float the treasury reconciles it against.
+  const minted = options.hotWalletTokens ?? 1_000_000_000_000n;
+  for (const currency of options.issuerTokens ? ['USDC', 'USDT'] : ['USDC']) {
+    await recordFunding(t, currency, formatUnits(minted, currency === 'USDT' ? (options.usdtDecimals ?? 6) : 6), 'in', `harness-funding-${currency}`);
+  }
   const worker = new ChainWorker(t.ctx, options.hooks ? { hooks: options.hooks } : {});
   return {
     anvil,
@@ -115,6 +120,18 @@ export async function chainWorld(options: WorldOptions = {}): Promise<ChainWorld
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The operator records tokens it moved into (in) or out of (out) the hot wallet (POST /operator/v1/chain/chains/ethereum/fundings). */
+export async function recordFunding(t: TestApp, currency: string, amount: string, direction: 'in' | 'out', key: string, extra: { txHash?: string; note?: string } = {}): Promise<{ transferId: string; float: string; amount: string }> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/operator/v1/chain/chains/ethereum/fundings',
+    headers: { authorization: `Bearer ${OPERATOR_KEY}`, 'idempotency-key': key },
+    payload: { currency, amount, direction, ...extra },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json();
 }
 
 /** Runs the due jobs once, as a worker would (the payouts step hands queued payouts to the connector). */

@@ -11,7 +11,9 @@ import { DEV_KEYS } from '../helpers/anvil.js';
 import { corridorFreeEnv } from '../helpers/processes.js';
 import { WebClient } from '../helpers/web-client.js';
 import { receivingWorkspace, requestAccount, type VirtualAccount } from '../virtual-accounts/helpers.js';
-import { chainWorld, GAS, HOT, type ChainWorld } from './harness.js';
+import { chainWorld, GAS, HOT, payoutStatus, recipient, recordFunding, runJobs, usdcPayout, type ChainWorld } from './harness.js';
+import { fund, payingWorkspace } from '../payouts/helpers.js';
+import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
 
 /**
  * Sweeping (issue 39, point 7) on one anvil with the tokens that behave like the real ones: USDC by an
@@ -123,6 +125,84 @@ describe('chain sweeps on anvil', () => {
     expect(page.body).toContain(usdt.topUpTxHash as string);
   });
 
+  it("after deposits, sweeps and payouts the hot wallet reconciles with the ledger's float at zero; tokens taken out of it outside Corridor show the difference and open an alert, closed once the operator records the withdrawal", async () => {
+    type Float = { onChain: string; ledger: string; ledgerAmount: string; payingOut: string; sweepingIn: string; difference: string };
+    type Treasury = { reconciliation: { currency: string; hotWallet: Float }[]; conditions: { code: string; message: string }[] };
+    const treasury = async () => (await operator(w.t.app, 'GET', '/operator/v1/chain/treasury')).json<{ data: Treasury[] }>().data[0] as Treasury;
+    const hotOf = (t: Treasury, currency: string) => t.reconciliation.find((r) => r.currency === currency)?.hotWallet as Float;
+    const before = await treasury();
+    // The harness's funding of the hot wallet is the opening float: reconciled before anything moves.
+    expect(before.reconciliation.map((r) => [r.currency, r.hotWallet.difference, r.hotWallet.ledger === r.hotWallet.onChain])).toEqual([['USDC', '0', true], ['USDT', '0', true]]);
+
+    const { address } = await depositAddress('Float Ltd');
+    await pay(w.usdc, address, 30_000_000n);
+    await pay(w.usdt, address, 20_000_000n);
+    const c = await payingWorkspace(w.t);
+    expect((await operator(w.t.app, 'PUT', `/operator/v1/workspaces/${c.workspaceId}/currencies/USDT`, { enabled: true })).statusCode).toBe(200);
+    await fund(c, 'USDC', '1000');
+    await fund(c, 'USDT', '1000');
+    const usdcOut = await usdcPayout(c, recipient(), '12.5');
+    const usdtOut = await usdcPayout(c, recipient(), '7.25', 'ethereum', 'USDT');
+    await runJobs(w.t);
+    for (let i = 0; i < 5; i++) {
+      await w.worker.tick();
+      await w.anvil.mine(1);
+    }
+    expect([(await payoutStatus(w, usdcOut)).status, (await payoutStatus(w, usdtOut)).status]).toEqual(['paid', 'paid']);
+    expect((await sweeps()).filter((s) => s.fromAddress === address.toLowerCase()).map((s) => [s.currency, s.status]).sort()).toEqual([
+      ['USDC', 'confirmed'],
+      ['USDT', 'confirmed'],
+    ]);
+    const after = await treasury();
+    expect(after.reconciliation.map((r) => [r.currency, r.hotWallet.difference, r.hotWallet.ledger === r.hotWallet.onChain, r.hotWallet.payingOut, r.hotWallet.sweepingIn])).toEqual([
+      ['USDC', '0', true, '0', '0'],
+      ['USDT', '0', true, '0', '0'],
+    ]);
+    // The ledger's float moved by what was swept in less what was paid out, each once.
+    expect(BigInt(hotOf(after, 'USDC').ledger) - BigInt(hotOf(before, 'USDC').ledger)).toBe(30_000_000n - 12_500_000n);
+    expect(BigInt(hotOf(after, 'USDT').ledger) - BigInt(hotOf(before, 'USDT').ledger)).toBe(20_000_000n - 7_250_000n);
+    expect(after.conditions.map((x) => x.code)).not.toContain('float_difference');
+    expect(await ledgerInvariantViolations(w.t.ctx.db)).toEqual([]);
+
+    // 5 USDC leave the hot wallet outside Corridor (its key used elsewhere).
+    const stranger = recipient();
+    await w.anvil.public.waitForTransactionReceipt({ hash: await w.anvil.transferFrom(1, w.usdc, stranger, 5_000_000n) });
+    const outside = await treasury();
+    expect(hotOf(outside, 'USDC').difference).toBe('-5000000');
+    expect(hotOf(outside, 'USDT').difference).toBe('0');
+    expect(outside.conditions.find((x) => x.code === 'float_difference')?.message).toMatch(/USDC.*difference -5000000/);
+    const opened = await evaluateAlerts(w.t.ctx, [chainTreasurySource]);
+    expect(opened.opened.map((a) => [a.source, a.subject])).toContainEqual(['chain.treasury', 'ethereum/float_difference']);
+    const client = new WebClient(w.t.app);
+    await client.get('/console/sign-in');
+    expect((await client.post('/console/sign-in/key', { operatorKey: OPERATOR_KEY })).statusCode).toBe(303);
+    const page = await client.get('/console/chain');
+    expect(page.body).toContain('Hot wallet against the ledger');
+    expect(page.body).toContain('<strong>-5000000</strong>');
+
+    // The operator records the withdrawal (under an Idempotency-Key: a retry records nothing more); reconciled, the alert closes.
+    const withdrawal = await recordFunding(w.t, 'USDC', '5', 'out', 'withdrawal-float-1', { note: 'moved to cold storage' });
+    const replay = await recordFunding(w.t, 'USDC', '5', 'out', 'withdrawal-float-1', { note: 'moved to cold storage' });
+    expect(replay.transferId).toBe(withdrawal.transferId);
+    expect(BigInt(withdrawal.float.replace('.', ''))).toBe(BigInt(hotOf(after, 'USDC').ledger) - 5_000_000n);
+    const settled = await treasury();
+    expect(hotOf(settled, 'USDC').difference).toBe('0');
+    expect(settled.conditions.map((x) => x.code)).not.toContain('float_difference');
+    const closed = await evaluateAlerts(w.t.ctx, [chainTreasurySource]);
+    expect(closed.closed.map((a) => a.subject)).toContain('ethereum/float_difference');
+    expect(await ledgerInvariantViolations(w.t.ctx.db)).toEqual([]);
+    // The operator's call is in the audit log with what it recorded.
+    const audit = (await operator(w.t.app, 'GET', '/operator/v1/audit-log?method=POST&pathContains=/fundings&limit=100')).json<{ data: { path: string; statusCode: number; body: unknown }[] }>().data;
+    expect(audit.find((e) => (e.body as { note?: string } | null)?.note === 'moved to cold storage')).toMatchObject({ path: '/operator/v1/chain/chains/ethereum/fundings', statusCode: 201 });
+    // A currency the chain has no token of, and a chain that does not pay out, are refused; nothing moves.
+    const post = (url: string, payload: object) => w.t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${OPERATOR_KEY}` }, payload });
+    const euro = await post('/operator/v1/chain/chains/ethereum/fundings', { currency: 'EUR', amount: '5', direction: 'in' });
+    const refused = euro.json<{ errors?: { field: string }[]; details?: { field: string }[] }>();
+    expect([euro.statusCode, (refused.errors ?? refused.details ?? []).map((e) => e.field)]).toEqual([400, ['currency']]);
+    expect((await post('/operator/v1/chain/chains/polygon/fundings', { currency: 'USDC', amount: '5', direction: 'in' })).json<{ code: string }>().code).toBe('CHAIN_NOT_FOUND');
+    expect(hotOf(await treasury(), 'USDC').difference).toBe('0');
+  });
+
   const crashes = [
     { currency: 'USDC', point: 'afterSweepSigned', when: 'after recording a USDC sweep, before sending it', state: 'signed' },
     { currency: 'USDT', point: 'afterSweepSigned', when: 'after recording a USDT sweep (top-up and transfer signed), before sending either', state: 'signed' },
@@ -172,6 +252,11 @@ describe('chain sweeps on anvil', () => {
       const out = (await w.anvil.transfers(token)).filter((t) => t.from.toLowerCase() === address.toLowerCase());
       expect(out).toHaveLength(1);
       expect(await w.anvil.public.getTransactionCount({ address: GAS })).toBe(gasBefore + 1);
+      // The deposit address signed its USDT transfer once (USDC: nothing, the gas wallet relayed it).
+      expect(await w.anvil.public.getTransactionCount({ address })).toBe(crash.currency === 'USDT' ? 1 : 0);
+      // The sweep reached the ledger's float once.
+      const floated = await w.t.ctx.db.query('SELECT id FROM ledger_transfers WHERE reference_type = $1 AND reference_id = $2', ['chain_sweep', recorded[0]?.id]);
+      expect(floated).toHaveLength(1);
       if (crash.currency === 'USDT') {
         const topUp = await w.anvil.public.getTransaction({ hash: recorded[0]?.topUpTxHash as Hex });
         expect(topUp.to?.toLowerCase()).toBe(address.toLowerCase());

@@ -32,6 +32,7 @@ const EXCEPTIONS: Record<string, string> = {
   'POST /operator/v1/chain/deposits/:id/reject': 'needs a chain on anvil and a deposit held by the watcher (test/chain/address-screening.test.ts); runIdempotent, as resign',
   'POST /operator/v1/chain/payouts/:id/resign': 'needs a chain on anvil and a payout in nonce conflict: replayed under its key in test/chain/nonces.test.ts',
   'POST /operator/v1/chain/payouts/:id/cancel': 'needs a chain on anvil and a payout in nonce conflict (test/chain/nonces.test.ts); runIdempotent, as resign',
+  'POST /operator/v1/chain/chains/:name/fundings': 'needs a chain on anvil: replayed under its key in test/chain/sweeps.test.ts (the second call answers the first transfer, the float moved once)',
   'POST /operator/v1/chain/chains/:name/resume': 'needs a chain on anvil (test/chain/issuer.test.ts, nonces.test.ts); runIdempotent, as resign',
 };
 

@@ -73,6 +73,8 @@ export interface TreasurySettings {
   dustMinor: Partial<Record<ChainCurrency, bigint>>;
   /** A deposit address holding at least this (minor units, per currency) is swept into the hot wallet (none: never swept). */
   sweepMinor: Partial<Record<ChainCurrency, bigint>>;
+  /** A difference between the hot wallet's token balance and the ledger's float up to this (minor units, per currency; none: 0) is shown but raises no `float_difference`. */
+  reconcileToleranceMinor: Partial<Record<ChainCurrency, bigint>>;
 }
 
 export interface ChainsConfig {
@@ -131,6 +133,7 @@ function treasurySettings(name: string, v: Record<string, unknown>, tokens: Part
     processingAlarmSeconds: positiveInt(v.processingAlarmSeconds, `${name}.processingAlarmSeconds`, 1800),
     dustMinor: perCurrency('dustBelow'),
     sweepMinor: perCurrency('sweepAtLeast'),
+    reconcileToleranceMinor: perCurrency('reconcileTolerance'),
   };
 }
 

@@ -21,6 +21,9 @@ const ROWS = 50;
  */
 const age = (seconds: number | null): string => (seconds === null ? '' : seconds < 120 ? `${seconds} s` : seconds < 7200 ? `${Math.floor(seconds / 60)} min` : `${Math.floor(seconds / 3600)} h`);
 
+/** A difference as the operator reads it: 0 plain, anything else in bold. */
+const differenceCell = (difference: string) => (difference === '0' ? '0' : html`<strong>${difference}</strong>`);
+
 /** The treasury of each chain: balances, nonces, payouts on their way, the breaker (with Resume), and the conditions. */
 function treasuryTable(req: FastifyRequest, chains: ChainTreasury[]) {
   return table<ChainTreasury>(
@@ -40,9 +43,18 @@ function treasuryTable(req: FastifyRequest, chains: ChainTreasury[]) {
             : html`closed <span class="muted">(${t.breaker.streakCount}/${t.breaker.threshold} ${t.breaker.streakReason ?? ''})</span>`,
       },
       {
-        label: 'Reconciliation (deposit addresses: on chain / records / difference, base units)',
+        label: 'Deposit addresses (on chain / records / difference, base units)',
         cell: (t) =>
-          html`${t.reconciliation.map((r) => html`<div>${r.currency}: ${r.depositAddresses.onChain} / ${r.depositAddresses.expected} / ${r.depositAddresses.difference === '0' ? '0' : html`<strong>${r.depositAddresses.difference}</strong>`} <span class="muted">(hot wallet ${r.hotWallet.onChain ?? '–'}, swept in ${r.hotWallet.sweptIn})</span></div>`)}`,
+          html`${t.reconciliation.map((r) => (r.depositAddresses ? html`<div>${r.currency}: ${r.depositAddresses.onChain} / ${r.depositAddresses.expected} / ${differenceCell(r.depositAddresses.difference)}</div>` : ''))}`,
+      },
+      {
+        label: "Hot wallet against the ledger's float (on chain / ledger / difference, base units)",
+        cell: (t) =>
+          html`${t.reconciliation.map((r) =>
+            r.hotWallet.ledger === null
+              ? ''
+              : html`<div>${r.currency}: ${r.hotWallet.onChain ?? '–'} / ${r.hotWallet.ledger} / ${differenceCell(r.hotWallet.difference ?? '–')} <span class="muted">(float ${r.hotWallet.ledgerAmount} ${r.currency}; paying out ${r.hotWallet.payingOut}, sweeping in ${r.hotWallet.sweepingIn}, swept in ${r.hotWallet.sweptIn})</span></div>`,
+          )}`,
       },
       { label: 'Conditions', cell: (t) => html`${t.conditions.map((x) => html`<div><code>${x.code}</code> ${x.message}</div>`)}` },
     ],

@@ -6,7 +6,8 @@ import type { ChainHooks, PayoutRail } from './chain.rails.js';
 import { transferData, TRANSFER_TOPIC } from './chain.client.js';
 import { blacklisted, HOT_WALLET_FROZEN, nodeReason, preflightTransfer, RECIPIENT_FROZEN, TOKEN_PAUSED, TOKEN_TRANSFER_FEE, tokenPaused, transferFee } from './chain.issuer.js';
 import { formatAmount } from '../../platform/lib/money.js';
-import { reportPayoutOutcomes as reportOutcomes } from '../../domains/payouts/payouts.port.js';
+import { findAnyPayout, reportPayoutOutcomes as reportOutcomes } from '../../domains/payouts/payouts.port.js';
+import { moveFloat } from '../../domains/ledger/ledger.port.js';
 import * as repo from './chain.repository.js';
 import { toChainUnits, toLedgerMinor } from './chain.config.js';
 
@@ -313,6 +314,7 @@ async function settle(ctx: AppContext, tx: Tx, rail: PayoutRail, row: repo.Chain
       ctx.log.warn({ chain: rail.settings.name, payoutId: row.payout_id, amountMinor: row.amount_minor, deliveredMinor: delivered.toString() }, 'chain payout delivered less than its amount (a fee on transfer?)');
     }
     await reportOutcomes(ctx, tx, [{ payoutId: row.payout_id, move: 'pay', rail: railDetails }]);
+    await paidOutOfFloat(tx, rail, row);
     await repo.setStatus(tx, row.payout_id, 'confirmed');
     await repo.endStreak(tx, rail.settings.name);
   } else {
@@ -322,6 +324,25 @@ async function settle(ctx: AppContext, tx: Tx, rail: PayoutRail, row: repo.Chain
     await repo.setStatus(tx, row.payout_id, 'failed', REVERTED_REASON, detail);
     await countRefusal(ctx, tx, rail, { reason: REVERTED_REASON, detail });
   }
+}
+
+/**
+ * The hot wallet sent the payout's amount (all of it, whatever a fee on transfer took from what
+ * arrived): the ledger's float of the chain goes down by it, against the clearing the payout's hold
+ * credited, in the transaction that pays the payout (docs/guides/crypto-rail.md, the hot wallet's float).
+ */
+async function paidOutOfFloat(tx: Tx, rail: PayoutRail, row: repo.ChainPayoutRow): Promise<void> {
+  const payout = await findAnyPayout(tx, row.payout_id);
+  if (!payout) throw new Error(`chain payout ${row.payout_id} has no payout`);
+  await moveFloat(tx, {
+    rail: rail.settings.name,
+    currency: row.currency,
+    amountMinor: BigInt(row.amount_minor),
+    movement: 'paid_out',
+    clearing: payout.route,
+    reference: { type: 'chain_payout', id: row.payout_id },
+    description: 'Paid out of the hot wallet',
+  });
 }
 
 /** The node's reason of a reverted transfer: the same call replayed on the state before its block. */

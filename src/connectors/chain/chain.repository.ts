@@ -615,3 +615,18 @@ export async function sweptInto(sql: Sql, chain: string, token: string): Promise
   const [row] = await sql.query<{ swept: string }>(`SELECT COALESCE(sum(amount_units), 0)::text AS swept FROM chain_sweeps WHERE chain = $1 AND token = $2 AND status = 'confirmed'`, [chain, token]);
   return BigInt(row?.swept ?? '0');
 }
+
+/**
+ * What is on its way between the hot wallet and the ledger's float of a token: payouts signed and not
+ * yet settled (their transfer may be mined already: out of the wallet, not yet out of the float), in
+ * ledger minor units, and sweeps recorded and not yet confirmed (into the wallet, not yet into the
+ * float), in the token's base units.
+ */
+export async function floatInFlight(sql: Sql, chain: string, currency: string, token: string): Promise<{ payingOutMinor: bigint; sweepingInUnits: bigint }> {
+  const [row] = await sql.query<{ paying: string; sweeping: string }>(
+    `SELECT (SELECT COALESCE(sum(amount_minor), 0) FROM chain_payouts WHERE chain = $1 AND currency = $2 AND status IN ('signed', 'sent', 'conflict'))::text AS paying,
+            (SELECT COALESCE(sum(amount_units), 0) FROM chain_sweeps WHERE chain = $1 AND token = $3 AND status IN ('signed', 'topped_up', 'sent'))::text AS sweeping`,
+    [chain, currency, token],
+  );
+  return { payingOutMinor: BigInt(row?.paying ?? '0'), sweepingInUnits: BigInt(row?.sweeping ?? '0') };
+}

@@ -5,9 +5,9 @@ import type { FastifyRequest } from 'fastify';
 import { route, type App } from '../../platform/http/routes.js';
 import { IdParams } from '../../platform/lib/schemas.js';
 import { cancelConflict, resignConflict, resumeChain } from './chain.payouts.js';
-import { ChainDepositListQuery, ChainDepositPage, ChainDepositParams, ChainDepositSchema, ChainList, ChainNameParams, ChainPayoutList, ChainPayoutSchema, ChainResumed, ChainSweepList, ChainTreasuryList } from './chain.schemas.js';
+import { ChainDepositListQuery, ChainDepositPage, ChainDepositParams, ChainDepositSchema, ChainFundingBody, ChainFundingSchema, ChainList, ChainNameParams, ChainPayoutList, ChainPayoutSchema, ChainResumed, ChainSweepList, ChainTreasuryList } from './chain.schemas.js';
 import { chainPayoutView, currentBreakerView, configuredChains, decideChainDeposit, listChainDeposits, openChainPayouts } from './chain.service.js';
-import { chainSweeps, chainTreasury, conflictAction, resumeAction } from './chain.treasury.js';
+import { chainSweeps, chainTreasury, conflictAction, recordFunding, resumeAction } from './chain.treasury.js';
 
 const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
 
@@ -24,6 +24,7 @@ export function chainRoutes(app: App, ctx: AppContext): void {
   app.route(listSweeps(ctx));
   app.route(listOpenPayouts(ctx));
   app.route(resume(ctx));
+  app.route(funding(ctx));
   for (const action of ['resign', 'cancel'] as const) app.route(conflictRoute(ctx, action));
 }
 
@@ -117,6 +118,24 @@ function resume(ctx: AppContext) {
         return { status: 200, body: { chain: rail.settings.name, resumed: was !== undefined, breaker } };
       });
     },
+  );
+}
+
+function funding(ctx: AppContext) {
+  return route.post(
+    '/operator/v1/chain/chains/:name/fundings',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        ...operator,
+        summary:
+          "Records tokens the operator moved into the chain's hot wallet (direction in: a funding) or out of it (out): the ledger's float of the chain, which the treasury reconciles the hot wallet's on-chain balance against, moves by the amount (against operator_adjustments). Gas coin is not recorded. Takes an Idempotency-Key.",
+        params: ChainNameParams,
+        body: ChainFundingBody,
+        response: { 201: ChainFundingSchema },
+      },
+    },
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await recordFunding(ctx, tx, req.params.name, req.body) })),
   );
 }
 

@@ -67,7 +67,7 @@ export const CHAIN_OPEN_PAYOUT_STATUSES = ['accepted', 'signed', 'sent', 'confli
 
 export const TreasuryConditionSchema = Type.Object({
   chain: Type.String(),
-  code: Type.String({ description: 'breaker_open, nonce_drift, nonce_conflict, gas_low, token_low, processing_too_long, node_unreachable or reconciliation_difference' }),
+  code: Type.String({ description: 'breaker_open, nonce_drift, nonce_conflict, gas_low, token_low, processing_too_long, node_unreachable, reconciliation_difference or float_difference' }),
   message: Type.String({ description: 'What is wrong and what the operator does' }),
 });
 
@@ -102,12 +102,23 @@ export const ChainTreasurySchema = Type.Object(
       Type.Object({
         currency: Type.String(),
         token: Type.String(),
-        depositAddresses: Type.Object({
-          onChain: Type.String({ description: "What the chain's deposit addresses hold of the token, in its base units" }),
-          expected: Type.String({ description: 'The records\' view: every transfer taken and still on the chain, less what confirmed sweeps took' }),
-          difference: Type.String({ description: 'onChain − expected (0 when reconciled)' }),
+        depositAddresses: Nullable(
+          Type.Object({
+            onChain: Type.String({ description: "What the chain's deposit addresses hold of the token, in its base units" }),
+            expected: Type.String({ description: 'The records\' view: every transfer taken and still on the chain, less what confirmed sweeps took' }),
+            difference: Type.String({ description: 'onChain − expected (0 when reconciled)' }),
+          }),
+        ),
+        hotWallet: Type.Object({
+          onChain: Nullable(Type.String({ description: "The hot wallet's balance of the token, in its base units" })),
+          sweptIn: Type.String({ description: 'What confirmed sweeps brought it' }),
+          ledger: Nullable(Type.String({ description: "The ledger's float of the chain (what payouts paid out, sweeps and the operator's fundings left the wallet), in base units; null when the chain does not pay out" })),
+          ledgerAmount: Nullable(Type.String({ description: 'The same, as an amount of the currency' })),
+          payingOut: Type.String({ description: 'Payouts signed and not yet settled, in base units (they may have left the wallet already)' }),
+          sweepingIn: Type.String({ description: 'Sweeps recorded and not yet confirmed, in base units (they may have arrived already)' }),
+          difference: Nullable(Type.String({ description: 'How far onChain lies outside [ledger − payingOut, ledger + sweepingIn] (0 when reconciled); beyond tolerance it raises float_difference' })),
+          tolerance: Type.String({ description: 'reconcileTolerance in base units' }),
         }),
-        hotWallet: Type.Object({ onChain: Nullable(Type.String({ description: "The hot wallet's balance of the token, in its base units" })), sweptIn: Type.String({ description: 'What confirmed sweeps brought it' }) }),
       }),
       { description: 'On-chain balances against the records, per token' },
     ),
@@ -164,3 +175,27 @@ export const ChainSweepSchema = Type.Object(
 );
 
 export const ChainSweepList = Type.Object({ data: Type.Array(ChainSweepSchema) });
+
+export const ChainFundingBody = Type.Object(
+  {
+    currency: Type.String({ description: "One of the chain's tokens (USDC, USDT)", minLength: 1, maxLength: 10 }),
+    amount: Type.String({ description: 'What the operator moved, in the currency (decimal string)', minLength: 1, maxLength: 40 }),
+    direction: Type.Union([Type.Literal('in'), Type.Literal('out')], { description: 'in: the operator funded the hot wallet; out: the operator took tokens out of it' }),
+    txHash: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'The transaction that moved the tokens, kept on the ledger transfer' })),
+    note: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { title: 'Chain hot wallet funding request' },
+);
+
+export const ChainFundingSchema = Type.Object(
+  {
+    chain: Type.String(),
+    currency: Type.String(),
+    direction: Type.String({ description: 'in or out' }),
+    amount: Type.String(),
+    transferId: Uuid,
+    txHash: Nullable(Type.String()),
+    float: Type.String({ description: "The ledger's float of the chain in the currency after it (what the hot wallet should hold)" }),
+  },
+  { title: 'Chain hot wallet funding' },
+);

@@ -1,5 +1,6 @@
 import { encodeFunctionData, getAddress, keccak256, parseAbi, parseSignature, toHex, type Address, type Hex } from 'viem';
 import type { AppContext } from '../../platform/context.js';
+import { moveFloat } from '../../domains/ledger/ledger.port.js';
 import { ERC20_ABI, transferData } from './chain.client.js';
 import { toLedgerMinor, type ChainCurrency } from './chain.config.js';
 import { nodeReason } from './chain.issuer.js';
@@ -156,12 +157,28 @@ async function advance(ctx: AppContext, rail: DepositRail, s: repo.ChainSweepRow
     return;
   }
   if (mined.status === 'success') {
-    if (await repo.moveSweep(ctx.db, s.id, status, 'confirmed', { blockNumber: mined.blockNumber })) {
+    if (await confirmSweep(ctx, rail, s, status, mined.blockNumber)) {
       ctx.log.info({ chain: rail.settings.name, sweepId: s.id, from: s.from_address, amountUnits: s.amount_units, txHash: s.tx_hash }, 'deposit address swept into the hot wallet');
     }
   } else if (await repo.moveSweep(ctx.db, s.id, status, 'failed', { blockNumber: mined.blockNumber, error: `reverted on chain (${mined.gasUsed} gas)` })) {
     ctx.log.error({ chain: rail.settings.name, sweepId: s.id, from: s.from_address, txHash: s.tx_hash }, 'chain sweep reverted; the tokens stay on the deposit address and are swept again');
   }
+}
+
+/**
+ * A sweep confirmed, and what it brought the hot wallet added to the chain's float (from the deposits'
+ * suspense), in one transaction: exactly once, by the sweep's compare-and-set. At the ledger's scale:
+ * what an 18-decimal token swept below one minor unit stays outside the ledger (shown as a difference).
+ */
+async function confirmSweep(ctx: AppContext, rail: DepositRail, s: repo.ChainSweepRow, from: repo.ChainSweepStatus, blockNumber: bigint): Promise<boolean> {
+  return ctx.db.tx(async (tx) => {
+    if (!(await repo.moveSweep(tx, s.id, from, 'confirmed', { blockNumber }))) return false;
+    const minor = toLedgerMinor(rail.settings, s.currency, BigInt(s.amount_units));
+    if (minor > 0n) {
+      await moveFloat(tx, { rail: rail.settings.name, currency: s.currency, amountMinor: minor, movement: 'swept_in', reference: { type: 'chain_sweep', id: s.id }, description: 'Deposit address swept into the hot wallet' });
+    }
+    return true;
+  });
 }
 
 /**

@@ -1,15 +1,16 @@
 import type { ConditionSource } from '../../controls/alerts/alerts.port.js';
 import { formatUnits, getAddress } from 'viem';
 import type { Connectors } from '../connector.js';
-import type { Sql } from '../../platform/db/db.js';
-import { formatAmount } from '../../platform/lib/money.js';
+import type { Sql, Tx } from '../../platform/db/db.js';
+import { formatAmount, parseAmount } from '../../platform/lib/money.js';
 import { ERC20_ABI } from './chain.client.js';
-import { toLedgerMinor, type ChainCurrency } from './chain.config.js';
+import { toChainUnits, toLedgerMinor, type ChainCurrency } from './chain.config.js';
+import { floatBalance, moveFloat } from '../../domains/ledger/ledger.port.js';
 import { ChainConnector } from './chain.connector.js';
 import { nodeReason } from './chain.issuer.js';
 import { nodeView, type NodeView } from './chain.payouts.js';
 import type { PayoutRail } from './chain.rails.js';
-import { DomainError } from '../../platform/lib/errors.js';
+import { DomainError, fieldError } from '../../platform/lib/errors.js';
 import type { ChainRuntime } from './chain.rails.js';
 import * as repo from './chain.repository.js';
 import { breakerView } from './chain.service.js';
@@ -22,7 +23,7 @@ import { sweepView } from './chain.sweeps.js';
  * the operator (thresholds of the chain's settings) as queryable state, for alerts to poll.
  */
 
-export const TREASURY_CONDITIONS = ['breaker_open', 'nonce_drift', 'nonce_conflict', 'gas_low', 'token_low', 'processing_too_long', 'node_unreachable', 'reconciliation_difference'] as const;
+export const TREASURY_CONDITIONS = ['breaker_open', 'nonce_drift', 'nonce_conflict', 'gas_low', 'token_low', 'processing_too_long', 'node_unreachable', 'reconciliation_difference', 'float_difference'] as const;
 export type TreasuryConditionCode = (typeof TREASURY_CONDITIONS)[number];
 
 export interface TreasuryCondition {
@@ -33,15 +34,31 @@ export interface TreasuryCondition {
 }
 
 /**
- * The reconciliation of one token: what the deposit addresses hold on chain against the records'
- * view (every transfer taken and still on the chain, less what confirmed sweeps took), and the hot
- * wallet's balance beside what sweeps brought it; the difference shown, in the token's base units.
+ * The reconciliation of one token: what the deposit addresses hold on chain against the records' view
+ * (every transfer taken and still on the chain, less what confirmed sweeps took), and what the hot
+ * wallet holds on chain against the ledger's float of the chain (what payouts, sweeps and the
+ * operator's fundings left it); each difference shown, in the token's base units.
  */
 export interface TokenReconciliation {
   currency: string;
   token: string;
-  depositAddresses: { onChain: string; expected: string; difference: string };
-  hotWallet: { onChain: string | null; sweptIn: string };
+  /** Null when the chain does not receive. */
+  depositAddresses: { onChain: string; expected: string; difference: string } | null;
+  hotWallet: {
+    onChain: string | null;
+    sweptIn: string;
+    /** The ledger's float (rail_float) in base units, and as an amount of the currency; null when the chain does not pay out. */
+    ledger: string | null;
+    ledgerAmount: string | null;
+    /** Payouts signed and not yet settled (may have left the wallet already), in base units. */
+    payingOut: string;
+    /** Sweeps recorded and not yet confirmed (may have arrived already), in base units. */
+    sweepingIn: string;
+    /** How far the on-chain balance lies outside [ledger − payingOut, ledger + sweepingIn] (0: reconciled); null when unknown. */
+    difference: string | null;
+    /** A difference up to this (base units) raises no condition (reconcileTolerance). */
+    tolerance: string;
+  };
 }
 
 export interface ChainTreasury {
@@ -103,21 +120,17 @@ async function oneChain(sql: Sql, c: ChainRuntime, now: Date): Promise<ChainTrea
       nonce = { next: next?.toString() ?? null, onChain: onChain.toString() };
       if (next !== undefined && onChain > next) add('nonce_drift', `the chain counts ${onChain} transactions from the hot wallet, Corridor's next nonce is ${next}: the wallet was used outside Corridor`);
     }
-    if (c.deposits) {
-      const addresses = (await repo.depositAddresses(sql, chain)).map((a) => getAddress(a.address));
+    const addresses = c.deposits ? (await repo.depositAddresses(sql, chain)).map((a) => getAddress(a.address)) : [];
+    if (c.deposits || hot) {
       for (const [currency, token] of Object.entries(c.settings.tokens) as [ChainCurrency, `0x${string}`][]) {
-        let onChain = 0n;
-        for (const address of addresses) onChain += await c.client.readContract({ address: getAddress(token), abi: ERC20_ABI, functionName: 'balanceOf', args: [address] });
-        const expected = await repo.depositAddressesExpected(sql, chain, token.toLowerCase());
-        const hotUnits = hot ? await c.client.readContract({ address: getAddress(token), abi: ERC20_ABI, functionName: 'balanceOf', args: [hot] }) : null;
-        const sweptIn = await repo.sweptInto(sql, chain, token.toLowerCase());
-        reconciliation.push({
-          currency,
-          token: token.toLowerCase(),
-          depositAddresses: { onChain: onChain.toString(), expected: expected.toString(), difference: (onChain - expected).toString() },
-          hotWallet: { onChain: hotUnits?.toString() ?? null, sweptIn: sweptIn.toString() },
-        });
-        if (onChain !== expected) add('reconciliation_difference', `the deposit addresses hold ${onChain} base units of ${currency}, the records say ${expected} (difference ${onChain - expected}): look at the chain deposits and sweeps`);
+        const r = await reconcileToken(sql, c, currency, token, addresses, hot);
+        reconciliation.push(r);
+        const d = r.depositAddresses;
+        if (d && d.difference !== '0') add('reconciliation_difference', `the deposit addresses hold ${d.onChain} base units of ${currency}, the records say ${d.expected} (difference ${d.difference}): look at the chain deposits and sweeps`);
+        const h = r.hotWallet;
+        if (h.difference !== null && abs(BigInt(h.difference)) > BigInt(h.tolerance)) {
+          add('float_difference', `the hot wallet ${hot} holds ${h.onChain} base units of ${currency}, the ledger's float says ${h.ledger} (difference ${h.difference}, ${h.payingOut} paying out, ${h.sweepingIn} sweeping in): record a funding or withdrawal the operator made, else the key was used elsewhere`);
+        }
       }
     }
   } catch (err) {
@@ -140,6 +153,48 @@ async function oneChain(sql: Sql, c: ChainRuntime, now: Date): Promise<ChainTrea
     nodeError,
     reconciliation,
     conditions,
+  };
+}
+
+const abs = (v: bigint): bigint => (v < 0n ? -v : v);
+
+/** One token of a chain reconciled: the deposit addresses against the records, the hot wallet against the ledger's float. */
+async function reconcileToken(sql: Sql, c: ChainRuntime, currency: ChainCurrency, token: `0x${string}`, addresses: readonly `0x${string}`[], hot: `0x${string}` | undefined): Promise<TokenReconciliation> {
+  const chain = c.settings.name;
+  const balanceOf = (address: `0x${string}`) => c.client.readContract({ address: getAddress(token), abi: ERC20_ABI, functionName: 'balanceOf', args: [address] });
+  let depositAddresses: TokenReconciliation['depositAddresses'] = null;
+  if (c.deposits) {
+    let onChain = 0n;
+    for (const address of addresses) onChain += await balanceOf(address);
+    const expected = await repo.depositAddressesExpected(sql, chain, token.toLowerCase());
+    depositAddresses = { onChain: onChain.toString(), expected: expected.toString(), difference: (onChain - expected).toString() };
+  }
+  const hotUnits = hot ? await balanceOf(hot) : null;
+  const sweptIn = await repo.sweptInto(sql, chain, token.toLowerCase());
+  const flight = await repo.floatInFlight(sql, chain, currency, token.toLowerCase());
+  const payingOut = toChainUnits(c.settings, currency, flight.payingOutMinor);
+  const floatMinor = hot ? await floatBalance(sql, chain, currency) : null;
+  const ledger = floatMinor === null ? null : toChainUnits(c.settings, currency, floatMinor);
+  let difference: bigint | null = null;
+  if (hotUnits !== null && ledger !== null) {
+    const low = ledger - payingOut;
+    const high = ledger + flight.sweepingInUnits;
+    difference = hotUnits < low ? hotUnits - low : hotUnits > high ? hotUnits - high : 0n;
+  }
+  return {
+    currency,
+    token: token.toLowerCase(),
+    depositAddresses,
+    hotWallet: {
+      onChain: hotUnits?.toString() ?? null,
+      sweptIn: sweptIn.toString(),
+      ledger: ledger?.toString() ?? null,
+      ledgerAmount: floatMinor === null ? null : formatAmount(floatMinor, currency),
+      payingOut: payingOut.toString(),
+      sweepingIn: flight.sweepingInUnits.toString(),
+      difference: difference?.toString() ?? null,
+      tolerance: toChainUnits(c.settings, currency, c.settings.treasury.reconcileToleranceMinor[currency] ?? 0n).toString(),
+    },
   };
 }
 
@@ -176,6 +231,46 @@ export async function resumeAction(ctx: { db: Sql; connectors: Pick<Connectors, 
   return { rail, node: await nodeView(ctx.db, rail) };
 }
 
+/** What the operator records when it moved a hot wallet's tokens itself (POST /operator/v1/chain/chains/{name}/fundings). */
+export interface FundingInput {
+  currency: string;
+  amount: string;
+  direction: 'in' | 'out';
+  txHash?: string | undefined;
+  note?: string | undefined;
+}
+
+/**
+ * The operator funded the hot wallet of a chain with a token, or took some out: the ledger's float of
+ * the chain moves by it (against operator_adjustments), one posted transfer in the caller's
+ * transaction (the operator call's audit entry commits with it). Gas coin is not recorded: the float
+ * is in token terms only.
+ */
+export async function recordFunding(ctx: { connectors: Pick<Connectors, 'all'> }, tx: Tx, chain: string, input: FundingInput) {
+  const rail = payoutRailOf(ctx.connectors, chain);
+  if (!rail) throw new DomainError({ category: 'not_found', code: 'CHAIN_NOT_FOUND', message: `no configured chain ${chain} pays out (has a hot wallet)` });
+  const currency = input.currency as ChainCurrency;
+  if (!rail.settings.tokens[currency]) throw fieldError('currency', `chain ${chain} has no ${input.currency} token (it has ${Object.keys(rail.settings.tokens).join(', ')})`);
+  const amountMinor = parseAmount(input.amount, currency, 'amount');
+  const transferId = await moveFloat(tx, {
+    rail: chain,
+    currency,
+    amountMinor,
+    movement: input.direction === 'in' ? 'funded' : 'withdrawn',
+    reference: { type: 'chain_funding', id: input.txHash?.toLowerCase() },
+    description: [input.direction === 'in' ? 'Hot wallet funded by the operator' : 'Tokens taken out of the hot wallet by the operator', input.note].filter(Boolean).join(': '),
+  });
+  return {
+    chain,
+    currency,
+    direction: input.direction,
+    amount: formatAmount(amountMinor, currency),
+    transferId,
+    txHash: input.txHash?.toLowerCase() ?? null,
+    float: formatAmount(await floatBalance(tx, chain, currency), currency),
+  };
+}
+
 /** The sweeps of deposit addresses, newest first (the console's Chain page, GET /operator/v1/chain/sweeps). */
 export async function chainSweeps(ctx: { db: Sql; connectors: Pick<Connectors, 'all'> }, chain: string | null, limit = 100) {
   const settings = new Map(runtimes(ctx.connectors).map((c) => [c.settings.name, c.settings]));
@@ -187,14 +282,14 @@ export async function chainSweeps(ctx: { db: Sql; connectors: Pick<Connectors, '
  * treasury needs the operator for, with its own thresholds in the chain's settings (gasLowBelow,
  * tokenLowBelow, processingAlarmSeconds): the circuit breaker open, a nonce drift or conflict, gas or
  * a token low, a payout processing too long, the node unreachable, the deposit addresses not
- * reconciled with the records.
+ * reconciled with the records, the hot wallet not reconciled with the ledger's float (beyond reconcileTolerance).
  */
 export const treasuryConditionSource: ConditionSource = {
   name: 'chain.treasury',
   unit: 'none',
   defaultThreshold: 0,
   filterKeys: ['chain', 'code'],
-  description: "A chain's hot wallet or payouts need the operator: breaker_open, nonce_drift, nonce_conflict, gas_low, token_low, processing_too_long, node_unreachable, reconciliation_difference (thresholds in the chain's settings)",
+  description: "A chain's hot wallet or payouts need the operator: breaker_open, nonce_drift, nonce_conflict, gas_low, token_low, processing_too_long, node_unreachable, reconciliation_difference, float_difference (thresholds in the chain's settings)",
   async check(ctx, { filter }) {
     return (await treasuryConditions(ctx))
       .filter((c) => (!filter.chain || c.chain === filter.chain) && (!filter.code || c.code === filter.code))

@@ -315,3 +315,16 @@ export async function statementRows(
     [accountId, currency, range.fromIso, range.toIso, after?.at ?? null, after?.id ?? null, limit],
   );
 }
+
+/**
+ * A system account's posted balance seen from its debit side (posted debits less posted credits: what
+ * an asset account such as a rail float holds), 0 when it has no transfer or does not exist yet.
+ */
+export async function systemDebitBalance(sql: Sql, id: string): Promise<bigint> {
+  const [row] = await sql.query<{ balance: string }>(
+    `SELECT ((SELECT COALESCE(sum(amount_minor), 0) FROM ledger_transfers WHERE debit_account_id = $1 AND status = 'posted')
+           - (SELECT COALESCE(sum(amount_minor), 0) FROM ledger_transfers WHERE credit_account_id = $1 AND status = 'posted'))::text AS balance`,
+    [id],
+  );
+  return BigInt(row?.balance ?? '0');
+}

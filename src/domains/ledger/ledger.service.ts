@@ -6,7 +6,7 @@ import { CURRENCY_CODES, currencyInfo } from '../../platform/lib/currencies.js';
 import { newId } from '../../platform/lib/ids.js';
 import * as repo from './ledger.repository.js';
 
-export type SystemKind = 'provider_clearing' | 'fee_revenue' | 'fx_desk' | 'deposit_suspense' | 'operator_adjustments' | 'sandbox_funding' | 'bank_fees';
+export type SystemKind = 'provider_clearing' | 'fee_revenue' | 'fx_desk' | 'deposit_suspense' | 'operator_adjustments' | 'sandbox_funding' | 'bank_fees' | 'rail_float';
 
 /** One side of a transfer: a customer's balance (an account of a workspace) or a system account. */
 export type LedgerParty =
