@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresDatabase, onPostgres } from '../helpers/app.js';
-import { CORRIDOR_BIN, corridorFreeEnv, freePort } from '../helpers/processes.js';
+import { CORRIDOR_BIN, corridorFreeEnv, freePort, REPOSITORY_CORRIDOR_BIN } from '../helpers/processes.js';
 
 /** End-to-end: the real `corridor` command in child processes, talking real HTTP. */
 
@@ -65,10 +65,14 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
-/** Runs `corridor start ...` and waits for the printed block (written at once; it names the operator key). */
-async function startServer(env: Record<string, string>, args: string[] = []): Promise<Server> {
+/**
+ * Runs `corridor start ...` and waits for the printed block (written at once; it names the operator key).
+ * `bin`: the command as a user runs it (bin/corridor.js through tsx) or, by default, the tests' copy
+ * transpiled ahead of time (test/helpers/prebuilt-bin.ts).
+ */
+async function startServer(env: Record<string, string>, args: string[] = [], bin = CORRIDOR_BIN): Promise<Server> {
   if (!env.CORRIDOR_DATA_DIR) throw new Error('no data directory: refusing to start on the default ./.corridor');
-  const child = spawn(process.execPath, [CORRIDOR_BIN, 'start', ...args], { cwd: ROOT, env: { ...corridorFreeEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'start', ...args], { cwd: ROOT, env: { ...corridorFreeEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let stdout = '';
   let stderr = '';
@@ -171,10 +175,10 @@ describe('corridor start, migrate, workspaces, credentials', () => {
   let first: Printed;
   let demoInvitation: string;
 
-  it('first start prints the addresses and a working demo credential and operator key; SIGTERM exits 0', async () => {
+  it('first start (bin/corridor.js, as a user runs it) prints the addresses and a working demo credential and operator key; SIGTERM exits 0', async () => {
     env = await newInstance();
     const port = await freePort();
-    const server = await startServer({ ...env, PORT: String(port) });
+    const server = await startServer({ ...env, PORT: String(port) }, [], REPOSITORY_CORRIDOR_BIN);
     first = server.printed;
     const base = `http://127.0.0.1:${port}`;
     expect(server.stdout()).toMatch(/Corridor sandbox is running \(role: all/);
