@@ -22,6 +22,11 @@ export async function buildPrebuiltBin(root: string): Promise<{ bin: string; dir
   // Inside the repository, so that the copies resolve their packages from its node_modules.
   const cache = path.join(root, 'node_modules', '.cache', 'corridor-test-bin');
   fs.mkdirSync(cache, { recursive: true });
+  // A run removes its own at exit; one killed first leaves it, removed here a day later.
+  for (const old of fs.readdirSync(cache)) {
+    const stale = path.join(cache, old);
+    if (Date.now() - fs.statSync(stale).mtimeMs > 86_400_000) fs.rmSync(stale, { recursive: true, force: true });
+  }
   const dir = fs.mkdtempSync(path.join(cache, 'run-'));
   const tsconfigRaw = fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8');
   const target = `node${process.versions.node}`;
