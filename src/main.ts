@@ -1,31 +1,14 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './platform/config.js';
-import { start, type Role } from './cli/start.js';
-import { openContext } from './runtime.js';
-import { createWorkspace } from './domains/accounts/accounts.service.js';
-import { issueCredential } from './domains/auth/credentials.service.js';
+import type { Role } from './cli/start.js';
 import { DomainError } from './platform/lib/errors.js';
 import { isUuid } from './platform/lib/ids.js';
-import { migrate } from './platform/db/migrate.js';
-import { CryptoBox } from './platform/lib/crypto-box.js';
-import { connect } from './platform/db/db.js';
-import { importPayouts } from './cli/payouts-import.js';
 import { clientFromFlags, CLIENT_FLAGS, settingHint } from './cli/client.js';
-import { defaultStateFile, eventTypesOf, listen } from './cli/listen.js';
-import { parseOverrides, trigger } from './cli/trigger.js';
-import { resendEvent } from './cli/events.js';
-import { tailLogs } from './cli/logs.js';
-import { chainXpub, encryptChainKey } from './cli/chain.js';
-import { auditVerify } from './cli/audit.js';
-import { ledgerInvariantViolations } from './domains/ledger/ledger.service.js';
-import { screeningCommand } from './cli/screening.js';
-import { bankSim } from './cli/bank-sim.js';
-import { achSim, readSandboxRules } from './cli/ach-sim.js';
-import { encryptMobileMoneySecret, mobileMoneySim } from './cli/mobile-money.js';
-import { clearBankSim } from './cli/clearbank-sim.js';
-import { paystackSim } from './cli/paystack-sim.js';
 import { parseAmount } from './platform/lib/money.js';
+
+// Each command imports what it runs when it runs (below): the application's modules take seconds to
+// load, which `--help`, `--version` and the simulators, the sandbox's own processes, do not need.
 
 const CLIENT_NOTE = `They take --base-url, --client-id, --client-secret or CORRIDOR_BASE_URL, CORRIDOR_CLIENT_ID, CORRIDOR_CLIENT_SECRET.`;
 
@@ -160,10 +143,12 @@ async function main(argv: string[]): Promise<void> {
       const { values } = parseArgs({ args: argv.slice(1), options: { role: { type: 'string', default: 'all' } } });
       const role = values.role as Role;
       if (!['all', 'api', 'worker'].includes(role)) fail(`--role must be all, api or worker`);
+      const { start } = await import('./cli/start.js');
       await start(config, role);
       return;
     }
     case 'migrate': {
+      const [{ connect }, { migrate }, { CryptoBox }] = await Promise.all([import('./platform/db/db.js'), import('./platform/db/migrate.js'), import('./platform/lib/crypto-box.js')]);
       const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
       // Some migrations seal existing rows, so migrating needs the encryption key, as a start does.
       const applied = await migrate(db, CryptoBox.load(config.encryptionKey, config.dataDir));
@@ -175,6 +160,7 @@ async function main(argv: string[]): Promise<void> {
       if (sub !== 'create') fail('unknown workspaces command');
       const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, country: { type: 'string' } } });
       if (!values.name || !values.country || !/^[A-Z]{2}$/.test(values.country)) fail('--name and --country (ISO alpha-2) are required');
+      const [{ openContext }, { createWorkspace }] = await Promise.all([import('./runtime.js'), import('./domains/accounts/accounts.service.js')]);
       const ctx = await openContext(config);
       const workspace = await ctx.db.tx((tx) => createWorkspace(tx, { name: values.name as string, country: values.country as string }));
       await ctx.db.close();
@@ -188,6 +174,7 @@ async function main(argv: string[]): Promise<void> {
       const scopes = values.scopes?.split(',').map((s) => s.trim()).filter(Boolean);
       const workspaceId = values.workspace;
       if (!isUuid(workspaceId)) fail(`no workspace ${workspaceId}`);
+      const [{ openContext }, { issueCredential }] = await Promise.all([import('./runtime.js'), import('./domains/auth/credentials.service.js')]);
       const ctx = await openContext(config);
       // The same issuing rule as the operator API and the pages: known scopes, an existing workspace.
       const issued = await ctx.db.tx((tx) => issueCredential(tx, ctx.box, workspaceId, { scopes })).catch(async (err: unknown) => {
@@ -206,6 +193,7 @@ async function main(argv: string[]): Promise<void> {
       });
       if (!values['forward-to']) fail('--forward-to URL is required');
       if (values.since !== undefined && !/^evt_[A-Za-z0-9_-]{1,64}$/.test(values.since)) fail('--since takes an event id (evt_…)');
+      const { defaultStateFile, eventTypesOf, listen } = await import('./cli/listen.js');
       const controller = new AbortController();
       process.once('SIGINT', () => controller.abort());
       process.once('SIGTERM', () => controller.abort());
@@ -224,6 +212,7 @@ async function main(argv: string[]): Promise<void> {
       const { values, positionals } = parseArgs({ args: argv.slice(1), options: { ...CLIENT_FLAGS, override: { type: 'string', multiple: true } }, allowPositionals: true });
       if (positionals.length !== 1) fail('trigger takes one event type');
       const eventType = positionals[0] as string;
+      const { parseOverrides, trigger } = await import('./cli/trigger.js');
       let overrides: string[] = [];
       try {
         overrides = values.override ?? [];
@@ -244,6 +233,7 @@ async function main(argv: string[]): Promise<void> {
       const controller = new AbortController();
       process.once('SIGINT', () => controller.abort());
       process.once('SIGTERM', () => controller.abort());
+      const { tailLogs } = await import('./cli/logs.js');
       await tailLogs({ corridor: clientFromFlags(values, fail), intervalMs, method, failed: values.failed, signal: controller.signal, write: (line) => process.stdout.write(`${line}\n`) });
       return;
     }
@@ -253,13 +243,14 @@ async function main(argv: string[]): Promise<void> {
       const eventId = positionals[0];
       if (positionals.length !== 1 || !eventId || !/^evt_[A-Za-z0-9_-]{1,64}$/.test(eventId)) fail('events resend takes one event id (evt_…)');
       if (values.webhook !== undefined && !isUuid(values.webhook)) fail(`--webhook takes a webhook endpoint id, not ${values.webhook}`);
+      const { resendEvent } = await import('./cli/events.js');
       const summary = await resendEvent(clientFromFlags(values, fail), eventId, values.webhook, (line) => process.stdout.write(`${line}\n`));
       if (!summary.resent.length) process.exitCode = 1;
       return;
     }
     case 'chain': {
-      if (sub === 'encrypt-key') return encryptChainKey(config);
-      if (sub === 'xpub') return chainXpub();
+      if (sub === 'encrypt-key') return (await import('./cli/chain.js')).encryptChainKey(config);
+      if (sub === 'xpub') return (await import('./cli/chain.js')).chainXpub();
       fail('unknown chain command');
       return;
     }
@@ -268,6 +259,7 @@ async function main(argv: string[]): Promise<void> {
       const { values } = parseArgs({ args: rest, options: { workspace: { type: 'string' }, operator: { type: 'boolean' } } });
       if (values.workspace !== undefined && values.operator) fail('give --workspace ID or --operator, not both');
       if (values.workspace !== undefined && !isUuid(values.workspace)) fail(`no workspace ${values.workspace}`);
+      const [{ connect }, { auditVerify }] = await Promise.all([import('./platform/db/db.js'), import('./cli/audit.js')]);
       const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
       const { ok, output } = await auditVerify(db, { workspaceId: values.workspace }).finally(() => db.close());
       process.stdout.write(output);
@@ -276,6 +268,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'ledger': {
       if (sub !== 'verify') fail('unknown ledger command');
+      const [{ connect }, { ledgerInvariantViolations }] = await Promise.all([import('./platform/db/db.js'), import('./domains/ledger/ledger.service.js')]);
       const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
       const violations = await ledgerInvariantViolations(db).finally(() => db.close());
       process.stdout.write(violations.length === 0 ? 'ledger: every invariant holds\n' : `${JSON.stringify(violations, null, 2)}\nledger: ${violations.length} invariant violation(s)\n`);
@@ -283,12 +276,13 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'screening':
-      await screeningCommand(config, sub, rest, fail);
+      await (await import('./cli/screening.js')).screeningCommand(config, sub, rest, fail);
       return;
     case 'payouts': {
       if (sub !== 'import') fail('unknown payouts command (payouts import FILE.csv)');
       const { values, positionals } = parseArgs({ args: rest, options: CLIENT_FLAGS, allowPositionals: true });
       if (positionals.length !== 1) fail('payouts import takes one CSV file');
+      const { importPayouts } = await import('./cli/payouts-import.js');
       const summary = await importPayouts(clientFromFlags(values, fail), positionals[0] as string, (text) => process.stdout.write(text), (text) => process.stderr.write(`${text}\n`));
       if (summary.invalid) fail(`${summary.invalid} of ${summary.rows} rows need fixing; nothing was sent`);
       process.stderr.write(`${summary.sent} payouts sent or already sent, ${summary.refused} refused, of ${summary.rows}\n`);
@@ -296,7 +290,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'mobile-money': {
-      if (sub === 'encrypt-secret') return encryptMobileMoneySecret(config);
+      if (sub === 'encrypt-secret') return (await import('./cli/mobile-money.js')).encryptMobileMoneySecret(config);
       fail('unknown mobile-money command (mobile-money encrypt-secret)');
       return;
     }
@@ -308,6 +302,7 @@ async function main(argv: string[]): Promise<void> {
       if (!values['api-key'] || !values['callback-secret']) fail('--api-key and --callback-secret are required (the plain values the connectors file holds sealed)');
       const port = portFlag(values.port, true);
       const loseRate = rateFlag('lose-rate', values['lose-rate']);
+      const { mobileMoneySim } = await import('./cli/mobile-money.js');
       await mobileMoneySim({ port, host: values.host ?? '127.0.0.1', apiKey: values['api-key'] as string, callbackSecret: values['callback-secret'] as string, loseRate, holderName: values['holder-name'] });
       return;
     }
@@ -316,6 +311,7 @@ async function main(argv: string[]): Promise<void> {
       const intervalMs = Number(values['interval-ms']);
       if (!values.dir) fail('--dir DIR is required (the folder the connectors file\'s "bank".directory names)');
       if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 3_600_000) fail('--interval-ms must be an integer from 50 to 3600000');
+      const { bankSim } = await import('./cli/bank-sim.js');
       await bankSim({ dir: values.dir, intervalMs, once: values.once ?? false });
       return;
     }
@@ -324,6 +320,7 @@ async function main(argv: string[]): Promise<void> {
       const intervalMs = Number(values['interval-ms']);
       if (!values.dir) fail('--dir DIR is required (the folder the connectors file\'s "ach".directory names)');
       if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 3_600_000) fail('--interval-ms must be an integer from 50 to 3600000');
+      const { achSim, readSandboxRules } = await import('./cli/ach-sim.js');
       await achSim({ dir: values.dir, rules: values.rules ? readSandboxRules(values.rules) : [], intervalMs, once: values.once ?? false });
       return;
     }
@@ -348,6 +345,7 @@ async function main(argv: string[]): Promise<void> {
       const bankPrivateKey = values['bank-private-key'];
       const webhookUrl = values['webhook-url'];
       if (!tokenFile || !operatorPublicKey || !bankPrivateKey || !webhookUrl) fail('--token-file, --operator-public-key, --bank-private-key and --webhook-url are required');
+      const { clearBankSim } = await import('./cli/clearbank-sim.js');
       await clearBankSim({ port, tokenFile, operatorPublicKey, bankPrivateKey, webhookUrl, loseRate, repeatRate });
       return;
     }
@@ -369,6 +367,7 @@ async function main(argv: string[]): Promise<void> {
       const webhookUrl = values['webhook-url'];
       if (!secretKeyFile || !webhookUrl) fail('--secret-key-file (the file the connectors file\'s "paystack".secretKeyFile names) and --webhook-url are required');
       if (!URL.canParse(webhookUrl)) fail('--webhook-url must be a URL');
+      const { paystackSim } = await import('./cli/paystack-sim.js');
       await paystackSim({
         port: portFlag(values.port, true),
         host: values.host ?? '127.0.0.1',

@@ -5,7 +5,15 @@ import { fileURLToPath } from 'node:url';
 
 /** Running the real `corridor` command in child processes (tests and benchmarks). */
 
-export const CORRIDOR_BIN = path.join(fileURLToPath(new URL('..', import.meta.url)), 'bin', 'corridor.js');
+/** bin/corridor.js, as a user runs it (the TypeScript sources through tsx). */
+export const REPOSITORY_CORRIDOR_BIN = path.join(fileURLToPath(new URL('..', import.meta.url)), 'bin', 'corridor.js');
+
+/**
+ * The command tests and benchmarks start: under vitest, the copy test/global-setup.ts transpiled ahead
+ * of time (CORRIDOR_TEST_BIN: the same sources, without tsx's per-module cost in every process);
+ * otherwise bin/corridor.js.
+ */
+export const CORRIDOR_BIN = process.env.CORRIDOR_TEST_BIN || REPOSITORY_CORRIDOR_BIN;
 
 /** Listens on `port` (0: the kernel's choice) on the loopback address and closes again: the port listened on, or undefined when it is taken. */
 function tryPort(port: number): Promise<number | undefined> {

@@ -8,6 +8,7 @@ import { migrate } from '../src/platform/db/migrate.js';
 import { CryptoBox } from '../src/platform/lib/crypto-box.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { generateTestPki } from './helpers/test-pki.js';
+import { buildPrebuiltBin } from './helpers/prebuilt-bin.js';
 
 /**
  * Runs once before the test workers start: makes a throwaway CA for the HTTPS webhook receiver and
@@ -42,6 +43,11 @@ export default async function setup(): Promise<() => Promise<void>> {
     }
     process.env.CORRIDOR_TEST_PG_TEMPLATE = pgTemplate.name;
   }
+  // The `corridor` command the tests start in child processes, transpiled once here rather than by
+  // tsx's loader hooks in every process (test/helpers/prebuilt-bin.ts); support/processes.ts reads it.
+  const prebuilt = await buildPrebuiltBin(path.resolve(import.meta.dirname, '..'));
+  process.env.CORRIDOR_TEST_BIN = prebuilt.bin;
+  process.once('exit', () => fs.rmSync(prebuilt.dir, { recursive: true, force: true }));
   // Workers may read the CA file lazily until they exit, so it is removed when this process exits.
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   return async () => {

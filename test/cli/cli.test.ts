@@ -5,14 +5,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgresDatabase, onPostgres } from '../helpers/app.js';
-import { CORRIDOR_BIN, corridorFreeEnv, freePort } from '../helpers/processes.js';
+import { PGlite } from '@electric-sql/pglite';
+import { onPostgres, postgresUrl } from '../helpers/app.js';
+import { freshPostgresDatabase as freshDatabase } from '../../support/postgres.js';
+import { CORRIDOR_BIN, corridorFreeEnv, freePort, REPOSITORY_CORRIDOR_BIN } from '../helpers/processes.js';
 
 /** End-to-end: the real `corridor` command in child processes, talking real HTTP. */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** A first start creates a database and keys; on a busy machine that takes a while. */
-const START_TEST_MS = 120_000;
+/** A first start creates a database and keys; on a busy machine that takes a while (over a minute). */
+const START_TEST_MS = 240_000;
+/** How long a start or a one-shot command may take before it is reported (under the tests' timeouts). */
+const PROCESS_MS = 110_000;
 
 const CONFIGURED = {
   clientId: randomUUID(),
@@ -28,15 +32,26 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
 
-/** A data directory (and, on PostgreSQL, a fresh database) removed after the file. */
-async function newInstance(): Promise<Record<string, string>> {
+/**
+ * A data directory (and, on PostgreSQL, a fresh database) removed after the file. `migrated`: its
+ * database already holds the schema, as a copy of the one test/global-setup.ts migrated (on PGlite its
+ * data directory, on PostgreSQL its template database), for the tests not about a first start's
+ * migrating: nothing in it yet (no workspace, credential or key), and a start finds nothing to apply.
+ */
+async function newInstance(options: { migrated?: boolean } = {}): Promise<Record<string, string>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-cli-'));
   cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
   const env: Record<string, string> = { CORRIDOR_DATA_DIR: dir, LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
   if (onPostgres) {
-    const pgdb = await freshPostgresDatabase();
+    const pgdb = await freshDatabase(postgresUrl, 'corridor_t', options.migrated ? process.env.CORRIDOR_TEST_PG_TEMPLATE : undefined);
     cleanups.push(pgdb.drop);
     env.DATABASE_URL = pgdb.url;
+  } else if (options.migrated) {
+    const template = process.env.CORRIDOR_TEST_PGLITE_TEMPLATE;
+    if (!template) throw new Error('no migrated template (test/global-setup.ts sets CORRIDOR_TEST_PGLITE_TEMPLATE)');
+    // Where `corridor` keeps its embedded database (src/platform/db/db.ts openEmbedded).
+    const db = await PGlite.create(path.join(dir, 'pgdata'), { loadDataDir: new Blob([fs.readFileSync(template)]) });
+    await db.close();
   }
   return env;
 }
@@ -65,17 +80,21 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
-/** Runs `corridor start ...` and waits for the printed block (written at once; it names the operator key). */
-async function startServer(env: Record<string, string>, args: string[] = []): Promise<Server> {
+/**
+ * Runs `corridor start ...` and waits for the printed block (written at once; it names the operator key).
+ * `bin`: the command as a user runs it (bin/corridor.js through tsx) or, by default, the tests' copy
+ * transpiled ahead of time (test/helpers/prebuilt-bin.ts).
+ */
+async function startServer(env: Record<string, string>, args: string[] = [], bin = CORRIDOR_BIN): Promise<Server> {
   if (!env.CORRIDOR_DATA_DIR) throw new Error('no data directory: refusing to start on the default ./.corridor');
-  const child = spawn(process.execPath, [CORRIDOR_BIN, 'start', ...args], { cwd: ROOT, env: { ...corridorFreeEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'start', ...args], { cwd: ROOT, env: { ...corridorFreeEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no startup block within 60 s\nstdout: ${stdout}\nstderr: ${stderr}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`no startup block within ${PROCESS_MS / 1000} s\nstdout: ${stdout}\nstderr: ${stderr}`)), PROCESS_MS);
     const check = () => {
       if (/Operator key .*\n/.test(stdout)) {
         clearTimeout(timer);
@@ -122,7 +141,7 @@ async function runCli(args: string[], env: Record<string, string>): Promise<{ co
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), PROCESS_MS);
   const { code } = await exited(child);
   clearTimeout(timer);
   return { code, stdout, stderr };
@@ -154,7 +173,7 @@ let configuredStart: Promise<{ server: Server & { env: Record<string, string> };
 beforeAll(() => {
   configuredStart = (async () => {
     const env = {
-      ...(await newInstance()),
+      ...(await newInstance({ migrated: true })),
       CORRIDOR_BOOTSTRAP_CLIENT_ID: CONFIGURED.clientId,
       CORRIDOR_BOOTSTRAP_CLIENT_SECRET: CONFIGURED.clientSecret,
       CORRIDOR_BOOTSTRAP_OPERATOR_KEY: CONFIGURED.operatorKey,
@@ -171,10 +190,10 @@ describe('corridor start, migrate, workspaces, credentials', () => {
   let first: Printed;
   let demoInvitation: string;
 
-  it('first start prints the addresses and a working demo credential and operator key; SIGTERM exits 0', async () => {
+  it('first start (bin/corridor.js, as a user runs it) prints the addresses and a working demo credential and operator key; SIGTERM exits 0', async () => {
     env = await newInstance();
     const port = await freePort();
-    const server = await startServer({ ...env, PORT: String(port) });
+    const server = await startServer({ ...env, PORT: String(port) }, [], REPOSITORY_CORRIDOR_BIN);
     first = server.printed;
     const base = `http://127.0.0.1:${port}`;
     expect(server.stdout()).toMatch(/Corridor sandbox is running \(role: all/);
@@ -305,7 +324,7 @@ describe('corridor in production', () => {
   });
 
   it.skipIf(!onPostgres)('never prints the operator key, generated or configured: it says where it comes from and how to rotate it', async () => {
-    const env = { ...(await newInstance()), CORRIDOR_ENV: 'production' };
+    const env = { ...(await newInstance({ migrated: true })), CORRIDOR_ENV: 'production' };
     const generated = await startServer({ ...env, PORT: String(await freePort()) });
     expect(generated.stdout()).not.toMatch(/op_/);
     expect(generated.stdout()).toMatch(/Operator key +generated at first start, not printed in production/);
@@ -326,7 +345,7 @@ describe('corridor in production', () => {
 
 describe('one process at a time on a data directory', () => {
   it('a CLI command against the data of a running server fails, naming the server process (embedded); on PostgreSQL both share the database', async () => {
-    const env = await newInstance();
+    const env = await newInstance({ migrated: true });
     const port = await freePort();
     const server = await startServer({ ...env, PORT: String(port) });
     const res = await runCli(['workspaces', 'create', '--name', 'While Serving Ltd', '--country', 'GB'], env);
@@ -352,7 +371,7 @@ describe('one process at a time on a data directory', () => {
   }, START_TEST_MS);
 
   it.skipIf(onPostgres)('a lock left by a process that died is taken over', async () => {
-    const env = await newInstance();
+    const env = await newInstance({ migrated: true });
     expect((await runCli(['migrate'], env)).code).toBe(0);
     const dead = spawn(process.execPath, ['-e', '']);
     await exited(dead);
@@ -362,5 +381,5 @@ describe('one process at a time on a data directory', () => {
     expect(res.code).toBe(0);
     expect(res.stdout.trim()).toBe('up to date');
     expect(fs.existsSync(path.join(env.CORRIDOR_DATA_DIR!, 'corridor.lock'))).toBe(false); // released at close
-  });
+  }, START_TEST_MS);
 });

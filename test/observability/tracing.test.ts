@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CORRIDOR_BIN, corridorFreeEnv, freePort } from '../helpers/processes.js';
+import { corridorFreeEnv, freePort, REPOSITORY_CORRIDOR_BIN } from '../helpers/processes.js';
 import { postgresUrl, freshPostgresDatabase } from '../helpers/app.js';
 
 interface Span {
@@ -40,7 +40,8 @@ beforeAll(async () => {
   const db = postgresUrl ? await freshPostgresDatabase() : undefined;
   dropDb = db?.drop;
   const port = await freePort();
-  child = spawn(process.execPath, [CORRIDOR_BIN, 'start'], {
+  // bin/corridor.js itself, not the tests' transpiled copy: its loader hooks for the instrumentations are what is tested.
+  child = spawn(process.execPath, [REPOSITORY_CORRIDOR_BIN, 'start'], {
     env: {
       ...corridorFreeEnv(),
       PORT: String(port),
