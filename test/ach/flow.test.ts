@@ -8,6 +8,7 @@ import { SandboxAchBank, type SandboxRule } from '../../src/connectors/ach/sandb
 import { runCutoff, runPoll } from '../../src/connectors/ach/service.js';
 import { createRunner } from '../../src/jobs.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { HttpsReceiver, signedWith } from '../helpers/https-receiver.js';
 import { sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 import { connectorsFile } from '../bank/helpers.js';
 import { balance, eventTypesOf, fund, payingWorkspace, ref, saveBeneficiary } from '../payouts/helpers.js';
@@ -109,18 +110,42 @@ describe.skipIf(sshdMissing)('ACH payouts over a real SFTP server', () => {
     expect((await eventTypesOf(t, id)).filter((e) => e === 'payout.reverted')).toHaveLength(1);
   }, 120_000);
 
-  it('corrects the saved beneficiary\'s account number with a C01, audited', async () => {
-    const beneficiaryId = await saveBeneficiary(c, US_PERSON('55550101'));
-    const id = await pay({ id: beneficiaryId }, '10.00');
-    await cutAndSend();
-    expect(bank().tick()).toHaveLength(1);
-    await runPoll(t.ctx, ach.runtime);
-    const saved = (await c.request('GET', `/v1/beneficiaries/${beneficiaryId}`)).json<{ accounts: { data: { accountNumber: string } }[] }>();
-    expect(saved.accounts[0]?.data.accountNumber).toBe('55550199');
-    const audit = await t.ctx.db.query<{ body: { railCode: string; change: string } }>("SELECT body FROM operator_audit_log WHERE path = $1", [`/v1/beneficiaries/${beneficiaryId}`]);
-    expect(audit.map((a) => [a.body.change, a.body.railCode])).toEqual([['beneficiary.account_corrected', 'C01']]);
-    expect((await status(id)).status).toBe('paid');
-  }, 120_000);
+  it('corrects the saved beneficiary\'s account number with a C01, audited, and tells the workspace by a beneficiary.updated webhook', async () => {
+    const receiver = await HttpsReceiver.start();
+    try {
+      const endpoint = await c.request('POST', '/v1/webhooks', { url: receiver.url('/noc'), events: ['beneficiary.updated'] }, { 'idempotency-key': ref('wh') });
+      expect(endpoint.statusCode, endpoint.body).toBe(201);
+      const beneficiaryId = await saveBeneficiary(c, US_PERSON('55550101'));
+      const id = await pay({ id: beneficiaryId }, '10.00');
+      await cutAndSend();
+      expect(bank().tick()).toHaveLength(1);
+      await runPoll(t.ctx, ach.runtime);
+      const saved = (await c.request('GET', `/v1/beneficiaries/${beneficiaryId}`)).json<{ accounts: { id: string; data: { accountNumber: string } }[] }>();
+      expect(saved.accounts[0]?.data.accountNumber).toBe('55550199');
+      const audit = await t.ctx.db.query<{ body: { railCode: string; change: string } }>('SELECT body FROM operator_audit_log WHERE path = $1', [`/v1/beneficiaries/${beneficiaryId}`]);
+      expect(audit.map((a) => [a.body.change, a.body.railCode])).toEqual([['beneficiary.account_corrected', 'C01']]);
+      expect((await status(id)).status).toBe('paid');
+      // The webhook: signed, naming the account and the field corrected, never the account number.
+      const runner = createRunner(t.ctx);
+      runner.start();
+      try {
+        const [got] = await receiver.waitUntil('/noc', (r) => r.length > 0, 120_000, 'the beneficiary.updated delivery');
+        expect(signedWith(got!.body, got!.headers, endpoint.json<{ secret: string }>().secret)).toBe(true);
+        const event = JSON.parse(got!.body) as { type: string; data: Record<string, unknown> };
+        expect(event).toMatchObject({
+          type: 'beneficiary.updated',
+          data: { id: beneficiaryId, status: 'active', correction: { code: 'C01', description: expect.stringContaining('account number'), beneficiaryAccountId: saved.accounts[0]?.id, payoutId: id, fields: ['accountNumber'] } },
+        });
+        expect(got!.body).not.toContain('55550199');
+      } finally {
+        await runner.stop();
+      }
+      const events = await t.ctx.db.query<{ type: string }>("SELECT type FROM events WHERE workspace_id = $1 AND type = 'beneficiary.updated'", [c.workspaceId]);
+      expect(events).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  }, 240_000);
 
   it('sends a return that comes after its window to the operator\'s exceptions as late, the payout left paid', async () => {
     const id = await pay(US_PERSON('55550001'), '12.00');
