@@ -7,8 +7,9 @@ import { readNacha } from '../../src/connectors/ach/nacha.js';
 import { SandboxAchBank, type SandboxRule } from '../../src/connectors/ach/sandbox.js';
 import { runCutoff, runPoll } from '../../src/connectors/ach/service.js';
 import { createRunner } from '../../src/jobs.js';
-import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { createTestApp, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
 import { HttpsReceiver, signedWith } from '../helpers/https-receiver.js';
+import { WebClient } from '../helpers/web-client.js';
 import { sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 import { connectorsFile } from '../bank/helpers.js';
 import { balance, eventTypesOf, fund, payingWorkspace, ref, saveBeneficiary } from '../payouts/helpers.js';
@@ -211,4 +212,39 @@ describe.skipIf(sshdMissing)('ACH payouts over a real SFTP server', () => {
       expect(BigInt(lib.file.footer.entryHash)).toBe(entries.reduce((s, e) => s + BigInt(e.receivingDFIIdentification), 0n) % 10_000_000_000n);
     }
   }, 600_000);
+
+  it('shows the operator the files sent with their control totals, the returns and NOCs received, what moved nothing, and the cut-off calendar, under a strict CSP', async () => {
+    const saved = clock;
+    clock = new Date('2026-12-24T15:00:00Z'); // 10:00 in New York, the day before Christmas
+    try {
+      const web = new WebClient(t.app);
+      await web.get('/console/sign-in');
+      expect((await web.post('/console/sign-in/key', { operatorKey: OPERATOR_KEY })).statusCode).toBe(303);
+      const page = await web.get('/console/ach');
+      expect(page.statusCode).toBe(200);
+      const csp = String(page.headers['content-security-policy']);
+      expect(csp).toMatch(/script-src 'self'/);
+      expect(csp).not.toMatch(/unsafe-inline/);
+      expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)|\sstyle="|\son[a-z]+="/);
+      // The latest file (the 1,000 payouts' second, still in the inbox) is listed with its entry hash and total credit, as the file itself says.
+      const [last] = await t.ctx.db.query<{ file_name: string; entry_hash: string }>("SELECT file_name, entry_hash FROM ach_files ORDER BY created_at DESC LIMIT 1");
+      const lastFile = inbox(server).find((f) => f.name === last?.file_name);
+      expect(lastFile).toBeDefined();
+      const read = readNacha(lastFile!.text);
+      expect(page.body).toContain(last!.file_name);
+      expect(page.body).toContain(`<code>${last!.entry_hash}</code>`);
+      expect(page.body).toContain(`${(Number(read.totalCreditCents) / 100).toFixed(2)} USD`);
+      // The returns and corrections taken in, and the late R01 that moved nothing, in words.
+      const inbound = await t.ctx.db.query<{ name: string; returns: number; changes: number }>('SELECT name, returns::int AS returns, changes::int AS changes FROM ach_inbound_files');
+      expect(inbound.some((f) => f.returns === 1)).toBe(true);
+      expect(inbound.some((f) => f.changes === 1)).toBe(true);
+      for (const f of inbound) expect(page.body).toContain(f.name);
+      expect(page.body).toMatch(/<code>R01<\/code> insufficient funds/);
+      // The calendar: a Same Day file now makes the 10:30 cut-off; Christmas is closed.
+      expect(page.body).toContain('settles on <strong>2026-12-24</strong>, Same Day, making the 10:30 cut-off');
+      expect(page.body).toMatch(/2026-12-25<\/td>\s*<td[^>]*>Friday<\/td>\s*<td[^>]*><span class="muted">closed: Christmas Day \(Federal Reserve holiday\)/);
+    } finally {
+      clock = saved;
+    }
+  }, 120_000);
 });
