@@ -7,7 +7,9 @@ import { readNacha } from '../../src/connectors/ach/nacha.js';
 import { SandboxAchBank, type SandboxRule } from '../../src/connectors/ach/sandbox.js';
 import { runCutoff, runPoll } from '../../src/connectors/ach/service.js';
 import { createRunner } from '../../src/jobs.js';
-import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { createTestApp, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
+import { HttpsReceiver, signedWith } from '../helpers/https-receiver.js';
+import { WebClient } from '../helpers/web-client.js';
 import { sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 import { connectorsFile } from '../bank/helpers.js';
 import { balance, eventTypesOf, fund, payingWorkspace, ref, saveBeneficiary } from '../payouts/helpers.js';
@@ -109,18 +111,42 @@ describe.skipIf(sshdMissing)('ACH payouts over a real SFTP server', () => {
     expect((await eventTypesOf(t, id)).filter((e) => e === 'payout.reverted')).toHaveLength(1);
   }, 120_000);
 
-  it('corrects the saved beneficiary\'s account number with a C01, audited', async () => {
-    const beneficiaryId = await saveBeneficiary(c, US_PERSON('55550101'));
-    const id = await pay({ id: beneficiaryId }, '10.00');
-    await cutAndSend();
-    expect(bank().tick()).toHaveLength(1);
-    await runPoll(t.ctx, ach.runtime);
-    const saved = (await c.request('GET', `/v1/beneficiaries/${beneficiaryId}`)).json<{ accounts: { data: { accountNumber: string } }[] }>();
-    expect(saved.accounts[0]?.data.accountNumber).toBe('55550199');
-    const audit = await t.ctx.db.query<{ body: { railCode: string; change: string } }>("SELECT body FROM operator_audit_log WHERE path = $1", [`/v1/beneficiaries/${beneficiaryId}`]);
-    expect(audit.map((a) => [a.body.change, a.body.railCode])).toEqual([['beneficiary.account_corrected', 'C01']]);
-    expect((await status(id)).status).toBe('paid');
-  }, 120_000);
+  it('corrects the saved beneficiary\'s account number with a C01, audited, and tells the workspace by a beneficiary.updated webhook', async () => {
+    const receiver = await HttpsReceiver.start();
+    try {
+      const endpoint = await c.request('POST', '/v1/webhooks', { url: receiver.url('/noc'), events: ['beneficiary.updated'] }, { 'idempotency-key': ref('wh') });
+      expect(endpoint.statusCode, endpoint.body).toBe(201);
+      const beneficiaryId = await saveBeneficiary(c, US_PERSON('55550101'));
+      const id = await pay({ id: beneficiaryId }, '10.00');
+      await cutAndSend();
+      expect(bank().tick()).toHaveLength(1);
+      await runPoll(t.ctx, ach.runtime);
+      const saved = (await c.request('GET', `/v1/beneficiaries/${beneficiaryId}`)).json<{ accounts: { id: string; data: { accountNumber: string } }[] }>();
+      expect(saved.accounts[0]?.data.accountNumber).toBe('55550199');
+      const audit = await t.ctx.db.query<{ body: { railCode: string; change: string } }>('SELECT body FROM operator_audit_log WHERE path = $1', [`/v1/beneficiaries/${beneficiaryId}`]);
+      expect(audit.map((a) => [a.body.change, a.body.railCode])).toEqual([['beneficiary.account_corrected', 'C01']]);
+      expect((await status(id)).status).toBe('paid');
+      // The webhook: signed, naming the account and the field corrected, never the account number.
+      const runner = createRunner(t.ctx);
+      runner.start();
+      try {
+        const [got] = await receiver.waitUntil('/noc', (r) => r.length > 0, 120_000, 'the beneficiary.updated delivery');
+        expect(signedWith(got!.body, got!.headers, endpoint.json<{ secret: string }>().secret)).toBe(true);
+        const event = JSON.parse(got!.body) as { type: string; data: Record<string, unknown> };
+        expect(event).toMatchObject({
+          type: 'beneficiary.updated',
+          data: { id: beneficiaryId, status: 'active', correction: { code: 'C01', description: expect.stringContaining('account number'), beneficiaryAccountId: saved.accounts[0]?.id, payoutId: id, fields: ['accountNumber'] } },
+        });
+        expect(got!.body).not.toContain('55550199');
+      } finally {
+        await runner.stop();
+      }
+      const events = await t.ctx.db.query<{ type: string }>("SELECT type FROM events WHERE workspace_id = $1 AND type = 'beneficiary.updated'", [c.workspaceId]);
+      expect(events).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  }, 240_000);
 
   it('sends a return that comes after its window to the operator\'s exceptions as late, the payout left paid', async () => {
     const id = await pay(US_PERSON('55550001'), '12.00');
@@ -186,4 +212,39 @@ describe.skipIf(sshdMissing)('ACH payouts over a real SFTP server', () => {
       expect(BigInt(lib.file.footer.entryHash)).toBe(entries.reduce((s, e) => s + BigInt(e.receivingDFIIdentification), 0n) % 10_000_000_000n);
     }
   }, 600_000);
+
+  it('shows the operator the files sent with their control totals, the returns and NOCs received, what moved nothing, and the cut-off calendar, under a strict CSP', async () => {
+    const saved = clock;
+    clock = new Date('2026-12-24T15:00:00Z'); // 10:00 in New York, the day before Christmas
+    try {
+      const web = new WebClient(t.app);
+      await web.get('/console/sign-in');
+      expect((await web.post('/console/sign-in/key', { operatorKey: OPERATOR_KEY })).statusCode).toBe(303);
+      const page = await web.get('/console/ach');
+      expect(page.statusCode).toBe(200);
+      const csp = String(page.headers['content-security-policy']);
+      expect(csp).toMatch(/script-src 'self'/);
+      expect(csp).not.toMatch(/unsafe-inline/);
+      expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)|\sstyle="|\son[a-z]+="/);
+      // The latest file (the 1,000 payouts' second, still in the inbox) is listed with its entry hash and total credit, as the file itself says.
+      const [last] = await t.ctx.db.query<{ file_name: string; entry_hash: string }>("SELECT file_name, entry_hash FROM ach_files ORDER BY created_at DESC LIMIT 1");
+      const lastFile = inbox(server).find((f) => f.name === last?.file_name);
+      expect(lastFile).toBeDefined();
+      const read = readNacha(lastFile!.text);
+      expect(page.body).toContain(last!.file_name);
+      expect(page.body).toContain(`<code>${last!.entry_hash}</code>`);
+      expect(page.body).toContain(`${(Number(read.totalCreditCents) / 100).toFixed(2)} USD`);
+      // The returns and corrections taken in, and the late R01 that moved nothing, in words.
+      const inbound = await t.ctx.db.query<{ name: string; returns: number; changes: number }>('SELECT name, returns::int AS returns, changes::int AS changes FROM ach_inbound_files');
+      expect(inbound.some((f) => f.returns === 1)).toBe(true);
+      expect(inbound.some((f) => f.changes === 1)).toBe(true);
+      for (const f of inbound) expect(page.body).toContain(f.name);
+      expect(page.body).toMatch(/<code>R01<\/code> insufficient funds/);
+      // The calendar: a Same Day file now makes the 10:30 cut-off; Christmas is closed.
+      expect(page.body).toContain('settles on <strong>2026-12-24</strong>, Same Day, making the 10:30 cut-off');
+      expect(page.body).toMatch(/2026-12-25<\/td>\s*<td[^>]*>Friday<\/td>\s*<td[^>]*><span class="muted">closed: Christmas Day \(Federal Reserve holiday\)/);
+    } finally {
+      clock = saved;
+    }
+  }, 120_000);
 });

@@ -13,7 +13,8 @@ import { endToEndIdOf } from '../../src/connectors/bank/bank.instructions.js';
 import { runUpload } from '../../src/connectors/bank/bank.service.js';
 import { validatePain001 } from '../../src/connectors/bank/pain001.validate.js';
 import { ledgerInvariantViolations } from '../../src/domains/ledger/ledger.service.js';
-import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { createTestApp, OPERATOR_KEY, type Caller, type TestApp } from '../helpers/app.js';
+import { WebClient } from '../helpers/web-client.js';
 import { sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 import { balance, eventTypesOf, fund, payingWorkspace, ref, waitFor } from '../payouts/helpers.js';
 import { connectorsFile } from '../bank/helpers.js';
@@ -244,6 +245,32 @@ describe.skipIf(sshdMissing)(`Fedwire payouts end to end${sshdMissing ? ` (${ssh
       { code: 'unknown_reference', message_type: 'admi.007', reason: 'The acknowledgement names 20250310B1QDRCQR000711 (a pain.013.001.07), which is no wire file Corridor delivered: nothing applied. Who must act: the operator' },
     ]);
   }, 300_000);
+
+  it('shows the operator the wire files with their control totals, the answers that applied nothing, and the cut-off calendar, under a strict CSP', async () => {
+    const web = new WebClient(t.app);
+    await web.get('/console/sign-in');
+    expect((await web.post('/console/sign-in/key', { operatorKey: OPERATOR_KEY })).statusCode).toBe(303);
+    const before = new Date();
+    const page = await web.get('/console/fedwire');
+    const after = new Date();
+    expect(page.statusCode).toBe(200);
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toMatch(/script-src 'self'/);
+    expect(csp).not.toMatch(/unsafe-inline/);
+    expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)|\sstyle="|\son[a-z]+="/);
+    const files = await t.ctx.db.query<{ file_name: string; msg_id: string; nb_of_txs: number; ctrl_sum: string }>("SELECT file_name, msg_id, nb_of_txs, ctrl_sum::text AS ctrl_sum FROM bank_files WHERE scheme = 'fedwire'");
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      expect(page.body).toContain(f.file_name);
+      expect(page.body).toContain(`<code>${f.msg_id}</code>`);
+      expect(page.body).toContain(`${f.ctrl_sum.replace(/\.?0+$/, '')} USD`);
+    }
+    expect(page.body).toContain('No Fedwire payout of Corridor has the UETR 8a562c67-ca16-48ba-b074-65581be6f011');
+    const cutoff = (fedwireConnectorOf(t.ctx) as FedwireConnector).runtime.config.bankCutoff;
+    expect(page.body).toContain(`your bank takes wire files until <strong>${cutoff}</strong>`);
+    const executed = [fedwireExecutionDate(before, cutoff), fedwireExecutionDate(after, cutoff)].map((d) => `is executed on <strong>${d}</strong>`);
+    expect(executed.some((text) => page.body.includes(text))).toBe(true);
+  }, 120_000);
 });
 
 describe.skipIf(sshdMissing)(`a wire file after a crash${sshdMissing ? ` (${sshdMissing})` : ''}`, () => {

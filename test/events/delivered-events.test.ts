@@ -24,9 +24,10 @@ import { eventSchemaName } from '../../src/domains/events/event-union.js';
 import { EVENT_TYPES } from '../../src/domains/webhooks/event-types.js';
 import { listeningTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
 import { HttpsReceiver } from '../helpers/https-receiver.js';
-import { ADA } from '../payouts/helpers.js';
+import { ADA, DE_IBAN } from '../payouts/helpers.js';
 import type { Connector, RecipientCheck } from '../../src/connectors/connector.js';
 import { defineConnector } from '../../src/connectors/definition.js';
+import { correctBeneficiaryAccount } from '../../src/domains/beneficiaries/beneficiaries.port.js';
 
 /** A connector of the test's own on sepa_credit (the triggers' EUR payouts go by sepa_inst) whose rail knows the account under another name. */
 const naming: Connector = {
@@ -129,6 +130,17 @@ async function heldForRecipientCheck(): Promise<void> {
   await corridor.payouts.create({ clientRef: 'held-for-recipient-check', amount: '10.00', currency: 'EUR', route: 'sepa_credit', beneficiary: ADA, senderInfo: { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE' } } as PayoutRequest);
 }
 
+/** A saved beneficiary's account corrected by a rail (what an ACH notification of change does, through the beneficiaries port): beneficiary.updated. */
+async function correctedByRail(): Promise<void> {
+  await corridor.sandbox.fundBalance({ currency: 'EUR', amount: '100.00' });
+  const beneficiary = (await corridor.beneficiaries.create(ADA as never)) as { id: string };
+  const payout = (await corridor.payouts.create({ clientRef: 'corrected-by-rail', amount: '10.00', currency: 'EUR', beneficiary: { id: beneficiary.id }, senderInfo: { type: 'individual', firstName: 'Grace', lastName: 'Hopper', country: 'DE' } } as PayoutRequest)) as { id: string };
+  const corrected = await t.ctx.db.tx((tx) =>
+    correctBeneficiaryAccount(t.ctx, tx, { workspaceId: c.workspaceId, payoutId: payout.id, match: { iban: DE_IBAN }, changes: { iban: 'DE44500105175407324931' }, code: 'C01', words: 'incorrect account number' }),
+  );
+  expect(corrected?.beneficiaryId).toBe(beneficiary.id);
+}
+
 const typeOf = (body: string): string => (JSON.parse(body) as { type: string }).type;
 
 describe('events as delivered', () => {
@@ -143,6 +155,7 @@ describe('events as delivered', () => {
     for (const type of Object.keys(TRIGGERS)) await trigger(corridor, type, () => undefined);
     await heldForApproval();
     await heldForRecipientCheck();
+    await correctedByRail();
     expect((await c.request('POST', `/v1/webhooks/${endpointId}/test`, {}, { 'idempotency-key': 'test-1' })).statusCode).toBe(201);
 
     // Every type but payout.reverted (recorded, not delivered: spec §Events) reaches the endpoint; the stream carries all but webhook.test.

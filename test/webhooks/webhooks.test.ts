@@ -545,9 +545,11 @@ describe('event types', () => {
   /**
    * Delivered only where a connector checks the recipient (verifyRecipient), which the sandbox's
    * simulator does not: test/events/delivered-events.test.ts and test/recipient-checks/ deliver it
-   * through a test connector.
+   * through a test connector. beneficiary.updated is delivered only when a rail corrects a saved
+   * beneficiary's account (an ACH notification of change): test/ach/flow.test.ts and
+   * test/events/delivered-events.test.ts deliver it.
    */
-  const deliveredElsewhere = ['payout.recipient_check_required'];
+  const deliveredElsewhere = ['payout.recipient_check_required', 'beneficiary.updated'];
   const covered = [...new Set(scenarios.flatMap((x) => x.types))];
 
   async function payout(c: Caller, amount: string): Promise<{ id: string; clientRef: string }> {

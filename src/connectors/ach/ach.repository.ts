@@ -197,3 +197,70 @@ export async function countInbound(sql: Sql, id: string, counts: { returns: numb
 export async function insertException(sql: Sql, e: { id: string; fileId: string; code: string; reason: string; actor: string; traceNumber: string | null; payoutId: string | null }): Promise<void> {
   await sql.query('INSERT INTO ach_exceptions (id, file_id, code, reason, actor, trace_number, payout_id) VALUES ($1, $2, $3, $4, $5, $6, $7)', [e.id, e.fileId, e.code, e.reason, e.actor, e.traceNumber, e.payoutId]);
 }
+
+/** The console's lists: the latest files cut, with their control totals. */
+export interface AchFileSummary {
+  id: string;
+  file_name: string;
+  effective_date: string;
+  same_day: boolean;
+  status: 'recorded' | 'delivered';
+  entry_count: number;
+  entry_hash: string;
+  total_credit: string;
+  total_debit: string;
+  payouts: number;
+  created_at: Date;
+  delivered_at: Date | null;
+  last_error: string | null;
+}
+
+export function latestAchFiles(sql: Sql, limit: number): Promise<AchFileSummary[]> {
+  return sql.query<AchFileSummary>(
+    `SELECT f.id::text AS id, f.file_name, f.effective_date::text AS effective_date, f.same_day, f.status, f.entry_count::int AS entry_count, f.entry_hash,
+            f.total_credit::text AS total_credit, f.total_debit::text AS total_debit,
+            (SELECT count(*)::int FROM ach_payouts p WHERE p.file_id = f.id) AS payouts, f.created_at, f.delivered_at, f.last_error
+       FROM ach_files f ORDER BY f.created_at DESC, f.id DESC LIMIT $1`,
+    [limit],
+  );
+}
+
+export interface AchInboundSummary {
+  id: string;
+  name: string;
+  status: 'processed' | 'refused';
+  reason: string | null;
+  returns: number;
+  changes: number;
+  exceptions: number;
+  received_at: Date;
+}
+
+/** The latest NACHA files taken in from the ODFI (returns and notifications of change), with what each applied. */
+export function latestAchInbound(sql: Sql, limit: number): Promise<AchInboundSummary[]> {
+  return sql.query<AchInboundSummary>(
+    `SELECT id::text AS id, name, status, reason, returns::int AS returns, changes::int AS changes, exceptions::int AS exceptions, received_at
+       FROM ach_inbound_files ORDER BY received_at DESC, id DESC LIMIT $1`,
+    [limit],
+  );
+}
+
+export interface AchExceptionRow {
+  id: string;
+  file_name: string;
+  code: string;
+  reason: string;
+  actor: string;
+  trace_number: string | null;
+  payout_id: string | null;
+  created_at: Date;
+}
+
+/** The latest codes an inbound file carried that moved nothing (dishonored, contested, late, unknown trace, uncorrectable change). */
+export function latestAchExceptions(sql: Sql, limit: number): Promise<AchExceptionRow[]> {
+  return sql.query<AchExceptionRow>(
+    `SELECT e.id::text AS id, f.name AS file_name, e.code, e.reason, e.actor, e.trace_number, e.payout_id::text AS payout_id, e.created_at
+       FROM ach_exceptions e JOIN ach_inbound_files f ON f.id = e.file_id ORDER BY e.created_at DESC, e.id DESC LIMIT $1`,
+    [limit],
+  );
+}

@@ -7,7 +7,8 @@ import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/db.js';
 import { appendAudit } from '../../controls/audit/audit.service.js';
 import { savedBeneficiaryOfPayout } from '../payouts/payouts.port.js';
-import { accountsOf, updateAccount } from './beneficiaries.repository.js';
+import { recordEvents } from '../events/events.service.js';
+import { accountsOf, findBeneficiaryById, updateAccount } from './beneficiaries.repository.js';
 
 export interface AccountCorrection {
   workspaceId: string;
@@ -25,7 +26,9 @@ const masked = (value: string): string => (value.length <= 4 ? '****' : `****${v
 
 /**
  * Corrects the saved beneficiary's account a payout used: the account whose data matches `match`
- * gets `changes`. Audited with the fields changed (values masked). Answers the beneficiary and
+ * gets `changes`. Audited with the fields changed (values masked), and the workspace told with a
+ * `beneficiary.updated` event (delivered as a webhook) naming the account and the fields, never
+ * their values. Answers the beneficiary and
  * account ids, or undefined when the payout names no saved beneficiary or none of its accounts matches.
  */
 export async function correctBeneficiaryAccount(ctx: AppContext, tx: Tx, c: AccountCorrection): Promise<{ beneficiaryId: string; accountId: string } | undefined> {
@@ -52,6 +55,20 @@ export async function correctBeneficiaryAccount(ctx: AppContext, tx: Tx, c: Acco
         fields: Object.fromEntries(Object.entries(c.changes).map(([k, v]) => [k, { from: masked(String(data[k] ?? '')), to: masked(v) }])),
       },
     });
+    const beneficiary = await findBeneficiaryById(tx, beneficiaryId);
+    await recordEvents(tx, [
+      {
+        workspaceId: c.workspaceId,
+        accountId: beneficiary?.account_id ?? undefined,
+        type: 'beneficiary.updated',
+        data: {
+          id: beneficiaryId,
+          ...(beneficiary?.account_id ? { accountId: beneficiary.account_id } : {}),
+          status: beneficiary?.status ?? 'active',
+          correction: { code: c.code, description: c.words, beneficiaryAccountId: account.id, payoutId: c.payoutId, fields: Object.keys(c.changes) },
+        },
+      },
+    ]);
     return { beneficiaryId, accountId: account.id };
   }
   return undefined;

@@ -8,6 +8,7 @@ import { Type, type TObject, type TProperties, type TSchema } from 'typebox';
 import { Nullable, Timestamp, Uuid } from '../../platform/lib/schemas.js';
 import { AccountSchema } from '../accounts/accounts.schemas.js';
 import { ApplicationSchema } from '../applications/applications.schemas.js';
+import { BeneficiarySchema } from '../beneficiaries/beneficiaries.schemas.js';
 import { DepositSchema } from '../deposits/deposits.schemas.js';
 import { OrderSchema } from '../orders/orders.schemas.js';
 import { PayoutSchema } from '../payouts/payouts.schemas.js';
@@ -41,6 +42,24 @@ const ApplicationEventData = pick(
 );
 const VirtualAccountEventData = pick(VirtualAccountSchema, ['id', 'accountId', 'currency', 'status'], 'VirtualAccountEventData', 'The virtual account, never its bank details');
 const DepositEventData = pick(DepositSchema, ['id', 'clientRef', 'amount', 'serviceFee', 'creditedAmount', 'currency', 'status'], 'DepositEventData', 'The deposit, as deposit.* events carry it');
+const BeneficiaryEventData = Type.Object(
+  {
+    id: BeneficiarySchema.properties.id,
+    accountId: BeneficiarySchema.properties.accountId,
+    status: BeneficiarySchema.properties.status,
+    correction: Type.Object(
+      {
+        code: Type.String({ description: "The rail's code, such as the ACH notification of change C01" }),
+        description: Type.String({ description: 'The code in words' }),
+        beneficiaryAccountId: Uuid,
+        payoutId: Type.String({ format: 'uuid', description: 'The payout whose entry the rail corrected' }),
+        fields: Type.Array(Type.String(), { description: 'The account data fields corrected (their new values: GET /v1/beneficiaries/{id})' }),
+      },
+      { title: 'BeneficiaryCorrection', description: "The rail's correction of one of the beneficiary's accounts, named but never its values" },
+    ),
+  },
+  { title: 'BeneficiaryEventData', description: "The beneficiary, as beneficiary.updated carries it: which of its accounts a rail corrected (an ACH notification of change), never the bank details themselves" },
+);
 const WebhookTestEventData = Type.Object({ endpointId: Uuid, message: Type.String() }, { title: 'WebhookTestEventData' });
 
 const DATA_BY_PREFIX: Record<string, TSchema> = {
@@ -50,6 +69,7 @@ const DATA_BY_PREFIX: Record<string, TSchema> = {
   application: ApplicationEventData,
   virtual_account: VirtualAccountEventData,
   deposit: DepositEventData,
+  beneficiary: BeneficiaryEventData,
   webhook: WebhookTestEventData,
 };
 

@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   'virtual_account.failed',
   'deposit.completed',
   'deposit.failed',
+  'beneficiary.updated',
   'webhook.test',
 ] as const;
 

@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { Type, type TObject } from 'typebox';
 import { Uuid } from '../../platform/lib/schemas.js';
 import { isUuid } from '../../platform/lib/ids.js';
-import { notice } from '../web/components.js';
+import { notice, table, when, type Column } from '../web/components.js';
+import type { FedCalendarDay } from '../../platform/lib/federal-reserve-calendar.js';
 import type { Refusal } from '../web/forms.js';
 import { html, type Html } from '../../platform/lib/html.js';
 
@@ -94,4 +95,26 @@ export function doneNotice(req: FastifyRequest): Html {
   if (!text) return html``;
   const ref = typeof query.ref === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(query.ref) ? query.ref : '';
   return notice('success', text.replace('{ref}', ref).replace(/ {2,}/g, ' '));
+}
+
+/** A US rail's calendar as its console page shows it: each day a banking day, or closed (a weekend, or the Federal Reserve holiday named). */
+export function fedCalendarTable(caption: string, days: readonly FedCalendarDay[]): Html {
+  return table<FedCalendarDay>(
+    caption,
+    [
+      { label: 'Date', cell: (d) => d.date },
+      { label: 'Day', cell: (d) => d.weekday },
+      { label: 'Settles', cell: (d) => (d.bankingDay ? 'banking day' : html`<span class="muted">closed${d.holiday ? html`: ${d.holiday} (Federal Reserve holiday)` : ' (weekend)'}</span>`) },
+    ],
+    days,
+  );
+}
+
+/** The columns of a file a connector sent: when it was made, when it reached the bank, and the last delivery problem. */
+export function fileDeliveryColumns<T extends { createdAt: string; deliveredAt: string | null; lastError: string | null }>(): Column<T>[] {
+  return [
+    { label: 'Created', cell: (f) => when(f.createdAt) },
+    { label: 'Delivered', cell: (f) => when(f.deliveredAt) },
+    { label: 'Problem', cell: (f) => (f.lastError ? html`<pre>${f.lastError}</pre>` : '') },
+  ];
 }

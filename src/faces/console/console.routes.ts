@@ -5,8 +5,10 @@ import type { Storage } from '../../platform/storage/storage.js';
 import { alertPages } from './alerts.pages.js';
 import { applicationPages } from './applications.pages.js';
 import { auditPages } from './audit.pages.js';
+import { achPages } from '../../connectors/ach/ach.pages.js';
 import { bankPages } from '../../connectors/bank/bank.pages.js';
 import { chainPages } from '../../connectors/chain/chain.pages.js';
+import { fedwirePages } from '../../connectors/fedwire/fedwire.pages.js';
 import { consoleAuthPages } from './auth.pages.js';
 import { connectorPages } from './connectors.pages.js';
 import { orderPages } from './orders.pages.js';
@@ -30,6 +32,8 @@ export function consolePages(app: FastifyInstance, web: Web, storage: Storage): 
   auditPages(app, web);
   connectorPages(app, web);
   bankPages(app, web);
+  achPages(app, web);
+  fedwirePages(app, web);
   chainPages(app, web);
   alertPages(app, web);
 }

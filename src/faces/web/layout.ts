@@ -36,6 +36,8 @@ const NAV: Record<Area, readonly NavItem[]> = {
     { href: '/console/deposits', label: 'Deposits' },
     { href: '/console/connectors', label: 'Connectors' },
     { href: '/console/bank', label: 'Bank files' },
+    { href: '/console/ach', label: 'ACH' },
+    { href: '/console/fedwire', label: 'Fedwire' },
     { href: '/console/chain', label: 'Chain' },
     { href: '/console/reconciliation', label: 'Reconciliation' },
     { href: '/console/alerts', label: 'Alerts' },

@@ -50,3 +50,23 @@ export function addFedBusinessDays(date: string, n: number): string {
   for (let i = 0; i < n; i++) d = nextFedBusinessDay(d);
   return d;
 }
+
+/** One day of a US rail's calendar: whether the Federal Reserve settles on it, and which holiday closes it. */
+export interface FedCalendarDay {
+  date: string;
+  weekday: string;
+  bankingDay: boolean;
+  /** The Federal Reserve holiday's name, when it is one. */
+  holiday: string | null;
+}
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** The `n` calendar days from a date (YYYY-MM-DD), each a business day of the Fed or closed (a weekend, or a holiday named): what the consoles' cut-off calendars show. */
+export function fedCalendarDays(from: string, n: number): FedCalendarDay[] {
+  return Array.from({ length: n }, (_, i) => {
+    const date = addDays(from, i);
+    const holiday = federalReserveHolidays(Number(date.slice(0, 4))).find((h) => h.date === date)?.name ?? null;
+    return { date, weekday: WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()] as string, bankingDay: isFedBusinessDay(date), holiday };
+  });
+}

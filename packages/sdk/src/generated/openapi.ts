@@ -2488,6 +2488,46 @@ export interface components {
             id: string;
             type: "iban" | "bank_account" | "mobile_money" | "crypto";
         };
+        /**
+         * BeneficiaryCorrection
+         * @description The rail's correction of one of the beneficiary's accounts, named but never its values
+         */
+        BeneficiaryCorrection: {
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            beneficiaryAccountId: string;
+            /** @description The rail's code, such as the ACH notification of change C01 */
+            code: string;
+            /** @description The code in words */
+            description: string;
+            /** @description The account data fields corrected (their new values: GET /v1/beneficiaries/{id}) */
+            fields: string[];
+            /**
+             * Format: uuid
+             * @description The payout whose entry the rail corrected
+             */
+            payoutId: string;
+        };
+        /**
+         * BeneficiaryEventData
+         * @description The beneficiary, as beneficiary.updated carries it: which of its accounts a rail corrected (an ACH notification of change), never the bank details themselves
+         */
+        BeneficiaryEventData: {
+            /**
+             * Format: uuid
+             * @description The sub-account owning it; absent for the workspace’s own
+             */
+            accountId?: string;
+            correction: components["schemas"]["BeneficiaryCorrection"];
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            status: "active" | "inactive" | "suspended";
+        };
         /** BeneficiaryFields */
         BeneficiaryFields: {
             /** @description Fields that may be provided; every one is accepted by POST /v1/beneficiaries */
@@ -2535,6 +2575,23 @@ export interface components {
             currency: string;
             /** @description The rail asked for; absent: as a payout would route it */
             route?: string;
+        };
+        /** BeneficiaryUpdatedEvent */
+        BeneficiaryUpdatedEvent: {
+            /** @description GET /v1/events and the event stream only: the sub-account the event concerns (null: the workspace itself). Webhook deliveries and `corridor listen` carry the envelope alone, without it */
+            accountId?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            data: components["schemas"]["BeneficiaryEventData"];
+            /** @description Event id, prefix evt_ */
+            id: string;
+            /** @description True for events sent by the webhook test operation */
+            test: boolean;
+            /** @constant */
+            type: "beneficiary.updated";
         };
         /** Capabilities */
         Capabilities: {
@@ -2802,7 +2859,7 @@ export interface components {
             description?: string | null;
             /** @description Also sign each delivery with an Ed25519 key of this endpoint (`v1a` in webhook-signature; receivers verify with `ed25519PublicKey`, no shared secret). `false` drops the key */
             ed25519?: boolean;
-            events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "payout.recipient_check_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
+            events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "payout.recipient_check_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "beneficiary.updated")[] | null;
             /**
              * @description HTTPS URL that receives the POSTs; at most 2048 characters, no credentials or fragment
              * @example https://localhost:3000/webhooks/corridor
@@ -2942,7 +2999,7 @@ export interface components {
          * Event
          * @description The webhook envelope {id, type, createdAt, test, data} as delivered; GET /v1/events and the stream add `accountId`, the sub-account it concerns (null: the workspace itself); `data` by `type`
          */
-        Event: components["schemas"]["PayoutProcessingEvent"] | components["schemas"]["PayoutPaidEvent"] | components["schemas"]["PayoutFailedEvent"] | components["schemas"]["PayoutRevertedEvent"] | components["schemas"]["PayoutCancelledEvent"] | components["schemas"]["PayoutApprovalRequiredEvent"] | components["schemas"]["PayoutRecipientCheckRequiredEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderAwaitingFundsEvent"] | components["schemas"]["OrderFundsReceivedEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["AccountCreatedEvent"] | components["schemas"]["ApplicationUnderReviewEvent"] | components["schemas"]["ApplicationMoreInfoRequestedEvent"] | components["schemas"]["ApplicationApprovedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["VirtualAccountActiveEvent"] | components["schemas"]["VirtualAccountFailedEvent"] | components["schemas"]["DepositCompletedEvent"] | components["schemas"]["DepositFailedEvent"] | components["schemas"]["WebhookTestEvent"];
+        Event: components["schemas"]["PayoutProcessingEvent"] | components["schemas"]["PayoutPaidEvent"] | components["schemas"]["PayoutFailedEvent"] | components["schemas"]["PayoutRevertedEvent"] | components["schemas"]["PayoutCancelledEvent"] | components["schemas"]["PayoutApprovalRequiredEvent"] | components["schemas"]["PayoutRecipientCheckRequiredEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderAwaitingFundsEvent"] | components["schemas"]["OrderFundsReceivedEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["AccountCreatedEvent"] | components["schemas"]["ApplicationUnderReviewEvent"] | components["schemas"]["ApplicationMoreInfoRequestedEvent"] | components["schemas"]["ApplicationApprovedEvent"] | components["schemas"]["ApplicationRejectedEvent"] | components["schemas"]["VirtualAccountActiveEvent"] | components["schemas"]["VirtualAccountFailedEvent"] | components["schemas"]["DepositCompletedEvent"] | components["schemas"]["DepositFailedEvent"] | components["schemas"]["BeneficiaryUpdatedEvent"] | components["schemas"]["WebhookTestEvent"];
         /** EventList */
         EventList: {
             data: components["schemas"]["Event"][];
@@ -4357,7 +4414,7 @@ export interface components {
             description?: string | null;
             /** @description Also sign each delivery with an Ed25519 key of this endpoint (`v1a` in webhook-signature; receivers verify with `ed25519PublicKey`, no shared secret). `false` drops the key */
             ed25519?: boolean;
-            events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "payout.recipient_check_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed")[] | null;
+            events?: ("payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "payout.recipient_check_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "beneficiary.updated")[] | null;
             /** @description A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again */
             status?: "enabled" | "disabled";
             /**
@@ -7846,7 +7903,7 @@ export interface operations {
                 /** @description Page size, 1 to 100 */
                 limit?: number;
                 /** @description Only events of this type */
-                type?: "payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "payout.recipient_check_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "webhook.test";
+                type?: "payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "payout.recipient_check_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "beneficiary.updated" | "webhook.test";
             };
             header?: {
                 /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
@@ -13421,7 +13478,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Only the delivery of this event (evt_...): what `corridor events resend` looks up */
                 eventId?: string;
-                eventType?: "payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "payout.recipient_check_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "webhook.test";
+                eventType?: "payout.processing" | "payout.paid" | "payout.failed" | "payout.reverted" | "payout.cancelled" | "payout.approval_required" | "payout.recipient_check_required" | "order.created" | "order.awaiting_funds" | "order.funds_received" | "order.completed" | "order.failed" | "order.expired" | "account.created" | "application.under_review" | "application.more_info_requested" | "application.approved" | "application.rejected" | "virtual_account.active" | "virtual_account.failed" | "deposit.completed" | "deposit.failed" | "beneficiary.updated" | "webhook.test";
                 /** @description Page size, 1 to 100 */
                 limit?: number;
                 status?: "pending" | "succeeded" | "failed";
