@@ -81,6 +81,12 @@ export interface InboundOptions {
    * acknowledgement of the file that carried the message (idempotent: a report read again changes nothing).
    */
   acknowledged?: ((tx: Tx, originalMessageId: string, groupStatus: string | undefined) => Promise<void>) | undefined;
+  /**
+   * Opens a downloaded file before it is read (the bank connector's PGP: decrypted and its signature
+   * verified): the path of the file to read, or why it cannot be read, and the file is quarantined with
+   * that reason. The file is recorded by the hash of the bytes as received, before it is opened.
+   */
+  open?: ((name: string, local: string, folder: string) => Promise<{ path: string } | { refused: string }>) | undefined;
   /** Called after each entry of a file is applied, inside its chunk's transaction, with the entry's number in the file (progress; a test kills a process here). */
   onEntry?: ((index: number) => Promise<void> | void) | undefined;
 }
@@ -663,6 +669,15 @@ export async function takeInFile(ctx: AppContext, source: InboundSource, waiting
     const { file, fresh } = await recordFile(ctx, waiting.name, await sha256Of(local.path), local.size);
     fileId = file.id;
     if (file.status === 'processed' || file.status === 'quarantined') return { name: waiting.name, outcome: 'duplicate', fileId: file.id };
+    if (options.open) {
+      const opened = await options.open(waiting.name, local.path, folder);
+      if ('refused' in opened) {
+        await repo.quarantineFile(ctx.db, file.id, opened.refused);
+        return await quarantined(ctx, waiting.name, file.id, opened.refused);
+      }
+      local.path = opened.path;
+      local.size = (await fs.stat(local.path)).size;
+    }
     if (file.status === 'received') {
       const result = await readFile(ctx, file, fresh, local, options);
       if ('outcome' in result) return result;
