@@ -140,6 +140,11 @@ export async function nextFileSeq(sql: Sql, debtorAccount: string, day: string, 
   return Number(row?.n ?? 0) + 1;
 }
 
+/** A payout's sealed instruction, as the connector recorded it. */
+export async function instructionOf(sql: Sql, payoutId: string): Promise<string | undefined> {
+  return (await maybeOne<{ instruction: string }>(sql, 'SELECT instruction FROM bank_payouts WHERE payout_id = $1', [payoutId]))?.instruction;
+}
+
 /** Puts payouts in a file, each in its payment information block. */
 export async function fileInBlocks(sql: Sql, fileId: string, payouts: readonly { payoutId: string; pmtInfId: string }[]): Promise<void> {
   if (payouts.length === 0) return;

@@ -13,7 +13,8 @@ import { executionDate, type BankCalendar } from './bank.calendar.js';
 import { creditLimitMinor, debtorAccountFor, type BankAccount, type BankConfig } from './bank.config.js';
 import { creditTransferOf, endToEndIdOf, type BeneficiarySnapshot, type TransferSource } from './bank.instructions.js';
 import * as repo from './bank.repository.js';
-import { pollInbound, type InboundOptions } from './inbound/inbound.service.js';
+import { pollInbound, type InboundOptions, type PayeeVerification } from './inbound/inbound.service.js';
+import { recordReportedCheck } from '../../controls/recipient-checks/recipient-checks.port.js';
 import { HostKeyMismatchError } from './bank.sftp.js';
 import { bankDay, renderFileName } from './bank.filenames.js';
 import { isPgpName, type BankPgp } from './bank.pgp.js';
@@ -308,6 +309,17 @@ export async function runUpload(ctx: AppContext, bank: Pick<BankRuntime, 'transp
 }
 
 /**
+ * The bank's Verification of Payee of a payout it was sent (RCVC, RVMC, RVNM, RVNA in its pain.002):
+ * kept on the payout as its recipient check (the name checked is the beneficiary's as the file wrote it).
+ */
+async function keepVerification(bank: BankRuntime, tx: Tx, payout: { id: string; workspaceId: string; accountId: string }, v: PayeeVerification): Promise<void> {
+  const sealed = await repo.instructionOf(tx, payout.id);
+  if (!sealed) return;
+  const instruction = bank.box.openJson<Instruction>(sealed);
+  await recordReportedCheck(tx, { payoutId: payout.id, workspaceId: payout.workspaceId, accountId: payout.accountId, connector: 'bank', name: instruction.beneficiary.name ?? '', result: v.result, railName: v.railName, reason: v.reason });
+}
+
+/**
  * With `pgp`, a file from the bank is read only once decrypted and its signature verified: a `.pgp`,
  * `.gpg` or `.asc` file is opened into `<folder>/opened.xml`; one that cannot be decrypted or is not
  * signed by the bank is refused with the reason (quarantined, for the operator to take up with the
@@ -340,6 +352,7 @@ export async function runPoll(ctx: AppContext, bank: BankRuntime, connectorName:
       holdPayouts: (tx, payoutIds, reason) => repo.holdBankPayouts(tx, payoutIds, null, reason),
       acknowledged: (tx, msgId, groupStatus) => repo.markFileAcknowledged(tx, msgId, groupStatus),
       open: bank.pgp ? openWith(bank.pgp) : undefined,
+      payeeVerified: (tx, payout, v) => keepVerification(bank, tx, payout, v),
       maxFileBytes: bank.config.inbound.maxFileBytes,
       chunkEntries: bank.config.inbound.chunkEntries,
       readMemoryMb: bank.config.inbound.readMemoryMb,
