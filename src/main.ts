@@ -52,7 +52,11 @@ const COMMANDS: Record<string, { usage: string; about: string; client?: boolean 
     about:
       "encrypt-key: seal a hot wallet key, deposit mnemonic or xpub (stdin) for the connectors file's chains section, under\nCORRIDOR_ENCRYPTION_KEY (it names the key it used); xpub: the account xpub of a mnemonic (a watch-only deposit wallet)",
   },
-  'bank-sim': { usage: 'bank-sim --dir DIR [--interval-ms N] [--once]', about: "the sandbox bank: answers the bank connector's pain.001 files in DIR/in into DIR/out by magic\namounts (docs/guides/bank-rails.md)" },
+  bank: { usage: 'bank encrypt-secret < secret', about: "seal Corridor's PGP private key or its passphrase (stdin) for the connectors file's \"bank\".pgp section" },
+  'bank-sim': {
+    usage: 'bank-sim --dir DIR [--interval-ms N] [--once] [--pgp-key FILE --corridor-public-key FILE [--pgp-passphrase-file FILE]]',
+    about: "the sandbox bank: answers the bank connector's pain.001 files in DIR/in into DIR/out by magic\namounts (docs/guides/bank-rails.md); with --pgp-key, PGP files only, as a bank's host-to-host service with PGP",
+  },
   'ach-sim': { usage: 'ach-sim --dir DIR [--rules FILE.json] [--interval-ms N] [--once]', about: "the sandbox ACH bank: answers the ACH connector's NACHA files in DIR/in into DIR/out with\nreturns and notifications of change as the rules say (docs/guides/ach.md)" },
   'mobile-money': { usage: 'mobile-money encrypt-secret < secret', about: "seal the operator's API key or the callback secret (stdin) for the connectors file's \"mobile-money\" section" },
   'mobile-money-sim': {
@@ -306,13 +310,23 @@ async function main(argv: string[]): Promise<void> {
       await mobileMoneySim({ port, host: values.host ?? '127.0.0.1', apiKey: values['api-key'] as string, callbackSecret: values['callback-secret'] as string, loseRate, holderName: values['holder-name'] });
       return;
     }
+    case 'bank': {
+      if (sub === 'encrypt-secret') return (await import('./cli/bank-sim.js')).encryptBankSecret(config);
+      fail('unknown bank command (bank encrypt-secret)');
+      return;
+    }
     case 'bank-sim': {
-      const { values } = parseArgs({ args: argv.slice(1), options: { dir: { type: 'string' }, 'interval-ms': { type: 'string', default: '1000' }, once: { type: 'boolean', default: false } } });
+      const { values } = parseArgs({
+        args: argv.slice(1),
+        options: { dir: { type: 'string' }, 'interval-ms': { type: 'string', default: '1000' }, once: { type: 'boolean', default: false }, 'pgp-key': { type: 'string' }, 'pgp-passphrase-file': { type: 'string' }, 'corridor-public-key': { type: 'string' } },
+      });
       const intervalMs = Number(values['interval-ms']);
       if (!values.dir) fail('--dir DIR is required (the folder the connectors file\'s "bank".directory names)');
       if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 3_600_000) fail('--interval-ms must be an integer from 50 to 3600000');
+      if ((values['pgp-key'] === undefined) !== (values['corridor-public-key'] === undefined)) fail('--pgp-key (the bank\'s private key) and --corridor-public-key go together');
+      const pgp = values['pgp-key'] ? { privateKeyFile: values['pgp-key'], passphraseFile: values['pgp-passphrase-file'], corridorPublicKeyFile: values['corridor-public-key'] as string } : undefined;
       const { bankSim } = await import('./cli/bank-sim.js');
-      await bankSim({ dir: values.dir, intervalMs, once: values.once ?? false });
+      await bankSim({ dir: values.dir, intervalMs, once: values.once ?? false, pgp });
       return;
     }
     case 'ach-sim': {

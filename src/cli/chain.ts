@@ -1,16 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { CryptoBox } from '../platform/lib/crypto-box.js';
+import { readStdin, sealingBox } from './secrets.js';
 import type { Config } from '../platform/config.js';
 import { accountXpub, depositWallet } from '../connectors/chain/hd.js';
 import { localSigner } from '../connectors/chain/signer.js';
-
-/** Reads all of standard input (a secret is piped, never an argument: it would stay in the shell's history). */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').trim();
-}
 
 /**
  * `corridor chain encrypt-key`: seals a hot wallet private key (hex), a deposit wallet mnemonic or an
@@ -27,12 +18,7 @@ export async function encryptChainKey(config: Config): Promise<void> {
   let what: string;
   if (/^(0x)?[0-9a-fA-F]{64}$/.test(secret)) what = `hot wallet key of ${localSigner(secret).address}`;
   else what = `deposit wallet; first address m/44'/60'/0'/0/0 = ${depositWallet(secret).address(0)}`;
-  const keyFile = path.resolve(config.dataDir, 'encryption.key');
-  if (!config.encryptionKey && !fs.existsSync(keyFile)) {
-    throw new Error(`CORRIDOR_ENCRYPTION_KEY is unset and there is no key file at ${keyFile}: set CORRIDOR_ENCRYPTION_KEY (or CORRIDOR_DATA_DIR) as the server that reads the connectors file runs with`);
-  }
-  const box = CryptoBox.load(config.encryptionKey, config.dataDir);
-  const source = config.encryptionKey ? 'CORRIDOR_ENCRYPTION_KEY' : `the key file ${keyFile} (CORRIDOR_ENCRYPTION_KEY is unset)`;
+  const { box, source } = sealingBox(config);
   process.stdout.write(`${box.encrypt(secret)}\n`);
   process.stderr.write(`sealed: ${what}\nunder: ${source}, key id ${box.keyId}; the server must run with the same key\n`);
 }

@@ -26,7 +26,10 @@ const amt = (amount: string, currency: string) => ({ '#text': amount, '@Ccy': cu
 
 export interface StatusAnswer {
   endToEndId: string;
-  status: 'RJCT' | 'ACCP' | 'ACSC';
+  /** The bank's status; RCVC, RVMC, RVNM and RVNA carry its Verification of Payee. */
+  status: 'RJCT' | 'ACCP' | 'ACSC' | 'RCVC' | 'RVMC' | 'RVNM' | 'RVNA';
+  /** The creditor's name the report gives (OrgnlTxRef/Cdtr/Pty/Nm): on a close match, the name the payee's bank holds. */
+  creditorName?: string;
   reason?: string;
   info?: string;
   amount?: string;
@@ -50,7 +53,7 @@ export function pain002(o: { originalMessageId: string; transactions: StatusAnsw
           OrgnlEndToEndId: endToEndIdOf(t.endToEndId),
           TxSts: t.status,
           ...(t.reason ? { StsRsnInf: { Rsn: { Cd: t.reason }, ...(t.info ? { AddtlInf: t.info } : {}) } } : {}),
-          ...(t.amount ? { OrgnlTxRef: { Amt: { InstdAmt: amt(t.amount, t.currency ?? 'EUR') } } } : {}),
+          ...(t.amount || t.creditorName ? { OrgnlTxRef: { ...(t.amount ? { Amt: { InstdAmt: amt(t.amount, t.currency ?? 'EUR') } } : {}), ...(t.creditorName ? { Cdtr: { Pty: { Nm: t.creditorName } } } : {}) } } : {}),
         })),
       },
     },

@@ -5,6 +5,8 @@ import { iso4217Scale } from '../../platform/lib/currencies.js';
 import { parseAmount } from '../../platform/lib/money.js';
 import type { BankCalendar } from './bank.calendar.js';
 import { toEpcLatin } from './epc-latin.js';
+import { fileNamesSection, type FileNames } from './bank.filenames.js';
+import { pgpSection, type PgpSettings } from './bank.pgp.js';
 
 /**
  * The "bank" section of CORRIDOR_CONNECTORS_FILE, validated at start (a bad section refuses to
@@ -22,6 +24,9 @@ import { toEpcLatin } from './epc-latin.js';
  *
  * An account may carry its own `"maxCredit": "250000.00"` (in its currency); a credit above the
  * limit is held as an exception for the operator, never posted (creditLimitMinor).
+ *
+ * `pgp` (bank.pgp.ts) encrypts and signs the files sent and decrypts and verifies those received;
+ * `fileNames` (bank.filenames.ts) gives the bank's own names for the files sent and received.
  *
  * In the sandbox only, `"directory": "<path>"` may stand instead of `sftp`: the files go to
  * `<path>/in` and come back from `<path>/out` on the local disk, where the sandbox bank
@@ -67,6 +72,10 @@ export interface BankConfig extends FileExchangeSettings {
   maxCredit: Record<string, bigint>;
   /** When the bank executes: its time zone and cut-off time (`calendar`); weekends and TARGET2 closing days never. */
   calendar: BankCalendar;
+  /** OpenPGP of the files both ways (`pgp`, bank.pgp.ts): absent, files go and come in clear. */
+  pgp: PgpSettings | undefined;
+  /** The outbound names' template and the inbound names taken (`fileNames`, bank.filenames.ts). */
+  fileNames: FileNames;
 }
 
 /**
@@ -180,6 +189,7 @@ export function parseBankConfig(section: unknown, env = 'production'): BankConfi
   const o = Section.of('bank', section);
   const exchange = fileExchangeSettings(o, env, { maxPayouts: CUTOFF_MAX_PAYOUTS_MAX, maxPayoutsDefault: 500, maxSeconds: CUTOFF_MAX_SECONDS_MAX, maxSecondsDefault: 60 });
   const inbound = o.object('inbound', { optional: true });
+  const pgp = o.has('pgp') ? pgpSection(o.object('pgp')) : undefined;
   return {
     ...exchange,
     accounts: accountsSection(o),
@@ -190,6 +200,8 @@ export function parseBankConfig(section: unknown, env = 'production'): BankConfi
     },
     maxCredit: maxCreditSection(o.object('maxCredit', { optional: true })),
     calendar: calendarSection(o.object('calendar', { optional: true })),
+    pgp,
+    fileNames: fileNamesSection(o.object('fileNames', { optional: true }), pgp !== undefined),
   };
 }
 

@@ -8,6 +8,7 @@ import type { FieldError } from '../../platform/lib/errors.js';
 import { parseBankConfig, type BankConfig } from './bank.config.js';
 import { sepaAddressErrors, structuredAddressErrors, textErrors, type BeneficiarySnapshot } from './bank.instructions.js';
 import { transportOf } from './bank.transport.js';
+import { BankPgp } from './bank.pgp.js';
 import { acceptPayouts, payoutProgress, releasePayout, type BankHandOver, type BankRuntime } from './bank.service.js';
 
 /**
@@ -20,7 +21,7 @@ export class BankConnector extends HandOverConnector<BankRuntime> {
 
   constructor(config: BankConfig, box: CryptoBox) {
     super(
-      { config, box, transport: transportOf(config) },
+      { config, box, transport: transportOf(config, config.fileNames.inbound), pgp: config.pgp && new BankPgp(config.pgp, box) },
       {
         // Recorded in their cut-off windows (the catalog rail decides SEPA or SWIFT); a payout handed over twice is recorded once.
         accept: (rt, tx, payouts) => acceptPayouts(rt, tx, payouts.map((p): BankHandOver => ({ ...p, route: p.rail }))),

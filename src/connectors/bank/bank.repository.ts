@@ -125,6 +125,26 @@ export async function insertBankFile(sql: Sql, f: NewBankFile): Promise<void> {
   );
 }
 
+/**
+ * The number of the next file of a debtor account on a bank day (YYYY-MM-DD in the bank's time zone),
+ * for a file name's `{seq}`: under a lock of the account, held to the end of the transaction that
+ * records the file, so two windows of one account never take the same number.
+ */
+export async function nextFileSeq(sql: Sql, debtorAccount: string, day: string, timeZone: string): Promise<number> {
+  await sql.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey(`bank.file_seq:${debtorAccount}`)]);
+  const row = await maybeOne<{ n: string }>(
+    sql,
+    `SELECT count(*)::text AS n FROM bank_files WHERE debtor_account = $1 AND (created_at AT TIME ZONE $3)::date = $2::date`,
+    [debtorAccount, day, timeZone],
+  );
+  return Number(row?.n ?? 0) + 1;
+}
+
+/** A payout's sealed instruction, as the connector recorded it. */
+export async function instructionOf(sql: Sql, payoutId: string): Promise<string | undefined> {
+  return (await maybeOne<{ instruction: string }>(sql, 'SELECT instruction FROM bank_payouts WHERE payout_id = $1', [payoutId]))?.instruction;
+}
+
 /** Puts payouts in a file, each in its payment information block. */
 export async function fileInBlocks(sql: Sql, fileId: string, payouts: readonly { payoutId: string; pmtInfId: string }[]): Promise<void> {
   if (payouts.length === 0) return;

@@ -1,5 +1,7 @@
 import type { RailProgress } from '../connector.js';
 import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { AppContext } from '../../platform/context.js';
 import type { Sql, Tx } from '../../platform/db/db.js';
 import { enqueueMany, LIFECYCLE_JOB_ATTEMPTS_MAX, type NewJob } from '../../platform/jobs/queue.js';
@@ -11,8 +13,11 @@ import { executionDate, type BankCalendar } from './bank.calendar.js';
 import { creditLimitMinor, debtorAccountFor, type BankAccount, type BankConfig } from './bank.config.js';
 import { creditTransferOf, endToEndIdOf, type BeneficiarySnapshot, type TransferSource } from './bank.instructions.js';
 import * as repo from './bank.repository.js';
-import { pollInbound } from './inbound/inbound.service.js';
+import { pollInbound, type InboundOptions, type PayeeVerification } from './inbound/inbound.service.js';
+import { recordReportedCheck } from '../../controls/recipient-checks/recipient-checks.port.js';
 import { HostKeyMismatchError } from './bank.sftp.js';
+import { bankDay, renderFileName } from './bank.filenames.js';
+import { isPgpName, type BankPgp } from './bank.pgp.js';
 import type { BankTransport } from './bank.transport.js';
 import { buildPain001, schemeOfRoute, transferAtLine, type BuiltFile, type CreditTransfer, type PaymentBatch, type Scheme } from './pain001.js';
 import { validatePain001, type Validation } from './pain001.validate.js';
@@ -26,6 +31,8 @@ export interface BankRuntime {
   config: BankConfig;
   transport: BankTransport;
   box: CryptoBox;
+  /** The section's `pgp` with its keys opened: files are encrypted and signed when it is there. */
+  pgp?: BankPgp | undefined;
 }
 
 /** A payout handed over to the bank connector (the payouts step's HandedOverPayout, with its funding currency and reference). */
@@ -122,6 +129,7 @@ type Cut = 'none' | 'recorded' | 'invalid' | 'held';
 interface Attempt {
   fileId: string;
   msgId: string;
+  createdAt: Date;
   batches: PaymentBatch[];
   built: BuiltFile;
   bytes: Buffer;
@@ -142,20 +150,38 @@ async function attemptFile(calendar: BankCalendar, account: BankAccount, scheme:
     batchBooking: account.batchBooking,
     batches,
   });
-  return { fileId, msgId, batches, built, bytes: Buffer.from(built.xml, 'utf8'), validation: await validatePain001(built.xml, scheme) };
+  return { fileId, msgId, createdAt, batches, built, bytes: Buffer.from(built.xml, 'utf8'), validation: await validatePain001(built.xml, scheme) };
 }
 
-function recordAttempt(bank: BankRuntime, tx: Tx, account: BankAccount, scheme: Scheme, a: Attempt): Promise<void> {
-  return repo.insertBankFile(tx, {
+/**
+ * The name the file goes under: the section's `fileNames.outbound` template (its `{seq}` counted
+ * under the account's lock), `.pgp` added when the file is encrypted.
+ */
+async function fileNameOf(bank: BankRuntime, tx: Tx, account: BankAccount, scheme: Scheme, a: Attempt, at: Date): Promise<string> {
+  const template = bank.config.fileNames.outbound;
+  const timeZone = bank.config.calendar.timeZone;
+  const seq = template.usesSeq ? await repo.nextFileSeq(tx, account.id, bankDay(at, timeZone), timeZone) : 0;
+  const name = renderFileName(template, { account: account.id, bic: account.bic, scheme, msgId: a.msgId, at, timeZone, seq });
+  return bank.pgp && !isPgpName(name) ? `${name}.pgp` : name;
+}
+
+/**
+ * Records a file as it will be sent: with `pgp`, the validated XML encrypted to the bank's key and
+ * signed with ours, and those bytes recorded (sealed), so that every delivery, a resend after a crash
+ * too, sends the very bytes recorded. An invalid attempt is recorded as written (it never leaves).
+ */
+async function recordAttempt(bank: BankRuntime, tx: Tx, account: BankAccount, scheme: Scheme, a: Attempt): Promise<void> {
+  const sent = bank.pgp && a.validation.valid ? await bank.pgp.encryptAndSign(a.bytes) : a.bytes;
+  await repo.insertBankFile(tx, {
     id: a.fileId,
     msgId: a.msgId,
-    fileName: `pain001-${scheme}-${account.id}-${a.msgId}.xml`,
+    fileName: await fileNameOf(bank, tx, account, scheme, a, a.createdAt),
     debtorAccount: account.id,
     scheme,
     message: a.built.message,
-    content: bank.box.encrypt(a.bytes.toString('base64')),
-    sha256: createHash('sha256').update(a.bytes).digest('hex'),
-    byteSize: a.bytes.length,
+    content: bank.box.encrypt(sent.toString('base64')),
+    sha256: createHash('sha256').update(sent).digest('hex'),
+    byteSize: sent.length,
     nbOfTxs: a.built.nbOfTxs,
     ctrlSum: a.built.ctrlSum,
     status: a.validation.valid ? 'recorded' : 'invalid',
@@ -283,6 +309,36 @@ export async function runUpload(ctx: AppContext, bank: Pick<BankRuntime, 'transp
 }
 
 /**
+ * The bank's Verification of Payee of a payout it was sent (RCVC, RVMC, RVNM, RVNA in its pain.002):
+ * kept on the payout as its recipient check (the name checked is the beneficiary's as the file wrote it).
+ */
+async function keepVerification(bank: BankRuntime, tx: Tx, payout: { id: string; workspaceId: string; accountId: string }, v: PayeeVerification): Promise<void> {
+  const sealed = await repo.instructionOf(tx, payout.id);
+  if (!sealed) return;
+  const instruction = bank.box.openJson<Instruction>(sealed);
+  await recordReportedCheck(tx, { payoutId: payout.id, workspaceId: payout.workspaceId, accountId: payout.accountId, connector: 'bank', name: instruction.beneficiary.name ?? '', result: v.result, railName: v.railName, reason: v.reason });
+}
+
+/**
+ * With `pgp`, a file from the bank is read only once decrypted and its signature verified: a `.pgp`,
+ * `.gpg` or `.asc` file is opened into `<folder>/opened.xml`; one that cannot be decrypted or is not
+ * signed by the bank is refused with the reason (quarantined, for the operator to take up with the
+ * bank), and so is a file in clear while `requireIncoming` holds.
+ */
+function openWith(pgp: BankPgp): NonNullable<InboundOptions['open']> {
+  return async (name, local, folder) => {
+    if (!isPgpName(name)) {
+      return pgp.settings.requireIncoming ? { refused: 'the file is not PGP-encrypted, and "bank".pgp.requireIncoming asks every file from the bank to be encrypted and signed: not read' } : { path: local };
+    }
+    const opened = await pgp.decryptAndVerify(await fs.readFile(local));
+    if (!opened.ok) return { refused: opened.reason };
+    const to = path.join(folder, 'opened.xml');
+    await fs.writeFile(to, opened.plain);
+    return { path: to };
+  };
+}
+
+/**
  * One look at the bank's outbox (every `pollSeconds`): the files there are handed to the inbound
  * side (`pollInbound`), which takes each in once; a rejection of a whole message or block fails the
  * payouts this connector recorded in it. Returns when to look again.
@@ -295,6 +351,8 @@ export async function runPoll(ctx: AppContext, bank: BankRuntime, connectorName:
       payoutsOfMessage: (tx, msgId, pmtInfId) => repo.payoutsOfMessage(tx, msgId, pmtInfId),
       holdPayouts: (tx, payoutIds, reason) => repo.holdBankPayouts(tx, payoutIds, null, reason),
       acknowledged: (tx, msgId, groupStatus) => repo.markFileAcknowledged(tx, msgId, groupStatus),
+      open: bank.pgp ? openWith(bank.pgp) : undefined,
+      payeeVerified: (tx, payout, v) => keepVerification(bank, tx, payout, v),
       maxFileBytes: bank.config.inbound.maxFileBytes,
       chunkEntries: bank.config.inbound.chunkEntries,
       readMemoryMb: bank.config.inbound.readMemoryMb,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import SftpClient from 'ssh2-sftp-client';
 import type { BankSftp } from './bank.config.js';
-import type { InboundSource, WaitingFile } from './inbound/inbound.source.js';
+import { xmlNames, type InboundSource, type WaitingFile } from './inbound/inbound.source.js';
 
 /**
  * The host-to-host transport: the bank's SFTP server (ssh2-sftp-client), key authentication only,
@@ -79,8 +79,8 @@ export async function deliverToInbox(client: SftpClient, inbox: string, fileName
 }
 
 /**
- * The bank's outbox over SFTP, as the inbound side reads it (inbound/inbound.source.ts): `*.xml`
- * files, oldest name first; a file taken in is moved into `archive/` beside them, one that could not
+ * The bank's outbox over SFTP, as the inbound side reads it (inbound/inbound.source.ts): the files
+ * `accepts` takes (`*.xml` by default, the bank's `fileNames.inbound`), oldest name first; a file taken in is moved into `archive/` beside them, one that could not
  * be read into `quarantine/` (both created when missing).
  */
 export class SftpOutboxSource implements InboundSource {
@@ -89,6 +89,7 @@ export class SftpOutboxSource implements InboundSource {
   constructor(
     private readonly client: SftpClient,
     outbox: string,
+    private readonly accepts: (name: string) => boolean = xmlNames,
   ) {
     this.dir = outbox.replace(/\/+$/, '') || '/';
   }
@@ -101,7 +102,7 @@ export class SftpOutboxSource implements InboundSource {
   async list(): Promise<WaitingFile[]> {
     const entries = await this.client.list(this.dir);
     return entries
-      .filter((e) => e.type === '-' && e.name.toLowerCase().endsWith('.xml'))
+      .filter((e) => e.type === '-' && this.accepts(e.name))
       .map((e) => ({ name: e.name, size: e.size }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }

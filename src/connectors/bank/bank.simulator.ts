@@ -6,6 +6,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import { TEMPORARY_SUFFIX } from './bank.sftp.js';
+import { decryptAndVerify, encryptAndSign, isPgpName, type PgpKeys } from './bank.pgp.js';
 import { iso4217Scale } from '../../platform/lib/currencies.js';
 
 /*
@@ -269,6 +270,12 @@ export interface SandboxBankOptions {
   dir: string;
   log?: ((line: string) => void) | undefined;
   now?: (() => Date) | undefined;
+  /**
+   * The bank's PGP, as a host-to-host service with PGP works: `theirs` is Corridor's public key,
+   * `ours` the bank's private key. A file that is not PGP-encrypted and signed by Corridor is not
+   * answered (moved to `in/unreadable/`); every answer is encrypted to Corridor and signed, `<name>.xml.pgp`.
+   */
+  pgp?: PgpKeys | undefined;
 }
 
 export interface Answered {
@@ -281,9 +288,18 @@ export interface Answered {
 let sequence = 0;
 const stamp = (now: Date) => `${now.toISOString().replace(/[-:.]/g, '').slice(0, 18)}-${String(++sequence % 1_000_000).padStart(6, '0')}`;
 
-async function writeAtomically(file: string, xml: string): Promise<void> {
-  await fs.writeFile(`${file}${TEMPORARY_SUFFIX}`, xml);
+async function writeAtomically(file: string, bytes: string | Buffer): Promise<void> {
+  await fs.writeFile(`${file}${TEMPORARY_SUFFIX}`, bytes);
   await fs.rename(`${file}${TEMPORARY_SUFFIX}`, file);
+}
+
+/** A file of the inbox as text: with PGP, decrypted and Corridor's signature verified (or an Error saying why not). */
+async function readInboxFile(name: string, bytes: Buffer, pgp: PgpKeys | undefined): Promise<string> {
+  if (!pgp) return bytes.toString('utf8');
+  if (!isPgpName(name)) throw new Error('not PGP-encrypted, and this bank takes PGP files only');
+  const opened = await decryptAndVerify(pgp, bytes);
+  if (!opened.ok) throw new Error(opened.reason);
+  return opened.plain.toString('utf8');
 }
 
 /**
@@ -296,7 +312,7 @@ export async function answerInbox(options: SandboxBankOptions): Promise<Answered
   const inbox = path.join(options.dir, 'in');
   const outbox = path.join(options.dir, 'out');
   for (const dir of [inbox, outbox, path.join(inbox, 'answered'), path.join(inbox, 'unreadable')]) await fs.mkdir(dir, { recursive: true });
-  const names = (await fs.readdir(inbox, { withFileTypes: true })).filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.xml')).map((e) => e.name).sort();
+  const names = (await fs.readdir(inbox, { withFileTypes: true })).filter((e) => e.isFile() && (e.name.toLowerCase().endsWith('.xml') || (options.pgp !== undefined && isPgpName(e.name)))).map((e) => e.name).sort();
   const done: Answered[] = [];
   for (const name of names) {
     const source = path.join(inbox, name);
@@ -307,7 +323,7 @@ export async function answerInbox(options: SandboxBankOptions): Promise<Answered
     }
     let file: SimFile;
     try {
-      file = readPain001(await fs.readFile(source, 'utf8'));
+      file = readPain001(await readInboxFile(name, await fs.readFile(source), options.pgp));
     } catch (err) {
       await fs.rename(source, path.join(inbox, 'unreadable', name));
       const error = err instanceof Error ? err.message : String(err);
@@ -318,8 +334,8 @@ export async function answerInbox(options: SandboxBankOptions): Promise<Answered
     const now = options.now?.() ?? new Date();
     const written: string[] = [];
     for (const answer of answersTo(file, now)) {
-      const out = `${stamp(now)}-${answer.kind}-${file.msgId}.xml`;
-      await writeAtomically(path.join(outbox, out), answer.xml);
+      const out = `${stamp(now)}-${answer.kind}-${file.msgId}.xml${options.pgp ? '.pgp' : ''}`;
+      await writeAtomically(path.join(outbox, out), options.pgp ? await encryptAndSign(options.pgp, Buffer.from(answer.xml, 'utf8')) : answer.xml);
       written.push(out);
     }
     await fs.rename(source, answered);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BankConfig } from './bank.config.js';
+import type { NameFilter } from './bank.filenames.js';
 import { connectToBank, deliverToInbox, SftpOutboxSource, TEMPORARY_SUFFIX } from './bank.sftp.js';
 import { LocalDirectorySource, type InboundSource } from './inbound/inbound.source.js';
 
@@ -22,6 +23,7 @@ class SftpTransport implements BankTransport {
   constructor(
     private readonly sftp: NonNullable<BankConfig['sftp']>,
     private readonly privateKey: Buffer,
+    private readonly accepts: NameFilter | undefined,
   ) {}
 
   async deliver(fileName: string, bytes: Buffer): Promise<'uploaded' | 'already_there'> {
@@ -36,7 +38,7 @@ class SftpTransport implements BankTransport {
   async withOutbox<T>(look: (source: InboundSource) => Promise<T>): Promise<T> {
     const client = await connectToBank(this.sftp, this.privateKey);
     try {
-      return await look(new SftpOutboxSource(client, this.sftp.outbox));
+      return await look(new SftpOutboxSource(client, this.sftp.outbox, this.accepts));
     } finally {
       await client.end().catch(() => undefined);
     }
@@ -50,7 +52,10 @@ export class DirectoryTransport implements BankTransport {
   readonly inbox: string;
   readonly outbox: string;
 
-  constructor(dir: string) {
+  constructor(
+    dir: string,
+    private readonly accepts?: NameFilter,
+  ) {
     this.inbox = path.join(dir, 'in');
     this.outbox = path.join(dir, 'out');
   }
@@ -74,13 +79,13 @@ export class DirectoryTransport implements BankTransport {
 
   async withOutbox<T>(look: (source: InboundSource) => Promise<T>): Promise<T> {
     await fs.promises.mkdir(this.outbox, { recursive: true });
-    return look(new LocalDirectorySource(this.outbox));
+    return look(new LocalDirectorySource(this.outbox, undefined, this.accepts));
   }
 }
 
 /** The transport the validated section names (the bank's, or another file connector's with the same `sftp` or `directory` settings: fedwire). */
-export function transportOf(config: Pick<BankConfig, 'directory' | 'sftp'>): BankTransport {
-  if (config.directory !== undefined) return new DirectoryTransport(config.directory);
+export function transportOf(config: Pick<BankConfig, 'directory' | 'sftp'>, accepts?: NameFilter): BankTransport {
+  if (config.directory !== undefined) return new DirectoryTransport(config.directory, accepts);
   const sftp = config.sftp as NonNullable<BankConfig['sftp']>;
-  return new SftpTransport(sftp, fs.readFileSync(sftp.privateKeyFile));
+  return new SftpTransport(sftp, fs.readFileSync(sftp.privateKeyFile), accepts);
 }

@@ -48,6 +48,22 @@ export function recordAnswer(
   );
 }
 
+/**
+ * A check the rail made after the payout left (the bank's Verification of Payee, in its pain.002),
+ * recorded `passed` with its result: the payout is on its way, nothing waits on it. A payout checked
+ * before it left keeps that check (one check per payout); a report read again changes nothing.
+ */
+export function insertReportedCheck(sql: Sql, check: NewCheck & { result: RecipientCheckResult; railName: string | null; reason: string | null }): Promise<RecipientCheckRow | undefined> {
+  return maybeOne<RecipientCheckRow>(
+    sql,
+    `INSERT INTO payout_recipient_checks (payout_id, workspace_id, account_id, connector, status, result, name, rail_name, reason, checked_at)
+     VALUES ($1, $2, $3, $4, 'passed', $5, $6, $7, $8, now())
+     ON CONFLICT (payout_id) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [check.payoutId, check.workspaceId, check.accountId, check.connector, check.result, check.name, check.railName, check.reason],
+  );
+}
+
 /** The workspace confirms a held check (never one whose account was not found): a compare-and-set from `held`. */
 export function confirmCheck(sql: Sql, workspaceId: string, payoutId: string, by: string): Promise<RecipientCheckRow | undefined> {
   return maybeOne<RecipientCheckRow>(

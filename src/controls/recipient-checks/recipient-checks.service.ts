@@ -180,6 +180,28 @@ export async function recordRailAnswer(ctx: AppContext, tx: Tx, check: Recipient
   return view;
 }
 
+/**
+ * The rail's check of a payout already sent (the bank's Verification of Payee, reported in its
+ * pain.002 for each payment of a file): kept on the payout as its recipient check, `passed` with the
+ * bank's result, name and code, and audited. Nothing is held: the payout has left, and the bank
+ * executes or refuses it as the operator agreed with it (docs/guides/bank-rails.md).
+ */
+export async function recordReportedCheck(tx: Tx, check: repo.NewCheck & { result: RecipientCheckResult; railName: string | null; reason: string | null }): Promise<RecipientCheckView | undefined> {
+  const row = await repo.insertReportedCheck(tx, check);
+  if (!row) return undefined;
+  await appendAudit(tx, {
+    operatorKeyId: null,
+    actor: 'system',
+    method: 'POST',
+    path: `/v1/payouts/${check.payoutId}/recipient-check/answer`,
+    statusCode: 200,
+    requestId: `connector:${check.connector}`,
+    workspaceId: check.workspaceId,
+    body: { change: 'payout.recipient_check.reported', payoutId: check.payoutId, result: check.result, connector: check.connector },
+  });
+  return recipientCheckView(row);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The workspace decides
 

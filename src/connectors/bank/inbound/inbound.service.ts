@@ -81,6 +81,18 @@ export interface InboundOptions {
    * acknowledgement of the file that carried the message (idempotent: a report read again changes nothing).
    */
   acknowledged?: ((tx: Tx, originalMessageId: string, groupStatus: string | undefined) => Promise<void>) | undefined;
+  /**
+   * Opens a downloaded file before it is read (the bank connector's PGP: decrypted and its signature
+   * verified): the path of the file to read, or why it cannot be read, and the file is quarantined with
+   * that reason. The file is recorded by the hash of the bytes as received, before it is opened.
+   */
+  open?: ((name: string, local: string, folder: string) => Promise<{ path: string } | { refused: string }>) | undefined;
+  /**
+   * The bank's Verification of Payee result of a payout it was sent (a pain.002 transaction status
+   * RCVC, RVMC, RVNM or RVNA): the bank connector keeps it on the payout as its recipient check.
+   * Without it the status is read as the bank accepting the payment.
+   */
+  payeeVerified?: ((tx: Tx, payout: { id: string; workspaceId: string; accountId: string }, verification: PayeeVerification) => Promise<void>) | undefined;
   /** Called after each entry of a file is applied, inside its chunk's transaction, with the entry's number in the file (progress; a test kills a process here). */
   onEntry?: ((index: number) => Promise<void> | void) | undefined;
 }
@@ -217,6 +229,32 @@ const reasonText = (r: Reason | undefined) => r?.additionalInfo;
 // ---------------------------------------------------------------------------------------------
 // pain.002
 
+/** What the bank's Verification of Payee found, from a pain.002 transaction status. */
+export interface PayeeVerification {
+  code: 'RCVC' | 'RVMC' | 'RVNM' | 'RVNA';
+  result: 'match' | 'close_match' | 'no_match' | 'unavailable';
+  /** The name the payee's bank holds, when the report gives it (a close match). */
+  railName: string | null;
+  /** The code and its meaning, and the bank's words. */
+  reason: string;
+}
+
+/** The Verification of Payee statuses of a pain.002 transaction (the ISO external code set), their results and meanings. */
+export const VOP_STATUSES: Readonly<Record<PayeeVerification['code'], { result: PayeeVerification['result']; meaning: string }>> = {
+  RCVC: { result: 'match', meaning: "the payee's name matches the account holder's" },
+  RVMC: { result: 'close_match', meaning: "the payee's name is close to the account holder's" },
+  RVNM: { result: 'no_match', meaning: "the payee's name does not match the account holder's" },
+  RVNA: { result: 'unavailable', meaning: "the payee's name could not be checked (the payee's bank did not answer, or the account cannot be checked)" },
+};
+
+const isVopStatus = (status: string): status is PayeeVerification['code'] => Object.hasOwn(VOP_STATUSES, status);
+
+function verificationOf(t: StatusReport['transactions'][number], code: PayeeVerification['code']): PayeeVerification {
+  const { result, meaning } = VOP_STATUSES[code];
+  const bankWords = t.reason?.additionalInfo ? ` (the bank: "${t.reason.additionalInfo}")` : '';
+  return { code, result, railName: result === 'close_match' || result === 'no_match' ? (t.creditorName ?? null) : null, reason: `${code}: ${meaning}${bankWords}` };
+}
+
 const ACCEPTED = new Set(['ACCP', 'ACSP', 'ACSC', 'ACTC', 'ACWC', 'ACWP', 'ACCC', 'ACFC', 'ACIS', 'PART', 'PDNG', 'RCVD', 'PATC', 'STLD']);
 
 async function rejectPayout(run: Run, payoutId: string, why: Reason | undefined, facts: EntryFacts): Promise<void> {
@@ -241,6 +279,11 @@ async function applyStatusReport(run: Run, m: StatusReport): Promise<void> {
         // A transaction listed under a rejected file or block, with no reason of its own, is held with the block's reason like the others.
         if (blockRejected && !t.reason && run.options.holdPayouts) await holdForBlock(run, m, [payout.id], info?.id, info?.reason ?? m.groupReason, facts);
         else await rejectPayout(run, payout.id, t.reason ?? info?.reason ?? m.groupReason, facts);
+      }
+    } else if (isVopStatus(t.status)) {
+      const payout = run.options.payeeVerified ? await payoutFor(run, { endToEndId: t.endToEndId }, t.amount, facts) : undefined;
+      if (payout && (await sentIn(run, payout.id, m.originalMessageId, t.paymentInfoId, facts))) {
+        await run.options.payeeVerified?.(run.tx, { id: payout.id, workspaceId: payout.workspace_id, accountId: payout.account_id }, verificationOf(t, t.status));
       }
     } else if (!ACCEPTED.has(t.status)) {
       await run.exception('unknown_status', `Transaction status ${t.status} is not one Corridor reads`, facts);
@@ -663,6 +706,15 @@ export async function takeInFile(ctx: AppContext, source: InboundSource, waiting
     const { file, fresh } = await recordFile(ctx, waiting.name, await sha256Of(local.path), local.size);
     fileId = file.id;
     if (file.status === 'processed' || file.status === 'quarantined') return { name: waiting.name, outcome: 'duplicate', fileId: file.id };
+    if (options.open) {
+      const opened = await options.open(waiting.name, local.path, folder);
+      if ('refused' in opened) {
+        await repo.quarantineFile(ctx.db, file.id, opened.refused);
+        return await quarantined(ctx, waiting.name, file.id, opened.refused);
+      }
+      local.path = opened.path;
+      local.size = (await fs.stat(local.path)).size;
+    }
     if (file.status === 'received') {
       const result = await readFile(ctx, file, fresh, local, options);
       if ('outcome' in result) return result;

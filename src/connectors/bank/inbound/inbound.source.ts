@@ -25,16 +25,20 @@ export interface InboundSource {
   quarantine?(name: string): Promise<void>;
 }
 
-/** The bank's outbox as a local folder: `*.xml` files, oldest name first; archived into `archive/` beside them, quarantined into `quarantine/`. */
+/** The names taken from an outbox unless the bank's `fileNames.inbound` says otherwise. */
+export const xmlNames = (name: string): boolean => name.toLowerCase().endsWith('.xml');
+
+/** The bank's outbox as a local folder: the files `accepts` takes (`*.xml` by default), oldest name first; archived into `archive/` beside them, quarantined into `quarantine/`. */
 export class LocalDirectorySource implements InboundSource {
   constructor(
     readonly dir: string,
     private readonly archiveDir: string | undefined = path.join(dir, 'archive'),
+    private readonly accepts: (name: string) => boolean = xmlNames,
   ) {}
 
   async list(): Promise<WaitingFile[]> {
     const entries = await fs.readdir(this.dir, { withFileTypes: true });
-    const names = entries.filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.xml')).map((e) => e.name).sort();
+    const names = entries.filter((e) => e.isFile() && this.accepts(e.name)).map((e) => e.name).sort();
     return Promise.all(names.map(async (name) => ({ name, size: (await fs.stat(path.join(this.dir, name))).size })));
   }
 

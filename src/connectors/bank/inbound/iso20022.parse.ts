@@ -121,7 +121,15 @@ export interface StatusReport {
   groupStatus: string | undefined;
   groupReason: Reason | undefined;
   paymentInfos: { id: string | undefined; status: string | undefined; reason: Reason | undefined }[];
-  transactions: { endToEndId: string; status: string; reason: Reason | undefined; paymentInfoId: string | undefined; amount: Amount | undefined }[];
+  transactions: {
+    endToEndId: string;
+    status: string;
+    reason: Reason | undefined;
+    paymentInfoId: string | undefined;
+    amount: Amount | undefined;
+    /** The creditor's name the report gives (`OrgnlTxRef/Cdtr/Pty/Nm`, `Cdtr/Nm` before .001.10): on a Verification of Payee close match, the name the payee's bank holds. */
+    creditorName: string | undefined;
+  }[];
 }
 
 function statusReport(doc: Node, version: string): StatusReport {
@@ -143,6 +151,7 @@ function statusReport(doc: Node, version: string): StatusReport {
         reason: reason(list(tx, 'StsRsnInf')[0]),
         paymentInfoId: text(p, 'OrgnlPmtInfId'),
         amount: optionalAmount(tx, 'the original amount', 'OrgnlTxRef', 'Amt', 'InstdAmt'),
+        creditorName: text(tx, 'OrgnlTxRef', 'Cdtr', 'Pty', 'Nm') ?? text(tx, 'OrgnlTxRef', 'Cdtr', 'Nm'),
       })),
     ),
   };
