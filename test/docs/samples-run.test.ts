@@ -383,10 +383,12 @@ const NOT_RUN: Record<string, string> = {
   'POST /operator/v1/chain/chains/{name}/resume': "a configured chain's circuit breaker: test/chain/issuer.test.ts and nonces.test.ts",
   'POST /operator/v1/chain/payouts/{id}/resign': 'a chain payout in nonce conflict: test/chain/nonces.test.ts',
   'POST /operator/v1/chain/payouts/{id}/cancel': 'a chain payout in nonce conflict: test/chain/nonces.test.ts',
+  'POST /operator/v1/chain/chains/{name}/fundings': "a configured chain's hot wallet: test/chain/sweeps.test.ts (the float reconciled)",
   // These need a connector that checks recipients or a provider connector configured (with its simulator); their calls run there.
   'POST /v1/payouts/{id}/recipient-check/confirm': 'a payout held by a recipient check (a connector offering verifyRecipient): test/recipient-checks/recipient-checks.test.ts',
   'POST /v1/beneficiaries/{id}/verify-recipient': 'a connector offering verifyRecipient on the beneficiary\'s route: test/recipient-checks/recipient-checks.test.ts',
   'GET /operator/v1/paystack/balance': 'the Paystack connector configured (its simulator): test/paystack/transfers.test.ts',
+  'POST /operator/v1/paystack/dedicated-accounts': 'the Paystack connector configured (its simulator, behind Prism): test/paystack/dedicated-accounts.test.ts',
 };
 
 function runSample(source: string, env: Env, extra = ''): Promise<{ status: number; body: string; stderr: string }> {
