@@ -229,9 +229,12 @@ const reasonText = (r: Reason | undefined) => r?.additionalInfo;
 // ---------------------------------------------------------------------------------------------
 // pain.002
 
+/** A Verification of Payee status of pain.002 (ISO 20022 external status codes; not an API error code). */
+export type VopStatusCode = 'RCVC' | 'RVMC' | 'RVNM' | 'RVNA';
+
 /** What the bank's Verification of Payee found, from a pain.002 transaction status. */
 export interface PayeeVerification {
-  code: 'RCVC' | 'RVMC' | 'RVNM' | 'RVNA';
+  code: VopStatusCode;
   result: 'match' | 'close_match' | 'no_match' | 'unavailable';
   /** The name the payee's bank holds, when the report gives it (a close match). */
   railName: string | null;
