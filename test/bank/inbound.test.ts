@@ -98,6 +98,27 @@ describe('inbound bank files', () => {
     expect(types.map((e) => e.type)).toEqual(['payout.processing', 'payout.paid', 'payout.reverted']);
   });
 
+  it('one camt.054 booking many payments pays each once, in the order the bank booked them: a payment booked twice is an exception, a return after its payment reverts it', async () => {
+    const ids = [];
+    for (let i = 0; i < 6; i++) ids.push(await processingPayout(`${10 + i}.00`));
+    const [twice, returned] = ids as [string, string];
+    const result = await take('camt054-many.xml', camt054({ account: SETTLEMENT, entries: [
+      ...ids.map((id, i) => ({ direction: 'debit' as const, amount: `${10 + i}.00`, endToEndId: id, ref: `MANY-${i}` })),
+      { direction: 'debit', amount: '10.00', endToEndId: twice, ref: 'MANY-AGAIN' },
+      { direction: 'credit', amount: '11.00', endToEndId: returned, returnReason: 'AC04', ref: 'MANY-RTN' },
+    ] }));
+    expect(result).toMatchObject({ outcome: 'processed', entries: 8, exceptions: 1 });
+    const exceptions = await exceptionsOf((result as { fileId: string }).fileId);
+    expect(exceptions).toEqual([expect.objectContaining({ code: 'payout_state', reason: `Payout ${twice} is paid: "pay" does not apply to it` })]);
+    const statuses = await Promise.all(ids.map(async (id) => (await payout(id)).status));
+    expect(statuses).toEqual(['paid', 'failed', 'paid', 'paid', 'paid', 'paid']);
+    expect(await movementsOf(twice)).toEqual([{ kind: 'payout', direction: 'debit' }]);
+    expect(await movementsOf(returned)).toEqual([{ kind: 'payout', direction: 'debit' }, { kind: 'return', direction: 'credit' }]);
+    const paidEvents = await t.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE type = 'payout.paid' AND data->>'id' = ANY($1::text[])", [ids]);
+    expect(paidEvents[0]?.n).toBe(6);
+    expect(await ledgerInvariantViolations(t.ctx.db)).toEqual([]);
+  });
+
   it('a pacs.004 return of a paid payout reverts it with its ISO return reason', async () => {
     const id = await processingPayout('12.00');
     await take('camt054-debit-12.xml', camt054({ account: SETTLEMENT, entries: [{ direction: 'debit', amount: '12.00', endToEndId: id }] }));

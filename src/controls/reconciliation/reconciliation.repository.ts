@@ -28,11 +28,16 @@ const MOVEMENT_COLUMNS = `id, bank_account, file_id, message_type, kind, directi
 
 export type NewMovement = Omit<MovementRow, 'created_at' | 'amount_minor' | 'charges_minor'> & { amount_minor: bigint; charges_minor?: bigint | undefined };
 
-export async function insertMovement(sql: Sql, m: NewMovement): Promise<void> {
+/** Movements in one statement (a return's, or every payout a notification's chunk paid). */
+export async function insertMovements(sql: Sql, ms: readonly NewMovement[]): Promise<void> {
+  if (ms.length === 0) return;
+  const rows = ms.map((m) => ({ ...m, amount_minor: m.amount_minor.toString(), charges_minor: m.charges_minor?.toString() ?? null }));
   await sql.query(
     `INSERT INTO bank_movements (id, bank_account, file_id, message_type, kind, direction, amount_minor, currency, booking_date, entry_ref, end_to_end_id, object_type, object_id, charges_minor)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::date, $10, $11, $12, $13, $14::numeric)`,
-    [m.id, m.bank_account, m.file_id, m.message_type, m.kind, m.direction, m.amount_minor.toString(), m.currency, m.booking_date, m.entry_ref, m.end_to_end_id, m.object_type, m.object_id, m.charges_minor?.toString() ?? null],
+     SELECT id, bank_account, file_id, message_type, kind, direction, amount_minor, currency, booking_date, entry_ref, end_to_end_id, object_type, object_id, charges_minor
+       FROM jsonb_to_recordset($1::jsonb) AS m(id uuid, bank_account text, file_id uuid, message_type text, kind text, direction text, amount_minor numeric, currency text,
+                                              booking_date date, entry_ref text, end_to_end_id text, object_type text, object_id uuid, charges_minor numeric)`,
+    [JSON.stringify(rows)],
   );
 }
 

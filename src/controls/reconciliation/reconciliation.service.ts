@@ -21,9 +21,15 @@ export type NewMovement = Omit<repo.NewMovement, 'id'>;
 
 /** A movement posted from a bank message, in the transaction of its postings. */
 export async function recordMovement(tx: Tx, m: NewMovement): Promise<string> {
-  const id = newId();
-  await repo.insertMovement(tx, { id, ...m });
-  return id;
+  const [id] = await recordMovements(tx, [m]);
+  return id as string;
+}
+
+/** Several booked movements in one statement (every payout a notification's chunk paid), in the transaction of their file. */
+export async function recordMovements(tx: Tx, ms: readonly NewMovement[]): Promise<string[]> {
+  const rows = ms.map((m) => ({ id: newId(), ...m }));
+  await repo.insertMovements(tx, rows);
+  return rows.map((r) => r.id);
 }
 
 export type NewException = Omit<repo.NewException, 'id'>;

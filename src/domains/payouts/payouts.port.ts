@@ -7,4 +7,4 @@
 export { reportPayoutOutcomes, type OutcomeResult, type PayoutOutcome } from './payouts.outcomes.js';
 export { backlogOf as payoutBacklog } from './payouts.steps.repository.js';
 export type { PayoutStatus } from './payouts.transitions.js';
-export { findAnyPayout, savedBeneficiaryOfPayout } from './payouts.read.js';
+export { findAnyPayout, findAnyPayouts, savedBeneficiaryOfPayout } from './payouts.read.js';

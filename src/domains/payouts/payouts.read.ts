@@ -89,14 +89,19 @@ export async function payoutsByIds(sql: Sql, workspaceId: string, ids: readonly 
   return rows.filter((row) => row.workspace_id === workspaceId).map(payoutData);
 }
 
-/** Any workspace's payout by id (a bank's answer names the payout by its EndToEndId), or undefined. */
 /** The saved beneficiary a payout of the workspace was made to, if any (a rail's correction of its account lands on it). */
 export async function savedBeneficiaryOfPayout(sql: Sql, workspaceId: string, payoutId: string): Promise<string | undefined> {
   return (await repo.findPayout(sql, workspaceId, payoutId))?.beneficiary_id ?? undefined;
 }
 
+/** Any workspace's payout by id (a bank's answer names the payout by its EndToEndId), or undefined. */
 export function findAnyPayout(sql: Sql, id: string): Promise<PayoutRow | undefined> {
   return repo.findPayoutById(sql, id);
+}
+
+/** Payouts of any workspace by id, in one statement (a connector reading a bank file's chunk); the unknown ones are absent. */
+export function findAnyPayouts(sql: Sql, ids: readonly string[]): Promise<PayoutRow[]> {
+  return ids.length === 0 ? Promise.resolve([]) : repo.findPayoutsByIds(sql, ids);
 }
 
 /** How many payouts the filters match, as listPayouts scopes them. */

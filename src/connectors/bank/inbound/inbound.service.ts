@@ -13,8 +13,8 @@ import { creditLimitMinor, INBOUND_CHUNK_ENTRIES_DEFAULT, INBOUND_MAX_FILE_BYTES
 import { normaliseIban } from '../../../platform/lib/bank-account.js';
 import { receiveRailDeposit } from '../../../domains/deposits/deposits.port.js';
 import { reportPayoutOutcomes, type PayoutOutcome } from '../../../domains/payouts/payouts.port.js';
-import { findAnyPayout } from '../../../domains/payouts/payouts.port.js';
-import { recordException, recordMovement, recordStatement, type NewException } from '../../../controls/reconciliation/reconciliation.port.js';
+import { findAnyPayout, findAnyPayouts } from '../../../domains/payouts/payouts.port.js';
+import { recordException, recordMovement, recordMovements, recordStatement, type NewException } from '../../../controls/reconciliation/reconciliation.port.js';
 import { payoutIdOfEndToEndId } from './end-to-end.js';
 import * as repo from './inbound.repository.js';
 import type { InboundFileRow } from './inbound.repository.js';
@@ -126,6 +126,53 @@ class Run {
   /** Every unit of the file, counted as the apply functions walk it. */
   units = 0;
 
+  /** The payouts this chunk's entries name, read in one statement before they are applied (prefetch); null: no such payout. */
+  private readonly payouts = new Map<string, Payout | null>();
+
+  /** Booked debits of this chunk matched to their payouts, paid together by flushPays (one reportPayoutOutcomes). */
+  private pendingPays: { payoutId: string; source: string; amount: Amount; facts: EntryFacts }[] = [];
+
+  /** Reads the named payouts in one statement, so the entries of a chunk do not each read theirs. */
+  async prefetch(payoutIds: readonly string[]): Promise<void> {
+    const ids = [...new Set(payoutIds)].filter((id) => !this.payouts.has(id));
+    if (ids.length === 0) return;
+    for (const row of await findAnyPayouts(this.tx, ids)) this.payouts.set(row.id, row);
+    for (const id of ids) if (!this.payouts.has(id)) this.payouts.set(id, null);
+  }
+
+  /** A payout by id: as prefetched (its amount, currency and connector do not change), else read. */
+  async payout(id: string): Promise<Payout | undefined> {
+    const known = this.payouts.get(id);
+    if (known !== undefined) return known ?? undefined;
+    return findAnyPayout(this.tx, id);
+  }
+
+  /** A booked debit's payout to pay; one already waiting is paid first, so each report moves a payout once. */
+  async pay(pending: { payoutId: string; source: string; amount: Amount; facts: EntryFacts }): Promise<void> {
+    if (this.pendingPays.some((p) => p.payoutId === pending.payoutId)) await this.flushPays();
+    this.pendingPays.push(pending);
+  }
+
+  /**
+   * Pays the waiting payouts in one report (their balances locked, moves, postings and events written
+   * together), records each one's movement, and makes an exception of each the move did not apply to.
+   * Called before anything else of the chunk is applied (a return of a payout comes after its payment)
+   * and before the chunk commits.
+   */
+  async flushPays(): Promise<void> {
+    const pays = this.pendingPays;
+    if (pays.length === 0) return;
+    this.pendingPays = [];
+    const results = await reportPayoutOutcomes(this.ctx, this.tx, pays.map((p) => ({ payoutId: p.payoutId, move: 'pay' as const })));
+    const movements = [];
+    for (const [i, p] of pays.entries()) {
+      const result = results[i];
+      if (result?.applied) movements.push({ ...movementFacts(p.facts, p.amount), file_id: this.fileId, message_type: p.source, kind: 'payout' as const, direction: 'debit' as const, object_type: 'payout' as const, object_id: p.payoutId });
+      else await this.exception('payout_state', `Payout ${p.payoutId} is ${result?.status ?? 'unknown'}: "pay" does not apply to it`, p.facts);
+    }
+    await recordMovements(this.tx, movements);
+  }
+
   /** Whether the next unit of the file is this chunk's to apply (earlier chunks applied the ones before). */
   takes(): boolean {
     const n = this.units;
@@ -186,20 +233,22 @@ interface PayoutRef {
   uetr?: string | undefined;
 }
 
+type Payout = NonNullable<Awaited<ReturnType<typeof findAnyPayout>>>;
+
 /** The payout a reference names: by the EndToEndId Corridor wrote, else by the UETR it wrote on a SWIFT payout. */
-async function namedPayout(run: Run, ref: PayoutRef) {
+async function namedPayout(run: Run, ref: PayoutRef): Promise<Payout | undefined> {
   const byEndToEnd = ref.endToEndId ? payoutIdOfEndToEndId(ref.endToEndId) : undefined;
-  const found = byEndToEnd ? await findAnyPayout(run.tx, byEndToEnd) : undefined;
+  const found = byEndToEnd ? await run.payout(byEndToEnd) : undefined;
   if (found || !ref.uetr || !isUuid(ref.uetr.trim())) return found;
   const byUetr = await payoutIdOfUetr(run.tx, ref.uetr.trim().toLowerCase());
-  return byUetr ? findAnyPayout(run.tx, byUetr) : undefined;
+  return byUetr ? run.payout(byUetr) : undefined;
 }
 
 /**
  * The payout an answer names by its EndToEndId (or UETR), when it agrees with the answer; otherwise the
  * exception (unknown EndToEndId, another connector's payout, an amount or currency differing) and undefined.
  */
-async function payoutFor(run: Run, ref: PayoutRef, amount: Amount | undefined, facts: EntryFacts): Promise<NonNullable<Awaited<ReturnType<typeof findAnyPayout>>> | undefined> {
+async function payoutFor(run: Run, ref: PayoutRef, amount: Amount | undefined, facts: EntryFacts): Promise<Payout | undefined> {
   const endToEndId = ref.endToEndId;
   if (!endToEndId && !ref.uetr) return run.exception('no_end_to_end_id', 'The entry names no EndToEndId nor UETR: it cannot be tied to a payout', facts);
   const payout = await namedPayout(run, { endToEndId, uetr: ref.uetr });
@@ -366,35 +415,50 @@ function transactionsOf(entry: Entry): (EntryTransaction & { amount: Amount | un
   return txs.map((t) => ({ ...t, amount: t.amount ?? (txs.length === 1 ? entry.amount : undefined), ref: t.accountServicerRef ?? entry.ref }));
 }
 
+/** One unit of a notification this chunk applies: a notification that is not read, or one transaction of a booked entry. */
+type NotificationUnit =
+  | { kind: 'unread'; n: Notification['notifications'][number]; account: InboundAccount | undefined }
+  | { kind: 'transaction'; account: InboundAccount; entry: Entry; tx: ReturnType<typeof transactionsOf>[number]; position: number };
+
 async function applyNotification(run: Run, m: Notification): Promise<void> {
+  // First this chunk's units, then the payouts their booked debits name read in one statement, then each unit applied.
+  const units: NotificationUnit[] = [];
   for (const n of m.notifications) {
     const account = run.accountOf(n.account);
     // Only the connection's accounts are read, each notification on its own: another account's, or one that cannot be read, is one exception, and the others go on.
     if (!account || n.unreadable !== undefined) {
-      if (!run.takes()) continue;
-      const facts: EntryFacts = { bank_account: account?.id ?? null, entry_ref: n.id, end_to_end_id: null, direction: null, amount_minor: null, currency: n.account.currency ?? null, booking_date: null };
-      if (!account) await run.exception('unknown_bank_account', `Notification ${n.id} is about ${n.account.iban ?? n.account.otherId ?? 'an unnamed account'}, which is no bank account of the connection: not read`, facts);
-      else await run.exception('unreadable_notification', `Notification ${n.id} of ${account.id} could not be read (${n.unreadable ?? ''}): nothing of it applied; the bank must correct and resend it`, facts);
-      await run.entryDone();
+      if (run.takes()) units.push({ kind: 'unread', n, account });
       continue;
     }
     for (const entry of n.entries) {
-      for (const [position, tx] of transactionsOf(entry).entries()) {
-        if (!run.takes()) continue;
-        const facts: EntryFacts = { bank_account: account?.id ?? null, entry_ref: tx.ref ?? null, end_to_end_id: tx.endToEndId ?? null, direction: entry.direction, amount_minor: tx.amount?.minor ?? null, currency: tx.amount?.currency ?? null, booking_date: entry.bookingDate ?? null };
-        if (entry.status !== 'BOOK') {
-          // Pending or information only: nothing moves until the bank books it.
-        } else if (!tx.amount) await run.exception('no_amount', 'A transaction of a batch entry carries no amount', facts);
-        else await applyBookedEntry(run, m.kind, entry, tx, tx.amount, facts, creditIdentity(account, entry, tx, position, tx.amount));
-        await run.entryDone();
-      }
+      for (const [position, tx] of transactionsOf(entry).entries()) if (run.takes()) units.push({ kind: 'transaction', account, entry, tx, position });
     }
   }
+  await run.prefetch(units.flatMap((u) => (u.kind === 'transaction' && u.entry.direction === 'debit' && u.tx.endToEndId ? [payoutIdOfEndToEndId(u.tx.endToEndId)].filter((id): id is string => id !== undefined) : [])));
+  for (const u of units) {
+    if (u.kind === 'unread') {
+      const { n, account } = u;
+      const facts: EntryFacts = { bank_account: account?.id ?? null, entry_ref: n.id, end_to_end_id: null, direction: null, amount_minor: null, currency: n.account.currency ?? null, booking_date: null };
+      if (!account) await run.exception('unknown_bank_account', `Notification ${n.id} is about ${n.account.iban ?? n.account.otherId ?? 'an unnamed account'}, which is no bank account of the connection: not read`, facts);
+      else await run.exception('unreadable_notification', `Notification ${n.id} of ${account.id} could not be read (${n.unreadable ?? ''}): nothing of it applied; the bank must correct and resend it`, facts);
+    } else {
+      const { account, entry, tx, position } = u;
+      const facts: EntryFacts = { bank_account: account.id, entry_ref: tx.ref ?? null, end_to_end_id: tx.endToEndId ?? null, direction: entry.direction, amount_minor: tx.amount?.minor ?? null, currency: tx.amount?.currency ?? null, booking_date: entry.bookingDate ?? null };
+      if (entry.status !== 'BOOK') {
+        // Pending or information only: nothing moves until the bank books it.
+      } else if (!tx.amount) await run.exception('no_amount', 'A transaction of a batch entry carries no amount', facts);
+      else await applyBookedEntry(run, m.kind, entry, tx, tx.amount, facts, creditIdentity(account, entry, tx, position, tx.amount));
+    }
+    await run.entryDone();
+  }
+  await run.flushPays();
 }
 
 async function applyBookedEntry(run: Run, source: string, entry: Entry, tx: EntryTransaction, amount: Amount, facts: EntryFacts, identity: string | undefined): Promise<void> {
   const returned = isReturnEntry(entry, tx);
   if (entry.direction === 'debit' && !returned && !entry.reversal) return payOut(run, source, tx, amount, facts);
+  // Whatever else the entry is may concern a payout paid earlier in the chunk (its return): the payments waiting go first.
+  await run.flushPays();
   if (entry.direction === 'credit' && (returned || entry.reversal)) {
     // A return booked in the account's currency of a payout instructed in another matches on the instructed amount, as the debit did.
     const converted = tx.instructedAmount !== undefined && tx.instructedAmount.currency !== amount.currency;
@@ -410,13 +474,12 @@ async function applyBookedEntry(run: Run, source: string, entry: Entry, tx: Entr
  * A booked debit: the payout left the account, it is paid. It matches on the amount as instructed
  * (`AmtDtls/InstdAmt`) when the bank gives it, so an FX-funded payout (instructed in USD, debited
  * from a EUR account) matches on its USD amount; the movement books what the bank debited, in the
- * account's currency, so the statement's line finds it.
+ * account's currency, so the statement's line finds it. The payouts a chunk pays are paid together
+ * (Run.flushPays): a bank's notification books hundreds of payments, each once.
  */
 async function payOut(run: Run, source: string, tx: EntryTransaction, amount: Amount, facts: EntryFacts): Promise<void> {
   const payout = await payoutFor(run, { endToEndId: tx.endToEndId, uetr: tx.uetr }, tx.instructedAmount ?? amount, facts);
-  if (!payout) return;
-  if (!(await report(run, { payoutId: payout.id, move: 'pay' }, facts))) return;
-  await recordMovement(run.tx, { ...movementFacts(facts, amount), file_id: run.fileId, message_type: source, kind: 'payout', direction: 'debit', object_type: 'payout', object_id: payout.id });
+  if (payout) await run.pay({ payoutId: payout.id, source, amount, facts });
 }
 
 const movementFacts = (facts: EntryFacts, amount: Amount) => ({
