@@ -72,9 +72,7 @@ export function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
 async function load(base: string | string[], payers: Payer[], label: string, durationS: number, gate?: () => boolean, live = { created: 0 }, route?: string): Promise<LoadResult> {
   const bases = Array.isArray(base) ? base : [base];
   const pools = bases.map((b) => new Pool(b, { connections: Math.ceil(CONNECTIONS / bases.length), pipelining: 1 }));
-  const latencies: number[] = [];
-  const refused = new Map<string, number>();
-  const result = live;
+  const tally = new Tally(live);
   let n = 0;
   const started = performance.now();
   const until = started + durationS * 1000;
@@ -87,28 +85,83 @@ async function load(base: string | string[], payers: Payer[], label: string, dur
           continue;
         }
         const i = n++;
-        const payer = payers[i % payers.length] as Payer;
         const t0 = performance.now();
-        const res = await pool.request({
-          path: '/v1/payouts',
-          method: 'POST',
-          headers: { authorization: `Bearer ${payer.token}`, 'content-type': 'application/json', 'idempotency-key': `${label}-${i}` },
-          body: JSON.stringify({ clientRef: `${label}-${i}`, amount: '1.00', currency: 'EUR', ...(route ? { route } : {}), beneficiary: { id: payer.beneficiaryId } }),
-        });
-        const text = await res.body.text();
-        latencies.push(performance.now() - t0);
-        if (res.statusCode === 201) result.created++;
-        else {
-          const key = `${res.statusCode} ${text.slice(0, 120)}`;
-          refused.set(key, (refused.get(key) ?? 0) + 1);
-        }
+        tally.answered(t0, await createPayout(pool, payers[i % payers.length] as Payer, `${label}-${i}`, route));
       }
     }),
   );
-  const elapsedS = (performance.now() - started) / 1000;
   await Promise.all(pools.map((p) => p.close()));
-  latencies.sort((a, b) => a - b);
-  return { perSecond: Math.round(result.created / elapsedS), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), created: result.created, refused };
+  return tally.result(started);
+}
+
+/** The answers of a case: latencies, 201s and refusals by status and text. */
+class Tally {
+  private readonly latencies: number[] = [];
+  readonly refused = new Map<string, number>();
+  constructor(readonly live = { created: 0 }) {}
+
+  /** An answer to a request whose clock started at `t0` (when it was sent, or when a paced load meant to send it). */
+  answered(t0: number, answer: { status: number; text: string }): void {
+    this.latencies.push(performance.now() - t0);
+    if (answer.status === 201) this.live.created++;
+    else {
+      const key = `${answer.status} ${answer.text.slice(0, 120)}`;
+      this.refused.set(key, (this.refused.get(key) ?? 0) + 1);
+    }
+  }
+
+  result(started: number): LoadResult {
+    const elapsedS = (performance.now() - started) / 1000;
+    this.latencies.sort((a, b) => a - b);
+    const { created } = this.live;
+    return { perSecond: Math.round(created / elapsedS), p50: Math.round(percentile(this.latencies, 50)), p99: Math.round(percentile(this.latencies, 99)), created, refused: this.refused };
+  }
+}
+
+/** One payout of 1.00 EUR to the payer's beneficiary, `key` its clientRef and Idempotency-Key, as an integrator sends it. */
+async function createPayout(pool: Pool, payer: Payer, key: string, route?: string): Promise<{ status: number; text: string }> {
+  const res = await pool.request({
+    path: '/v1/payouts',
+    method: 'POST',
+    headers: { authorization: `Bearer ${payer.token}`, 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({ clientRef: key, amount: '1.00', currency: 'EUR', ...(route ? { route } : {}), beneficiary: { id: payer.beneficiaryId } }),
+  });
+  return { status: res.statusCode, text: await res.body.text() };
+}
+
+/**
+ * An open-loop load: payouts sent at `ratePerS`, the i-th due at i / ratePerS seconds from the start
+ * whether or not earlier ones were answered (as integrators' requests arrive), over up to CONNECTIONS
+ * connections. Each latency counts from the request's due time, not from when a free connection sent
+ * it, so a server that falls behind shows its queue in the figures (no coordinated omission).
+ */
+async function paced(base: string, payers: Payer[], label: string, ratePerS: number, durationS: number): Promise<LoadResult> {
+  const pool = new Pool(base, { connections: CONNECTIONS, pipelining: 1 });
+  const tally = new Tally();
+  const started = performance.now();
+  const total = Math.max(1, Math.round(ratePerS * durationS));
+  const sent: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / ratePerS;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    sent.push(createPayout(pool, payers[i % payers.length] as Payer, `${label}-${i}`).then((answer) => tally.answered(due, answer)));
+  }
+  await Promise.all(sent);
+  await pool.close();
+  return tally.result(started);
+}
+
+/**
+ * Creation's latency on one workspace at a steady arrival rate, half the rate the closed-loop case
+ * reached (a server run at its limit queues every request, and its p99 is its queue, not its cost).
+ */
+async function pacedCreation(base: string, payer: Payer, closedLoopPerS: number): Promise<LoadResult & { rate: number }> {
+  const rate = Math.max(1, Math.round(closedLoopPerS / 2));
+  const r = await paced(base, [payer], 'paced', rate, DURATION_S);
+  console.log(`  creation, one workspace, paced at ${rate}/s (half the closed-loop rate; latency from each request's due time): p50 ${r.p50} ms  p99 ${r.p99} ms  (${r.created} created)`);
+  for (const [why, count] of r.refused) console.log(`    refused ${count}× ${why}`);
+  return { ...r, rate };
 }
 
 /** pgbench's TPC-B reference figure (scale 10, 8 clients, 20 s; scale 1 for 1 s in a smoke run). */
@@ -518,12 +571,13 @@ export async function payoutsBench(): Promise<void> {
       `payouts: ${CONNECTIONS} connections, each request with its own Idempotency-Key, ${DURATION_S} s per case, HTTP to one API process, PostgreSQL on this machine over ${transport}; load average ${loadAverage()}`,
     );
     const hot = await creation(ctx, cpuNow, base, payers.slice(0, 1), 'hot', 'creation, one workspace: ', setup.statements);
+    const steadyRate = await pacedCreation(base, payers[0] as Payer, hot.perSecond);
     const many = await creation(ctx, cpuNow, base, payers.slice(1), 'many', `creation, ${WORKSPACES} workspaces:`, setup.statements);
     const [counts] = await ctx.db.query<{ payouts: number; holds: number }>(
       `${BENCH_QUERY} SELECT (SELECT count(*)::int FROM payouts) AS payouts,
               (SELECT count(*)::int FROM ledger_transfers WHERE reference_type = 'payout' AND two_phase) AS holds`,
     );
-    const created = hot.created + many.created;
+    const created = hot.created + steadyRate.created + many.created;
     console.log(`  afterwards: ${counts?.payouts} payouts, ${counts?.holds} holds, ${created} answered 201`);
     if (counts?.payouts !== created || counts.holds !== created) throw new Error('payouts and holds must equal the 201 answers');
     // The creation cases' payouts stay where they are: the sustained case measures only its own.
@@ -542,7 +596,7 @@ export async function payoutsBench(): Promise<void> {
     const tps = await pgbenchTps();
     console.log(`  pgbench TPC-B (scale ${PGBENCH.scale}, 8 clients, ${PGBENCH.seconds} s) in a scratch database on the same PostgreSQL over ${transport}: ${tps} tps; load average ${loadAverage()}`);
     console.log(
-      `payouts hot_per_s=${hot.perSecond} many_per_s=${many.perSecond} sustained_per_s=${steady.perSecond} p99_ms=${hot.p99} tpcb_tps=${tps} ` +
+      `payouts hot_per_s=${hot.perSecond} many_per_s=${many.perSecond} sustained_per_s=${steady.perSecond} p99_ms=${hot.p99} paced_per_s=${steadyRate.rate} paced_p99_ms=${steadyRate.p99} tpcb_tps=${tps} ` +
         `ratio=${(hot.perSecond / tps).toFixed(2)} sustained_ratio=${(steady.perSecond / tps).toFixed(2)} many_ratio=${(many.perSecond / tps).toFixed(2)} ` +
         `sustained_p99_ms=${steady.p99} backlog=${steady.growing ? 'growing' : 'steady'} ` +
         `bank_hot_p99_ms=${bank.hotP99} bank_hot_per_s=${bank.hotPerSecond} bank_sustained_per_s=${bank.steady.perSecond} bank_sustained_ratio=${(bank.steady.perSecond / tps).toFixed(2)} ` +
