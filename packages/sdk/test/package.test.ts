@@ -85,4 +85,39 @@ describe('npm run sdk:pack', () => {
     const documents = await caller.request('GET', `/v2/applications/${applicationId}/documents`);
     expect(documents.json<{ data: { id: string }[] }>().data.map((d) => d.id)).toEqual([out.document.id]);
   }, 300_000);
+
+  it('is required from a CommonJS application, typed there too, and works against a live server', async () => {
+    await run('npm', ['run', '-s', 'sdk:pack'], ROOT);
+    const cjsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-sdk-cjs-'));
+    try {
+      fs.writeFileSync(path.join(cjsDir, 'package.json'), JSON.stringify({ name: 'integrator-cjs-app', private: true, type: 'commonjs' }));
+      await run('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(ROOT, 'packages', 'sdk', 'corridor-sdk-0.1.0.tgz')], cjsDir);
+      // TypeScript compiling for CommonJS finds the declarations through the package's "require" condition.
+      fs.writeFileSync(
+        path.join(cjsDir, 'app.cts'),
+        `import { Corridor, CorridorError, type Payout } from '@corridor/sdk';
+const corridor = new Corridor({ baseUrl: process.env.BASE as string, clientId: process.env.CLIENT_ID as string, clientSecret: process.env.CLIENT_SECRET as string });
+async function main(): Promise<void> {
+  const account = await corridor.accounts.current();
+  let code: string | undefined;
+  try {
+    await corridor.payouts.get({ id: '00000000-0000-4000-8000-000000000000' });
+  } catch (err) {
+    if (err instanceof CorridorError) code = err.code;
+  }
+  const none: Payout[] = [];
+  console.log(JSON.stringify({ account: account.id, status: account.lastResponse.status, code, none: none.length, loadedAs: typeof module }));
+}
+void main();
+`,
+      );
+      await run(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules', '@types'), '--skipLibCheck', 'app.cts'], cjsDir);
+      expect(fs.existsSync(path.join(cjsDir, 'app.cjs'))).toBe(true);
+      expect(fs.readFileSync(path.join(cjsDir, 'app.cjs'), 'utf8')).toContain('require("@corridor/sdk")');
+      const out = JSON.parse(await run(process.execPath, ['app.cjs'], cjsDir, { BASE: t.config.publicBaseUrl, CLIENT_ID: caller.clientId, CLIENT_SECRET: caller.clientSecret })) as Record<string, unknown>;
+      expect(out).toEqual({ account: caller.workspaceId, status: 200, code: expect.stringMatching(/NOT_FOUND/), none: 0, loadedAs: 'object' });
+    } finally {
+      fs.rmSync(cjsDir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
