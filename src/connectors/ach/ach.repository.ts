@@ -102,6 +102,30 @@ export async function fileInEntries(sql: Sql, fileId: string, entries: readonly 
   );
 }
 
+export interface AchSettlement {
+  effectiveDate: string;
+  direction: 'debit' | 'credit';
+  amountMinor: bigint;
+}
+
+/** What a file's batches settle on each effective date, recorded with the file. */
+export async function insertSettlements(sql: Sql, fileId: string, rows: readonly AchSettlement[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql.query(
+    `INSERT INTO ach_settlements (file_id, effective_date, direction, amount_minor)
+     SELECT $1, * FROM unnest($2::date[], $3::text[], $4::numeric[])`,
+    [fileId, rows.map((r) => r.effectiveDate), rows.map((r) => r.direction), rows.map((r) => r.amountMinor.toString())],
+  );
+}
+
+export async function settlementsOf(sql: Sql, fileId: string): Promise<AchSettlement[]> {
+  const rows = await sql.query<{ effective_date: string; direction: 'debit' | 'credit'; amount_minor: string }>(
+    'SELECT effective_date::text AS effective_date, direction, amount_minor::text AS amount_minor FROM ach_settlements WHERE file_id = $1 ORDER BY effective_date',
+    [fileId],
+  );
+  return rows.map((r) => ({ effectiveDate: r.effective_date, direction: r.direction, amountMinor: BigInt(r.amount_minor) }));
+}
+
 export async function holdAchPayouts(sql: Sql, ids: readonly string[], reason: string): Promise<void> {
   await sql.query("UPDATE ach_payouts SET status = 'held', held_reason = $2, updated_at = now() WHERE payout_id = ANY($1::uuid[])", [ids, reason]);
 }

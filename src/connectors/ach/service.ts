@@ -10,7 +10,8 @@ import type { HandedOverPayout } from '../connector.js';
 import { descriptiveDateOf, localNow, SAME_DAY_LIMIT_CENTS, windowAt, type AchWindow } from './calendar.js';
 import { changeCode, correctedFields, returnCode, returnDeadline } from './codes.js';
 import type { AchConfig } from './config.js';
-import { NachaError, readNacha, TX, writeNacha, type BatchToWrite, type EntryToWrite, type ReadFile, type SecCode } from './nacha.js';
+import { recordMovement } from '../../controls/reconciliation/reconciliation.port.js';
+import { isDebit, NachaError, nachaText, readNacha, TX, writeNacha, type BatchToWrite, type EntryToWrite, type ReadFile, type SecCode } from './nacha.js';
 import * as repo from './ach.repository.js';
 import { readWhole } from '../bank/bank.port.js';
 import type { AchTransport } from './transport.js';
@@ -127,6 +128,56 @@ function batchesOf(ach: AchRuntime, window: AchWindow, nextDay: AchWindow, entri
   }));
 }
 
+/** YYMMDD of a batch header as YYYY-MM-DD (this century's). */
+const isoDate = (d: string): string => `20${d.slice(0, 2)}-${d.slice(2, 4)}-${d.slice(4, 6)}`;
+
+/**
+ * What the ODFI settles of a file on the operator's settlement account, per effective date: the
+ * credits of its batches less their debits (a balanced batch's offset debit is the same money, drawn
+ * from that account: not counted twice). A net debit leaves the account; a zero nets nothing.
+ */
+export function settlementsOf(batches: readonly BatchToWrite[]): repo.AchSettlement[] {
+  const net = new Map<string, bigint>();
+  for (const b of batches) {
+    const sum = b.entries.reduce((s, e) => s + (isDebit(e.transactionCode) ? -e.amountCents : e.amountCents), 0n);
+    const date = isoDate(b.effectiveDate);
+    net.set(date, (net.get(date) ?? 0n) + sum);
+  }
+  return [...net]
+    .filter(([, n]) => n !== 0n)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([effectiveDate, n]) => ({ effectiveDate, direction: n > 0n ? ('debit' as const) : ('credit' as const), amountMinor: n > 0n ? n : -n }));
+}
+
+/** The reference the ODFI's BAI2 report carries for a file's settlement: the file header's reference code (positions 87-94). */
+export const settlementReference = (fileId: string): string => nachaText(fileId.slice(0, 8));
+
+/**
+ * Books a delivered file's settlement on the settlement account, in the transaction that marks it
+ * delivered: one movement per effective date, named by the file's reference code, which a BAI2
+ * statement's line of that account matches (reconciliation.service).
+ */
+async function bookSettlement(ach: AchRuntime, tx: Tx, fileId: string): Promise<void> {
+  const account = ach.config.settlementAccount;
+  if (!account) return;
+  for (const s of await repo.settlementsOf(tx, fileId)) {
+    await recordMovement(tx, {
+      bank_account: account,
+      file_id: null,
+      message_type: 'nacha',
+      kind: 'payout',
+      direction: s.direction,
+      amount_minor: s.amountMinor,
+      currency: 'USD',
+      booking_date: s.effectiveDate,
+      entry_ref: null,
+      end_to_end_id: settlementReference(fileId),
+      object_type: 'ach_file',
+      object_id: fileId,
+    });
+  }
+}
+
 /**
  * Cuts at most one file, in one transaction: when maxPayouts wait or the oldest waited maxSeconds,
  * the oldest (at most maxPayouts) become one NACHA file for the window the clock is in (Same Day
@@ -162,6 +213,7 @@ async function cutOneFile(ach: AchRuntime, tx: Tx): Promise<boolean> {
   const day = localNow(now, ach.config.calendar.timeZone).date.replace(/-/g, '');
   const modifier = ID_MODIFIERS[(await repo.filesOfDay(tx, day)) % ID_MODIFIERS.length] as string;
   const id = randomUUID();
+  const batches = batchesOf(ach, window, nextDay, entries);
   const written = writeNacha({
     destination: ach.config.odfi.routingNumber,
     destinationName: ach.config.odfi.name,
@@ -169,9 +221,9 @@ async function cutOneFile(ach: AchRuntime, tx: Tx): Promise<boolean> {
     originName: ach.config.originator.name,
     createdAt: now,
     idModifier: modifier,
-    referenceCode: id.slice(0, 8),
+    referenceCode: settlementReference(id),
     odfi8,
-    batches: batchesOf(ach, window, nextDay, entries),
+    batches,
   });
   const bytes = Buffer.from(written.text, 'ascii');
   await repo.insertAchFile(tx, {
@@ -189,6 +241,7 @@ async function cutOneFile(ach: AchRuntime, tx: Tx): Promise<boolean> {
     totalCredit: written.totalCreditCents,
   });
   await repo.fileInEntries(tx, id, entries.map((e) => ({ payoutId: e.payoutId, traceNumber: e.entry.traceNumber })));
+  await repo.insertSettlements(tx, id, settlementsOf(batches));
   await enqueueMany(tx, [{ kind: ACH_UPLOAD_JOB, payload: { fileId: id }, uniqueKey: `${ACH_UPLOAD_JOB}:${id}`, maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX }]);
   return true;
 }
@@ -220,6 +273,7 @@ export async function runUpload(ctx: AppContext, ach: AchRuntime, fileId: string
   await ctx.db.tx(async (tx) => {
     const payouts = await repo.markDelivered(tx, fileId);
     if (!payouts) return;
+    await bookSettlement(ach, tx, fileId);
     await reportPayoutOutcomes(ctx, tx, payouts.map((payoutId) => ({ payoutId, move: 'process' as const })));
   });
 }
@@ -231,6 +285,26 @@ export async function settle(ctx: AppContext, ach: AchRuntime): Promise<number> 
     const ids = await repo.settleDue(tx, today);
     await reportPayoutOutcomes(ctx, tx, ids.map((payoutId) => ({ payoutId, move: 'pay' as const })));
     return ids.length;
+  });
+}
+
+/** A return credited back to the settlement account on its batch's effective date, named by the original entry's trace number (and the return's own). */
+async function bookReturn(ach: AchRuntime, tx: Tx, r: { payoutId: string; amountMinor: bigint; date: string; trace: string; originalTrace: string }): Promise<void> {
+  const account = ach.config.settlementAccount;
+  if (!account || r.amountMinor === 0n) return;
+  await recordMovement(tx, {
+    bank_account: account,
+    file_id: null,
+    message_type: 'nacha',
+    kind: 'return',
+    direction: 'credit',
+    amount_minor: r.amountMinor,
+    currency: 'USD',
+    booking_date: r.date,
+    entry_ref: r.trace,
+    end_to_end_id: r.originalTrace,
+    object_type: 'payout',
+    object_id: r.payoutId,
   });
 }
 
@@ -296,6 +370,7 @@ export async function applyInbound(ctx: AppContext, ach: AchRuntime, tx: Tx, fil
         const [result] = await reportPayoutOutcomes(ctx, tx, [{ payoutId: payout.payout_id, move, failureReason: `ach_return_${ret.code.toLowerCase()}`, returnReason: { code: ret.code, description: code.words } }]);
         if (result?.applied) {
           await repo.markReturned(tx, payout.payout_id);
+          await bookReturn(ach, tx, { payoutId: payout.payout_id, amountMinor: entry.amountCents, date: /^[0-9]{6}$/.test(batch.effectiveDate) ? isoDate(batch.effectiveDate) : today, trace: entry.traceNumber, originalTrace: ret.originalTrace });
           returns++;
         } else await exception(ret.code, `return ${ret.code} (${code.words}) of a payout that is ${result?.status ?? 'unknown'}: nothing moved`, 'operator', ret.originalTrace, payout.payout_id);
       }
