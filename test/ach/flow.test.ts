@@ -17,12 +17,13 @@ import { settlementReference } from '../../src/connectors/ach/service.js';
 import { getStatement } from '../../src/controls/reconciliation/reconciliation.service.js';
 import { achSection, bai2Statement, US_PERSON } from './helpers.js';
 
-const nacha = createRequire(import.meta.url)('@midlandsbank/node-nacha') as { from(text: string): { data: { file: { footer: { entryAndAddendaCount: number; totalCredit: number; totalDebit: number; entryHash: number } }; batches: { entries: { amount: number; receivingDFIIdentification: number; traceNumber: number }[] }[] } } };
+const nacha = createRequire(import.meta.url)('@midlandsbank/node-nacha') as { from(text: string): { data: { file: { footer: { entryAndAddendaCount: number; totalCredit: number; totalDebit: number; entryHash: number } }; batches: { entries: { amount: number; receivingDFIIdentification: number; traceNumber: number; transactionCode: number | string; dfiAccount: string }[] }[] } } };
 
 const RULES: SandboxRule[] = [
   { match: { accountNumber: '55550003' }, action: { return: { code: 'R03' } } },
   { match: { accountNumber: '55550101' }, action: { correction: { code: 'C01', data: '55550199' } } },
   { match: { accountNumber: '55550001' }, action: { return: { code: 'R01' } } },
+  { match: { accountNumber: '55550501' }, action: { correction: { code: 'C01', data: '55550599' } } },
 ];
 
 /** The files in the ODFI's inbox, read. */
@@ -324,4 +325,72 @@ describe.skipIf(sshdMissing)('ACH payouts over a real SFTP server', () => {
       clock = saved;
     }
   }, 180_000);
+  it('with prenotes on for a workspace, sends a zero-dollar prenote per new account and files its payouts three banking days after its settlement; a returned prenote fails them, a NOC corrects them', async () => {
+    const saved = clock;
+    try {
+      const p = await payingWorkspace(t, { achPrenotes: true });
+      await fund(p, 'USD', '1000');
+      const payAs = async (beneficiary: Record<string, unknown>, amount: string) => {
+        const res = await p.request('POST', '/v1/payouts', { clientRef: ref('pre'), amount, currency: 'USD', route: 'ach', beneficiary });
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json<{ id: string }>().id;
+      };
+      const statusOf = async (id: string) => (await p.request('GET', `/v1/payouts/${id}`)).json<{ status: string; returnReason?: { code: string; description: string } | null }>();
+      const achRows = (ids: string[]) => t.ctx.db.query<{ status: string; file_id: string | null; held_reason: string | null }>('SELECT status, file_id::text AS file_id, held_reason FROM ach_payouts WHERE payout_id = ANY($1::uuid[]) ORDER BY accepted_at', [ids]);
+      const fileOn = async (date: string) => {
+        const [f] = await t.ctx.db.query<{ file_name: string }>('SELECT file_name FROM ach_files WHERE effective_date = $1::date ORDER BY created_at DESC LIMIT 1', [date]);
+        expect(f, `a file settling on ${date}`).toBeDefined();
+        const at = [path.join(server.inbox, f!.file_name), path.join(server.inbox, 'answered', f!.file_name)].find((x) => fs.existsSync(x));
+        return fs.readFileSync(at!, 'latin1');
+      };
+      const before = await balance(p, 'USD');
+
+      // Monday 14 December 2026, 09:00 in New York.
+      clock = new Date('2026-12-14T14:00:00Z');
+      const first = await payAs(US_PERSON('55550401'), '11.00');
+      const second = await payAs(US_PERSON('55550401'), '12.00');
+      const refused = await payAs(US_PERSON('55550003'), '13.00');
+      const beneficiaryId = await saveBeneficiary(p, US_PERSON('55550501'));
+      const corrected = await payAs({ id: beneficiaryId }, '14.00');
+      await cutAndSend();
+      // The file holds one prenote per account (23: checking, zero), no payout; the independent library reads the same.
+      const prenoteFile = await fileOn('2026-12-14');
+      const lib = nacha.from(prenoteFile).data;
+      const libEntries = lib.batches.flatMap((b) => b.entries);
+      expect(libEntries.map((e) => [String(e.transactionCode), e.amount])).toEqual([['23', 0], ['23', 0], ['23', 0]]);
+      expect(lib.file.footer.totalCredit).toBe(0);
+      expect(readNacha(prenoteFile).batches.flatMap((b) => b.entries.map((e) => `${e.prenote}:${e.accountNumber}`)).sort()).toEqual(['true:55550003', 'true:55550401', 'true:55550501']);
+      expect((await achRows([first, second, refused, corrected])).map((r) => [r.status, r.file_id])).toEqual([['pending', null], ['pending', null], ['pending', null], ['pending', null]]);
+
+      // The RDFI returns one prenote (R03) and corrects another (C01).
+      expect(bank().tick()).toHaveLength(1);
+      await runPoll(t.ctx, ach.runtime);
+      expect(await statusOf(refused)).toMatchObject({ status: 'failed', returnReason: { code: 'R03', description: expect.stringContaining("prenote was returned: no account") } });
+      const beneficiary = (await p.request('GET', `/v1/beneficiaries/${beneficiaryId}`)).json<{ accounts: { data: { accountNumber: string } }[] }>();
+      expect(beneficiary.accounts[0]?.data.accountNumber).toBe('55550599');
+      // A later payout to the returned account is held with the prenote's reason.
+      const later = await payAs(US_PERSON('55550003'), '15.00');
+      await work();
+      expect((await achRows([later]))[0]).toMatchObject({ status: 'held', held_reason: expect.stringContaining("the account's prenote was returned R03") });
+
+      // Wednesday 16 December: the waiting period (three banking days after the 14th) has not passed; nothing is filed.
+      clock = new Date('2026-12-16T14:00:00Z');
+      await runPoll(t.ctx, ach.runtime);
+      await new Promise((r) => setTimeout(r, 1100));
+      await runCutoff(t.ctx, ach.runtime);
+      expect(await t.ctx.db.query("SELECT count(*)::int AS n FROM ach_files WHERE effective_date = '2026-12-16'")).toEqual([{ n: 0 }]);
+
+      // Thursday 17 December: cleared; the three payouts leave in one file, the corrected one to the corrected account.
+      clock = new Date('2026-12-17T14:00:00Z');
+      await runPoll(t.ctx, ach.runtime);
+      await cutAndSend();
+      const live = nacha.from(await fileOn('2026-12-17')).data;
+      expect(live.batches.flatMap((b) => b.entries.map((e) => `${e.transactionCode}:${e.dfiAccount.trim()}:${e.amount}`)).sort()).toEqual(['22:55550401:1100', '22:55550401:1200', '22:55550599:1400']);
+      for (const id of [first, second, corrected]) expect((await statusOf(id)).status).toBe('processing');
+      // Funds: the three in flight, the refused one back.
+      expect(BigInt(Math.round(Number((await balance(p, 'USD'))?.balance) * 100))).toBe(BigInt(Math.round(Number(before?.balance) * 100)) - 3700n - 1500n);
+    } finally {
+      clock = saved;
+    }
+  }, 240_000);
 });
