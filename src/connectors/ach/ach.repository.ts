@@ -61,7 +61,12 @@ export function pendingPayouts(sql: Sql, limit: number, maxSeconds: number): Pro
 }
 
 export async function pendingSummary(sql: Sql): Promise<{ n: number; oldest: Date | null }> {
-  const [row] = await sql.query<{ n: number; oldest: Date | null }>(`SELECT count(*)::int AS n, min(accepted_at) AS oldest FROM ach_payouts p WHERE status = 'pending' AND ${PRENOTE_CLEARED}`);
+  // Prenotes waiting for a file count too: the cut-off looks again until they are filed.
+  const [row] = await sql.query<{ n: number; oldest: Date | null }>(
+    `SELECT count(*)::int AS n, min(at) AS oldest FROM (
+       SELECT accepted_at AS at FROM ach_payouts p WHERE status = 'pending' AND ${PRENOTE_CLEARED}
+       UNION ALL SELECT created_at FROM ach_prenotes WHERE status = 'pending') waiting`,
+  );
   return row ?? { n: 0, oldest: null };
 }
 
