@@ -13,14 +13,17 @@ import { WebClient } from '../helpers/web-client.js';
 import { sshdMissing, startSftpServer, type SftpServer } from '../helpers/sftp-server.js';
 import { connectorsFile } from '../bank/helpers.js';
 import { balance, eventTypesOf, fund, payingWorkspace, ref, saveBeneficiary } from '../payouts/helpers.js';
-import { achSection, US_PERSON } from './helpers.js';
+import { settlementReference } from '../../src/connectors/ach/service.js';
+import { getStatement } from '../../src/controls/reconciliation/reconciliation.service.js';
+import { achSection, bai2Statement, US_PERSON } from './helpers.js';
 
-const nacha = createRequire(import.meta.url)('@midlandsbank/node-nacha') as { from(text: string): { data: { file: { footer: { entryAndAddendaCount: number; totalCredit: number; entryHash: number } }; batches: { entries: { amount: number; receivingDFIIdentification: number; traceNumber: number }[] }[] } } };
+const nacha = createRequire(import.meta.url)('@midlandsbank/node-nacha') as { from(text: string): { data: { file: { footer: { entryAndAddendaCount: number; totalCredit: number; totalDebit: number; entryHash: number } }; batches: { entries: { amount: number; receivingDFIIdentification: number; traceNumber: number; transactionCode: number | string; dfiAccount: string }[] }[] } } };
 
 const RULES: SandboxRule[] = [
   { match: { accountNumber: '55550003' }, action: { return: { code: 'R03' } } },
   { match: { accountNumber: '55550101' }, action: { correction: { code: 'C01', data: '55550199' } } },
   { match: { accountNumber: '55550001' }, action: { return: { code: 'R01' } } },
+  { match: { accountNumber: '55550501' }, action: { correction: { code: 'C01', data: '55550599' } } },
 ];
 
 /** The files in the ODFI's inbox, read. */
@@ -55,7 +58,7 @@ describe.skipIf(sshdMissing)('ACH payouts over a real SFTP server', () => {
 
   beforeAll(async () => {
     server = await startSftpServer();
-    t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { ach: 'ach' }, ach: achSection(server) }) } });
+    t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { ach: 'ach' }, ach: achSection(server, { statementAccounts: [{ id: 'usd-ach', accountNumber: '5647772655' }] }) }) } });
     ach = t.ctx.connectors.get('ach') as AchConnector;
     ach.runtime.now = () => clock;
     c = await payingWorkspace(t);
@@ -247,4 +250,147 @@ describe.skipIf(sshdMissing)('ACH payouts over a real SFTP server', () => {
       clock = saved;
     }
   }, 120_000);
+  /** The statement of the settlement account ("usd-ach") on a day, as reconciliation shows it. */
+  async function statementOn(date: string) {
+    const [row] = await t.ctx.db.query<{ id: string }>("SELECT id FROM bank_statements WHERE bank_account = 'usd-ach' AND statement_date = $1::date", [date]);
+    expect(row, `the statement of ${date}`).toBeDefined();
+    return getStatement(t.ctx.db, row!.id);
+  }
+
+  /** Puts a BAI2 report in the ODFI's outbox and takes it in. */
+  async function statementArrives(name: string, text: string): Promise<void> {
+    fs.writeFileSync(path.join(server.outbox, name), text);
+    await runPoll(t.ctx, ach.runtime);
+  }
+
+  it('books a file\'s settlement and its returns on the settlement account, so the ODFI\'s BAI2 statement of the day reconciles at zero; a debit that differs shows as the difference', async () => {
+    const saved = clock;
+    try {
+      // Tuesday 8 December 2026, 09:00 in New York: a Same Day file settling that day.
+      clock = new Date('2026-12-08T14:00:00Z');
+      const kept = await pay(US_PERSON('55550201'), '20.00');
+      const returned = await pay(US_PERSON('55550003'), '30.00');
+      await cutAndSend();
+      const [filed] = await t.ctx.db.query<{ id: string; file_name: string; trace_number: string }>(
+        'SELECT f.id::text AS id, f.file_name, p.trace_number FROM ach_payouts p JOIN ach_files f ON f.id = p.file_id WHERE p.payout_id = $1',
+        [returned],
+      );
+      const written = fs.readFileSync(path.join(server.inbox, filed!.file_name), 'latin1');
+      // The independent library reads the file the ODFI settles: 50.00 credited to the receivers, nothing debited in the file.
+      const lib = nacha.from(written).data.file.footer;
+      expect([BigInt(lib.totalCredit), BigInt(lib.totalDebit)]).toEqual([5000n, 0n]);
+      expect(readNacha(written).batches[0]?.effectiveDate).toBe('261208');
+      expect(bank().tick()).toHaveLength(1); // the R03 of the 30.00
+      await runPoll(t.ctx, ach.runtime);
+      expect((await status(kept)).status).toBe('paid');
+      expect((await status(returned)).status).toBe('failed');
+      // The ODFI's report of the day: the file's settlement debited under its reference code, the return credited under the original trace.
+      const reference = settlementReference(filed!.id);
+      await statementArrives(
+        'stmt-20261208.bai',
+        bai2Statement({
+          accountNumber: '5647772655',
+          asOf: '2026-12-08',
+          openingCents: 10_000_000n,
+          closingCents: 10_000_000n - 5000n + 3000n,
+          lines: [
+            { type: '466', cents: 5000n, bankRef: 'B-1208-1', customerRef: reference, text: 'ACH SETTLEMENT' },
+            { type: '166', cents: 3000n, bankRef: 'B-1208-2', customerRef: filed!.trace_number, text: 'ACH RETURN R03' },
+          ],
+        }),
+      );
+      const day1 = await statementOn('2026-12-08');
+      expect(day1).toMatchObject({ openingBalance: '100000.00', closingBalance: '99980.00', corridorClosingBalance: '99980.00', difference: '0.00', lines: { total: 2, matched: 2, unmatched: 0 }, movementsNotOnStatement: [] });
+
+      // Wednesday 9 December: a 40.00 file, but the ODFI debits 45.00 under its reference: the line matches nothing and the day is 5.00 short.
+      clock = new Date('2026-12-09T14:00:00Z');
+      await pay(US_PERSON('55550202'), '40.00');
+      await cutAndSend();
+      const [second] = await t.ctx.db.query<{ id: string }>("SELECT id::text AS id FROM ach_files WHERE effective_date = '2026-12-09'");
+      await runPoll(t.ctx, ach.runtime);
+      await statementArrives(
+        'stmt-20261209.bai',
+        bai2Statement({
+          accountNumber: '5647772655',
+          asOf: '2026-12-09',
+          openingCents: 9_998_000n,
+          closingCents: 9_998_000n - 4500n,
+          lines: [{ type: '466', cents: 4500n, bankRef: 'B-1209-1', customerRef: settlementReference(second!.id), text: 'ACH SETTLEMENT' }],
+        }),
+      );
+      const day2 = await statementOn('2026-12-09');
+      expect(day2).toMatchObject({ closingBalance: '99935.00', corridorClosingBalance: '99940.00', difference: '-5.00', lines: { total: 1, matched: 0, unmatched: 1 } });
+      expect(day2.movementsNotOnStatement).toEqual([expect.objectContaining({ kind: 'payout', direction: 'debit', amount: '40.00', bookingDate: '2026-12-09', endToEndId: settlementReference(second!.id), object: { type: 'ach_file', id: second!.id } })]);
+    } finally {
+      clock = saved;
+    }
+  }, 180_000);
+  it('with prenotes on for a workspace, sends a zero-dollar prenote per new account and files its payouts three banking days after its settlement; a returned prenote fails them, a NOC corrects them', async () => {
+    const saved = clock;
+    try {
+      const p = await payingWorkspace(t, { achPrenotes: true });
+      await fund(p, 'USD', '1000');
+      const payAs = async (beneficiary: Record<string, unknown>, amount: string) => {
+        const res = await p.request('POST', '/v1/payouts', { clientRef: ref('pre'), amount, currency: 'USD', route: 'ach', beneficiary });
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json<{ id: string }>().id;
+      };
+      const statusOf = async (id: string) => (await p.request('GET', `/v1/payouts/${id}`)).json<{ status: string; returnReason?: { code: string; description: string } | null }>();
+      const achRows = (ids: string[]) => t.ctx.db.query<{ status: string; file_id: string | null; held_reason: string | null }>('SELECT status, file_id::text AS file_id, held_reason FROM ach_payouts WHERE payout_id = ANY($1::uuid[]) ORDER BY accepted_at', [ids]);
+      const fileOn = async (date: string) => {
+        const [f] = await t.ctx.db.query<{ file_name: string }>('SELECT file_name FROM ach_files WHERE effective_date = $1::date ORDER BY created_at DESC LIMIT 1', [date]);
+        expect(f, `a file settling on ${date}`).toBeDefined();
+        const at = [path.join(server.inbox, f!.file_name), path.join(server.inbox, 'answered', f!.file_name)].find((x) => fs.existsSync(x));
+        return fs.readFileSync(at!, 'latin1');
+      };
+      const before = await balance(p, 'USD');
+
+      // Monday 14 December 2026, 09:00 in New York.
+      clock = new Date('2026-12-14T14:00:00Z');
+      const first = await payAs(US_PERSON('55550401'), '11.00');
+      const second = await payAs(US_PERSON('55550401'), '12.00');
+      const refused = await payAs(US_PERSON('55550003'), '13.00');
+      const beneficiaryId = await saveBeneficiary(p, US_PERSON('55550501'));
+      const corrected = await payAs({ id: beneficiaryId }, '14.00');
+      await cutAndSend();
+      // The file holds one prenote per account (23: checking, zero), no payout; the independent library reads the same.
+      const prenoteFile = await fileOn('2026-12-14');
+      const lib = nacha.from(prenoteFile).data;
+      const libEntries = lib.batches.flatMap((b) => b.entries);
+      expect(libEntries.map((e) => [String(e.transactionCode), e.amount])).toEqual([['23', 0], ['23', 0], ['23', 0]]);
+      expect(lib.file.footer.totalCredit).toBe(0);
+      expect(readNacha(prenoteFile).batches.flatMap((b) => b.entries.map((e) => `${e.prenote}:${e.accountNumber}`)).sort()).toEqual(['true:55550003', 'true:55550401', 'true:55550501']);
+      expect((await achRows([first, second, refused, corrected])).map((r) => [r.status, r.file_id])).toEqual([['pending', null], ['pending', null], ['pending', null], ['pending', null]]);
+
+      // The RDFI returns one prenote (R03) and corrects another (C01).
+      expect(bank().tick()).toHaveLength(1);
+      await runPoll(t.ctx, ach.runtime);
+      expect(await statusOf(refused)).toMatchObject({ status: 'failed', returnReason: { code: 'R03', description: expect.stringContaining("prenote was returned: no account") } });
+      const beneficiary = (await p.request('GET', `/v1/beneficiaries/${beneficiaryId}`)).json<{ accounts: { data: { accountNumber: string } }[] }>();
+      expect(beneficiary.accounts[0]?.data.accountNumber).toBe('55550599');
+      // A later payout to the returned account is held with the prenote's reason.
+      const later = await payAs(US_PERSON('55550003'), '15.00');
+      await work();
+      expect((await achRows([later]))[0]).toMatchObject({ status: 'held', held_reason: expect.stringContaining("the account's prenote was returned R03") });
+
+      // Wednesday 16 December: the waiting period (three banking days after the 14th) has not passed; nothing is filed.
+      clock = new Date('2026-12-16T14:00:00Z');
+      await runPoll(t.ctx, ach.runtime);
+      await new Promise((r) => setTimeout(r, 1100));
+      await runCutoff(t.ctx, ach.runtime);
+      expect(await t.ctx.db.query("SELECT count(*)::int AS n FROM ach_files WHERE effective_date = '2026-12-16'")).toEqual([{ n: 0 }]);
+
+      // Thursday 17 December: cleared; the three payouts leave in one file, the corrected one to the corrected account.
+      clock = new Date('2026-12-17T14:00:00Z');
+      await runPoll(t.ctx, ach.runtime);
+      await cutAndSend();
+      const live = nacha.from(await fileOn('2026-12-17')).data;
+      expect(live.batches.flatMap((b) => b.entries.map((e) => `${e.transactionCode}:${e.dfiAccount.trim()}:${e.amount}`)).sort()).toEqual(['22:55550401:1100', '22:55550401:1200', '22:55550599:1400']);
+      for (const id of [first, second, corrected]) expect((await statusOf(id)).status).toBe('processing');
+      // Funds: the three in flight, the refused one back.
+      expect(BigInt(Math.round(Number((await balance(p, 'USD'))?.balance) * 100))).toBe(BigInt(Math.round(Number(before?.balance) * 100)) - 3700n - 1500n);
+    } finally {
+      clock = saved;
+    }
+  }, 240_000);
 });

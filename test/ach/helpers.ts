@@ -19,3 +19,27 @@ export const US_PERSON = (accountNumber = '123456789') => ({
   accounts: [{ type: 'bank_account', currency: 'USD', country: 'US', data: { accountNumber, routingNumber: '021000021' } }],
 });
 
+
+/** A line of a BAI2 account: a 16 record (type code, amount in cents, bank and customer references, text). */
+export interface Bai2Line {
+  type: string;
+  cents: bigint;
+  bankRef: string;
+  customerRef: string;
+  text: string;
+}
+
+/** A one-account BAI2 prior-day report as an ODFI sends it, its trailers' totals and record counts computed. */
+export function bai2Statement(s: { accountNumber: string; asOf: string; openingCents: bigint; closingCents: bigint; lines: readonly Bai2Line[] }): string {
+  const yymmdd = s.asOf.slice(2).replace(/-/g, '');
+  const account = [`03,${s.accountNumber},USD,010,${s.openingCents},,,015,${s.closingCents},,/`, ...s.lines.map((l) => `16,${l.type},${l.cents},0,${l.bankRef},${l.customerRef},${l.text}/`)];
+  const total = s.openingCents + s.closingCents + s.lines.reduce((sum, l) => sum + l.cents, 0n);
+  return [
+    `01,121042882,CORRIDOR,${yymmdd},0630,ST${yymmdd},80,1,2/`,
+    `02,CORRIDOR,121042882,1,${yymmdd},2400,USD,2/`,
+    ...account,
+    `49,${total},${account.length + 1}/`,
+    `98,${total},1,${account.length + 3}/`,
+    `99,${total},1,${account.length + 5}/`,
+  ].join('\n');
+}

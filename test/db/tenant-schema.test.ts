@@ -55,6 +55,7 @@ const NOT_TENANT_TABLES: Record<string, string> = {
   ach_files: "the ACH connector's NACHA files to the operator's ODFI (the operator's, many workspaces' payouts in one file); each payout's workspace is on ach_payouts",
   ach_inbound_files: "the files the operator's ODFI sends back (returns, notifications of change), the operator's; what they moved is on the payouts",
   ach_exceptions: "what an ODFI file said that nothing applied for, the operator's queue; the payout it names carries its workspace",
+  ach_settlements: "what each NACHA file debits the operator's settlement account on each effective date (many workspaces' payouts in one file)",
   bank_inbound_entries: "the identities of bank bookings taken in (the operator's bank account, not a workspace's): which deposit a booking became is on the deposit",
   connector_health: "each connector's health (the operator's connectors, shared by every workspace)",
   audit_relinks: "the audit chains' relinked entries (migration 0080): `chain` is the workspace id, or 'operator'",

@@ -11,16 +11,18 @@ export interface NewAchPayout {
   instruction: string;
   status: 'pending' | 'held';
   heldReason: string | null;
+  /** The prenote it waits for, when the workspace prenotes and the account's has not cleared. */
+  prenoteId: string | null;
 }
 
 /** Records payouts handed over; one handed over twice is recorded once. */
 export async function insertAchPayouts(sql: Sql, rows: readonly NewAchPayout[]): Promise<void> {
   if (rows.length === 0) return;
   await sql.query(
-    `INSERT INTO ach_payouts (payout_id, workspace_id, amount_minor, instruction, status, held_reason)
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::numeric[], $4::text[], $5::text[], $6::text[])
+    `INSERT INTO ach_payouts (payout_id, workspace_id, amount_minor, instruction, status, held_reason, prenote_id)
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::numeric[], $4::text[], $5::text[], $6::text[], $7::uuid[])
      ON CONFLICT (payout_id) DO NOTHING`,
-    [rows.map((r) => r.payoutId), rows.map((r) => r.workspaceId), rows.map((r) => r.amountMinor.toString()), rows.map((r) => r.instruction), rows.map((r) => r.status), rows.map((r) => r.heldReason)],
+    [rows.map((r) => r.payoutId), rows.map((r) => r.workspaceId), rows.map((r) => r.amountMinor.toString()), rows.map((r) => r.instruction), rows.map((r) => r.status), rows.map((r) => r.heldReason), rows.map((r) => r.prenoteId)],
   );
 }
 
@@ -38,6 +40,9 @@ export async function lockCutoff(sql: Sql): Promise<void> {
   await sql.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey('ach.cutoff')]);
 }
 
+/** A pending payout may be filed when it waits for no prenote, or its prenote has cleared. */
+const PRENOTE_CLEARED = "(p.prenote_id IS NULL OR EXISTS (SELECT 1 FROM ach_prenotes n WHERE n.id = p.prenote_id AND n.status = 'cleared'))";
+
 export interface PendingRow {
   payout_id: string;
   amount_minor: string;
@@ -49,14 +54,19 @@ export function pendingPayouts(sql: Sql, limit: number, maxSeconds: number): Pro
   return sql.query<PendingRow>(
     `SELECT payout_id::text AS payout_id, amount_minor::text AS amount_minor, instruction,
             accepted_at <= now() - make_interval(secs => $2::double precision) AS due
-       FROM ach_payouts WHERE status = 'pending'
+       FROM ach_payouts p WHERE status = 'pending' AND ${PRENOTE_CLEARED}
       ORDER BY accepted_at, payout_id LIMIT $1 FOR UPDATE`,
     [limit, maxSeconds],
   );
 }
 
 export async function pendingSummary(sql: Sql): Promise<{ n: number; oldest: Date | null }> {
-  const [row] = await sql.query<{ n: number; oldest: Date | null }>("SELECT count(*)::int AS n, min(accepted_at) AS oldest FROM ach_payouts WHERE status = 'pending'");
+  // Prenotes waiting for a file count too: the cut-off looks again until they are filed.
+  const [row] = await sql.query<{ n: number; oldest: Date | null }>(
+    `SELECT count(*)::int AS n, min(at) AS oldest FROM (
+       SELECT accepted_at AS at FROM ach_payouts p WHERE status = 'pending' AND ${PRENOTE_CLEARED}
+       UNION ALL SELECT created_at FROM ach_prenotes WHERE status = 'pending') waiting`,
+  );
   return row ?? { n: 0, oldest: null };
 }
 
@@ -102,6 +112,30 @@ export async function fileInEntries(sql: Sql, fileId: string, entries: readonly 
   );
 }
 
+export interface AchSettlement {
+  effectiveDate: string;
+  direction: 'debit' | 'credit';
+  amountMinor: bigint;
+}
+
+/** What a file's batches settle on each effective date, recorded with the file. */
+export async function insertSettlements(sql: Sql, fileId: string, rows: readonly AchSettlement[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql.query(
+    `INSERT INTO ach_settlements (file_id, effective_date, direction, amount_minor)
+     SELECT $1, * FROM unnest($2::date[], $3::text[], $4::numeric[])`,
+    [fileId, rows.map((r) => r.effectiveDate), rows.map((r) => r.direction), rows.map((r) => r.amountMinor.toString())],
+  );
+}
+
+export async function settlementsOf(sql: Sql, fileId: string): Promise<AchSettlement[]> {
+  const rows = await sql.query<{ effective_date: string; direction: 'debit' | 'credit'; amount_minor: string }>(
+    'SELECT effective_date::text AS effective_date, direction, amount_minor::text AS amount_minor FROM ach_settlements WHERE file_id = $1 ORDER BY effective_date',
+    [fileId],
+  );
+  return rows.map((r) => ({ effectiveDate: r.effective_date, direction: r.direction, amountMinor: BigInt(r.amount_minor) }));
+}
+
 export async function holdAchPayouts(sql: Sql, ids: readonly string[], reason: string): Promise<void> {
   await sql.query("UPDATE ach_payouts SET status = 'held', held_reason = $2, updated_at = now() WHERE payout_id = ANY($1::uuid[])", [ids, reason]);
 }
@@ -139,6 +173,7 @@ export async function markDelivered(sql: Sql, id: string): Promise<string[] | un
   const moved = await sql.query("UPDATE ach_files SET status = 'delivered', delivered_at = now(), last_error = NULL WHERE id = $1 AND status = 'recorded' RETURNING id", [id]);
   if (moved.length === 0) return undefined;
   const rows = await sql.query<{ payout_id: string }>("UPDATE ach_payouts SET status = 'delivered', updated_at = now() WHERE file_id = $1 AND status = 'filed' RETURNING payout_id::text AS payout_id", [id]);
+  await sql.query("UPDATE ach_prenotes SET status = 'delivered', updated_at = now() WHERE file_id = $1 AND status = 'filed'", [id]);
   return rows.map((r) => r.payout_id);
 }
 
@@ -262,5 +297,98 @@ export function latestAchExceptions(sql: Sql, limit: number): Promise<AchExcepti
     `SELECT e.id::text AS id, f.name AS file_name, e.code, e.reason, e.actor, e.trace_number, e.payout_id::text AS payout_id, e.created_at
        FROM ach_exceptions e JOIN ach_inbound_files f ON f.id = e.file_id ORDER BY e.created_at DESC, e.id DESC LIMIT $1`,
     [limit],
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prenotes (migration 0199_ach_prenotes.sql)
+
+export type PrenoteStatus = 'pending' | 'filed' | 'delivered' | 'cleared' | 'returned';
+
+export interface PrenoteRow {
+  id: string;
+  workspace_id: string;
+  payout_id: string;
+  instruction: string;
+  status: PrenoteStatus;
+  return_code: string | null;
+  return_reason: string | null;
+}
+
+const PRENOTE_COLUMNS = 'id::text AS id, workspace_id::text AS workspace_id, payout_id::text AS payout_id, instruction, status, return_code, return_reason';
+
+/** The workspace's prenote of an account, locked; recorded pending (the payout named) when there is none. */
+export async function prenoteOfAccount(sql: Sql, p: { id: string; workspaceId: string; accountKey: string; payoutId: string; instruction: string }): Promise<PrenoteRow> {
+  await sql.query(
+    "INSERT INTO ach_prenotes (id, workspace_id, account_key, payout_id, instruction, status) VALUES ($1, $2, $3, $4, $5, 'pending') ON CONFLICT (workspace_id, account_key) DO NOTHING",
+    [p.id, p.workspaceId, p.accountKey, p.payoutId, p.instruction],
+  );
+  const [row] = await sql.query<PrenoteRow>(`SELECT ${PRENOTE_COLUMNS} FROM ach_prenotes WHERE workspace_id = $1 AND account_key = $2 FOR UPDATE`, [p.workspaceId, p.accountKey]);
+  if (!row) throw new Error('ach: a prenote recorded is not found');
+  return row;
+}
+
+export interface PendingPrenote {
+  id: string;
+  instruction: string;
+  due: boolean;
+}
+
+/** Prenotes waiting for a file, oldest first, locked; due once they waited the section's seconds. */
+export function pendingPrenotes(sql: Sql, limit: number, maxSeconds: number): Promise<PendingPrenote[]> {
+  return sql.query<PendingPrenote>(
+    `SELECT id::text AS id, instruction, created_at <= now() - make_interval(secs => $2::double precision) AS due
+       FROM ach_prenotes WHERE status = 'pending' ORDER BY created_at, id LIMIT $1 FOR UPDATE`,
+    [limit, maxSeconds],
+  );
+}
+
+/** Prenotes put in a recorded file: their trace numbers, the file's effective date and the day they clear. */
+export async function filePrenotes(sql: Sql, fileId: string, rows: readonly { id: string; traceNumber: string }[], effectiveDate: string, clearsOn: string): Promise<void> {
+  if (rows.length === 0) return;
+  await sql.query(
+    `UPDATE ach_prenotes n SET status = 'filed', file_id = $1, trace_number = e.trace, effective_date = $4::date, clears_on = $5::date, updated_at = now()
+       FROM unnest($2::uuid[], $3::text[]) AS e(id, trace) WHERE n.id = e.id`,
+    [fileId, rows.map((r) => r.id), rows.map((r) => r.traceNumber), effectiveDate, clearsOn],
+  );
+}
+
+/** Delivered prenotes whose waiting period ended on or before `date` without a return: cleared. Answers how many. */
+export async function clearDuePrenotes(sql: Sql, date: string): Promise<number> {
+  const rows = await sql.query("UPDATE ach_prenotes SET status = 'cleared', updated_at = now() WHERE status = 'delivered' AND clears_on <= $1::date RETURNING id", [date]);
+  return rows.length;
+}
+
+/** The prenote an original trace number names (the latest, should the sequence have cycled), locked. */
+export async function prenoteOfTrace(sql: Sql, trace: string): Promise<PrenoteRow | undefined> {
+  const [row] = await sql.query<PrenoteRow>(`SELECT ${PRENOTE_COLUMNS} FROM ach_prenotes WHERE trace_number = $1 ORDER BY created_at DESC LIMIT 1 FOR UPDATE`, [trace]);
+  return row;
+}
+
+/** A prenote returned with its code and words; answers the payouts that waited for it (pending), now released from the connector. */
+export async function returnPrenote(sql: Sql, id: string, code: string, reason: string): Promise<string[]> {
+  await sql.query("UPDATE ach_prenotes SET status = 'returned', return_code = $2, return_reason = $3, updated_at = now() WHERE id = $1", [id, code, reason]);
+  const rows = await sql.query<{ payout_id: string }>(
+    "UPDATE ach_payouts SET status = 'released', updated_at = now() WHERE prenote_id = $1 AND status = 'pending' RETURNING payout_id::text AS payout_id",
+    [id],
+  );
+  return rows.map((r) => r.payout_id);
+}
+
+/** The payouts still waiting for a prenote, with their sealed instructions, locked. */
+export function waitingForPrenote(sql: Sql, id: string): Promise<{ payout_id: string; instruction: string }[]> {
+  return sql.query("SELECT payout_id::text AS payout_id, instruction FROM ach_payouts WHERE prenote_id = $1 AND status = 'pending' FOR UPDATE", [id]);
+}
+
+export async function replaceInstruction(sql: Sql, payoutId: string, instruction: string): Promise<void> {
+  await sql.query('UPDATE ach_payouts SET instruction = $2, updated_at = now() WHERE payout_id = $1', [payoutId, instruction]);
+}
+
+/** A prenote's account corrected (a notification of change): its instruction and key follow, unless the workspace has prenoted the corrected account already. */
+export async function correctPrenote(sql: Sql, id: string, accountKey: string, instruction: string): Promise<void> {
+  await sql.query(
+    `UPDATE ach_prenotes n SET instruction = $3, account_key = $2, updated_at = now()
+      WHERE n.id = $1 AND NOT EXISTS (SELECT 1 FROM ach_prenotes o WHERE o.workspace_id = n.workspace_id AND o.account_key = $2 AND o.id <> n.id)`,
+    [id, accountKey, instruction],
   );
 }

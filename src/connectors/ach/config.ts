@@ -12,7 +12,7 @@ import type { AchCalendar } from './calendar.js';
  *     "balanced": { "accountNumber": "987654321", "accountType": "checking" },
  *     "calendar": { "timeZone": "America/New_York", "sameDayCutoffs": ["10:00", "14:00"], "nextDayCutoff": "18:00" },
  *     "cutoff": { "maxPayouts": 5000, "maxSeconds": 60 }, "pollSeconds": 30, "description": "PAYOUT",
- *     "statementAccounts": [{ "id": "usd-ach", "accountNumber": "10200123456" }] }
+ *     "statementAccounts": [{ "id": "usd-ach", "accountNumber": "10200123456" }], "settlementAccount": "usd-ach" }
  *
  * `balanced` (absent: unbalanced files, as most ODFIs want) makes every batch end with one debit to
  * the originator's settlement account for its credits. In the sandbox only, `"directory": "<path>"`
@@ -27,6 +27,12 @@ export interface AchConfig extends FileExchangeSettings {
   description: string;
   /** The operator's accounts at the ODFI whose BAI2 statements are reconciled: Corridor's name for each (`id`) and the account number the reports carry. */
   statementAccounts: { id: string; accountNumber: string }[];
+  /**
+   * The statement account the ODFI settles Corridor's files on (`settlementAccount`, an id of
+   * `statementAccounts`; the only one when there is one): each file's batch totals are booked there as
+   * debits on their effective dates, and returns as credits, so its BAI2 statement reconciles.
+   */
+  settlementAccount: string | undefined;
 }
 
 /** Printable ASCII of at most `max` characters: NACHA files carry no other characters. */
@@ -76,6 +82,12 @@ export function parseAchConfig(section: unknown, env = 'production'): AchConfig 
     if (!/^[0-9]{4,17}$/.test(accountNumber)) b.fail('accountNumber', 'must be 4 to 17 digits');
     balanced = { accountNumber, accountType: b.oneOf('accountType', ['checking', 'savings'], 'checking') };
   }
+  const accounts = o.has('statementAccounts') ? statementAccounts(o) : [];
+  let settlementAccount = accounts.length === 1 ? accounts[0]?.id : undefined;
+  if (o.has('settlementAccount')) {
+    settlementAccount = o.text('settlementAccount');
+    if (!accounts.some((a) => a.id === settlementAccount)) o.fail('settlementAccount', 'must be the id of one of the statementAccounts');
+  }
   return {
     ...exchange,
     odfi: { routingNumber, name: ascii(odfi, 'name', 23), origin: /^[0-9]{9}$/.test(origin) ? ` ${origin}` : origin },
@@ -83,6 +95,7 @@ export function parseAchConfig(section: unknown, env = 'production'): AchConfig 
     balanced,
     calendar: calendarSection(o.object('calendar', { optional: true })),
     description: ascii(o, 'description', 10, 'PAYOUT'),
-    statementAccounts: o.has('statementAccounts') ? statementAccounts(o) : [],
+    statementAccounts: accounts,
+    settlementAccount,
   };
 }

@@ -5,12 +5,15 @@ import { enqueueMany, LIFECYCLE_JOB_ATTEMPTS_MAX, type NewJob } from '../../plat
 import type { CryptoBox } from '../../platform/lib/crypto-box.js';
 import type { FieldError } from '../../platform/lib/errors.js';
 import { correctBeneficiaryAccount } from '../../domains/beneficiaries/beneficiaries.port.js';
+import { workspaceTermsOf } from '../../domains/accounts/accounts.port.js';
+import { addFedBusinessDays } from '../../platform/lib/federal-reserve-calendar.js';
 import { reportPayoutOutcomes, type PayoutOutcome } from '../../domains/payouts/payouts.port.js';
 import type { HandedOverPayout } from '../connector.js';
 import { descriptiveDateOf, localNow, SAME_DAY_LIMIT_CENTS, windowAt, type AchWindow } from './calendar.js';
 import { changeCode, correctedFields, returnCode, returnDeadline } from './codes.js';
 import type { AchConfig } from './config.js';
-import { NachaError, readNacha, TX, writeNacha, type BatchToWrite, type EntryToWrite, type ReadFile, type SecCode } from './nacha.js';
+import { recordMovement } from '../../controls/reconciliation/reconciliation.port.js';
+import { isDebit, NachaError, nachaText, readNacha, TX, writeNacha, type BatchToWrite, type EntryToWrite, type ReadFile, type SecCode } from './nacha.js';
 import * as repo from './ach.repository.js';
 import { readWhole } from '../bank/bank.port.js';
 import type { AchTransport } from './transport.js';
@@ -19,6 +22,9 @@ import { isBai2, takeInStatements, type StatementOutcome } from './statements.js
 export const ACH_CUTOFF_JOB = 'ach.cutoff';
 export const ACH_UPLOAD_JOB = 'ach.upload';
 export const ACH_POLL_JOB = 'ach.poll';
+
+/** NACHA: live entries to a prenoted account wait until the third banking day after the prenote's settlement date. */
+export const PRENOTE_WAIT_BANKING_DAYS = 3;
 
 /** What the ACH connector works with: the validated section, the way to the ODFI, the encryption box, and its clock (tests move it across a cut-off). */
 export interface AchRuntime {
@@ -60,6 +66,9 @@ export function submitErrors(beneficiary: Record<string, unknown>): FieldError[]
   return [];
 }
 
+/** What names an account among a workspace's prenotes: a hash of its routing number, account number and type (the details themselves stay sealed). */
+const accountKeyOf = (i: Pick<AchInstruction, 'routingNumber' | 'accountNumber' | 'accountType'>): string => createHash('sha256').update(`${i.routingNumber}|${i.accountNumber}|${i.accountType}`).digest('hex');
+
 const cutoffJob = (runAt: Date): NewJob => ({ kind: ACH_CUTOFF_JOB, payload: {}, runAt, maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX });
 
 /**
@@ -68,7 +77,7 @@ const cutoffJob = (runAt: Date): NewJob => ({ kind: ACH_CUTOFF_JOB, payload: {},
  * operator. A cut-off job runs at the end of the section's seconds, and at once when enough wait.
  */
 export async function acceptPayouts(ach: AchRuntime, tx: Tx, payouts: readonly HandedOverPayout[]): Promise<void> {
-  const rows: repo.NewAchPayout[] = payouts.map((p) => {
+  const accepted = payouts.map((p) => {
     const account = accountOf(p.beneficiary);
     const heldReason = p.currency !== 'USD' ? `ACH pays USD only, not ${p.currency}` : !account ? 'the beneficiary has no US bank account (accountNumber, routingNumber)' : null;
     const instruction: AchInstruction = {
@@ -80,9 +89,20 @@ export async function acceptPayouts(ach: AchRuntime, tx: Tx, payouts: readonly H
       identification: p.clientRef.slice(0, 15),
       reference: p.reference,
     };
-    return { payoutId: p.id, workspaceId: p.workspaceId, amountMinor: p.amountMinor, instruction: ach.box.sealJson(instruction), status: heldReason ? 'held' : 'pending', heldReason };
+    return { payoutId: p.id, workspaceId: p.workspaceId, amountMinor: p.amountMinor, instruction, status: heldReason ? ('held' as const) : ('pending' as const), heldReason, prenoteId: null as string | null };
   });
-  await repo.insertAchPayouts(tx, rows);
+  const prenoting = new Map<string, boolean>();
+  for (const row of accepted) {
+    if (row.status !== 'pending') continue;
+    if (!prenoting.has(row.workspaceId)) prenoting.set(row.workspaceId, (await workspaceTermsOf(tx, row.workspaceId))?.achPrenotes === true);
+    if (!prenoting.get(row.workspaceId)) continue;
+    const prenote = await repo.prenoteOfAccount(tx, { id: randomUUID(), workspaceId: row.workspaceId, accountKey: accountKeyOf(row.instruction), payoutId: row.payoutId, instruction: ach.box.sealJson(row.instruction) });
+    if (prenote.status === 'returned') {
+      row.status = 'held';
+      row.heldReason = `the account's prenote was returned ${prenote.return_code ?? ''} (${prenote.return_reason ?? ''}): ACH cannot pay it. Who must act: the workspace (pay another account of the beneficiary)`;
+    } else if (prenote.status !== 'cleared') row.prenoteId = prenote.id;
+  }
+  await repo.insertAchPayouts(tx, accepted.map((r) => ({ ...r, instruction: ach.box.sealJson(r.instruction) })));
   const now = Date.now();
   const jobs = [cutoffJob(new Date(now + ach.config.cutoff.maxSeconds * 1000))];
   if ((await repo.pendingSummary(tx)).n >= ach.config.cutoff.maxPayouts) jobs.push(cutoffJob(new Date(now)));
@@ -127,6 +147,56 @@ function batchesOf(ach: AchRuntime, window: AchWindow, nextDay: AchWindow, entri
   }));
 }
 
+/** YYMMDD of a batch header as YYYY-MM-DD (this century's). */
+const isoDate = (d: string): string => `20${d.slice(0, 2)}-${d.slice(2, 4)}-${d.slice(4, 6)}`;
+
+/**
+ * What the ODFI settles of a file on the operator's settlement account, per effective date: the
+ * credits of its batches less their debits (a balanced batch's offset debit is the same money, drawn
+ * from that account: not counted twice). A net debit leaves the account; a zero nets nothing.
+ */
+export function settlementsOf(batches: readonly BatchToWrite[]): repo.AchSettlement[] {
+  const net = new Map<string, bigint>();
+  for (const b of batches) {
+    const sum = b.entries.reduce((s, e) => s + (isDebit(e.transactionCode) ? -e.amountCents : e.amountCents), 0n);
+    const date = isoDate(b.effectiveDate);
+    net.set(date, (net.get(date) ?? 0n) + sum);
+  }
+  return [...net]
+    .filter(([, n]) => n !== 0n)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([effectiveDate, n]) => ({ effectiveDate, direction: n > 0n ? ('debit' as const) : ('credit' as const), amountMinor: n > 0n ? n : -n }));
+}
+
+/** The reference the ODFI's BAI2 report carries for a file's settlement: the file header's reference code (positions 87-94). */
+export const settlementReference = (fileId: string): string => nachaText(fileId.slice(0, 8));
+
+/**
+ * Books a delivered file's settlement on the settlement account, in the transaction that marks it
+ * delivered: one movement per effective date, named by the file's reference code, which a BAI2
+ * statement's line of that account matches (reconciliation.service).
+ */
+async function bookSettlement(ach: AchRuntime, tx: Tx, fileId: string): Promise<void> {
+  const account = ach.config.settlementAccount;
+  if (!account) return;
+  for (const s of await repo.settlementsOf(tx, fileId)) {
+    await recordMovement(tx, {
+      bank_account: account,
+      file_id: null,
+      message_type: 'nacha',
+      kind: 'payout',
+      direction: s.direction,
+      amount_minor: s.amountMinor,
+      currency: 'USD',
+      booking_date: s.effectiveDate,
+      entry_ref: null,
+      end_to_end_id: settlementReference(fileId),
+      object_type: 'ach_file',
+      object_id: fileId,
+    });
+  }
+}
+
 /**
  * Cuts at most one file, in one transaction: when maxPayouts wait or the oldest waited maxSeconds,
  * the oldest (at most maxPayouts) become one NACHA file for the window the clock is in (Same Day
@@ -138,9 +208,24 @@ async function cutOneFile(ach: AchRuntime, tx: Tx): Promise<boolean> {
   await repo.lockCutoff(tx);
   const { maxPayouts, maxSeconds } = ach.config.cutoff;
   const pending = await repo.pendingPayouts(tx, maxPayouts, maxSeconds);
-  if (pending.length === 0 || (pending.length < maxPayouts && !pending[0]?.due)) return false;
-  const traces = await repo.nextTraceSequences(tx, pending.length);
+  const prenotes = await repo.pendingPrenotes(tx, maxPayouts, maxSeconds);
+  const payoutsDue = pending.length > 0 && (pending.length >= maxPayouts || pending[0]?.due === true);
+  if (!payoutsDue && !prenotes.some((p) => p.due)) return false;
+  const traces = await repo.nextTraceSequences(tx, pending.length + prenotes.length);
   const odfi8 = ach.config.odfi.routingNumber.slice(0, 8);
+  const prenoteEntries = prenotes.map((row, i) => {
+    const instruction = ach.box.openJson<AchInstruction>(row.instruction);
+    const entry: EntryToWrite = {
+      transactionCode: instruction.accountType === 'savings' ? TX.savingsPrenote : TX.checkingPrenote,
+      routingNumber: instruction.routingNumber,
+      accountNumber: instruction.accountNumber,
+      amountCents: 0n,
+      identification: instruction.identification,
+      name: instruction.name,
+      traceNumber: `${odfi8}${(traces[pending.length + i] as string).padStart(7, '0')}`,
+    };
+    return { prenoteId: row.id, instruction, entry };
+  });
   const entries = pending.map((row, i) => {
     const instruction = ach.box.openJson<AchInstruction>(row.instruction);
     const savings = instruction.accountType === 'savings';
@@ -162,6 +247,7 @@ async function cutOneFile(ach: AchRuntime, tx: Tx): Promise<boolean> {
   const day = localNow(now, ach.config.calendar.timeZone).date.replace(/-/g, '');
   const modifier = ID_MODIFIERS[(await repo.filesOfDay(tx, day)) % ID_MODIFIERS.length] as string;
   const id = randomUUID();
+  const batches = batchesOf(ach, window, nextDay, [...prenoteEntries, ...entries]);
   const written = writeNacha({
     destination: ach.config.odfi.routingNumber,
     destinationName: ach.config.odfi.name,
@@ -169,9 +255,9 @@ async function cutOneFile(ach: AchRuntime, tx: Tx): Promise<boolean> {
     originName: ach.config.originator.name,
     createdAt: now,
     idModifier: modifier,
-    referenceCode: id.slice(0, 8),
+    referenceCode: settlementReference(id),
     odfi8,
-    batches: batchesOf(ach, window, nextDay, entries),
+    batches,
   });
   const bytes = Buffer.from(written.text, 'ascii');
   await repo.insertAchFile(tx, {
@@ -189,6 +275,9 @@ async function cutOneFile(ach: AchRuntime, tx: Tx): Promise<boolean> {
     totalCredit: written.totalCreditCents,
   });
   await repo.fileInEntries(tx, id, entries.map((e) => ({ payoutId: e.payoutId, traceNumber: e.entry.traceNumber })));
+  await repo.insertSettlements(tx, id, settlementsOf(batches));
+  const clearsOn = addFedBusinessDays(window.effectiveDate, PRENOTE_WAIT_BANKING_DAYS);
+  await repo.filePrenotes(tx, id, prenoteEntries.map((p) => ({ id: p.prenoteId, traceNumber: p.entry.traceNumber })), window.effectiveDate, clearsOn);
   await enqueueMany(tx, [{ kind: ACH_UPLOAD_JOB, payload: { fileId: id }, uniqueKey: `${ACH_UPLOAD_JOB}:${id}`, maxAttempts: LIFECYCLE_JOB_ATTEMPTS_MAX }]);
   return true;
 }
@@ -220,6 +309,7 @@ export async function runUpload(ctx: AppContext, ach: AchRuntime, fileId: string
   await ctx.db.tx(async (tx) => {
     const payouts = await repo.markDelivered(tx, fileId);
     if (!payouts) return;
+    await bookSettlement(ach, tx, fileId);
     await reportPayoutOutcomes(ctx, tx, payouts.map((payoutId) => ({ payoutId, move: 'process' as const })));
   });
 }
@@ -230,7 +320,51 @@ export async function settle(ctx: AppContext, ach: AchRuntime): Promise<number> 
   return ctx.db.tx(async (tx) => {
     const ids = await repo.settleDue(tx, today);
     await reportPayoutOutcomes(ctx, tx, ids.map((payoutId) => ({ payoutId, move: 'pay' as const })));
+    // Prenotes whose waiting period passed without a return clear: the payouts that waited are filed at the next cut-off.
+    if ((await repo.clearDuePrenotes(tx, today)) > 0) await enqueueMany(tx, [cutoffJob(new Date())]);
     return ids.length;
+  });
+}
+
+/**
+ * A prenote returned: the account cannot take ACH entries. The prenote keeps the code and its words
+ * (a later payout to the account is held with them), and the payouts that waited for it fail with
+ * the return's code, their funds back once; the workspace is told by their payout.failed events.
+ */
+async function prenoteReturned(ctx: AppContext, tx: Tx, prenote: repo.PrenoteRow, code: string, words: string): Promise<void> {
+  const waiting = await repo.returnPrenote(tx, prenote.id, code, words);
+  await reportPayoutOutcomes(
+    ctx,
+    tx,
+    waiting.map((payoutId) => ({ payoutId, move: 'fail' as const, failureReason: `ach_prenote_return_${code.toLowerCase()}`, returnReason: { code, description: `the account's prenote was returned: ${words}` } })),
+  );
+}
+
+/** A notification of change on a prenote: the prenote's account and the payouts waiting for it take the corrected details before they are filed. */
+async function correctWaiting(ach: AchRuntime, tx: Tx, prenote: repo.PrenoteRow, fields: Partial<Record<string, string>>): Promise<void> {
+  const changes = Object.fromEntries(Object.entries(fields).filter(([k, v]) => v !== '' && v !== undefined && ['accountNumber', 'routingNumber', 'accountType'].includes(k)));
+  const corrected = { ...ach.box.openJson<AchInstruction>(prenote.instruction), ...changes } as AchInstruction;
+  await repo.correctPrenote(tx, prenote.id, accountKeyOf(corrected), ach.box.sealJson(corrected));
+  for (const w of await repo.waitingForPrenote(tx, prenote.id)) await repo.replaceInstruction(tx, w.payout_id, ach.box.sealJson({ ...ach.box.openJson<AchInstruction>(w.instruction), ...changes }));
+}
+
+/** A return credited back to the settlement account on its batch's effective date, named by the original entry's trace number (and the return's own). */
+async function bookReturn(ach: AchRuntime, tx: Tx, r: { payoutId: string; amountMinor: bigint; date: string; trace: string; originalTrace: string }): Promise<void> {
+  const account = ach.config.settlementAccount;
+  if (!account || r.amountMinor === 0n) return;
+  await recordMovement(tx, {
+    bank_account: account,
+    file_id: null,
+    message_type: 'nacha',
+    kind: 'return',
+    direction: 'credit',
+    amount_minor: r.amountMinor,
+    currency: 'USD',
+    booking_date: r.date,
+    entry_ref: r.trace,
+    end_to_end_id: r.originalTrace,
+    object_type: 'payout',
+    object_id: r.payoutId,
   });
 }
 
@@ -273,6 +407,12 @@ export async function applyInbound(ctx: AppContext, ach: AchRuntime, tx: Tx, fil
       for (const ret of entry.returns) {
         const payout = await repo.payoutOfTrace(tx, ret.originalTrace);
         const code = returnCode(ret.code);
+        const prenote = payout ? undefined : await repo.prenoteOfTrace(tx, ret.originalTrace);
+        if (prenote && ret.kind === 'return') {
+          await prenoteReturned(ctx, tx, prenote, ret.code, code.words);
+          returns++;
+          continue;
+        }
         if (!payout) {
           await exception(ret.code, `${ret.kind} ${ret.code} (${code.words}) for trace ${ret.originalTrace}, which Corridor never sent`, 'operator', ret.originalTrace, null);
           continue;
@@ -296,12 +436,14 @@ export async function applyInbound(ctx: AppContext, ach: AchRuntime, tx: Tx, fil
         const [result] = await reportPayoutOutcomes(ctx, tx, [{ payoutId: payout.payout_id, move, failureReason: `ach_return_${ret.code.toLowerCase()}`, returnReason: { code: ret.code, description: code.words } }]);
         if (result?.applied) {
           await repo.markReturned(tx, payout.payout_id);
+          await bookReturn(ach, tx, { payoutId: payout.payout_id, amountMinor: entry.amountCents, date: /^[0-9]{6}$/.test(batch.effectiveDate) ? isoDate(batch.effectiveDate) : today, trace: entry.traceNumber, originalTrace: ret.originalTrace });
           returns++;
         } else await exception(ret.code, `return ${ret.code} (${code.words}) of a payout that is ${result?.status ?? 'unknown'}: nothing moved`, 'operator', ret.originalTrace, payout.payout_id);
       }
       if (entry.change) {
         const c = entry.change;
-        const payout = await repo.payoutOfTrace(tx, c.originalTrace);
+        const prenote = await repo.prenoteOfTrace(tx, c.originalTrace);
+        const payout = prenote ? { payout_id: prenote.payout_id, workspace_id: prenote.workspace_id, instruction: prenote.instruction } : await repo.payoutOfTrace(tx, c.originalTrace);
         const change = changeCode(c.code);
         if (!payout || !change) {
           await exception(c.code, !payout ? `notification of change ${c.code} for trace ${c.originalTrace}, which Corridor never sent` : `change code ${c.code} is not one of C01 to C13`, 'operator', c.originalTrace, payout?.payout_id ?? null);
@@ -317,6 +459,7 @@ export async function applyInbound(ctx: AppContext, ach: AchRuntime, tx: Tx, fil
           code: c.code,
           words: change.words,
         });
+        if (prenote) await correctWaiting(ach, tx, prenote, fields);
         if (corrected) changes++;
         else await exception(c.code, `notification of change ${c.code} (${change.words}): the payout's beneficiary is not saved or no longer has that account; the workspace must correct it`, 'workspace', c.originalTrace, payout.payout_id);
       }

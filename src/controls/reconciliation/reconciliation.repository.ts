@@ -7,7 +7,8 @@ import { listFilters, paginate, type PageRequest } from '../../platform/db/pagin
 export interface MovementRow {
   id: string;
   bank_account: string | null;
-  file_id: string;
+  /** The inbound bank file that posted it; null for what a connector books from its own files (an ACH file's settlement, an ACH return). */
+  file_id: string | null;
   message_type: string;
   kind: 'payout' | 'deposit' | 'return';
   direction: 'debit' | 'credit';
@@ -16,7 +17,7 @@ export interface MovementRow {
   booking_date: string | null;
   entry_ref: string | null;
   end_to_end_id: string | null;
-  object_type: 'payout' | 'deposit';
+  object_type: 'payout' | 'deposit' | 'ach_file';
   object_id: string;
   /** The charges the banks took from the amount (a return net of charges), in minor units of the currency; null when none. */
   charges_minor: string | null;

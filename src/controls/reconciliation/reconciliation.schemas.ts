@@ -14,7 +14,7 @@ const Movement = Type.Object(
     bookingDate: Nullable(Type.String()),
     entryRef: Nullable(Type.String()),
     endToEndId: Nullable(Type.String()),
-    object: Type.Object({ type: literals(['payout', 'deposit'] as const), id: Uuid }, { description: 'The payout or deposit the movement posted' }),
+    object: Type.Object({ type: literals(['payout', 'deposit', 'ach_file'] as const), id: Uuid }, { description: 'The payout or deposit the movement posted, or the NACHA file whose batches the ODFI settles (an ACH file\'s settlement debit)' }),
     charges: Nullable(Type.String({ description: "The charges the banks took from a return (the operator's bank fee, posted to the ledger's bank_fees account); the amount is what the bank booked, net of them" })),
   },
   { title: 'Bank movement', description: "A money movement on a bank account in Corridor's book, posted from a bank message with its ledger postings" },

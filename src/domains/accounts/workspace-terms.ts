@@ -32,6 +32,12 @@ export const WorkspaceSettingsSchema = Type.Object(
     primaryCurrency: Type.Optional(CurrencyCode),
     businessIdentity: Type.Optional(BusinessIdentitySchema),
     payoutsPermitted: Type.Optional(Type.Boolean({ description: 'false refuses payouts with PAYOUT_NOT_PERMITTED' })),
+    achPrenotes: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: the first ACH payout to a bank account the workspace has not used sends a zero-dollar prenote in the next file, and payouts to that account wait until three banking days after its settlement pass without a return (default false)',
+      }),
+    ),
     payoutFees: Type.Optional(
       Type.Record(CurrencyCode, Amount, {
         description:
@@ -64,6 +70,8 @@ export interface WorkspaceTerms {
   businessIdentity: BusinessIdentity | undefined;
   travelRuleScreening: boolean;
   payoutsPermitted: boolean;
+  /** ACH payouts to an account not yet prenoted wait for a prenote (default false). */
+  achPrenotes: boolean;
   /** The fee of a payout funded from this currency (0 when none is set). */
   payoutFeeMinor: (fundingCurrency: string) => bigint;
   perTransactionMinor: (currency: string) => bigint | undefined;
@@ -110,6 +118,7 @@ function termsOf(s: WorkspaceSettings, amounts: Amounts): WorkspaceTerms {
     businessIdentity: businessIdentityOf(s.businessIdentity),
     travelRuleScreening: s.travelRuleScreening !== false,
     payoutsPermitted: s.payoutsPermitted !== false,
+    achPrenotes: s.achPrenotes === true,
     payoutFeeMinor: (currency) => amounts.payoutFees.get(currency) ?? 0n,
     perTransactionMinor: (currency) => amounts.perTransaction.get(currency),
     dailyMinor: (currency) => amounts.daily.get(currency),
