@@ -7,7 +7,8 @@ import { listFilters, paginate, type PageRequest } from '../../platform/db/pagin
 export interface MovementRow {
   id: string;
   bank_account: string | null;
-  file_id: string;
+  /** The inbound file that booked it; null for one a rail's webhook booked (ClearBank's TransactionSettled). */
+  file_id: string | null;
   message_type: string;
   kind: 'payout' | 'deposit' | 'return';
   direction: 'debit' | 'credit';
