@@ -184,7 +184,7 @@ export async function insertStatement(sql: Sql, messageId: string, totalPages: n
 }
 
 export async function findStatement(sql: Sql, messageId: string): Promise<StatementRow | undefined> {
-  const [row] = await sql.query<StatementRow>('SELECT message_id, total_pages, status FROM clearbank_statements WHERE message_id = $1', [messageId]);
+  const [row] = await sql.query<StatementRow>('SELECT message_id, total_pages::int AS total_pages, status FROM clearbank_statements WHERE message_id = $1', [messageId]);
   return row;
 }
 
