@@ -35,8 +35,8 @@ export interface ClearBankWorld {
   sim: ClearBankSimulator;
   fps: PrismProxy;
   cop: PrismProxy;
-  /** The proxy holding the Customer Statements API (camt.053) to its definition, when the world was asked for statements. */
-  statements: PrismProxy | undefined;
+  /** The proxy holding the Customer Statements API (camt.053) to its definition: the connector's scheduled job asks for a statement in every world. */
+  statements: PrismProxy;
   dir: string;
   keys: { operatorPublicPem: string; bankPrivatePem: string };
   section: Record<string, unknown>;
@@ -52,9 +52,10 @@ export interface ClearBankWorld {
 
 /**
  * Corridor → Prism (ClearBank's FPS definition) → the sandbox ClearBank, and Corridor → Prism
- * (ClearBank's CoP definition) → the same simulator, its webhooks back to Corridor's listening app.
+ * (ClearBank's CoP definition, and its Customer Statements definition) → the same simulator, its
+ * webhooks back to Corridor's listening app.
  */
-export async function clearBankWorld(options: { runner?: boolean; env?: Record<string, string>; statements?: { bankAccount: string } } = {}): Promise<ClearBankWorld> {
+export async function clearBankWorld(options: { runner?: boolean; env?: Record<string, string>; statementsAccount?: string } = {}): Promise<ClearBankWorld> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-clearbank-'));
   const operator = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const bank = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -70,7 +71,7 @@ export async function clearBankWorld(options: { runner?: boolean; env?: Record<s
   const apiToken = 'sandbox-token-0123456789';
   const sim = new ClearBankSimulator({ apiToken, operatorPublicKey: operator.publicKey, bankPrivateKey: bank.privateKey, settleDelayMs: 50, returnDelayMs: 200, redeliverMs: 300, accountIban: OPERATOR_IBAN });
   await sim.start();
-  const [fps, cop, statements] = await Promise.all([startPrism(FPS_DEFINITION, sim.url), startPrism(COP_DEFINITION, sim.url), options.statements ? startPrism(STATEMENTS_DEFINITION, sim.url) : undefined]);
+  const [fps, cop, statements] = await Promise.all([startPrism(FPS_DEFINITION, sim.url), startPrism(COP_DEFINITION, sim.url), startPrism(STATEMENTS_DEFINITION, sim.url)]);
   const section = {
     baseUrl: fps.url,
     copBaseUrl: cop.url,
@@ -80,7 +81,8 @@ export async function clearBankWorld(options: { runner?: boolean; env?: Record<s
     debtor: { iban: OPERATOR_IBAN, address: 'GB, London, 1 King Street, EC2V 8AU' },
     batch: { maxSeconds: 0 },
     timeoutMs: 60_000,
-    ...(statements && options.statements ? { statementsBaseUrl: statements.url, statements: { bankAccount: options.statements.bankAccount } } : {}),
+    statementsBaseUrl: statements.url,
+    ...(options.statementsAccount ? { statements: { bankAccount: options.statementsAccount } } : {}),
   };
   const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { bank_transfer: 'clearbank' }, clearbank: section }), JOB_POLL_MS: '20', ...options.env } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -120,12 +122,12 @@ export async function clearBankWorld(options: { runner?: boolean; env?: Record<s
         await new Promise((r) => setTimeout(r, 40));
       }
     },
-    violations: () => [...fps.violations(), ...cop.violations(), ...(statements?.violations() ?? [])],
+    violations: () => [...fps.violations(), ...cop.violations(), ...statements.violations()],
     async close() {
       await world.runner?.stop();
       await t.close();
       await sim.stop();
-      await Promise.all([fps.stop(), cop.stop(), statements?.stop()]);
+      await Promise.all([fps.stop(), cop.stop(), statements.stop()]);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

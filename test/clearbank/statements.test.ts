@@ -67,7 +67,7 @@ describe('ClearBank statements reconciled with what its webhooks booked', () => 
   let c: Caller;
 
   beforeAll(async () => {
-    w = await clearBankWorld({ statements: { bankAccount } });
+    w = await clearBankWorld({ statementsAccount: bankAccount });
     c = await w.caller();
   }, 300_000);
 
@@ -123,7 +123,7 @@ describe('ClearBank statements with a booking Corridor does not expect', () => {
   let c: Caller;
 
   beforeAll(async () => {
-    w = await clearBankWorld({ statements: { bankAccount } });
+    w = await clearBankWorld({ statementsAccount: bankAccount });
     c = await w.caller();
   }, 300_000);
 
