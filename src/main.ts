@@ -64,7 +64,7 @@ const COMMANDS: Record<string, { usage: string; about: string; client?: boolean 
     about: 'the sandbox mobile-money provider: the GSMA Mobile Money API v1.2 with callbacks and magic values\n(docs/guides/mobile-money.md)',
   },
   'clearbank-sim': {
-    usage: 'clearbank-sim --port N --token-file F --operator-public-key F --bank-private-key F --webhook-url URL [--lose-rate R] [--repeat-rate R]',
+    usage: 'clearbank-sim --port N --token-file F --operator-public-key F --bank-private-key F --webhook-url URL [--lose-rate R] [--repeat-rate R] [--account-iban IBAN]',
     about: "the sandbox ClearBank: serves ClearBank's FPS and Confirmation of Payee endpoints and sends\nsigned webhooks, by magic account numbers (docs/guides/faster-payments.md)",
   },
   'paystack-sim': {
@@ -349,6 +349,7 @@ async function main(argv: string[]): Promise<void> {
           'webhook-url': { type: 'string' },
           'lose-rate': { type: 'string', default: '0' },
           'repeat-rate': { type: 'string', default: '0' },
+          'account-iban': { type: 'string', default: 'GB29NWBK60161331926819' },
         },
       });
       const port = portFlag(values.port, false);
@@ -360,7 +361,7 @@ async function main(argv: string[]): Promise<void> {
       const webhookUrl = values['webhook-url'];
       if (!tokenFile || !operatorPublicKey || !bankPrivateKey || !webhookUrl) fail('--token-file, --operator-public-key, --bank-private-key and --webhook-url are required');
       const { clearBankSim } = await import('./cli/clearbank-sim.js');
-      await clearBankSim({ port, tokenFile, operatorPublicKey, bankPrivateKey, webhookUrl, loseRate, repeatRate });
+      await clearBankSim({ port, tokenFile, operatorPublicKey, bankPrivateKey, webhookUrl, loseRate, repeatRate, accountIban: values['account-iban'].replace(/\s+/g, '').toUpperCase() });
       return;
     }
     case 'paystack-sim': {

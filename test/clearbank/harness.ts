@@ -16,6 +16,9 @@ import { fund, payingWorkspace, ref, type PayoutView } from '../payouts/helpers.
 
 export const FPS_DEFINITION = realWorldPath('uk/clearbank-fps-initiate-payment-v3.json');
 export const COP_DEFINITION = realWorldPath('uk/clearbank-cop-outbound-v1.json');
+export const STATEMENTS_DEFINITION = realWorldPath('uk/clearbank-camt053-statement-request-v1.json');
+/** The operator's ClearBank account (the connectors file's debtor.iban), as the sandbox bank's statements name it. */
+export const OPERATOR_IBAN = 'GB29NWBK60161331926819';
 
 /** A sort code outside VocaLink's modulus table (every account number passes): the simulator's magic accounts use it. */
 export const SIM_SORT_CODE = '700000';
@@ -32,6 +35,8 @@ export interface ClearBankWorld {
   sim: ClearBankSimulator;
   fps: PrismProxy;
   cop: PrismProxy;
+  /** The proxy holding the Customer Statements API (camt.053) to its definition: the connector's scheduled job asks for a statement in every world. */
+  statements: PrismProxy;
   dir: string;
   keys: { operatorPublicPem: string; bankPrivatePem: string };
   section: Record<string, unknown>;
@@ -47,9 +52,10 @@ export interface ClearBankWorld {
 
 /**
  * Corridor → Prism (ClearBank's FPS definition) → the sandbox ClearBank, and Corridor → Prism
- * (ClearBank's CoP definition) → the same simulator, its webhooks back to Corridor's listening app.
+ * (ClearBank's CoP definition, and its Customer Statements definition) → the same simulator, its
+ * webhooks back to Corridor's listening app.
  */
-export async function clearBankWorld(options: { runner?: boolean; env?: Record<string, string> } = {}): Promise<ClearBankWorld> {
+export async function clearBankWorld(options: { runner?: boolean; env?: Record<string, string>; statementsAccount?: string } = {}): Promise<ClearBankWorld> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-clearbank-'));
   const operator = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const bank = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -63,18 +69,20 @@ export async function clearBankWorld(options: { runner?: boolean; env?: Record<s
   const bankPrivatePem = bank.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const bankPublicPem = bank.publicKey.export({ type: 'spki', format: 'pem' }).toString();
   const apiToken = 'sandbox-token-0123456789';
-  const sim = new ClearBankSimulator({ apiToken, operatorPublicKey: operator.publicKey, bankPrivateKey: bank.privateKey, settleDelayMs: 50, returnDelayMs: 200, redeliverMs: 300 });
+  const sim = new ClearBankSimulator({ apiToken, operatorPublicKey: operator.publicKey, bankPrivateKey: bank.privateKey, settleDelayMs: 50, returnDelayMs: 200, redeliverMs: 300, accountIban: OPERATOR_IBAN });
   await sim.start();
-  const [fps, cop] = await Promise.all([startPrism(FPS_DEFINITION, sim.url), startPrism(COP_DEFINITION, sim.url)]);
+  const [fps, cop, statements] = await Promise.all([startPrism(FPS_DEFINITION, sim.url), startPrism(COP_DEFINITION, sim.url), startPrism(STATEMENTS_DEFINITION, sim.url)]);
   const section = {
     baseUrl: fps.url,
     copBaseUrl: cop.url,
     apiTokenFile: write('token', apiToken),
     privateKeyFile: write('operator.pem', operatorPrivatePem),
     bankPublicKeyFile: write('clearbank.pem', bankPublicPem),
-    debtor: { iban: 'GB29NWBK60161331926819', address: 'GB, London, 1 King Street, EC2V 8AU' },
+    debtor: { iban: OPERATOR_IBAN, address: 'GB, London, 1 King Street, EC2V 8AU' },
     batch: { maxSeconds: 0 },
     timeoutMs: 60_000,
+    statementsBaseUrl: statements.url,
+    ...(options.statementsAccount ? { statements: { bankAccount: options.statementsAccount } } : {}),
   };
   const t = await createTestApp({ env: { CORRIDOR_CONNECTORS_FILE: connectorsFile({ routes: { bank_transfer: 'clearbank' }, clearbank: section }), JOB_POLL_MS: '20', ...options.env } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -85,6 +93,7 @@ export async function clearBankWorld(options: { runner?: boolean; env?: Record<s
     sim,
     fps,
     cop,
+    statements,
     dir,
     keys: { operatorPublicPem, bankPrivatePem },
     section,
@@ -113,12 +122,12 @@ export async function clearBankWorld(options: { runner?: boolean; env?: Record<s
         await new Promise((r) => setTimeout(r, 40));
       }
     },
-    violations: () => [...fps.violations(), ...cop.violations()],
+    violations: () => [...fps.violations(), ...cop.violations(), ...statements.violations()],
     async close() {
       await world.runner?.stop();
       await t.close();
       await sim.stop();
-      await Promise.all([fps.stop(), cop.stop()]);
+      await Promise.all([fps.stop(), cop.stop(), statements.stop()]);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -95,6 +95,8 @@ beforeAll(async () => {
     debtor: { iban: 'GB29NWBK60161331926819', address: 'GB, London, 1 King Street, EC2V 8AU' },
     batch: { maxSeconds: 0 },
     timeoutMs: 60_000,
+    statementsBaseUrl: fps.url,
+    statements: { bankAccount: 'clearbank', everySeconds: 3600 },
   };
 }, 300_000);
 

@@ -38,6 +38,8 @@ const NOT_TENANT_TABLES: Record<string, string> = {
   // ngn-transfers.md, mobile-money.md): read before it is matched to a workspace's payout, or the operator's own.
   clearbank_batches: "requests of up to 10 payments to the operator's bank, across workspaces",
   clearbank_webhooks: "the bank's webhooks as received, before they are matched to a payout",
+  clearbank_statement_requests: "the days whose statement of the operator's ClearBank account was asked for",
+  clearbank_statements: "camt.053 statements of the operator's ClearBank account, ready to fetch",
   momo_callbacks: "the provider's callbacks as received (a forged or unknown one matches no payout)",
   paystack_balances: "the operator's balance at Paystack",
   paystack_exceptions: 'what Paystack sent that matched nothing (the operator\'s list)',

@@ -93,9 +93,11 @@ export interface PaymentRow {
   end_to_end_id: string;
   status: PaymentStatus;
   amount_minor: string;
+  /** The bank's TransactionId of its settlement, once a webhook gave it. */
+  transaction_id: string | null;
 }
 
-const PAYMENT_COLUMNS = 'payout_id::text AS payout_id, workspace_id::text AS workspace_id, end_to_end_id, status, amount_minor::text AS amount_minor';
+const PAYMENT_COLUMNS = 'payout_id::text AS payout_id, workspace_id::text AS workspace_id, end_to_end_id, status, amount_minor::text AS amount_minor, transaction_id';
 
 export function paymentsOfBatch(sql: Sql, batchId: string): Promise<PaymentRow[]> {
   return sql.query<PaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM clearbank_payments WHERE batch_id = $1 ORDER BY end_to_end_id FOR UPDATE`, [batchId]);
@@ -141,4 +143,52 @@ export function backlog(sql: Sql): Promise<{ n: number; oldest: Date | null }[]>
 /** Holds a payment for the operator with the reason (a batch the bank refused as a whole). */
 export async function holdPayment(sql: Sql, payoutId: string, reason: string): Promise<void> {
   await sql.query("UPDATE clearbank_payments SET status = 'held', held_reason = $2, updated_at = now() WHERE payout_id = $1", [payoutId, reason.slice(0, 2000)]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements (migration 0185_clearbank_statements.sql)
+
+export interface StatementRequestRow {
+  statement_day: string;
+  request_id: string;
+  status: 'recorded' | 'requested';
+}
+
+/** The last UTC day asked for, if any. */
+export async function lastStatementDay(sql: Sql): Promise<string | undefined> {
+  const [row] = await sql.query<{ day: string | null }>('SELECT max(statement_day)::text AS day FROM clearbank_statement_requests');
+  return row?.day ?? undefined;
+}
+
+/** Records the request of a day's statement once (its X-Request-Id kept for every retry) and answers it. */
+export async function recordStatementRequest(sql: Sql, day: string, requestId: string): Promise<StatementRequestRow> {
+  await sql.query("INSERT INTO clearbank_statement_requests (statement_day, request_id, status) VALUES ($1::date, $2, 'recorded') ON CONFLICT (statement_day) DO NOTHING", [day, requestId]);
+  const [row] = await sql.query<StatementRequestRow>('SELECT statement_day::text AS statement_day, request_id, status FROM clearbank_statement_requests WHERE statement_day = $1::date', [day]);
+  return row as StatementRequestRow;
+}
+
+export async function statementRequested(sql: Sql, day: string, error: string | null): Promise<void> {
+  if (error === null) await sql.query("UPDATE clearbank_statement_requests SET status = 'requested', requested_at = now(), last_error = NULL WHERE statement_day = $1::date", [day]);
+  else await sql.query('UPDATE clearbank_statement_requests SET last_error = $2 WHERE statement_day = $1::date', [day, error.slice(0, 2000)]);
+}
+
+export interface StatementRow {
+  message_id: string;
+  total_pages: number;
+  status: 'ready' | 'taken';
+}
+
+/** A statement the bank says is ready, recorded once by its MessageId: false when it was recorded before. */
+export async function insertStatement(sql: Sql, messageId: string, totalPages: number): Promise<boolean> {
+  return (await sql.query("INSERT INTO clearbank_statements (message_id, total_pages, status) VALUES ($1, $2, 'ready') ON CONFLICT (message_id) DO NOTHING RETURNING message_id", [messageId, totalPages])).length > 0;
+}
+
+export async function findStatement(sql: Sql, messageId: string): Promise<StatementRow | undefined> {
+  const [row] = await sql.query<StatementRow>('SELECT message_id, total_pages::int AS total_pages, status FROM clearbank_statements WHERE message_id = $1', [messageId]);
+  return row;
+}
+
+export async function statementTaken(sql: Sql, messageId: string, error: string | null): Promise<void> {
+  if (error === null) await sql.query("UPDATE clearbank_statements SET status = 'taken', taken_at = now(), last_error = NULL WHERE message_id = $1", [messageId]);
+  else await sql.query('UPDATE clearbank_statements SET last_error = $2 WHERE message_id = $1', [messageId, error.slice(0, 2000)]);
 }

@@ -19,7 +19,7 @@ export function clearBankRoutes(app: App, ctx: AppContext): void {
           // Called by the bank, not by API clients: kept out of the API document, as every provider's callback.
           hide: true,
           tags: ['Connectors'],
-          summary: "ClearBank's webhooks (Faster Payments settled, rejected, returned)",
+          summary: "ClearBank's webhooks (Faster Payments settled, rejected, returned; statements ready)",
           description:
             'Called by ClearBank, not by API clients. The body must carry ClearBank\'s RSA signature of its exact bytes in `DigitalSignature` (verified with the public key of the connectors file\'s `clearbank.bankPublicKeyFile`); a body without a valid signature is refused with 401 and changes nothing. Each webhook is taken in once by its type and TransactionId; a repeat is answered as the first. The answer echoes the Nonce, signed with the operator\'s key, as ClearBank requires. 404 when no ClearBank connector is configured; 503 when the outcome cannot be applied yet (ClearBank delivers it again).',
           body: Type.Object({ Type: Type.String(), Nonce: Type.Integer() }, { additionalProperties: true }),
@@ -36,7 +36,7 @@ export function clearBankRoutes(app: App, ctx: AppContext): void {
           throw new DomainError({ category: 'authentication', code: 'UNAUTHORIZED', message: "the DigitalSignature header is not ClearBank's signature of this body" });
         }
         const hook = req.body as Webhook;
-        const result = await takeInWebhook(ctx, raw, hook);
+        const result = await takeInWebhook(ctx, raw, hook, cb.runtime.config.statements.bankAccount);
         if (result.outcome === 'not_yet') throw new DomainError({ category: 'unavailable', code: 'SERVICE_UNAVAILABLE', message: result.reason, retryAfterSec: 5 });
         if (result.outcome === 'exception') req.log.warn({ reason: result.reason }, 'clearbank: a webhook kept as an exception');
         const answer = JSON.stringify({ Nonce: hook.Nonce });

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { ClearBankConfig } from './config.js';
 import { signBody } from './signature.js';
 
@@ -41,4 +44,19 @@ export async function postSigned(config: ClearBankConfig, base: string, path: st
     parsed = undefined;
   }
   return { status: res.status, body: parsed };
+}
+
+/** One page of a generated camt.053 statement (`GET /v1/statements/{messageId}?pageNumber=n`), streamed to `to`; 'not_found' on a 404 (not generated, or gone). */
+export async function getStatementPage(config: ClearBankConfig, messageId: string, page: number, to: string): Promise<'written' | 'not_found'> {
+  let res: Response;
+  const path = `/v1/statements/${encodeURIComponent(messageId)}?pageNumber=${page}`;
+  try {
+    res = await fetch(`${config.statementsBaseUrl}${path}`, { headers: { authorization: `Bearer ${config.apiToken}`, accept: 'application/xml' }, signal: AbortSignal.timeout(config.timeoutMs) });
+  } catch (err) {
+    throw new BankUnreachable(`ClearBank ${path} did not answer: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (res.status === 404) return 'not_found';
+  if (res.status !== 200 || !res.body) throw new BankUnreachable(`ClearBank answered ${res.status} to ${path}: ${(await res.text()).slice(0, 300)}`);
+  await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), fs.createWriteStream(to));
+  return 'written';
 }

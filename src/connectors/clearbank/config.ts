@@ -11,7 +11,8 @@ import { ukAccountOfIban } from './account.js';
  *     "privateKeyFile": "/etc/corridor/clearbank-private.pem",
  *     "bankPublicKeyFile": "/etc/corridor/clearbank-webhooks-public.pem",
  *     "debtor": { "iban": "GB29CLRB04045212345678", "address": "GB, London, 1 Main Street, EC1A 1AA" },
- *     "batch": { "maxSeconds": 2 }, "timeoutMs": 30000 }
+ *     "batch": { "maxSeconds": 2 }, "timeoutMs": 30000,
+ *     "statements": { "bankAccount": "gbp-clearbank", "everySeconds": 3600 } }
  *
  * `privateKeyFile` is the operator's RSA key (PEM) whose public half is registered in the ClearBank
  * portal: every request's body is signed with it (`DigitalSignature`), and so is every answer to a
@@ -19,6 +20,11 @@ import { ukAccountOfIban } from './account.js';
  * and the keys are read from files at start and held in memory only (never logged, never stored).
  * `copBaseUrl` (default: `baseUrl`) is where Confirmation of Payee is asked. A plain `http://` URL is
  * accepted for a loopback host only (the local simulator, `corridor clearbank-sim`).
+ * `statementsBaseUrl` (default: `baseUrl`) is where the Customer Statements API (camt.053) is asked;
+ * `statements.bankAccount` (default "clearbank") is the bank account the statements reconcile in
+ * reconciliation (the operator's name for the ClearBank account whose IBAN is `debtor.iban`: the
+ * same name as a "bank" account when both connectors report on one account), and
+ * `statements.everySeconds` (default 3600) how often the connector looks for a day to ask for.
  */
 export interface ClearBankConfig {
   baseUrl: string;
@@ -29,6 +35,8 @@ export interface ClearBankConfig {
   debtor: { iban: string; address: string };
   batch: { maxSeconds: number };
   timeoutMs: number;
+  statementsBaseUrl: string;
+  statements: { bankAccount: string; everySeconds: number };
 }
 
 class ClearBankConfigError extends Error {}
@@ -105,6 +113,9 @@ export function parseClearBankConfig(section: unknown): ClearBankConfig {
   const address = text(debtor, 'address', 'debtor.');
   if (!ADDRESS.test(address)) fail('debtor.address', "must be 1 to 140 of the characters ClearBank allows (letters, digits, space and /-?:().,'+)");
   const batch = object(o.batch ?? {}, 'batch');
+  const statements = object(o.statements ?? {}, 'statements');
+  const bankAccount = text(statements, 'bankAccount', 'statements.', 'clearbank');
+  if (!/^[a-zA-Z0-9_.-]{1,64}$/.test(bankAccount)) fail('statements.bankAccount', 'must be 1 to 64 letters, digits, dots, dashes or underscores');
   return {
     baseUrl,
     copBaseUrl: url(o, 'copBaseUrl', baseUrl),
@@ -114,5 +125,7 @@ export function parseClearBankConfig(section: unknown): ClearBankConfig {
     debtor: { iban, address },
     batch: { maxSeconds: integer(batch, 'maxSeconds', 'batch.', 0, 3600, 2) },
     timeoutMs: integer(o, 'timeoutMs', '', 1000, 120_000, 30_000),
+    statementsBaseUrl: url(o, 'statementsBaseUrl', baseUrl),
+    statements: { bankAccount, everySeconds: integer(statements, 'everySeconds', 'statements.', 60, 86_400, 3600) },
   };
 }

@@ -6,6 +6,7 @@ import { connectorJob, connectorOf, HandOverConnector } from '../hand-over.js';
 import { CLEARBANK_REASONS } from './codes.js';
 import { parseClearBankConfig, type ClearBankConfig } from './config.js';
 import { confirmPayee } from './cop.js';
+import { CLEARBANK_STATEMENT_JOB, CLEARBANK_STATEMENTS_JOB, runStatementFetch, runStatementRequests } from './statements.js';
 import { acceptPayouts, CLEARBANK_BATCH_JOB, CLEARBANK_SEND_JOB, releasePayment, runBatching, runSend, submitErrors, type ClearBankRuntime } from './service.js';
 
 /**
@@ -28,7 +29,11 @@ export class ClearBankConnector extends HandOverConnector<ClearBankRuntime> {
 /** The ClearBank connector of this process, when the connectors file configures one. */
 export const clearBankConnectorOf = (ctx: Pick<AppContext, 'connectors'>) => connectorOf(ctx, ClearBankConnector);
 
-/** The ClearBank connector's definition, from the "clearbank" section: its jobs cut batches of at most 10 and send each. */
+/**
+ * The ClearBank connector's definition, from the "clearbank" section: its jobs cut batches of at most
+ * 10 and send each, ask for each day's camt.053 statement and take each ready statement into
+ * reconciliation (statements.ts).
+ */
 export const clearbank = defineConnector<ClearBankConnector>({
   name: 'clearbank',
   section: 'clearbank',
@@ -37,6 +42,8 @@ export const clearbank = defineConnector<ClearBankConnector>({
   jobs: [
     { kind: CLEARBANK_BATCH_JOB, handler: connectorJob(ClearBankConnector, (ctx, rt) => runBatching(ctx, rt)) },
     { kind: CLEARBANK_SEND_JOB, handler: connectorJob(ClearBankConnector, (ctx, rt, job) => runSend(ctx, rt, String(job.payload.batchId)), 'no ClearBank connector is configured in this process; the batch waits') },
+    { kind: CLEARBANK_STATEMENTS_JOB, handler: connectorJob(ClearBankConnector, (ctx, rt) => runStatementRequests(ctx, rt)), everyMs: 60_000 },
+    { kind: CLEARBANK_STATEMENT_JOB, handler: connectorJob(ClearBankConnector, (ctx, rt, job) => runStatementFetch(ctx, rt, String(job.payload.messageId)), 'no ClearBank connector is configured in this process; the statement waits') },
   ],
   backlog: ['queued'],
 });

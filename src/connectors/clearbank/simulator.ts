@@ -1,14 +1,18 @@
 import { createHash, randomInt, randomUUID, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { camt053, type Booking } from './camt053.js';
 import { signBody, verifyBody } from './signature.js';
 
 /*
  * The sandbox ClearBank: a local stand-in for ClearBank's FPS Initiation API 3.0 and its
  * Confirmation of Payee outbound API, so integrators (and Corridor's tests, through Prism holding it
  * to ClearBank's published definitions) can run the real connector. It serves
- * `POST /v3/payments/fps` (a batch accepted in part, each payment answered) and
- * `POST /open-banking/outbound/v1/name-verification` as the definitions describe them, checks each
+ * `POST /v3/payments/fps` (a batch accepted in part, each payment answered),
+ * `POST /open-banking/outbound/v1/name-verification`, and the Customer Statements API
+ * (`POST /v1/statementrequests`, then a signed `Statements.ReadyForDownload` webhook, then
+ * `GET /v1/statements/{messageId}?pageNumber=1`: camt.053 of the account's bookings in the period:
+ * payments settled, returns, inbound credits) as the definitions describe them, checks each
  * request's bearer token and `DigitalSignature` (with the operator's public key), answers a repeated
  * `X-Request-Id` as the first without paying twice, keeps its payments, and sends ClearBank's signed
  * webhooks (TransactionSettled, TransactionRejected, and an inbound return as a TransactionSettled
@@ -66,6 +70,10 @@ export interface SimOptions {
   loseRate?: number;
   repeatRate?: number;
   log?: (line: string) => void;
+  /** The operator's ClearBank account, as statements and webhooks name it. */
+  accountIban?: string;
+  /** Its balance before the first booking, in pence (default £1,000,000.00). */
+  openingBalanceMinor?: bigint;
 }
 
 export interface SimPayment {
@@ -108,6 +116,10 @@ export class ClearBankSimulator {
   readonly requests = new Map<string, Stored>();
   /** Every request that reached the simulator, by path (repeats included). */
   readonly calls: { path: string; requestId: string }[] = [];
+  /** Everything booked on the operator's account, oldest first: what its statements list. */
+  readonly bookings: Booking[] = [];
+  /** The statements generated, by MessageId (camt.053). */
+  readonly statements = new Map<string, string>();
   private server: http.Server | undefined;
   private timers = new Set<NodeJS.Timeout>();
   private stopped = false;
@@ -163,12 +175,13 @@ export class ClearBankSimulator {
   }
 
   private handle(req: http.IncomingMessage, body: string, res: http.ServerResponse): void {
-    const path = (req.url ?? '').split('?')[0] ?? '';
+    const [path = '', query = ''] = (req.url ?? '').split('?');
     const requestId = String(req.headers['x-request-id'] ?? '');
     this.calls.push({ path, requestId });
     const authorized = req.headers.authorization === `Bearer ${this.options.apiToken}`;
+    if (req.method === 'GET' && path.startsWith('/v1/statements/')) return this.statementPage(decodeURIComponent(path.slice('/v1/statements/'.length)), new URLSearchParams(query).get('pageNumber'), authorized, res);
     const signed = verifyBody(this.options.operatorPublicKey, body, typeof req.headers.digitalsignature === 'string' ? req.headers.digitalsignature : undefined);
-    if (req.method !== 'POST' || (path !== '/v3/payments/fps' && path !== '/open-banking/outbound/v1/name-verification')) return json(res, 404);
+    if (req.method !== 'POST' || !POST_PATHS.includes(path)) return json(res, 404);
     if (path === '/open-banking/outbound/v1/name-verification' && (!authorized || !signed)) return json(res, 403);
     if (!authorized || !signed) {
       return json(res, 422, { title: 'One or more validation errors occurred.', status: 422, errors: { [authorized ? 'DigitalSignature' : 'Authorization']: [authorized ? 'The signature does not verify against the body.' : 'The API token is not valid.'] } });
@@ -181,7 +194,7 @@ export class ClearBankSimulator {
       res.writeHead(stored.status, stored.body === '' ? {} : { 'content-type': 'application/json' });
       return void res.end(stored.body);
     }
-    const answer = path === '/v3/payments/fps' ? this.payments_(JSON.parse(body) as FpsRequest) : this.cop(JSON.parse(body) as CopRequest);
+    const answer = path === '/v3/payments/fps' ? this.payments_(JSON.parse(body) as FpsRequest) : path === STATEMENT_REQUESTS ? this.statementRequest(JSON.parse(body) as StatementRequest) : this.cop(JSON.parse(body) as CopRequest);
     const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
     this.requests.set(requestId, { hash, status: answer.status, body: text });
     res.writeHead(answer.status, text === '' ? {} : { 'content-type': 'application/json' });
@@ -232,11 +245,14 @@ export class ClearBankSimulator {
       return;
     }
     payment.status = 'settled';
+    this.book(payment, 'debit', payment.transactionId, 'ICDT', 'DMCT');
     await this.send('TransactionSettled', payment, payment.transactionId, { DebitCreditCode: 'Debit', IsReturn: false }, { lose: magic?.kind === 'lose_first', repeat: magic?.kind === 'repeat' });
     if (magic?.kind === 'return') {
       this.later(this.options.returnDelayMs ?? 300, async () => {
         payment.status = 'returned';
-        await this.send('TransactionSettled', payment, randomUUID(), { DebitCreditCode: 'Credit', IsReturn: true, CancellationReason: magic.reason, CancellationCode: magic.code });
+        const transactionId = randomUUID();
+        this.book(payment, 'credit', transactionId, 'ICDT', 'RRTN', { code: magic.code, words: magic.reason });
+        await this.send('TransactionSettled', payment, transactionId, { DebitCreditCode: 'Credit', IsReturn: true, CancellationReason: magic.reason, CancellationCode: magic.code });
       });
     }
   }
@@ -254,10 +270,15 @@ export class ClearBankSimulator {
       TimestampModified: new Date().toISOString(),
       CurrencyCode: 'GBP',
       Reference: payment.endToEndId,
-      Account: { IBAN: 'GB00CLRB04060500000001', BBAN: 'CLRB04060500000001' },
+      Account: { IBAN: this.accountIban, BBAN: this.accountIban.slice(4) },
       CounterpartAccount: { BBAN: `${payment.sortCode}${payment.accountNumber}` },
       ...extra,
     };
+    await this.sendPayload(type, payload, record, how);
+  }
+
+  /** A payload sent as a signed webhook, redelivered until Corridor acknowledges it. */
+  private async sendPayload(type: string, payload: Record<string, unknown>, record: SentWebhook, how: { lose?: boolean; repeat?: boolean } = {}): Promise<void> {
     const lose = how.lose === true || Math.random() < (this.options.loseRate ?? 0);
     const repeat = how.repeat === true || Math.random() < (this.options.repeatRate ?? 0);
     const deliver = async (attempt: number, dropped: boolean): Promise<void> => {
@@ -291,6 +312,74 @@ export class ClearBankSimulator {
       this.log(`webhook ${type} not delivered: ${(err as Error).message}`);
       return false;
     }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Statements
+
+  private get accountIban(): string {
+    return this.options.accountIban ?? 'GB29NWBK60161331926819';
+  }
+
+  private book(payment: SimPayment, direction: Booking['direction'], transactionId: string, family: Booking['family'], subFamily: Booking['subFamily'], returnReason?: Booking['returnReason']): void {
+    this.bookings.push({
+      at: new Date(),
+      direction,
+      amountMinor: BigInt(Math.round(payment.amount * 100)),
+      transactionId,
+      endToEndId: payment.endToEndId,
+      counterparty: { name: payment.name, sortCode: payment.sortCode, accountNumber: payment.accountNumber },
+      reference: payment.endToEndId,
+      family,
+      subFamily,
+      returnReason,
+    });
+  }
+
+  /**
+   * Someone pays the operator's account (an inbound Faster Payment Corridor never asked for): booked,
+   * and announced by a TransactionSettled credit webhook, as ClearBank does. Answers its TransactionId.
+   */
+  async receiveCredit(credit: { amountPence: bigint; name: string; sortCode: string; accountNumber: string; reference: string; endToEndId?: string }): Promise<string> {
+    const transactionId = randomUUID();
+    const endToEndId = credit.endToEndId ?? randomUUID().replace(/-/g, '');
+    this.bookings.push({ at: new Date(), direction: 'credit', amountMinor: credit.amountPence, transactionId, endToEndId, counterparty: { name: credit.name, sortCode: credit.sortCode, accountNumber: credit.accountNumber }, reference: credit.reference, family: 'RCDT', subFamily: 'DMCT' });
+    const amount = Number(`${credit.amountPence / 100n}.${(credit.amountPence % 100n).toString().padStart(2, '0')}`);
+    const payment: SimPayment = { endToEndId, transactionId, amount, sortCode: credit.sortCode, accountNumber: credit.accountNumber, name: credit.name, status: 'settled' };
+    await this.send('TransactionSettled', payment, transactionId, { DebitCreditCode: 'Credit', IsReturn: false, Reference: credit.reference });
+    return transactionId;
+  }
+
+  /** `POST /v1/statementrequests`: accepted (202, no body); the statement is generated and announced by a signed Statements.ReadyForDownload webhook. */
+  private statementRequest(request: StatementRequest): { status: number; body?: unknown } {
+    const problem = (field: string, message: string) => ({ status: 422, body: { title: 'One or more validation errors occurred.', status: 422, errors: { [field]: [message] } } });
+    const start = new Date(request.startDateTimeUtc ?? '');
+    const end = new Date(request.endDateTimeUtc ?? '');
+    if (!API_TIME.test(request.startDateTimeUtc ?? '') || Number.isNaN(start.getTime())) return problem('startDateTimeUtc', 'A start in the format yyyy-MM-ddTHH:mm:ssZ is required.');
+    if (!API_TIME.test(request.endDateTimeUtc ?? '') || Number.isNaN(end.getTime())) return problem('endDateTimeUtc', 'An end in the format yyyy-MM-ddTHH:mm:ssZ is required.');
+    if (end <= start || end.getTime() - start.getTime() > 25 * 3_600_000) return problem('endDateTimeUtc', 'The period can be no more than 25 hours, and must end after it starts.');
+    this.later(this.options.settleDelayMs ?? 100, () => this.generateStatement(start, end));
+    return { status: 202 };
+  }
+
+  private async generateStatement(start: Date, end: Date): Promise<void> {
+    const ymd = (d: Date) => d.toISOString().slice(0, 10).replace(/-/g, '');
+    const messageId = `CAMT053_${ymd(start)}_${ymd(end)}_${randomUUID().replace(/-/g, '').slice(0, 8)}`;
+    const opening = this.bookings.filter((b) => b.at < start).reduce((sum, b) => sum + (b.direction === 'credit' ? b.amountMinor : -b.amountMinor), this.options.openingBalanceMinor ?? 100_000_000n);
+    this.statements.set(messageId, camt053({ messageId, createdAt: new Date(), iban: this.accountIban, start, end, sequence: this.statements.size + 1, openingMinor: opening, bookings: this.bookings }));
+    const record: SentWebhook = { type: 'Statements.ReadyForDownload', endToEndId: '', transactionId: messageId, delivered: 0, lost: 0, acknowledged: false };
+    this.webhooks.push(record);
+    await this.sendPayload(record.type, { MessageId: messageId, TotalPages: 1, StartDateTime: start.toISOString(), EndDateTime: end.toISOString(), Account: { IBAN: this.accountIban } }, record);
+  }
+
+  /** `GET /v1/statements/{messageId}?pageNumber=n`: the statement's page in camt.053 (every sandbox statement is one page). */
+  private statementPage(messageId: string, pageNumber: string | null, authorized: boolean, res: http.ServerResponse): void {
+    if (!authorized) return json(res, 400, { title: 'One or more validation errors occurred.', status: 400, errors: { Authorization: ['The API token is not valid.'] } });
+    if (!/^\d+$/.test(pageNumber ?? '')) return json(res, 400, { title: 'One or more validation errors occurred.', status: 400, errors: { pageNumber: ['A page number is required.'] } });
+    const xml = this.statements.get(messageId);
+    if (!xml || pageNumber !== '1') return json(res, 404);
+    res.writeHead(200, { 'content-type': 'application/xml' });
+    res.end(xml);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -328,6 +417,16 @@ interface FpsRequest {
       creditorAccount?: { identification?: { iban?: string; other?: { identification?: string } } };
     }[];
   }[];
+}
+
+const STATEMENT_REQUESTS = '/v1/statementrequests';
+const POST_PATHS = ['/v3/payments/fps', '/open-banking/outbound/v1/name-verification', STATEMENT_REQUESTS];
+/** The Customer Statements API's date-time format, yyyy-MM-ddTHH:mm:ssZ. */
+const API_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+interface StatementRequest {
+  startDateTimeUtc?: string;
+  endDateTimeUtc?: string;
 }
 
 interface CopRequest {

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../platform/context.js';
 import { reportPayoutOutcomes, type PayoutOutcome } from '../../domains/payouts/payouts.port.js';
 import { CANCELLATION_CODES, failureWords, reasonOf } from './codes.js';
+import { recordMovement } from '../../controls/reconciliation/reconciliation.port.js';
+import type { Tx } from '../../platform/db/db.js';
 import * as repo from './clearbank.repository.js';
+import { STATEMENT_MESSAGE_ID, STATEMENT_PAGES_MAX, statementReady } from './statements.js';
 
 /**
  * ClearBank's webhooks as Corridor takes them in: `{ "Type", "Version", "Payload", "Nonce" }`, signed
@@ -16,6 +19,12 @@ import * as repo from './clearbank.repository.js';
  *   by its EndToEndTransactionId (an inbound FPS return): reverted, the funds back once through the
  *   payouts port (a return follows a settlement: one whose settlement webhook is still to come is
  *   paid first, and the late settlement then changes nothing).
+ *
+ * - `Statements.ReadyForDownload`, a camt.053 statement generated (MessageId, TotalPages): recorded
+ *   once by its MessageId and fetched into reconciliation (statements.ts).
+ *
+ * Each settlement and return applied is also booked in reconciliation's book of the ClearBank
+ * account (`statements.bankAccount`), so the day's statement matches it line by line.
  *
  * Anything else that names no payment of Corridor's, or a move its payout can no longer make, is kept
  * as an exception with its reason for the operator, never guessed. A settlement that arrives before
@@ -34,9 +43,32 @@ export type WebhookResult = { outcome: 'applied' | 'unchanged' | 'exception' | '
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-export async function takeInWebhook(ctx: AppContext, raw: string, hook: Webhook): Promise<WebhookResult> {
+/** What a settlement or return booked on the ClearBank account, in reconciliation's book of it (no file: a webhook booked it). */
+async function book(tx: Tx, bankAccount: string, payment: repo.PaymentRow, kind: 'payout' | 'return', p: Record<string, unknown>, transactionId: string | null): Promise<void> {
+  const at = str(p.TimestampModified);
+  const day = at && /^\d{4}-\d{2}-\d{2}/.test(at) ? at.slice(0, 10) : new Date().toISOString().slice(0, 10);
+  await recordMovement(tx, {
+    bank_account: bankAccount,
+    file_id: null,
+    message_type: 'clearbank.webhook',
+    kind,
+    direction: kind === 'payout' ? 'debit' : 'credit',
+    amount_minor: BigInt(payment.amount_minor),
+    currency: 'GBP',
+    booking_date: day,
+    entry_ref: transactionId,
+    end_to_end_id: payment.end_to_end_id,
+    object_type: 'payout',
+    object_id: payment.payout_id,
+  });
+}
+
+const STATEMENT_READY = 'Statements.ReadyForDownload';
+
+export async function takeInWebhook(ctx: AppContext, raw: string, hook: Webhook, bankAccount: string): Promise<WebhookResult> {
   const type = str(hook.Type) ?? '';
   const p = hook.Payload ?? {};
+  if (type === STATEMENT_READY) return takeInStatementReady(ctx, raw, p);
   const transactionId = str(p.TransactionId) ?? '';
   const identity = `${type}:${transactionId}`;
   const e2e = str(p.EndToEndTransactionId) ?? null;
@@ -70,7 +102,10 @@ export async function takeInWebhook(ctx: AppContext, raw: string, hook: Webhook)
     } else if (type === 'TransactionSettled' && credit && isReturn) {
       const reason = reasonOf(code ?? 'OTHR', CANCELLATION_CODES, str(p.CancellationReason) ?? "the payee's bank returned the payment");
       // A return follows a settlement: one whose settlement webhook has not arrived yet is paid first, then reverted.
-      if (payment.status === 'accepted') await reportPayoutOutcomes(ctx, tx, [{ payoutId: payment.payout_id, move: 'pay' }]);
+      if (payment.status === 'accepted') {
+        await reportPayoutOutcomes(ctx, tx, [{ payoutId: payment.payout_id, move: 'pay' }]);
+        await book(tx, bankAccount, payment, 'payout', p, payment.transaction_id ?? null);
+      }
       outcome = { payoutId: payment.payout_id, move: 'revert', failureReason: failureWords("Returned by the payee's bank", reason), returnReason: { code: reason.code, description: reason.words } };
       status = 'returned';
     } else {
@@ -81,6 +116,26 @@ export async function takeInWebhook(ctx: AppContext, raw: string, hook: Webhook)
       return record(payment.status === status ? 'unchanged' : 'exception', payment.payout_id, payment.status === status ? null : `a ${type} of a payout that is ${result?.status ?? 'unknown'}: nothing moved`);
     }
     await repo.setPaymentStatus(tx, payment.payout_id, status, { reasonCode: code ?? null, transactionId });
+    if (status === 'settled') await book(tx, bankAccount, payment, 'payout', p, transactionId);
+    if (status === 'returned') await book(tx, bankAccount, payment, 'return', p, transactionId);
     return record('applied', payment.payout_id, null);
+  });
+}
+
+/** A statement ready for download: taken in once by its MessageId, its fetch queued in the same transaction. */
+function takeInStatementReady(ctx: AppContext, raw: string, p: Record<string, unknown>): Promise<WebhookResult> {
+  const messageId = str(p.MessageId) ?? '';
+  const pages = Number(p.TotalPages);
+  const identity = `${STATEMENT_READY}:${messageId}`;
+  return ctx.db.tx(async (tx) => {
+    await repo.lockIdentity(tx, identity);
+    if (await repo.webhookSeen(tx, identity)) return { outcome: 'seen' };
+    const record = async (outcome: 'applied' | 'unchanged' | 'exception', reason: string | null): Promise<WebhookResult> => {
+      await repo.insertWebhook(tx, { id: randomUUID(), identity, type: STATEMENT_READY, endToEndId: null, payoutId: null, outcome, reason, body: ctx.box.encrypt(raw) });
+      return reason ? { outcome, reason } : { outcome };
+    };
+    if (!STATEMENT_MESSAGE_ID.test(messageId)) return record('exception', `a ${STATEMENT_READY} whose MessageId ${JSON.stringify(messageId)} is not a ClearBank statement id (CAMT053_<date>_<date>_<8 characters>): nothing fetched`);
+    if (!Number.isInteger(pages) || pages < 1 || pages > STATEMENT_PAGES_MAX) return record('exception', `a ${STATEMENT_READY} of ${messageId} with TotalPages ${String(p.TotalPages)}, not 1 to ${STATEMENT_PAGES_MAX}: nothing fetched`);
+    return record((await statementReady(tx, messageId, pages)) ? 'applied' : 'unchanged', null);
   });
 }

@@ -7,7 +7,7 @@ import { listFilters, paginate, type PageRequest } from '../../platform/db/pagin
 export interface MovementRow {
   id: string;
   bank_account: string | null;
-  /** The inbound bank file that posted it; null for what a connector books from its own files (an ACH file's settlement, an ACH return). */
+  /** The inbound bank file that booked it; null for what a connector books from its own records (an ACH file's settlement, an ACH return, ClearBank's TransactionSettled webhook). */
   file_id: string | null;
   message_type: string;
   kind: 'payout' | 'deposit' | 'return';

@@ -65,7 +65,7 @@ export interface StatementInput {
 }
 
 /** Records a statement and matches its lines; a statement the account already has (same bank id) is answered as a duplicate, unchanged. */
-export async function recordStatement(tx: Tx, s: StatementInput): Promise<{ id: string; duplicate: boolean; matched: number; unmatched: number }> {
+export async function recordStatement(tx: Tx, s: StatementInput): Promise<{ id: string; duplicate: boolean; matched: number; unmatched: number; unmatchedLines: StatementInput['lines'] }> {
   const row = await repo.insertStatement(tx, {
     id: newId(),
     file_id: s.fileId,
@@ -79,8 +79,9 @@ export async function recordStatement(tx: Tx, s: StatementInput): Promise<{ id: 
     opening_minor: s.openingMinor,
     closing_minor: s.closingMinor,
   });
-  if (!row) return { id: '', duplicate: true, matched: 0, unmatched: 0 };
+  if (!row) return { id: '', duplicate: true, matched: 0, unmatched: 0, unmatchedLines: [] };
   let matched = 0;
+  const unmatchedLines: StatementInput['lines'] = [];
   for (const [seq, line] of s.lines.entries()) {
     const candidates = await repo.matchCandidates(tx, {
       bankAccount: s.bankAccount,
@@ -92,6 +93,7 @@ export async function recordStatement(tx: Tx, s: StatementInput): Promise<{ id: 
     });
     const movement = candidates.length === 1 ? (candidates[0] as MovementRow) : undefined;
     if (movement) matched += 1;
+    else unmatchedLines.push(line);
     await repo.insertLine(tx, {
       id: newId(),
       statement_id: row.id,
@@ -108,7 +110,7 @@ export async function recordStatement(tx: Tx, s: StatementInput): Promise<{ id: 
       movement_id: movement?.id ?? null,
     });
   }
-  return { id: row.id, duplicate: false, matched, unmatched: s.lines.length - matched };
+  return { id: row.id, duplicate: false, matched, unmatched: s.lines.length - matched, unmatchedLines };
 }
 
 const signed = (direction: 'debit' | 'credit', minor: bigint) => (direction === 'credit' ? minor : -minor);

@@ -14,7 +14,7 @@ import { normaliseIban } from '../../../platform/lib/bank-account.js';
 import { receiveRailDeposit } from '../../../domains/deposits/deposits.port.js';
 import { reportPayoutOutcomes, type PayoutOutcome } from '../../../domains/payouts/payouts.port.js';
 import { findAnyPayout, findAnyPayouts } from '../../../domains/payouts/payouts.port.js';
-import { recordException, recordMovement, recordMovements, recordStatement, type NewException } from '../../../controls/reconciliation/reconciliation.port.js';
+import { recordException, recordMovement, recordMovements, recordStatement, type NewException, type StatementInput } from '../../../controls/reconciliation/reconciliation.port.js';
 import { payoutIdOfEndToEndId } from './end-to-end.js';
 import * as repo from './inbound.repository.js';
 import type { InboundFileRow } from './inbound.repository.js';
@@ -93,6 +93,13 @@ export interface InboundOptions {
    * Without it the status is read as the bank accepting the payment.
    */
   payeeVerified?: ((tx: Tx, payout: { id: string; workspaceId: string; accountId: string }, verification: PayeeVerification) => Promise<void>) | undefined;
+  /**
+   * A statement line that matches no movement of the book is also an exception for the operator: for
+   * a rail whose bookings reach Corridor by other messages than its files (ClearBank's webhooks), a
+   * line nothing booked is a booking Corridor does not expect. Without it such a line stays unmatched
+   * on its statement only (the bank connector's camt.054 books what its camt.053 then confirms).
+   */
+  unmatchedLinesAreExceptions?: boolean | undefined;
   /** Called after each entry of a file is applied, inside its chunk's transaction, with the entry's number in the file (progress; a test kills a process here). */
   onEntry?: ((index: number) => Promise<void> | void) | undefined;
 }
@@ -628,8 +635,22 @@ async function applyStatements(run: Run, m: StatementMessage): Promise<void> {
       );
       const recorded = await recordStatement(run.tx, { fileId: run.fileId, bankAccount: account.id, statementId: s.id, iban: s.account.iban, currency: closing.amount.currency, date, electronicSeq: s.electronicSeq, legalSeq: s.legalSeq, openingMinor: opening.signedMinor, closingMinor: closing.signedMinor, lines });
       if (recorded.duplicate) await run.exception('duplicate_statement', `Statement ${s.id} of ${account.id} was taken in before`, facts);
+      else if (run.options.unmatchedLinesAreExceptions) await unexpectedBookings(run, s.id, account, recorded.unmatchedLines);
     }
     await run.entryDone();
+  }
+}
+
+/** The lines of a statement nothing in the book explains, each an exception naming who must act. */
+async function unexpectedBookings(run: Run, statementId: string, account: InboundAccount, lines: StatementInput['lines']): Promise<void> {
+  for (const line of lines) {
+    const amount = `${formatIsoAmount(line.amountMinor, line.currency)} ${line.currency}`;
+    const names = [line.entryRef && `bank reference ${line.entryRef}`, line.endToEndId && `EndToEndId ${line.endToEndId}`, line.description && `"${line.description}"`].filter(Boolean).join(', ');
+    await run.exception(
+      'unexpected_booking',
+      `Statement ${statementId} of ${account.id} books a ${line.direction} of ${amount} (${names || 'no reference'}) that nothing Corridor booked explains (no payout settled or returned by this rail): nothing was posted. The operator finds out with the bank what it is, then matches the line by hand or ignores it with the reason`,
+      { bank_account: account.id, entry_ref: line.entryRef ?? null, end_to_end_id: line.endToEndId ?? null, direction: line.direction, amount_minor: line.amountMinor, currency: line.currency, booking_date: line.bookingDate ?? null },
+    );
   }
 }
 
