@@ -4,7 +4,7 @@ import { AppError, asHttpRefusal } from '../../platform/http/errors.js';
 import { field, notice, postForm } from '../web/components.js';
 import { formText, safeNext } from '../web/forms.js';
 import { html, type Html } from '../../platform/lib/html.js';
-import { signInForm, signInPages } from '../web/sign-in.pages.js';
+import { companySignInOffered, signInForm, signInPages } from '../web/sign-in.pages.js';
 import { sendPage, seeOther, startSession, type Web } from '../web/web.js';
 
 const publicPage = { schema: { hide: true }, config: { web: { area: 'console' as const, access: 'public' as const } } };
@@ -48,7 +48,7 @@ export function consoleAuthPages(app: FastifyInstance, web: Web): void {
       if (!refused || (refused.status !== 401 && refused.status !== 429)) throw err;
       for (const [k, v] of Object.entries(refused.headers ?? {})) reply.header(k, v);
       const message = refused.status === 429 ? 'Too many attempts. Wait a few minutes and try again.' : refused.message;
-      return sendPage(web, req, reply, { title: 'Operator console', status: refused.status, body: signInForm(req, 'console', { next }, (r, n) => keyForm(r, n, message)) });
+      return sendPage(web, req, reply, { title: 'Operator console', status: refused.status, body: signInForm(req, 'console', { next, company: companySignInOffered(web, 'console') }, (r, n) => keyForm(r, n, message)) });
     }
   });
 }

@@ -7,6 +7,7 @@ import { accountPages } from './accounts.pages.js';
 import { approvalPages } from './approvals.pages.js';
 import { beneficiaryPages } from './beneficiaries.pages.js';
 import { beneficiaryFormPages } from './beneficiaries-new.pages.js';
+import { companySignInSettingsPages } from './company-sign-in.pages.js';
 import { credentialPages } from './credentials.pages.js';
 import { eventPages } from './events.pages.js';
 import { requestLogPages } from './request-logs.pages.js';
@@ -29,6 +30,7 @@ export function dashboardPages(app: FastifyInstance, web: Web, storage: Storage)
   credentialPages(app, web);
   webhookPages(app, web);
   userPages(app, web, 'dashboard');
+  companySignInSettingsPages(app, web);
   payoutFormPages(app, web);
   payoutImportPages(app, web);
   payoutPages(app, web);

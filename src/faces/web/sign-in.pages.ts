@@ -7,6 +7,7 @@ import { field, notice, postForm, facts } from './components.js';
 import { formErrors, formText, queryText, safeNext } from './forms.js';
 import { html, type Html } from '../../platform/lib/html.js';
 import type { Area } from './layout.js';
+import { companySignInLink, companySignInPages } from './company-sign-in.pages.js';
 import { endBrowserSession, sendPage, seeOther, startSession, type Web } from './web.js';
 
 const page = { schema: { hide: true } };
@@ -21,7 +22,7 @@ function invitationCookieName(secure: boolean): string {
 export type SignInExtra = (req: FastifyRequest, next: string | undefined, error?: string) => Html;
 
 /** The sign-in form of a face, with what the face adds below it. */
-export function signInForm(req: FastifyRequest, area: Area, options: { next?: string | undefined; email?: string; error?: string }, extra?: SignInExtra): Html {
+export function signInForm(req: FastifyRequest, area: Area, options: { next?: string | undefined; email?: string; error?: string; company?: boolean }, extra?: SignInExtra): Html {
   return html`<div class="signin">
 ${options.error ? notice('error', options.error) : ''}
 ${postForm(
@@ -31,7 +32,12 @@ ${postForm(
   field({ label: 'Password', name: 'password', type: 'password', required: true, autocomplete: 'current-password' }),
 )}
 <p class="help">No account yet? Ask ${area === 'console' ? 'another operator' : 'your operator'} for an invitation link.</p>
-</div>${extra ? extra(req, options.next) : ''}`;
+</div>${options.company ? companySignInLink(area, options.next) : ''}${extra ? extra(req, options.next) : ''}`;
+}
+
+/** Whether a face's sign-in page offers "Sign in with your company". */
+export function companySignInOffered(web: Web, area: Area): boolean {
+  return area === 'dashboard' || web.ctx.config.web.consoleOidc !== undefined;
 }
 
 /** The attempts at a user's second factor (at sign-in and to turn it off), limited together. */
@@ -53,10 +59,13 @@ export function signInPages(app: FastifyInstance, web: Web, area: Area, extra?: 
   const { ctx } = web;
   const publicPage = { ...page, config: { web: { area, access: 'public' as const } } };
   const title = area === 'console' ? 'Operator console' : 'Sign in';
+  // Every workspace may have its company's provider; the console has one when CONSOLE_OIDC_ISSUER is set.
+  const company = companySignInOffered(web, area);
+  companySignInPages(app, web, area);
 
   app.get(`/${area}/sign-in`, publicPage, async (req, reply) => {
     if (req.web.session && !req.web.session.secondFactorPending) return seeOther(reply, `/${area}`);
-    return sendPage(web, req, reply, { title, body: signInForm(req, area, { next: queryText(req, 'next') }, extra) });
+    return sendPage(web, req, reply, { title, body: signInForm(req, area, { next: queryText(req, 'next'), company }, extra) });
   });
 
   app.post(`/${area}/sign-in`, publicPage, async (req, reply) => {
@@ -76,7 +85,7 @@ export function signInPages(app: FastifyInstance, web: Web, area: Area, extra?: 
     } catch (err) {
       const { status, message, headers } = refusal(err);
       for (const [k, v] of Object.entries(headers)) reply.header(k, v);
-      return sendPage(web, req, reply, { title, status, body: signInForm(req, area, { next, email, error: message }, extra) });
+      return sendPage(web, req, reply, { title, status, body: signInForm(req, area, { next, email, error: message, company }, extra) });
     }
   });
 
