@@ -5,6 +5,7 @@ import { field, notice, postForm } from '../web/components.js';
 import { formText, safeNext } from '../web/forms.js';
 import { html, type Html } from '../../platform/lib/html.js';
 import { companySignInOffered, signInForm, signInPages } from '../web/sign-in.pages.js';
+import { companySignInPages } from '../web/company-sign-in.pages.js';
 import { sendPage, seeOther, startSession, type Web } from '../web/web.js';
 
 const publicPage = { schema: { hide: true }, config: { web: { area: 'console' as const, access: 'public' as const } } };
@@ -29,6 +30,7 @@ ${postForm(
 export function consoleAuthPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   signInPages(app, web, 'console', keyForm);
+  companySignInPages(app, web, 'console');
 
   // A refused key is answered at this path; reloading it goes back to the sign-in page.
   app.get('/console/sign-in/key', publicPage, async (_req, reply) => seeOther(reply, '/console/sign-in'));

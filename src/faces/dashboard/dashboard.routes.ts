@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { signInPages } from '../web/sign-in.pages.js';
+import { companySignInPages } from '../web/company-sign-in.pages.js';
 import { userPages } from '../web/users.pages.js';
 import type { Web } from '../web/web.js';
 import type { Storage } from '../../platform/storage/storage.js';
@@ -25,6 +26,7 @@ import { webhookPages } from './webhooks.pages.js';
 /** The workspace dashboard (/dashboard): every page reads and acts through the same services as the API. */
 export function dashboardPages(app: FastifyInstance, web: Web, storage: Storage): void {
   signInPages(app, web, 'dashboard');
+  companySignInPages(app, web, 'dashboard');
   homePages(app, web);
   accountPages(app, web);
   credentialPages(app, web);

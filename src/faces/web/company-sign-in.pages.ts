@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as company from '../../domains/users/company-sign-in.service.js';
 import type { CompanyProvider, PendingSignIn } from '../../domains/users/company-sign-in.service.js';
-import { html, type Html } from '../../platform/lib/html.js';
+import { html } from '../../platform/lib/html.js';
 import { field, notice, postForm } from './components.js';
 import { formText, queryText, safeNext } from './forms.js';
 import type { Area } from './layout.js';
@@ -34,15 +34,6 @@ interface Flow extends PendingSignIn {
 function flowCookie(web: Web, area: Area): { name: string; options: { httpOnly: true; sameSite: 'lax'; secure: boolean; path: string } } {
   // Lax, not Strict: the provider sends the browser back with a top-level GET from its own site.
   return { name: `${web.cookieSecure ? '__Secure-' : ''}corridor_company_signin`, options: { httpOnly: true, sameSite: 'lax', secure: web.cookieSecure, path: `/${area}/sign-in/company` } };
-}
-
-/** The link under a sign-in form: the dashboard's asks for the email first; the console's leaves at once. */
-export function companySignInLink(area: Area, next: string | undefined): Html {
-  const query = next ? `?next=${encodeURIComponent(next)}` : '';
-  const href = area === 'dashboard' ? `/dashboard/sign-in/company${query}` : `/console/sign-in/company/start${query}`;
-  return html`<div class="signin company-signin"><h2>Or through your company</h2>
-<p>If your company's identity provider signs you in to Corridor, use it: no password or code here.</p>
-<p><a class="button" href="${href}">Sign in with your company</a></p></div>`;
 }
 
 export function companySignInPages(app: FastifyInstance, web: Web, area: Area): void {

@@ -7,7 +7,6 @@ import { field, notice, postForm, facts } from './components.js';
 import { formErrors, formText, queryText, safeNext } from './forms.js';
 import { html, type Html } from '../../platform/lib/html.js';
 import type { Area } from './layout.js';
-import { companySignInLink, companySignInPages } from './company-sign-in.pages.js';
 import { endBrowserSession, sendPage, seeOther, startSession, type Web } from './web.js';
 
 const page = { schema: { hide: true } };
@@ -33,6 +32,15 @@ ${postForm(
 )}
 <p class="help">No account yet? Ask ${area === 'console' ? 'another operator' : 'your operator'} for an invitation link.</p>
 </div>${options.company ? companySignInLink(area, options.next) : ''}${extra ? extra(req, options.next) : ''}`;
+}
+
+/** "Sign in with your company" (src/faces/web/company-sign-in.pages.ts) under a sign-in form: the dashboard's asks for the email first; the console's leaves at once. */
+export function companySignInLink(area: Area, next: string | undefined): Html {
+  const query = next ? `?next=${encodeURIComponent(next)}` : '';
+  const href = area === 'dashboard' ? `/dashboard/sign-in/company${query}` : `/console/sign-in/company/start${query}`;
+  return html`<div class="signin company-signin"><h2>Or through your company</h2>
+<p>If your company's identity provider signs you in to Corridor, use it: no password or code here.</p>
+<p><a class="button" href="${href}">Sign in with your company</a></p></div>`;
 }
 
 /** Whether a face's sign-in page offers "Sign in with your company". */
@@ -61,7 +69,6 @@ export function signInPages(app: FastifyInstance, web: Web, area: Area, extra?: 
   const title = area === 'console' ? 'Operator console' : 'Sign in';
   // Every workspace may have its company's provider; the console has one when CONSOLE_OIDC_ISSUER is set.
   const company = companySignInOffered(web, area);
-  companySignInPages(app, web, area);
 
   app.get(`/${area}/sign-in`, publicPage, async (req, reply) => {
     if (req.web.session && !req.web.session.secondFactorPending) return seeOther(reply, `/${area}`);
