@@ -107,6 +107,23 @@ describe('sign-in for companies (OpenID Connect against a real provider)', () =>
     expect(t.ctx.box.decrypt(rows[0]!.client_secret_encrypted)).toBe('acme-client-secret');
   });
 
+  it("the settings page refuses another workspace's email domain and a role that is not one, and keeps the secret when left empty", async () => {
+    const invited = await operator(t.app, 'POST', `/operator/v1/workspaces/${globexId}/users`, { email: 'owner@globex.example', role: 'admin' });
+    const admin = new WebClient(t.app);
+    await admin.acceptInvitation(invited.json<{ invitationUrl: string }>().invitationUrl, PASSWORD);
+    await admin.get('/dashboard/users/company-sign-in');
+    const form = { issuer: globex.issuer, clientId: 'corridor-globex', clientSecret: '', emailDomain: 'acme.example', roleClaim: 'groups', roleMap: 'corridor-admins=admin' };
+    const taken = await admin.post('/dashboard/users/company-sign-in', form);
+    expect(taken.statusCode).toBe(400);
+    expect(taken.body).toContain('another workspace signs in with this email domain');
+    const badRole = await admin.post('/dashboard/users/company-sign-in', { ...form, emailDomain: 'globex.example', roleMap: 'corridor-admins=superuser' });
+    expect(badRole.statusCode).toBe(400);
+    expect(badRole.body).toContain('is not a role');
+    expect((await admin.post('/dashboard/users/company-sign-in', { ...form, emailDomain: 'globex.example' })).statusCode).toBe(303);
+    const rows = await t.ctx.db.query<{ client_secret_encrypted: string }>('SELECT client_secret_encrypted FROM workspace_identity_providers WHERE workspace_id = $1', [globexId]);
+    expect(t.ctx.box.decrypt(rows[0]!.client_secret_encrypted)).toBe('globex-client-secret');
+  });
+
   it('signs a new person in through the company provider (PKCE, state, nonce) and lands in the dashboard with the role the claim maps to', async () => {
     const client = new WebClient(t.app);
     const authorization = new URL(await startDashboard(client, 'vic@acme.example'));
@@ -186,7 +203,10 @@ describe('sign-in for companies (OpenID Connect against a real provider)', () =>
     const gina = new WebClient(t.app);
     expect((await back(gina, await globex.signIn(await startDashboard(gina, 'gina@globex.example'), 'gina'))).statusCode).toBe(200);
     const globexUsers = (await operator(t.app, 'GET', `/operator/v1/workspaces/${globexId}/users`)).json<{ data: { email: string }[] }>().data;
-    expect(globexUsers.map((u) => u.email)).toEqual(['gina@globex.example']);
+    const globexEmails = globexUsers.map((u) => u.email);
+    expect(globexEmails).toContain('gina@globex.example');
+    expect(globexEmails).not.toContain('moon@globex.example');
+    expect(globexEmails).not.toContain('ada@acme.example');
   });
 
   it('an email of a domain no workspace signs in with is told so', async () => {
