@@ -61,6 +61,12 @@ export interface Config {
     invitationTtlMs: number;
     /** Failed sign-ins per account, and per address, in 15 minutes before further attempts are refused. */
     signInFailuresMax: number;
+    /**
+     * The operator's company identity provider for the console (OpenID Connect; CONSOLE_OIDC_*), or
+     * undefined: operator users then sign in with their password only. The role map is `value=role`
+     * entries, parsed where it is used (src/domains/users/company-sign-in.service.ts).
+     */
+    consoleOidc: { issuer: string; clientId: string; clientSecret: string; roleClaim: string; roleMap: string } | undefined;
   };
   termsVersion: string;
   /** The operator's name as its documents (statements, payment confirmations) print it. */
@@ -345,6 +351,17 @@ export const ENV_SETTINGS = {
   DASHBOARD_SESSION_IDLE_MS: { default: 1_800_000, description: 'a dashboard or console session ends after 30 minutes without a request' },
   DASHBOARD_SESSION_ABSOLUTE_MS: { default: 43_200_000, description: 'a dashboard or console session ends 12 hours after sign-in whatever happens' },
   DASHBOARD_INVITATION_TTL_MS: { default: 604_800_000, description: 'how long a dashboard invitation link works (once)' },
+  CONSOLE_OIDC_ISSUER: {
+    description:
+      'the issuer URL of the operator\'s OpenID Connect provider: set, the console offers "Sign in with your company" (see [company sign-in](guides/company-sign-in.md)); unset, operator users sign in with their password',
+  },
+  CONSOLE_OIDC_CLIENT_ID: { description: 'the console\'s client id at that provider (needed with `CONSOLE_OIDC_ISSUER`)' },
+  CONSOLE_OIDC_CLIENT_SECRET: { description: 'the console\'s client secret at that provider (needed with `CONSOLE_OIDC_ISSUER`)' },
+  CONSOLE_OIDC_ROLE_CLAIM: { default: 'groups', description: 'the claim (a dotted path for a nested one) whose values `CONSOLE_OIDC_ROLE_MAP` maps' },
+  CONSOLE_OIDC_ROLE_MAP: {
+    description:
+      'which values of the role claim open the console: `value=operator` entries, comma-separated (needed with `CONSOLE_OIDC_ISSUER`); a person with none of them is refused',
+  },
   SCREENING_MATCH_THRESHOLD: {
     default: 90,
     description:
@@ -392,6 +409,16 @@ function textSetting(env: NodeJS.ProcessEnv, name: NamesWith<string>): string {
 /** An optional setting: its value, undefined when unset or empty. */
 function optional(env: NodeJS.ProcessEnv, name: EnvName): string | undefined {
   return raw(env, name) || undefined;
+}
+
+function consoleOidcSettings(env: NodeJS.ProcessEnv): Config['web']['consoleOidc'] {
+  const issuer = optional(env, 'CONSOLE_OIDC_ISSUER');
+  if (!issuer) return undefined;
+  const clientId = optional(env, 'CONSOLE_OIDC_CLIENT_ID');
+  const clientSecret = optional(env, 'CONSOLE_OIDC_CLIENT_SECRET');
+  const roleMap = optional(env, 'CONSOLE_OIDC_ROLE_MAP');
+  if (!clientId || !clientSecret || !roleMap) throw new Error('CONSOLE_OIDC_ISSUER needs CONSOLE_OIDC_CLIENT_ID, CONSOLE_OIDC_CLIENT_SECRET and CONSOLE_OIDC_ROLE_MAP');
+  return { issuer, clientId, clientSecret, roleClaim: textSetting(env, 'CONSOLE_OIDC_ROLE_CLAIM'), roleMap };
 }
 
 function alertSettings(env: NodeJS.ProcessEnv): Config['alerts'] {
@@ -539,6 +566,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionAbsoluteMs: intSetting(env, 'DASHBOARD_SESSION_ABSOLUTE_MS'),
       invitationTtlMs: intSetting(env, 'DASHBOARD_INVITATION_TTL_MS'),
       signInFailuresMax: Math.max(1, intSetting(env, 'SIGN_IN_FAILURES_PER_15_MIN')),
+      consoleOidc: consoleOidcSettings(env),
     },
     termsVersion,
     operatorName: textSetting(env, 'CORRIDOR_OPERATOR_NAME'),

@@ -116,3 +116,27 @@ export function listWorkspaceUsers<Item>(sql: Sql, workspaceId: string | null, p
     map,
   });
 }
+
+/**
+ * A person a company's identity provider vouches for, new to Corridor: an active user without a
+ * password (none when the owner already lists the email, or another owner's user took it).
+ */
+export function insertCompanyUser(sql: Sql, user: { id: string; workspaceId: string | null; emailDigest: string; emailEncrypted: string; role: UserRole }): Promise<UserRow | undefined> {
+  return maybeOne<UserRow>(
+    sql,
+    `INSERT INTO dashboard_users (id, workspace_id, email_digest, email_encrypted, role, status)
+     VALUES ($1, $2, $3, $4, $5, 'active')
+     ON CONFLICT DO NOTHING RETURNING *`,
+    [user.id, user.workspaceId, user.emailDigest, user.emailEncrypted, user.role],
+  );
+}
+
+/** The owner's invitation to this email, taken up through the company's provider: active, the link spent. */
+export function activateCompanyInvitation(sql: Sql, workspaceId: string | null, emailDigest: string, role: UserRole): Promise<UserRow | undefined> {
+  return maybeOne<UserRow>(
+    sql,
+    `UPDATE dashboard_users SET status = 'active', role = $3, invitation_digest = NULL, invitation_expires_at = NULL, updated_at = now()
+      WHERE workspace_id IS NOT DISTINCT FROM $1 AND email_digest = $2 AND status = 'invited' AND ${EMAIL_FREE} RETURNING *`,
+    [workspaceId, emailDigest, role],
+  );
+}

@@ -227,3 +227,23 @@ export async function changeUser(tx: Tx, box: CryptoBox, workspaceId: UserOwner,
   if (change.status === 'disabled') await endUserSessions(tx, userId);
   return userData(box, updated);
 }
+
+/**
+ * The user a company's identity provider signs in to `owner` (a workspace, or with null the
+ * console) by a verified email: found there (its role set to the one the provider's claim maps to),
+ * or provisioned (an invitation to the email there is taken up). Undefined when the email belongs
+ * to another owner's user or to a disabled user: a provider never opens another workspace.
+ */
+export async function companyUser(tx: Tx, box: CryptoBox, owner: UserOwner, email: string, role: UserRole): Promise<UserRow | undefined> {
+  const normal = normalEmail(email);
+  const digest = emailDigest(box, normal);
+  const found = await repo.findUserByEmail(tx, digest);
+  if (found && found.status !== 'invited') {
+    if (found.workspace_id !== owner || found.status !== 'active') return undefined;
+    return found.role === role ? found : repo.updateUser(tx, found.id, { role });
+  }
+  return (
+    (await repo.activateCompanyInvitation(tx, owner, digest, role)) ??
+    (await repo.insertCompanyUser(tx, { id: newId(), workspaceId: owner, emailDigest: digest, emailEncrypted: box.encrypt(normal), role }))
+  );
+}

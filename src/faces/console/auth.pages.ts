@@ -4,7 +4,8 @@ import { AppError, asHttpRefusal } from '../../platform/http/errors.js';
 import { field, notice, postForm } from '../web/components.js';
 import { formText, safeNext } from '../web/forms.js';
 import { html, type Html } from '../../platform/lib/html.js';
-import { signInForm, signInPages } from '../web/sign-in.pages.js';
+import { companySignInOffered, signInForm, signInPages } from '../web/sign-in.pages.js';
+import { companySignInPages } from '../web/company-sign-in.pages.js';
 import { sendPage, seeOther, startSession, type Web } from '../web/web.js';
 
 const publicPage = { schema: { hide: true }, config: { web: { area: 'console' as const, access: 'public' as const } } };
@@ -29,6 +30,7 @@ ${postForm(
 export function consoleAuthPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   signInPages(app, web, 'console', keyForm);
+  companySignInPages(app, web, 'console');
 
   // A refused key is answered at this path; reloading it goes back to the sign-in page.
   app.get('/console/sign-in/key', publicPage, async (_req, reply) => seeOther(reply, '/console/sign-in'));
@@ -48,7 +50,7 @@ export function consoleAuthPages(app: FastifyInstance, web: Web): void {
       if (!refused || (refused.status !== 401 && refused.status !== 429)) throw err;
       for (const [k, v] of Object.entries(refused.headers ?? {})) reply.header(k, v);
       const message = refused.status === 429 ? 'Too many attempts. Wait a few minutes and try again.' : refused.message;
-      return sendPage(web, req, reply, { title: 'Operator console', status: refused.status, body: signInForm(req, 'console', { next }, (r, n) => keyForm(r, n, message)) });
+      return sendPage(web, req, reply, { title: 'Operator console', status: refused.status, body: signInForm(req, 'console', { next, company: companySignInOffered(web, 'console') }, (r, n) => keyForm(r, n, message)) });
     }
   });
 }

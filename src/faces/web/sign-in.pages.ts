@@ -21,7 +21,7 @@ function invitationCookieName(secure: boolean): string {
 export type SignInExtra = (req: FastifyRequest, next: string | undefined, error?: string) => Html;
 
 /** The sign-in form of a face, with what the face adds below it. */
-export function signInForm(req: FastifyRequest, area: Area, options: { next?: string | undefined; email?: string; error?: string }, extra?: SignInExtra): Html {
+export function signInForm(req: FastifyRequest, area: Area, options: { next?: string | undefined; email?: string; error?: string; company?: boolean }, extra?: SignInExtra): Html {
   return html`<div class="signin">
 ${options.error ? notice('error', options.error) : ''}
 ${postForm(
@@ -31,7 +31,21 @@ ${postForm(
   field({ label: 'Password', name: 'password', type: 'password', required: true, autocomplete: 'current-password' }),
 )}
 <p class="help">No account yet? Ask ${area === 'console' ? 'another operator' : 'your operator'} for an invitation link.</p>
-</div>${extra ? extra(req, options.next) : ''}`;
+</div>${options.company ? companySignInLink(area, options.next) : ''}${extra ? extra(req, options.next) : ''}`;
+}
+
+/** "Sign in with your company" (src/faces/web/company-sign-in.pages.ts) under a sign-in form: the dashboard's asks for the email first; the console's leaves at once. */
+export function companySignInLink(area: Area, next: string | undefined): Html {
+  const query = next ? `?next=${encodeURIComponent(next)}` : '';
+  const href = area === 'dashboard' ? `/dashboard/sign-in/company${query}` : `/console/sign-in/company/start${query}`;
+  return html`<div class="signin company-signin"><h2>Or through your company</h2>
+<p>If your company's identity provider signs you in to Corridor, use it: no password or code here.</p>
+<p><a class="button" href="${href}">Sign in with your company</a></p></div>`;
+}
+
+/** Whether a face's sign-in page offers "Sign in with your company". */
+export function companySignInOffered(web: Web, area: Area): boolean {
+  return area === 'dashboard' || web.ctx.config.web.consoleOidc !== undefined;
 }
 
 /** The attempts at a user's second factor (at sign-in and to turn it off), limited together. */
@@ -53,10 +67,12 @@ export function signInPages(app: FastifyInstance, web: Web, area: Area, extra?: 
   const { ctx } = web;
   const publicPage = { ...page, config: { web: { area, access: 'public' as const } } };
   const title = area === 'console' ? 'Operator console' : 'Sign in';
+  // Every workspace may have its company's provider; the console has one when CONSOLE_OIDC_ISSUER is set.
+  const company = companySignInOffered(web, area);
 
   app.get(`/${area}/sign-in`, publicPage, async (req, reply) => {
     if (req.web.session && !req.web.session.secondFactorPending) return seeOther(reply, `/${area}`);
-    return sendPage(web, req, reply, { title, body: signInForm(req, area, { next: queryText(req, 'next') }, extra) });
+    return sendPage(web, req, reply, { title, body: signInForm(req, area, { next: queryText(req, 'next'), company }, extra) });
   });
 
   app.post(`/${area}/sign-in`, publicPage, async (req, reply) => {
@@ -76,7 +92,7 @@ export function signInPages(app: FastifyInstance, web: Web, area: Area, extra?: 
     } catch (err) {
       const { status, message, headers } = refusal(err);
       for (const [k, v] of Object.entries(headers)) reply.header(k, v);
-      return sendPage(web, req, reply, { title, status, body: signInForm(req, area, { next, email, error: message }, extra) });
+      return sendPage(web, req, reply, { title, status, body: signInForm(req, area, { next, email, error: message, company }, extra) });
     }
   });
 

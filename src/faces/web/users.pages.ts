@@ -122,6 +122,7 @@ function listBody(face: Face, req: FastifyRequest, page: UserPage, top: Html | '
       page.data,
     ),
     pageNav(face.base, {}, page.at, page),
+    face.area === 'dashboard' ? html`<p class="help">People can also sign in through your company's identity provider: <a href="/dashboard/users/company-sign-in">Company sign-in</a>.</p>` : '',
   )}${admin ? inviteForm(face, req, refusal) : ''}`;
 }
 
