@@ -9,7 +9,7 @@ import type { ScreeningEvidence } from '../../controls/screening/screening.port.
 import { ChainConnector } from './chain.connector.js';
 import { rejectDeposit, releaseDeposit } from './chain.deposits.js';
 import * as repo from './chain.repository.js';
-import { assertOperatorRight, type OperatorActor } from '../../domains/users/rights.js';
+import { assertOperatorRight, type OperatorActor } from '../../domains/users/users.port.js';
 
 /**
  * The operator's read-only view of the chain connector: the configured chains with their hot wallet
