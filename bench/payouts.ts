@@ -405,7 +405,7 @@ export async function setUp(extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchSetu
           await changeWorkspace(tx, ws.id, { settings: { businessIdentity: { companyName: `Bench ${i} Ltd`, country: 'GB' } } });
           await moveFromSystem(tx, { workspaceId: ws.id, accountId: ws.id, currency: 'EUR', amountMinor: 10n ** 12n, system: 'sandbox_funding', reference: { type: 'funding' } });
           const b = await createBeneficiary(tx, ctx.box, { workspaceId: ws.id, subAccountId: undefined }, { type: 'individual', name: 'Ada Lovelace', country: 'DE', accounts: [{ type: 'iban', currency: 'EUR', data: { iban: 'DE89370400440532013000' } }] });
-          await createEndpoint(tx, ctx.box, { allowPrivateNetworks: true, urlLengthMax: 2048, endpointsMax: 20 }, ws.id, { url: `https://localhost:${receiver.port}/webhooks` });
+          await createEndpoint(tx, ctx.box, { allowPrivateNetworks: true, urlLengthMax: 2048, endpointsMax: 20 }, { workspaceId: ws.id }, { url: `https://localhost:${receiver.port}/webhooks` });
           const cred = await createCredential(tx, ctx.box, ws.id, { scopes: ['write:payouts'] });
           return { ...cred, beneficiaryId: b.id };
         }),

@@ -112,7 +112,7 @@ export async function webhooksBench(): Promise<void> {
   try {
     const workspaceId = await ctx.db.tx(async (tx) => {
       const ws = await createWorkspace(tx, { name: 'Bench', country: 'DE' });
-      await createEndpoint(tx, ctx.box, { allowPrivateNetworks: true, urlLengthMax: 2048, endpointsMax: 20 }, ws.id, {
+      await createEndpoint(tx, ctx.box, { allowPrivateNetworks: true, urlLengthMax: 2048, endpointsMax: 20 }, { workspaceId: ws.id }, {
         url: `https://localhost:${receiver.port}/webhooks`,
       });
       return ws.id;

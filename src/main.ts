@@ -181,7 +181,7 @@ async function main(argv: string[]): Promise<void> {
       const [{ openContext }, { issueCredential }] = await Promise.all([import('./runtime.js'), import('./domains/auth/credentials.service.js')]);
       const ctx = await openContext(config);
       // The same issuing rule as the operator API and the pages: known scopes, an existing workspace.
-      const issued = await ctx.db.tx((tx) => issueCredential(tx, ctx.box, workspaceId, { scopes })).catch(async (err: unknown) => {
+      const issued = await ctx.db.tx((tx) => issueCredential(tx, ctx.box, { workspaceId }, { scopes })).catch(async (err: unknown) => {
         await ctx.db.close();
         if (err instanceof DomainError) fail(err.category === 'not_found' ? `no workspace ${values.workspace}` : err.message);
         throw err;

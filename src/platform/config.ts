@@ -360,7 +360,7 @@ export const ENV_SETTINGS = {
   CONSOLE_OIDC_ROLE_CLAIM: { default: 'groups', description: 'the claim (a dotted path for a nested one) whose values `CONSOLE_OIDC_ROLE_MAP` maps' },
   CONSOLE_OIDC_ROLE_MAP: {
     description:
-      'which values of the role claim open the console: `value=operator` entries, comma-separated (needed with `CONSOLE_OIDC_ISSUER`); a person with none of them is refused',
+      'which values of the role claim open the console, and with which operator role: `value=role` entries (role: administrator, compliance, finance or support), comma-separated, the first that matches winning (needed with `CONSOLE_OIDC_ISSUER`); a person with none of them is refused',
   },
   SCREENING_MATCH_THRESHOLD: {
     default: 90,

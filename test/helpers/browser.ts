@@ -1,3 +1,4 @@
+import type { WorkspaceRole } from '../../src/domains/users/rights.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -26,7 +27,7 @@ export async function webTestApp(env: Record<string, string> = {}): Promise<WebT
 }
 
 /** An invitation made through the operator API; returns its link. */
-export async function invite(t: TestApp, workspaceId: string, email: string, role: 'admin' | 'viewer'): Promise<string> {
+export async function invite(t: TestApp, workspaceId: string, email: string, role: WorkspaceRole): Promise<string> {
   const res = await operator(t.app, 'POST', `/operator/v1/workspaces/${workspaceId}/users`, { email, role });
   if (res.statusCode !== 201) throw new Error(`invitation failed: ${res.statusCode} ${res.body}`);
   return res.json<{ invitationUrl: string }>().invitationUrl;

@@ -1,3 +1,4 @@
+import type { WorkspaceRole } from '../../src/domains/users/rights.js';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { operator } from './app.js';
@@ -84,7 +85,7 @@ export class WebClient {
 }
 
 /** A dashboard user of `workspaceId` with `role`, invited through the operator API and signed in (password set), as a browser-like client. */
-export async function dashboardUser(app: FastifyInstance, workspaceId: string, email: string, role: 'admin' | 'viewer' = 'admin'): Promise<WebClient> {
+export async function dashboardUser(app: FastifyInstance, workspaceId: string, email: string, role: WorkspaceRole = 'admin'): Promise<WebClient> {
   const invited = await operator(app, 'POST', `/operator/v1/workspaces/${workspaceId}/users`, { email, role });
   expect(invited.statusCode, invited.body).toBe(201);
   const client = new WebClient(app);

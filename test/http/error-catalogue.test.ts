@@ -30,7 +30,7 @@ const PATTERNS = [
  * Not error codes: OAuth errors of the token endpoint (their own RFC 6749 shape), the web pages' own
  * refusals (HTML, not the API), and ISO 20022 scheme codes written into a provider's request (BBAN).
  */
-const NOT_API_CODES = new Set(['ENOTFOUND', 'CSRF_REJECTED', 'SIGNED_OUT', 'ROLE_READ_ONLY', 'CODE_MISMATCH', 'PASSWORD_MISMATCH', 'WHEN_REQUIRED', 'BBAN']);
+const NOT_API_CODES = new Set(['ENOTFOUND', 'CSRF_REJECTED', 'SIGNED_OUT', 'CODE_MISMATCH', 'PASSWORD_MISMATCH', 'WHEN_REQUIRED', 'BBAN']);
 /** Files whose codes are not answered by the API (a provider's simulator answers in the provider's codes). */
 const NOT_API = /[\\/](web|cli)[\\/]|\.pages\.ts$|[\\/]config\.ts$|[\\/]currencies\.ts$|[\\/]simulator\.ts$/;
 

@@ -69,7 +69,7 @@ describe('sign-in for companies (OpenID Connect against a real provider)', () =>
         CONSOLE_OIDC_ISSUER: operatorIdp.issuer,
         CONSOLE_OIDC_CLIENT_ID: 'corridor-console',
         CONSOLE_OIDC_CLIENT_SECRET: 'console-client-secret',
-        CONSOLE_OIDC_ROLE_MAP: 'payments-operators=operator',
+        CONSOLE_OIDC_ROLE_MAP: 'payments-operators=administrator',
       },
     });
     acmeId = (await newWorkspace(t.app, { name: 'Acme' })).workspaceId;

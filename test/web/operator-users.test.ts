@@ -108,7 +108,7 @@ describe('operator users of the console', () => {
     const page = await me.get('/console/operators');
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('first@operator.example');
-    expect(page.body).not.toContain('name="role"'); // operators have no roles
+    expect(page.body).toContain('name="role"'); // operators have roles (rights.ts): invited as one, changed on this page
     const invited = await me.post('/console/operators', { email: 'second@operator.example' });
     expect(invited.statusCode, invited.body).toBe(201);
     const link = /(http:\/\/[^"<\s]+\/console\/invitation\?token=inv_[A-Za-z0-9_-]{43})/.exec(invited.body)?.[1] as string;

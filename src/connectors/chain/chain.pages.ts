@@ -8,7 +8,7 @@ import { seeOther, sendPage, type Web } from '../../faces/web/web.js';
 import { cancelConflict, resignConflict, resumeChain } from './chain.payouts.js';
 import { configuredChains, decideChainDeposit, listChainDeposits, openChainPayouts, type ChainDepositView, type ChainPayoutView, type ChainView } from './chain.service.js';
 import { chainSweeps, chainTreasury, conflictAction, resumeAction, type ChainTreasury } from './chain.treasury.js';
-import { attempt, consoleActor, consolePage, consoleRoute, doneNotice, IdPath, refusalNotice, withDone, type Refusal } from '../../faces/console/console.kit.js';
+import { attempt, consolePage, operatorActor, consoleRoute, doneNotice, IdPath, refusalNotice, withDone, type Refusal } from '../../faces/console/console.kit.js';
 
 /** The most recent held transfers the page shows; the operator API pages through all of them. */
 const ROWS = 50;
@@ -163,23 +163,23 @@ const ChainPath = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100
 export function chainPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   app.get('/console/chain', consolePage, async (req, reply) => chainPage(web, req, reply));
-  app.post<{ Params: { id: string } }>('/console/chain/payouts/:id/resign', consoleRoute(IdPath), async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/console/chain/payouts/:id/resign', consoleRoute(IdPath, 'rails'), async (req, reply) => {
     const found = await attempt(() => conflictAction(ctx, req.params.id));
     if ('refused' in found) return chainPage(web, req, reply, found.refused);
     const { rail, node } = found.done;
     return chainChange(web, req, reply, withDone('/console/chain', 'chain-resign', req.params.id), (tx) => resignConflict(ctx, tx, rail, req.params.id, node));
   });
-  app.post<{ Params: { id: string } }>('/console/chain/payouts/:id/cancel', consoleRoute(IdPath), async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/console/chain/payouts/:id/cancel', consoleRoute(IdPath, 'rails'), async (req, reply) => {
     const found = await attempt(() => conflictAction(ctx, req.params.id));
     if ('refused' in found) return chainPage(web, req, reply, found.refused);
     return chainChange(web, req, reply, withDone('/console/chain', 'chain-cancel', req.params.id), (tx) => cancelConflict(ctx, tx, req.params.id, found.done.node));
   });
   for (const decision of ['release', 'reject'] as const) {
-    app.post<{ Params: { id: string } }>(`/console/chain/deposits/:id/${decision}`, consoleRoute(IdPath), async (req, reply) =>
-      chainChange(web, req, reply, withDone('/console/chain', `chain-deposit-${decision}`, req.params.id), (tx) => decideChainDeposit(ctx, tx, req.params.id, decision, consoleActor(req))),
+    app.post<{ Params: { id: string } }>(`/console/chain/deposits/:id/${decision}`, consoleRoute(IdPath, 'rails'), async (req, reply) =>
+      chainChange(web, req, reply, withDone('/console/chain', `chain-deposit-${decision}`, req.params.id), (tx) => decideChainDeposit(ctx, tx, req.params.id, decision, operatorActor(req))),
     );
   }
-  app.post<{ Params: { name: string } }>('/console/chain/chains/:name/resume', consoleRoute(ChainPath), async (req, reply) => {
+  app.post<{ Params: { name: string } }>('/console/chain/chains/:name/resume', consoleRoute(ChainPath, 'rails'), async (req, reply) => {
     const found = await attempt(() => resumeAction(ctx, req.params.name));
     if ('refused' in found) return chainPage(web, req, reply, found.refused);
     const { rail, node } = found.done;

@@ -8,11 +8,13 @@ import { cancelConflict, resignConflict, resumeChain } from './chain.payouts.js'
 import { ChainDepositListQuery, ChainDepositPage, ChainDepositParams, ChainDepositSchema, ChainFundingBody, ChainFundingSchema, ChainList, ChainNameParams, ChainPayoutList, ChainPayoutSchema, ChainResumed, ChainSweepList, ChainTreasuryList } from './chain.schemas.js';
 import { chainPayoutView, currentBreakerView, configuredChains, decideChainDeposit, listChainDeposits, openChainPayouts } from './chain.service.js';
 import { chainSweeps, chainTreasury, conflictAction, recordFunding, resumeAction } from './chain.treasury.js';
+import type { OperatorActor } from '../../domains/users/rights.js';
 
 const operator = { tags: ['Operator'], security: [{ operatorKey: [] }] };
 
 /** Who decides: the operator key (the console signs in with one). */
-const actor = (req: FastifyRequest): string => `key:${req.operator?.keyId ?? 'unknown'}`;
+/** The operator key acts: every right (rights.ts). */
+const actor = (req: FastifyRequest): OperatorActor => ({ name: `key:${req.operator?.keyId ?? 'unknown'}`, role: undefined });
 
 /** The operator's read-only view of the chain connector: its chains and hot wallets, and the transfers its watcher took. */
 export function chainRoutes(app: App, ctx: AppContext): void {

@@ -9,6 +9,7 @@ import type { ScreeningEvidence } from '../../controls/screening/screening.port.
 import { ChainConnector } from './chain.connector.js';
 import { rejectDeposit, releaseDeposit } from './chain.deposits.js';
 import * as repo from './chain.repository.js';
+import { assertOperatorRight, type OperatorActor } from '../../domains/users/users.port.js';
 
 /**
  * The operator's read-only view of the chain connector: the configured chains with their hot wallet
@@ -52,7 +53,9 @@ export function listChainDeposits(sql: Sql, f: PageRequest & { chain?: string | 
 }
 
 /** The operator's decision on a held transfer: released (credited now) or rejected (never credited). */
-export async function decideChainDeposit(ctx: Pick<AppContext, 'log' | 'box'>, tx: Tx, id: string, decision: 'release' | 'reject', by: string): Promise<ChainDepositView> {
+export async function decideChainDeposit(ctx: Pick<AppContext, 'log' | 'box'>, tx: Tx, id: string, decision: 'release' | 'reject', actor: OperatorActor): Promise<ChainDepositView> {
+  assertOperatorRight(actor, 'rails');
+  const by = actor.name;
   const row = decision === 'release' ? await releaseDeposit(ctx, tx, id, by) : await rejectDeposit(tx, id, by);
   return chainDepositView(attributed(row));
 }

@@ -12,7 +12,7 @@ import { listPayouts } from '../../domains/payouts/payouts.read.js';
 import { MOVE_FROM as PAYOUT_MOVE_FROM, PAYOUT_STATUSES } from '../../domains/payouts/payouts.transitions.js';
 import { listAnyVirtualAccounts, moveAnyVirtualAccount } from '../../domains/virtual-accounts/virtual-accounts.service.js';
 import { VIRTUAL_ACCOUNT_STATUSES } from '../../domains/virtual-accounts/virtual-accounts.transitions.js';
-import { attempt, consolePage, consoleRoute, doneNotice, IdPath, queryChoice, queryId, refusalNotice, withDone, type Refusal } from '../../faces/console/console.kit.js';
+import { attempt, consoleChange, consolePage, consoleRoute, doneNotice, IdPath, queryChoice, queryId, refusalNotice, withDone, type Refusal } from '../../faces/console/console.kit.js';
 
 type Params = { Params: { id: string } };
 
@@ -149,20 +149,20 @@ export function manualQueuePages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   app.get('/console/payouts', consolePage, async (req, reply) => payoutsPage(web, req, reply));
   for (const move of PAYOUT_MOVES) {
-    app.post<Params>(`/console/payouts/:id/${move}`, consoleRoute(IdPath), async (req, reply) =>
+    app.post<Params>(`/console/payouts/:id/${move}`, consoleRoute(IdPath, 'rails'), async (req, reply) =>
       queueMove(web, req, reply, withDone(backTo(req, '/console/payouts'), `payout-${move}`, req.params.id), (tx) => moveAnyPayout(ctx, tx, req.params.id, move), (r) => payoutsPage(web, req, reply, r)),
     );
   }
 
   app.get('/console/virtual-accounts', consolePage, async (req, reply) => virtualAccountsPage(web, req, reply));
   for (const move of ['approve', 'fail'] as const) {
-    app.post<Params>(`/console/virtual-accounts/:id/${move}`, consoleRoute(IdPath), async (req, reply) =>
+    app.post<Params>(`/console/virtual-accounts/:id/${move}`, consoleRoute(IdPath, 'rails'), async (req, reply) =>
       queueMove(web, req, reply, withDone(backTo(req, '/console/virtual-accounts'), `virtual-account-${move}`, req.params.id), (tx) => moveAnyVirtualAccount(ctx, tx, req.params.id, move), (r) => virtualAccountsPage(web, req, reply, r)),
     );
   }
 
   app.get('/console/deposits', consolePage, async (req, reply) => depositsPage(web, req, reply));
-  app.post('/console/deposits', consolePage, async (req, reply) => {
+  app.post('/console/deposits', consoleChange('credits'), async (req, reply) => {
     const input = {
       virtualAccountId: formOptional(req, 'virtualAccountId', 36),
       workspaceId: formOptional(req, 'workspaceId', 36),
@@ -174,7 +174,7 @@ export function manualQueuePages(app: FastifyInstance, web: Web): void {
     return queueMove(web, req, reply, withDone('/console/deposits', 'deposit-credited'), (tx) => creditDeposit(tx, input), (r) => depositsPage(web, req, reply, r));
   });
   for (const move of DEPOSIT_MOVES) {
-    app.post<Params>(`/console/deposits/:id/${move}`, consoleRoute(IdPath), async (req, reply) =>
+    app.post<Params>(`/console/deposits/:id/${move}`, consoleRoute(IdPath, 'credits'), async (req, reply) =>
       queueMove(web, req, reply, withDone(backTo(req, '/console/deposits'), `deposit-${move}`, req.params.id), (tx) => moveAnyDeposit(tx, req.params.id, move), (r) => depositsPage(web, req, reply, r)),
     );
   }

@@ -14,6 +14,7 @@ import { lockForDecision, moveOwnPayout, proceedUnlessHeld } from '../../domains
 import { getPayout, payoutData, payoutsByIds } from '../../domains/payouts/payouts.read.js';
 import * as repo from './approvals.repository.js';
 import type { ApprovalFilters, ApprovalRow, ApprovalStatus, RuleRow, RuleType } from './approvals.repository.js';
+import { assertWorkspaceRight } from '../../domains/users/rights.js';
 
 /**
  * Approvals (maker-checker) per workspace. A workspace admin sets rules (approval_rules); a payout
@@ -68,7 +69,7 @@ export interface AuditContext {
   path: string;
 }
 
-type Actor = Pick<Caller, 'workspaceId' | 'clientId'>;
+type Actor = Pick<Caller, 'workspaceId' | 'clientId' | 'role'>;
 
 async function audit(tx: Tx, actor: string, workspaceId: string, where: AuditContext, body: Record<string, unknown>): Promise<void> {
   await appendAudit(tx, { operatorKeyId: null, actor, method: 'POST', path: where.path, statusCode: 200, requestId: where.requestId, workspaceId, body });
@@ -92,6 +93,7 @@ function ruleColumns(input: RuleInput): Pick<repo.NewRule, 'currency' | 'amountM
 }
 
 export async function createRule(tx: Tx, actor: Actor, input: RuleInput, where: AuditContext): Promise<RuleView> {
+  assertWorkspaceRight(actor, 'workspace');
   const columns = ruleColumns(input);
   if ((await repo.countRules(tx, actor.workspaceId)) >= APPROVAL_RULES_MAX) {
     throw conflict('APPROVAL_RULES_LIMIT', `A workspace has at most ${APPROVAL_RULES_MAX} approval rules; remove one first`);
@@ -103,6 +105,7 @@ export async function createRule(tx: Tx, actor: Actor, input: RuleInput, where: 
 }
 
 export async function removeRule(tx: Tx, actor: Actor, id: string, where: AuditContext): Promise<RuleView> {
+  assertWorkspaceRight(actor, 'workspace');
   const row = await repo.deleteRule(tx, actor.workspaceId, id);
   if (!row) throw notFound('Approval rule');
   const view = ruleView(row);
@@ -249,12 +252,13 @@ export type Decision = 'approve' | 'reject';
 export async function decidePayout(
   ctx: AppContext,
   tx: Tx,
-  decider: Pick<Caller, 'workspaceId' | 'clientId' | 'workspace'>,
+  decider: Pick<Caller, 'workspaceId' | 'clientId' | 'workspace' | 'role'>,
   payoutId: string,
   decision: Decision,
   reason: string | undefined,
   where: AuditContext,
 ) {
+  assertWorkspaceRight(decider, 'approve');
   const payout = await getPayout(tx, decider.workspaceId, payoutId);
   // The payout's row first, as a cancel takes it before it withdraws the approval.
   await lockForDecision(tx, payoutId);

@@ -5,6 +5,7 @@ import { runIdempotent } from '../../platform/http/idempotency.js';
 import { Uuid } from '../../platform/lib/schemas.js';
 import { BalanceEntry } from '../../domains/ledger/ledger.schemas.js';
 import { adjustBalance } from './operator.service.js';
+import { OPERATOR_KEY_ROLE } from '../../domains/users/rights.js';
 
 const AdjustBody = Type.Object({
   currency: Type.String({ pattern: '^[A-Z]{3,10}$' }),
@@ -27,6 +28,6 @@ export function operatorLedgerRoutes(app: FastifyInstance, ctx: AppContext): voi
         response: { 201: BalanceEntry },
       },
     },
-    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await adjustBalance(tx, req.params.id, req.body, String(req.id)) })),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await adjustBalance(tx, req.params.id, req.body, String(req.id), OPERATOR_KEY_ROLE) })),
   );
 }

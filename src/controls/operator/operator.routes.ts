@@ -14,6 +14,7 @@ import { ALL_SCOPES, CAPABILITIES } from '../../domains/auth/scopes.js';
 import * as audits from '../audit/audit.service.js';
 import type { AuditDraft } from '../audit/audit.service.js';
 import * as operator from './operator.service.js';
+import { OPERATOR_KEY_ROLE } from '../../domains/users/rights.js';
 
 const tags = ['Operator'];
 const security = [{ operatorKey: [] }];
@@ -118,7 +119,7 @@ function createWorkspace(ctx: AppContext) {
         response: { 201: WorkspaceSchema },
       },
     },
-    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: operator.workspaceData(await operator.openWorkspace(tx, req.body)) })),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: operator.workspaceData(await operator.openWorkspace(tx, req.body, OPERATOR_KEY_ROLE)) })),
   );
 }
 
@@ -156,7 +157,7 @@ function issueWorkspaceCredential(ctx: AppContext) {
         response: { 201: Type.Object({ clientId: Uuid, clientSecret: Type.String(), scopes: Type.Array(Type.String()) }) },
       },
     },
-    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await issueCredential(tx, ctx.box, req.params.id, req.body) })),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await issueCredential(tx, ctx.box, { workspaceId: req.params.id }, req.body) })),
   );
 }
 
@@ -196,7 +197,7 @@ function rotateCredential(ctx: AppContext) {
         response: { 200: RotatedSchema },
       },
     },
-    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await rotateWorkspaceCredential(tx, ctx.box, req.params.id, req.params.clientId, req.body.graceSeconds ?? 0) })),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await rotateWorkspaceCredential(tx, ctx.box, { workspaceId: req.params.id }, req.params.clientId, req.body.graceSeconds ?? 0) })),
   );
 }
 
@@ -214,7 +215,7 @@ function revokeCredential(ctx: AppContext) {
         response: { 200: ApiKeySchema },
       },
     },
-    async (req) => credentialData(await ctx.db.tx((tx) => revokeWorkspaceCredential(tx, req.params.id, req.params.clientId))),
+    async (req) => credentialData(await ctx.db.tx((tx) => revokeWorkspaceCredential(tx, { workspaceId: req.params.id }, req.params.clientId))),
   );
 }
 

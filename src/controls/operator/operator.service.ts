@@ -13,6 +13,7 @@ import { balanceEntry } from '../../domains/ledger/balances.service.js';
 import { moveFromSystem } from '../../domains/ledger/funding.service.js';
 import { balancesOf } from '../../domains/ledger/ledger.service.js';
 import * as keys from './operator-keys.repository.js';
+import { assertOperatorRight, type OperatorActor } from '../../domains/users/rights.js';
 
 export function workspaceData(row: WorkspaceRow) {
   return {
@@ -35,7 +36,8 @@ export function listWorkspaces(sql: Sql, page: PageRequest) {
 export const WORKSPACE_NAME_LENGTH = { min: 2, max: 100 } as const;
 
 /** A new workspace (its master account, default currencies, every capability on). */
-export async function openWorkspace(tx: Tx, input: { name: string; country: string }): Promise<WorkspaceRow> {
+export async function openWorkspace(tx: Tx, input: { name: string; country: string }, actor: Pick<OperatorActor, 'role'>): Promise<WorkspaceRow> {
+  assertOperatorRight(actor, 'workspaces');
   const errors: FieldError[] = [];
   if (input.name.length < WORKSPACE_NAME_LENGTH.min || input.name.length > WORKSPACE_NAME_LENGTH.max) {
     errors.push({ field: 'name', message: `name must have ${WORKSPACE_NAME_LENGTH.min} to ${WORKSPACE_NAME_LENGTH.max} characters` });
@@ -64,7 +66,14 @@ export const ADJUSTMENT_REASON_LENGTH = { min: 3, max: 500 } as const;
  * adjustments account; a positive amount credits, a negative one debits. `referenceId` names the
  * request that asked.
  */
-export async function adjustBalance(tx: Tx, workspaceId: string, input: { currency: string; amount: string; reason: string; accountId?: string | undefined }, referenceId: string) {
+export async function adjustBalance(
+  tx: Tx,
+  workspaceId: string,
+  input: { currency: string; amount: string; reason: string; accountId?: string | undefined },
+  referenceId: string,
+  actor: Pick<OperatorActor, 'role'>,
+) {
+  assertOperatorRight(actor, 'credits');
   const { currency, reason } = input;
   if (!currencyInfo(currency)) throw fieldError('currency', `currency ${currency} is not supported`, 'UNSUPPORTED_CURRENCY');
   if (reason.length < ADJUSTMENT_REASON_LENGTH.min || reason.length > ADJUSTMENT_REASON_LENGTH.max) {

@@ -7,14 +7,15 @@ import { IdParams } from '../../platform/lib/schemas.js';
 import {
   ExceptionListQuery, ExceptionPage, ExceptionSchema, IgnoreBody, LineList, LineSchema, MatchBody, ResolveBody, StatementListQuery, StatementPage, StatementSchema,
 } from './reconciliation.schemas.js';
-import { getStatement, ignoreLine, listExceptions, listStatements, matchLine, resolveException, statementCsv, statementLines } from './reconciliation.service.js';
+import { getStatement, ignoreLine, listExceptions, listStatements, matchLine, resolveException, statementCsv, statementLines, type Decider } from './reconciliation.service.js';
 
 const tags = ['Operator'];
 const security = [{ operatorKey: [] }];
 const config = { auth: 'operator' as const };
 
 /** Who decided, for the line or exception (the call itself is in the audit log). */
-const decidedBy = (req: FastifyRequest) => (req.operator ? `operator_key:${req.operator.keyId}` : null);
+/** The operator key decides: every right (rights.ts). */
+const decidedBy = (req: FastifyRequest): Decider => ({ name: req.operator ? `operator_key:${req.operator.keyId}` : null, role: undefined });
 
 export function reconciliationRoutes(app: App, ctx: AppContext): void {
   app.route(listStatementsRoute(ctx));

@@ -6,6 +6,10 @@ import { formatIsoAmount } from '../../platform/lib/money.js';
 import { csvLine } from '../../platform/lib/csv.js';
 import * as repo from './reconciliation.repository.js';
 import type { ExceptionRow, LineRow, MovementRow, StatementRow } from './reconciliation.repository.js';
+import { assertOperatorRight, type OperatorActor } from '../../domains/users/rights.js';
+
+/** Who decides a line or an exception, as kept (`user:<id>`, `operator_key:<id>`, or null), with their role (rights.ts). */
+export type Decider = Pick<OperatorActor, 'role'> & { name: string | null };
 
 /*
  * Reconciliation: Corridor's book of each bank account (the movements inbound bank messages posted,
@@ -230,7 +234,9 @@ async function openLine(tx: Tx, lineId: string): Promise<LineRow> {
 }
 
 /** An operator matches an unmatched line to a movement of the same account, direction, amount and currency that no other line matched. */
-export async function matchLine(tx: Tx, lineId: string, movementId: string, by: string | null): Promise<LineView> {
+export async function matchLine(tx: Tx, lineId: string, movementId: string, actor: Decider): Promise<LineView> {
+  assertOperatorRight(actor, 'reconciliation');
+  const by = actor.name;
   const line = await openLine(tx, lineId);
   const statement = await statementRow(tx, line.statement_id);
   const movement = isUuid(movementId) ? await repo.findMovement(tx, movementId) : undefined;
@@ -242,7 +248,9 @@ export async function matchLine(tx: Tx, lineId: string, movementId: string, by: 
 }
 
 /** An operator ignores an unmatched line (a bank fee booked elsewhere, an internal transfer) with the reason. */
-export async function ignoreLine(tx: Tx, lineId: string, reason: string, by: string | null): Promise<LineView> {
+export async function ignoreLine(tx: Tx, lineId: string, reason: string, actor: Decider): Promise<LineView> {
+  assertOperatorRight(actor, 'reconciliation');
+  const by = actor.name;
   if (reason.trim().length < 3) throw fieldError('reason', 'say why the line is ignored (3 characters at least)');
   const line = await openLine(tx, lineId);
   return lineData(tx, await repo.decideLine(tx, line.id, { status: 'ignored', movementId: null, reason, by }));
@@ -277,7 +285,9 @@ export function listExceptions(sql: Sql, f: PageRequest & { status?: string | un
 }
 
 /** The operator closes an exception with what was done about it (posted by hand, returned to the payer, ...). */
-export async function resolveException(tx: Tx, id: string, resolution: string, by: string | null): Promise<ExceptionView> {
+export async function resolveException(tx: Tx, id: string, resolution: string, actor: Decider): Promise<ExceptionView> {
+  assertOperatorRight(actor, 'reconciliation');
+  const by = actor.name;
   const row = isUuid(id) ? await repo.findException(tx, id) : undefined;
   if (!row) throw notFound('Exception');
   const resolved = await repo.resolveException(tx, id, resolution, by);

@@ -9,6 +9,7 @@ import { moveAnyOrder } from '../../domains/orders/orders.lifecycle.js';
 import { getAnyOrder } from '../../domains/orders/orders.read.js';
 import * as repo from './screening.repository.js';
 import { orderHoldData, type OrderHoldView } from './screening.service.js';
+import { assertOperatorRight, type OperatorActor } from '../../domains/users/rights.js';
 
 /**
  * The console's queue of payouts held by a sanctions hit: release lets a payout proceed (its first
@@ -61,8 +62,9 @@ export async function readSettings(sql: Sql) {
   return { dualControl: row.dual_control, updatedBy: row.updated_by, updatedAt: row.updated_at.toISOString() };
 }
 
-export async function updateSettings(tx: Tx, input: { dualControl: boolean }, by: string) {
-  const row = await repo.writeSettings(tx, input.dualControl, by);
+export async function updateSettings(tx: Tx, input: { dualControl: boolean }, actor: OperatorActor) {
+  assertOperatorRight(actor, 'screening');
+  const row = await repo.writeSettings(tx, input.dualControl, actor.name);
   return { dualControl: row.dual_control, updatedBy: row.updated_by, updatedAt: row.updated_at.toISOString() };
 }
 
@@ -72,7 +74,9 @@ export async function updateSettings(tx: Tx, input: { dualControl: boolean }, by
  * (409 SECOND_OPERATOR_REQUIRED); a different one releases. A payout no longer queued (cancelled
  * meanwhile) cannot be released (409 INVALID_PAYOUT_STATE).
  */
-export async function releaseHold(ctx: AppContext, tx: Tx, payoutId: string, by: string): Promise<HoldView> {
+export async function releaseHold(ctx: AppContext, tx: Tx, payoutId: string, actor: OperatorActor): Promise<HoldView> {
+  assertOperatorRight(actor, 'screening');
+  const by = actor.name;
   const row = await heldRow(tx, payoutId);
   const { dual_control: dualControl } = await repo.readSettings(tx);
   if (dualControl) {
@@ -87,9 +91,10 @@ export async function releaseHold(ctx: AppContext, tx: Tx, payoutId: string, by:
 }
 
 /** Rejects a held payout: it fails with `compliance_rejected` and its funds are released, in one transaction. */
-export async function rejectHold(ctx: AppContext, tx: Tx, payoutId: string, by: string): Promise<HoldView> {
+export async function rejectHold(ctx: AppContext, tx: Tx, payoutId: string, actor: OperatorActor): Promise<HoldView> {
+  assertOperatorRight(actor, 'screening');
   await heldRow(tx, payoutId);
-  const rejected = (await repo.decideHold(tx, payoutId, 'rejected', by)) as repo.HoldRow;
+  const rejected = (await repo.decideHold(tx, payoutId, 'rejected', actor.name)) as repo.HoldRow;
   await moveAnyPayout(ctx, tx, payoutId, 'fail', 'compliance_rejected');
   return holdData(rejected);
 }
@@ -105,15 +110,17 @@ async function heldOrder(tx: Tx, orderId: string): Promise<repo.OrderHoldRow> {
 }
 
 /** Releases a held order, `by` an operator: the desk may then execute and complete it. */
-export async function releaseOrderHold(tx: Tx, orderId: string, by: string): Promise<OrderHoldView> {
+export async function releaseOrderHold(tx: Tx, orderId: string, actor: OperatorActor): Promise<OrderHoldView> {
+  assertOperatorRight(actor, 'screening');
   await heldOrder(tx, orderId);
-  return orderHoldData((await repo.decideOrderHold(tx, orderId, 'released', by)) as repo.OrderHoldRow);
+  return orderHoldData((await repo.decideOrderHold(tx, orderId, 'released', actor.name)) as repo.OrderHoldRow);
 }
 
 /** Rejects a held order: it is cancelled (awaiting funds) or failed (funded: `execution_failed`), its held funds returned, in one transaction. */
-export async function rejectOrderHold(ctx: AppContext, tx: Tx, orderId: string, by: string): Promise<OrderHoldView> {
+export async function rejectOrderHold(ctx: AppContext, tx: Tx, orderId: string, actor: OperatorActor): Promise<OrderHoldView> {
+  assertOperatorRight(actor, 'screening');
   await heldOrder(tx, orderId);
-  const rejected = (await repo.decideOrderHold(tx, orderId, 'rejected', by)) as repo.OrderHoldRow;
+  const rejected = (await repo.decideOrderHold(tx, orderId, 'rejected', actor.name)) as repo.OrderHoldRow;
   const order = await getAnyOrder(tx, orderId);
   await moveAnyOrder(ctx, tx, orderId, order.status === 'awaiting_funds' ? 'cancel' : 'fail');
   return orderHoldData(rejected);

@@ -24,13 +24,15 @@ import {
   VersionsQuery,
 } from './screening.schemas.js';
 import * as screening from './screening.service.js';
+import type { OperatorActor } from '../../domains/users/rights.js';
 
 const tags = ['Screening'];
 const security = [{ operatorKey: [] }];
 const auth = { auth: 'operator' as const };
 
 /** Who acts: the operator key the call was made with. */
-const actor = (req: FastifyRequest): string => `key:${req.operator?.keyId ?? 'unknown'}`;
+/** The operator key acts: every right (rights.ts). */
+const actor = (req: FastifyRequest): OperatorActor => ({ name: `key:${req.operator?.keyId ?? 'unknown'}`, role: undefined });
 
 /**
  * A list file as a load request carries it: the audit log keeps its digest and size (its enumerable
@@ -95,7 +97,7 @@ function loadList(ctx: AppContext) {
       runIdempotent(ctx, req, reply, async (tx) => {
         const file = req.body as unknown;
         if (!(file instanceof ListFile) || file.size === 0) throw fieldError('file', 'file is required: send the list file as the body');
-        return { status: 201, body: await screening.loadList(tx, { list: req.params.list, bytes: file.bytes, loadedBy: actor(req) }) };
+        return { status: 201, body: await screening.loadList(tx, { list: req.params.list, bytes: file.bytes, loadedBy: actor(req).name }) };
       }),
   );
 }

@@ -1,5 +1,6 @@
 import { forbidden, type DomainError } from '../../platform/lib/errors.js';
 import type { Capability } from '../auth/scopes.js';
+import type { WorkspaceRole } from '../users/rights.js';
 import type { WorkspaceRow } from './workspaces.repository.js';
 import { parseWorkspaceTerms, type WorkspaceTerms } from './workspace-terms.js';
 
@@ -18,6 +19,8 @@ export interface Caller {
   clientId: string;
   /** The OAuth scopes the caller holds. */
   scopes: string[];
+  /** A dashboard user's role, whose rights the services assert (rights.ts); absent for an API credential (its scopes decide). */
+  role?: WorkspaceRole | undefined;
   /** The workspace's configuration as read for this call. */
   workspace: CallerWorkspace;
   /** When the bearer token expires, ms since the epoch (absent for a dashboard session). */
@@ -31,10 +34,10 @@ export interface CallerWorkspace {
 }
 
 /** What rows are scoped to: the workspace, and the sub-account when one is acted on (only its rows are visible, and it owns new ones). */
-export type AccountScope = Pick<Caller, 'workspaceId' | 'subAccountId'>;
+export type AccountScope = Pick<Caller, 'workspaceId' | 'subAccountId' | 'role'>;
 
 /** The account a call acts on, with its workspace and sub-account. */
-export type ActingAccount = Pick<Caller, 'workspaceId' | 'subAccountId' | 'accountId'>;
+export type ActingAccount = Pick<Caller, 'workspaceId' | 'subAccountId' | 'accountId' | 'role'>;
 
 /** The caller's view of a stored workspace: its settings parsed into terms. */
 export function callerWorkspace(row: Pick<WorkspaceRow, 'settings' | 'enabled_currencies' | 'disabled_capabilities'>): CallerWorkspace {

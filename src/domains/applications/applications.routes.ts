@@ -34,6 +34,7 @@ import * as documents from './documents.service.js';
 import * as persons from './persons.service.js';
 import { termsDocument } from './terms.js';
 import type { AccountScope } from '../accounts/caller.js';
+import { OPERATOR_KEY_ROLE } from '../users/rights.js';
 
 const tags = ['Applications'];
 const read = { auth: 'workspace' as const, scope: 'read:applications' as const, capability: 'applications' as const };
@@ -339,7 +340,7 @@ function reviewAnyApplication(ctx: AppContext) {
       config: { auth: 'operator' },
       schema: { ...operator, summary: "Review any workspace's application (audited)", description: REVIEW_DOC, params: ApplicationParams, body: ReviewBody, response: { 200: ApplicationSchema } },
     },
-    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.reviewAnyApplication(ctx, tx, req.params.id, req.body) })),
+    async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 200, body: await applications.reviewAnyApplication(ctx, tx, req.params.id, req.body, OPERATOR_KEY_ROLE) })),
   );
 }
 
@@ -350,7 +351,7 @@ function setScreening(ctx: AppContext) {
       config: { auth: 'operator' },
       schema: { ...operator, summary: 'Set the screening outcome and risk level of an application (audited)', params: ApplicationParams, body: ScreeningBody, response: { 200: ApplicationSchema } },
     },
-    async (req) => ctx.db.tx((tx) => applications.setScreening(ctx, tx, req.params.id, req.body)),
+    async (req) => ctx.db.tx((tx) => applications.setScreening(ctx, tx, req.params.id, req.body, OPERATOR_KEY_ROLE)),
   );
 }
 

@@ -39,6 +39,7 @@ import { addPersons, personFacts } from './persons.service.js';
 import { documentFacts } from './documents.service.js';
 import { assertCapability, type AccountScope, type Caller } from '../accounts/caller.js';
 import { attributed } from '../../controls/audit/audit.service.js';
+import { assertOperatorRight, type OperatorActor } from '../users/rights.js';
 
 
 // ---------------------------------------------------------------------------------------------
@@ -280,7 +281,8 @@ export async function requireAnyApplication(tx: Tx, id: string): Promise<Applica
 }
 
 /** Operator (API and console): a review decision on any workspace's application. */
-export async function reviewAnyApplication(ctx: AppContext, tx: Tx, id: string, review: Review): Promise<ApplicationView> {
+export async function reviewAnyApplication(ctx: AppContext, tx: Tx, id: string, review: Review, actor: Pick<OperatorActor, 'role'>): Promise<ApplicationView> {
+  assertOperatorRight(actor, 'applications');
   return reviewApplication(ctx, tx, await requireAnyApplication(tx, id), review);
 }
 
@@ -292,7 +294,14 @@ export async function getAnyApplication(ctx: AppContext, sql: Sql, id: string): 
 }
 
 /** Operator: set the screening outcome and risk level (production screening is the operator's). */
-export async function setScreening(ctx: AppContext, tx: Tx, id: string, s: { screeningStatus?: ScreeningStatus | undefined; riskLevel?: RiskLevel | undefined }): Promise<ApplicationView> {
+export async function setScreening(
+  ctx: AppContext,
+  tx: Tx,
+  id: string,
+  s: { screeningStatus?: ScreeningStatus | undefined; riskLevel?: RiskLevel | undefined },
+  actor: Pick<OperatorActor, 'role'>,
+): Promise<ApplicationView> {
+  assertOperatorRight(actor, 'screening');
   if (s.screeningStatus !== undefined && !SCREENING_STATUSES.includes(s.screeningStatus)) throw fieldError('screeningStatus', `screeningStatus must be one of ${SCREENING_STATUSES.join(', ')}`);
   if (s.riskLevel !== undefined && !RISK_LEVELS.includes(s.riskLevel)) throw fieldError('riskLevel', `riskLevel must be one of ${RISK_LEVELS.join(', ')}`);
   await requireAnyApplication(tx, id);

@@ -44,9 +44,11 @@ export function assertKnownScopes(scopes: readonly string[]): void {
 export async function issueCredential(
   tx: Tx,
   key: SecretDigestKey,
-  workspaceId: string,
+  owner: WorkspaceActor,
   options: { scopes?: readonly string[] | undefined; label?: string | undefined; issuedToUser?: string | undefined },
 ): Promise<IssuedCredential> {
+  assertWorkspaceRight(owner, 'credentials');
+  const { workspaceId } = owner;
   assertKnownScopes(options.scopes ?? []);
   await getWorkspace(tx, workspaceId);
   return createCredential(tx, key, workspaceId, { scopes: options.scopes, label: options.label, issuedToUser: options.issuedToUser });
@@ -82,6 +84,7 @@ export async function readCredentialGrant(sql: Sql, clientId: string, workspaceI
 }
 
 import { ROTATION_GRACE_SECONDS_MAX } from '../../platform/lib/secrets.js';
+import { assertWorkspaceRight, type WorkspaceActor } from '../users/rights.js';
 
 export { ROTATION_GRACE_SECONDS_MAX };
 
@@ -131,13 +134,17 @@ export async function rotateCredential(tx: Tx, key: SecretDigestKey, workspaceId
 }
 
 /** Rotates a credential of an existing workspace (the operator API and a dashboard admin). */
-export async function rotateWorkspaceCredential(tx: Tx, key: SecretDigestKey, workspaceId: string, clientId: string, graceSeconds: number): Promise<RotatedCredential> {
+export async function rotateWorkspaceCredential(tx: Tx, key: SecretDigestKey, owner: WorkspaceActor, clientId: string, graceSeconds: number): Promise<RotatedCredential> {
+  assertWorkspaceRight(owner, 'credentials');
+  const { workspaceId } = owner;
   await getWorkspace(tx, workspaceId);
   return rotateCredential(tx, key, workspaceId, clientId, graceSeconds);
 }
 
 /** Revokes a credential of an existing workspace (the operator API and a dashboard admin). */
-export async function revokeWorkspaceCredential(tx: Tx, workspaceId: string, clientId: string): Promise<CredentialRow> {
+export async function revokeWorkspaceCredential(tx: Tx, owner: WorkspaceActor, clientId: string): Promise<CredentialRow> {
+  assertWorkspaceRight(owner, 'credentials');
+  const { workspaceId } = owner;
   await getWorkspace(tx, workspaceId);
   return revokeCredential(tx, workspaceId, clientId);
 }

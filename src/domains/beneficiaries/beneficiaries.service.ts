@@ -14,6 +14,7 @@ import * as repo from './beneficiaries.repository.js';
 import type { BeneficiaryAccountRow, BeneficiaryRow, BeneficiaryStatus } from './beneficiaries.repository.js';
 import type { CreateBeneficiaryBody, UpdateBeneficiaryBody } from './beneficiaries.schemas.js';
 import type { AccountScope } from '../accounts/caller.js';
+import { assertWorkspaceRight } from '../users/rights.js';
 
 export type { BeneficiaryStatus } from './beneficiaries.repository.js';
 
@@ -196,6 +197,7 @@ function columnsOf(box: CryptoBox, b: BeneficiaryInput, status: BeneficiaryStatu
  * sub-account or by the workspace. Throws a 400 validation error naming the failing fields.
  */
 export async function createBeneficiary(tx: Tx, box: CryptoBox, scope: AccountScope, input: BeneficiaryInput, options: ValidationOptions = {}): Promise<BeneficiaryView> {
+  assertWorkspaceRight(scope, 'beneficiaries');
   const b: BeneficiaryInput = { ...input, accounts: input.accounts.map((a) => ({ ...a, data: normaliseData(a.type, a.data) })) };
   assertValidBeneficiary(b, options);
   const row = await repo.insertBeneficiary(tx, { id: newId(), scope, ...columnsOf(box, b, 'active') });

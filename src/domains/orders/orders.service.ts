@@ -15,6 +15,7 @@ import { recordOrderEvent, scheduleDeadline } from './orders.lifecycle.js';
 import * as repo from './orders.repository.js';
 import type { OrderRow } from './orders.repository.js';
 import { newSettlement, settlementInstructions } from './orders.settlement.js';
+import { assertWorkspaceRight } from '../users/rights.js';
 
 /** Order creation and the settlement's proof of payment (spec §Order; DESIGN §4 Orders). */
 
@@ -60,6 +61,7 @@ async function deliveryOf(tx: Tx, box: CryptoBox, caller: Caller, beneficiaryId:
  * SETTLEMENT_UNAVAILABLE.
  */
 export async function createOrder(ctx: AppContext, tx: Tx, caller: Caller, input: CreateOrderInput): Promise<OrderRow> {
+  assertWorkspaceRight(caller, 'pay');
   const pair = checkPair({ rates: ctx.rates, spreadBps: ctx.config.fxSpreadBps }, { enabledCurrencies: caller.workspace.enabledCurrencies, fromCurrency: input.fromCurrency, toCurrency: input.toCurrency });
   const amounts = priceQuote(pair, input);
   const limit = caller.workspace.terms.perTransactionMinor(input.fromCurrency);

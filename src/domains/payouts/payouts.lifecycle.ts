@@ -14,6 +14,7 @@ import { findPayoutById, type PayoutCoreRow, type PayoutRow, type RailReferences
 import { MOVE_EVENT, MOVE_FROM, MOVE_TARGET, canMove, type PayoutMove } from './payouts.transitions.js';
 import { assertCapability, type Caller } from '../accounts/caller.js';
 import { appendAudit, attributed } from '../../controls/audit/audit.service.js';
+import { assertWorkspaceRight } from '../users/rights.js';
 
 export const PAYOUT_STEP_JOB = 'payout.step';
 
@@ -272,7 +273,8 @@ export async function requestMove(
 }
 
 /** The caller cancels its workspace's payout (API and dashboard): refused while the payouts capability is off. */
-export function cancelOwnPayout(ctx: AppContext, tx: Tx, caller: Pick<Caller, 'workspaceId' | 'workspace'>, id: string): Promise<PayoutRow> {
+export async function cancelOwnPayout(ctx: AppContext, tx: Tx, caller: Pick<Caller, 'workspaceId' | 'workspace' | 'role'>, id: string): Promise<PayoutRow> {
+  assertWorkspaceRight(caller, 'pay');
   assertCapability(caller.workspace, 'payouts');
   return moveOwnPayout(ctx, tx, caller.workspaceId, id, 'cancel');
 }

@@ -34,6 +34,7 @@ import { countPayoutMoves, metrics } from '../../platform/observability/metrics.
 import type { PayoutBody } from './payouts.schemas.js';
 import type { Caller } from '../accounts/caller.js';
 import { holdListedPayouts, screenBeneficiaries, type Hit } from '../../controls/screening/screening.service.js';
+import { assertWorkspaceRight } from '../users/rights.js';
 
 /**
  * Payout creation: one pipeline for one payout, a batch request, and every request that arrives
@@ -422,6 +423,7 @@ export class PayoutService {
 
   /** A request (one payout, or an array: a batch) checked as far as it can be without a transaction. */
   async check(caller: Caller, body: Body | Body[]): Promise<CheckedRequest> {
+    assertWorkspaceRight(caller, 'pay');
     const bodies = Array.isArray(body) ? body : [body];
     // A sub-account's own identity is read only when a payout needs an originator and the workspace has none.
     const needsOriginator = bodies.some((b) => b.senderInfo === undefined);

@@ -5,7 +5,8 @@ import { fieldError, notFound } from '../../platform/lib/errors.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
 import * as repo from './company-sign-in.repository.js';
 import type { UserRole, UserRow } from './users.repository.js';
-import { companyUser, USER_ROLES, type UserOwner } from './users.service.js';
+import { WORKSPACE_ROLES } from './rights.js';
+import { companyUser, type UserOwner } from './users.service.js';
 
 /**
  * Sign-in for companies: a person signs in to the dashboard (or the console) through their
@@ -165,8 +166,6 @@ export interface ProviderView {
   roleMap: RoleMap<UserRole>;
   updatedAt: string;
 }
-
-const WORKSPACE_ROLES = USER_ROLES.filter((r) => r !== 'operator');
 
 function providerView(row: repo.IdentityProviderRow): ProviderView {
   return {

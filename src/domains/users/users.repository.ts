@@ -1,8 +1,9 @@
 import { maybeOne, one, type Sql } from '../../platform/db/db.js';
 import { paginate, type PageRequest } from '../../platform/db/pagination.js';
+import type { OperatorRole, WorkspaceRole } from './rights.js';
 
-/** `admin` and `viewer` belong to a workspace (the dashboard); `operator` to the operator (the console). */
-export type UserRole = 'admin' | 'viewer' | 'operator';
+/** A workspace's user (the dashboard) has a workspace role; an operator user (the console) an operator role (rights.ts). */
+export type UserRole = WorkspaceRole | OperatorRole;
 export type UserStatus = 'invited' | 'active' | 'disabled';
 
 export interface UserRow {

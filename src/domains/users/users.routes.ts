@@ -5,14 +5,21 @@ import { runIdempotent } from '../../platform/http/idempotency.js';
 import { Page, PageQuery, Timestamp, Uuid } from '../../platform/lib/schemas.js';
 import { getWorkspace } from '../accounts/accounts.service.js';
 import * as users from './users.service.js';
+import { OPERATOR_ROLES, ROLE_WORDS, WORKSPACE_ROLES, type OperatorRole, type WorkspaceRole } from './rights.js';
 
 const tags = ['Operator'];
 const security = [{ operatorKey: [] }];
 const auth = { auth: 'operator' as const };
 
-export const Role = Type.Union([Type.Literal('admin'), Type.Literal('viewer')], {
-  description: '`admin`: credentials, webhooks, users and sandbox tools; `viewer`: reads only',
-});
+export const Role = Type.Union(
+  WORKSPACE_ROLES.map((r) => Type.Literal(r)),
+  { description: WORKSPACE_ROLES.map((r) => `\`${r}\`: ${ROLE_WORDS[`workspace:${r}`].replace(/^[^:]*: /, '')}`).join('; ') },
+);
+
+const OperatorRoleSchema = Type.Union(
+  OPERATOR_ROLES.map((r) => Type.Literal(r)),
+  { description: OPERATOR_ROLES.map((r) => `\`${r}\`: ${ROLE_WORDS[`operator:${r}`].replace(/^[^:]*: /, '')}`).join('; ') },
+);
 
 export const UserSchema = Type.Object(
   {
@@ -33,11 +40,12 @@ const InvitationSchema = Type.Object({
   invitationUrl: Type.String({ description: 'The single-use link to set a password, shown once (there is no mail server: hand it to the person)' }),
 });
 
-/** An operator user: signs in to /console with their own email and password (no workspace, no role). */
+/** An operator user: signs in to /console with their own email and password (no workspace), with an operator role. */
 const OperatorUserSchema = Type.Object(
   {
     id: Uuid,
     email: Type.String(),
+    role: OperatorRoleSchema,
     status: UserSchema.properties.status,
     twoFactor: UserSchema.properties.twoFactor,
     invitationExpiresAt: UserSchema.properties.invitationExpiresAt,
@@ -55,7 +63,7 @@ const UserParams = Type.Object({ id: Uuid, userId: Uuid });
 export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
   const invitationOptions = users.invitationOptions(ctx.config);
 
-  app.post<{ Params: Static<typeof WorkspaceParams>; Body: { email: string; role: 'admin' | 'viewer' } }>(
+  app.post<{ Params: Static<typeof WorkspaceParams>; Body: { email: string; role: WorkspaceRole } }>(
     '/operator/v1/workspaces/:id/users',
     {
       config: auth,
@@ -100,7 +108,7 @@ export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await users.reinviteUser(tx, ctx.box, invitationOptions, req.params.id, req.params.userId) })),
   );
 
-  app.patch<{ Params: Static<typeof UserParams>; Body: { role?: 'admin' | 'viewer'; status?: 'active' | 'disabled' } }>(
+  app.patch<{ Params: Static<typeof UserParams>; Body: { role?: WorkspaceRole; status?: 'active' | 'disabled' } }>(
     '/operator/v1/workspaces/:id/users/:userId',
     {
       config: auth,
@@ -113,7 +121,7 @@ export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: UserSchema },
       },
     },
-    async (req) => ctx.db.tx((tx) => users.changeUser(tx, ctx.box, req.params.id, undefined, req.params.userId, req.body)),
+    async (req) => ctx.db.tx((tx) => users.changeUser(tx, ctx.box, req.params.id, { userId: undefined, manager: users.OPERATOR_KEY }, req.params.userId, req.body)),
   );
 
   operatorUserRoutes(app, ctx, invitationOptions);
@@ -123,7 +131,7 @@ const OperatorUserParams = Type.Object({ userId: Uuid });
 
 /** The operator's own users, who sign in to the console; the same service as workspace users, with no workspace (owner null). */
 function operatorUserRoutes(app: FastifyInstance, ctx: AppContext, invitationOptions: users.InvitationOptions): void {
-  app.post<{ Body: { email: string } }>(
+  app.post<{ Body: { email: string; role?: OperatorRole } }>(
     '/operator/v1/operators',
     {
       config: auth,
@@ -132,8 +140,11 @@ function operatorUserRoutes(app: FastifyInstance, ctx: AppContext, invitationOpt
         security,
         summary: 'Invite an operator user to the console; the invitation link is returned once',
         description:
-          'The person opens `invitationUrl`, chooses a password and is signed in to /console, where their changes are audited as `user:<id>`. The link works once, for DASHBOARD_INVITATION_TTL_MS (7 days). An email already in use (by any user) answers 409 USER_EXISTS.',
-        body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }) }, { examples: [{ email: 'grace.hopper@corridor.test' }] }),
+          'The person opens `invitationUrl`, chooses a password and is signed in to /console, where their changes are audited as `user:<id>`. The link works once, for DASHBOARD_INVITATION_TTL_MS (7 days). The role says what they may change (default `administrator`: everything); every role reads everything. An email already in use (by any user) answers 409 USER_EXISTS.',
+        body: Type.Object(
+          { email: Type.String({ minLength: 3, maxLength: 320 }), role: Type.Optional(OperatorRoleSchema) },
+          { examples: [{ email: 'grace.hopper@corridor.test', role: 'compliance' }] },
+        ),
         response: { 201: OperatorInvitationSchema },
       },
     },
@@ -155,19 +166,22 @@ function operatorUserRoutes(app: FastifyInstance, ctx: AppContext, invitationOpt
     async (req, reply) => runIdempotent(ctx, req, reply, async (tx) => ({ status: 201, body: await users.reinviteUser(tx, ctx.box, invitationOptions, null, req.params.userId) })),
   );
 
-  app.patch<{ Params: Static<typeof OperatorUserParams>; Body: { status: 'active' | 'disabled' } }>(
+  app.patch<{ Params: Static<typeof OperatorUserParams>; Body: { role?: OperatorRole; status?: 'active' | 'disabled' } }>(
     '/operator/v1/operators/:userId',
     {
       config: auth,
       schema: {
         tags,
         security,
-        summary: 'Disable an operator user (their console sessions end at once) or enable them again',
+        summary: "Change an operator user's role, or disable them (their console sessions end at once) or enable them again",
         params: OperatorUserParams,
-        body: Type.Object({ status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]) }, { examples: [{ status: 'disabled' }] }),
+        body: Type.Object(
+          { role: Type.Optional(OperatorRoleSchema), status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled')])) },
+          { minProperties: 1, examples: [{ role: 'support' }, { status: 'disabled' }] },
+        ),
         response: { 200: OperatorUserSchema },
       },
     },
-    async (req) => ctx.db.tx((tx) => users.changeUser(tx, ctx.box, null, undefined, req.params.userId, req.body)),
+    async (req) => ctx.db.tx((tx) => users.changeUser(tx, ctx.box, null, { userId: undefined, manager: users.OPERATOR_KEY }, req.params.userId, req.body)),
   );
 }

@@ -11,10 +11,9 @@ import { getWorkspace } from '../accounts/accounts.service.js';
 import { endUserSessions } from './sessions.service.js';
 import * as repo from './users.repository.js';
 import type { UserRole, UserRow } from './users.repository.js';
+import { assertOperatorRight, assertWorkspaceRight, isOperatorRole, isWorkspaceRole, OPERATOR_ROLES, WORKSPACE_ROLES, type OperatorRole, type WorkspaceRole } from './rights.js';
 
 export type { UserRole } from './users.repository.js';
-/** The roles of a workspace's users; an operator user (no workspace) has the role `operator`. */
-export const USER_ROLES: readonly UserRole[] = ['admin', 'viewer'];
 /** Whose users: a workspace's (they sign in to its dashboard), or with null the operator's own (the console). */
 export type UserOwner = string | null;
 export const PASSWORD_LENGTH_MIN = 12;
@@ -87,20 +86,42 @@ export function invitationLink(baseUrl: string, owner: UserOwner, token: string)
 
 const userExists = () => conflict('USER_EXISTS', 'A user with this email already exists');
 
+/** A role for a user of this owner: a workspace role for a workspace's user, an operator role for an operator user. */
+function roleFor(owner: UserOwner, role: unknown): UserRole {
+  if (owner === null ? isOperatorRole(role) : isWorkspaceRole(role)) return role as UserRole;
+  throw fieldError('role', `role must be one of ${(owner === null ? OPERATOR_ROLES : WORKSPACE_ROLES).join(', ')}`);
+}
+
+/**
+ * Who manages users: the operator (its key, or an operator user whose role has the `workspaces`
+ * right), or a workspace's user whose role has the `workspace` right, for that workspace only.
+ */
+export type UserManager = { operator: OperatorRole | undefined } | { workspaceRole: WorkspaceRole };
+
+/** Refuses a manager without the right to manage users (403 ROLE_NOT_PERMITTED). */
+export function assertManagesUsers(manager: UserManager): void {
+  if ('operator' in manager) assertOperatorRight({ role: manager.operator }, 'workspaces');
+  else assertWorkspaceRight({ role: manager.workspaceRole }, 'workspace');
+}
+
+/** The operator key: every right. */
+export const OPERATOR_KEY: UserManager = { operator: undefined };
+
 /**
  * The operator (API or console) or a workspace admin invites a person; the link is returned since
- * there is no mail server. With a null owner the person is an operator user (role `operator`).
+ * there is no mail server. With a null owner the person is an operator user (an operator role,
+ * `administrator` when none is given, as every operator user was before roles).
  */
 export async function inviteUser(
   tx: Tx,
   box: CryptoBox,
   options: InvitationOptions,
   workspaceId: UserOwner,
-  input: { email: string; role?: UserRole },
-  inviter: { seesEveryOwner: boolean } = { seesEveryOwner: true },
+  input: { email: string; role?: string | undefined },
+  inviter: { seesEveryOwner: boolean; manager: UserManager } = { seesEveryOwner: true, manager: OPERATOR_KEY },
 ): Promise<Invitation> {
-  const role = workspaceId === null ? 'operator' : input.role;
-  if (workspaceId !== null && (role === undefined || !USER_ROLES.includes(role))) throw fieldError('role', 'role must be admin or viewer');
+  assertManagesUsers(inviter.manager);
+  const role = roleFor(workspaceId, workspaceId === null ? (input.role ?? 'administrator') : input.role);
   const email = normalEmail(input.email);
   if (workspaceId !== null) await getWorkspace(tx, workspaceId);
   // The operator sees every workspace: told the email is taken. A workspace admin is not told that
@@ -112,7 +133,7 @@ export async function inviteUser(
     workspaceId,
     emailDigest: emailDigest(box, email),
     emailEncrypted: box.encrypt(email),
-    role: role as UserRole,
+    role,
     invitationDigest: hashSecret(token, box),
     invitationExpiresAt: new Date(Date.now() + options.invitationTtlMs),
   });
@@ -121,7 +142,8 @@ export async function inviteUser(
 }
 
 /** A fresh link for an invitation not yet accepted; the earlier link stops working. */
-export async function reinviteUser(sql: Sql, box: CryptoBox, options: InvitationOptions, workspaceId: UserOwner, userId: string): Promise<Invitation> {
+export async function reinviteUser(sql: Sql, box: CryptoBox, options: InvitationOptions, workspaceId: UserOwner, userId: string, manager: UserManager = OPERATOR_KEY): Promise<Invitation> {
+  assertManagesUsers(manager);
   const token = randomSecret('inv_');
   const row = await repo.renewInvitation(sql, workspaceId, userIdOf(userId), hashSecret(token, box), new Date(Date.now() + options.invitationTtlMs));
   if (!row) {
@@ -210,20 +232,27 @@ export async function listUsers(sql: Sql, box: CryptoBox, workspaceId: UserOwner
 
 /**
  * An admin changes another user's role or disables them (a disabled user's sessions end at once).
- * Nobody changes themselves, so a workspace never loses its last admin by accident. An operator
- * user (null owner) has no other role: only disable and enable apply.
+ * Nobody changes themselves, so a workspace (or the operator) never loses its last admin by accident.
+ * A role change takes effect on the user's next request (sessions read the role each time).
  */
-export async function changeUser(tx: Tx, box: CryptoBox, workspaceId: UserOwner, actingUserId: string | undefined, userId: string, change: { role?: UserRole; status?: 'active' | 'disabled' }): Promise<UserView> {
-  if (change.role !== undefined && (workspaceId === null || !USER_ROLES.includes(change.role))) {
-    throw fieldError('role', workspaceId === null ? 'an operator user has no other role' : 'role must be admin or viewer');
-  }
+export async function changeUser(
+  tx: Tx,
+  box: CryptoBox,
+  workspaceId: UserOwner,
+  actor: { userId: string | undefined; manager: UserManager },
+  userId: string,
+  change: { role?: string; status?: 'active' | 'disabled' },
+): Promise<UserView> {
+  assertManagesUsers(actor.manager);
+  const role = change.role === undefined ? undefined : roleFor(workspaceId, change.role);
+  const actingUserId = actor.userId;
   if (change.status !== undefined && change.status !== 'active' && change.status !== 'disabled') throw fieldError('status', 'status must be active or disabled');
   const row = await repo.findWorkspaceUser(tx, workspaceId, userIdOf(userId), true);
   if (!row) throw notFound('User');
   if (userId === actingUserId) throw conflict('CANNOT_CHANGE_SELF', 'You cannot change your own role or disable yourself');
   if (change.status === 'active' && row.status !== 'disabled') throw conflict('USER_NOT_DISABLED', 'Only a disabled user can be enabled again');
   if (change.status !== undefined && row.status === 'invited') throw conflict('USER_NOT_ACTIVE', 'An invited user has not signed in yet');
-  const updated = await repo.updateUser(tx, userId, change);
+  const updated = await repo.updateUser(tx, userId, { role, status: change.status });
   if (change.status === 'disabled') await endUserSessions(tx, userId);
   return userData(box, updated);
 }

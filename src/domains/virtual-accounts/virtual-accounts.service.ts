@@ -17,6 +17,7 @@ import { normaliseIban } from '../../platform/lib/bank-account.js';
 import { canMove, type VirtualAccountMove, type VirtualAccountStatus } from './virtual-accounts.transitions.js';
 import type { ActingAccount } from '../accounts/caller.js';
 import { attributed } from '../../controls/audit/audit.service.js';
+import { assertWorkspaceRight } from '../users/rights.js';
 
 /** A virtual account as its owner reads it, without bank details. */
 export function virtualAccountData(row: VirtualAccountRow) {
@@ -92,6 +93,7 @@ export type RequestResult = { kind: 'account'; row: VirtualAccountRow; created: 
  * is remembered (so it is a result to commit, not a throw).
  */
 export async function requestVirtualAccount(ctx: AppContext, tx: Tx, owner: ActingAccount, currency: string): Promise<RequestResult> {
+  assertWorkspaceRight(owner, 'receive');
   if (currency === 'NGN' && ctx.config.env === 'production') {
     throw new DomainError({ category: 'unprocessable', code: 'VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED', message: 'NGN virtual accounts are issued by support, not self-serve' });
   }

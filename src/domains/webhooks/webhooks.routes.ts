@@ -55,7 +55,7 @@ function createEndpoint(ctx: AppContext) {
     },
     async (req, reply) =>
       runIdempotent(ctx, req, reply, async (tx) => {
-        const { row, secret } = await webhooks.createEndpoint(tx, ctx.box, rules(ctx), req.auth.workspaceId, req.body);
+        const { row, secret } = await webhooks.createEndpoint(tx, ctx.box, rules(ctx), { workspaceId: req.auth.workspaceId }, req.body);
         return { status: 201, body: { ...webhooks.endpointView(row), secret } };
       }),
   );

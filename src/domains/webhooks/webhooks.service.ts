@@ -12,6 +12,7 @@ import { newSigningKey } from './signature.js';
 import { blockedHostReason } from './ssrf-guard.js';
 import * as repo from './webhooks.repository.js';
 import type { DeliveryRow, EndpointRow, SigningKeyWrite } from './webhooks.repository.js';
+import { assertWorkspaceRight, type WorkspaceActor } from '../users/rights.js';
 
 export interface EndpointRules {
   allowPrivateNetworks: boolean;
@@ -103,9 +104,11 @@ export async function createEndpoint(
   tx: Tx,
   box: CryptoBox,
   rules: EndpointRules,
-  workspaceId: string,
+  owner: WorkspaceActor,
   input: { url: string; events?: string[] | null | undefined; description?: string | null | undefined; ed25519?: boolean | undefined },
 ): Promise<{ row: EndpointRow; secret: string }> {
+  assertWorkspaceRight(owner, 'webhooks');
+  const { workspaceId } = owner;
   const url = validateEndpointUrl(input.url, rules);
   const eventTypes = eventFilter(input.events) ?? null;
   // The workspace's lock serialises endpoint creation, so the endpoint limit holds under concurrent requests.

@@ -9,7 +9,7 @@ import { listDocuments, readDocumentFile } from '../../domains/applications/docu
 import { listPersons } from '../../domains/applications/persons.service.js';
 import { APPLICATION_STATUSES, RISK_LEVELS, SCREENING_STATUSES, SECTIONS_OF, type ReviewDecision, type RiskLevel, type ScreeningStatus, type Section } from '../../domains/applications/applications.transitions.js';
 import type { Storage } from '../../platform/storage/storage.js';
-import { attempt, consolePage, consoleRoute, doneNotice, IdPath, idsPath, queryChoice, queryId, refusalNotice, withDone, type Refusal } from './console.kit.js';
+import { attempt, consolePage, consoleRoute, doneNotice, IdPath, idsPath, operatorActor, queryChoice, queryId, refusalNotice, withDone, type Refusal } from './console.kit.js';
 import { sendStoredFile } from '../../platform/http/stored-file.js';
 
 type Params = { Params: { id: string } };
@@ -120,17 +120,17 @@ ${pageNav('/console/applications', { ...query, status: query.status ?? 'all' }, 
     return sendStoredFile(reply, { contentType: file.document.contentType, bytes: file.bytes, name: `${file.document.type}-${file.document.id}` });
   });
 
-  app.post<Params>('/console/applications/:id/review', consoleRoute(IdPath), async (req, reply) => {
+  app.post<Params>('/console/applications/:id/review', consoleRoute(IdPath, 'applications'), async (req, reply) => {
     const sections = formList(req, 'editableSections', 10) as Section[];
     const review = { decision: formText(req, 'decision') as ReviewDecision, reason: formOptional(req, 'reason'), ...(sections.length ? { editableSections: sections } : {}) };
-    const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await applications.reviewAnyApplication(ctx, tx, req.params.id, review), withDone(`/console/applications/${req.params.id}`, `application-${review.decision}`, req.params.id))));
+    const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await applications.reviewAnyApplication(ctx, tx, req.params.id, review, operatorActor(req)), withDone(`/console/applications/${req.params.id}`, `application-${review.decision}`, req.params.id))));
     if ('refused' in result) return applicationPage(web, req, reply, result.refused);
     return seeOther(reply, result.done);
   });
 
-  app.post<Params>('/console/applications/:id/screening', consoleRoute(IdPath), async (req, reply) => {
+  app.post<Params>('/console/applications/:id/screening', consoleRoute(IdPath, 'screening'), async (req, reply) => {
     const screening = { screeningStatus: formText(req, 'screeningStatus') as ScreeningStatus, riskLevel: formOptional(req, 'riskLevel') as RiskLevel | undefined };
-    const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await applications.setScreening(ctx, tx, req.params.id, screening), withDone(`/console/applications/${req.params.id}`, 'application-screening', req.params.id))));
+    const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await applications.setScreening(ctx, tx, req.params.id, screening, operatorActor(req)), withDone(`/console/applications/${req.params.id}`, 'application-screening', req.params.id))));
     if ('refused' in result) return applicationPage(web, req, reply, result.refused);
     return seeOther(reply, result.done);
   });

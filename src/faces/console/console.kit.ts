@@ -6,13 +6,17 @@ import { notice, table, when, type Column } from '../web/components.js';
 import type { FedCalendarDay } from '../../platform/lib/federal-reserve-calendar.js';
 import type { Refusal } from '../web/forms.js';
 import { html, type Html } from '../../platform/lib/html.js';
+import { operatorRoleMay, type OperatorActor, type OperatorRight, type OperatorRole } from '../../domains/users/rights.js';
 
 /** What every console page route is: hidden from the API docs, signed in to the console. */
 export const consolePage = { schema: { hide: true }, config: { web: { area: 'console' as const } } };
 
-/** A console page whose path names objects: the path is validated as the API's is (400 before the handler). */
-export function consoleRoute(params: TObject) {
-  return { schema: { hide: true, params }, config: { web: { area: 'console' as const } } };
+/** A console change that needs an operator right (rights.ts): a role without it is refused 403 ROLE_NOT_PERMITTED, here and in the service. */
+export const consoleChange = (right: OperatorRight) => ({ schema: { hide: true }, config: { web: { area: 'console' as const, right } } });
+
+/** A console page whose path names objects: the path is validated as the API's is (400 before the handler); a change names its right. */
+export function consoleRoute(params: TObject, right?: OperatorRight) {
+  return { schema: { hide: true, params }, config: { web: { area: 'console' as const, ...(right ? { right } : {}) } } };
 }
 
 /** `:id` (the workspace on /console/workspaces/:id/..., the object elsewhere), and one more id. */
@@ -78,6 +82,12 @@ const DONE_TEXT: Record<string, string> = {
 
 /** Who acts in the console, as decisions record it: the operator user signed in, or the operator key the console was opened with. */
 export const consoleActor = (req: FastifyRequest): string => (req.web.session?.user ? `user:${req.web.session.user.id}` : `key:${req.web.session?.operatorKeyId ?? 'unknown'}`);
+
+/** Who acts in the console with their role (undefined for a session opened with the operator key: every right). */
+export const operatorActor = (req: FastifyRequest): OperatorActor => ({ name: consoleActor(req), role: req.web.session?.user?.role as OperatorRole | undefined });
+
+/** Whether the console's signed-in person holds a right (pages show the forms of what they may do). */
+export const consoleMay = (req: FastifyRequest, right: OperatorRight): boolean => operatorRoleMay(operatorActor(req).role, right);
 
 /** Where a change goes when done: `path` (its query and #fragment kept) saying `code` (and `ref`). */
 export function withDone(path: string, code: keyof typeof DONE_TEXT, ref?: string): string {

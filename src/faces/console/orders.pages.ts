@@ -9,7 +9,7 @@ import { getAnyOrder, listOrders, orderData, type OrderView } from '../../domain
 import { readProof } from '../../domains/orders/orders.service.js';
 import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../../domains/orders/orders.transitions.js';
 import type { Storage } from '../../platform/storage/storage.js';
-import { attempt, consoleActor, consolePage, consoleRoute, doneNotice, IdPath, queryChoice, queryId, refusalNotice, withDone, type Refusal } from './console.kit.js';
+import { attempt, consolePage, consoleRoute, doneNotice, IdPath, operatorActor, queryChoice, queryId, refusalNotice, withDone, type Refusal } from './console.kit.js';
 import { getBeneficiary } from '../../domains/beneficiaries/beneficiaries.service.js';
 import { rejectOrderHold, releaseOrderHold } from '../../controls/screening/screening.holds.js';
 import { orderHold, type OrderHoldView } from '../../controls/screening/screening.service.js';
@@ -159,11 +159,11 @@ export function orderPages(app: FastifyInstance, web: Web, storage: Storage): vo
   });
 
   for (const decision of ['release', 'reject'] as const) {
-    app.post<Params>(`/console/orders/:id/screening/${decision}`, consoleRoute(IdPath), async (req, reply) => {
+    app.post<Params>(`/console/orders/:id/screening/${decision}`, consoleRoute(IdPath, 'screening'), async (req, reply) => {
       const result = await attempt(() =>
         changeOnce(ctx, req, async (tx) => {
-          if (decision === 'release') await releaseOrderHold(tx, req.params.id, consoleActor(req));
-          else await rejectOrderHold(ctx, tx, req.params.id, consoleActor(req));
+          if (decision === 'release') await releaseOrderHold(tx, req.params.id, operatorActor(req));
+          else await rejectOrderHold(ctx, tx, req.params.id, operatorActor(req));
           return withDone(`/console/orders/${req.params.id}`, `order-screening-${decision}`, req.params.id);
         }),
       );
@@ -173,7 +173,7 @@ export function orderPages(app: FastifyInstance, web: Web, storage: Storage): vo
   }
 
   for (const move of DESK_MOVES) {
-    app.post<Params>(`/console/orders/:id/${move}`, consoleRoute(IdPath), async (req, reply) => {
+    app.post<Params>(`/console/orders/:id/${move}`, consoleRoute(IdPath, 'rails'), async (req, reply) => {
       const input = move === 'complete' ? { toAmount: formOptional(req, 'toAmount', 40), rate: formOptional(req, 'rate', 40), uetr: formOptional(req, 'uetr', 36) } : {};
       const result = await attempt(() => changeOnce(ctx, req, async (tx) => (await moveAnyOrder(ctx, tx, req.params.id, move, input), withDone(`/console/orders/${req.params.id}`, `order-${move}`, req.params.id))));
       if ('refused' in result) return orderPage(web, req, reply, result.refused);

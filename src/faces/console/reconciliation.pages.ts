@@ -5,13 +5,13 @@ import { userEmails } from '../../domains/users/users.service.js';
 import { html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { listInboundFiles } from '../../connectors/bank/inbound/inbound.service.js';
-import { getStatement, ignoreLine, listExceptions, listStatements, matchChoices, matchLine, resolveException, statementCsv, statementLinesPage } from '../../controls/reconciliation/reconciliation.service.js';
-import { consolePage, consoleRoute, IdPath, QUEUE_PAGE_ROWS, refusalNotice, type Refusal } from './console.kit.js';
+import { getStatement, ignoreLine, listExceptions, listStatements, matchChoices, matchLine, resolveException, statementCsv, statementLinesPage, type Decider } from '../../controls/reconciliation/reconciliation.service.js';
+import { consolePage, consoleRoute, IdPath, operatorActor, QUEUE_PAGE_ROWS, refusalNotice, type Refusal } from './console.kit.js';
 
 type Params = { Params: { id: string } };
 
 /** Who decided, on the line or exception (the POST itself is in the audit log). */
-const decider = (req: FastifyRequest) => (req.web.session?.user ? `user:${req.web.session.user.id}` : 'console');
+const decider = (req: FastifyRequest): Decider => ({ name: req.web.session?.user ? `user:${req.web.session.user.id}` : 'console', role: operatorActor(req).role });
 
 /** Who decided, named: a console user by their email, the operator key as "console (operator key)". */
 async function deciders(web: Web, actors: readonly (string | null)[]): Promise<(actor: string | null) => string> {
@@ -141,26 +141,26 @@ ${pageNav('/console/reconciliation/exceptions', { status: view ?? 'all', bankAcc
 /** The Reconciliation page per bank account and day, a statement's lines, and the decisions (ignore a line, resolve an exception), each audited. */
 export function reconciliationPages(app: FastifyInstance, web: Web): void {
   app.get('/console/reconciliation', consolePage, async (req, reply) => reconciliationPage(web, req, reply));
-  app.get<Params>('/console/reconciliation/statements/:id', consoleRoute(IdPath), async (req, reply) => statementPage(web, req, reply));
+  app.get<Params>('/console/reconciliation/statements/:id', consoleRoute(IdPath, 'reconciliation'), async (req, reply) => statementPage(web, req, reply));
   // The statement's lines as CSV for the signed-in console (the operator API's lines.csv wants the key as a bearer).
-  app.get<Params>('/console/reconciliation/statements/:id/lines.csv', consoleRoute(IdPath), async (req, reply) => {
+  app.get<Params>('/console/reconciliation/statements/:id/lines.csv', consoleRoute(IdPath, 'reconciliation'), async (req, reply) => {
     const csv = await statementCsv(web.ctx.db, req.params.id);
     return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="statement-${req.params.id}.csv"`).send(csv);
   });
   app.get('/console/reconciliation/exceptions', consolePage, async (req, reply) => exceptionsPage(web, req, reply));
-  app.post<Params>('/console/reconciliation/lines/:id/match', consoleRoute(IdPath), async (req, reply) => {
+  app.post<Params>('/console/reconciliation/lines/:id/match', consoleRoute(IdPath, 'reconciliation'), async (req, reply) => {
     const result = await attempt(() =>
       changeOnce(web.ctx, req, async (tx) => `/console/reconciliation/statements/${(await matchLine(tx, req.params.id, formText(req, 'movementId', { maxLength: 36 }), decider(req))).statementId}`),
     );
     if ('refused' in result) return reconciliationPage(web, req, reply, result.refused);
     return seeOther(reply, result.done);
   });
-  app.post<Params>('/console/reconciliation/lines/:id/ignore', consoleRoute(IdPath), async (req, reply) => {
+  app.post<Params>('/console/reconciliation/lines/:id/ignore', consoleRoute(IdPath, 'reconciliation'), async (req, reply) => {
     const result = await attempt(() => changeOnce(web.ctx, req, async (tx) => `/console/reconciliation/statements/${(await ignoreLineAndStatement(tx, req))}`));
     if ('refused' in result) return reconciliationPage(web, req, reply, result.refused);
     return seeOther(reply, result.done);
   });
-  app.post<Params>('/console/reconciliation/exceptions/:id/resolve', consoleRoute(IdPath), async (req, reply) => {
+  app.post<Params>('/console/reconciliation/exceptions/:id/resolve', consoleRoute(IdPath, 'reconciliation'), async (req, reply) => {
     const result = await attempt(() => changeOnce(web.ctx, req, async (tx) => (await resolveException(tx, req.params.id, formText(req, 'resolution', { maxLength: 500 }), decider(req)), '/console/reconciliation')));
     if ('refused' in result) return reconciliationPage(web, req, reply, result.refused);
     return seeOther(reply, result.done);

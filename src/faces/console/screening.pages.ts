@@ -5,7 +5,7 @@ import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import { listHolds, readSettings, rejectHold, releaseHold, updateSettings, type HoldView } from '../../controls/screening/screening.holds.js';
 import { listBeneficiaryHits, listVersions } from '../../controls/screening/screening.service.js';
-import { attempt, consoleActor, consolePage, consoleRoute, IdPath, refusalNotice, type Refusal } from './console.kit.js';
+import { attempt, operatorActor, consoleChange, consolePage, consoleRoute, IdPath, refusalNotice, type Refusal } from './console.kit.js';
 
 type Params = { Params: { id: string } };
 
@@ -95,13 +95,13 @@ async function decide(web: Web, req: FastifyRequest, reply: FastifyReply, change
 export function screeningPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   app.get('/console/screening', consolePage, async (req, reply) => screeningPage(web, req, reply));
-  app.post<Params>('/console/screening/:id/release', consoleRoute(IdPath), async (req, reply) =>
-    decide(web, req, reply, async (tx) => ((await releaseHold(ctx, tx, req.params.id, consoleActor(req))).status === 'released' ? '/console/screening?done=released' : '/console/screening?done=approved')),
+  app.post<Params>('/console/screening/:id/release', consoleRoute(IdPath, 'screening'), async (req, reply) =>
+    decide(web, req, reply, async (tx) => ((await releaseHold(ctx, tx, req.params.id, operatorActor(req))).status === 'released' ? '/console/screening?done=released' : '/console/screening?done=approved')),
   );
-  app.post<Params>('/console/screening/:id/reject', consoleRoute(IdPath), async (req, reply) =>
-    decide(web, req, reply, async (tx) => (await rejectHold(ctx, tx, req.params.id, consoleActor(req)), '/console/screening?done=rejected')),
+  app.post<Params>('/console/screening/:id/reject', consoleRoute(IdPath, 'screening'), async (req, reply) =>
+    decide(web, req, reply, async (tx) => (await rejectHold(ctx, tx, req.params.id, operatorActor(req)), '/console/screening?done=rejected')),
   );
-  app.post('/console/screening/settings', consolePage, async (req, reply) =>
-    decide(web, req, reply, async (tx) => (await updateSettings(tx, { dualControl: formText(req, 'dualControl', { maxLength: 3 }) === 'on' }, consoleActor(req)), '/console/screening?done=settings')),
+  app.post('/console/screening/settings', consoleChange('screening'), async (req, reply) =>
+    decide(web, req, reply, async (tx) => (await updateSettings(tx, { dualControl: formText(req, 'dualControl', { maxLength: 3 }) === 'on' }, operatorActor(req)), '/console/screening?done=settings')),
   );
 }

@@ -4,8 +4,8 @@ import { secretOnce } from '../web/components.js';
 import { formOptional, formText } from '../web/forms.js';
 import { html, type Html } from '../../platform/lib/html.js';
 import type { Web } from '../web/web.js';
-import { changeUser, inviteUser, reinviteUser, type UserRole } from '../../domains/users/users.service.js';
-import { attempt, consoleRoute, IdPath, idsPath } from './console.kit.js';
+import { changeUser, inviteUser, reinviteUser } from '../../domains/users/users.service.js';
+import { attempt, consoleRoute, IdPath, idsPath, operatorActor } from './console.kit.js';
 import { changeWorkspace } from './workspaces.pages.js';
 import { showWorkspace, type WorkspaceSection } from './workspace.view.js';
 
@@ -33,57 +33,57 @@ export function workspaceAccessPages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   const invitation = { baseUrl: ctx.config.publicBaseUrl, invitationTtlMs: ctx.config.web.invitationTtlMs };
 
-  app.post<Params>('/console/workspaces/:id/credentials', consoleRoute(IdPath), async (req, reply) =>
+  app.post<Params>('/console/workspaces/:id/credentials', consoleRoute(IdPath, 'workspaces'), async (req, reply) =>
     changeWithSecret(
       web,
       req,
       reply,
       'credentials',
-      () => ctx.db.tx((tx) => credentials.issueCredential(tx, ctx.box, req.params.id, { label: formOptional(req, 'label', 100) })),
+      () => ctx.db.tx((tx) => credentials.issueCredential(tx, ctx.box, { workspaceId: req.params.id }, { label: formOptional(req, 'label', 100) })),
       (c) => html`${secretOnce(`Client ${c.clientId}: its secret.`, c.clientSecret)}`,
     ),
   );
 
-  app.post<Params<{ clientId: string }>>('/console/workspaces/:id/credentials/:clientId/rotate', consoleRoute(idsPath('clientId')), async (req, reply) =>
+  app.post<Params<{ clientId: string }>>('/console/workspaces/:id/credentials/:clientId/rotate', consoleRoute(idsPath('clientId'), 'workspaces'), async (req, reply) =>
     changeWithSecret(
       web,
       req,
       reply,
       'credentials',
-      () => ctx.db.tx((tx) => credentials.rotateWorkspaceCredential(tx, ctx.box, req.params.id, req.params.clientId, graceSecondsOf(req))),
+      () => ctx.db.tx((tx) => credentials.rotateWorkspaceCredential(tx, ctx.box, { workspaceId: req.params.id }, req.params.clientId, graceSecondsOf(req))),
       (r) => html`${secretOnce(`Client ${r.clientId}: its new secret (the old one works until ${r.previousSecretExpiresAt}).`, r.clientSecret)}`,
     ),
   );
 
-  app.post<Params<{ clientId: string }>>('/console/workspaces/:id/credentials/:clientId/revoke', consoleRoute(idsPath('clientId')), async (req, reply) =>
-    changeWorkspace(web, req, reply, 'credentials', (tx) => credentials.revokeWorkspaceCredential(tx, req.params.id, req.params.clientId)),
+  app.post<Params<{ clientId: string }>>('/console/workspaces/:id/credentials/:clientId/revoke', consoleRoute(idsPath('clientId'), 'workspaces'), async (req, reply) =>
+    changeWorkspace(web, req, reply, 'credentials', (tx) => credentials.revokeWorkspaceCredential(tx, { workspaceId: req.params.id }, req.params.clientId)),
   );
 
-  app.post<Params>('/console/workspaces/:id/users', consoleRoute(IdPath), async (req, reply) =>
+  app.post<Params>('/console/workspaces/:id/users', consoleRoute(IdPath, 'workspaces'), async (req, reply) =>
     changeWithSecret(
       web,
       req,
       reply,
       'users',
-      () => ctx.db.tx((tx) => inviteUser(tx, ctx.box, invitation, req.params.id, { email: formText(req, 'email', { maxLength: 320 }), role: formText(req, 'role') as UserRole })),
+      () => ctx.db.tx((tx) => inviteUser(tx, ctx.box, invitation, req.params.id, { email: formText(req, 'email', { maxLength: 320 }), role: formText(req, 'role', { maxLength: 20 }) }, { seesEveryOwner: true, manager: { operator: operatorActor(req).role } })),
       (i) => html`${secretOnce(`Invitation link for ${i.user.email}.`, i.invitationUrl)}`,
     ),
   );
 
-  app.post<Params<{ userId: string }>>('/console/workspaces/:id/users/:userId/invitation', consoleRoute(idsPath('userId')), async (req, reply) =>
+  app.post<Params<{ userId: string }>>('/console/workspaces/:id/users/:userId/invitation', consoleRoute(idsPath('userId'), 'workspaces'), async (req, reply) =>
     changeWithSecret(
       web,
       req,
       reply,
       'users',
-      () => ctx.db.tx((tx) => reinviteUser(tx, ctx.box, invitation, req.params.id, req.params.userId)),
+      () => ctx.db.tx((tx) => reinviteUser(tx, ctx.box, invitation, req.params.id, req.params.userId, { operator: operatorActor(req).role })),
       (i) => html`${secretOnce(`New invitation link for ${i.user.email} (the earlier one no longer works).`, i.invitationUrl)}`,
     ),
   );
 
-  app.post<Params<{ userId: string }>>('/console/workspaces/:id/users/:userId', consoleRoute(idsPath('userId')), async (req, reply) => {
-    const role = formOptional(req, 'role') as UserRole | undefined;
+  app.post<Params<{ userId: string }>>('/console/workspaces/:id/users/:userId', consoleRoute(idsPath('userId'), 'workspaces'), async (req, reply) => {
+    const role = formOptional(req, 'role', 20);
     const status = formOptional(req, 'status') as 'active' | 'disabled' | undefined;
-    return changeWorkspace(web, req, reply, 'users', (tx) => changeUser(tx, ctx.box, req.params.id, undefined, req.params.userId, { ...(role ? { role } : {}), ...(status ? { status } : {}) }));
+    return changeWorkspace(web, req, reply, 'users', (tx) => changeUser(tx, ctx.box, req.params.id, { userId: undefined, manager: { operator: operatorActor(req).role } }, req.params.userId, { ...(role ? { role } : {}), ...(status ? { status } : {}) }));
   });
 }

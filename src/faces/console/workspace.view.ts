@@ -8,7 +8,8 @@ import type { BusinessIdentity, WorkspaceSettings } from '../../domains/accounts
 import { ROTATION_GRACE_SECONDS_MAX } from '../../domains/auth/credentials.service.js';
 import { CAPABILITIES } from '../../domains/auth/scopes.js';
 import * as operator from '../../controls/operator/operator.service.js';
-import { listUsers, USER_ROLES } from '../../domains/users/users.service.js';
+import { listUsers } from '../../domains/users/users.service.js';
+import { roleForm, roleOptions } from '../web/users.pages.js';
 import { doneNotice, refusalNotice, type Refusal } from './console.kit.js';
 
 /** The sections of a workspace's page, each with its own forms (a refusal is shown in its section). */
@@ -146,10 +147,7 @@ async function usersSection(web: Web, req: FastifyRequest, w: Workspace, refusal
             { action: `${base(w)}/users/${u.id}`, csrf: req.web.csrf, submit: u.status === 'disabled' ? 'Enable' : 'Disable', label: `${u.status === 'disabled' ? 'Enable' : 'Disable'} ${u.email}`, danger: u.status !== 'disabled', inline: true },
             html`<input type="hidden" name="status" value="${u.status === 'disabled' ? 'active' : 'disabled'}">`,
           )
-    }${postForm(
-      { action: `${base(w)}/users/${u.id}`, csrf: req.web.csrf, submit: `Make ${u.role === 'admin' ? 'viewer' : 'admin'}`, label: `Make ${u.role === 'admin' ? 'viewer' : 'admin'}: ${u.email}`, inline: true },
-      html`<input type="hidden" name="role" value="${u.role === 'admin' ? 'viewer' : 'admin'}">`,
-    )}</div>`;
+    }${roleForm({ area: 'dashboard', action: `${base(w)}/users/${u.id}`, csrf: req.web.csrf, user: u })}</div>`;
   return html`<section id="users"><h2>Dashboard users</h2>${refusalNotice(refusal)}
 ${table('Dashboard users', [
   { label: 'Email', cell: (u: Row) => u.email },
@@ -160,7 +158,7 @@ ${table('Dashboard users', [
 ${postForm(
   { action: `${base(w)}/users`, csrf: req.web.csrf, submit: 'Invite user' },
   field({ label: 'Email', name: 'email', type: 'email', required: true, error: refusal?.fields.email }),
-  select({ label: 'Role', name: 'role', options: USER_ROLES }),
+  select({ label: 'Role', name: 'role', options: roleOptions('dashboard'), value: 'viewer' }),
 )}
 </section>`;
 }

@@ -10,7 +10,7 @@ import { sendPage, seeOther, type Web } from '../web/web.js';
 import type { PayoutLimits, WorkspaceSettings } from '../../domains/accounts/workspace-terms.js';
 import type { Capability } from '../../domains/auth/scopes.js';
 import * as operator from '../../controls/operator/operator.service.js';
-import { attempt, consolePage, consoleRoute, IdPath, refusalNotice, withDone, type Refusal } from './console.kit.js';
+import { attempt, consoleChange, operatorActor, consolePage, consoleRoute, IdPath, refusalNotice, withDone, type Refusal } from './console.kit.js';
 import { showWorkspace, type WorkspaceSection } from './workspace.view.js';
 
 type Params = { Params: { id: string } };
@@ -106,31 +106,31 @@ export function workspacePages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   app.get('/console', consolePage, async (req, reply) => listPage(web, req, reply));
 
-  app.post('/console/workspaces', consolePage, async (req, reply) => {
+  app.post('/console/workspaces', consoleChange('workspaces'), async (req, reply) => {
     const input = () => ({ name: formText(req, 'name', { maxLength: 200 }), country: formCountry(req, 'country') ?? '' });
-    const result = await attempt(() => changeOnce(ctx, req, async (tx) => withDone(`/console/workspaces/${(await operator.openWorkspace(tx, input())).id}`, 'workspace-created')));
+    const result = await attempt(() => changeOnce(ctx, req, async (tx) => withDone(`/console/workspaces/${(await operator.openWorkspace(tx, input(), operatorActor(req))).id}`, 'workspace-created')));
     if ('refused' in result) return listPage(web, req, reply, result.refused);
     return seeOther(reply, result.done);
   });
 
   app.get<Params>('/console/workspaces/:id', consoleRoute(IdPath), async (req, reply) => showWorkspace(web, req, reply, req.params.id));
 
-  app.post<{ Params: { id: string } }>('/console/workspaces/:id/currencies', consoleRoute(IdPath), async (req, reply) =>
+  app.post<{ Params: { id: string } }>('/console/workspaces/:id/currencies', consoleRoute(IdPath, 'workspaces'), async (req, reply) =>
     changeWorkspace(web, req, reply, 'currencies', (tx) => operator.setCurrency(tx, req.params.id, formText(req, 'code', { maxLength: 10 }), formText(req, 'enabled') === 'true', ctx.config.env)),
   );
 
-  app.post<{ Params: { id: string; name: string } }>('/console/workspaces/:id/capabilities/:name', consoleRoute(Type.Object({ id: Uuid, name: Type.String({ maxLength: 40 }) })), async (req, reply) => {
+  app.post<{ Params: { id: string; name: string } }>('/console/workspaces/:id/capabilities/:name', consoleRoute(Type.Object({ id: Uuid, name: Type.String({ maxLength: 40 }) }), 'workspaces'), async (req, reply) => {
     const enabled = formText(req, 'enabled') === 'true';
     return changeWorkspace(web, req, reply, 'capabilities', (tx) => operator.setCapability(tx, req.params.id, req.params.name as Capability, enabled), enabled ? 'capability-on' : 'capability-off');
   });
 
-  app.post<Params>('/console/workspaces/:id/settings', consoleRoute(IdPath), async (req, reply) =>
+  app.post<Params>('/console/workspaces/:id/settings', consoleRoute(IdPath, 'workspaces'), async (req, reply) =>
     changeWorkspace(web, req, reply, 'settings', async (tx) => operator.updateSettings(tx, req.params.id, settingsFromForm(req))),
   );
 
-  app.post<Params>('/console/workspaces/:id/balances/adjust', consoleRoute(IdPath), async (req, reply) =>
+  app.post<Params>('/console/workspaces/:id/balances/adjust', consoleRoute(IdPath, 'credits'), async (req, reply) =>
     changeWorkspace(web, req, reply, 'balances', (tx) =>
-      operator.adjustBalance(tx, req.params.id, { currency: formText(req, 'currency', { maxLength: 10 }), amount: formText(req, 'amount', { maxLength: 40 }), reason: formText(req, 'reason', { maxLength: 600 }) }, String(req.id)),
+      operator.adjustBalance(tx, req.params.id, { currency: formText(req, 'currency', { maxLength: 10 }), amount: formText(req, 'amount', { maxLength: 40 }), reason: formText(req, 'reason', { maxLength: 600 }) }, String(req.id), operatorActor(req)),
     ),
   );
 }

@@ -7,14 +7,14 @@ import { sendPage, seeOther, type Web } from '../web/web.js';
 import * as approvals from '../../controls/approvals/approvals.service.js';
 import { APPROVAL_STATUSES, RULE_TYPES, type RuleType } from '../../controls/approvals/approvals.service.js';
 import { auditedByChange } from '../../controls/audit/audit.service.js';
-import { actingAccount, adminPage, canChange, dashboardCaller, dashboardUser, memberPage, type Refusal } from './caller.js';
+import { actingAccount, rightPage, canChange, dashboardCaller, dashboardUser, memberPage, type Refusal } from './caller.js';
 
 type Item = Awaited<ReturnType<typeof approvals.listApprovals>>['data'][number];
 type Rule = approvals.RuleView;
 type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 
 const PATH = '/dashboard/approvals';
-const idPage = { ...adminPage, schema: { hide: true, params: IdParams } };
+const idPage = { ...rightPage('approve'), schema: { hide: true, params: IdParams } };
 
 /** What the page says after a change (`?done=`): only these texts, whatever the link says. */
 const DONE: Record<string, string> = {
@@ -52,7 +52,7 @@ function who(req: FastifyRequest, id: string | null): string {
 }
 
 function decisionForms(req: FastifyRequest, a: Item): Html | string {
-  if (a.status !== 'pending' || !canChange(req)) return '';
+  if (a.status !== 'pending' || !canChange(req, 'approve')) return '';
   if (a.requestedBy === `dashboard:${dashboardUser(req).id}`) return html`<span class="muted">You created it: someone else decides.</span>`;
   const what = `payout ${a.payout.clientRef} of ${a.payout.amount} ${a.payout.currency}`;
   return html`<div class="actions">${postForm({ action: `${PATH}/${a.payoutId}/approve`, csrf: req.web.csrf, submit: 'Approve', inline: true, label: `Approve ${what}`, confirm: `Approve ${what}? It is sent to the beneficiary.` })}${postForm({
@@ -114,7 +114,7 @@ function rulesSection(req: FastifyRequest, rules: { data: Rule[] }): Html {
         {
           label: 'Remove',
           cell: (r) =>
-            canChange(req) ? postForm({ action: `/dashboard/approval-rules/${r.id}/remove`, csrf: req.web.csrf, submit: 'Remove', danger: true, inline: true, label: `Remove the rule ${ruleText(r)}`, confirm: `Remove the rule "${ruleText(r)}"?` }) : '',
+            canChange(req, 'workspace') ? postForm({ action: `/dashboard/approval-rules/${r.id}/remove`, csrf: req.web.csrf, submit: 'Remove', danger: true, inline: true, label: `Remove the rule ${ruleText(r)}`, confirm: `Remove the rule "${ruleText(r)}"?` }) : '',
         },
       ],
       rules.data,
@@ -138,7 +138,7 @@ ${section(
   pageNav(PATH, { status: shown }, at, page),
 )}
 ${rulesSection(req, rules)}
-${canChange(req) ? ruleForm(req, refused?.where === 'rule' ? refused.refusal : undefined) : ''}`;
+${canChange(req, 'workspace') ? ruleForm(req, refused?.where === 'rule' ? refused.refusal : undefined) : ''}`;
   return sendPage(web, req, reply, { title: 'Approvals', body, status: refused?.refusal.status });
 }
 
@@ -184,7 +184,7 @@ export function approvalPages(app: FastifyInstance, web: Web): void {
     });
   }
 
-  app.post('/dashboard/approval-rules', adminPage, async (req, reply) => {
+  app.post('/dashboard/approval-rules', rightPage('workspace'), async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     const result = await attempt(() => changeOnce(ctx, req, (tx) => auditedChange(() => approvals.createRule(tx, caller, ruleInput(req), where(req)), `${PATH}?done=rule-added`)));
     if ('refused' in result) return approvalsPage(web, req, reply, { refusal: result.refused, where: 'rule' });

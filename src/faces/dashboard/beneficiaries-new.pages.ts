@@ -12,7 +12,7 @@ import { ACCOUNT_TYPES, RECIPIENT_FIELDS, RECIPIENT_TYPES, type Provider, type R
 import { payoutRequirements, type PayoutRequirements } from '../../domains/corridors/index.js';
 import { providersFor } from '../../domains/corridors/requirements.js';
 import { ROUTES } from '../../domains/payouts/payouts.schemas.js';
-import { actingAccount, adminPage, dashboardCaller } from './caller.js';
+import { actingAccount, rightPage, dashboardCaller } from './caller.js';
 
 type AccountType = (typeof ACCOUNT_TYPES)[number];
 
@@ -123,9 +123,9 @@ export function beneficiaryFormPages(app: FastifyInstance, web: Web): void {
     return sendPage(web, req, reply, { title: 'Add a beneficiary', body, status: refusal?.status });
   };
 
-  app.get('/dashboard/beneficiaries/new', adminPage, async (req, reply) => show(req, reply, corridorOf(req, 'query')));
+  app.get('/dashboard/beneficiaries/new', rightPage('beneficiaries'), async (req, reply) => show(req, reply, corridorOf(req, 'query')));
 
-  app.post('/dashboard/beneficiaries/new', adminPage, async (req, reply) => {
+  app.post('/dashboard/beneficiaries/new', rightPage('beneficiaries'), async (req, reply) => {
     const c = corridorOf(req, 'body');
     const then = formOptional(req, 'then', 20);
     const result = await attempt(() =>

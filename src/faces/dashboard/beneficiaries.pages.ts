@@ -23,7 +23,7 @@ export function beneficiaryPages(app: FastifyInstance, web: Web): void {
     const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
     const scope = actingAccount(req);
     const list = await listBeneficiaries(ctx.db, ctx.box, scope, { status: wanted, ...pageRequest(at) });
-    const body = html`${canChange(req) ? html`<p class="actions">${link('/dashboard/beneficiaries/new', 'Add a beneficiary')}</p>` : ''}${filterForm('/dashboard/beneficiaries', [select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...STATUSES.map((s) => ({ value: s, label: statusWords(s) }))], value: wanted ?? '' })])}
+    const body = html`${canChange(req, 'beneficiaries') ? html`<p class="actions">${link('/dashboard/beneficiaries/new', 'Add a beneficiary')}</p>` : ''}${filterForm('/dashboard/beneficiaries', [select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...STATUSES.map((s) => ({ value: s, label: statusWords(s) }))], value: wanted ?? '' })])}
 ${table(
   'Beneficiaries, newest first',
   [
@@ -44,7 +44,7 @@ ${pageNav('/dashboard/beneficiaries', { status: wanted }, at, list)}`;
 
   app.get<{ Params: { id: string } }>('/dashboard/beneficiaries/:id', { ...memberPage, schema: { hide: true, params: IdParams } }, async (req, reply) => {
     const b = await getBeneficiary(ctx.db, ctx.box, dashboardUser(req).workspaceId, req.params.id);
-    const pay = canChange(req) && b.status === 'active' ? html`<p class="actions">${link(`/dashboard/payouts/new?beneficiaryId=${b.id}`, 'Send a payout')}</p>` : '';
+    const pay = canChange(req, 'pay') && b.status === 'active' ? html`<p class="actions">${link(`/dashboard/payouts/new?beneficiaryId=${b.id}`, 'Send a payout')}</p>` : '';
     const body = html`${pay}${facts([
       ['Beneficiary id', copyable(b.id)],
       ['Status', status(b.status)],

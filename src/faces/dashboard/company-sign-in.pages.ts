@@ -4,7 +4,7 @@ import { html, type Html } from '../../platform/lib/html.js';
 import { facts, field, notice, postForm, section, textarea } from '../web/components.js';
 import { formText } from '../web/forms.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
-import { adminPage, canChange, dashboardUser, memberPage, refusalOf, type Refusal } from './caller.js';
+import { canChange, dashboardUser, memberPage, refusalOf, rightPage, type Refusal } from './caller.js';
 
 const PATH = '/dashboard/users/company-sign-in';
 const noRefusal: Refusal = { status: 200, message: '', fields: {} };
@@ -32,7 +32,7 @@ export function companySignInSettingsPages(app: FastifyInstance, web: Web): void
           ])
         : html`<p class="muted">Not set up.</p>`,
     );
-    if (!canChange(req)) return about;
+    if (!canChange(req, 'workspace')) return about;
     return html`${about}${section(
       current ? 'Change' : 'Set up',
       refusal.message ? notice('error', refusal.message) : '',
@@ -53,7 +53,7 @@ export function companySignInSettingsPages(app: FastifyInstance, web: Web): void
     sendPage(web, req, reply, { title: 'Company sign-in', body: body(req, await company.workspaceProvider(ctx.db, dashboardUser(req).workspaceId)) }),
   );
 
-  app.post(PATH, adminPage, async (req, reply) => {
+  app.post(PATH, rightPage('workspace'), async (req, reply) => {
     const { workspaceId } = dashboardUser(req);
     try {
       await company.setWorkspaceProvider(
@@ -77,7 +77,7 @@ export function companySignInSettingsPages(app: FastifyInstance, web: Web): void
     return seeOther(reply, PATH);
   });
 
-  app.post(`${PATH}/remove`, adminPage, async (req, reply) => {
+  app.post(`${PATH}/remove`, rightPage('workspace'), async (req, reply) => {
     await company.removeWorkspaceProvider(ctx.db, dashboardUser(req).workspaceId);
     return seeOther(reply, PATH);
   });

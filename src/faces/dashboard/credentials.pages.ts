@@ -6,7 +6,7 @@ import { html, type Html } from '../../platform/lib/html.js';
 import { sendPage, seeOther, type Web } from '../web/web.js';
 import * as credentials from '../../domains/auth/credentials.service.js';
 import { ALL_SCOPES } from '../../domains/auth/scopes.js';
-import { adminPage, canChange, dashboardUser, memberPage, refusalOf, type Refusal } from './caller.js';
+import { actingAccount, canChange, rightPage, dashboardUser, memberPage, refusalOf, type Refusal } from './caller.js';
 
 type Credential = ReturnType<typeof credentials.credentialData>;
 
@@ -64,7 +64,7 @@ function listBody(req: FastifyRequest, page: { data: Credential[]; nextCursor: s
       'No credentials yet.',
     ),
     pageNav('/dashboard/credentials', {}, page.at, page),
-  )}${canChange(req) ? createForm(req, refusal) : ''}`;
+  )}${canChange(req, 'credentials') ? createForm(req, refusal) : ''}`;
 }
 
 function rotateForm(req: FastifyRequest, clientId: string, refusal: Refusal): Html {
@@ -117,7 +117,7 @@ function detailBody(req: FastifyRequest, credential: Shown, refusal = noRefusal)
       ['Created', when(credential.createdAt)],
       ['Scopes', credential.scopes.join(', ') || 'none'],
     ]),
-  )}${canChange(req) && credential.status === 'active' ? changeForms(req, credential, refusal) : ''}
+  )}${canChange(req, 'credentials') && credential.status === 'active' ? changeForms(req, credential, refusal) : ''}
 <p>${link('/dashboard/credentials', '← All credentials')}</p>`;
 }
 
@@ -144,11 +144,11 @@ export function credentialPages(app: FastifyInstance, web: Web): void {
 
   app.get('/dashboard/credentials', memberPage, async (req, reply) => sendPage(web, req, reply, { title: 'Credentials', body: listBody(req, await listPage(req)) }));
 
-  app.post('/dashboard/credentials', adminPage, async (req, reply) => {
+  app.post('/dashboard/credentials', rightPage('credentials'), async (req, reply) => {
     try {
       const scopes = chosenScopes(req);
       reply.code(201); // the answer when it commits (its audit entry records it)
-      const issued = await ctx.db.tx((tx) => credentials.issueCredential(tx, ctx.box, workspaceOf(req), { scopes, label: formOptional(req, 'label', LABEL_LENGTH_MAX), issuedToUser: dashboardUser(req).id }));
+      const issued = await ctx.db.tx((tx) => credentials.issueCredential(tx, ctx.box, actingAccount(req), { scopes, label: formOptional(req, 'label', LABEL_LENGTH_MAX), issuedToUser: dashboardUser(req).id }));
       const body = html`${secretOnce('The client secret.', issued.clientSecret)}
 ${facts([
   ['Client id', html`<code>${issued.clientId}</code>`],
@@ -167,10 +167,10 @@ ${facts([
     sendPage(web, req, reply, { title: 'Credential', body: detailBody(req, await credentialOf(req)) }),
   );
 
-  app.post<{ Params: { clientId: string } }>('/dashboard/credentials/:clientId/rotate', adminPage, async (req, reply) => {
+  app.post<{ Params: { clientId: string } }>('/dashboard/credentials/:clientId/rotate', rightPage('credentials'), async (req, reply) => {
     try {
       reply.code(200); // the answer when it commits (its audit entry records it)
-      const rotated = await ctx.db.tx((tx) => credentials.rotateWorkspaceCredential(tx, ctx.box, workspaceOf(req), req.params.clientId, graceSecondsOf(req)));
+      const rotated = await ctx.db.tx((tx) => credentials.rotateWorkspaceCredential(tx, ctx.box, actingAccount(req), req.params.clientId, graceSecondsOf(req)));
       const body = html`${secretOnce('The new client secret.', rotated.clientSecret)}
 <p>The previous secret ${Date.parse(rotated.previousSecretExpiresAt) > Date.now() ? html`keeps working until ${when(rotated.previousSecretExpiresAt)}, then stops` : 'has stopped working'}.
 Tokens already issued stay valid until they expire; revoke the credential to end them.</p>
@@ -182,7 +182,7 @@ Tokens already issued stay valid until they expire; revoke the credential to end
     }
   });
 
-  app.post<{ Params: { clientId: string } }>('/dashboard/credentials/:clientId/scopes', adminPage, async (req, reply) => {
+  app.post<{ Params: { clientId: string } }>('/dashboard/credentials/:clientId/scopes', rightPage('credentials'), async (req, reply) => {
     try {
       const scopes = chosenScopes(req);
       // A workspace admin holds every scope of the workspace, so may grant or remove any.
@@ -194,8 +194,8 @@ Tokens already issued stay valid until they expire; revoke the credential to end
     return seeOther(reply, detailPath(req.params.clientId));
   });
 
-  app.post<{ Params: { clientId: string } }>('/dashboard/credentials/:clientId/revoke', adminPage, async (req, reply) => {
-    await ctx.db.tx((tx) => credentials.revokeWorkspaceCredential(tx, workspaceOf(req), req.params.clientId));
+  app.post<{ Params: { clientId: string } }>('/dashboard/credentials/:clientId/revoke', rightPage('credentials'), async (req, reply) => {
+    await ctx.db.tx((tx) => credentials.revokeWorkspaceCredential(tx, actingAccount(req), req.params.clientId));
     return seeOther(reply, detailPath(req.params.clientId));
   });
 }

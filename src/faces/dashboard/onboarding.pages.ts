@@ -15,11 +15,11 @@ import { deleteDocument, issueDocumentUpload, listDocuments, registerDocument } 
 import { createPerson, deletePerson, listPersons } from '../../domains/applications/persons.service.js';
 import type { Storage } from '../../platform/storage/storage.js';
 import { UPLOAD_CONTENT_TYPES } from '../../platform/storage/uploads.service.js';
-import { actingAccount, adminPage, canChange, dashboardUser, memberPage } from './caller.js';
+import { actingAccount, rightPage, canChange, dashboardUser, memberPage } from './caller.js';
 import { storeSignedUpload } from './uploads.js';
 
 type DocumentType = (typeof DOCUMENT_TYPES)[number];
-const byId = { ...adminPage, schema: { hide: true, params: IdParams } };
+const byId = { ...rightPage('workspace'), schema: { hide: true, params: IdParams } };
 const ItemParams = Type.Object({ id: IdParams.properties.id, itemId: IdParams.properties.id });
 
 /** Only these can still be completed and submitted, so only these have anything "missing". */
@@ -77,7 +77,7 @@ ${facts([
 ${reviewerRequest(a)}
 ${await addedLists(web, req, a)}
 ${missing}
-${OPEN_STATUSES.includes(a.status) && canChange(req) ? await fillForms(web, req, a, refused?.id === a.id ? refused.refusal : undefined) : ''}
+${OPEN_STATUSES.includes(a.status) && canChange(req, 'workspace') ? await fillForms(web, req, a, refused?.id === a.id ? refused.refusal : undefined) : ''}
 ${sandboxReview(web, req, a)}</section>`;
 }
 
@@ -92,7 +92,7 @@ async function addedLists(web: Web, req: FastifyRequest, a: ApplicationView): Pr
   const scope = actingAccount(req);
   const persons = (await listPersons(web.ctx, web.ctx.db, scope, a.id)).data as Person[];
   const documents = (await listDocuments(web.ctx.db, scope, a.id)).data;
-  const removable = OPEN_STATUSES.includes(a.status) && canChange(req);
+  const removable = OPEN_STATUSES.includes(a.status) && canChange(req, 'workspace');
   const base = `/dashboard/onboarding/${a.id}`;
   const remove = (action: string, what: string) => postForm({ action, csrf: req.web.csrf, submit: 'Remove', inline: true, confirm: `Remove ${what} from the application?` });
   return html`${a.applicationType === 'business' ? html`<h3>Persons (${persons.length})</h3>${table('The persons of this application', [
@@ -174,7 +174,7 @@ export function onboardingPages(app: FastifyInstance, web: Web, storage: Storage
     const open = list.data.some((a) => OPEN_STATUSES.includes(a.status) || a.status === 'under_review' || a.status === 'approved');
     const body = html`<p class="help">The same application as the API's (/v2/applications): fill it in here or there, and see where it stands.</p>
 ${cards.length ? cards : html`<p class="empty">No application yet.</p>`}
-${canChange(req) && !open ? startForm(req, refused && refused.id === undefined ? refused.refusal : undefined) : ''}
+${canChange(req, 'workspace') && !open ? startForm(req, refused && refused.id === undefined ? refused.refusal : undefined) : ''}
 ${pageNav('/dashboard/onboarding', {}, at, list)}`;
     return sendPage(web, req, reply, { title: 'Onboarding', body, status: refused?.refusal.status });
   };
@@ -188,7 +188,7 @@ ${pageNav('/dashboard/onboarding', {}, at, list)}`;
 
   app.get('/dashboard/onboarding', memberPage, async (req, reply) => page(req, reply));
 
-  app.post('/dashboard/onboarding/applications', adminPage, async (req, reply) =>
+  app.post('/dashboard/onboarding/applications', rightPage('workspace'), async (req, reply) =>
     change(req, reply, undefined, async (tx) => {
       const address = Object.fromEntries((['street', 'city', 'postalCode'] as const).flatMap((k) => (formOptional(req, k, 300) ? [[k, formOptional(req, k, 300)]] : [])));
       const country = formCountry(req, 'country');
@@ -229,7 +229,7 @@ ${pageNav('/dashboard/onboarding', {}, at, list)}`;
     return change(req, reply, req.params.id, (tx) => registerDocument(tx, scope, req.params.id, { documentKey: stored.done, type, personId: formOptional(req, 'personId', 100) }));
   });
 
-  const byItem = { ...adminPage, schema: { hide: true, params: ItemParams } };
+  const byItem = { ...rightPage('workspace'), schema: { hide: true, params: ItemParams } };
   app.post<{ Params: { id: string; itemId: string } }>('/dashboard/onboarding/:id/persons/:itemId/remove', byItem, async (req, reply) =>
     change(req, reply, req.params.id, (tx) => deletePerson(ctx, tx, actingAccount(req), req.params.id, req.params.itemId)),
   );

@@ -10,7 +10,7 @@ import { sendPage, seeOther, type Web } from '../web/web.js';
 import { cancelOwnOrder } from '../../domains/orders/orders.lifecycle.js';
 import { getOrder, listOrders, orderData, type OrderView } from '../../domains/orders/orders.read.js';
 import { MOVE_FROM, ORDER_STATUSES, type OrderMove } from '../../domains/orders/orders.transitions.js';
-import { actingAccount, adminPage, canChange, dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import { actingAccount, rightPage, canChange, dashboardCaller, dashboardUser, memberPage } from './caller.js';
 import type { Static } from 'typebox';
 import { checkBody } from '../web/body-check.js';
 import { capabilityRefusal } from '../../domains/accounts/caller.js';
@@ -47,7 +47,7 @@ function settlementSection(req: FastifyRequest, order: OrderView, refusal: Refus
   const s = order.settlement;
   if (!s) return html``;
   const proofNeeded = s.requirements.proofOfPayment;
-  const canUpload = proofNeeded && order.status === 'awaiting_funds' && canChange(req);
+  const canUpload = proofNeeded && order.status === 'awaiting_funds' && canChange(req, 'pay');
   return section(
     'Settlement instructions',
     facts([
@@ -137,7 +137,7 @@ export function orderPages(app: FastifyInstance, web: Web, storage: Storage): vo
     const list = await listOrders(ctx.db, scope, { ...f, ...pageRequest(at) });
     const shown = { status: f.status, q: f.search };
     const exportQuery = new URLSearchParams(Object.entries(shown).filter((e): e is [string, string] => e[1] !== undefined)).toString();
-    const body = html`<p class="actions">${canChange(req) ? html`${link('/dashboard/orders/new', 'Place an order')} ` : ''}${link(`/dashboard/orders/export.csv${exportQuery ? `?${exportQuery}` : ''}`, 'Export these orders (CSV)')}</p>${filterForm('/dashboard/orders', [
+    const body = html`<p class="actions">${canChange(req, 'pay') ? html`${link('/dashboard/orders/new', 'Place an order')} ` : ''}${link(`/dashboard/orders/export.csv${exportQuery ? `?${exportQuery}` : ''}`, 'Export these orders (CSV)')}</p>${filterForm('/dashboard/orders', [
       field({ label: 'Search', name: 'q', type: 'search', value: f.search, help: 'Part of the client reference, or the id' }),
       select({ label: 'Status', name: 'status', options: [{ value: '', label: 'Any' }, ...ORDER_STATUSES.map((s) => ({ value: s, label: statusWords(s) }))], value: f.status ?? '' }),
       select({ label: 'Rows per page', name: 'limit', options: PAGE_SIZES, value: String(at.limit) }),
@@ -178,9 +178,9 @@ ${pageNav('/dashboard/orders', shown, at, list)}`;
     return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="orders.csv"').send(Readable.from(rows()));
   });
 
-  app.get('/dashboard/orders/new', adminPage, async (req, reply) => sendPage(web, req, reply, { title: 'Place an order', body: await newOrderBody(web, req) }));
+  app.get('/dashboard/orders/new', rightPage('pay'), async (req, reply) => sendPage(web, req, reply, { title: 'Place an order', body: await newOrderBody(web, req) }));
 
-  app.post('/dashboard/orders/new', adminPage, async (req, reply) => {
+  app.post('/dashboard/orders/new', rightPage('pay'), async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     const result = await attempt(() =>
       changeOnce(ctx, req, async (tx) => {
@@ -203,7 +203,7 @@ ${pageNav('/dashboard/orders', shown, at, list)}`;
   app.get<{ Params: { id: string } }>('/dashboard/orders/:id', { ...byId, config: memberPage.config }, async (req, reply) => sendPage(web, req, reply, await detailBody(web, req, req.params.id)));
 
   // The same service as POST /v1/orders/:id/cancel; a refusal (409) is shown on the order's page.
-  app.post<{ Params: { id: string } }>('/dashboard/orders/:id/cancel', { ...byId, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/orders/:id/cancel', { ...byId, config: { web: { area: 'dashboard', right: 'pay' } } }, async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     const result = await attempt(() => ctx.db.tx((tx) => cancelOwnOrder(ctx, tx, caller, req.params.id)));
     if ('refused' in result) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, result.refused)), status: result.refused.status });
@@ -212,7 +212,7 @@ ${pageNav('/dashboard/orders', shown, at, list)}`;
 
   // The proof of payment, through the same signed upload URL and services as the API: the slot
   // (POST …/proof-upload-url), the bytes (PUT /v2/uploads/{key}: type sniffed, size checked), then the proof.
-  app.post<{ Params: { id: string } }>('/dashboard/orders/:id/proof', { ...byId, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/orders/:id/proof', { ...byId, config: { web: { area: 'dashboard', right: 'pay' } } }, async (req, reply) => {
     const { workspaceId } = dashboardUser(req);
     const result = await attempt(async () => {
       const file = formFile(req, 'proof', 'the proof of payment (PDF, JPEG or PNG)');

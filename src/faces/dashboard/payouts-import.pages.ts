@@ -26,7 +26,7 @@ import {
   type PayoutCsvRow,
 } from '../../domains/payouts/payouts.csv.js';
 import type { PayoutView } from '../../domains/payouts/payouts.service.js';
-import { actingAccount, adminPage, dashboardCaller, memberPage } from './caller.js';
+import { actingAccount, rightPage, dashboardCaller, memberPage } from './caller.js';
 import { PagePayouts } from './payout-writer.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -170,7 +170,7 @@ export function payoutImportPages(app: FastifyInstance, web: Web): void {
 
   const page = (req: FastifyRequest, reply: FastifyReply, body: Html, statusCode?: number) => sendPage(web, req, reply, { title: 'Send payouts from a file', body, status: statusCode });
 
-  app.get('/dashboard/payouts/import', adminPage, async (req, reply) => page(req, reply, uploadForm(req)));
+  app.get('/dashboard/payouts/import', rightPage('pay'), async (req, reply) => page(req, reply, uploadForm(req)));
 
   app.get('/dashboard/payouts/import/template.csv', memberPage, async (_req, reply) =>
     reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="payouts-template.csv"').send(PAYOUT_CSV_TEMPLATE),
@@ -195,7 +195,7 @@ export function payoutImportPages(app: FastifyInstance, web: Web): void {
     return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="payouts-saved-beneficiaries.csv"').send(out);
   });
 
-  app.post('/dashboard/payouts/import', adminPage, async (req, reply) => {
+  app.post('/dashboard/payouts/import', rightPage('pay'), async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     const parsed = await attempt(async () => {
       const bytes = formFile(req, 'file', 'a CSV file of payouts').bytes;
@@ -226,7 +226,7 @@ ${rowsTable('The payouts to send', outcomes, names)}`;
 
   // Each row as POST /v1/payouts with its derived Idempotency-Key: a row already sent (this file
   // before, a double click, the CLI) answers its payout again and pays nobody twice.
-  app.post('/dashboard/payouts/import/send', adminPage, async (req, reply) => {
+  app.post('/dashboard/payouts/import/send', rightPage('pay'), async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     const bytes = fileOf(req);
     const digest = payoutCsvDigest(bytes);

@@ -12,7 +12,7 @@ import { availableRails, type Route } from '../../domains/corridors/index.js';
 import * as fx from '../../domains/fx/fx.service.js';
 import { isUuid } from '../../platform/lib/ids.js';
 import { ROUTES } from '../../domains/payouts/payouts.schemas.js';
-import { actingAccount, adminPage, dashboardCaller } from './caller.js';
+import { actingAccount, rightPage, dashboardCaller } from './caller.js';
 import { PagePayouts } from './payout-writer.js';
 
 /** The form's fields, as typed (a refusal shows them again). */
@@ -221,9 +221,9 @@ export function payoutFormPages(app: FastifyInstance, web: Web): void {
     return seeOther(reply, result.done);
   };
 
-  app.get('/dashboard/payouts/new', adminPage, async (req, reply) => showForm(req, reply, {}));
+  app.get('/dashboard/payouts/new', rightPage('pay'), async (req, reply) => showForm(req, reply, {}));
 
-  app.post('/dashboard/payouts/new', adminPage, async (req, reply) => {
+  app.post('/dashboard/payouts/new', rightPage('pay'), async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     // The route is asked for only where the account can be paid over several rails; one rail is implied.
     const typed = await withRoute(web, caller, typedOf(req));
@@ -246,7 +246,7 @@ export function payoutFormPages(app: FastifyInstance, web: Web): void {
     return sendPage(web, req, reply, { title: 'Send a payout', body: quoteBody(req, caller, typed, checked.done.quote, false, checked.done.payee) });
   });
 
-  app.post('/dashboard/payouts/confirm', adminPage, async (req, reply) => {
+  app.post('/dashboard/payouts/confirm', rightPage('pay'), async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     const typed = await withRoute(web, caller, typedOf(req));
     if (!typed) return showForm(req, reply, typedOf(req), undefined, CHOOSE_ROUTE);

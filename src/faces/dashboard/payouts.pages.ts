@@ -112,7 +112,7 @@ ${deliveriesTable('Webhook deliveries of these events and their attempts', deliv
 }
 
 function actions(web: Web, req: FastifyRequest, payout: PayoutView): Html {
-  if (dashboardUser(req).role !== 'admin') return html``;
+  if (!canChange(req, 'pay')) return html``;
   const cancel = MOVE_FROM.cancel.includes(payout.status)
     ? postForm({ action: `/dashboard/payouts/${payout.id}/cancel`, csrf: req.web.csrf, submit: 'Cancel this payout', danger: true, confirm: 'Cancel this payout? Its held funds return to the balance.', inline: true })
     : '';
@@ -166,7 +166,7 @@ function recipientCheckSection(req: FastifyRequest, payout: PayoutView): Html {
     ['Answer', CHECK_RESULT_WORDS[check.result ?? ''] ?? check.result],
     ['Rail\'s reason', check.reason],
   ]);
-  if (dashboardUser(req).role !== 'admin') return section('Recipient check: waiting for your decision', names);
+  if (!canChange(req, 'pay')) return section('Recipient check: waiting for your decision', names);
   const confirm =
     check.result === 'account_not_found'
       ? html`<p class="help">The rail knows no such account: this payout cannot be sent. Cancel it and correct the beneficiary.</p>`
@@ -250,7 +250,7 @@ export function payoutPages(app: FastifyInstance, web: Web): void {
     const { list, total } = 'done' in result ? result.done : { list: { data: [], nextCursor: null }, total: 0 };
     const refusal = 'refused' in result ? result.refused : undefined;
     const exportQuery = new URLSearchParams(Object.entries(shown).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== 'limit')).toString();
-    const create = canChange(req) ? html`${link('/dashboard/payouts/new', 'Send a payout')} ${link('/dashboard/payouts/import', 'Send payouts from a file (CSV)')} ` : '';
+    const create = canChange(req, 'pay') ? html`${link('/dashboard/payouts/new', 'Send a payout')} ${link('/dashboard/payouts/import', 'Send payouts from a file (CSV)')} ` : '';
     const body = html`<p class="actions">${create}${link(`/dashboard/payouts/export.csv${exportQuery ? `?${exportQuery}` : ''}`, 'Export these payouts (CSV)')}</p>${listFiltersForm(shown, refusal?.fields)}${refusal ? notice('error', refusal.message) : ''}
 ${table(
   'Payouts, newest first',
@@ -298,7 +298,7 @@ ${pageNav('/dashboard/payouts', shown, at, { ...list, total })}`;
   });
 
   // Confirming a payout its recipient check holds: the same service as POST /v1/payouts/:id/recipient-check/confirm, which audits it.
-  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/recipient-check/confirm', { ...page, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/recipient-check/confirm', { ...page, config: { web: { area: 'dashboard', right: 'pay' } } }, async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     const where = { requestId: String(req.id), path: req.url };
     const result = await attempt(() =>
@@ -313,7 +313,7 @@ ${pageNav('/dashboard/payouts', shown, at, { ...list, total })}`;
   });
 
   // Cancelling: the same service as POST /v1/payouts/:id/cancel; a refusal (409) is shown on the payout's page.
-  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/cancel', { ...page, config: { web: { area: 'dashboard', role: 'admin' } } }, async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/cancel', { ...page, config: { web: { area: 'dashboard', right: 'pay' } } }, async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     const result = await attempt(() => ctx.db.tx((tx) => cancelOwnPayout(ctx, tx, caller, req.params.id)));
     if ('refused' in result) return sendPage(web, req, reply, { ...(await detailBody(web, req, req.params.id, result.refused.message)), status: result.refused.status });

@@ -11,7 +11,7 @@ import { listDeposits } from '../../domains/deposits/deposits.service.js';
 import { DEPOSIT_STATUSES } from '../../domains/deposits/deposits.transitions.js';
 import { assertVirtualAccountCurrency, listVirtualAccounts, requestVirtualAccount } from '../../domains/virtual-accounts/virtual-accounts.service.js';
 import { VIRTUAL_ACCOUNT_CURRENCIES } from '../../connectors/issuers.js';
-import { actingAccount, adminPage, canChange, dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import { actingAccount, rightPage, canChange, dashboardCaller, dashboardUser, memberPage } from './caller.js';
 
 /** Asking for a virtual account: the same rules as POST /v1/virtual-accounts (idempotent per account and currency). */
 function requestForm(req: FastifyRequest, currencies: readonly string[], refusal: Refusal | undefined): Html {
@@ -54,7 +54,7 @@ export function receivingPages(app: FastifyInstance, web: Web): void {
         'No active virtual account yet.',
       ),
       done ? notice('success', `Your ${done} virtual account was requested: it is listed here once active.`) : '',
-      canChange(req) ? requestForm(req, caller.workspace.enabledCurrencies, refusal) : '',
+      canChange(req, 'receive') ? requestForm(req, caller.workspace.enabledCurrencies, refusal) : '',
     )}
 ${section(
   'Deposits',
@@ -101,7 +101,7 @@ ${web.sandbox && dashboardUser(req).role === 'admin' ? html`<p>${link('/dashboar
     return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="deposits.csv"').send(Readable.from(csv()));
   });
 
-  app.post('/dashboard/receiving/virtual-accounts', adminPage, async (req, reply) => {
+  app.post('/dashboard/receiving/virtual-accounts', rightPage('receive'), async (req, reply) => {
     const caller = await dashboardCaller(ctx, req);
     const currency = formText(req, 'currency', { maxLength: 10 }).toUpperCase();
     const result = await attempt(async () => {

@@ -15,7 +15,7 @@ import { moveOwnOrder } from '../../domains/orders/orders.lifecycle.js';
 import { moveOwnPayout } from '../../domains/payouts/payouts.lifecycle.js';
 import type { PayoutMove } from '../../domains/payouts/payouts.transitions.js';
 import { fundBalance, fundingAmount } from '../../domains/sandbox/sandbox.service.js';
-import { dashboardCaller, dashboardUser, memberPage } from './caller.js';
+import { canChange, dashboardCaller, dashboardUser, memberPage } from './caller.js';
 import { REVIEW_DECISIONS } from './onboarding.pages.js';
 import { SANDBOX_ORDER_MOVES } from './orders.pages.js';
 import { attempt, type Refusal } from '../web/forms.js';
@@ -29,7 +29,7 @@ const PayoutMoveParams = Type.Object({ id: Uuid, move: Type.Union(PAYOUT_MOVES.m
 const OrderMoveParams = Type.Object({ id: Uuid, move: Type.Union(ORDER_MOVES.map((m) => Type.Literal(m))) });
 const ReviewParams = Type.Object({ id: Uuid });
 
-const admin = { config: { web: { area: 'dashboard' as const, role: 'admin' as const } } };
+const admin = { config: { web: { area: 'dashboard' as const, right: 'sandbox' as const } } };
 
 /** A form's value that must be one of `allowed`; anything else is a field error. */
 function formChoice<T extends string>(req: FastifyRequest, name: string, allowed: readonly T[]): T {
@@ -54,8 +54,8 @@ function toolsBody(req: FastifyRequest, caller: Caller, refusal?: Refusal): Html
   const payout = { values: sent('/dashboard/sandbox/payouts'), errors: flagged('/dashboard/sandbox/payouts') };
   const order = { values: sent('/dashboard/sandbox/orders'), errors: flagged('/dashboard/sandbox/orders') };
   const currencies = caller.workspace.enabledCurrencies;
-  if (dashboardUser(req).role !== 'admin') {
-    return notice('info', 'The sandbox tools change the workspace: your role (viewer) can read it but not change it.');
+  if (!canChange(req, 'sandbox')) {
+    return notice('info', `The sandbox tools change the workspace: your role (${dashboardUser(req).role}) can read it but not change it.`);
   }
   const csrf = req.web.csrf;
   return html`${refusal ? notice('error', refusal.message) : ''}

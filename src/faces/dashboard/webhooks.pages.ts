@@ -6,7 +6,7 @@ import { sendPage, seeOther, type Web } from '../web/web.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../domains/webhooks/event-types.js';
 import type { AttemptRecord } from '../../domains/webhooks/webhooks.service.js';
 import * as webhooks from '../../domains/webhooks/webhooks.service.js';
-import { adminPage, canChange, dashboardUser, memberPage, refusalOf, type Refusal } from './caller.js';
+import { actingAccount, canChange, rightPage, dashboardUser, memberPage, refusalOf, type Refusal } from './caller.js';
 
 type Endpoint = ReturnType<typeof webhooks.endpointView>;
 type Delivery = ReturnType<typeof webhooks.deliveryView>;
@@ -51,7 +51,7 @@ function listBody(req: FastifyRequest, page: { data: Endpoint[]; nextCursor: str
       'No endpoints yet.',
     ),
     pageNav('/dashboard/webhooks', {}, page.at, page),
-  )}${canChange(req) ? createForm(req, refusal) : ''}`;
+  )}${canChange(req, 'webhooks') ? createForm(req, refusal) : ''}`;
 }
 
 function attemptsList(attempts: readonly AttemptRecord[]): Html {
@@ -76,7 +76,7 @@ function deliveriesTable(req: FastifyRequest, endpointId: string, deliveries: re
       { label: 'Status', cell: (d) => status(d.status) },
       { label: 'Attempts (status, time)', cell: (d) => attemptsList(d.attempts) },
       { label: 'Next retry', cell: (d) => when(d.nextAttemptAt) },
-      ...(canChange(req) ? [{ label: 'Send again', cell: (d: Delivery) => resendForm(req, endpointId, d) }] : []),
+      ...(canChange(req, 'webhooks') ? [{ label: 'Send again', cell: (d: Delivery) => resendForm(req, endpointId, d) }] : []),
     ],
     deliveries,
     'No deliveries yet.',
@@ -110,7 +110,7 @@ function detailBody(req: FastifyRequest, endpoint: Endpoint, deliveries: { data:
       ['Created', when(endpoint.createdAt)],
       ['Id', copyable(endpoint.id)],
     ]),
-  )}${canChange(req) ? actions(req, endpoint) : ''}
+  )}${canChange(req, 'webhooks') ? actions(req, endpoint) : ''}
 ${section('Delivery history', live('deliveries', deliveries.data.some((d) => d.status === 'pending') || justTested, deliveriesTable(req, endpoint.id, deliveries.data)), pageNav(endpointPath(endpoint.id), {}, deliveries.at, deliveries))}
 <p>${link('/dashboard/webhooks', '← All endpoints')}</p>`;
 }
@@ -140,12 +140,12 @@ export function webhookPages(app: FastifyInstance, web: Web): void {
 
   app.get('/dashboard/webhooks', memberPage, async (req, reply) => sendPage(web, req, reply, { title: 'Webhooks', body: listBody(req, await listPage(req)) }));
 
-  app.post('/dashboard/webhooks', adminPage, async (req, reply) => {
+  app.post('/dashboard/webhooks', rightPage('webhooks'), async (req, reply) => {
     try {
       const events = formList(req, 'events', SUBSCRIBABLE_EVENT_TYPES.length);
       const input = { url: formText(req, 'url', { maxLength: URL_FIELD_LENGTH_MAX }), description: formOptional(req, 'description', DESCRIPTION_LENGTH_MAX) ?? null, events: events.length ? events : null };
       reply.code(201); // the answer when it commits (its audit entry records it)
-      const { row, secret } = await ctx.db.tx((tx) => webhooks.createEndpoint(tx, ctx.box, rules(), workspaceOf(req), input));
+      const { row, secret } = await ctx.db.tx((tx) => webhooks.createEndpoint(tx, ctx.box, rules(), actingAccount(req), input));
       const body = html`${secretOnce('The signing secret.', secret)}
 <p>Verify each delivery's <code>X-Service-Signature</code>: hex HMAC-SHA256, keyed with this whole secret, of <code>&lt;X-Service-Timestamp&gt;.&lt;raw body&gt;</code>.</p>
 <p>${link(endpointPath(row.id), 'This endpoint')} · ${link('/dashboard/webhooks', 'All endpoints')}</p>`;
@@ -161,7 +161,7 @@ export function webhookPages(app: FastifyInstance, web: Web): void {
     return sendPage(web, req, reply, { title: 'Webhook endpoint', body: await detailPage(req, done ? notice('success', done) : '') });
   });
 
-  app.post<{ Params: { id: string } }>('/dashboard/webhooks/:id/test', adminPage, async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/webhooks/:id/test', rightPage('webhooks'), async (req, reply) => {
     try {
       await ctx.db.tx((tx) => webhooks.sendTestEvent(tx, workspaceOf(req), req.params.id));
     } catch (err) {
@@ -171,7 +171,7 @@ export function webhookPages(app: FastifyInstance, web: Web): void {
     return seeOther(reply, `${endpointPath(req.params.id)}?done=test`);
   });
 
-  app.post<{ Params: { id: string; deliveryId: string } }>('/dashboard/webhooks/:id/deliveries/:deliveryId/resend', adminPage, async (req, reply) => {
+  app.post<{ Params: { id: string; deliveryId: string } }>('/dashboard/webhooks/:id/deliveries/:deliveryId/resend', rightPage('webhooks'), async (req, reply) => {
     try {
       await ctx.db.tx((tx) => webhooks.resendDelivery(tx, workspaceOf(req), req.params.id, req.params.deliveryId));
     } catch (err) {
@@ -182,13 +182,13 @@ export function webhookPages(app: FastifyInstance, web: Web): void {
   });
 
   for (const [action, change] of [['enable', 'enabled'], ['disable', 'disabled']] as const) {
-    app.post<{ Params: { id: string } }>(`/dashboard/webhooks/:id/${action}`, adminPage, async (req, reply) => {
+    app.post<{ Params: { id: string } }>(`/dashboard/webhooks/:id/${action}`, rightPage('webhooks'), async (req, reply) => {
       await webhooks.updateEndpoint(ctx.db, ctx.box, rules(), workspaceOf(req), req.params.id, { status: change });
       return seeOther(reply, `${endpointPath(req.params.id)}?done=${change}`);
     });
   }
 
-  app.post<{ Params: { id: string } }>('/dashboard/webhooks/:id/rotate-secret', adminPage, async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/webhooks/:id/rotate-secret', rightPage('webhooks'), async (req, reply) => {
     reply.code(200); // the answer when it commits (its audit entry records it)
     const { secret } = await ctx.db.tx((tx) => webhooks.rotateSecret(tx, ctx.box, workspaceOf(req), req.params.id));
     const body = html`${secretOnce('The new signing secret.', secret)}
@@ -197,7 +197,7 @@ export function webhookPages(app: FastifyInstance, web: Web): void {
     return sendPage(web, req, reply, { title: 'Signing secret rotated', body });
   });
 
-  app.post<{ Params: { id: string } }>('/dashboard/webhooks/:id/delete', adminPage, async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/webhooks/:id/delete', rightPage('webhooks'), async (req, reply) => {
     await webhooks.deleteEndpoint(ctx.db, workspaceOf(req), req.params.id);
     return seeOther(reply, '/dashboard/webhooks');
   });

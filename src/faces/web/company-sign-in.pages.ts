@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as company from '../../domains/users/company-sign-in.service.js';
 import type { CompanyProvider, PendingSignIn } from '../../domains/users/company-sign-in.service.js';
+import { OPERATOR_ROLES, type OperatorRole } from '../../domains/users/rights.js';
 import { html } from '../../platform/lib/html.js';
 import { field, notice, postForm } from './components.js';
 import { formText, queryText, safeNext } from './forms.js';
@@ -44,14 +45,14 @@ export function companySignInPages(app: FastifyInstance, web: Web, area: Area): 
   const title = area === 'console' ? 'Operator console' : 'Sign in';
   const consoleSettings = ctx.config.web.consoleOidc;
   // The console's provider is checked at start: a wrong CONSOLE_OIDC_ROLE_MAP or issuer stops Corridor, not a sign-in.
-  const consoleProvider: CompanyProvider<'operator'> | undefined =
+  const consoleProvider: CompanyProvider<OperatorRole> | undefined =
     area === 'console' && consoleSettings
       ? {
           issuer: company.checkIssuer(consoleSettings.issuer, allowHttp, 'CONSOLE_OIDC_ISSUER'),
           clientId: consoleSettings.clientId,
           clientSecret: consoleSettings.clientSecret,
           roleClaim: consoleSettings.roleClaim,
-          roleMap: company.parseRoleMap(consoleSettings.roleMap, ['operator'] as const, 'CONSOLE_OIDC_ROLE_MAP'),
+          roleMap: company.parseRoleMap(consoleSettings.roleMap, OPERATOR_ROLES, 'CONSOLE_OIDC_ROLE_MAP'),
           allowHttp,
         }
       : undefined;

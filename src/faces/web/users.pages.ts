@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as users from '../../domains/users/users.service.js';
+import { OPERATOR_RIGHTS, OPERATOR_ROLES, RIGHT_WORDS, ROLE_WORDS, WORKSPACE_RIGHTS, WORKSPACE_ROLES, operatorRoleMay, workspaceRoleMay, type OperatorRole, type WorkspaceRole } from '../../domains/users/rights.js';
 import { field, notice, postForm, secretOnce, section, select, status, table, when, pageNav, pagePosition, pageRequest, type PagePosition } from './components.js';
 import { formText, refusalOf, type Refusal } from './forms.js';
 import { html, type Html } from '../../platform/lib/html.js';
@@ -10,16 +11,29 @@ type UserPage = { data: users.UserView[]; nextCursor: string | null; total?: num
 type UserRequest = FastifyRequest<{ Params: { userId: string } }>;
 
 const EMAIL_LENGTH_MAX = 320;
-const ROLE_OPTIONS = [
-  { value: 'viewer', label: 'Viewer: reads only' },
-  { value: 'admin', label: 'Admin: credentials, webhooks and users too' },
-];
+/** The roles a face's users may have, in words (src/domains/users/rights.ts). */
+export function roleOptions(area: Area): { value: string; label: string }[] {
+  return area === 'console'
+    ? OPERATOR_ROLES.map((r) => ({ value: r, label: ROLE_WORDS[`operator:${r}`] }))
+    : WORKSPACE_ROLES.map((r) => ({ value: r, label: ROLE_WORDS[`workspace:${r}`] }));
+}
+
+/** A row's form to give a user another role: the roles in a list, the current one chosen. */
+export function roleForm(o: { area: Area; action: string; csrf: string; user: { id: string; email: string; role: string } }): Html {
+  const id = `role-${o.user.id}`;
+  return postForm(
+    { action: o.action, csrf: o.csrf, submit: 'Change role', label: `Change the role of ${o.user.email}`, inline: true },
+    html`<label for="${id}" class="visually-hidden">Role of ${o.user.email}</label><select id="${id}" name="role">${roleOptions(o.area).map(
+      (r) => html`<option value="${r.value}"${r.value === o.user.role ? html` selected` : ''}>${r.value}</option>`,
+    )}</select>`,
+  );
+}
 
 const noRefusal: Refusal = { status: 200, message: '', fields: {} };
 
 /**
- * The people of one face: a workspace's dashboard users (admins change, viewers read) or, in the
- * console, the operator users (every operator changes; no roles). One page module serves both.
+ * The people of one face: a workspace's dashboard users or, in the console, the operator users,
+ * each with a role (who may change them: rights.ts). One page module serves both.
  */
 interface Face {
   area: Area;
@@ -31,6 +45,8 @@ interface Face {
   owner: (req: FastifyRequest) => users.UserOwner;
   /** Whether the signed-in person may change them (their pages show forms). */
   canChange: (req: FastifyRequest) => boolean;
+  /** Who manages them, as the users service checks it. */
+  manager: (req: FastifyRequest) => users.UserManager;
   readPage: PageRoute;
   changePage: PageRoute;
 }
@@ -48,9 +64,10 @@ const DASHBOARD: Face = {
     if (workspaceId === null) throw new Error('a dashboard page with an operator user');
     return workspaceId;
   },
-  canChange: (req) => signedIn(req).role === 'admin',
+  canChange: (req) => workspaceRoleMay(signedIn(req).role as WorkspaceRole, 'workspace'),
+  manager: (req) => ({ workspaceRole: signedIn(req).role as WorkspaceRole }),
   readPage: { schema: { hide: true }, config: { web: { area: 'dashboard' } } },
-  changePage: { schema: { hide: true }, config: { web: { area: 'dashboard', role: 'admin' } } },
+  changePage: { schema: { hide: true }, config: { web: { area: 'dashboard', right: 'workspace' } } },
 };
 
 const CONSOLE: Face = {
@@ -59,9 +76,10 @@ const CONSOLE: Face = {
   title: 'Operators',
   caption: 'The people who sign in to this console with their own email (beside the operator key)',
   owner: () => null,
-  canChange: () => true,
+  canChange: (req) => operatorRoleMay(operatorRoleOf(req), 'workspaces'),
+  manager: (req) => ({ operator: operatorRoleOf(req) }),
   readPage: { schema: { hide: true }, config: { web: { area: 'console' } } },
-  changePage: { schema: { hide: true }, config: { web: { area: 'console' } } },
+  changePage: { schema: { hide: true }, config: { web: { area: 'console', right: 'workspaces' } } },
 };
 
 function signedIn(req: FastifyRequest) {
@@ -70,24 +88,19 @@ function signedIn(req: FastifyRequest) {
   return user;
 }
 
-const hasRoles = (face: Face) => face.area === 'dashboard';
+/** The console's signed-in operator user's role, or undefined for a session opened with the operator key (every right). */
+function operatorRoleOf(req: FastifyRequest): OperatorRole | undefined {
+  return req.web.session?.user?.role as OperatorRole | undefined;
+}
 
-/** What may be done to another user: a new link while invited, role (dashboard) and disable while active, enable when disabled. */
+/** What may be done to another user: a new link while invited, role and disable while active, enable when disabled. */
 function rowActions(face: Face, req: FastifyRequest, user: users.UserView): Html | string {
   if (user.id === req.web.session?.user?.id) return html`<span class="muted">you</span>`;
   const userPath = (id: string): string => `${face.base}/${encodeURIComponent(id)}`;
   const csrf = req.web.csrf;
   if (user.status === 'invited') return postForm({ action: `${userPath(user.id)}/invitation`, csrf, submit: 'New invitation link', label: `New invitation link for ${user.email}`, inline: true });
   if (user.status === 'disabled') return postForm({ action: `${userPath(user.id)}/enable`, csrf, submit: 'Enable', label: `Enable ${user.email}`, inline: true });
-  const otherRole = user.role === 'admin' ? 'viewer' : 'admin';
-  return html`${
-    hasRoles(face)
-      ? postForm(
-          { action: `${userPath(user.id)}/role`, csrf, submit: `Make ${otherRole}`, label: `Make ${otherRole}: ${user.email}`, inline: true },
-          html`<input type="hidden" name="role" value="${otherRole}">`,
-        )
-      : ''
-  }${postForm({ action: `${userPath(user.id)}/disable`, csrf, submit: 'Disable', label: `Disable ${user.email}`, inline: true, danger: true, confirm: `Disable ${user.email}? Their sessions end at once.` })}`;
+  return html`${roleForm({ area: face.area, action: `${userPath(user.id)}/role`, csrf, user })}${postForm({ action: `${userPath(user.id)}/disable`, csrf, submit: 'Disable', label: `Disable ${user.email}`, inline: true, danger: true, confirm: `Disable ${user.email}? Their sessions end at once.` })}`;
 }
 
 function inviteForm(face: Face, req: FastifyRequest, refusal: Refusal): Html {
@@ -99,7 +112,7 @@ function inviteForm(face: Face, req: FastifyRequest, refusal: Refusal): Html {
     postForm(
       { action: face.base, csrf: req.web.csrf, submit: 'Invite' },
       field({ label: 'Email', name: 'email', type: 'email', required: true, value: posted ? formText(req, 'email', { maxLength: EMAIL_LENGTH_MAX }) : undefined, error: refusal.fields.email }),
-      hasRoles(face) ? select({ label: 'Role', name: 'role', options: ROLE_OPTIONS, value: posted ? formText(req, 'role') : 'viewer' }) : html``,
+      select({ label: 'Role', name: 'role', options: roleOptions(face.area), value: posted ? formText(req, 'role') : face.area === 'console' ? 'administrator' : 'viewer' }),
     ),
   );
 }
@@ -112,7 +125,7 @@ function listBody(face: Face, req: FastifyRequest, page: UserPage, top: Html | '
       face.caption,
       [
         { label: 'Email', cell: (u) => u.email },
-        ...(hasRoles(face) ? [{ label: 'Role', cell: (u: users.UserView) => u.role }] : []),
+        { label: 'Role', cell: (u) => u.role },
         { label: 'Status', cell: (u) => status(u.status) },
         { label: 'Two-step sign-in', cell: (u) => (u.twoFactor ? 'on' : 'off') },
         { label: 'Invitation expires', cell: (u) => (u.status === 'invited' ? when(u.invitationExpiresAt) : '') },
@@ -123,14 +136,27 @@ function listBody(face: Face, req: FastifyRequest, page: UserPage, top: Html | '
     ),
     pageNav(face.base, {}, page.at, page),
     face.area === 'dashboard' ? html`<p class="help">People can also sign in through your company's identity provider: <a href="/dashboard/users/company-sign-in">Company sign-in</a>.</p>` : '',
-  )}${admin ? inviteForm(face, req, refusal) : ''}`;
+  )}${rightsList(face.area)}${admin ? inviteForm(face, req, refusal) : ''}`;
+}
+
+/** What each role may change, from the one table the services check (every role reads everything). */
+function rightsList(area: Area): Html {
+  const rights: [string, readonly string[]][] = area === 'console' ? Object.entries(OPERATOR_RIGHTS) : Object.entries(WORKSPACE_RIGHTS);
+  const mayOf = (role: string) => rights.filter(([, holders]) => holders.includes(role)).map(([right]) => RIGHT_WORDS[right as keyof typeof RIGHT_WORDS]);
+  return section(
+    'What each role may do',
+    html`<p class="help">Every role reads everything; a role changes only what is listed here.</p><ul class="rights">${roleOptions(area).map((r) => {
+      const may = mayOf(r.value);
+      return html`<li><strong>${r.value}</strong>: ${may.length ? `may ${may.join('; ')}` : 'reads only'}</li>`;
+    })}</ul>`,
+  );
 }
 
 const invitationShown = (invitation: users.Invitation): Html =>
   secretOnce(`The invitation link for ${invitation.user.email} (${invitation.user.role}).`, invitation.invitationUrl);
 
 /**
- * A face's users: invite (link shown once), renew a link, change a role (dashboard), disable or
+ * A face's users: invite (link shown once), renew a link, change a role, disable or
  * enable. The dashboard's workspace users at /dashboard/users; the console's operator users at /console/operators.
  */
 export function userPages(app: FastifyInstance, web: Web, area: Area): void {
@@ -141,8 +167,8 @@ export function userPages(app: FastifyInstance, web: Web, area: Area): void {
     const at = pagePosition((req.query ?? {}) as Record<string, unknown>);
     return { ...(await users.listUsers(ctx.db, ctx.box, face.owner(req), pageRequest(at))), at };
   };
-  const change = (req: UserRequest, to: { role?: users.UserRole; status?: 'active' | 'disabled' }) =>
-    ctx.db.tx((tx) => users.changeUser(tx, ctx.box, face.owner(req), req.web.session?.user?.id, req.params.userId, to));
+  const change = (req: UserRequest, to: { role?: string; status?: 'active' | 'disabled' }) =>
+    ctx.db.tx((tx) => users.changeUser(tx, ctx.box, face.owner(req), { userId: req.web.session?.user?.id, manager: face.manager(req) }, req.params.userId, to));
   const refused = async (req: FastifyRequest, reply: Parameters<typeof seeOther>[0], err: unknown) => {
     const refusal = refusalOf(err);
     return sendPage(web, req, reply, { title: face.title, status: refusal.status, body: listBody(face, req, await listPage(req), '', refusal) });
@@ -152,9 +178,9 @@ export function userPages(app: FastifyInstance, web: Web, area: Area): void {
 
   app.post(face.base, face.changePage, async (req, reply) => {
     try {
-      const input = { email: formText(req, 'email', { maxLength: EMAIL_LENGTH_MAX }), ...(hasRoles(face) ? { role: formText(req, 'role') as users.UserRole } : {}) };
+      const input = { email: formText(req, 'email', { maxLength: EMAIL_LENGTH_MAX }), role: formText(req, 'role', { maxLength: 20 }) || undefined };
       reply.code(201); // the answer when it commits (its audit entry records it)
-      const invitation = await ctx.db.tx((tx) => users.inviteUser(tx, ctx.box, invitationOptions, face.owner(req), input, { seesEveryOwner: face.area === 'console' }));
+      const invitation = await ctx.db.tx((tx) => users.inviteUser(tx, ctx.box, invitationOptions, face.owner(req), input, { seesEveryOwner: face.area === 'console', manager: face.manager(req) }));
       return sendPage(web, req, reply, { title: face.title, status: 201, body: listBody(face, req, await listPage(req), invitationShown(invitation)) });
     } catch (err) {
       return refused(req, reply, err);
@@ -163,7 +189,7 @@ export function userPages(app: FastifyInstance, web: Web, area: Area): void {
 
   app.post<{ Params: { userId: string } }>(`${face.base}/:userId/invitation`, face.changePage, async (req, reply) => {
     try {
-      const invitation = await users.reinviteUser(ctx.db, ctx.box, invitationOptions, face.owner(req), req.params.userId);
+      const invitation = await users.reinviteUser(ctx.db, ctx.box, invitationOptions, face.owner(req), req.params.userId, face.manager(req));
       return sendPage(web, req, reply, { title: face.title, body: listBody(face, req, await listPage(req), invitationShown(invitation)) });
     } catch (err) {
       return refused(req, reply, err);
@@ -171,7 +197,7 @@ export function userPages(app: FastifyInstance, web: Web, area: Area): void {
   });
 
   const changes = {
-    ...(hasRoles(face) ? { role: (req: UserRequest) => ({ role: formText(req, 'role') as users.UserRole }) } : {}),
+    role: (req: UserRequest) => ({ role: formText(req, 'role', { maxLength: 20 }) }),
     disable: () => ({ status: 'disabled' as const }),
     enable: () => ({ status: 'active' as const }),
   };

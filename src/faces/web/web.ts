@@ -11,14 +11,19 @@ import { auditCalls } from '../../platform/http/audited.js';
 import type { AuditDraft } from '../../controls/audit/audit.service.js';
 import { createSession, csrfToken, csrfTokenMatches, endSession, readSession, type SessionLimits, type WebSession } from '../../domains/users/sessions.service.js';
 import { html, type Html } from '../../platform/lib/html.js';
+import { assertOperatorRight, assertWorkspaceRight, type OperatorRight, type OperatorRole, type WorkspaceRight, type WorkspaceRole } from '../../domains/users/rights.js';
 import { layout, type Area } from './layout.js';
 import { acceptMultipartForms } from './multipart.js';
 
-/** How a page route is reached: by anyone (sign-in), mid-sign-in (the second factor), or signed in; `admin` pages change things. */
+/**
+ * How a page route is reached: by anyone (sign-in), mid-sign-in (the second factor), or signed in;
+ * a page that changes something names the right it needs (src/domains/users/rights.ts), which the
+ * service it calls asserts again: the page's check only answers before any form is read.
+ */
 export interface WebRouteConfig {
   area: Area;
   access?: 'public' | 'second-factor' | 'member';
-  role?: 'admin';
+  right?: WorkspaceRight | OperatorRight;
 }
 
 export interface WebState {
@@ -171,8 +176,9 @@ function enforceAccess(req: FastifyRequest, reply: FastifyReply, route: WebRoute
     throw new AppError({ status: 401, code: 'SIGNED_OUT', message: 'Your session has ended. Sign in again.' });
   }
   if (session.secondFactorPending) return seeOther(reply, `/${route.area}/second-factor`);
-  if (route.role === 'admin' && session.user?.role === 'viewer') {
-    throw new AppError({ status: 403, code: 'ROLE_READ_ONLY', message: 'Your role (viewer) can read this workspace but not change it.' });
+  if (route.right !== undefined) {
+    if (route.area === 'dashboard') assertWorkspaceRight({ role: session.user?.role as WorkspaceRole }, route.right as WorkspaceRight);
+    else assertOperatorRight({ role: session.user?.role as OperatorRole | undefined }, route.right as OperatorRight);
   }
   return undefined;
 }

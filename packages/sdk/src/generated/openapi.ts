@@ -2994,7 +2994,7 @@ export interface components {
          * @description Every code the API answers with; what each means, where, and what to do: GET /docs/errors
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "UNKNOWN_FIELD" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "RECIPIENT_CHECK_NOT_HELD" | "RECIPIENT_ACCOUNT_NOT_FOUND" | "RECIPIENT_CHECK_NOT_OFFERED" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK" | "CHAIN_PAYOUT_NOT_FOUND" | "CHAIN_PAYOUT_NOT_IN_CONFLICT" | "CHAIN_PAYOUT_BUSY" | "CHAIN_NOT_CONFIGURED" | "CHAIN_NOT_FOUND" | "CHAIN_DEPOSIT_DECIDED" | "DEDICATED_ACCOUNT_TAKEN" | "PROVIDER_REFUSED" | "PROVIDER_UNAVAILABLE" | "CHAIN_DEPOSIT_NOT_CREDITABLE" | "ORDER_HELD";
+        ErrorCode: "VALIDATION_ERROR" | "UNKNOWN_FIELD" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "ROLE_NOT_PERMITTED" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "RECIPIENT_CHECK_NOT_HELD" | "RECIPIENT_ACCOUNT_NOT_FOUND" | "RECIPIENT_CHECK_NOT_OFFERED" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK" | "CHAIN_PAYOUT_NOT_FOUND" | "CHAIN_PAYOUT_NOT_IN_CONFLICT" | "CHAIN_PAYOUT_BUSY" | "CHAIN_NOT_CONFIGURED" | "CHAIN_NOT_FOUND" | "CHAIN_DEPOSIT_DECIDED" | "DEDICATED_ACCOUNT_TAKEN" | "PROVIDER_REFUSED" | "PROVIDER_UNAVAILABLE" | "CHAIN_DEPOSIT_NOT_CREDITABLE" | "ORDER_HELD";
         /**
          * Event
          * @description The webhook envelope {id, type, createdAt, test, data} as delivered; GET /v1/events and the stream add `accountId`, the sub-account it concerns (null: the workspace itself); `data` by `type`
@@ -4785,7 +4785,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4859,7 +4859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4954,7 +4954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5061,7 +5061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5156,7 +5156,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5263,7 +5263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5354,7 +5354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5428,7 +5428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5514,7 +5514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5604,7 +5604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5754,7 +5754,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5831,7 +5831,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5917,7 +5917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6008,7 +6008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6103,7 +6103,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6210,7 +6210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6301,7 +6301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6393,7 +6393,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6502,7 +6502,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6605,7 +6605,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6712,7 +6712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6801,7 +6801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6912,7 +6912,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7004,7 +7004,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7128,7 +7128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7235,7 +7235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7329,7 +7329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7436,7 +7436,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7557,7 +7557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7661,7 +7661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7755,7 +7755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7844,7 +7844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7941,7 +7941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8030,7 +8030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8121,7 +8121,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8216,7 +8216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8323,7 +8323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8418,7 +8418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8525,7 +8525,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8616,7 +8616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8702,7 +8702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8792,7 +8792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8883,7 +8883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8987,7 +8987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9094,7 +9094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9188,7 +9188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9304,7 +9304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9420,7 +9420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9531,7 +9531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9626,7 +9626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9733,7 +9733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9831,7 +9831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner, APPROVER_IS_CREATOR) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner, APPROVER_IS_CREATOR) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9943,7 +9943,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10050,7 +10050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10144,7 +10144,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10260,7 +10260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner, APPROVER_IS_CREATOR) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner, APPROVER_IS_CREATOR) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10367,7 +10367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10463,7 +10463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10552,7 +10552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10650,7 +10650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10769,7 +10769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10889,7 +10889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11005,7 +11005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11121,7 +11121,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11238,7 +11238,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11350,7 +11350,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11462,7 +11462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11574,7 +11574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11686,7 +11686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11802,7 +11802,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11914,7 +11914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12026,7 +12026,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12138,7 +12138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12254,7 +12254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12370,7 +12370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12486,7 +12486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12609,7 +12609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12702,7 +12702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12806,7 +12806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12913,7 +12913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13004,7 +13004,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13099,7 +13099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13206,7 +13206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13295,7 +13295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13406,7 +13406,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13522,7 +13522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13613,7 +13613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13709,7 +13709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13825,7 +13825,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13937,7 +13937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14047,7 +14047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14143,7 +14143,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14250,7 +14250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14344,7 +14344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14451,7 +14451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14549,7 +14549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14658,7 +14658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14747,7 +14747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14863,7 +14863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14970,7 +14970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15079,7 +15079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15188,7 +15188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15277,7 +15277,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15391,7 +15391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15503,7 +15503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15619,7 +15619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15733,7 +15733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15819,7 +15819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15908,7 +15908,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner, UPLOAD_URL_INVALID, UPLOAD_URL_EXPIRED) */
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner, UPLOAD_URL_INVALID, UPLOAD_URL_EXPIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
