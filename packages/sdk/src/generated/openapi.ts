@@ -1796,7 +1796,468 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "account.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account.created
+         * @description A sub-account was created (POST /v1/accounts). Corridor POSTs the event to each enabled endpoint subscribed to `account.created`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["accountCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * application.approved
+         * @description The application was approved. Corridor POSTs the event to each enabled endpoint subscribed to `application.approved`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["applicationApprovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.more_info_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * application.more_info_requested
+         * @description The review needs more (`moreInfoReason`, `editableSections`). Corridor POSTs the event to each enabled endpoint subscribed to `application.more_info_requested`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["applicationMoreInfoRequestedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * application.rejected
+         * @description The application was rejected. Corridor POSTs the event to each enabled endpoint subscribed to `application.rejected`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["applicationRejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.under_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * application.under_review
+         * @description The application was submitted. Corridor POSTs the event to each enabled endpoint subscribed to `application.under_review`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["applicationUnderReviewWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "beneficiary.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * beneficiary.updated
+         * @description A rail corrected one of the beneficiary's accounts (an ACH notification of change). Corridor POSTs the event to each enabled endpoint subscribed to `beneficiary.updated`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["beneficiaryUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deposit.completed
+         * @description The deposit reached `completed`: credit your customer from `creditedAmount`. Corridor POSTs the event to each enabled endpoint subscribed to `deposit.completed`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["depositCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deposit.failed
+         * @description The deposit terminally failed (read `status` before crediting anyone). Corridor POSTs the event to each enabled endpoint subscribed to `deposit.failed`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["depositFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.awaiting_funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.awaiting_funds
+         * @description Funding instructions were issued (`settlement`: the account or address, amount, reference). Corridor POSTs the event to each enabled endpoint subscribed to `order.awaiting_funds`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["orderAwaitingFundsWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.completed
+         * @description The desk delivered to the beneficiary (`uetr` for wire deliveries). Corridor POSTs the event to each enabled endpoint subscribed to `order.completed`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["orderCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.created
+         * @description The order was created; fires together with order.funds_received (balance-funded) or order.awaiting_funds (settlement-funded). Corridor POSTs the event to each enabled endpoint subscribed to `order.created`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["orderCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.expired
+         * @description The funding window closed unfunded. Corridor POSTs the event to each enabled endpoint subscribed to `order.expired`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["orderExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.failed
+         * @description The order failed and its held funds were returned (`failureReason`). Corridor POSTs the event to each enabled endpoint subscribed to `order.failed`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["orderFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.funds_received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.funds_received
+         * @description The source amount is held, queued for the desk. Corridor POSTs the event to each enabled endpoint subscribed to `order.funds_received`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["orderFundsReceivedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.approval_required": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.approval_required
+         * @description An approval rule holds the payout for a second person's decision (`approval`). Corridor POSTs the event to each enabled endpoint subscribed to `payout.approval_required`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["payoutApprovalRequiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.cancelled
+         * @description The payout was cancelled by the caller or downstream. Corridor POSTs the event to each enabled endpoint subscribed to `payout.cancelled`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["payoutCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.failed
+         * @description The payout failed before settlement (read `failureReason` from the payout). Corridor POSTs the event to each enabled endpoint subscribed to `payout.failed`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["payoutFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.paid
+         * @description The payout settled. Corridor POSTs the event to each enabled endpoint subscribed to `payout.paid`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["payoutPaidWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.processing
+         * @description The rail has begun processing the payout. Corridor POSTs the event to each enabled endpoint subscribed to `payout.processing`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["payoutProcessingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.recipient_check_required": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.recipient_check_required
+         * @description The rail's recipient check holds the payout until confirmed (`recipientCheck`). Corridor POSTs the event to each enabled endpoint subscribed to `payout.recipient_check_required`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["payoutRecipientCheckRequiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "virtual_account.active": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * virtual_account.active
+         * @description The virtual account was approved with its details issued (never carried in the event). Corridor POSTs the event to each enabled endpoint subscribed to `virtual_account.active`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["virtualAccountActiveWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "virtual_account.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * virtual_account.failed
+         * @description The virtual account was refused, or cannot produce usable details. Corridor POSTs the event to each enabled endpoint subscribed to `virtual_account.failed`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["virtualAccountFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description The webhook test operation (POST /v1/webhooks/{id}/test): `test` is true, signed like any event. Corridor POSTs the event to each enabled endpoint subscribed to `webhook.test`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["webhookTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** Account */
@@ -4773,6 +5234,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "x": "uE9xOnnRTEMwJc5noF_qg3cuavAS0ku8Sds1RO4VIhY",
+                     *           "kid": "lDzM0ScuR8aS8Esi",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["JWKS"];
                 };
             };
@@ -4847,6 +5322,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "issuer": "http://127.0.0.1:30702",
+                     *       "token_endpoint": "0123://456.7.8.9:abcde/f0123/45678",
+                     *       "jwks_uri": "http://127.0.0.1:30702/.well-known/jwks.json",
+                     *       "grant_types_supported": [
+                     *         "client_credentials"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_012345_6789a",
+                     *         "client_012345_6789"
+                     *       ],
+                     *       "token_endpoint_auth_signing_alg_values_supported": [
+                     *         "01234"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "token"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "read:accounts",
+                     *         "write:accounts"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };
@@ -4923,6 +5422,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "quoteId": "d440685f-bc5c-4ce3-bf31-00e268fdfc78"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LegacyCreateFxConversionRequest"];
             };
         };
@@ -4933,6 +5437,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "b352daaf-cd61-48fb-894d-050764edbf26",
+                     *       "quoteId": "d440685f-bc5c-4ce3-bf31-00e268fdfc78",
+                     *       "clientRef": null,
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "10.00",
+                     *       "toAmount": "9.15",
+                     *       "rate": "0.9154",
+                     *       "status": "completed",
+                     *       "createdAt": "2026-11-28T12:41:10.673Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxConversion"];
                 };
             };
@@ -5040,6 +5558,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "453f367d-5e58-4509-95db-1ed73ead44f0",
+                     *       "quoteId": "1528fd84-d99f-4e83-87bd-333146f4aa44",
+                     *       "clientRef": null,
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "10.00",
+                     *       "toAmount": "9.15",
+                     *       "rate": "0.9154",
+                     *       "status": "completed",
+                     *       "createdAt": "2026-11-28T12:40:31.143Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxConversion"];
                 };
             };
@@ -5125,6 +5657,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "fromCurrency": "EUR",
+                 *       "toCurrency": "USD",
+                 *       "fromAmount": "100.00",
+                 *       "intent": "payout"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LegacyCreateFxQuoteRequest"];
             };
         };
@@ -5135,6 +5675,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "62a9f7a5-b280-4745-9cbd-6036ba7ccd96",
+                     *       "fromCurrency": "EUR",
+                     *       "toCurrency": "USD",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "108.15",
+                     *       "rate": "1.08152173913",
+                     *       "inverseRate": "0.924623115578",
+                     *       "midRate": "1.086956521739",
+                     *       "spreadBps": 50,
+                     *       "fee": "0.00",
+                     *       "intent": "payout",
+                     *       "status": "open",
+                     *       "expiresAt": "2026-11-28T12:41:28.671Z",
+                     *       "createdAt": "2026-11-28T12:40:58.671Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxQuote"];
                 };
             };
@@ -5242,6 +5800,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "47e5820a-5657-43f5-b10d-1907db63f610",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "10.00",
+                     *       "toAmount": "9.15",
+                     *       "rate": "0.9154",
+                     *       "inverseRate": "1.092418614813",
+                     *       "midRate": "0.92",
+                     *       "spreadBps": 50,
+                     *       "fee": "0.00",
+                     *       "intent": "conversion",
+                     *       "status": "expired",
+                     *       "expiresAt": "2026-11-28T12:41:00.587Z",
+                     *       "createdAt": "2026-11-28T12:40:30.587Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxQuote"];
                 };
             };
@@ -5333,6 +5909,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "fx_rate.list",
+                     *       "data": [
+                     *         {
+                     *           "from": "EUR",
+                     *           "to": "USD",
+                     *           "rate": "1.08152173913",
+                     *           "inverseRate": "0.924623115578",
+                     *           "midRate": "1.086956521739",
+                     *           "spreadBps": 50,
+                     *           "asOf": "2026-11-28T12:40:57.130Z"
+                     *         },
+                     *         {
+                     *           "from": "EUR",
+                     *           "to": "GBP",
+                     *           "rate": "0.850427350427",
+                     *           "inverseRate": "1.175879396985",
+                     *           "midRate": "0.8547008547",
+                     *           "spreadBps": 50,
+                     *           "asOf": "2026-11-28T12:40:57.130Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxRateList"];
                 };
             };
@@ -5416,6 +6017,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": components["schemas"]["GetHealthzResponse"];
                 };
             };
@@ -5493,6 +6099,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "userId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "clientId": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *       "balances": [
+                     *         {
+                     *           "currency": "EUR",
+                     *           "balance": "99996.01",
+                     *           "pendingIn": "0.00",
+                     *           "pendingOut": "10.14",
+                     *           "totalBalance": "100006.15",
+                     *           "isActive": true,
+                     *           "lastTransactionAt": "2026-11-28T12:40:34.232Z"
+                     *         },
+                     *         {
+                     *           "currency": "USD",
+                     *           "balance": "99890.00",
+                     *           "pendingIn": "0.00",
+                     *           "pendingOut": "100.00",
+                     *           "totalBalance": "99990.00",
+                     *           "isActive": true,
+                     *           "lastTransactionAt": "2026-11-28T12:40:34.467Z"
+                     *         }
+                     *       ],
+                     *       "totalValueEur": "192019.95",
+                     *       "primaryCurrency": "GBP",
+                     *       "calculatedAt": "2026-11-28T12:40:51.032Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LedgerBalances"];
                 };
             };
@@ -5583,6 +6218,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "ledger_transaction.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "e2d9f7e8-b9ea-403f-8a2d-a9e624d120b1",
+                     *           "currency": "USD",
+                     *           "amount": "100.00",
+                     *           "direction": "debit",
+                     *           "status": "pending",
+                     *           "objectType": "order",
+                     *           "objectId": "14704e10-52df-442e-a782-1211170a6501",
+                     *           "description": "Order funds held for the desk",
+                     *           "createdAt": "2026-11-28T12:40:34.467Z"
+                     *         },
+                     *         {
+                     *           "id": "532cd67c-4558-4f2f-a0f6-45751e617665",
+                     *           "currency": "EUR",
+                     *           "amount": "10.14",
+                     *           "direction": "debit",
+                     *           "status": "pending",
+                     *           "objectType": "payout",
+                     *           "objectId": "761bcdb2-44f3-4e82-964a-d7595885b509",
+                     *           "description": null,
+                     *           "createdAt": "2026-11-28T12:40:34.232Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["LedgerTransactionList"];
                 };
             };
@@ -5660,6 +6326,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                 *       "client_secret": "cs_0123456789abcdef0_123456789abcdef012-345678",
+                 *       "audience": "corridor-api"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOauthTokenRequest"];
             };
         };
@@ -5670,6 +6344,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef012345.6789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd.ef01234567-89abcdef0123456789abcdef012_3456789abcdef0_123456789_abcdef0123456789abcdef",
+                     *       "token_type": "012345",
+                     *       "expires_in": 86400
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateOauthTokenResponse"];
                 };
             };
@@ -5742,6 +6423,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": components["schemas"]["GetReadyzResponse"];
                 };
             };
@@ -5896,6 +6582,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "accountType": "master",
+                     *       "status": "active",
+                     *       "country": "GB",
+                     *       "name": "Acme Ltd",
+                     *       "createdAt": "2026-11-28T12:40:25.879Z",
+                     *       "primaryCurrency": "GBP"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Account"];
                 };
             };
@@ -5987,6 +6684,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "account.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "7b6cf61e-b14e-4541-a5b5-995b83b64584",
+                     *           "accountType": "sub",
+                     *           "status": "pending",
+                     *           "country": "DE",
+                     *           "name": "Ada Lovelace",
+                     *           "createdAt": "2026-11-28T12:40:43.962Z",
+                     *           "parentAccountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11"
+                     *         },
+                     *         {
+                     *           "id": "8c3d129f-08ef-4b3b-91ca-44cdd5a60518",
+                     *           "accountType": "sub",
+                     *           "status": "pending",
+                     *           "country": "GB",
+                     *           "name": "Sample Branch",
+                     *           "createdAt": "2026-11-28T12:40:34.359Z",
+                     *           "parentAccountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountList"];
                 };
             };
@@ -6072,6 +6796,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "country": "DE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateAccountRequest"];
             };
         };
@@ -6082,6 +6812,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7b6cf61e-b14e-4541-a5b5-995b83b64584",
+                     *       "accountType": "sub",
+                     *       "status": "pending",
+                     *       "country": "DE",
+                     *       "name": "Ada Lovelace",
+                     *       "createdAt": "2026-11-28T12:40:43.962Z",
+                     *       "parentAccountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Account"];
                 };
             };
@@ -6189,6 +6930,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "8c3d129f-08ef-4b3b-91ca-44cdd5a60518",
+                     *       "accountType": "sub",
+                     *       "status": "pending",
+                     *       "country": "GB",
+                     *       "name": "Sample Branch",
+                     *       "createdAt": "2026-11-28T12:40:34.359Z",
+                     *       "parentAccountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Account"];
                 };
             };
@@ -6280,6 +7032,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "api_key.list",
+                     *       "data": [
+                     *         {
+                     *           "clientId": "7debafe2-d84c-4b0c-84ea-2847eee498da",
+                     *           "scopes": [
+                     *             "read:accounts",
+                     *             "write:accounts"
+                     *           ],
+                     *           "status": "active",
+                     *           "label": null,
+                     *           "createdAt": "2026-11-28T12:40:31.972Z",
+                     *           "lastUsedAt": null
+                     *         },
+                     *         {
+                     *           "clientId": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *           "scopes": [
+                     *             "read:accounts",
+                     *             "write:accounts"
+                     *           ],
+                     *           "status": "active",
+                     *           "label": null,
+                     *           "createdAt": "2026-11-28T12:40:25.994Z",
+                     *           "lastUsedAt": "2026-11-28T12:40:26.079Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
@@ -6362,6 +7145,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scopes": [
+                 *         "read:payouts",
+                 *         "write:payouts"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["SetApiKeyScopesRequest"];
             };
         };
@@ -6372,6 +7163,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Scopes updated",
+                     *       "clientId": "7debafe2-d84c-4b0c-84ea-2847eee498da",
+                     *       "scopes": [
+                     *         "read:payouts",
+                     *         "write:payouts"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SetApiKeyScopesResponse"];
                 };
             };
@@ -6481,6 +7282,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "approval_rule.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "105a03e5-aa0d-4c00-9aa3-714c9e7bdaca",
+                     *           "type": "amount_over",
+                     *           "description": "Payouts over 10,000 EUR need a second person",
+                     *           "createdBy": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *           "createdAt": "2026-11-28T12:41:29.548Z",
+                     *           "currency": "EUR",
+                     *           "amount": "10000.00"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApprovalRuleList"];
                 };
             };
@@ -6584,6 +7403,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "105a03e5-aa0d-4c00-9aa3-714c9e7bdaca",
+                     *       "type": "amount_over",
+                     *       "description": "Payouts over 10,000 EUR need a second person",
+                     *       "createdBy": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *       "createdAt": "2026-11-28T12:41:29.548Z",
+                     *       "currency": "EUR",
+                     *       "amount": "10000.00"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApprovalRule"];
                 };
             };
@@ -6691,6 +7521,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "approval_rule.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "105a03e5-aa0d-4c00-9aa3-714c9e7bdaca",
+                     *           "type": "amount_over",
+                     *           "description": "Payouts over 10,000 EUR need a second person",
+                     *           "createdBy": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *           "createdAt": "2026-11-28T12:41:29.548Z",
+                     *           "currency": "EUR",
+                     *           "amount": "10000.00"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApprovalRule"];
                 };
             };
@@ -6780,6 +7628,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "978a6143-a8fa-4d27-8d7e-ded6f7a865c6",
+                     *       "deleted": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApprovalRuleDeleted"];
                 };
             };
@@ -6891,6 +7745,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "approval.list",
+                     *       "data": [],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApprovalList"];
                 };
             };
@@ -6983,6 +7845,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "beneficiary.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "0e4d6441-7b6c-48f7-8cb6-5a0346853820",
+                     *           "type": "individual",
+                     *           "status": "active",
+                     *           "name": "Ada Lovelace",
+                     *           "country": "DE",
+                     *           "accounts": [
+                     *             {
+                     *               "id": "ad012580-6563-4b7d-a45b-bda50c621002",
+                     *               "type": "iban",
+                     *               "currency": "EUR",
+                     *               "data": {
+                     *                 "iban": "DE89370400440532013000"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-28T12:41:36.655Z",
+                     *           "updatedAt": "2026-11-28T12:41:36.655Z",
+                     *           "address": "1 Hauptstrasse",
+                     *           "city": "Berlin",
+                     *           "postcode": "10115"
+                     *         },
+                     *         {
+                     *           "id": "43f7f8db-13a4-45b6-acb3-950428522a04",
+                     *           "type": "individual",
+                     *           "status": "active",
+                     *           "name": "Ada Lovelace",
+                     *           "country": "DE",
+                     *           "accounts": [
+                     *             {
+                     *               "id": "cb1abbc2-6632-4583-b4d3-bff8d377ccd4",
+                     *               "type": "iban",
+                     *               "currency": "EUR",
+                     *               "data": {
+                     *                 "iban": "DE89370400440532013000"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-28T12:41:27.756Z",
+                     *           "updatedAt": "2026-11-28T12:41:27.756Z",
+                     *           "address": "1 Hauptstrasse",
+                     *           "city": "Berlin",
+                     *           "postcode": "10115"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BeneficiaryList"];
                 };
             };
@@ -7107,6 +8022,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0e4d6441-7b6c-48f7-8cb6-5a0346853820",
+                     *       "type": "individual",
+                     *       "status": "active",
+                     *       "name": "Ada Lovelace",
+                     *       "country": "DE",
+                     *       "accounts": [
+                     *         {
+                     *           "id": "ad012580-6563-4b7d-a45b-bda50c621002",
+                     *           "type": "iban",
+                     *           "currency": "EUR",
+                     *           "data": {
+                     *             "iban": "DE89370400440532013000"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T12:41:36.655Z",
+                     *       "updatedAt": "2026-11-28T12:41:36.655Z",
+                     *       "address": "1 Hauptstrasse",
+                     *       "city": "Berlin",
+                     *       "postcode": "10115"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Beneficiary"];
                 };
             };
@@ -7214,6 +8153,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "727120a2-219f-479b-8e98-69ad82a46457",
+                     *       "type": "individual",
+                     *       "status": "active",
+                     *       "name": "Ada Lovelace",
+                     *       "country": "DE",
+                     *       "accounts": [
+                     *         {
+                     *           "id": "03339f4b-77f4-4bbf-92f8-55b2d0fed273",
+                     *           "type": "iban",
+                     *           "currency": "EUR",
+                     *           "data": {
+                     *             "iban": "DE89370400440532013000"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T12:40:27.379Z",
+                     *       "updatedAt": "2026-11-28T12:40:27.379Z",
+                     *       "address": "1 Hauptstrasse",
+                     *       "city": "Berlin",
+                     *       "postcode": "10115"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Beneficiary"];
                 };
             };
@@ -7308,6 +8271,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "727120a2-219f-479b-8e98-69ad82a46457",
+                     *       "type": "individual",
+                     *       "status": "active",
+                     *       "name": "Ada Lovelace",
+                     *       "country": "DE",
+                     *       "accounts": [
+                     *         {
+                     *           "id": "03339f4b-77f4-4bbf-92f8-55b2d0fed273",
+                     *           "type": "iban",
+                     *           "currency": "EUR",
+                     *           "data": {
+                     *             "iban": "DE89370400440532013000"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T12:40:27.379Z",
+                     *       "updatedAt": "2026-11-28T12:41:39.663Z",
+                     *       "address": "1 Hauptstrasse",
+                     *       "city": "Berlin",
+                     *       "postcode": "10115"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Beneficiary"];
                 };
             };
@@ -7415,6 +8402,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "07a7fbc7-f7ba-49b6-b114-533ffd885b60",
+                     *       "type": "individual",
+                     *       "status": "inactive",
+                     *       "name": "Ada Lovelace",
+                     *       "country": "DE",
+                     *       "accounts": [
+                     *         {
+                     *           "id": "7cfc7fe8-dc85-4f56-ae0f-77b3bd39c7c9",
+                     *           "type": "iban",
+                     *           "currency": "EUR",
+                     *           "data": {
+                     *             "iban": "DE89370400440532013000"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T12:41:39.915Z",
+                     *       "updatedAt": "2026-11-28T12:41:41.610Z",
+                     *       "address": "1 Hauptstrasse",
+                     *       "city": "Berlin",
+                     *       "postcode": "10115"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Beneficiary"];
                 };
             };
@@ -7640,6 +8651,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "currencies": [
+                     *         {
+                     *           "code": "EUR",
+                     *           "enabled": true,
+                     *           "payouts": true,
+                     *           "deposits": true,
+                     *           "virtualAccounts": true,
+                     *           "sandboxOnly": false
+                     *         },
+                     *         {
+                     *           "code": "USD",
+                     *           "enabled": true,
+                     *           "payouts": true,
+                     *           "deposits": true,
+                     *           "virtualAccounts": true,
+                     *           "sandboxOnly": false
+                     *         }
+                     *       ],
+                     *       "paymentMethods": [
+                     *         {
+                     *           "route": "sepa_inst",
+                     *           "currencies": [
+                     *             "EUR"
+                     *           ],
+                     *           "countries": [
+                     *             "AD",
+                     *             "AT"
+                     *           ],
+                     *           "anyCountry": false
+                     *         },
+                     *         {
+                     *           "route": "sepa_credit",
+                     *           "currencies": [
+                     *             "EUR"
+                     *           ],
+                     *           "countries": [
+                     *             "AD",
+                     *             "AT"
+                     *           ],
+                     *           "anyCountry": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Capabilities"];
                 };
             };
@@ -7734,6 +8791,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "deposit.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "104eff55-e84b-4b6e-b16f-068b9c72a494",
+                     *           "clientRef": "dep_AYP5bAHl8CNm",
+                     *           "amount": "25.000000",
+                     *           "serviceFee": "0.000000",
+                     *           "creditedAmount": "25.000000",
+                     *           "currency": "USDC",
+                     *           "status": "completed",
+                     *           "rail": "crypto",
+                     *           "virtualAccountId": null,
+                     *           "accountId": null,
+                     *           "failureReason": null,
+                     *           "createdAt": "2026-11-28T12:40:31.421Z",
+                     *           "updatedAt": "2026-11-28T12:40:31.421Z",
+                     *           "completedAt": "2026-11-28T12:40:31.421Z",
+                     *           "chain": null,
+                     *           "txHash": null,
+                     *           "fromAddress": null,
+                     *           "blockNumber": null
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepositList"];
                 };
             };
@@ -7823,6 +8909,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "104eff55-e84b-4b6e-b16f-068b9c72a494",
+                     *       "clientRef": "dep_AYP5bAHl8CNm",
+                     *       "amount": "25.000000",
+                     *       "serviceFee": "0.000000",
+                     *       "creditedAmount": "25.000000",
+                     *       "currency": "USDC",
+                     *       "status": "completed",
+                     *       "rail": "crypto",
+                     *       "virtualAccountId": null,
+                     *       "accountId": null,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:40:31.421Z",
+                     *       "updatedAt": "2026-11-28T12:40:31.421Z",
+                     *       "completedAt": "2026-11-28T12:40:31.421Z",
+                     *       "chain": null,
+                     *       "txHash": null,
+                     *       "fromAddress": null,
+                     *       "blockNumber": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -7920,6 +9028,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "event.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_luYZbZMt0t016be1cymNMjGoEh",
+                     *           "type": "payout.processing",
+                     *           "createdAt": "2026-11-28T12:41:56.407Z",
+                     *           "test": false,
+                     *           "data": {
+                     *             "id": "761bcdb2-44f3-4e82-964a-d7595885b509",
+                     *             "amount": "10.14",
+                     *             "status": "processing",
+                     *             "currency": "EUR",
+                     *             "clientRef": "s-ifikzohx",
+                     *             "completedAt": null
+                     *           },
+                     *           "accountId": null
+                     *         },
+                     *         {
+                     *           "id": "evt_6FC--I0a6jJjiZQQnfmvM15000",
+                     *           "type": "payout.processing",
+                     *           "createdAt": "2026-11-28T12:41:56.407Z",
+                     *           "test": false,
+                     *           "data": {
+                     *             "id": "85b742eb-6363-4fae-a3ff-1f4c8187bbe6",
+                     *             "amount": "25.00",
+                     *             "status": "processing",
+                     *             "currency": "EUR",
+                     *             "clientRef": "invoice-1042",
+                     *             "completedAt": null
+                     *           },
+                     *           "accountId": null
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventList"];
                 };
             };
@@ -8009,6 +9156,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_LMDnMktO-GBvzLbbaWM6EcFrTD",
+                     *       "type": "deposit.completed",
+                     *       "createdAt": "2026-11-28T12:40:31.421Z",
+                     *       "test": false,
+                     *       "data": {
+                     *         "id": "104eff55-e84b-4b6e-b16f-068b9c72a494",
+                     *         "amount": "25.000000",
+                     *         "status": "completed",
+                     *         "currency": "USDC",
+                     *         "clientRef": "dep_AYP5bAHl8CNm",
+                     *         "serviceFee": "0.000000",
+                     *         "creditedAmount": "25.000000"
+                     *       },
+                     *       "accountId": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Event"];
                 };
             };
@@ -8185,6 +9350,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "quoteId": "3b5efe1e-cfba-496b-ba81-7d26ae88cc53"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateFxConversionRequest"];
             };
         };
@@ -8195,6 +9365,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "016dcebe-21ea-4e92-a156-4e67cf5bfdc6",
+                     *       "quoteId": "3b5efe1e-cfba-496b-ba81-7d26ae88cc53",
+                     *       "clientRef": null,
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "10.00",
+                     *       "toAmount": "9.15",
+                     *       "rate": "0.9154",
+                     *       "status": "completed",
+                     *       "createdAt": "2026-11-28T12:41:06.743Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxConversion"];
                 };
             };
@@ -8302,6 +9486,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "453f367d-5e58-4509-95db-1ed73ead44f0",
+                     *       "quoteId": "1528fd84-d99f-4e83-87bd-333146f4aa44",
+                     *       "clientRef": null,
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "10.00",
+                     *       "toAmount": "9.15",
+                     *       "rate": "0.9154",
+                     *       "status": "completed",
+                     *       "createdAt": "2026-11-28T12:40:31.143Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxConversion"];
                 };
             };
@@ -8387,6 +9585,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "fromCurrency": "EUR",
+                 *       "toCurrency": "USD",
+                 *       "fromAmount": "100.00",
+                 *       "intent": "payout"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateFxQuoteRequest"];
             };
         };
@@ -8397,6 +9603,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "f4ca5f18-d08a-438e-825a-57e417280898",
+                     *       "fromCurrency": "EUR",
+                     *       "toCurrency": "USD",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "108.15",
+                     *       "rate": "1.08152173913",
+                     *       "inverseRate": "0.924623115578",
+                     *       "midRate": "1.086956521739",
+                     *       "spreadBps": 50,
+                     *       "fee": "0.00",
+                     *       "intent": "payout",
+                     *       "status": "open",
+                     *       "expiresAt": "2026-11-28T12:41:27.630Z",
+                     *       "createdAt": "2026-11-28T12:40:57.630Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxQuote"];
                 };
             };
@@ -8504,6 +9728,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "47e5820a-5657-43f5-b10d-1907db63f610",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "10.00",
+                     *       "toAmount": "9.15",
+                     *       "rate": "0.9154",
+                     *       "inverseRate": "1.092418614813",
+                     *       "midRate": "0.92",
+                     *       "spreadBps": 50,
+                     *       "fee": "0.00",
+                     *       "intent": "conversion",
+                     *       "status": "expired",
+                     *       "expiresAt": "2026-11-28T12:41:00.587Z",
+                     *       "createdAt": "2026-11-28T12:40:30.587Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxQuote"];
                 };
             };
@@ -8595,6 +9837,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "fx_rate.list",
+                     *       "data": [
+                     *         {
+                     *           "from": "EUR",
+                     *           "to": "USD",
+                     *           "rate": "1.08152173913",
+                     *           "inverseRate": "0.924623115578",
+                     *           "midRate": "1.086956521739",
+                     *           "spreadBps": 50,
+                     *           "asOf": "2026-11-28T12:40:56.727Z"
+                     *         },
+                     *         {
+                     *           "from": "EUR",
+                     *           "to": "GBP",
+                     *           "rate": "0.850427350427",
+                     *           "inverseRate": "1.175879396985",
+                     *           "midRate": "0.8547008547",
+                     *           "spreadBps": 50,
+                     *           "asOf": "2026-11-28T12:40:56.727Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxRateList"];
                 };
             };
@@ -8681,6 +9948,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "userId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "clientId": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *       "balances": [
+                     *         {
+                     *           "currency": "EUR",
+                     *           "balance": "99996.01",
+                     *           "pendingIn": "0.00",
+                     *           "pendingOut": "10.14",
+                     *           "totalBalance": "100006.15",
+                     *           "isActive": true,
+                     *           "lastTransactionAt": "2026-11-28T12:40:34.232Z"
+                     *         },
+                     *         {
+                     *           "currency": "USD",
+                     *           "balance": "99890.00",
+                     *           "pendingIn": "0.00",
+                     *           "pendingOut": "100.00",
+                     *           "totalBalance": "99990.00",
+                     *           "isActive": true,
+                     *           "lastTransactionAt": "2026-11-28T12:40:34.467Z"
+                     *         }
+                     *       ],
+                     *       "totalValueEur": "192019.95",
+                     *       "primaryCurrency": "GBP",
+                     *       "calculatedAt": "2026-11-28T12:40:49.445Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LedgerBalances"];
                 };
             };
@@ -8771,6 +10067,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "ledger_transaction.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "e2d9f7e8-b9ea-403f-8a2d-a9e624d120b1",
+                     *           "currency": "USD",
+                     *           "amount": "100.00",
+                     *           "direction": "debit",
+                     *           "status": "pending",
+                     *           "objectType": "order",
+                     *           "objectId": "14704e10-52df-442e-a782-1211170a6501",
+                     *           "description": "Order funds held for the desk",
+                     *           "createdAt": "2026-11-28T12:40:34.467Z"
+                     *         },
+                     *         {
+                     *           "id": "532cd67c-4558-4f2f-a0f6-45751e617665",
+                     *           "currency": "EUR",
+                     *           "amount": "10.14",
+                     *           "direction": "debit",
+                     *           "status": "pending",
+                     *           "objectType": "payout",
+                     *           "objectId": "761bcdb2-44f3-4e82-964a-d7595885b509",
+                     *           "description": null,
+                     *           "createdAt": "2026-11-28T12:40:34.232Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["LedgerTransactionList"];
                 };
             };
@@ -8862,6 +10189,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "order.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "93024bec-027e-420d-97fb-d82215fec885",
+                     *           "clientRef": "order-2001",
+                     *           "status": "funds_received",
+                     *           "fromCurrency": "USD",
+                     *           "toCurrency": "EUR",
+                     *           "fromAmount": "100.00",
+                     *           "toAmount": "91.54",
+                     *           "rate": "1.092418614813",
+                     *           "failureReason": null,
+                     *           "uetr": null,
+                     *           "settlement": null,
+                     *           "fundingDeadlineAt": "2026-11-29T12:42:32.372Z",
+                     *           "executionDeadlineAt": "2026-12-01T12:42:32.372Z",
+                     *           "fundedAt": "2026-11-28T12:42:32.372Z",
+                     *           "completedAt": null,
+                     *           "createdAt": "2026-11-28T12:42:32.372Z",
+                     *           "funding": "balance",
+                     *           "beneficiaryId": null,
+                     *           "updatedAt": "2026-11-28T12:42:32.372Z"
+                     *         },
+                     *         {
+                     *           "id": "14704e10-52df-442e-a782-1211170a6501",
+                     *           "clientRef": "o-2kckbqqc",
+                     *           "status": "funds_received",
+                     *           "fromCurrency": "USD",
+                     *           "toCurrency": "EUR",
+                     *           "fromAmount": "100.00",
+                     *           "toAmount": "91.54",
+                     *           "rate": "1.092418614813",
+                     *           "failureReason": null,
+                     *           "uetr": null,
+                     *           "settlement": null,
+                     *           "fundingDeadlineAt": "2026-11-29T12:40:34.467Z",
+                     *           "executionDeadlineAt": "2026-12-01T12:40:34.467Z",
+                     *           "fundedAt": "2026-11-28T12:40:34.467Z",
+                     *           "completedAt": null,
+                     *           "createdAt": "2026-11-28T12:40:34.467Z",
+                     *           "funding": "balance",
+                     *           "beneficiaryId": null,
+                     *           "updatedAt": "2026-11-28T12:40:34.467Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrderList"];
                 };
             };
@@ -8966,6 +10344,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "93024bec-027e-420d-97fb-d82215fec885",
+                     *       "clientRef": "order-2001",
+                     *       "status": "funds_received",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": null,
+                     *       "fundingDeadlineAt": "2026-11-29T12:42:32.372Z",
+                     *       "executionDeadlineAt": "2026-12-01T12:42:32.372Z",
+                     *       "fundedAt": "2026-11-28T12:42:32.372Z",
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T12:42:32.372Z",
+                     *       "funding": "balance",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T12:42:32.372Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -9073,6 +10474,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "14704e10-52df-442e-a782-1211170a6501",
+                     *       "clientRef": "o-2kckbqqc",
+                     *       "status": "funds_received",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": null,
+                     *       "fundingDeadlineAt": "2026-11-29T12:40:34.467Z",
+                     *       "executionDeadlineAt": "2026-12-01T12:40:34.467Z",
+                     *       "fundedAt": "2026-11-28T12:40:34.467Z",
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T12:40:34.467Z",
+                     *       "funding": "balance",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T12:40:34.467Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -9167,6 +10591,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "e88bcd74-6e8e-44e3-bda2-eaf07a0f0c23",
+                     *       "clientRef": "o-roik5rgh",
+                     *       "status": "cancelled",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": {
+                     *         "settlementId": "e5b077ba-6f48-427d-a250-7f8ba1f8a688",
+                     *         "method": "bank_transfer",
+                     *         "requiredAmount": "100.00",
+                     *         "currency": "USD",
+                     *         "reference": "ORD-F2B4B2F212",
+                     *         "status": "cancelled",
+                     *         "instructions": {
+                     *           "bankName": "Corridor Settlement Bank",
+                     *           "swiftCode": "CHASUS33",
+                     *           "accountNumber": "000123456789",
+                     *           "routingNumber": "021000021",
+                     *           "accountHolderName": "Corridor Trade Desk"
+                     *         },
+                     *         "expiresAt": "2026-11-29T12:42:33.835Z",
+                     *         "requirements": {
+                     *           "proofOfPayment": true
+                     *         }
+                     *       },
+                     *       "fundingDeadlineAt": "2026-11-29T12:42:33.835Z",
+                     *       "executionDeadlineAt": null,
+                     *       "fundedAt": null,
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T12:42:33.835Z",
+                     *       "funding": "settlement",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T12:42:34.339Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -9273,6 +10738,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "proofKey": "upl_Gy0G1cYOL2uWqe28J9vTI_qZ"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOrderSettlementProofRequest"];
             };
         };
@@ -9283,6 +10753,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "1cf7848f-a6e5-48de-81d4-2246a4e0a847",
+                     *       "clientRef": "o-inx6z683",
+                     *       "status": "awaiting_funds",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": {
+                     *         "settlementId": "e4c38e2f-cd70-4eec-8053-a893dedeeee5",
+                     *         "method": "bank_transfer",
+                     *         "requiredAmount": "100.00",
+                     *         "currency": "USD",
+                     *         "reference": "ORD-5F815B2D6F",
+                     *         "status": "proof_submitted",
+                     *         "instructions": {
+                     *           "bankName": "Corridor Settlement Bank",
+                     *           "swiftCode": "CHASUS33",
+                     *           "accountNumber": "000123456789",
+                     *           "routingNumber": "021000021",
+                     *           "accountHolderName": "Corridor Trade Desk"
+                     *         },
+                     *         "expiresAt": "2026-11-29T12:42:35.361Z",
+                     *         "requirements": {
+                     *           "proofOfPayment": true
+                     *         }
+                     *       },
+                     *       "fundingDeadlineAt": "2026-11-29T12:42:35.361Z",
+                     *       "executionDeadlineAt": null,
+                     *       "fundedAt": null,
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T12:42:35.361Z",
+                     *       "funding": "settlement",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T12:42:35.853Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -9389,6 +10900,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "contentLength": 1,
+                 *       "contentType": "application/pdf"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOrderSettlementProofUploadUrlRequest"];
             };
         };
@@ -9399,6 +10916,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "proofKey": "upl_YDwios8dENmlj410oS6zb4id",
+                     *       "uploadUrl": "http://127.0.0.1:30702/v2/uploads/upl_YDwios8dENmlj410oS6zb4id?expires=1795870654923&signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                     *       "expiresAt": "2026-11-28T12:57:34.923Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProofUpload"];
                 };
             };
@@ -9510,6 +11034,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "payout.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "85b742eb-6363-4fae-a3ff-1f4c8187bbe6",
+                     *           "clientRef": "invoice-1042",
+                     *           "amount": "25.00",
+                     *           "currency": "EUR",
+                     *           "status": "queued",
+                     *           "route": "international",
+                     *           "fee": "0.00",
+                     *           "feeCurrency": "EUR",
+                     *           "beneficiaryId": "727120a2-219f-479b-8e98-69ad82a46457",
+                     *           "failureReason": null,
+                     *           "createdAt": "2026-11-28T12:41:17.913Z",
+                     *           "updatedAt": "2026-11-28T12:41:17.913Z",
+                     *           "completedAt": null,
+                     *           "reference": "Invoice 1042",
+                     *           "screening": {
+                     *             "status": "clear",
+                     *             "hits": []
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "761bcdb2-44f3-4e82-964a-d7595885b509",
+                     *           "clientRef": "s-ifikzohx",
+                     *           "amount": "10.14",
+                     *           "currency": "EUR",
+                     *           "status": "queued",
+                     *           "route": "international",
+                     *           "fee": "0.00",
+                     *           "feeCurrency": "EUR",
+                     *           "beneficiaryId": "af48e335-4091-4659-bf07-50345338d3d4",
+                     *           "failureReason": null,
+                     *           "createdAt": "2026-11-28T12:40:34.232Z",
+                     *           "updatedAt": "2026-11-28T12:40:34.232Z",
+                     *           "completedAt": null,
+                     *           "screening": {
+                     *             "status": "clear",
+                     *             "hits": []
+                     *           }
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayoutList"];
                 };
             };
@@ -9595,6 +11167,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "clientRef": "invoice-1042",
+                 *       "amount": "25.00",
+                 *       "currency": "EUR",
+                 *       "beneficiary": {
+                 *         "id": "727120a2-219f-479b-8e98-69ad82a46457"
+                 *       },
+                 *       "senderInfo": {
+                 *         "type": "individual",
+                 *         "firstName": "Grace",
+                 *         "lastName": "Hopper",
+                 *         "country": "DE"
+                 *       },
+                 *       "reference": "Invoice 1042"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePayoutRequest"];
             };
         };
@@ -9605,6 +11194,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "85b742eb-6363-4fae-a3ff-1f4c8187bbe6",
+                     *       "clientRef": "invoice-1042",
+                     *       "amount": "25.00",
+                     *       "currency": "EUR",
+                     *       "status": "queued",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "727120a2-219f-479b-8e98-69ad82a46457",
+                     *       "reference": "Invoice 1042",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:41:17.913Z",
+                     *       "updatedAt": "2026-11-28T12:41:17.913Z",
+                     *       "completedAt": null,
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatePayoutResponse"];
                 };
             };
@@ -9712,6 +11323,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "761bcdb2-44f3-4e82-964a-d7595885b509",
+                     *       "clientRef": "s-ifikzohx",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "queued",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "af48e335-4091-4659-bf07-50345338d3d4",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:40:34.232Z",
+                     *       "updatedAt": "2026-11-28T12:40:34.232Z",
+                     *       "completedAt": null,
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -9810,6 +11442,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0e83dc88-651e-4d5b-8f83-eb5630f4308c",
+                     *       "clientRef": "s-speg2ion",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "queued",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "82f5d6ac-4e9c-484d-b370-1707499f38fb",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:41:34.469Z",
+                     *       "updatedAt": "2026-11-28T12:41:34.469Z",
+                     *       "completedAt": null,
+                     *       "approval": {
+                     *         "status": "approved",
+                     *         "rule": {
+                     *           "id": "8f23df48-f76f-41ff-beb1-5df53de3651a",
+                     *           "type": "every_payout",
+                     *           "description": null,
+                     *           "createdBy": "3215e920-9072-48fa-b8f3-649c370c17dc",
+                     *           "createdAt": "2026-11-28T12:41:34.354Z"
+                     *         },
+                     *         "requestedBy": "3215e920-9072-48fa-b8f3-649c370c17dc",
+                     *         "expiresAt": "2026-12-01T12:41:34.505Z",
+                     *         "decidedBy": "f3de1897-ed93-46a2-9e2e-51d47106edf3",
+                     *         "decidedAt": "2026-11-28T12:41:34.969Z",
+                     *         "reason": null
+                     *       },
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -9922,6 +11590,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "08c03978-3b8b-4766-b509-e9c3708b4af6",
+                     *       "clientRef": "s-holr1ahd",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "cancelled",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "9f5e2361-4f53-4cfd-92ed-b9321cb624fb",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:41:22.777Z",
+                     *       "updatedAt": "2026-11-28T12:41:23.372Z",
+                     *       "completedAt": null,
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -10239,6 +11928,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0de30850-a31a-489f-86d2-56c2d5910c17",
+                     *       "clientRef": "s-obh77bww",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "cancelled",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "4877baf6-a9b3-4cc9-9830-63c47fcac852",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:41:35.564Z",
+                     *       "updatedAt": "2026-11-28T12:41:36.004Z",
+                     *       "completedAt": null,
+                     *       "approval": {
+                     *         "status": "rejected",
+                     *         "rule": {
+                     *           "id": "ce8bde20-719e-4188-ace7-22d1a3955e4f",
+                     *           "type": "every_payout",
+                     *           "description": null,
+                     *           "createdBy": "0e909135-f733-4dbf-b44e-e295f8c7bd4c",
+                     *           "createdAt": "2026-11-28T12:41:35.482Z"
+                     *         },
+                     *         "requestedBy": "0e909135-f733-4dbf-b44e-e295f8c7bd4c",
+                     *         "expiresAt": "2026-12-01T12:41:35.596Z",
+                     *         "decidedBy": "60e7a0c0-8769-479e-b7ed-53c60f45a6fb",
+                     *         "decidedAt": "2026-11-28T12:41:36.004Z",
+                     *         "reason": null
+                     *       },
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -10346,6 +12071,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "rail.list",
+                     *       "accountId": "03339f4b-77f4-4bbf-92f8-55b2d0fed273",
+                     *       "beneficiaryId": "727120a2-219f-479b-8e98-69ad82a46457",
+                     *       "currency": "EUR",
+                     *       "autoRoute": "sepa_inst",
+                     *       "data": [
+                     *         {
+                     *           "route": "sepa_inst",
+                     *           "provider": "sim-sepa-instant",
+                     *           "defaultRouting": true,
+                     *           "minAmount": "0.01",
+                     *           "maxAmount": "100000.00",
+                     *           "senderInfoRequired": false,
+                     *           "recipientReady": true,
+                     *           "recipientIssues": []
+                     *         },
+                     *         {
+                     *           "route": "sepa_credit",
+                     *           "provider": "sim-sepa-credit",
+                     *           "defaultRouting": true,
+                     *           "minAmount": "0.01",
+                     *           "maxAmount": "1000000.00",
+                     *           "senderInfoRequired": false,
+                     *           "recipientReady": true,
+                     *           "recipientIssues": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AvailableRails"];
                 };
             };
@@ -10442,6 +12198,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "request_log.list",
+                     *       "data": [
+                     *         {
+                     *           "object": "request_log",
+                     *           "id": "1dd3585c-6255-4bfa-8701-fe1e7d20a797",
+                     *           "requestId": "req_20b0d5b03a1afd5552d6a16d",
+                     *           "method": "POST",
+                     *           "path": "/v1/webhooks/76b1f916-8e43-4144-a5e4-f9a4c8fa99b1/deliveries/0f7bed5e-aa01-4949-813c-986aee300e5b/resend",
+                     *           "status": 202,
+                     *           "durationMs": 102,
+                     *           "idempotencyKey": "b81ca3164f5a1b18c03de72031d40063",
+                     *           "caller": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *           "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *           "requestBody": null,
+                     *           "responseBody": {
+                     *             "id": "0f7bed5e-aa01-4949-813c-986aee300e5b",
+                     *             "status": "pending",
+                     *             "eventId": "evt_AA1mbnQFcDZsCkhbBT97ZpuFWW",
+                     *             "attempts": [
+                     *               {
+                     *                 "at": "2026-11-28T12:41:56.397Z",
+                     *                 "error": null,
+                     *                 "number": 1,
+                     *                 "durationMs": 958,
+                     *                 "responseStatus": 200,
+                     *                 "responseExcerpt": "ok"
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-11-28T12:41:56.257Z",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "76b1f916-8e43-4144-a5e4-f9a4c8fa99b1",
+                     *             "nextAttemptAt": "2026-11-28T12:41:57.879Z"
+                     *           },
+                     *           "createdAt": "2026-11-28T12:41:57.878Z"
+                     *         },
+                     *         {
+                     *           "object": "request_log",
+                     *           "id": "d35ec03d-2c65-40c6-b71d-3c536a0b8960",
+                     *           "requestId": "req_9e5aa174d8333db3f00d7b66",
+                     *           "method": "GET",
+                     *           "path": "/v1/webhooks/76b1f916-8e43-4144-a5e4-f9a4c8fa99b1/deliveries/0f7bed5e-aa01-4949-813c-986aee300e5b",
+                     *           "status": 200,
+                     *           "durationMs": 35,
+                     *           "idempotencyKey": null,
+                     *           "caller": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *           "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *           "requestBody": null,
+                     *           "responseBody": {
+                     *             "id": "0f7bed5e-aa01-4949-813c-986aee300e5b",
+                     *             "status": "succeeded",
+                     *             "eventId": "evt_AA1mbnQFcDZsCkhbBT97ZpuFWW",
+                     *             "attempts": [
+                     *               {
+                     *                 "at": "2026-11-28T12:41:56.397Z",
+                     *                 "error": null,
+                     *                 "number": 1,
+                     *                 "durationMs": 958,
+                     *                 "responseStatus": 200,
+                     *                 "responseExcerpt": "ok"
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-11-28T12:41:56.257Z",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "76b1f916-8e43-4144-a5e4-f9a4c8fa99b1",
+                     *             "nextAttemptAt": null
+                     *           },
+                     *           "createdAt": "2026-11-28T12:41:57.399Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": true,
+                     *       "nextCursor": "WyIyMDI2LTExLTI4VDEyOjQxOjM4Ljc2NjAwMFoiLCJiODMyMzcyYi0wNThlLTQ1MTYtOTVkNC00MDBlYTZkMmMwYmMiXQ"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RequestLogList"];
                 };
             };
@@ -10531,6 +12362,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "request_log.list",
+                     *       "data": [
+                     *         {
+                     *           "object": "request_log",
+                     *           "id": "1dd3585c-6255-4bfa-8701-fe1e7d20a797",
+                     *           "requestId": "req_20b0d5b03a1afd5552d6a16d",
+                     *           "method": "POST",
+                     *           "path": "/v1/webhooks/76b1f916-8e43-4144-a5e4-f9a4c8fa99b1/deliveries/0f7bed5e-aa01-4949-813c-986aee300e5b/resend",
+                     *           "status": 202,
+                     *           "durationMs": 102,
+                     *           "idempotencyKey": "b81ca3164f5a1b18c03de72031d40063",
+                     *           "caller": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *           "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *           "requestBody": null,
+                     *           "responseBody": {
+                     *             "id": "0f7bed5e-aa01-4949-813c-986aee300e5b",
+                     *             "status": "pending",
+                     *             "eventId": "evt_AA1mbnQFcDZsCkhbBT97ZpuFWW",
+                     *             "attempts": [
+                     *               {
+                     *                 "at": "2026-11-28T12:41:56.397Z",
+                     *                 "error": null,
+                     *                 "number": 1,
+                     *                 "durationMs": 958,
+                     *                 "responseStatus": 200,
+                     *                 "responseExcerpt": "ok"
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-11-28T12:41:56.257Z",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "76b1f916-8e43-4144-a5e4-f9a4c8fa99b1",
+                     *             "nextAttemptAt": "2026-11-28T12:41:57.879Z"
+                     *           },
+                     *           "createdAt": "2026-11-28T12:41:57.878Z"
+                     *         },
+                     *         {
+                     *           "object": "request_log",
+                     *           "id": "d35ec03d-2c65-40c6-b71d-3c536a0b8960",
+                     *           "requestId": "req_9e5aa174d8333db3f00d7b66",
+                     *           "method": "GET",
+                     *           "path": "/v1/webhooks/76b1f916-8e43-4144-a5e4-f9a4c8fa99b1/deliveries/0f7bed5e-aa01-4949-813c-986aee300e5b",
+                     *           "status": 200,
+                     *           "durationMs": 35,
+                     *           "idempotencyKey": null,
+                     *           "caller": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *           "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *           "requestBody": null,
+                     *           "responseBody": {
+                     *             "id": "0f7bed5e-aa01-4949-813c-986aee300e5b",
+                     *             "status": "succeeded",
+                     *             "eventId": "evt_AA1mbnQFcDZsCkhbBT97ZpuFWW",
+                     *             "attempts": [
+                     *               {
+                     *                 "at": "2026-11-28T12:41:56.397Z",
+                     *                 "error": null,
+                     *                 "number": 1,
+                     *                 "durationMs": 958,
+                     *                 "responseStatus": 200,
+                     *                 "responseExcerpt": "ok"
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-11-28T12:41:56.257Z",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "76b1f916-8e43-4144-a5e4-f9a4c8fa99b1",
+                     *             "nextAttemptAt": null
+                     *           },
+                     *           "createdAt": "2026-11-28T12:41:57.399Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": true,
+                     *       "nextCursor": "WyIyMDI2LTExLTI4VDEyOjQxOjM4Ljc2NjAwMFoiLCJiODMyMzcyYi0wNThlLTQ1MTYtOTVkNC00MDBlYTZkMmMwYmMiXQ"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RequestLog"];
                 };
             };
@@ -10619,6 +12525,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "decision": "approve"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SandboxReviewApplicationRequest"];
             };
         };
@@ -10629,6 +12540,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "2f3dc41a-b56c-432e-999d-930fcb90e96e",
+                     *       "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "applicationType": "business",
+                     *       "createdAt": "2026-11-28T12:42:21.406Z",
+                     *       "updatedAt": "2026-11-28T12:42:22.079Z",
+                     *       "status": "approved",
+                     *       "editableSections": [],
+                     *       "moreInfoReason": null,
+                     *       "registeredName": "Acme Trading Ltd",
+                     *       "riskLevel": "low",
+                     *       "screeningStatus": "clear",
+                     *       "companySize": "sme",
+                     *       "applicant": null,
+                     *       "businessInfo": {
+                     *         "registeredName": "Acme Trading Ltd",
+                     *         "registrationNumber": "12345678",
+                     *         "country": "GB",
+                     *         "address": {
+                     *           "street": "1 High Street",
+                     *           "city": "London",
+                     *           "country": "GB",
+                     *           "postalCode": "EC1A 1AA"
+                     *         }
+                     *       },
+                     *       "businessActivity": null,
+                     *       "individualActivity": null,
+                     *       "hasIndirectControl": false,
+                     *       "indirectControlDetails": null,
+                     *       "termsAcceptedVersion": "1",
+                     *       "termsAcceptedAt": "2026-11-28T12:42:21.624Z",
+                     *       "submittedAt": "2026-11-28T12:42:21.681Z",
+                     *       "decidedAt": "2026-11-28T12:42:22.079Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Application"];
                 };
             };
@@ -10748,6 +12695,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "currency": "EUR",
+                     *       "balance": "101014.31",
+                     *       "pendingIn": "0.00",
+                     *       "pendingOut": "10.14",
+                     *       "totalBalance": "101024.45",
+                     *       "isActive": true,
+                     *       "lastTransactionAt": "2026-11-28T12:41:16.425Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["BalanceEntry"];
                 };
             };
@@ -10868,6 +12826,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fb527914-bfff-4b0f-b1e7-3c1853f00284",
+                     *       "clientRef": "deposit-1001",
+                     *       "amount": "250.000000",
+                     *       "serviceFee": "0.000000",
+                     *       "creditedAmount": "250.000000",
+                     *       "currency": "USDC",
+                     *       "status": "completed",
+                     *       "rail": "crypto",
+                     *       "virtualAccountId": null,
+                     *       "accountId": null,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:42:30.082Z",
+                     *       "updatedAt": "2026-11-28T12:42:30.082Z",
+                     *       "completedAt": "2026-11-28T12:42:30.082Z",
+                     *       "chain": null,
+                     *       "txHash": null,
+                     *       "fromAddress": null,
+                     *       "blockNumber": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -10984,6 +12964,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dd9aee6c-1c0c-4f3c-b2b3-41c1e57cde81",
+                     *       "clientRef": "dep_Q6j-VefXBsNI",
+                     *       "amount": "5.000000",
+                     *       "serviceFee": "0.000000",
+                     *       "creditedAmount": "5.000000",
+                     *       "currency": "USDC",
+                     *       "status": "completed",
+                     *       "rail": "crypto",
+                     *       "virtualAccountId": null,
+                     *       "accountId": null,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:42:30.496Z",
+                     *       "updatedAt": "2026-11-28T12:42:30.889Z",
+                     *       "completedAt": "2026-11-28T12:42:30.889Z",
+                     *       "chain": null,
+                     *       "txHash": null,
+                     *       "fromAddress": null,
+                     *       "blockNumber": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -11100,6 +13102,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "1626ab33-c8ba-4783-b126-becf7dc8d2b8",
+                     *       "clientRef": "dep_SGxgYLFBzQx6",
+                     *       "amount": "5.000000",
+                     *       "serviceFee": null,
+                     *       "creditedAmount": null,
+                     *       "currency": "USDC",
+                     *       "status": "failed",
+                     *       "rail": "crypto",
+                     *       "virtualAccountId": null,
+                     *       "accountId": null,
+                     *       "failureReason": "failed",
+                     *       "createdAt": "2026-11-28T12:42:31.006Z",
+                     *       "updatedAt": "2026-11-28T12:42:31.470Z",
+                     *       "completedAt": null,
+                     *       "chain": null,
+                     *       "txHash": null,
+                     *       "fromAddress": null,
+                     *       "blockNumber": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -11217,6 +13241,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "f024a21e-cf49-45ff-be0d-445f318d960e",
+                     *       "clientRef": "o-tha4jo5m",
+                     *       "status": "completed",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": null,
+                     *       "fundingDeadlineAt": "2026-11-29T12:42:37.764Z",
+                     *       "executionDeadlineAt": "2026-12-01T12:42:37.764Z",
+                     *       "fundedAt": "2026-11-28T12:42:37.764Z",
+                     *       "completedAt": "2026-11-28T12:42:38.166Z",
+                     *       "createdAt": "2026-11-28T12:42:37.764Z",
+                     *       "funding": "balance",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T12:42:38.166Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -11329,6 +13376,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "5f5f803b-e615-42bf-a11e-65b908f23a59",
+                     *       "clientRef": "o-ctytx8bf",
+                     *       "status": "funds_received",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": {
+                     *         "settlementId": "2aeea87c-1d50-41cc-81c6-933823b47c7b",
+                     *         "method": "bank_transfer",
+                     *         "requiredAmount": "100.00",
+                     *         "currency": "USD",
+                     *         "reference": "ORD-4F8FB8EB90",
+                     *         "status": "received",
+                     *         "instructions": {
+                     *           "bankName": "Corridor Settlement Bank",
+                     *           "swiftCode": "CHASUS33",
+                     *           "accountNumber": "000123456789",
+                     *           "routingNumber": "021000021",
+                     *           "accountHolderName": "Corridor Trade Desk"
+                     *         },
+                     *         "expiresAt": "2026-11-29T12:42:36.512Z",
+                     *         "requirements": {
+                     *           "proofOfPayment": true
+                     *         }
+                     *       },
+                     *       "fundingDeadlineAt": "2026-11-29T12:42:36.512Z",
+                     *       "executionDeadlineAt": "2026-12-01T12:42:37.059Z",
+                     *       "fundedAt": "2026-11-28T12:42:37.059Z",
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T12:42:36.512Z",
+                     *       "funding": "settlement",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T12:42:37.059Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -11441,6 +13529,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "9bfe6f86-ef69-4d8e-9cff-8ca10bace88b",
+                     *       "clientRef": "o-gzmkmcuv",
+                     *       "status": "executing",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": null,
+                     *       "fundingDeadlineAt": "2026-11-29T12:42:37.252Z",
+                     *       "executionDeadlineAt": "2026-12-01T12:42:37.252Z",
+                     *       "fundedAt": "2026-11-28T12:42:37.252Z",
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T12:42:37.252Z",
+                     *       "funding": "balance",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T12:42:37.636Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -11553,6 +13664,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7566f8a0-5ee9-4ef4-ab87-2b3dba126e59",
+                     *       "clientRef": "o-ymgupifx",
+                     *       "status": "expired",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": {
+                     *         "settlementId": "0a429944-b6f6-4187-a813-cb0bf94dfc12",
+                     *         "method": "bank_transfer",
+                     *         "requiredAmount": "100.00",
+                     *         "currency": "USD",
+                     *         "reference": "ORD-2DA885C868",
+                     *         "status": "expired",
+                     *         "instructions": {
+                     *           "bankName": "Corridor Settlement Bank",
+                     *           "swiftCode": "CHASUS33",
+                     *           "accountNumber": "000123456789",
+                     *           "routingNumber": "021000021",
+                     *           "accountHolderName": "Corridor Trade Desk"
+                     *         },
+                     *         "expiresAt": "2026-11-28T12:42:39.357Z",
+                     *         "requirements": {
+                     *           "proofOfPayment": true
+                     *         }
+                     *       },
+                     *       "fundingDeadlineAt": "2026-11-28T12:42:39.357Z",
+                     *       "executionDeadlineAt": null,
+                     *       "fundedAt": null,
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T12:42:38.850Z",
+                     *       "funding": "settlement",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T12:42:39.357Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -11665,6 +13817,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "e458a18c-bfcf-4da9-921e-b0ff8ed158e4",
+                     *       "clientRef": "o-pztpnnii",
+                     *       "status": "failed",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": "execution_failed",
+                     *       "uetr": null,
+                     *       "settlement": null,
+                     *       "fundingDeadlineAt": "2026-11-29T12:42:38.282Z",
+                     *       "executionDeadlineAt": "2026-12-01T12:42:38.282Z",
+                     *       "fundedAt": "2026-11-28T12:42:38.282Z",
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T12:42:38.282Z",
+                     *       "funding": "balance",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T12:42:38.672Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -11781,6 +13956,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "65c9e574-e428-4fb2-aeb5-d866834cf692",
+                     *       "clientRef": "s-bsbgii0j",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "failed",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "9eb6dcf1-78af-4749-a459-74417c0d6215",
+                     *       "failureReason": "failed",
+                     *       "createdAt": "2026-11-28T12:41:26.625Z",
+                     *       "updatedAt": "2026-11-28T12:41:27.565Z",
+                     *       "completedAt": null,
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -11893,6 +14089,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "9c1403d0-4caf-4c9e-bb7b-a145f85be37a",
+                     *       "clientRef": "s-7rywtnco",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "paid",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "df4ddcac-f23b-4a89-85cc-ff944708e4be",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:41:24.529Z",
+                     *       "updatedAt": "2026-11-28T12:41:25.986Z",
+                     *       "completedAt": "2026-11-28T12:41:25.986Z",
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -12005,6 +14222,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "639f3e8e-e70d-4a89-947a-86dc09035647",
+                     *       "clientRef": "s-a5tmynpg",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "processing",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "efe77fc9-3c33-4ed7-9758-b55cd9b73ecb",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:41:23.686Z",
+                     *       "updatedAt": "2026-11-28T12:41:24.260Z",
+                     *       "completedAt": null,
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -12117,6 +14355,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "bb34d820-787f-4652-9d89-cbf35d12888a",
+                     *       "clientRef": "s-5ajaeb3i",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "failed",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "43f7f8db-13a4-45b6-acb3-950428522a04",
+                     *       "failureReason": "failed",
+                     *       "createdAt": "2026-11-28T12:41:27.805Z",
+                     *       "updatedAt": "2026-11-28T12:41:28.854Z",
+                     *       "completedAt": "2026-11-28T12:41:27.900Z",
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -12233,6 +14492,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "44bc6ca9-5286-40ca-a501-fc66ee7b64f0",
+                     *       "accountId": null,
+                     *       "currency": "USD",
+                     *       "status": "active",
+                     *       "deactivated": false,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:42:26.239Z",
+                     *       "updatedAt": "2026-11-28T12:42:26.606Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
@@ -12349,6 +14620,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "43d9be20-1216-470b-bda8-0df55dcf1c1b",
+                     *       "accountId": null,
+                     *       "currency": "EUR",
+                     *       "status": "active",
+                     *       "deactivated": true,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:42:28.176Z",
+                     *       "updatedAt": "2026-11-28T12:42:28.653Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
@@ -12465,6 +14748,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "23ec3de8-d805-4331-8206-f1ff1af4bf3e",
+                     *       "accountId": null,
+                     *       "currency": "USD",
+                     *       "status": "failed",
+                     *       "deactivated": false,
+                     *       "failureReason": "refused_by_issuer",
+                     *       "createdAt": "2026-11-28T12:42:27.159Z",
+                     *       "updatedAt": "2026-11-28T12:42:27.548Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
@@ -12681,6 +14976,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "virtual_account.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "c524f079-c520-4e85-bf8c-d6ca348b0a95",
+                     *           "accountId": null,
+                     *           "currency": "EUR",
+                     *           "status": "active",
+                     *           "deactivated": false,
+                     *           "failureReason": null,
+                     *           "createdAt": "2026-11-28T12:42:24.821Z",
+                     *           "updatedAt": "2026-11-28T12:42:24.821Z",
+                     *           "accountHolderName": "Acme Ltd",
+                     *           "iban": "DE15100000007313425823",
+                     *           "bic": "CORRDEFFXXX"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccountWithDetailsList"];
                 };
             };
@@ -12766,6 +15083,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "EUR"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VirtualAccountRequest"];
             };
         };
@@ -12785,6 +15107,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "574513d3-74ea-4c7d-abc5-6fc4124afcfa",
+                     *       "accountId": null,
+                     *       "currency": "EUR",
+                     *       "status": "active",
+                     *       "deactivated": false,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T12:42:23.842Z",
+                     *       "updatedAt": "2026-11-28T12:42:23.842Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
@@ -12892,6 +15226,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "currency": "EUR",
+                     *       "termsVersion": "1",
+                     *       "applicationApproved": true,
+                     *       "outstanding": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccountRequirements"];
                 };
             };
@@ -12983,6 +15325,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "181ecbeb-a427-46ad-9331-100169d12c5c",
+                     *           "url": "https://localhost:3000/webhooks/corridor",
+                     *           "description": null,
+                     *           "events": null,
+                     *           "status": "enabled",
+                     *           "ed25519PublicKey": null,
+                     *           "createdAt": "2026-11-28T12:41:45.483Z",
+                     *           "updatedAt": "2026-11-28T12:41:45.483Z"
+                     *         },
+                     *         {
+                     *           "id": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
+                     *           "url": "https://localhost:3000/webhooks/corridor",
+                     *           "description": null,
+                     *           "events": null,
+                     *           "status": "enabled",
+                     *           "ed25519PublicKey": null,
+                     *           "createdAt": "2026-11-28T12:40:29.744Z",
+                     *           "updatedAt": "2026-11-28T12:40:29.744Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
@@ -13068,6 +15439,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://localhost:3000/webhooks/corridor"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookRequest"];
             };
         };
@@ -13078,6 +15454,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "181ecbeb-a427-46ad-9331-100169d12c5c",
+                     *       "url": "https://localhost:3000/webhooks/corridor",
+                     *       "description": null,
+                     *       "events": null,
+                     *       "status": "enabled",
+                     *       "ed25519PublicKey": null,
+                     *       "createdAt": "2026-11-28T12:41:45.483Z",
+                     *       "updatedAt": "2026-11-28T12:41:45.483Z",
+                     *       "secret": "whsec_0123456789abcdef0123456789abcdef0123456789a="
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
@@ -13185,6 +15574,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
+                     *       "url": "https://localhost:3000/webhooks/corridor",
+                     *       "description": null,
+                     *       "events": null,
+                     *       "status": "enabled",
+                     *       "ed25519PublicKey": null,
+                     *       "createdAt": "2026-11-28T12:40:29.744Z",
+                     *       "updatedAt": "2026-11-28T12:40:29.744Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -13274,6 +15675,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "2c96e681-aa0e-4a4e-88d0-94254533b31b",
+                     *       "deleted": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointDeleted"];
                 };
             };
@@ -13375,6 +15782,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://localhost:3000/webhooks/corridor"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhookRequest"];
             };
         };
@@ -13385,6 +15797,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
+                     *       "url": "https://localhost:3000/webhooks/corridor",
+                     *       "description": null,
+                     *       "events": null,
+                     *       "status": "enabled",
+                     *       "ed25519PublicKey": null,
+                     *       "createdAt": "2026-11-28T12:40:29.744Z",
+                     *       "updatedAt": "2026-11-28T12:41:50.165Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -13501,6 +15925,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_delivery.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "d99c333a-eee4-49c2-93e9-155dd346ac59",
+                     *           "endpointId": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
+                     *           "eventId": "evt_vkuKudRMr2C3EAThuhRClzz1A3",
+                     *           "eventType": "webhook.test",
+                     *           "status": "pending",
+                     *           "attempts": [],
+                     *           "nextAttemptAt": "2026-11-28T12:41:54.186Z",
+                     *           "createdAt": "2026-11-28T12:41:54.186Z"
+                     *         },
+                     *         {
+                     *           "id": "fadf3060-7384-43eb-8aea-0afb52cd4b34",
+                     *           "endpointId": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
+                     *           "eventId": "evt_ym_euPx1x0DCeKGOOGmCtkSsNz",
+                     *           "eventType": "webhook.test",
+                     *           "status": "pending",
+                     *           "attempts": [],
+                     *           "nextAttemptAt": "2026-11-28T12:40:30.112Z",
+                     *           "createdAt": "2026-11-28T12:40:30.112Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
@@ -13592,6 +16045,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fadf3060-7384-43eb-8aea-0afb52cd4b34",
+                     *       "endpointId": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
+                     *       "eventId": "evt_ym_euPx1x0DCeKGOOGmCtkSsNz",
+                     *       "eventType": "webhook.test",
+                     *       "status": "pending",
+                     *       "attempts": [],
+                     *       "nextAttemptAt": "2026-11-28T12:40:30.112Z",
+                     *       "createdAt": "2026-11-28T12:40:30.112Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
@@ -13688,6 +16153,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0f7bed5e-aa01-4949-813c-986aee300e5b",
+                     *       "endpointId": "76b1f916-8e43-4144-a5e4-f9a4c8fa99b1",
+                     *       "eventId": "evt_AA1mbnQFcDZsCkhbBT97ZpuFWW",
+                     *       "eventType": "webhook.test",
+                     *       "status": "pending",
+                     *       "attempts": [
+                     *         {
+                     *           "number": 1,
+                     *           "at": "2026-11-28T12:41:56.397Z",
+                     *           "responseStatus": 200,
+                     *           "durationMs": 958,
+                     *           "error": null,
+                     *           "responseExcerpt": "ok"
+                     *         }
+                     *       ],
+                     *       "nextAttemptAt": "2026-11-28T12:41:57.879Z",
+                     *       "createdAt": "2026-11-28T12:41:56.257Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
@@ -13804,6 +16290,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_0123456789abcde/f01+23456789abcde/f01234567=",
+                     *       "previousSecretExpiresAt": "0123-45-6789a:bc:de.f012"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
@@ -13916,6 +16408,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "d99c333a-eee4-49c2-93e9-155dd346ac59",
+                     *       "endpointId": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
+                     *       "eventId": "evt_vkuKudRMr2C3EAThuhRClzz1A3",
+                     *       "eventType": "webhook.test",
+                     *       "status": "pending",
+                     *       "attempts": [],
+                     *       "nextAttemptAt": "2026-11-28T12:41:54.186Z",
+                     *       "createdAt": "2026-11-28T12:41:54.186Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
@@ -14026,6 +16530,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "application.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "6796d9db-2298-4826-88f7-83ca9679f229",
+                     *           "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *           "applicationType": "business",
+                     *           "createdAt": "2026-11-28T12:42:00.083Z",
+                     *           "updatedAt": "2026-11-28T12:42:00.083Z",
+                     *           "status": "draft",
+                     *           "editableSections": [],
+                     *           "moreInfoReason": null,
+                     *           "registeredName": null,
+                     *           "riskLevel": null,
+                     *           "screeningStatus": "pending",
+                     *           "companySize": null,
+                     *           "applicant": null,
+                     *           "businessInfo": null,
+                     *           "businessActivity": null,
+                     *           "individualActivity": null,
+                     *           "hasIndirectControl": null,
+                     *           "indirectControlDetails": null,
+                     *           "termsAcceptedVersion": null,
+                     *           "termsAcceptedAt": null,
+                     *           "submittedAt": null,
+                     *           "decidedAt": null
+                     *         },
+                     *         {
+                     *           "id": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *           "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *           "applicationType": "business",
+                     *           "createdAt": "2026-11-28T12:40:27.790Z",
+                     *           "updatedAt": "2026-11-28T12:40:29.103Z",
+                     *           "status": "draft",
+                     *           "editableSections": [],
+                     *           "moreInfoReason": null,
+                     *           "registeredName": "Acme Trading Ltd",
+                     *           "riskLevel": null,
+                     *           "screeningStatus": "pending",
+                     *           "companySize": "sme",
+                     *           "applicant": null,
+                     *           "businessInfo": {
+                     *             "registeredName": "Acme Trading Ltd",
+                     *             "registrationNumber": "12345678",
+                     *             "country": "GB",
+                     *             "address": {
+                     *               "street": "1 High Street",
+                     *               "city": "London",
+                     *               "country": "GB",
+                     *               "postalCode": "EC1A 1AA"
+                     *             }
+                     *           },
+                     *           "businessActivity": null,
+                     *           "individualActivity": null,
+                     *           "hasIndirectControl": false,
+                     *           "indirectControlDetails": null,
+                     *           "termsAcceptedVersion": null,
+                     *           "termsAcceptedAt": null,
+                     *           "submittedAt": null,
+                     *           "decidedAt": null
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationList"];
                 };
             };
@@ -14112,6 +16683,11 @@ export interface operations {
         /** @description A business application (KYB) uses `companySize`, `businessInfo`, `businessActivity`, `persons` and the indirect-control answer; an individual one (KYC) uses `applicant` and `individualActivity`. A business may also name its applicant (`applicant`). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "applicationType": "business"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApplicationRequest"];
             };
         };
@@ -14122,6 +16698,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "6796d9db-2298-4826-88f7-83ca9679f229",
+                     *       "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "applicationType": "business",
+                     *       "createdAt": "2026-11-28T12:42:00.083Z",
+                     *       "updatedAt": "2026-11-28T12:42:00.083Z",
+                     *       "status": "draft",
+                     *       "editableSections": [],
+                     *       "moreInfoReason": null,
+                     *       "registeredName": null,
+                     *       "riskLevel": null,
+                     *       "screeningStatus": "pending",
+                     *       "companySize": null,
+                     *       "applicant": null,
+                     *       "businessInfo": null,
+                     *       "businessActivity": null,
+                     *       "individualActivity": null,
+                     *       "hasIndirectControl": null,
+                     *       "indirectControlDetails": null,
+                     *       "termsAcceptedVersion": null,
+                     *       "termsAcceptedAt": null,
+                     *       "submittedAt": null,
+                     *       "decidedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Application"];
                 };
             };
@@ -14229,6 +16831,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "applicationType": "business",
+                     *       "createdAt": "2026-11-28T12:40:27.790Z",
+                     *       "updatedAt": "2026-11-28T12:40:29.103Z",
+                     *       "status": "draft",
+                     *       "editableSections": [],
+                     *       "moreInfoReason": null,
+                     *       "registeredName": "Acme Trading Ltd",
+                     *       "riskLevel": null,
+                     *       "screeningStatus": "pending",
+                     *       "companySize": "sme",
+                     *       "applicant": null,
+                     *       "businessInfo": {
+                     *         "registeredName": "Acme Trading Ltd",
+                     *         "registrationNumber": "12345678",
+                     *         "country": "GB",
+                     *         "address": {
+                     *           "street": "1 High Street",
+                     *           "city": "London",
+                     *           "country": "GB",
+                     *           "postalCode": "EC1A 1AA"
+                     *         }
+                     *       },
+                     *       "businessActivity": null,
+                     *       "individualActivity": null,
+                     *       "hasIndirectControl": false,
+                     *       "indirectControlDetails": null,
+                     *       "termsAcceptedVersion": null,
+                     *       "termsAcceptedAt": null,
+                     *       "submittedAt": null,
+                     *       "decidedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Application"];
                 };
             };
@@ -14323,6 +16961,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "applicationType": "business",
+                     *       "createdAt": "2026-11-28T12:40:27.790Z",
+                     *       "updatedAt": "2026-11-28T12:42:04.714Z",
+                     *       "status": "draft",
+                     *       "editableSections": [],
+                     *       "moreInfoReason": null,
+                     *       "registeredName": "Acme Trading Ltd",
+                     *       "riskLevel": null,
+                     *       "screeningStatus": "pending",
+                     *       "companySize": "sme",
+                     *       "applicant": null,
+                     *       "businessInfo": {
+                     *         "registeredName": "Acme Trading Ltd",
+                     *         "registrationNumber": "12345678",
+                     *         "country": "GB",
+                     *         "address": {
+                     *           "street": "1 High Street",
+                     *           "city": "London",
+                     *           "country": "GB",
+                     *           "postalCode": "EC1A 1AA"
+                     *         }
+                     *       },
+                     *       "businessActivity": null,
+                     *       "individualActivity": null,
+                     *       "hasIndirectControl": false,
+                     *       "indirectControlDetails": null,
+                     *       "termsAcceptedVersion": null,
+                     *       "termsAcceptedAt": null,
+                     *       "submittedAt": null,
+                     *       "decidedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Application"];
                 };
             };
@@ -14430,6 +17104,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "application_document.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "c82ad943-431a-4b01-8465-1108fe90ec23",
+                     *           "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *           "personId": null,
+                     *           "type": "certificate_of_incorporation",
+                     *           "documentKey": "upl_0yvO28GbvZz0u4V3n2YokUbh",
+                     *           "contentType": "application/pdf",
+                     *           "sizeBytes": 77,
+                     *           "createdAt": "2026-11-28T12:40:29.103Z"
+                     *         },
+                     *         {
+                     *           "id": "00bdfeec-9b98-4bf9-b934-3a5c1718dc86",
+                     *           "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *           "personId": null,
+                     *           "type": "photo_id",
+                     *           "documentKey": "upl_LOgtSpU8hAlLOyqDStSGg13i",
+                     *           "contentType": "application/pdf",
+                     *           "sizeBytes": 77,
+                     *           "createdAt": "2026-11-28T12:42:15.807Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationDocumentList"];
                 };
             };
@@ -14518,6 +17221,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "documentKey": "upl_LOgtSpU8hAlLOyqDStSGg13i",
+                 *       "type": "photo_id"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApplicationDocumentRequest"];
             };
         };
@@ -14528,6 +17237,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "00bdfeec-9b98-4bf9-b934-3a5c1718dc86",
+                     *       "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "personId": null,
+                     *       "type": "photo_id",
+                     *       "documentKey": "upl_LOgtSpU8hAlLOyqDStSGg13i",
+                     *       "contentType": "application/pdf",
+                     *       "sizeBytes": 77,
+                     *       "createdAt": "2026-11-28T12:42:15.807Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationDocument"];
                 };
             };
@@ -14637,6 +17358,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "c82ad943-431a-4b01-8465-1108fe90ec23",
+                     *       "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "personId": null,
+                     *       "type": "certificate_of_incorporation",
+                     *       "documentKey": "upl_0yvO28GbvZz0u4V3n2YokUbh",
+                     *       "contentType": "application/pdf",
+                     *       "sizeBytes": 77,
+                     *       "createdAt": "2026-11-28T12:40:29.103Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationDocument"];
                 };
             };
@@ -14832,6 +17565,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "contentType": "application/pdf",
+                 *       "contentLength": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApplicationDocumentUploadUrlRequest"];
             };
         };
@@ -14842,6 +17581,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "documentKey": "upl_9ctQeYDlCeJqO5YjHkXIyR_s",
+                     *       "uploadUrl": "http://127.0.0.1:30702/v2/uploads/upl_9ctQeYDlCeJqO5YjHkXIyR_s?expires=1795870634777&signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                     *       "expiresAt": "2026-11-28T12:57:14.777Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DocumentUploadUrl"];
                 };
             };
@@ -14949,6 +17695,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "application_person.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "fdaf5ef9-0c54-4252-bb36-77e506f363f0",
+                     *           "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *           "firstName": "Ada",
+                     *           "lastName": "Lovelace",
+                     *           "bvnProvided": false,
+                     *           "nationalIdProvided": true,
+                     *           "taxIdProvided": false,
+                     *           "createdAt": "2026-11-28T12:40:28.679Z",
+                     *           "updatedAt": "2026-11-28T12:40:28.679Z",
+                     *           "title": "Director",
+                     *           "dateOfBirth": "1985-12-10",
+                     *           "nationality": "GB",
+                     *           "ownershipPercentage": 60
+                     *         },
+                     *         {
+                     *           "id": "20caf73b-9cfd-4c5a-a21e-f4cb9bbe92cf",
+                     *           "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *           "firstName": "Ada",
+                     *           "lastName": "Lovelace",
+                     *           "bvnProvided": false,
+                     *           "nationalIdProvided": true,
+                     *           "taxIdProvided": false,
+                     *           "createdAt": "2026-11-28T12:42:06.801Z",
+                     *           "updatedAt": "2026-11-28T12:42:06.801Z",
+                     *           "title": "Director",
+                     *           "dateOfBirth": "1985-12-10",
+                     *           "nationality": "GB",
+                     *           "ownershipPercentage": 25
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationPersonList"];
                 };
             };
@@ -15058,6 +17843,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "20caf73b-9cfd-4c5a-a21e-f4cb9bbe92cf",
+                     *       "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "firstName": "Ada",
+                     *       "lastName": "Lovelace",
+                     *       "bvnProvided": false,
+                     *       "nationalIdProvided": true,
+                     *       "taxIdProvided": false,
+                     *       "createdAt": "2026-11-28T12:42:06.801Z",
+                     *       "updatedAt": "2026-11-28T12:42:06.801Z",
+                     *       "title": "Director",
+                     *       "dateOfBirth": "1985-12-10",
+                     *       "nationality": "GB",
+                     *       "ownershipPercentage": 25
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationPerson"];
                 };
             };
@@ -15167,6 +17969,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fdaf5ef9-0c54-4252-bb36-77e506f363f0",
+                     *       "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "firstName": "Ada",
+                     *       "lastName": "Lovelace",
+                     *       "bvnProvided": false,
+                     *       "nationalIdProvided": true,
+                     *       "taxIdProvided": false,
+                     *       "createdAt": "2026-11-28T12:40:28.679Z",
+                     *       "updatedAt": "2026-11-28T12:40:28.679Z",
+                     *       "title": "Director",
+                     *       "dateOfBirth": "1985-12-10",
+                     *       "nationality": "GB",
+                     *       "ownershipPercentage": 60
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationPerson"];
                 };
             };
@@ -15370,6 +18189,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fdaf5ef9-0c54-4252-bb36-77e506f363f0",
+                     *       "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "firstName": "Ada",
+                     *       "lastName": "Lovelace",
+                     *       "bvnProvided": false,
+                     *       "nationalIdProvided": true,
+                     *       "taxIdProvided": false,
+                     *       "createdAt": "2026-11-28T12:40:28.679Z",
+                     *       "updatedAt": "2026-11-28T12:42:12.734Z",
+                     *       "title": "Director",
+                     *       "dateOfBirth": "1985-12-10",
+                     *       "nationality": "GB",
+                     *       "ownershipPercentage": 60
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationPerson"];
                 };
             };
@@ -15482,6 +18318,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0b1c1041-4620-4bee-b583-0fd998e0f714",
+                     *       "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "applicationType": "business",
+                     *       "createdAt": "2026-11-28T12:42:20.143Z",
+                     *       "updatedAt": "2026-11-28T12:42:20.805Z",
+                     *       "status": "under_review",
+                     *       "editableSections": [],
+                     *       "moreInfoReason": null,
+                     *       "registeredName": "Acme Trading Ltd",
+                     *       "riskLevel": "low",
+                     *       "screeningStatus": "clear",
+                     *       "companySize": "sme",
+                     *       "applicant": null,
+                     *       "businessInfo": {
+                     *         "registeredName": "Acme Trading Ltd",
+                     *         "registrationNumber": "12345678",
+                     *         "country": "GB",
+                     *         "address": {
+                     *           "street": "1 High Street",
+                     *           "city": "London",
+                     *           "country": "GB",
+                     *           "postalCode": "EC1A 1AA"
+                     *         }
+                     *       },
+                     *       "businessActivity": null,
+                     *       "individualActivity": null,
+                     *       "hasIndirectControl": false,
+                     *       "indirectControlDetails": null,
+                     *       "termsAcceptedVersion": "1",
+                     *       "termsAcceptedAt": "2026-11-28T12:42:20.409Z",
+                     *       "submittedAt": "2026-11-28T12:42:20.805Z",
+                     *       "decidedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Application"];
                 };
             };
@@ -15588,6 +18460,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "version": "1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApplicationTermsAcceptanceRequest"];
             };
         };
@@ -15598,6 +18475,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "applicationType": "business",
+                     *       "createdAt": "2026-11-28T12:40:27.790Z",
+                     *       "updatedAt": "2026-11-28T12:42:19.651Z",
+                     *       "status": "draft",
+                     *       "editableSections": [],
+                     *       "moreInfoReason": null,
+                     *       "registeredName": "Acme Trading Ltd",
+                     *       "riskLevel": null,
+                     *       "screeningStatus": "pending",
+                     *       "companySize": "sme",
+                     *       "applicant": null,
+                     *       "businessInfo": {
+                     *         "registeredName": "Acme Trading Ltd",
+                     *         "registrationNumber": "12345678",
+                     *         "country": "GB",
+                     *         "address": {
+                     *           "street": "1 High Street",
+                     *           "city": "London",
+                     *           "country": "GB",
+                     *           "postalCode": "EC1A 1AA"
+                     *         }
+                     *       },
+                     *       "businessActivity": null,
+                     *       "individualActivity": null,
+                     *       "hasIndirectControl": false,
+                     *       "indirectControlDetails": null,
+                     *       "termsAcceptedVersion": "1",
+                     *       "termsAcceptedAt": "2026-11-28T12:42:19.651Z",
+                     *       "submittedAt": null,
+                     *       "decidedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Application"];
                 };
             };
@@ -15712,6 +18625,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "beneficiary": {
+                     *         "individual": {
+                     *           "required": [
+                     *             "address",
+                     *             "city"
+                     *           ],
+                     *           "optional": [
+                     *             "email",
+                     *             "addressLine2"
+                     *           ],
+                     *           "rules": [
+                     *             {
+                     *               "field": "name",
+                     *               "pattern": "^\\S+(?:\\s+\\S+)+$",
+                     *               "description": "First and last name separated by a space, with no leading or trailing space"
+                     *             },
+                     *             {
+                     *               "field": "name",
+                     *               "pattern": "^[A-Za-z0-9/?:().,'+ -]{2,35}$",
+                     *               "description": "SWIFT character set: Latin letters without accents, digits, spaces and / ? : ( ) . , ' + - only; at most 35 characters"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "business": {
+                     *           "required": [
+                     *             "address",
+                     *             "city"
+                     *           ],
+                     *           "optional": [
+                     *             "email",
+                     *             "addressLine2"
+                     *           ],
+                     *           "rules": [
+                     *             {
+                     *               "field": "name",
+                     *               "pattern": "^[A-Za-z0-9/?:().,'+ -]{2,35}$",
+                     *               "description": "SWIFT character set: Latin letters without accents, digits, spaces and / ? : ( ) . , ' + - only; at most 35 characters"
+                     *             },
+                     *             {
+                     *               "field": "name",
+                     *               "pattern": "^[A-Za-z0-9\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u00FF&'()., /-]{2,70}$",
+                     *               "description": "Latin letters (accents allowed), digits, spaces and & ' ( ) . , / - only; at most 70 characters"
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "sender": {
+                     *         "individual": {
+                     *           "required": [
+                     *             "firstName",
+                     *             "lastName"
+                     *           ],
+                     *           "optional": [
+                     *             "dateOfBirth",
+                     *             "postalCode"
+                     *           ]
+                     *         },
+                     *         "business": {
+                     *           "required": [
+                     *             "companyName",
+                     *             "address"
+                     *           ],
+                     *           "optional": [
+                     *             "registrationNumber",
+                     *             "postalCode"
+                     *           ]
+                     *         },
+                     *         "senderInfoRequired": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayoutRequirements"];
                 };
             };
@@ -15798,6 +18784,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "version": "1",
+                     *       "url": "http://127.0.0.1:30702/terms/1"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Terms"];
                 };
             };
@@ -15896,6 +18888,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "upl_r339Q-rRei8H0WxuDGhMYR3p",
+                     *       "contentType": "application/pdf",
+                     *       "contentLength": 77
+                     *     }
+                     */
                     "application/json": components["schemas"]["Upload"];
                 };
             };
@@ -15970,6 +18969,949 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    accountCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The account.created event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    applicationApprovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The application.approved event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplicationApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    applicationMoreInfoRequestedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The application.more_info_requested event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplicationMoreInfoRequestedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    applicationRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The application.rejected event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplicationRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    applicationUnderReviewWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The application.under_review event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplicationUnderReviewEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    beneficiaryUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The beneficiary.updated event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BeneficiaryUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    depositCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The deposit.completed event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DepositCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    depositFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The deposit.failed event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DepositFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderAwaitingFundsWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order.awaiting_funds event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderAwaitingFundsEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order.completed event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order.created event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order.expired event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order.failed event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderFundsReceivedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order.funds_received event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderFundsReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutApprovalRequiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payout.approval_required event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutApprovalRequiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payout.cancelled event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payout.failed event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutPaidWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payout.paid event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutPaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutProcessingWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payout.processing event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutProcessingEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutRecipientCheckRequiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payout.recipient_check_required event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutRecipientCheckRequiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    virtualAccountActiveWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The virtual_account.active event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VirtualAccountActiveEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    virtualAccountFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The virtual_account.failed event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VirtualAccountFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The webhook.test event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
