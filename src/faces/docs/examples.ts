@@ -70,10 +70,19 @@ export function addRecordedExamples<T extends object>(document: T, examples: Rec
     for (const op of Object.values(item) as Json[]) {
       const example = examples[String(op.operationId)];
       if (!example) continue;
-      const request = (((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>)['application/json'];
-      if (request && example.request !== undefined) request.example = example.request;
-      const response = ((((op.responses ?? {}) as Record<string, Json>)[String(example.status)]?.content ?? {}) as Record<string, Json>)['application/json'];
-      if (response && example.response !== undefined) response.example = example.response;
+      const body = op.requestBody as Json | undefined;
+      const request = ((body?.content ?? {}) as Record<string, Json>)['application/json'];
+      // A body the server does not need (every field optional) that the sample left out: it was taken as `{}`.
+      if (request) request.example = example.request ?? (body?.required === false ? {} : undefined);
+      const responses = (op.responses ?? {}) as Record<string, Json>;
+      const answered = ((responses[String(example.status)]?.content ?? {}) as Record<string, Json>)['application/json'];
+      if (!answered || example.response === undefined) continue;
+      answered.example = example.response;
+      // Another 2xx of the same shape (201 created, 200 the one that already existed): the same answer shows it.
+      for (const [status, response] of Object.entries(responses)) {
+        const media = ((response.content ?? {}) as Record<string, Json>)['application/json'];
+        if (/^2/.test(status) && media && media.example === undefined && JSON.stringify(media.schema) === JSON.stringify(answered.schema)) media.example = example.response;
+      }
     }
   }
   return document;

@@ -5240,8 +5240,8 @@ export interface operations {
                      *         {
                      *           "kty": "OKP",
                      *           "crv": "Ed25519",
-                     *           "x": "uE9xOnnRTEMwJc5noF_qg3cuavAS0ku8Sds1RO4VIhY",
-                     *           "kid": "lDzM0ScuR8aS8Esi",
+                     *           "x": "C7YKfufzPmxVka1H0-adwCh9wezn5KkeNoxjAfTAfuM",
+                     *           "kid": "Dgm7GOuwVR8d5wnt",
                      *           "alg": "EdDSA",
                      *           "use": "sig"
                      *         }
@@ -5324,18 +5324,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "issuer": "http://127.0.0.1:30702",
-                     *       "token_endpoint": "0123://456.7.8.9:abcde/f0123/45678",
-                     *       "jwks_uri": "http://127.0.0.1:30702/.well-known/jwks.json",
+                     *       "issuer": "http://127.0.0.1:8080",
+                     *       "token_endpoint": "http://127.0.0.1:8080/oauth/token",
+                     *       "jwks_uri": "http://127.0.0.1:8080/.well-known/jwks.json",
                      *       "grant_types_supported": [
                      *         "client_credentials"
                      *       ],
                      *       "token_endpoint_auth_methods_supported": [
-                     *         "client_012345_6789a",
-                     *         "client_012345_6789"
+                     *         "client_secret_basic",
+                     *         "client_secret_post"
                      *       ],
                      *       "token_endpoint_auth_signing_alg_values_supported": [
-                     *         "01234"
+                     *         "EdDSA"
                      *       ],
                      *       "response_types_supported": [
                      *         "token"
@@ -5424,7 +5424,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "quoteId": "d440685f-bc5c-4ce3-bf31-00e268fdfc78"
+                 *       "quoteId": "833f53ed-9169-440f-8297-ed13fce5451f"
                  *     }
                  */
                 "application/json": components["schemas"]["LegacyCreateFxConversionRequest"];
@@ -5439,8 +5439,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "b352daaf-cd61-48fb-894d-050764edbf26",
-                     *       "quoteId": "d440685f-bc5c-4ce3-bf31-00e268fdfc78",
+                     *       "id": "3bb9e505-1289-461e-b16d-95c167c7418f",
+                     *       "quoteId": "833f53ed-9169-440f-8297-ed13fce5451f",
                      *       "clientRef": null,
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -5448,7 +5448,7 @@ export interface operations {
                      *       "toAmount": "9.15",
                      *       "rate": "0.9154",
                      *       "status": "completed",
-                     *       "createdAt": "2026-11-28T12:41:10.673Z"
+                     *       "createdAt": "2026-11-28T13:18:12.306Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxConversion"];
@@ -5560,8 +5560,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "453f367d-5e58-4509-95db-1ed73ead44f0",
-                     *       "quoteId": "1528fd84-d99f-4e83-87bd-333146f4aa44",
+                     *       "id": "c3426a66-dba2-4a0f-91d3-70cc24a6c639",
+                     *       "quoteId": "d49bf4b2-bd5a-4c4f-b467-68ff81adaf07",
                      *       "clientRef": null,
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -5569,7 +5569,7 @@ export interface operations {
                      *       "toAmount": "9.15",
                      *       "rate": "0.9154",
                      *       "status": "completed",
-                     *       "createdAt": "2026-11-28T12:40:31.143Z"
+                     *       "createdAt": "2026-11-28T13:16:43.425Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxConversion"];
@@ -5677,7 +5677,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "62a9f7a5-b280-4745-9cbd-6036ba7ccd96",
+                     *       "id": "929753b1-e9c4-4f06-9e13-587fbc16b136",
                      *       "fromCurrency": "EUR",
                      *       "toCurrency": "USD",
                      *       "fromAmount": "100.00",
@@ -5689,8 +5689,8 @@ export interface operations {
                      *       "fee": "0.00",
                      *       "intent": "payout",
                      *       "status": "open",
-                     *       "expiresAt": "2026-11-28T12:41:28.671Z",
-                     *       "createdAt": "2026-11-28T12:40:58.671Z"
+                     *       "expiresAt": "2026-11-28T13:18:23.869Z",
+                     *       "createdAt": "2026-11-28T13:17:53.869Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxQuote"];
@@ -5802,7 +5802,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "47e5820a-5657-43f5-b10d-1907db63f610",
+                     *       "id": "946b3bb6-a49a-4ae3-98d7-77668572d05e",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
                      *       "fromAmount": "10.00",
@@ -5814,8 +5814,8 @@ export interface operations {
                      *       "fee": "0.00",
                      *       "intent": "conversion",
                      *       "status": "expired",
-                     *       "expiresAt": "2026-11-28T12:41:00.587Z",
-                     *       "createdAt": "2026-11-28T12:40:30.587Z"
+                     *       "expiresAt": "2026-11-28T13:17:12.302Z",
+                     *       "createdAt": "2026-11-28T13:16:42.302Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxQuote"];
@@ -5920,7 +5920,7 @@ export interface operations {
                      *           "inverseRate": "0.924623115578",
                      *           "midRate": "1.086956521739",
                      *           "spreadBps": 50,
-                     *           "asOf": "2026-11-28T12:40:57.130Z"
+                     *           "asOf": "2026-11-28T13:17:45.801Z"
                      *         },
                      *         {
                      *           "from": "EUR",
@@ -5929,7 +5929,7 @@ export interface operations {
                      *           "inverseRate": "1.175879396985",
                      *           "midRate": "0.8547008547",
                      *           "spreadBps": 50,
-                     *           "asOf": "2026-11-28T12:40:57.130Z"
+                     *           "asOf": "2026-11-28T13:17:45.801Z"
                      *         }
                      *       ]
                      *     }
@@ -6101,8 +6101,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "userId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
-                     *       "clientId": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *       "userId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "clientId": "3022acd4-36bc-4391-8319-67915adacd46",
                      *       "balances": [
                      *         {
                      *           "currency": "EUR",
@@ -6111,7 +6111,7 @@ export interface operations {
                      *           "pendingOut": "10.14",
                      *           "totalBalance": "100006.15",
                      *           "isActive": true,
-                     *           "lastTransactionAt": "2026-11-28T12:40:34.232Z"
+                     *           "lastTransactionAt": "2026-11-28T13:16:53.211Z"
                      *         },
                      *         {
                      *           "currency": "USD",
@@ -6120,12 +6120,12 @@ export interface operations {
                      *           "pendingOut": "100.00",
                      *           "totalBalance": "99990.00",
                      *           "isActive": true,
-                     *           "lastTransactionAt": "2026-11-28T12:40:34.467Z"
+                     *           "lastTransactionAt": "2026-11-28T13:16:54.244Z"
                      *         }
                      *       ],
                      *       "totalValueEur": "192019.95",
                      *       "primaryCurrency": "GBP",
-                     *       "calculatedAt": "2026-11-28T12:40:51.032Z"
+                     *       "calculatedAt": "2026-11-28T13:17:36.556Z"
                      *     }
                      */
                     "application/json": components["schemas"]["LedgerBalances"];
@@ -6223,26 +6223,26 @@ export interface operations {
                      *       "object": "ledger_transaction.list",
                      *       "data": [
                      *         {
-                     *           "id": "e2d9f7e8-b9ea-403f-8a2d-a9e624d120b1",
+                     *           "id": "be1b6375-65ff-4ef3-a9ac-bfe51c940b84",
                      *           "currency": "USD",
                      *           "amount": "100.00",
                      *           "direction": "debit",
                      *           "status": "pending",
                      *           "objectType": "order",
-                     *           "objectId": "14704e10-52df-442e-a782-1211170a6501",
+                     *           "objectId": "742f2bcc-0c77-468c-867d-cfce4f43b36e",
                      *           "description": "Order funds held for the desk",
-                     *           "createdAt": "2026-11-28T12:40:34.467Z"
+                     *           "createdAt": "2026-11-28T13:16:54.244Z"
                      *         },
                      *         {
-                     *           "id": "532cd67c-4558-4f2f-a0f6-45751e617665",
+                     *           "id": "9d5aa65b-a990-4db8-8fc3-a391c1f9bfac",
                      *           "currency": "EUR",
                      *           "amount": "10.14",
                      *           "direction": "debit",
                      *           "status": "pending",
                      *           "objectType": "payout",
-                     *           "objectId": "761bcdb2-44f3-4e82-964a-d7595885b509",
+                     *           "objectId": "15596ad3-473c-4e85-a8d3-43093e9abc47",
                      *           "description": null,
-                     *           "createdAt": "2026-11-28T12:40:34.232Z"
+                     *           "createdAt": "2026-11-28T13:16:53.211Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -6329,8 +6329,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "grant_type": "client_credentials",
-                 *       "client_id": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
-                 *       "client_secret": "cs_0123456789abcdef0_123456789abcdef012-345678",
+                 *       "client_id": "3022acd4-36bc-4391-8319-67915adacd46",
+                 *       "client_secret": "cs_0123456789abcdef0123456789abcdef01234-56789",
                  *       "audience": "corridor-api"
                  *     }
                  */
@@ -6346,8 +6346,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef012345.6789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd.ef01234567-89abcdef0123456789abcdef012_3456789abcdef0_123456789_abcdef0123456789abcdef",
-                     *       "token_type": "012345",
+                     *       "access_token": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef012345.6789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd.e_f0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456_789abcdef01",
+                     *       "token_type": "Bearer",
                      *       "expires_in": 86400
                      *     }
                      */
@@ -6584,12 +6584,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "id": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
                      *       "accountType": "master",
                      *       "status": "active",
                      *       "country": "GB",
                      *       "name": "Acme Ltd",
-                     *       "createdAt": "2026-11-28T12:40:25.879Z",
+                     *       "createdAt": "2026-11-28T13:16:28.388Z",
                      *       "primaryCurrency": "GBP"
                      *     }
                      */
@@ -6689,22 +6689,22 @@ export interface operations {
                      *       "object": "account.list",
                      *       "data": [
                      *         {
-                     *           "id": "7b6cf61e-b14e-4541-a5b5-995b83b64584",
+                     *           "id": "aebebb40-cd94-4508-bd16-0ccea5004df6",
                      *           "accountType": "sub",
                      *           "status": "pending",
                      *           "country": "DE",
                      *           "name": "Ada Lovelace",
-                     *           "createdAt": "2026-11-28T12:40:43.962Z",
-                     *           "parentAccountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11"
+                     *           "createdAt": "2026-11-28T13:17:23.523Z",
+                     *           "parentAccountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65"
                      *         },
                      *         {
-                     *           "id": "8c3d129f-08ef-4b3b-91ca-44cdd5a60518",
+                     *           "id": "fdf594ee-7d96-46fd-822f-3e8ad03b000a",
                      *           "accountType": "sub",
                      *           "status": "pending",
                      *           "country": "GB",
                      *           "name": "Sample Branch",
-                     *           "createdAt": "2026-11-28T12:40:34.359Z",
-                     *           "parentAccountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11"
+                     *           "createdAt": "2026-11-28T13:16:53.830Z",
+                     *           "parentAccountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -6814,13 +6814,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7b6cf61e-b14e-4541-a5b5-995b83b64584",
+                     *       "id": "aebebb40-cd94-4508-bd16-0ccea5004df6",
                      *       "accountType": "sub",
                      *       "status": "pending",
                      *       "country": "DE",
                      *       "name": "Ada Lovelace",
-                     *       "createdAt": "2026-11-28T12:40:43.962Z",
-                     *       "parentAccountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11"
+                     *       "createdAt": "2026-11-28T13:17:23.523Z",
+                     *       "parentAccountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65"
                      *     }
                      */
                     "application/json": components["schemas"]["Account"];
@@ -6932,13 +6932,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "8c3d129f-08ef-4b3b-91ca-44cdd5a60518",
+                     *       "id": "fdf594ee-7d96-46fd-822f-3e8ad03b000a",
                      *       "accountType": "sub",
                      *       "status": "pending",
                      *       "country": "GB",
                      *       "name": "Sample Branch",
-                     *       "createdAt": "2026-11-28T12:40:34.359Z",
-                     *       "parentAccountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11"
+                     *       "createdAt": "2026-11-28T13:16:53.830Z",
+                     *       "parentAccountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65"
                      *     }
                      */
                     "application/json": components["schemas"]["Account"];
@@ -7037,26 +7037,26 @@ export interface operations {
                      *       "object": "api_key.list",
                      *       "data": [
                      *         {
-                     *           "clientId": "7debafe2-d84c-4b0c-84ea-2847eee498da",
+                     *           "clientId": "fc41c679-91bc-4fb7-9ef0-4627bc8ad12f",
                      *           "scopes": [
                      *             "read:accounts",
                      *             "write:accounts"
                      *           ],
                      *           "status": "active",
                      *           "label": null,
-                     *           "createdAt": "2026-11-28T12:40:31.972Z",
+                     *           "createdAt": "2026-11-28T13:16:46.178Z",
                      *           "lastUsedAt": null
                      *         },
                      *         {
-                     *           "clientId": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *           "clientId": "3022acd4-36bc-4391-8319-67915adacd46",
                      *           "scopes": [
                      *             "read:accounts",
                      *             "write:accounts"
                      *           ],
                      *           "status": "active",
                      *           "label": null,
-                     *           "createdAt": "2026-11-28T12:40:25.994Z",
-                     *           "lastUsedAt": "2026-11-28T12:40:26.079Z"
+                     *           "createdAt": "2026-11-28T13:16:28.681Z",
+                     *           "lastUsedAt": "2026-11-28T13:16:28.951Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -7166,7 +7166,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Scopes updated",
-                     *       "clientId": "7debafe2-d84c-4b0c-84ea-2847eee498da",
+                     *       "clientId": "fc41c679-91bc-4fb7-9ef0-4627bc8ad12f",
                      *       "scopes": [
                      *         "read:payouts",
                      *         "write:payouts"
@@ -7287,11 +7287,11 @@ export interface operations {
                      *       "object": "approval_rule.list",
                      *       "data": [
                      *         {
-                     *           "id": "105a03e5-aa0d-4c00-9aa3-714c9e7bdaca",
+                     *           "id": "e6450893-cc2c-461a-b07d-3b9c81545533",
                      *           "type": "amount_over",
                      *           "description": "Payouts over 10,000 EUR need a second person",
-                     *           "createdBy": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
-                     *           "createdAt": "2026-11-28T12:41:29.548Z",
+                     *           "createdBy": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *           "createdAt": "2026-11-28T13:19:16.621Z",
                      *           "currency": "EUR",
                      *           "amount": "10000.00"
                      *         }
@@ -7405,11 +7405,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "105a03e5-aa0d-4c00-9aa3-714c9e7bdaca",
+                     *       "id": "e6450893-cc2c-461a-b07d-3b9c81545533",
                      *       "type": "amount_over",
                      *       "description": "Payouts over 10,000 EUR need a second person",
-                     *       "createdBy": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
-                     *       "createdAt": "2026-11-28T12:41:29.548Z",
+                     *       "createdBy": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *       "createdAt": "2026-11-28T13:19:16.621Z",
                      *       "currency": "EUR",
                      *       "amount": "10000.00"
                      *     }
@@ -7523,20 +7523,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "object": "approval_rule.list",
-                     *       "data": [
-                     *         {
-                     *           "id": "105a03e5-aa0d-4c00-9aa3-714c9e7bdaca",
-                     *           "type": "amount_over",
-                     *           "description": "Payouts over 10,000 EUR need a second person",
-                     *           "createdBy": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
-                     *           "createdAt": "2026-11-28T12:41:29.548Z",
-                     *           "currency": "EUR",
-                     *           "amount": "10000.00"
-                     *         }
-                     *       ],
-                     *       "hasMore": false,
-                     *       "nextCursor": null
+                     *       "id": "4ecd2736-1de8-4b81-af63-4f8392bb743a",
+                     *       "type": "batch_over",
+                     *       "description": null,
+                     *       "createdBy": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *       "createdAt": "2026-11-28T13:19:23.558Z",
+                     *       "rows": 500
                      *     }
                      */
                     "application/json": components["schemas"]["ApprovalRule"];
@@ -7630,7 +7622,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "978a6143-a8fa-4d27-8d7e-ded6f7a865c6",
+                     *       "id": "3659bdd7-88bd-4d1e-bb41-3237c07b1450",
                      *       "deleted": true
                      *     }
                      */
@@ -7850,14 +7842,14 @@ export interface operations {
                      *       "object": "beneficiary.list",
                      *       "data": [
                      *         {
-                     *           "id": "0e4d6441-7b6c-48f7-8cb6-5a0346853820",
+                     *           "id": "b947b154-5b82-4c62-bc10-694e770c8d19",
                      *           "type": "individual",
                      *           "status": "active",
                      *           "name": "Ada Lovelace",
                      *           "country": "DE",
                      *           "accounts": [
                      *             {
-                     *               "id": "ad012580-6563-4b7d-a45b-bda50c621002",
+                     *               "id": "cd66a282-4dd2-401f-b7af-d1bcc5168336",
                      *               "type": "iban",
                      *               "currency": "EUR",
                      *               "data": {
@@ -7865,21 +7857,21 @@ export interface operations {
                      *               }
                      *             }
                      *           ],
-                     *           "createdAt": "2026-11-28T12:41:36.655Z",
-                     *           "updatedAt": "2026-11-28T12:41:36.655Z",
+                     *           "createdAt": "2026-11-28T13:19:49.271Z",
+                     *           "updatedAt": "2026-11-28T13:19:49.271Z",
                      *           "address": "1 Hauptstrasse",
                      *           "city": "Berlin",
                      *           "postcode": "10115"
                      *         },
                      *         {
-                     *           "id": "43f7f8db-13a4-45b6-acb3-950428522a04",
+                     *           "id": "2c6a40b4-0706-46e2-8774-86425418d75d",
                      *           "type": "individual",
                      *           "status": "active",
                      *           "name": "Ada Lovelace",
                      *           "country": "DE",
                      *           "accounts": [
                      *             {
-                     *               "id": "cb1abbc2-6632-4583-b4d3-bff8d377ccd4",
+                     *               "id": "dc89b88c-c261-422d-9f2f-a78f86b90f07",
                      *               "type": "iban",
                      *               "currency": "EUR",
                      *               "data": {
@@ -7887,8 +7879,8 @@ export interface operations {
                      *               }
                      *             }
                      *           ],
-                     *           "createdAt": "2026-11-28T12:41:27.756Z",
-                     *           "updatedAt": "2026-11-28T12:41:27.756Z",
+                     *           "createdAt": "2026-11-28T13:19:04.116Z",
+                     *           "updatedAt": "2026-11-28T13:19:04.116Z",
                      *           "address": "1 Hauptstrasse",
                      *           "city": "Berlin",
                      *           "postcode": "10115"
@@ -8013,6 +8005,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "b947b154-5b82-4c62-bc10-694e770c8d19",
+                     *       "type": "individual",
+                     *       "status": "active",
+                     *       "name": "Ada Lovelace",
+                     *       "country": "DE",
+                     *       "accounts": [
+                     *         {
+                     *           "id": "cd66a282-4dd2-401f-b7af-d1bcc5168336",
+                     *           "type": "iban",
+                     *           "currency": "EUR",
+                     *           "data": {
+                     *             "iban": "DE89370400440532013000"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T13:19:49.271Z",
+                     *       "updatedAt": "2026-11-28T13:19:49.271Z",
+                     *       "address": "1 Hauptstrasse",
+                     *       "city": "Berlin",
+                     *       "postcode": "10115"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Beneficiary"];
                 };
             };
@@ -8024,14 +8040,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "0e4d6441-7b6c-48f7-8cb6-5a0346853820",
+                     *       "id": "b947b154-5b82-4c62-bc10-694e770c8d19",
                      *       "type": "individual",
                      *       "status": "active",
                      *       "name": "Ada Lovelace",
                      *       "country": "DE",
                      *       "accounts": [
                      *         {
-                     *           "id": "ad012580-6563-4b7d-a45b-bda50c621002",
+                     *           "id": "cd66a282-4dd2-401f-b7af-d1bcc5168336",
                      *           "type": "iban",
                      *           "currency": "EUR",
                      *           "data": {
@@ -8039,8 +8055,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "createdAt": "2026-11-28T12:41:36.655Z",
-                     *       "updatedAt": "2026-11-28T12:41:36.655Z",
+                     *       "createdAt": "2026-11-28T13:19:49.271Z",
+                     *       "updatedAt": "2026-11-28T13:19:49.271Z",
                      *       "address": "1 Hauptstrasse",
                      *       "city": "Berlin",
                      *       "postcode": "10115"
@@ -8155,14 +8171,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "727120a2-219f-479b-8e98-69ad82a46457",
+                     *       "id": "e7665696-2903-4da3-b3e5-4d322c54dd23",
                      *       "type": "individual",
                      *       "status": "active",
                      *       "name": "Ada Lovelace",
                      *       "country": "DE",
                      *       "accounts": [
                      *         {
-                     *           "id": "03339f4b-77f4-4bbf-92f8-55b2d0fed273",
+                     *           "id": "2b3802ae-f67c-4fad-9f7a-5664bb6e73ba",
                      *           "type": "iban",
                      *           "currency": "EUR",
                      *           "data": {
@@ -8170,8 +8186,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "createdAt": "2026-11-28T12:40:27.379Z",
-                     *       "updatedAt": "2026-11-28T12:40:27.379Z",
+                     *       "createdAt": "2026-11-28T13:16:32.740Z",
+                     *       "updatedAt": "2026-11-28T13:16:32.740Z",
                      *       "address": "1 Hauptstrasse",
                      *       "city": "Berlin",
                      *       "postcode": "10115"
@@ -8261,6 +8277,7 @@ export interface operations {
         /** @description Partial update: an absent field keeps its value, null clears an optional field. The result is validated again as a whole. */
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateBeneficiaryRequest"];
             };
         };
@@ -8273,14 +8290,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "727120a2-219f-479b-8e98-69ad82a46457",
+                     *       "id": "e7665696-2903-4da3-b3e5-4d322c54dd23",
                      *       "type": "individual",
                      *       "status": "active",
                      *       "name": "Ada Lovelace",
                      *       "country": "DE",
                      *       "accounts": [
                      *         {
-                     *           "id": "03339f4b-77f4-4bbf-92f8-55b2d0fed273",
+                     *           "id": "2b3802ae-f67c-4fad-9f7a-5664bb6e73ba",
                      *           "type": "iban",
                      *           "currency": "EUR",
                      *           "data": {
@@ -8288,8 +8305,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "createdAt": "2026-11-28T12:40:27.379Z",
-                     *       "updatedAt": "2026-11-28T12:41:39.663Z",
+                     *       "createdAt": "2026-11-28T13:16:32.740Z",
+                     *       "updatedAt": "2026-11-28T13:19:56.130Z",
                      *       "address": "1 Hauptstrasse",
                      *       "city": "Berlin",
                      *       "postcode": "10115"
@@ -8404,14 +8421,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "07a7fbc7-f7ba-49b6-b114-533ffd885b60",
+                     *       "id": "958071ca-57bf-4bc5-a2c3-97243c7681f1",
                      *       "type": "individual",
                      *       "status": "inactive",
                      *       "name": "Ada Lovelace",
                      *       "country": "DE",
                      *       "accounts": [
                      *         {
-                     *           "id": "7cfc7fe8-dc85-4f56-ae0f-77b3bd39c7c9",
+                     *           "id": "c5512948-34f5-4638-9ab4-2ea5e55c54cb",
                      *           "type": "iban",
                      *           "currency": "EUR",
                      *           "data": {
@@ -8419,8 +8436,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "createdAt": "2026-11-28T12:41:39.915Z",
-                     *       "updatedAt": "2026-11-28T12:41:41.610Z",
+                     *       "createdAt": "2026-11-28T13:19:56.705Z",
+                     *       "updatedAt": "2026-11-28T13:19:58.777Z",
                      *       "address": "1 Hauptstrasse",
                      *       "city": "Berlin",
                      *       "postcode": "10115"
@@ -8796,8 +8813,8 @@ export interface operations {
                      *       "object": "deposit.list",
                      *       "data": [
                      *         {
-                     *           "id": "104eff55-e84b-4b6e-b16f-068b9c72a494",
-                     *           "clientRef": "dep_AYP5bAHl8CNm",
+                     *           "id": "32468cc7-83ac-432f-99bc-4422fe19e232",
+                     *           "clientRef": "dep_oO7PHD279SxR",
                      *           "amount": "25.000000",
                      *           "serviceFee": "0.000000",
                      *           "creditedAmount": "25.000000",
@@ -8807,9 +8824,9 @@ export interface operations {
                      *           "virtualAccountId": null,
                      *           "accountId": null,
                      *           "failureReason": null,
-                     *           "createdAt": "2026-11-28T12:40:31.421Z",
-                     *           "updatedAt": "2026-11-28T12:40:31.421Z",
-                     *           "completedAt": "2026-11-28T12:40:31.421Z",
+                     *           "createdAt": "2026-11-28T13:16:44.551Z",
+                     *           "updatedAt": "2026-11-28T13:16:44.551Z",
+                     *           "completedAt": "2026-11-28T13:16:44.551Z",
                      *           "chain": null,
                      *           "txHash": null,
                      *           "fromAddress": null,
@@ -8911,8 +8928,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "104eff55-e84b-4b6e-b16f-068b9c72a494",
-                     *       "clientRef": "dep_AYP5bAHl8CNm",
+                     *       "id": "32468cc7-83ac-432f-99bc-4422fe19e232",
+                     *       "clientRef": "dep_oO7PHD279SxR",
                      *       "amount": "25.000000",
                      *       "serviceFee": "0.000000",
                      *       "creditedAmount": "25.000000",
@@ -8922,9 +8939,9 @@ export interface operations {
                      *       "virtualAccountId": null,
                      *       "accountId": null,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:40:31.421Z",
-                     *       "updatedAt": "2026-11-28T12:40:31.421Z",
-                     *       "completedAt": "2026-11-28T12:40:31.421Z",
+                     *       "createdAt": "2026-11-28T13:16:44.551Z",
+                     *       "updatedAt": "2026-11-28T13:16:44.551Z",
+                     *       "completedAt": "2026-11-28T13:16:44.551Z",
                      *       "chain": null,
                      *       "txHash": null,
                      *       "fromAddress": null,
@@ -9033,38 +9050,38 @@ export interface operations {
                      *       "object": "event.list",
                      *       "data": [
                      *         {
-                     *           "id": "evt_luYZbZMt0t016be1cymNMjGoEh",
-                     *           "type": "payout.processing",
-                     *           "createdAt": "2026-11-28T12:41:56.407Z",
+                     *           "id": "evt_WBDbEzmDOPQ9tP1FVzweHVgzTk",
+                     *           "type": "payout.paid",
+                     *           "createdAt": "2026-11-28T13:20:22.983Z",
                      *           "test": false,
                      *           "data": {
-                     *             "id": "761bcdb2-44f3-4e82-964a-d7595885b509",
-                     *             "amount": "10.14",
-                     *             "status": "processing",
+                     *             "id": "6aa1307e-ff18-4b24-ae6b-e73cb8048bc8",
+                     *             "amount": "25.00",
+                     *             "status": "paid",
                      *             "currency": "EUR",
-                     *             "clientRef": "s-ifikzohx",
-                     *             "completedAt": null
+                     *             "clientRef": "invoice-1042",
+                     *             "completedAt": "2026-11-28T13:20:22.983Z"
                      *           },
                      *           "accountId": null
                      *         },
                      *         {
-                     *           "id": "evt_6FC--I0a6jJjiZQQnfmvM15000",
+                     *           "id": "evt_apS5wGUp_IxVAd_Ye5t-3HhOvp",
                      *           "type": "payout.processing",
-                     *           "createdAt": "2026-11-28T12:41:56.407Z",
+                     *           "createdAt": "2026-11-28T13:20:21.714Z",
                      *           "test": false,
                      *           "data": {
-                     *             "id": "85b742eb-6363-4fae-a3ff-1f4c8187bbe6",
-                     *             "amount": "25.00",
+                     *             "id": "15596ad3-473c-4e85-a8d3-43093e9abc47",
+                     *             "amount": "10.14",
                      *             "status": "processing",
                      *             "currency": "EUR",
-                     *             "clientRef": "invoice-1042",
+                     *             "clientRef": "s-2h08w0o7",
                      *             "completedAt": null
                      *           },
                      *           "accountId": null
                      *         }
                      *       ],
-                     *       "hasMore": false,
-                     *       "nextCursor": null
+                     *       "hasMore": true,
+                     *       "nextCursor": "WyIyMDI2LTExLTI4VDEzOjE2OjQ0LjU1MTAwMFoiLCJldnRfTmlWM0J4WmptT01RNEdUQVpwWnFPRml2SDciXQ"
                      *     }
                      */
                     "application/json": components["schemas"]["EventList"];
@@ -9158,16 +9175,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "evt_LMDnMktO-GBvzLbbaWM6EcFrTD",
+                     *       "id": "evt_NiV3BxZjmOMQ4GTAZpZqOFivH7",
                      *       "type": "deposit.completed",
-                     *       "createdAt": "2026-11-28T12:40:31.421Z",
+                     *       "createdAt": "2026-11-28T13:16:44.551Z",
                      *       "test": false,
                      *       "data": {
-                     *         "id": "104eff55-e84b-4b6e-b16f-068b9c72a494",
+                     *         "id": "32468cc7-83ac-432f-99bc-4422fe19e232",
                      *         "amount": "25.000000",
                      *         "status": "completed",
                      *         "currency": "USDC",
-                     *         "clientRef": "dep_AYP5bAHl8CNm",
+                     *         "clientRef": "dep_oO7PHD279SxR",
                      *         "serviceFee": "0.000000",
                      *         "creditedAmount": "25.000000"
                      *       },
@@ -9352,7 +9369,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "quoteId": "3b5efe1e-cfba-496b-ba81-7d26ae88cc53"
+                 *       "quoteId": "8a08d9c4-8add-427e-a828-fe0b6a35e963"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateFxConversionRequest"];
@@ -9367,8 +9384,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "016dcebe-21ea-4e92-a156-4e67cf5bfdc6",
-                     *       "quoteId": "3b5efe1e-cfba-496b-ba81-7d26ae88cc53",
+                     *       "id": "9da1e00e-260e-40f4-89d5-3c0b93ef878b",
+                     *       "quoteId": "8a08d9c4-8add-427e-a828-fe0b6a35e963",
                      *       "clientRef": null,
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -9376,7 +9393,7 @@ export interface operations {
                      *       "toAmount": "9.15",
                      *       "rate": "0.9154",
                      *       "status": "completed",
-                     *       "createdAt": "2026-11-28T12:41:06.743Z"
+                     *       "createdAt": "2026-11-28T13:18:07.908Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxConversion"];
@@ -9488,8 +9505,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "453f367d-5e58-4509-95db-1ed73ead44f0",
-                     *       "quoteId": "1528fd84-d99f-4e83-87bd-333146f4aa44",
+                     *       "id": "c3426a66-dba2-4a0f-91d3-70cc24a6c639",
+                     *       "quoteId": "d49bf4b2-bd5a-4c4f-b467-68ff81adaf07",
                      *       "clientRef": null,
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -9497,7 +9514,7 @@ export interface operations {
                      *       "toAmount": "9.15",
                      *       "rate": "0.9154",
                      *       "status": "completed",
-                     *       "createdAt": "2026-11-28T12:40:31.143Z"
+                     *       "createdAt": "2026-11-28T13:16:43.425Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxConversion"];
@@ -9605,7 +9622,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "f4ca5f18-d08a-438e-825a-57e417280898",
+                     *       "id": "b744e9b7-a8cf-4e25-ac72-d7735807f233",
                      *       "fromCurrency": "EUR",
                      *       "toCurrency": "USD",
                      *       "fromAmount": "100.00",
@@ -9617,8 +9634,8 @@ export interface operations {
                      *       "fee": "0.00",
                      *       "intent": "payout",
                      *       "status": "open",
-                     *       "expiresAt": "2026-11-28T12:41:27.630Z",
-                     *       "createdAt": "2026-11-28T12:40:57.630Z"
+                     *       "expiresAt": "2026-11-28T13:18:18.346Z",
+                     *       "createdAt": "2026-11-28T13:17:48.346Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxQuote"];
@@ -9730,7 +9747,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "47e5820a-5657-43f5-b10d-1907db63f610",
+                     *       "id": "946b3bb6-a49a-4ae3-98d7-77668572d05e",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
                      *       "fromAmount": "10.00",
@@ -9742,8 +9759,8 @@ export interface operations {
                      *       "fee": "0.00",
                      *       "intent": "conversion",
                      *       "status": "expired",
-                     *       "expiresAt": "2026-11-28T12:41:00.587Z",
-                     *       "createdAt": "2026-11-28T12:40:30.587Z"
+                     *       "expiresAt": "2026-11-28T13:17:12.302Z",
+                     *       "createdAt": "2026-11-28T13:16:42.302Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxQuote"];
@@ -9848,7 +9865,7 @@ export interface operations {
                      *           "inverseRate": "0.924623115578",
                      *           "midRate": "1.086956521739",
                      *           "spreadBps": 50,
-                     *           "asOf": "2026-11-28T12:40:56.727Z"
+                     *           "asOf": "2026-11-28T13:17:43.069Z"
                      *         },
                      *         {
                      *           "from": "EUR",
@@ -9857,7 +9874,7 @@ export interface operations {
                      *           "inverseRate": "1.175879396985",
                      *           "midRate": "0.8547008547",
                      *           "spreadBps": 50,
-                     *           "asOf": "2026-11-28T12:40:56.727Z"
+                     *           "asOf": "2026-11-28T13:17:43.069Z"
                      *         }
                      *       ]
                      *     }
@@ -9950,8 +9967,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "userId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
-                     *       "clientId": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
+                     *       "userId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "clientId": "3022acd4-36bc-4391-8319-67915adacd46",
                      *       "balances": [
                      *         {
                      *           "currency": "EUR",
@@ -9960,7 +9977,7 @@ export interface operations {
                      *           "pendingOut": "10.14",
                      *           "totalBalance": "100006.15",
                      *           "isActive": true,
-                     *           "lastTransactionAt": "2026-11-28T12:40:34.232Z"
+                     *           "lastTransactionAt": "2026-11-28T13:16:53.211Z"
                      *         },
                      *         {
                      *           "currency": "USD",
@@ -9969,12 +9986,12 @@ export interface operations {
                      *           "pendingOut": "100.00",
                      *           "totalBalance": "99990.00",
                      *           "isActive": true,
-                     *           "lastTransactionAt": "2026-11-28T12:40:34.467Z"
+                     *           "lastTransactionAt": "2026-11-28T13:16:54.244Z"
                      *         }
                      *       ],
                      *       "totalValueEur": "192019.95",
                      *       "primaryCurrency": "GBP",
-                     *       "calculatedAt": "2026-11-28T12:40:49.445Z"
+                     *       "calculatedAt": "2026-11-28T13:17:35.368Z"
                      *     }
                      */
                     "application/json": components["schemas"]["LedgerBalances"];
@@ -10072,26 +10089,26 @@ export interface operations {
                      *       "object": "ledger_transaction.list",
                      *       "data": [
                      *         {
-                     *           "id": "e2d9f7e8-b9ea-403f-8a2d-a9e624d120b1",
+                     *           "id": "be1b6375-65ff-4ef3-a9ac-bfe51c940b84",
                      *           "currency": "USD",
                      *           "amount": "100.00",
                      *           "direction": "debit",
                      *           "status": "pending",
                      *           "objectType": "order",
-                     *           "objectId": "14704e10-52df-442e-a782-1211170a6501",
+                     *           "objectId": "742f2bcc-0c77-468c-867d-cfce4f43b36e",
                      *           "description": "Order funds held for the desk",
-                     *           "createdAt": "2026-11-28T12:40:34.467Z"
+                     *           "createdAt": "2026-11-28T13:16:54.244Z"
                      *         },
                      *         {
-                     *           "id": "532cd67c-4558-4f2f-a0f6-45751e617665",
+                     *           "id": "9d5aa65b-a990-4db8-8fc3-a391c1f9bfac",
                      *           "currency": "EUR",
                      *           "amount": "10.14",
                      *           "direction": "debit",
                      *           "status": "pending",
                      *           "objectType": "payout",
-                     *           "objectId": "761bcdb2-44f3-4e82-964a-d7595885b509",
+                     *           "objectId": "15596ad3-473c-4e85-a8d3-43093e9abc47",
                      *           "description": null,
-                     *           "createdAt": "2026-11-28T12:40:34.232Z"
+                     *           "createdAt": "2026-11-28T13:16:53.211Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -10194,7 +10211,7 @@ export interface operations {
                      *       "object": "order.list",
                      *       "data": [
                      *         {
-                     *           "id": "93024bec-027e-420d-97fb-d82215fec885",
+                     *           "id": "e67b2e4e-31d1-479d-873f-4158c586e844",
                      *           "clientRef": "order-2001",
                      *           "status": "funds_received",
                      *           "fromCurrency": "USD",
@@ -10205,18 +10222,18 @@ export interface operations {
                      *           "failureReason": null,
                      *           "uetr": null,
                      *           "settlement": null,
-                     *           "fundingDeadlineAt": "2026-11-29T12:42:32.372Z",
-                     *           "executionDeadlineAt": "2026-12-01T12:42:32.372Z",
-                     *           "fundedAt": "2026-11-28T12:42:32.372Z",
+                     *           "fundingDeadlineAt": "2026-11-29T13:21:58.926Z",
+                     *           "executionDeadlineAt": "2026-12-01T13:21:58.926Z",
+                     *           "fundedAt": "2026-11-28T13:21:58.926Z",
                      *           "completedAt": null,
-                     *           "createdAt": "2026-11-28T12:42:32.372Z",
+                     *           "createdAt": "2026-11-28T13:21:58.926Z",
                      *           "funding": "balance",
                      *           "beneficiaryId": null,
-                     *           "updatedAt": "2026-11-28T12:42:32.372Z"
+                     *           "updatedAt": "2026-11-28T13:21:58.926Z"
                      *         },
                      *         {
-                     *           "id": "14704e10-52df-442e-a782-1211170a6501",
-                     *           "clientRef": "o-2kckbqqc",
+                     *           "id": "742f2bcc-0c77-468c-867d-cfce4f43b36e",
+                     *           "clientRef": "o-c4hz7wrr",
                      *           "status": "funds_received",
                      *           "fromCurrency": "USD",
                      *           "toCurrency": "EUR",
@@ -10226,14 +10243,14 @@ export interface operations {
                      *           "failureReason": null,
                      *           "uetr": null,
                      *           "settlement": null,
-                     *           "fundingDeadlineAt": "2026-11-29T12:40:34.467Z",
-                     *           "executionDeadlineAt": "2026-12-01T12:40:34.467Z",
-                     *           "fundedAt": "2026-11-28T12:40:34.467Z",
+                     *           "fundingDeadlineAt": "2026-11-29T13:16:54.244Z",
+                     *           "executionDeadlineAt": "2026-12-01T13:16:54.244Z",
+                     *           "fundedAt": "2026-11-28T13:16:54.244Z",
                      *           "completedAt": null,
-                     *           "createdAt": "2026-11-28T12:40:34.467Z",
+                     *           "createdAt": "2026-11-28T13:16:54.244Z",
                      *           "funding": "balance",
                      *           "beneficiaryId": null,
-                     *           "updatedAt": "2026-11-28T12:40:34.467Z"
+                     *           "updatedAt": "2026-11-28T13:16:54.244Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -10346,7 +10363,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "93024bec-027e-420d-97fb-d82215fec885",
+                     *       "id": "e67b2e4e-31d1-479d-873f-4158c586e844",
                      *       "clientRef": "order-2001",
                      *       "status": "funds_received",
                      *       "fromCurrency": "USD",
@@ -10357,14 +10374,14 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": null,
-                     *       "fundingDeadlineAt": "2026-11-29T12:42:32.372Z",
-                     *       "executionDeadlineAt": "2026-12-01T12:42:32.372Z",
-                     *       "fundedAt": "2026-11-28T12:42:32.372Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:21:58.926Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:21:58.926Z",
+                     *       "fundedAt": "2026-11-28T13:21:58.926Z",
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T12:42:32.372Z",
+                     *       "createdAt": "2026-11-28T13:21:58.926Z",
                      *       "funding": "balance",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T12:42:32.372Z"
+                     *       "updatedAt": "2026-11-28T13:21:58.926Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -10476,8 +10493,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "14704e10-52df-442e-a782-1211170a6501",
-                     *       "clientRef": "o-2kckbqqc",
+                     *       "id": "742f2bcc-0c77-468c-867d-cfce4f43b36e",
+                     *       "clientRef": "o-c4hz7wrr",
                      *       "status": "funds_received",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -10487,14 +10504,14 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": null,
-                     *       "fundingDeadlineAt": "2026-11-29T12:40:34.467Z",
-                     *       "executionDeadlineAt": "2026-12-01T12:40:34.467Z",
-                     *       "fundedAt": "2026-11-28T12:40:34.467Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:16:54.244Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:16:54.244Z",
+                     *       "fundedAt": "2026-11-28T13:16:54.244Z",
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T12:40:34.467Z",
+                     *       "createdAt": "2026-11-28T13:16:54.244Z",
                      *       "funding": "balance",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T12:40:34.467Z"
+                     *       "updatedAt": "2026-11-28T13:16:54.244Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -10593,8 +10610,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "e88bcd74-6e8e-44e3-bda2-eaf07a0f0c23",
-                     *       "clientRef": "o-roik5rgh",
+                     *       "id": "df26b94a-a325-45f1-9ea2-2f50bf8924a5",
+                     *       "clientRef": "o-g9d7yypz",
                      *       "status": "cancelled",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -10604,11 +10621,11 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": {
-                     *         "settlementId": "e5b077ba-6f48-427d-a250-7f8ba1f8a688",
+                     *         "settlementId": "3ff9ebce-b132-446f-9ed8-c7fb5dc4f793",
                      *         "method": "bank_transfer",
                      *         "requiredAmount": "100.00",
                      *         "currency": "USD",
-                     *         "reference": "ORD-F2B4B2F212",
+                     *         "reference": "ORD-342992F000",
                      *         "status": "cancelled",
                      *         "instructions": {
                      *           "bankName": "Corridor Settlement Bank",
@@ -10617,19 +10634,19 @@ export interface operations {
                      *           "routingNumber": "021000021",
                      *           "accountHolderName": "Corridor Trade Desk"
                      *         },
-                     *         "expiresAt": "2026-11-29T12:42:33.835Z",
+                     *         "expiresAt": "2026-11-29T13:22:02.827Z",
                      *         "requirements": {
                      *           "proofOfPayment": true
                      *         }
                      *       },
-                     *       "fundingDeadlineAt": "2026-11-29T12:42:33.835Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:22:02.827Z",
                      *       "executionDeadlineAt": null,
                      *       "fundedAt": null,
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T12:42:33.835Z",
+                     *       "createdAt": "2026-11-28T13:22:02.827Z",
                      *       "funding": "settlement",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T12:42:34.339Z"
+                     *       "updatedAt": "2026-11-28T13:22:03.962Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -10740,7 +10757,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "proofKey": "upl_Gy0G1cYOL2uWqe28J9vTI_qZ"
+                 *       "proofKey": "upl_FMOyjaFlQ_1_veAvmwJpFKQj"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateOrderSettlementProofRequest"];
@@ -10755,8 +10772,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "1cf7848f-a6e5-48de-81d4-2246a4e0a847",
-                     *       "clientRef": "o-inx6z683",
+                     *       "id": "8efa9a99-bdfb-4099-9d2c-6ebfbe4df03b",
+                     *       "clientRef": "o-16zwul84",
                      *       "status": "awaiting_funds",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -10766,11 +10783,11 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": {
-                     *         "settlementId": "e4c38e2f-cd70-4eec-8053-a893dedeeee5",
+                     *         "settlementId": "ae7fd811-8af3-409c-9116-e457dab712b5",
                      *         "method": "bank_transfer",
                      *         "requiredAmount": "100.00",
                      *         "currency": "USD",
-                     *         "reference": "ORD-5F815B2D6F",
+                     *         "reference": "ORD-6CDF877D61",
                      *         "status": "proof_submitted",
                      *         "instructions": {
                      *           "bankName": "Corridor Settlement Bank",
@@ -10779,19 +10796,19 @@ export interface operations {
                      *           "routingNumber": "021000021",
                      *           "accountHolderName": "Corridor Trade Desk"
                      *         },
-                     *         "expiresAt": "2026-11-29T12:42:35.361Z",
+                     *         "expiresAt": "2026-11-29T13:22:07.007Z",
                      *         "requirements": {
                      *           "proofOfPayment": true
                      *         }
                      *       },
-                     *       "fundingDeadlineAt": "2026-11-29T12:42:35.361Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:22:07.007Z",
                      *       "executionDeadlineAt": null,
                      *       "fundedAt": null,
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T12:42:35.361Z",
+                     *       "createdAt": "2026-11-28T13:22:07.007Z",
                      *       "funding": "settlement",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T12:42:35.853Z"
+                     *       "updatedAt": "2026-11-28T13:22:08.223Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -10918,9 +10935,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "proofKey": "upl_YDwios8dENmlj410oS6zb4id",
-                     *       "uploadUrl": "http://127.0.0.1:30702/v2/uploads/upl_YDwios8dENmlj410oS6zb4id?expires=1795870654923&signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-                     *       "expiresAt": "2026-11-28T12:57:34.923Z"
+                     *       "proofKey": "upl_bxmI7wDBPvuBuHgtkIQWay_6",
+                     *       "uploadUrl": "http://127.0.0.1:8080/v2/uploads/upl_bxmI7wDBPvuBuHgtkIQWay_6?expires=1795873025821&signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                     *       "expiresAt": "2026-11-28T13:37:05.821Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ProofUpload"];
@@ -11039,7 +11056,7 @@ export interface operations {
                      *       "object": "payout.list",
                      *       "data": [
                      *         {
-                     *           "id": "85b742eb-6363-4fae-a3ff-1f4c8187bbe6",
+                     *           "id": "6aa1307e-ff18-4b24-ae6b-e73cb8048bc8",
                      *           "clientRef": "invoice-1042",
                      *           "amount": "25.00",
                      *           "currency": "EUR",
@@ -11047,10 +11064,10 @@ export interface operations {
                      *           "route": "international",
                      *           "fee": "0.00",
                      *           "feeCurrency": "EUR",
-                     *           "beneficiaryId": "727120a2-219f-479b-8e98-69ad82a46457",
+                     *           "beneficiaryId": "e7665696-2903-4da3-b3e5-4d322c54dd23",
                      *           "failureReason": null,
-                     *           "createdAt": "2026-11-28T12:41:17.913Z",
-                     *           "updatedAt": "2026-11-28T12:41:17.913Z",
+                     *           "createdAt": "2026-11-28T13:18:31.545Z",
+                     *           "updatedAt": "2026-11-28T13:18:31.545Z",
                      *           "completedAt": null,
                      *           "reference": "Invoice 1042",
                      *           "screening": {
@@ -11059,18 +11076,18 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "761bcdb2-44f3-4e82-964a-d7595885b509",
-                     *           "clientRef": "s-ifikzohx",
+                     *           "id": "15596ad3-473c-4e85-a8d3-43093e9abc47",
+                     *           "clientRef": "s-2h08w0o7",
                      *           "amount": "10.14",
                      *           "currency": "EUR",
                      *           "status": "queued",
                      *           "route": "international",
                      *           "fee": "0.00",
                      *           "feeCurrency": "EUR",
-                     *           "beneficiaryId": "af48e335-4091-4659-bf07-50345338d3d4",
+                     *           "beneficiaryId": "d39a6c4d-40f8-4ede-b267-37f057376a49",
                      *           "failureReason": null,
-                     *           "createdAt": "2026-11-28T12:40:34.232Z",
-                     *           "updatedAt": "2026-11-28T12:40:34.232Z",
+                     *           "createdAt": "2026-11-28T13:16:53.211Z",
+                     *           "updatedAt": "2026-11-28T13:16:53.211Z",
                      *           "completedAt": null,
                      *           "screening": {
                      *             "status": "clear",
@@ -11173,7 +11190,7 @@ export interface operations {
                  *       "amount": "25.00",
                  *       "currency": "EUR",
                  *       "beneficiary": {
-                 *         "id": "727120a2-219f-479b-8e98-69ad82a46457"
+                 *         "id": "e7665696-2903-4da3-b3e5-4d322c54dd23"
                  *       },
                  *       "senderInfo": {
                  *         "type": "individual",
@@ -11196,7 +11213,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "85b742eb-6363-4fae-a3ff-1f4c8187bbe6",
+                     *       "id": "6aa1307e-ff18-4b24-ae6b-e73cb8048bc8",
                      *       "clientRef": "invoice-1042",
                      *       "amount": "25.00",
                      *       "currency": "EUR",
@@ -11204,11 +11221,11 @@ export interface operations {
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "727120a2-219f-479b-8e98-69ad82a46457",
+                     *       "beneficiaryId": "e7665696-2903-4da3-b3e5-4d322c54dd23",
                      *       "reference": "Invoice 1042",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:41:17.913Z",
-                     *       "updatedAt": "2026-11-28T12:41:17.913Z",
+                     *       "createdAt": "2026-11-28T13:18:31.545Z",
+                     *       "updatedAt": "2026-11-28T13:18:31.545Z",
                      *       "completedAt": null,
                      *       "screening": {
                      *         "status": "clear",
@@ -11325,18 +11342,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "761bcdb2-44f3-4e82-964a-d7595885b509",
-                     *       "clientRef": "s-ifikzohx",
+                     *       "id": "15596ad3-473c-4e85-a8d3-43093e9abc47",
+                     *       "clientRef": "s-2h08w0o7",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "queued",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "af48e335-4091-4659-bf07-50345338d3d4",
+                     *       "beneficiaryId": "d39a6c4d-40f8-4ede-b267-37f057376a49",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:40:34.232Z",
-                     *       "updatedAt": "2026-11-28T12:40:34.232Z",
+                     *       "createdAt": "2026-11-28T13:16:53.211Z",
+                     *       "updatedAt": "2026-11-28T13:16:53.211Z",
                      *       "completedAt": null,
                      *       "screening": {
                      *         "status": "clear",
@@ -11432,6 +11449,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ApprovalDecision"];
             };
         };
@@ -11444,32 +11462,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "0e83dc88-651e-4d5b-8f83-eb5630f4308c",
-                     *       "clientRef": "s-speg2ion",
+                     *       "id": "f1201b77-b68f-48f8-8d01-d37670969fd3",
+                     *       "clientRef": "s-qwald8ws",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "queued",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "82f5d6ac-4e9c-484d-b370-1707499f38fb",
+                     *       "beneficiaryId": "003771cd-2e2a-480b-ad7e-0956f3b04357",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:41:34.469Z",
-                     *       "updatedAt": "2026-11-28T12:41:34.469Z",
+                     *       "createdAt": "2026-11-28T13:19:39.776Z",
+                     *       "updatedAt": "2026-11-28T13:19:39.776Z",
                      *       "completedAt": null,
                      *       "approval": {
                      *         "status": "approved",
                      *         "rule": {
-                     *           "id": "8f23df48-f76f-41ff-beb1-5df53de3651a",
+                     *           "id": "10530fe8-ab84-431e-b839-95dac507a7bc",
                      *           "type": "every_payout",
                      *           "description": null,
-                     *           "createdBy": "3215e920-9072-48fa-b8f3-649c370c17dc",
-                     *           "createdAt": "2026-11-28T12:41:34.354Z"
+                     *           "createdBy": "18cfcb61-6cb3-4269-b731-779c15500d3d",
+                     *           "createdAt": "2026-11-28T13:19:39.426Z"
                      *         },
-                     *         "requestedBy": "3215e920-9072-48fa-b8f3-649c370c17dc",
-                     *         "expiresAt": "2026-12-01T12:41:34.505Z",
-                     *         "decidedBy": "f3de1897-ed93-46a2-9e2e-51d47106edf3",
-                     *         "decidedAt": "2026-11-28T12:41:34.969Z",
+                     *         "requestedBy": "18cfcb61-6cb3-4269-b731-779c15500d3d",
+                     *         "expiresAt": "2026-12-01T13:19:40.106Z",
+                     *         "decidedBy": "2303aca7-0f2e-426a-bee0-384e61b57ba2",
+                     *         "decidedAt": "2026-11-28T13:19:42.203Z",
                      *         "reason": null
                      *       },
                      *       "screening": {
@@ -11592,18 +11610,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "08c03978-3b8b-4766-b509-e9c3708b4af6",
-                     *       "clientRef": "s-holr1ahd",
+                     *       "id": "b69050bc-5fa5-490c-b1c6-b89137030a92",
+                     *       "clientRef": "s-6gerienp",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "cancelled",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "9f5e2361-4f53-4cfd-92ed-b9321cb624fb",
+                     *       "beneficiaryId": "59429b77-e0fb-4ae5-8658-1965a0f9e86a",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:41:22.777Z",
-                     *       "updatedAt": "2026-11-28T12:41:23.372Z",
+                     *       "createdAt": "2026-11-28T13:18:42.064Z",
+                     *       "updatedAt": "2026-11-28T13:18:45.430Z",
                      *       "completedAt": null,
                      *       "screening": {
                      *         "status": "clear",
@@ -11918,6 +11936,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ApprovalDecision"];
             };
         };
@@ -11930,32 +11949,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "0de30850-a31a-489f-86d2-56c2d5910c17",
-                     *       "clientRef": "s-obh77bww",
+                     *       "id": "ed298f41-deaf-4c0d-8c9f-2b828e09b113",
+                     *       "clientRef": "s-cbocq3vr",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "cancelled",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "4877baf6-a9b3-4cc9-9830-63c47fcac852",
+                     *       "beneficiaryId": "179992a8-452c-4bc0-865e-b83902a62998",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:41:35.564Z",
-                     *       "updatedAt": "2026-11-28T12:41:36.004Z",
+                     *       "createdAt": "2026-11-28T13:19:43.574Z",
+                     *       "updatedAt": "2026-11-28T13:19:45.790Z",
                      *       "completedAt": null,
                      *       "approval": {
                      *         "status": "rejected",
                      *         "rule": {
-                     *           "id": "ce8bde20-719e-4188-ace7-22d1a3955e4f",
+                     *           "id": "8b8f2da1-6be2-450b-9961-fbac79e07e6d",
                      *           "type": "every_payout",
                      *           "description": null,
-                     *           "createdBy": "0e909135-f733-4dbf-b44e-e295f8c7bd4c",
-                     *           "createdAt": "2026-11-28T12:41:35.482Z"
+                     *           "createdBy": "e91bd8fd-30ad-4d4b-adf5-628f5377f8e5",
+                     *           "createdAt": "2026-11-28T13:19:43.424Z"
                      *         },
-                     *         "requestedBy": "0e909135-f733-4dbf-b44e-e295f8c7bd4c",
-                     *         "expiresAt": "2026-12-01T12:41:35.596Z",
-                     *         "decidedBy": "60e7a0c0-8769-479e-b7ed-53c60f45a6fb",
-                     *         "decidedAt": "2026-11-28T12:41:36.004Z",
+                     *         "requestedBy": "e91bd8fd-30ad-4d4b-adf5-628f5377f8e5",
+                     *         "expiresAt": "2026-12-01T13:19:43.664Z",
+                     *         "decidedBy": "85b346f2-c125-47e9-9b5f-888ff40a6d67",
+                     *         "decidedAt": "2026-11-28T13:19:45.790Z",
                      *         "reason": null
                      *       },
                      *       "screening": {
@@ -12074,8 +12093,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "rail.list",
-                     *       "accountId": "03339f4b-77f4-4bbf-92f8-55b2d0fed273",
-                     *       "beneficiaryId": "727120a2-219f-479b-8e98-69ad82a46457",
+                     *       "accountId": "2b3802ae-f67c-4fad-9f7a-5664bb6e73ba",
+                     *       "beneficiaryId": "e7665696-2903-4da3-b3e5-4d322c54dd23",
                      *       "currency": "EUR",
                      *       "autoRoute": "sepa_inst",
                      *       "data": [
@@ -12204,73 +12223,73 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "object": "request_log",
-                     *           "id": "1dd3585c-6255-4bfa-8701-fe1e7d20a797",
-                     *           "requestId": "req_20b0d5b03a1afd5552d6a16d",
+                     *           "id": "793b5151-1a41-47f4-87df-26212a62a8fd",
+                     *           "requestId": "req_625768ee664ba76e87702bd1",
                      *           "method": "POST",
-                     *           "path": "/v1/webhooks/76b1f916-8e43-4144-a5e4-f9a4c8fa99b1/deliveries/0f7bed5e-aa01-4949-813c-986aee300e5b/resend",
+                     *           "path": "/v1/webhooks/a22a7066-3ea0-4147-8e86-e6337bdf6a6f/deliveries/841cbf2e-33c4-422d-b685-9336b21d75df/resend",
                      *           "status": 202,
-                     *           "durationMs": 102,
-                     *           "idempotencyKey": "b81ca3164f5a1b18c03de72031d40063",
-                     *           "caller": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
-                     *           "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *           "durationMs": 84,
+                     *           "idempotencyKey": "a3f11aa9fc3e6bdf0efb4faeb1428e46",
+                     *           "caller": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *           "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
                      *           "requestBody": null,
                      *           "responseBody": {
-                     *             "id": "0f7bed5e-aa01-4949-813c-986aee300e5b",
+                     *             "id": "841cbf2e-33c4-422d-b685-9336b21d75df",
                      *             "status": "pending",
-                     *             "eventId": "evt_AA1mbnQFcDZsCkhbBT97ZpuFWW",
+                     *             "eventId": "evt_MJm6dH3AFKtGsuCJlsve68MSGF",
                      *             "attempts": [
                      *               {
-                     *                 "at": "2026-11-28T12:41:56.397Z",
+                     *                 "at": "2026-11-28T13:20:21.612Z",
                      *                 "error": null,
                      *                 "number": 1,
-                     *                 "durationMs": 958,
+                     *                 "durationMs": 3675,
                      *                 "responseStatus": 200,
                      *                 "responseExcerpt": "ok"
                      *               }
                      *             ],
-                     *             "createdAt": "2026-11-28T12:41:56.257Z",
+                     *             "createdAt": "2026-11-28T13:20:20.382Z",
                      *             "eventType": "webhook.test",
-                     *             "endpointId": "76b1f916-8e43-4144-a5e4-f9a4c8fa99b1",
-                     *             "nextAttemptAt": "2026-11-28T12:41:57.879Z"
+                     *             "endpointId": "a22a7066-3ea0-4147-8e86-e6337bdf6a6f",
+                     *             "nextAttemptAt": "2026-11-28T13:20:29.057Z"
                      *           },
-                     *           "createdAt": "2026-11-28T12:41:57.878Z"
+                     *           "createdAt": "2026-11-28T13:20:29.056Z"
                      *         },
                      *         {
                      *           "object": "request_log",
-                     *           "id": "d35ec03d-2c65-40c6-b71d-3c536a0b8960",
-                     *           "requestId": "req_9e5aa174d8333db3f00d7b66",
+                     *           "id": "f18c069e-1ebb-4f4e-a007-6b7474b012ee",
+                     *           "requestId": "req_c4500f4b5b69bffeb95f9e6d",
                      *           "method": "GET",
-                     *           "path": "/v1/webhooks/76b1f916-8e43-4144-a5e4-f9a4c8fa99b1/deliveries/0f7bed5e-aa01-4949-813c-986aee300e5b",
+                     *           "path": "/v1/webhooks/a22a7066-3ea0-4147-8e86-e6337bdf6a6f/deliveries/841cbf2e-33c4-422d-b685-9336b21d75df",
                      *           "status": 200,
-                     *           "durationMs": 35,
+                     *           "durationMs": 52,
                      *           "idempotencyKey": null,
-                     *           "caller": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
-                     *           "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *           "caller": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *           "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
                      *           "requestBody": null,
                      *           "responseBody": {
-                     *             "id": "0f7bed5e-aa01-4949-813c-986aee300e5b",
+                     *             "id": "841cbf2e-33c4-422d-b685-9336b21d75df",
                      *             "status": "succeeded",
-                     *             "eventId": "evt_AA1mbnQFcDZsCkhbBT97ZpuFWW",
+                     *             "eventId": "evt_MJm6dH3AFKtGsuCJlsve68MSGF",
                      *             "attempts": [
                      *               {
-                     *                 "at": "2026-11-28T12:41:56.397Z",
+                     *                 "at": "2026-11-28T13:20:21.612Z",
                      *                 "error": null,
                      *                 "number": 1,
-                     *                 "durationMs": 958,
+                     *                 "durationMs": 3675,
                      *                 "responseStatus": 200,
                      *                 "responseExcerpt": "ok"
                      *               }
                      *             ],
-                     *             "createdAt": "2026-11-28T12:41:56.257Z",
+                     *             "createdAt": "2026-11-28T13:20:20.382Z",
                      *             "eventType": "webhook.test",
-                     *             "endpointId": "76b1f916-8e43-4144-a5e4-f9a4c8fa99b1",
+                     *             "endpointId": "a22a7066-3ea0-4147-8e86-e6337bdf6a6f",
                      *             "nextAttemptAt": null
                      *           },
-                     *           "createdAt": "2026-11-28T12:41:57.399Z"
+                     *           "createdAt": "2026-11-28T13:20:25.950Z"
                      *         }
                      *       ],
                      *       "hasMore": true,
-                     *       "nextCursor": "WyIyMDI2LTExLTI4VDEyOjQxOjM4Ljc2NjAwMFoiLCJiODMyMzcyYi0wNThlLTQ1MTYtOTVkNC00MDBlYTZkMmMwYmMiXQ"
+                     *       "nextCursor": "WyIyMDI2LTExLTI4VDEzOjE5OjUzLjkwNjAwMFoiLCJlMTliYzEzZS02NGNjLTQ4M2YtOTA0MC1hZmJhMjk5NjM1M2EiXQ"
                      *     }
                      */
                     "application/json": components["schemas"]["RequestLogList"];
@@ -12364,77 +12383,37 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "object": "request_log.list",
-                     *       "data": [
-                     *         {
-                     *           "object": "request_log",
-                     *           "id": "1dd3585c-6255-4bfa-8701-fe1e7d20a797",
-                     *           "requestId": "req_20b0d5b03a1afd5552d6a16d",
-                     *           "method": "POST",
-                     *           "path": "/v1/webhooks/76b1f916-8e43-4144-a5e4-f9a4c8fa99b1/deliveries/0f7bed5e-aa01-4949-813c-986aee300e5b/resend",
-                     *           "status": 202,
-                     *           "durationMs": 102,
-                     *           "idempotencyKey": "b81ca3164f5a1b18c03de72031d40063",
-                     *           "caller": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
-                     *           "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
-                     *           "requestBody": null,
-                     *           "responseBody": {
-                     *             "id": "0f7bed5e-aa01-4949-813c-986aee300e5b",
-                     *             "status": "pending",
-                     *             "eventId": "evt_AA1mbnQFcDZsCkhbBT97ZpuFWW",
-                     *             "attempts": [
-                     *               {
-                     *                 "at": "2026-11-28T12:41:56.397Z",
-                     *                 "error": null,
-                     *                 "number": 1,
-                     *                 "durationMs": 958,
-                     *                 "responseStatus": 200,
-                     *                 "responseExcerpt": "ok"
-                     *               }
-                     *             ],
-                     *             "createdAt": "2026-11-28T12:41:56.257Z",
-                     *             "eventType": "webhook.test",
-                     *             "endpointId": "76b1f916-8e43-4144-a5e4-f9a4c8fa99b1",
-                     *             "nextAttemptAt": "2026-11-28T12:41:57.879Z"
-                     *           },
-                     *           "createdAt": "2026-11-28T12:41:57.878Z"
-                     *         },
-                     *         {
-                     *           "object": "request_log",
-                     *           "id": "d35ec03d-2c65-40c6-b71d-3c536a0b8960",
-                     *           "requestId": "req_9e5aa174d8333db3f00d7b66",
-                     *           "method": "GET",
-                     *           "path": "/v1/webhooks/76b1f916-8e43-4144-a5e4-f9a4c8fa99b1/deliveries/0f7bed5e-aa01-4949-813c-986aee300e5b",
-                     *           "status": 200,
-                     *           "durationMs": 35,
-                     *           "idempotencyKey": null,
-                     *           "caller": "54f5d593-4bdc-4905-8ce3-9a89b8cd3b58",
-                     *           "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
-                     *           "requestBody": null,
-                     *           "responseBody": {
-                     *             "id": "0f7bed5e-aa01-4949-813c-986aee300e5b",
-                     *             "status": "succeeded",
-                     *             "eventId": "evt_AA1mbnQFcDZsCkhbBT97ZpuFWW",
-                     *             "attempts": [
-                     *               {
-                     *                 "at": "2026-11-28T12:41:56.397Z",
-                     *                 "error": null,
-                     *                 "number": 1,
-                     *                 "durationMs": 958,
-                     *                 "responseStatus": 200,
-                     *                 "responseExcerpt": "ok"
-                     *               }
-                     *             ],
-                     *             "createdAt": "2026-11-28T12:41:56.257Z",
-                     *             "eventType": "webhook.test",
-                     *             "endpointId": "76b1f916-8e43-4144-a5e4-f9a4c8fa99b1",
-                     *             "nextAttemptAt": null
-                     *           },
-                     *           "createdAt": "2026-11-28T12:41:57.399Z"
-                     *         }
-                     *       ],
-                     *       "hasMore": true,
-                     *       "nextCursor": "WyIyMDI2LTExLTI4VDEyOjQxOjM4Ljc2NjAwMFoiLCJiODMyMzcyYi0wNThlLTQ1MTYtOTVkNC00MDBlYTZkMmMwYmMiXQ"
+                     *       "object": "request_log",
+                     *       "id": "793b5151-1a41-47f4-87df-26212a62a8fd",
+                     *       "requestId": "req_625768ee664ba76e87702bd1",
+                     *       "method": "POST",
+                     *       "path": "/v1/webhooks/a22a7066-3ea0-4147-8e86-e6337bdf6a6f/deliveries/841cbf2e-33c4-422d-b685-9336b21d75df/resend",
+                     *       "status": 202,
+                     *       "durationMs": 84,
+                     *       "idempotencyKey": "a3f11aa9fc3e6bdf0efb4faeb1428e46",
+                     *       "caller": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "requestBody": null,
+                     *       "responseBody": {
+                     *         "id": "841cbf2e-33c4-422d-b685-9336b21d75df",
+                     *         "status": "pending",
+                     *         "eventId": "evt_MJm6dH3AFKtGsuCJlsve68MSGF",
+                     *         "attempts": [
+                     *           {
+                     *             "at": "2026-11-28T13:20:21.612Z",
+                     *             "error": null,
+                     *             "number": 1,
+                     *             "durationMs": 3675,
+                     *             "responseStatus": 200,
+                     *             "responseExcerpt": "ok"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-28T13:20:20.382Z",
+                     *         "eventType": "webhook.test",
+                     *         "endpointId": "a22a7066-3ea0-4147-8e86-e6337bdf6a6f",
+                     *         "nextAttemptAt": "2026-11-28T13:20:29.057Z"
+                     *       },
+                     *       "createdAt": "2026-11-28T13:20:29.056Z"
                      *     }
                      */
                     "application/json": components["schemas"]["RequestLog"];
@@ -12542,11 +12521,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "2f3dc41a-b56c-432e-999d-930fcb90e96e",
-                     *       "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "id": "56a495b2-409f-4225-af8f-1f469844a155",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
                      *       "applicationType": "business",
-                     *       "createdAt": "2026-11-28T12:42:21.406Z",
-                     *       "updatedAt": "2026-11-28T12:42:22.079Z",
+                     *       "createdAt": "2026-11-28T13:21:20.109Z",
+                     *       "updatedAt": "2026-11-28T13:21:24.151Z",
                      *       "status": "approved",
                      *       "editableSections": [],
                      *       "moreInfoReason": null,
@@ -12571,9 +12550,9 @@ export interface operations {
                      *       "hasIndirectControl": false,
                      *       "indirectControlDetails": null,
                      *       "termsAcceptedVersion": "1",
-                     *       "termsAcceptedAt": "2026-11-28T12:42:21.624Z",
-                     *       "submittedAt": "2026-11-28T12:42:21.681Z",
-                     *       "decidedAt": "2026-11-28T12:42:22.079Z"
+                     *       "termsAcceptedAt": "2026-11-28T13:21:22.063Z",
+                     *       "submittedAt": "2026-11-28T13:21:22.156Z",
+                     *       "decidedAt": "2026-11-28T13:21:24.151Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Application"];
@@ -12703,7 +12682,7 @@ export interface operations {
                      *       "pendingOut": "10.14",
                      *       "totalBalance": "101024.45",
                      *       "isActive": true,
-                     *       "lastTransactionAt": "2026-11-28T12:41:16.425Z"
+                     *       "lastTransactionAt": "2026-11-28T13:18:26.786Z"
                      *     }
                      */
                     "application/json": components["schemas"]["BalanceEntry"];
@@ -12828,7 +12807,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fb527914-bfff-4b0f-b1e7-3c1853f00284",
+                     *       "id": "323ec8f1-852f-45e9-bb78-0e8f9284295d",
                      *       "clientRef": "deposit-1001",
                      *       "amount": "250.000000",
                      *       "serviceFee": "0.000000",
@@ -12839,9 +12818,9 @@ export interface operations {
                      *       "virtualAccountId": null,
                      *       "accountId": null,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:42:30.082Z",
-                     *       "updatedAt": "2026-11-28T12:42:30.082Z",
-                     *       "completedAt": "2026-11-28T12:42:30.082Z",
+                     *       "createdAt": "2026-11-28T13:21:51.876Z",
+                     *       "updatedAt": "2026-11-28T13:21:51.876Z",
+                     *       "completedAt": "2026-11-28T13:21:51.876Z",
                      *       "chain": null,
                      *       "txHash": null,
                      *       "fromAddress": null,
@@ -12954,6 +12933,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxCompleteDepositRequest"];
             };
         };
@@ -12966,8 +12946,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dd9aee6c-1c0c-4f3c-b2b3-41c1e57cde81",
-                     *       "clientRef": "dep_Q6j-VefXBsNI",
+                     *       "id": "b97c9c19-6a1e-4eab-92d9-7f8f44119338",
+                     *       "clientRef": "dep_JHRo9hgkyOmi",
                      *       "amount": "5.000000",
                      *       "serviceFee": "0.000000",
                      *       "creditedAmount": "5.000000",
@@ -12977,9 +12957,9 @@ export interface operations {
                      *       "virtualAccountId": null,
                      *       "accountId": null,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:42:30.496Z",
-                     *       "updatedAt": "2026-11-28T12:42:30.889Z",
-                     *       "completedAt": "2026-11-28T12:42:30.889Z",
+                     *       "createdAt": "2026-11-28T13:21:53.328Z",
+                     *       "updatedAt": "2026-11-28T13:21:55.506Z",
+                     *       "completedAt": "2026-11-28T13:21:55.506Z",
                      *       "chain": null,
                      *       "txHash": null,
                      *       "fromAddress": null,
@@ -13092,6 +13072,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxFailDepositRequest"];
             };
         };
@@ -13104,8 +13085,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "1626ab33-c8ba-4783-b126-becf7dc8d2b8",
-                     *       "clientRef": "dep_SGxgYLFBzQx6",
+                     *       "id": "4be5d539-0495-4a51-be5c-0e2e91323f83",
+                     *       "clientRef": "dep_0c54f_1x9pGg",
                      *       "amount": "5.000000",
                      *       "serviceFee": null,
                      *       "creditedAmount": null,
@@ -13115,8 +13096,8 @@ export interface operations {
                      *       "virtualAccountId": null,
                      *       "accountId": null,
                      *       "failureReason": "failed",
-                     *       "createdAt": "2026-11-28T12:42:31.006Z",
-                     *       "updatedAt": "2026-11-28T12:42:31.470Z",
+                     *       "createdAt": "2026-11-28T13:21:55.774Z",
+                     *       "updatedAt": "2026-11-28T13:21:56.562Z",
                      *       "completedAt": null,
                      *       "chain": null,
                      *       "txHash": null,
@@ -13243,8 +13224,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "f024a21e-cf49-45ff-be0d-445f318d960e",
-                     *       "clientRef": "o-tha4jo5m",
+                     *       "id": "626ab527-4d4f-4fac-854e-2ff5bf166806",
+                     *       "clientRef": "o-t0rupecl",
                      *       "status": "completed",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -13254,14 +13235,14 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": null,
-                     *       "fundingDeadlineAt": "2026-11-29T12:42:37.764Z",
-                     *       "executionDeadlineAt": "2026-12-01T12:42:37.764Z",
-                     *       "fundedAt": "2026-11-28T12:42:37.764Z",
-                     *       "completedAt": "2026-11-28T12:42:38.166Z",
-                     *       "createdAt": "2026-11-28T12:42:37.764Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:22:12.948Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:22:12.948Z",
+                     *       "fundedAt": "2026-11-28T13:22:12.948Z",
+                     *       "completedAt": "2026-11-28T13:22:14.409Z",
+                     *       "createdAt": "2026-11-28T13:22:12.948Z",
                      *       "funding": "balance",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T12:42:38.166Z"
+                     *       "updatedAt": "2026-11-28T13:22:14.409Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -13378,8 +13359,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "5f5f803b-e615-42bf-a11e-65b908f23a59",
-                     *       "clientRef": "o-ctytx8bf",
+                     *       "id": "bc38e4c5-40fd-4e59-a7fd-feb04c466a5d",
+                     *       "clientRef": "o-pqc75q5z",
                      *       "status": "funds_received",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -13389,11 +13370,11 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": {
-                     *         "settlementId": "2aeea87c-1d50-41cc-81c6-933823b47c7b",
+                     *         "settlementId": "9b6639e9-fab0-49c9-8e88-0d1b964dc81f",
                      *         "method": "bank_transfer",
                      *         "requiredAmount": "100.00",
                      *         "currency": "USD",
-                     *         "reference": "ORD-4F8FB8EB90",
+                     *         "reference": "ORD-0C25E8F019",
                      *         "status": "received",
                      *         "instructions": {
                      *           "bankName": "Corridor Settlement Bank",
@@ -13402,19 +13383,19 @@ export interface operations {
                      *           "routingNumber": "021000021",
                      *           "accountHolderName": "Corridor Trade Desk"
                      *         },
-                     *         "expiresAt": "2026-11-29T12:42:36.512Z",
+                     *         "expiresAt": "2026-11-29T13:22:09.449Z",
                      *         "requirements": {
                      *           "proofOfPayment": true
                      *         }
                      *       },
-                     *       "fundingDeadlineAt": "2026-11-29T12:42:36.512Z",
-                     *       "executionDeadlineAt": "2026-12-01T12:42:37.059Z",
-                     *       "fundedAt": "2026-11-28T12:42:37.059Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:22:09.449Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:22:10.463Z",
+                     *       "fundedAt": "2026-11-28T13:22:10.463Z",
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T12:42:36.512Z",
+                     *       "createdAt": "2026-11-28T13:22:09.449Z",
                      *       "funding": "settlement",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T12:42:37.059Z"
+                     *       "updatedAt": "2026-11-28T13:22:10.463Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -13531,8 +13512,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "9bfe6f86-ef69-4d8e-9cff-8ca10bace88b",
-                     *       "clientRef": "o-gzmkmcuv",
+                     *       "id": "0808e61e-aabc-4563-ae24-760f2e3c2bb5",
+                     *       "clientRef": "o-ln3ooak2",
                      *       "status": "executing",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -13542,14 +13523,14 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": null,
-                     *       "fundingDeadlineAt": "2026-11-29T12:42:37.252Z",
-                     *       "executionDeadlineAt": "2026-12-01T12:42:37.252Z",
-                     *       "fundedAt": "2026-11-28T12:42:37.252Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:22:11.106Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:22:11.106Z",
+                     *       "fundedAt": "2026-11-28T13:22:11.106Z",
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T12:42:37.252Z",
+                     *       "createdAt": "2026-11-28T13:22:11.106Z",
                      *       "funding": "balance",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T12:42:37.636Z"
+                     *       "updatedAt": "2026-11-28T13:22:12.663Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -13666,8 +13647,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7566f8a0-5ee9-4ef4-ab87-2b3dba126e59",
-                     *       "clientRef": "o-ymgupifx",
+                     *       "id": "81d72662-f930-4ac3-8a70-18b9a2a6e875",
+                     *       "clientRef": "o-ke8gdh24",
                      *       "status": "expired",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -13677,11 +13658,11 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": {
-                     *         "settlementId": "0a429944-b6f6-4187-a813-cb0bf94dfc12",
+                     *         "settlementId": "210710b1-2c17-4311-8370-240e61bcd8dd",
                      *         "method": "bank_transfer",
                      *         "requiredAmount": "100.00",
                      *         "currency": "USD",
-                     *         "reference": "ORD-2DA885C868",
+                     *         "reference": "ORD-FFA3298506",
                      *         "status": "expired",
                      *         "instructions": {
                      *           "bankName": "Corridor Settlement Bank",
@@ -13690,19 +13671,19 @@ export interface operations {
                      *           "routingNumber": "021000021",
                      *           "accountHolderName": "Corridor Trade Desk"
                      *         },
-                     *         "expiresAt": "2026-11-28T12:42:39.357Z",
+                     *         "expiresAt": "2026-11-28T13:22:18.388Z",
                      *         "requirements": {
                      *           "proofOfPayment": true
                      *         }
                      *       },
-                     *       "fundingDeadlineAt": "2026-11-28T12:42:39.357Z",
+                     *       "fundingDeadlineAt": "2026-11-28T13:22:18.388Z",
                      *       "executionDeadlineAt": null,
                      *       "fundedAt": null,
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T12:42:38.850Z",
+                     *       "createdAt": "2026-11-28T13:22:16.814Z",
                      *       "funding": "settlement",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T12:42:39.357Z"
+                     *       "updatedAt": "2026-11-28T13:22:18.388Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -13819,8 +13800,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "e458a18c-bfcf-4da9-921e-b0ff8ed158e4",
-                     *       "clientRef": "o-pztpnnii",
+                     *       "id": "e6861ac7-72ee-4bb9-9ef9-e42b6f774611",
+                     *       "clientRef": "o-7dtrgeln",
                      *       "status": "failed",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -13830,14 +13811,14 @@ export interface operations {
                      *       "failureReason": "execution_failed",
                      *       "uetr": null,
                      *       "settlement": null,
-                     *       "fundingDeadlineAt": "2026-11-29T12:42:38.282Z",
-                     *       "executionDeadlineAt": "2026-12-01T12:42:38.282Z",
-                     *       "fundedAt": "2026-11-28T12:42:38.282Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:22:15.014Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:22:15.014Z",
+                     *       "fundedAt": "2026-11-28T13:22:15.014Z",
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T12:42:38.282Z",
+                     *       "createdAt": "2026-11-28T13:22:15.014Z",
                      *       "funding": "balance",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T12:42:38.672Z"
+                     *       "updatedAt": "2026-11-28T13:22:16.436Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -13946,6 +13927,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxFailPayoutRequest"];
             };
         };
@@ -13958,18 +13940,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "65c9e574-e428-4fb2-aeb5-d866834cf692",
-                     *       "clientRef": "s-bsbgii0j",
+                     *       "id": "a427d700-1df9-49a0-a006-f65555f070e6",
+                     *       "clientRef": "s-o4ze8tr2",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "failed",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "9eb6dcf1-78af-4749-a459-74417c0d6215",
+                     *       "beneficiaryId": "a615e83c-bd47-4b9b-940c-f615053a3ac8",
                      *       "failureReason": "failed",
-                     *       "createdAt": "2026-11-28T12:41:26.625Z",
-                     *       "updatedAt": "2026-11-28T12:41:27.565Z",
+                     *       "createdAt": "2026-11-28T13:18:57.452Z",
+                     *       "updatedAt": "2026-11-28T13:19:02.421Z",
                      *       "completedAt": null,
                      *       "screening": {
                      *         "status": "clear",
@@ -14091,19 +14073,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "9c1403d0-4caf-4c9e-bb7b-a145f85be37a",
-                     *       "clientRef": "s-7rywtnco",
+                     *       "id": "7e69676b-0cb0-46f2-a033-2748fc5b903e",
+                     *       "clientRef": "s-5zv3ylh1",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "paid",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "df4ddcac-f23b-4a89-85cc-ff944708e4be",
+                     *       "beneficiaryId": "66f96023-4e3b-46a5-aeef-36ae8e6c5cee",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:41:24.529Z",
-                     *       "updatedAt": "2026-11-28T12:41:25.986Z",
-                     *       "completedAt": "2026-11-28T12:41:25.986Z",
+                     *       "createdAt": "2026-11-28T13:18:51.927Z",
+                     *       "updatedAt": "2026-11-28T13:18:55.344Z",
+                     *       "completedAt": "2026-11-28T13:18:55.344Z",
                      *       "screening": {
                      *         "status": "clear",
                      *         "hits": []
@@ -14224,18 +14206,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "639f3e8e-e70d-4a89-947a-86dc09035647",
-                     *       "clientRef": "s-a5tmynpg",
+                     *       "id": "21446b9f-6f18-4bc5-84b6-af7ba60ae386",
+                     *       "clientRef": "s-hziy6id4",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "processing",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "efe77fc9-3c33-4ed7-9758-b55cd9b73ecb",
+                     *       "beneficiaryId": "12bd1577-ee51-43e1-9b79-252b6841c097",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:41:23.686Z",
-                     *       "updatedAt": "2026-11-28T12:41:24.260Z",
+                     *       "createdAt": "2026-11-28T13:18:47.040Z",
+                     *       "updatedAt": "2026-11-28T13:18:50.012Z",
                      *       "completedAt": null,
                      *       "screening": {
                      *         "status": "clear",
@@ -14357,19 +14339,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bb34d820-787f-4652-9d89-cbf35d12888a",
-                     *       "clientRef": "s-5ajaeb3i",
+                     *       "id": "7b98f62d-b3db-4df1-9e20-63b662f29f8c",
+                     *       "clientRef": "s-c205yeyj",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "failed",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "43f7f8db-13a4-45b6-acb3-950428522a04",
+                     *       "beneficiaryId": "2c6a40b4-0706-46e2-8774-86425418d75d",
                      *       "failureReason": "failed",
-                     *       "createdAt": "2026-11-28T12:41:27.805Z",
-                     *       "updatedAt": "2026-11-28T12:41:28.854Z",
-                     *       "completedAt": "2026-11-28T12:41:27.900Z",
+                     *       "createdAt": "2026-11-28T13:19:04.736Z",
+                     *       "updatedAt": "2026-11-28T13:19:10.746Z",
+                     *       "completedAt": "2026-11-28T13:19:05.951Z",
                      *       "screening": {
                      *         "status": "clear",
                      *         "hits": []
@@ -14482,6 +14464,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxApproveVirtualAccountRequest"];
             };
         };
@@ -14494,14 +14477,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "44bc6ca9-5286-40ca-a501-fc66ee7b64f0",
+                     *       "id": "7064db3d-3c94-490b-bcf9-ac8dd74623c5",
                      *       "accountId": null,
                      *       "currency": "USD",
                      *       "status": "active",
                      *       "deactivated": false,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:42:26.239Z",
-                     *       "updatedAt": "2026-11-28T12:42:26.606Z"
+                     *       "createdAt": "2026-11-28T13:21:38.218Z",
+                     *       "updatedAt": "2026-11-28T13:21:39.397Z"
                      *     }
                      */
                     "application/json": components["schemas"]["VirtualAccount"];
@@ -14610,6 +14593,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxDeactivateVirtualAccountRequest"];
             };
         };
@@ -14622,14 +14606,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "43d9be20-1216-470b-bda8-0df55dcf1c1b",
+                     *       "id": "2af03023-7342-4fdc-8edd-7622fd6d21b3",
                      *       "accountId": null,
                      *       "currency": "EUR",
                      *       "status": "active",
                      *       "deactivated": true,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:42:28.176Z",
-                     *       "updatedAt": "2026-11-28T12:42:28.653Z"
+                     *       "createdAt": "2026-11-28T13:21:45.607Z",
+                     *       "updatedAt": "2026-11-28T13:21:47.152Z"
                      *     }
                      */
                     "application/json": components["schemas"]["VirtualAccount"];
@@ -14738,6 +14722,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxFailVirtualAccountRequest"];
             };
         };
@@ -14750,14 +14735,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "23ec3de8-d805-4331-8206-f1ff1af4bf3e",
+                     *       "id": "504f4ce0-5401-40a3-9ab7-a9fd202e688e",
                      *       "accountId": null,
                      *       "currency": "USD",
                      *       "status": "failed",
                      *       "deactivated": false,
                      *       "failureReason": "refused_by_issuer",
-                     *       "createdAt": "2026-11-28T12:42:27.159Z",
-                     *       "updatedAt": "2026-11-28T12:42:27.548Z"
+                     *       "createdAt": "2026-11-28T13:21:41.500Z",
+                     *       "updatedAt": "2026-11-28T13:21:43.367Z"
                      *     }
                      */
                     "application/json": components["schemas"]["VirtualAccount"];
@@ -14981,16 +14966,16 @@ export interface operations {
                      *       "object": "virtual_account.list",
                      *       "data": [
                      *         {
-                     *           "id": "c524f079-c520-4e85-bf8c-d6ca348b0a95",
+                     *           "id": "468545b7-120f-4cab-871a-b80e8d612c2e",
                      *           "accountId": null,
                      *           "currency": "EUR",
                      *           "status": "active",
                      *           "deactivated": false,
                      *           "failureReason": null,
-                     *           "createdAt": "2026-11-28T12:42:24.821Z",
-                     *           "updatedAt": "2026-11-28T12:42:24.821Z",
+                     *           "createdAt": "2026-11-28T13:21:33.383Z",
+                     *           "updatedAt": "2026-11-28T13:21:33.383Z",
                      *           "accountHolderName": "Acme Ltd",
-                     *           "iban": "DE15100000007313425823",
+                     *           "iban": "DE87100000008670977648",
                      *           "bic": "CORRDEFFXXX"
                      *         }
                      *       ],
@@ -15098,6 +15083,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "46490067-41da-44d0-a656-c0c35dffc6c5",
+                     *       "accountId": null,
+                     *       "currency": "EUR",
+                     *       "status": "active",
+                     *       "deactivated": false,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:21:30.527Z",
+                     *       "updatedAt": "2026-11-28T13:21:30.527Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
@@ -15109,14 +15106,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "574513d3-74ea-4c7d-abc5-6fc4124afcfa",
+                     *       "id": "46490067-41da-44d0-a656-c0c35dffc6c5",
                      *       "accountId": null,
                      *       "currency": "EUR",
                      *       "status": "active",
                      *       "deactivated": false,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T12:42:23.842Z",
-                     *       "updatedAt": "2026-11-28T12:42:23.842Z"
+                     *       "createdAt": "2026-11-28T13:21:30.527Z",
+                     *       "updatedAt": "2026-11-28T13:21:30.527Z"
                      *     }
                      */
                     "application/json": components["schemas"]["VirtualAccount"];
@@ -15330,24 +15327,24 @@ export interface operations {
                      *       "object": "webhook_endpoint.list",
                      *       "data": [
                      *         {
-                     *           "id": "181ecbeb-a427-46ad-9331-100169d12c5c",
+                     *           "id": "53acca5f-0dc8-406b-a377-912b34b31db1",
                      *           "url": "https://localhost:3000/webhooks/corridor",
                      *           "description": null,
                      *           "events": null,
                      *           "status": "enabled",
                      *           "ed25519PublicKey": null,
-                     *           "createdAt": "2026-11-28T12:41:45.483Z",
-                     *           "updatedAt": "2026-11-28T12:41:45.483Z"
+                     *           "createdAt": "2026-11-28T13:20:04.030Z",
+                     *           "updatedAt": "2026-11-28T13:20:04.030Z"
                      *         },
                      *         {
-                     *           "id": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
+                     *           "id": "ff87675f-320e-4faf-a7e1-469908dbb42c",
                      *           "url": "https://localhost:3000/webhooks/corridor",
                      *           "description": null,
                      *           "events": null,
                      *           "status": "enabled",
                      *           "ed25519PublicKey": null,
-                     *           "createdAt": "2026-11-28T12:40:29.744Z",
-                     *           "updatedAt": "2026-11-28T12:40:29.744Z"
+                     *           "createdAt": "2026-11-28T13:16:40.383Z",
+                     *           "updatedAt": "2026-11-28T13:16:40.383Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -15456,14 +15453,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "181ecbeb-a427-46ad-9331-100169d12c5c",
+                     *       "id": "53acca5f-0dc8-406b-a377-912b34b31db1",
                      *       "url": "https://localhost:3000/webhooks/corridor",
                      *       "description": null,
                      *       "events": null,
                      *       "status": "enabled",
                      *       "ed25519PublicKey": null,
-                     *       "createdAt": "2026-11-28T12:41:45.483Z",
-                     *       "updatedAt": "2026-11-28T12:41:45.483Z",
+                     *       "createdAt": "2026-11-28T13:20:04.030Z",
+                     *       "updatedAt": "2026-11-28T13:20:04.030Z",
                      *       "secret": "whsec_0123456789abcdef0123456789abcdef0123456789a="
                      *     }
                      */
@@ -15576,14 +15573,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
+                     *       "id": "ff87675f-320e-4faf-a7e1-469908dbb42c",
                      *       "url": "https://localhost:3000/webhooks/corridor",
                      *       "description": null,
                      *       "events": null,
                      *       "status": "enabled",
                      *       "ed25519PublicKey": null,
-                     *       "createdAt": "2026-11-28T12:40:29.744Z",
-                     *       "updatedAt": "2026-11-28T12:40:29.744Z"
+                     *       "createdAt": "2026-11-28T13:16:40.383Z",
+                     *       "updatedAt": "2026-11-28T13:16:40.383Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpoint"];
@@ -15677,7 +15674,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "2c96e681-aa0e-4a4e-88d0-94254533b31b",
+                     *       "id": "7d982b6b-aeb1-4089-bc02-eeea34dbe882",
                      *       "deleted": true
                      *     }
                      */
@@ -15799,14 +15796,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
+                     *       "id": "ff87675f-320e-4faf-a7e1-469908dbb42c",
                      *       "url": "https://localhost:3000/webhooks/corridor",
                      *       "description": null,
                      *       "events": null,
                      *       "status": "enabled",
                      *       "ed25519PublicKey": null,
-                     *       "createdAt": "2026-11-28T12:40:29.744Z",
-                     *       "updatedAt": "2026-11-28T12:41:50.165Z"
+                     *       "createdAt": "2026-11-28T13:16:40.383Z",
+                     *       "updatedAt": "2026-11-28T13:20:09.332Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpoint"];
@@ -15930,24 +15927,24 @@ export interface operations {
                      *       "object": "webhook_delivery.list",
                      *       "data": [
                      *         {
-                     *           "id": "d99c333a-eee4-49c2-93e9-155dd346ac59",
-                     *           "endpointId": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
-                     *           "eventId": "evt_vkuKudRMr2C3EAThuhRClzz1A3",
+                     *           "id": "38eb9e4e-447a-4b45-99d5-299f4c2e93ed",
+                     *           "endpointId": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *           "eventId": "evt_Xwl0c1RgX1ZFWVMCM4_AUJXpdS",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": [],
-                     *           "nextAttemptAt": "2026-11-28T12:41:54.186Z",
-                     *           "createdAt": "2026-11-28T12:41:54.186Z"
+                     *           "nextAttemptAt": "2026-11-28T13:20:17.120Z",
+                     *           "createdAt": "2026-11-28T13:20:17.120Z"
                      *         },
                      *         {
-                     *           "id": "fadf3060-7384-43eb-8aea-0afb52cd4b34",
-                     *           "endpointId": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
-                     *           "eventId": "evt_ym_euPx1x0DCeKGOOGmCtkSsNz",
+                     *           "id": "48b47c6f-0ef4-4b47-8ca8-d60f5d69b9cd",
+                     *           "endpointId": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *           "eventId": "evt_u2ug49hJNgnOa-hqvgLpY4W71x",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": [],
-                     *           "nextAttemptAt": "2026-11-28T12:40:30.112Z",
-                     *           "createdAt": "2026-11-28T12:40:30.112Z"
+                     *           "nextAttemptAt": "2026-11-28T13:16:40.934Z",
+                     *           "createdAt": "2026-11-28T13:16:40.934Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -16047,14 +16044,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fadf3060-7384-43eb-8aea-0afb52cd4b34",
-                     *       "endpointId": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
-                     *       "eventId": "evt_ym_euPx1x0DCeKGOOGmCtkSsNz",
+                     *       "id": "48b47c6f-0ef4-4b47-8ca8-d60f5d69b9cd",
+                     *       "endpointId": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *       "eventId": "evt_u2ug49hJNgnOa-hqvgLpY4W71x",
                      *       "eventType": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": [],
-                     *       "nextAttemptAt": "2026-11-28T12:40:30.112Z",
-                     *       "createdAt": "2026-11-28T12:40:30.112Z"
+                     *       "nextAttemptAt": "2026-11-28T13:16:40.934Z",
+                     *       "createdAt": "2026-11-28T13:16:40.934Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -16155,23 +16152,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "0f7bed5e-aa01-4949-813c-986aee300e5b",
-                     *       "endpointId": "76b1f916-8e43-4144-a5e4-f9a4c8fa99b1",
-                     *       "eventId": "evt_AA1mbnQFcDZsCkhbBT97ZpuFWW",
+                     *       "id": "841cbf2e-33c4-422d-b685-9336b21d75df",
+                     *       "endpointId": "a22a7066-3ea0-4147-8e86-e6337bdf6a6f",
+                     *       "eventId": "evt_MJm6dH3AFKtGsuCJlsve68MSGF",
                      *       "eventType": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": [
                      *         {
                      *           "number": 1,
-                     *           "at": "2026-11-28T12:41:56.397Z",
+                     *           "at": "2026-11-28T13:20:21.612Z",
                      *           "responseStatus": 200,
-                     *           "durationMs": 958,
+                     *           "durationMs": 3675,
                      *           "error": null,
                      *           "responseExcerpt": "ok"
                      *         }
                      *       ],
-                     *       "nextAttemptAt": "2026-11-28T12:41:57.879Z",
-                     *       "createdAt": "2026-11-28T12:41:56.257Z"
+                     *       "nextAttemptAt": "2026-11-28T13:20:29.057Z",
+                     *       "createdAt": "2026-11-28T13:20:20.382Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -16280,6 +16277,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["RotateWebhookSecretRequest"];
             };
         };
@@ -16292,8 +16290,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "secret": "whsec_0123456789abcde/f01+23456789abcde/f01234567=",
-                     *       "previousSecretExpiresAt": "0123-45-6789a:bc:de.f012"
+                     *       "secret": "whsec_0123456789abcdef0123456/789abcdef0123456789=",
+                     *       "previousSecretExpiresAt": "2026-11-28T13:20:15.532Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSecret"];
@@ -16410,14 +16408,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "d99c333a-eee4-49c2-93e9-155dd346ac59",
-                     *       "endpointId": "d937b737-6f33-48fe-b8d9-e7c142ef9071",
-                     *       "eventId": "evt_vkuKudRMr2C3EAThuhRClzz1A3",
+                     *       "id": "38eb9e4e-447a-4b45-99d5-299f4c2e93ed",
+                     *       "endpointId": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *       "eventId": "evt_Xwl0c1RgX1ZFWVMCM4_AUJXpdS",
                      *       "eventType": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": [],
-                     *       "nextAttemptAt": "2026-11-28T12:41:54.186Z",
-                     *       "createdAt": "2026-11-28T12:41:54.186Z"
+                     *       "nextAttemptAt": "2026-11-28T13:20:17.120Z",
+                     *       "createdAt": "2026-11-28T13:20:17.120Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -16535,11 +16533,11 @@ export interface operations {
                      *       "object": "application.list",
                      *       "data": [
                      *         {
-                     *           "id": "6796d9db-2298-4826-88f7-83ca9679f229",
-                     *           "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *           "id": "bf1a7968-ea58-4bdb-aede-070f3f445839",
+                     *           "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
                      *           "applicationType": "business",
-                     *           "createdAt": "2026-11-28T12:42:00.083Z",
-                     *           "updatedAt": "2026-11-28T12:42:00.083Z",
+                     *           "createdAt": "2026-11-28T13:20:36.928Z",
+                     *           "updatedAt": "2026-11-28T13:20:36.928Z",
                      *           "status": "draft",
                      *           "editableSections": [],
                      *           "moreInfoReason": null,
@@ -16559,11 +16557,11 @@ export interface operations {
                      *           "decidedAt": null
                      *         },
                      *         {
-                     *           "id": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
-                     *           "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *           "id": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *           "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
                      *           "applicationType": "business",
-                     *           "createdAt": "2026-11-28T12:40:27.790Z",
-                     *           "updatedAt": "2026-11-28T12:40:29.103Z",
+                     *           "createdAt": "2026-11-28T13:16:34.036Z",
+                     *           "updatedAt": "2026-11-28T13:16:39.078Z",
                      *           "status": "draft",
                      *           "editableSections": [],
                      *           "moreInfoReason": null,
@@ -16700,11 +16698,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "6796d9db-2298-4826-88f7-83ca9679f229",
-                     *       "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "id": "bf1a7968-ea58-4bdb-aede-070f3f445839",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
                      *       "applicationType": "business",
-                     *       "createdAt": "2026-11-28T12:42:00.083Z",
-                     *       "updatedAt": "2026-11-28T12:42:00.083Z",
+                     *       "createdAt": "2026-11-28T13:20:36.928Z",
+                     *       "updatedAt": "2026-11-28T13:20:36.928Z",
                      *       "status": "draft",
                      *       "editableSections": [],
                      *       "moreInfoReason": null,
@@ -16833,11 +16831,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
-                     *       "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "id": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
                      *       "applicationType": "business",
-                     *       "createdAt": "2026-11-28T12:40:27.790Z",
-                     *       "updatedAt": "2026-11-28T12:40:29.103Z",
+                     *       "createdAt": "2026-11-28T13:16:34.036Z",
+                     *       "updatedAt": "2026-11-28T13:16:39.078Z",
                      *       "status": "draft",
                      *       "editableSections": [],
                      *       "moreInfoReason": null,
@@ -16951,6 +16949,7 @@ export interface operations {
         /** @description Edits by section. Inside a section an absent field keeps its value and null clears it; a section set to null is cleared. `companySize`, `hasIndirectControl` and `indirectControlDetails` belong to the businessInfo section. Allowed in draft; in more_info_requested only for the sections in `editableSections` (409 APPLICATION_SECTION_LOCKED otherwise); 409 APPLICATION_NOT_EDITABLE in under_review, approved or rejected. */
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateApplicationRequest"];
             };
         };
@@ -16963,11 +16962,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
-                     *       "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "id": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
                      *       "applicationType": "business",
-                     *       "createdAt": "2026-11-28T12:40:27.790Z",
-                     *       "updatedAt": "2026-11-28T12:42:04.714Z",
+                     *       "createdAt": "2026-11-28T13:16:34.036Z",
+                     *       "updatedAt": "2026-11-28T13:20:45.237Z",
                      *       "status": "draft",
                      *       "editableSections": [],
                      *       "moreInfoReason": null,
@@ -17109,24 +17108,24 @@ export interface operations {
                      *       "object": "application_document.list",
                      *       "data": [
                      *         {
-                     *           "id": "c82ad943-431a-4b01-8465-1108fe90ec23",
-                     *           "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *           "id": "c8fbcefc-8a46-41e3-b9ed-3ee0ce742276",
+                     *           "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
                      *           "personId": null,
                      *           "type": "certificate_of_incorporation",
-                     *           "documentKey": "upl_0yvO28GbvZz0u4V3n2YokUbh",
+                     *           "documentKey": "upl_czAqSHACr0iny0SVYOINXLis",
                      *           "contentType": "application/pdf",
                      *           "sizeBytes": 77,
-                     *           "createdAt": "2026-11-28T12:40:29.103Z"
+                     *           "createdAt": "2026-11-28T13:16:39.078Z"
                      *         },
                      *         {
-                     *           "id": "00bdfeec-9b98-4bf9-b934-3a5c1718dc86",
-                     *           "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *           "id": "ac2d1170-8e3b-4203-b7c8-a1356167a982",
+                     *           "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
                      *           "personId": null,
                      *           "type": "photo_id",
-                     *           "documentKey": "upl_LOgtSpU8hAlLOyqDStSGg13i",
+                     *           "documentKey": "upl_eq0FYPtq96KyY5Tv2GPbBxgB",
                      *           "contentType": "application/pdf",
                      *           "sizeBytes": 77,
-                     *           "createdAt": "2026-11-28T12:42:15.807Z"
+                     *           "createdAt": "2026-11-28T13:21:01.139Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -17223,7 +17222,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "documentKey": "upl_LOgtSpU8hAlLOyqDStSGg13i",
+                 *       "documentKey": "upl_eq0FYPtq96KyY5Tv2GPbBxgB",
                  *       "type": "photo_id"
                  *     }
                  */
@@ -17239,14 +17238,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "00bdfeec-9b98-4bf9-b934-3a5c1718dc86",
-                     *       "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "id": "ac2d1170-8e3b-4203-b7c8-a1356167a982",
+                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
                      *       "personId": null,
                      *       "type": "photo_id",
-                     *       "documentKey": "upl_LOgtSpU8hAlLOyqDStSGg13i",
+                     *       "documentKey": "upl_eq0FYPtq96KyY5Tv2GPbBxgB",
                      *       "contentType": "application/pdf",
                      *       "sizeBytes": 77,
-                     *       "createdAt": "2026-11-28T12:42:15.807Z"
+                     *       "createdAt": "2026-11-28T13:21:01.139Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ApplicationDocument"];
@@ -17360,14 +17359,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "c82ad943-431a-4b01-8465-1108fe90ec23",
-                     *       "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "id": "c8fbcefc-8a46-41e3-b9ed-3ee0ce742276",
+                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
                      *       "personId": null,
                      *       "type": "certificate_of_incorporation",
-                     *       "documentKey": "upl_0yvO28GbvZz0u4V3n2YokUbh",
+                     *       "documentKey": "upl_czAqSHACr0iny0SVYOINXLis",
                      *       "contentType": "application/pdf",
                      *       "sizeBytes": 77,
-                     *       "createdAt": "2026-11-28T12:40:29.103Z"
+                     *       "createdAt": "2026-11-28T13:16:39.078Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ApplicationDocument"];
@@ -17583,9 +17582,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "documentKey": "upl_9ctQeYDlCeJqO5YjHkXIyR_s",
-                     *       "uploadUrl": "http://127.0.0.1:30702/v2/uploads/upl_9ctQeYDlCeJqO5YjHkXIyR_s?expires=1795870634777&signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-                     *       "expiresAt": "2026-11-28T12:57:14.777Z"
+                     *       "documentKey": "upl_Ipzt3qs8ux9KGwq1uJNCUTU_",
+                     *       "uploadUrl": "http://127.0.0.1:8080/v2/uploads/upl_Ipzt3qs8ux9KGwq1uJNCUTU_?expires=1795872958015&signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                     *       "expiresAt": "2026-11-28T13:35:58.015Z"
                      *     }
                      */
                     "application/json": components["schemas"]["DocumentUploadUrl"];
@@ -17700,30 +17699,30 @@ export interface operations {
                      *       "object": "application_person.list",
                      *       "data": [
                      *         {
-                     *           "id": "fdaf5ef9-0c54-4252-bb36-77e506f363f0",
-                     *           "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *           "id": "91fecf3d-7d2a-4705-b4de-2e35e82b18fe",
+                     *           "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
                      *           "firstName": "Ada",
                      *           "lastName": "Lovelace",
                      *           "bvnProvided": false,
                      *           "nationalIdProvided": true,
                      *           "taxIdProvided": false,
-                     *           "createdAt": "2026-11-28T12:40:28.679Z",
-                     *           "updatedAt": "2026-11-28T12:40:28.679Z",
+                     *           "createdAt": "2026-11-28T13:16:36.670Z",
+                     *           "updatedAt": "2026-11-28T13:16:36.670Z",
                      *           "title": "Director",
                      *           "dateOfBirth": "1985-12-10",
                      *           "nationality": "GB",
                      *           "ownershipPercentage": 60
                      *         },
                      *         {
-                     *           "id": "20caf73b-9cfd-4c5a-a21e-f4cb9bbe92cf",
-                     *           "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *           "id": "d0764c24-bcb4-444e-b0b7-2fec4c321b40",
+                     *           "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
                      *           "firstName": "Ada",
                      *           "lastName": "Lovelace",
                      *           "bvnProvided": false,
                      *           "nationalIdProvided": true,
                      *           "taxIdProvided": false,
-                     *           "createdAt": "2026-11-28T12:42:06.801Z",
-                     *           "updatedAt": "2026-11-28T12:42:06.801Z",
+                     *           "createdAt": "2026-11-28T13:20:46.854Z",
+                     *           "updatedAt": "2026-11-28T13:20:46.854Z",
                      *           "title": "Director",
                      *           "dateOfBirth": "1985-12-10",
                      *           "nationality": "GB",
@@ -17845,15 +17844,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "20caf73b-9cfd-4c5a-a21e-f4cb9bbe92cf",
-                     *       "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "id": "d0764c24-bcb4-444e-b0b7-2fec4c321b40",
+                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
                      *       "firstName": "Ada",
                      *       "lastName": "Lovelace",
                      *       "bvnProvided": false,
                      *       "nationalIdProvided": true,
                      *       "taxIdProvided": false,
-                     *       "createdAt": "2026-11-28T12:42:06.801Z",
-                     *       "updatedAt": "2026-11-28T12:42:06.801Z",
+                     *       "createdAt": "2026-11-28T13:20:46.854Z",
+                     *       "updatedAt": "2026-11-28T13:20:46.854Z",
                      *       "title": "Director",
                      *       "dateOfBirth": "1985-12-10",
                      *       "nationality": "GB",
@@ -17971,15 +17970,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fdaf5ef9-0c54-4252-bb36-77e506f363f0",
-                     *       "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "id": "91fecf3d-7d2a-4705-b4de-2e35e82b18fe",
+                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
                      *       "firstName": "Ada",
                      *       "lastName": "Lovelace",
                      *       "bvnProvided": false,
                      *       "nationalIdProvided": true,
                      *       "taxIdProvided": false,
-                     *       "createdAt": "2026-11-28T12:40:28.679Z",
-                     *       "updatedAt": "2026-11-28T12:40:28.679Z",
+                     *       "createdAt": "2026-11-28T13:16:36.670Z",
+                     *       "updatedAt": "2026-11-28T13:16:36.670Z",
                      *       "title": "Director",
                      *       "dateOfBirth": "1985-12-10",
                      *       "nationality": "GB",
@@ -18179,6 +18178,7 @@ export interface operations {
         /** @description Partial update: an absent field keeps its value, null clears an optional one */
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateApplicationPersonRequest"];
             };
         };
@@ -18191,15 +18191,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fdaf5ef9-0c54-4252-bb36-77e506f363f0",
-                     *       "applicationId": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
+                     *       "id": "91fecf3d-7d2a-4705-b4de-2e35e82b18fe",
+                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
                      *       "firstName": "Ada",
                      *       "lastName": "Lovelace",
                      *       "bvnProvided": false,
                      *       "nationalIdProvided": true,
                      *       "taxIdProvided": false,
-                     *       "createdAt": "2026-11-28T12:40:28.679Z",
-                     *       "updatedAt": "2026-11-28T12:42:12.734Z",
+                     *       "createdAt": "2026-11-28T13:16:36.670Z",
+                     *       "updatedAt": "2026-11-28T13:20:53.974Z",
                      *       "title": "Director",
                      *       "dateOfBirth": "1985-12-10",
                      *       "nationality": "GB",
@@ -18320,11 +18320,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "0b1c1041-4620-4bee-b583-0fd998e0f714",
-                     *       "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "id": "f0e4cde2-7d4e-4149-bd05-10c6c7bb2b7a",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
                      *       "applicationType": "business",
-                     *       "createdAt": "2026-11-28T12:42:20.143Z",
-                     *       "updatedAt": "2026-11-28T12:42:20.805Z",
+                     *       "createdAt": "2026-11-28T13:21:15.939Z",
+                     *       "updatedAt": "2026-11-28T13:21:18.901Z",
                      *       "status": "under_review",
                      *       "editableSections": [],
                      *       "moreInfoReason": null,
@@ -18349,8 +18349,8 @@ export interface operations {
                      *       "hasIndirectControl": false,
                      *       "indirectControlDetails": null,
                      *       "termsAcceptedVersion": "1",
-                     *       "termsAcceptedAt": "2026-11-28T12:42:20.409Z",
-                     *       "submittedAt": "2026-11-28T12:42:20.805Z",
+                     *       "termsAcceptedAt": "2026-11-28T13:21:17.408Z",
+                     *       "submittedAt": "2026-11-28T13:21:18.901Z",
                      *       "decidedAt": null
                      *     }
                      */
@@ -18477,11 +18477,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3045ffaf-7326-41b1-b9bf-82087deaab4a",
-                     *       "accountId": "c5f19d8e-e5ec-47ac-a935-e81c53b0cc11",
+                     *       "id": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
                      *       "applicationType": "business",
-                     *       "createdAt": "2026-11-28T12:40:27.790Z",
-                     *       "updatedAt": "2026-11-28T12:42:19.651Z",
+                     *       "createdAt": "2026-11-28T13:16:34.036Z",
+                     *       "updatedAt": "2026-11-28T13:21:13.339Z",
                      *       "status": "draft",
                      *       "editableSections": [],
                      *       "moreInfoReason": null,
@@ -18506,7 +18506,7 @@ export interface operations {
                      *       "hasIndirectControl": false,
                      *       "indirectControlDetails": null,
                      *       "termsAcceptedVersion": "1",
-                     *       "termsAcceptedAt": "2026-11-28T12:42:19.651Z",
+                     *       "termsAcceptedAt": "2026-11-28T13:21:13.339Z",
                      *       "submittedAt": null,
                      *       "decidedAt": null
                      *     }
@@ -18787,7 +18787,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "version": "1",
-                     *       "url": "http://127.0.0.1:30702/terms/1"
+                     *       "url": "http://127.0.0.1:8080/terms/1"
                      *     }
                      */
                     "application/json": components["schemas"]["Terms"];
@@ -18890,7 +18890,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "key": "upl_r339Q-rRei8H0WxuDGhMYR3p",
+                     *       "key": "upl_jU9kJA_T_1MVnQXCFnuv3Yel",
                      *       "contentType": "application/pdf",
                      *       "contentLength": 77
                      *     }
