@@ -17,6 +17,7 @@ import { assertJsonShape, assertStorableInput, assertUtf8Charset, utf8Text } fro
 import { addCodeSamples, docsDescription, swaggerUiBranding } from './faces/docs/docs.js';
 import { arazzoDocument } from './faces/docs/arazzo.js';
 import { ERROR_CODES, errorCataloguePage } from './platform/http/error-catalogue.js';
+import { addRecordedExamples } from './faces/docs/examples.js';
 import { acceptsEmptyObject, finishDocument } from './faces/docs/openapi.js';
 import { ALL_SCOPES } from './domains/auth/scopes.js';
 import { compileRequestValidator } from './platform/http/validation.js';
@@ -178,10 +179,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       security: [{ bearerAuth: [] }],
     },
     // Operation ids, headers, named schemas, OAuth2 and the error codes (src/faces/docs/openapi.ts), then request
-    // examples per operation (curl and the SDK) from the route schemas (src/faces/docs/docs.ts).
+    // examples per operation (curl and the SDK) from the route schemas (src/faces/docs/docs.ts), then the real exchanges
+    // the samples had as the bodies' and answers' examples (src/faces/docs/examples.ts).
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
-        ? addCodeSamples(finishDocument(documentObject.openapiObject, { consumes, tokenUrl: `${config.publicBaseUrl}/oauth/token`, scopes: ALL_SCOPES }), config.audience)
+        ? addRecordedExamples(addCodeSamples(finishDocument(documentObject.openapiObject, { consumes, tokenUrl: `${config.publicBaseUrl}/oauth/token`, scopes: ALL_SCOPES }), config.audience))
         : documentObject.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, ...swaggerUiBranding() });

@@ -21,8 +21,9 @@ import { TRIGGERS, trigger } from '../../src/cli/trigger.js';
 import { createRunner } from '../../src/jobs.js';
 import type { JobRunner } from '../../src/platform/jobs/runner.js';
 import { eventSchemaName } from '../../src/domains/events/event-union.js';
-import { EVENT_TYPES } from '../../src/domains/webhooks/event-types.js';
+import { DELIVERED_EVENT_TYPES, EVENT_TYPES } from '../../src/domains/webhooks/event-types.js';
 import { listeningTestApp, newWorkspace, type Caller, type TestApp } from '../helpers/app.js';
+import { closed } from '../helpers/closed-schema.js';
 import { HttpsReceiver } from '../helpers/https-receiver.js';
 import { ADA, DE_IBAN } from '../payouts/helpers.js';
 import type { Connector, RecipientCheck } from '../../src/connectors/connector.js';
@@ -49,7 +50,12 @@ let local: http.Server;
 const forwarded: string[] = [];
 let c: Caller;
 let corridor: Corridor;
-let doc: { components: { schemas: Record<string, Json> } };
+let doc: { components: { schemas: Record<string, Json> }; webhooks: Record<string, { post: WebhookEntry }> };
+
+interface WebhookEntry {
+  parameters: { name: string; in: string; required: boolean; schema: Json }[];
+  requestBody: { content: { 'application/json': { schema: { $ref: string } } } };
+}
 
 beforeAll(async () => {
   const connectorsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-connectors-')), 'connectors.json');
@@ -80,15 +86,6 @@ afterAll(async () => {
   await new Promise((resolve) => local?.close(resolve));
   await t?.close();
 });
-
-/** Every object of the schema closed (`additionalProperties: false` where it declares properties): a field the document does not name fails. */
-function closed(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(closed);
-  if (!schema || typeof schema !== 'object') return schema;
-  const out: Json = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as Json).map(([p, s]) => [p, closed(s)])) : closed(v)]));
-  if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
-  return out;
-}
 
 /** The bodies that the SDK's CorridorEvent does not accept, with the compiler's words (empty: every one is accepted). */
 function typeErrors(bodies: readonly string[]): string[] {
@@ -160,6 +157,7 @@ describe('events as delivered', () => {
 
     // Every type but payout.reverted (recorded, not delivered: spec §Events) reaches the endpoint; the stream carries all but webhook.test.
     const delivered = EVENT_TYPES.filter((type) => type !== 'payout.reverted');
+    expect(DELIVERED_EVENT_TYPES).toEqual(delivered);
     const got = await receiver.waitUntil('/all', (r) => delivered.every((type) => r.some((x) => typeOf(x.body) === type)), 300_000, 'every event type');
     const streamed = delivered.filter((type) => type !== 'webhook.test');
     for (const deadline = Date.now() + 300_000; !streamed.every((type) => forwarded.some((b) => typeOf(b) === type)); ) {
@@ -187,5 +185,30 @@ describe('events as delivered', () => {
     expect((JSON.parse(approval?.body ?? '{}') as { data: { approval?: { status: string } } }).data.approval?.status).toBe('pending');
 
     expect(typeErrors(bodies)).toEqual([]);
+
+    // The document's `webhooks`: an entry per delivered type (no other), whose body schema each real delivery of the type
+    // matches exactly and whose headers (the spec's X-Service-* and the Standard Webhooks ones) each real delivery carries.
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...delivered].sort());
+    const unmatched: string[] = [];
+    for (const received of got) {
+      const type = typeOf(received.body);
+      const entry = doc.webhooks[type]?.post;
+      if (!entry) {
+        unmatched.push(`${type}: no webhooks entry`);
+        continue;
+      }
+      const validate = ajv.getSchema(`doc${entry.requestBody.content['application/json'].schema.$ref}`);
+      if (!validate) unmatched.push(`${type}: ${entry.requestBody.content['application/json'].schema.$ref} not found`);
+      else if (!validate(JSON.parse(received.body))) unmatched.push(`${type}: ${ajv.errorsText(validate.errors)}`);
+      for (const header of entry.parameters.filter((p) => p.in === 'header' && p.required)) {
+        const value = received.headers[header.name.toLowerCase()];
+        if (typeof value !== 'string') unmatched.push(`${type}: no ${header.name}`);
+        else if (!ajv.validate(header.schema, value)) unmatched.push(`${type}: ${header.name} ${value}: ${ajv.errorsText()}`);
+      }
+    }
+    expect([...new Set(unmatched)]).toEqual([]);
+    expect(Object.values(doc.webhooks).flatMap((w) => w.post.parameters.map((p) => p.name))).toEqual(
+      expect.arrayContaining(['x-service-signature', 'x-service-timestamp', 'webhook-id', 'webhook-timestamp', 'webhook-signature']),
+    );
   });
 });

@@ -11,9 +11,20 @@
  * - named schemas: every schema with a PascalCase `title` becomes `#/components/schemas/<title>`, and
  *   every other object body or 2xx answer is named after its operation (`CreatePayoutRequest`);
  * - the OAuth2 client-credentials flow beside the pasted bearer token;
- * - the error-code catalogue as the `code` enum of the error shapes.
+ * - the error-code catalogue as the `code` enum of the error shapes;
+ * - a `webhooks` entry per delivered event type: the event's own schema (the one GET /v1/events and
+ *   the SDK's event types use) and the headers that sign each delivery.
  */
 import { createHash } from 'node:crypto';
+import { eventSchemaName } from '../../domains/events/event-union.js';
+import { DELIVERED_EVENT_TYPES, EVENT_FIRES_WHEN } from '../../domains/webhooks/event-types.js';
+import {
+  SIGNATURE_HEADER,
+  STANDARD_ID_HEADER,
+  STANDARD_SIGNATURE_HEADER,
+  STANDARD_TIMESTAMP_HEADER,
+  TIMESTAMP_HEADER,
+} from '../../domains/webhooks/signature.js';
 import { ERROR_CODES } from '../../platform/http/error-catalogue.js';
 
 type Json = Record<string, unknown>;
@@ -470,6 +481,52 @@ function oauth2First(doc: Json): void {
   for (const { op } of operationsOf(doc)) if (op.security) op.security = order(op.security);
 }
 
+/** The headers every delivery carries (src/domains/webhooks/signature.ts signs them), as a receiver reads them. */
+const DELIVERY_HEADERS: Json[] = [
+  {
+    name: SIGNATURE_HEADER,
+    description: 'The spec\'s signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters',
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+  { name: TIMESTAMP_HEADER, description: 'Unix seconds of this attempt (fresh per attempt): refuse one too old', schema: { type: 'string', pattern: '^[0-9]{1,12}$' } },
+  { name: STANDARD_ID_HEADER, description: 'Standard Webhooks: the event id, the same on every attempt (deduplicate by it)', schema: { type: 'string', pattern: '^evt_[A-Za-z0-9_-]{1,64}$' } },
+  { name: STANDARD_TIMESTAMP_HEADER, description: 'Standard Webhooks: Unix seconds of this attempt', schema: { type: 'string', pattern: '^[0-9]{1,12}$' } },
+  {
+    name: STANDARD_SIGNATURE_HEADER,
+    description:
+      'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation\'s overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true`',
+    schema: { type: 'string', pattern: '^v1a?,[A-Za-z0-9+/=]+( v1a?,[A-Za-z0-9+/=]+)*$' },
+  },
+].map((h) => ({ ...h, in: 'header', required: true }));
+
+/**
+ * `webhooks`: one entry per event type an endpoint receives (payout.reverted is recorded, not
+ * delivered), its body the event's schema from components (the one source of GET /v1/events, the
+ * event union and the SDK's types), with the headers that sign it.
+ */
+function addWebhooks(doc: Json): void {
+  doc.webhooks = Object.fromEntries(
+    DELIVERED_EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `${type.replace(/[._]([a-z])/g, (_m, c: string) => c.toUpperCase())}Webhook`,
+          summary: type,
+          description: `${EVENT_FIRES_WHEN[type]}. Corridor POSTs the event to each enabled endpoint subscribed to \`${type}\`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.`,
+          tags: ['Webhooks'],
+          security: [],
+          parameters: DELIVERY_HEADERS,
+          requestBody: { required: true, description: `The ${type} event`, content: { 'application/json': { schema: { $ref: `${REF}${eventSchemaName(type)}` } } } },
+          responses: {
+            '200': { description: 'Received: any 2xx within the deadline ends the retries (the body is ignored)' },
+            '400': { description: 'Not accepted (a signature that does not verify, say): retried up to the last attempt' },
+          },
+        },
+      },
+    ]),
+  );
+}
+
 export interface DocumentFacts {
   /** `METHOD /path/{param}` of routes that take raw bytes, with their media types. */
   consumes: Map<string, string[]>;
@@ -494,6 +551,7 @@ export function finishDocument<T extends object>(document: T, facts: DocumentFac
   oauth2First(doc);
   oneValueEnumsAsConst(doc.paths);
   oneValueEnumsAsConst(doc.components);
+  addWebhooks(doc);
   (doc.info as Json).license = { name: 'Apache-2.0', identifier: 'Apache-2.0' };
   return document;
 }

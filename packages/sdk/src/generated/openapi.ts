@@ -1796,7 +1796,468 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "account.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account.created
+         * @description A sub-account was created (POST /v1/accounts). Corridor POSTs the event to each enabled endpoint subscribed to `account.created`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["accountCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * application.approved
+         * @description The application was approved. Corridor POSTs the event to each enabled endpoint subscribed to `application.approved`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["applicationApprovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.more_info_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * application.more_info_requested
+         * @description The review needs more (`moreInfoReason`, `editableSections`). Corridor POSTs the event to each enabled endpoint subscribed to `application.more_info_requested`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["applicationMoreInfoRequestedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * application.rejected
+         * @description The application was rejected. Corridor POSTs the event to each enabled endpoint subscribed to `application.rejected`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["applicationRejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "application.under_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * application.under_review
+         * @description The application was submitted. Corridor POSTs the event to each enabled endpoint subscribed to `application.under_review`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["applicationUnderReviewWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "beneficiary.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * beneficiary.updated
+         * @description A rail corrected one of the beneficiary's accounts (an ACH notification of change). Corridor POSTs the event to each enabled endpoint subscribed to `beneficiary.updated`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["beneficiaryUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deposit.completed
+         * @description The deposit reached `completed`: credit your customer from `creditedAmount`. Corridor POSTs the event to each enabled endpoint subscribed to `deposit.completed`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["depositCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deposit.failed
+         * @description The deposit terminally failed (read `status` before crediting anyone). Corridor POSTs the event to each enabled endpoint subscribed to `deposit.failed`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["depositFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.awaiting_funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.awaiting_funds
+         * @description Funding instructions were issued (`settlement`: the account or address, amount, reference). Corridor POSTs the event to each enabled endpoint subscribed to `order.awaiting_funds`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["orderAwaitingFundsWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.completed
+         * @description The desk delivered to the beneficiary (`uetr` for wire deliveries). Corridor POSTs the event to each enabled endpoint subscribed to `order.completed`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["orderCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.created
+         * @description The order was created; fires together with order.funds_received (balance-funded) or order.awaiting_funds (settlement-funded). Corridor POSTs the event to each enabled endpoint subscribed to `order.created`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["orderCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.expired
+         * @description The funding window closed unfunded. Corridor POSTs the event to each enabled endpoint subscribed to `order.expired`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["orderExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.failed
+         * @description The order failed and its held funds were returned (`failureReason`). Corridor POSTs the event to each enabled endpoint subscribed to `order.failed`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["orderFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.funds_received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.funds_received
+         * @description The source amount is held, queued for the desk. Corridor POSTs the event to each enabled endpoint subscribed to `order.funds_received`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["orderFundsReceivedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.approval_required": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.approval_required
+         * @description An approval rule holds the payout for a second person's decision (`approval`). Corridor POSTs the event to each enabled endpoint subscribed to `payout.approval_required`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["payoutApprovalRequiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.cancelled
+         * @description The payout was cancelled by the caller or downstream. Corridor POSTs the event to each enabled endpoint subscribed to `payout.cancelled`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["payoutCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.failed
+         * @description The payout failed before settlement (read `failureReason` from the payout). Corridor POSTs the event to each enabled endpoint subscribed to `payout.failed`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["payoutFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.paid
+         * @description The payout settled. Corridor POSTs the event to each enabled endpoint subscribed to `payout.paid`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["payoutPaidWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.processing
+         * @description The rail has begun processing the payout. Corridor POSTs the event to each enabled endpoint subscribed to `payout.processing`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["payoutProcessingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.recipient_check_required": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.recipient_check_required
+         * @description The rail's recipient check holds the payout until confirmed (`recipientCheck`). Corridor POSTs the event to each enabled endpoint subscribed to `payout.recipient_check_required`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["payoutRecipientCheckRequiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "virtual_account.active": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * virtual_account.active
+         * @description The virtual account was approved with its details issued (never carried in the event). Corridor POSTs the event to each enabled endpoint subscribed to `virtual_account.active`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["virtualAccountActiveWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "virtual_account.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * virtual_account.failed
+         * @description The virtual account was refused, or cannot produce usable details. Corridor POSTs the event to each enabled endpoint subscribed to `virtual_account.failed`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["virtualAccountFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description The webhook test operation (POST /v1/webhooks/{id}/test): `test` is true, signed like any event. Corridor POSTs the event to each enabled endpoint subscribed to `webhook.test`, signed with both the spec's X-Service-Signature and the Standard Webhooks headers; answer 2xx within the deadline, else it is retried (up to 6 attempts). Deduplicate by the event id.
+         */
+        post: operations["webhookTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** Account */
@@ -4773,6 +5234,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "x": "C7YKfufzPmxVka1H0-adwCh9wezn5KkeNoxjAfTAfuM",
+                     *           "kid": "Dgm7GOuwVR8d5wnt",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["JWKS"];
                 };
             };
@@ -4847,6 +5322,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "issuer": "http://127.0.0.1:8080",
+                     *       "token_endpoint": "http://127.0.0.1:8080/oauth/token",
+                     *       "jwks_uri": "http://127.0.0.1:8080/.well-known/jwks.json",
+                     *       "grant_types_supported": [
+                     *         "client_credentials"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post"
+                     *       ],
+                     *       "token_endpoint_auth_signing_alg_values_supported": [
+                     *         "EdDSA"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "token"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "read:accounts",
+                     *         "write:accounts"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };
@@ -4923,6 +5422,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "quoteId": "833f53ed-9169-440f-8297-ed13fce5451f"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LegacyCreateFxConversionRequest"];
             };
         };
@@ -4933,6 +5437,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3bb9e505-1289-461e-b16d-95c167c7418f",
+                     *       "quoteId": "833f53ed-9169-440f-8297-ed13fce5451f",
+                     *       "clientRef": null,
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "10.00",
+                     *       "toAmount": "9.15",
+                     *       "rate": "0.9154",
+                     *       "status": "completed",
+                     *       "createdAt": "2026-11-28T13:18:12.306Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxConversion"];
                 };
             };
@@ -5040,6 +5558,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "c3426a66-dba2-4a0f-91d3-70cc24a6c639",
+                     *       "quoteId": "d49bf4b2-bd5a-4c4f-b467-68ff81adaf07",
+                     *       "clientRef": null,
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "10.00",
+                     *       "toAmount": "9.15",
+                     *       "rate": "0.9154",
+                     *       "status": "completed",
+                     *       "createdAt": "2026-11-28T13:16:43.425Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxConversion"];
                 };
             };
@@ -5125,6 +5657,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "fromCurrency": "EUR",
+                 *       "toCurrency": "USD",
+                 *       "fromAmount": "100.00",
+                 *       "intent": "payout"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LegacyCreateFxQuoteRequest"];
             };
         };
@@ -5135,6 +5675,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "929753b1-e9c4-4f06-9e13-587fbc16b136",
+                     *       "fromCurrency": "EUR",
+                     *       "toCurrency": "USD",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "108.15",
+                     *       "rate": "1.08152173913",
+                     *       "inverseRate": "0.924623115578",
+                     *       "midRate": "1.086956521739",
+                     *       "spreadBps": 50,
+                     *       "fee": "0.00",
+                     *       "intent": "payout",
+                     *       "status": "open",
+                     *       "expiresAt": "2026-11-28T13:18:23.869Z",
+                     *       "createdAt": "2026-11-28T13:17:53.869Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxQuote"];
                 };
             };
@@ -5242,6 +5800,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "946b3bb6-a49a-4ae3-98d7-77668572d05e",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "10.00",
+                     *       "toAmount": "9.15",
+                     *       "rate": "0.9154",
+                     *       "inverseRate": "1.092418614813",
+                     *       "midRate": "0.92",
+                     *       "spreadBps": 50,
+                     *       "fee": "0.00",
+                     *       "intent": "conversion",
+                     *       "status": "expired",
+                     *       "expiresAt": "2026-11-28T13:17:12.302Z",
+                     *       "createdAt": "2026-11-28T13:16:42.302Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxQuote"];
                 };
             };
@@ -5333,6 +5909,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "fx_rate.list",
+                     *       "data": [
+                     *         {
+                     *           "from": "EUR",
+                     *           "to": "USD",
+                     *           "rate": "1.08152173913",
+                     *           "inverseRate": "0.924623115578",
+                     *           "midRate": "1.086956521739",
+                     *           "spreadBps": 50,
+                     *           "asOf": "2026-11-28T13:17:45.801Z"
+                     *         },
+                     *         {
+                     *           "from": "EUR",
+                     *           "to": "GBP",
+                     *           "rate": "0.850427350427",
+                     *           "inverseRate": "1.175879396985",
+                     *           "midRate": "0.8547008547",
+                     *           "spreadBps": 50,
+                     *           "asOf": "2026-11-28T13:17:45.801Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxRateList"];
                 };
             };
@@ -5416,6 +6017,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": components["schemas"]["GetHealthzResponse"];
                 };
             };
@@ -5493,6 +6099,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "userId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "clientId": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *       "balances": [
+                     *         {
+                     *           "currency": "EUR",
+                     *           "balance": "99996.01",
+                     *           "pendingIn": "0.00",
+                     *           "pendingOut": "10.14",
+                     *           "totalBalance": "100006.15",
+                     *           "isActive": true,
+                     *           "lastTransactionAt": "2026-11-28T13:16:53.211Z"
+                     *         },
+                     *         {
+                     *           "currency": "USD",
+                     *           "balance": "99890.00",
+                     *           "pendingIn": "0.00",
+                     *           "pendingOut": "100.00",
+                     *           "totalBalance": "99990.00",
+                     *           "isActive": true,
+                     *           "lastTransactionAt": "2026-11-28T13:16:54.244Z"
+                     *         }
+                     *       ],
+                     *       "totalValueEur": "192019.95",
+                     *       "primaryCurrency": "GBP",
+                     *       "calculatedAt": "2026-11-28T13:17:36.556Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LedgerBalances"];
                 };
             };
@@ -5583,6 +6218,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "ledger_transaction.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "be1b6375-65ff-4ef3-a9ac-bfe51c940b84",
+                     *           "currency": "USD",
+                     *           "amount": "100.00",
+                     *           "direction": "debit",
+                     *           "status": "pending",
+                     *           "objectType": "order",
+                     *           "objectId": "742f2bcc-0c77-468c-867d-cfce4f43b36e",
+                     *           "description": "Order funds held for the desk",
+                     *           "createdAt": "2026-11-28T13:16:54.244Z"
+                     *         },
+                     *         {
+                     *           "id": "9d5aa65b-a990-4db8-8fc3-a391c1f9bfac",
+                     *           "currency": "EUR",
+                     *           "amount": "10.14",
+                     *           "direction": "debit",
+                     *           "status": "pending",
+                     *           "objectType": "payout",
+                     *           "objectId": "15596ad3-473c-4e85-a8d3-43093e9abc47",
+                     *           "description": null,
+                     *           "createdAt": "2026-11-28T13:16:53.211Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["LedgerTransactionList"];
                 };
             };
@@ -5660,6 +6326,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "3022acd4-36bc-4391-8319-67915adacd46",
+                 *       "client_secret": "cs_0123456789abcdef0123456789abcdef01234-56789",
+                 *       "audience": "corridor-api"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOauthTokenRequest"];
             };
         };
@@ -5670,6 +6344,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef012345.6789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd.e_f0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456_789abcdef01",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 86400
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateOauthTokenResponse"];
                 };
             };
@@ -5742,6 +6423,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": components["schemas"]["GetReadyzResponse"];
                 };
             };
@@ -5896,6 +6582,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "accountType": "master",
+                     *       "status": "active",
+                     *       "country": "GB",
+                     *       "name": "Acme Ltd",
+                     *       "createdAt": "2026-11-28T13:16:28.388Z",
+                     *       "primaryCurrency": "GBP"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Account"];
                 };
             };
@@ -5987,6 +6684,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "account.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "aebebb40-cd94-4508-bd16-0ccea5004df6",
+                     *           "accountType": "sub",
+                     *           "status": "pending",
+                     *           "country": "DE",
+                     *           "name": "Ada Lovelace",
+                     *           "createdAt": "2026-11-28T13:17:23.523Z",
+                     *           "parentAccountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65"
+                     *         },
+                     *         {
+                     *           "id": "fdf594ee-7d96-46fd-822f-3e8ad03b000a",
+                     *           "accountType": "sub",
+                     *           "status": "pending",
+                     *           "country": "GB",
+                     *           "name": "Sample Branch",
+                     *           "createdAt": "2026-11-28T13:16:53.830Z",
+                     *           "parentAccountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountList"];
                 };
             };
@@ -6072,6 +6796,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "country": "DE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateAccountRequest"];
             };
         };
@@ -6082,6 +6812,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "aebebb40-cd94-4508-bd16-0ccea5004df6",
+                     *       "accountType": "sub",
+                     *       "status": "pending",
+                     *       "country": "DE",
+                     *       "name": "Ada Lovelace",
+                     *       "createdAt": "2026-11-28T13:17:23.523Z",
+                     *       "parentAccountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Account"];
                 };
             };
@@ -6189,6 +6930,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fdf594ee-7d96-46fd-822f-3e8ad03b000a",
+                     *       "accountType": "sub",
+                     *       "status": "pending",
+                     *       "country": "GB",
+                     *       "name": "Sample Branch",
+                     *       "createdAt": "2026-11-28T13:16:53.830Z",
+                     *       "parentAccountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Account"];
                 };
             };
@@ -6280,6 +7032,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "api_key.list",
+                     *       "data": [
+                     *         {
+                     *           "clientId": "fc41c679-91bc-4fb7-9ef0-4627bc8ad12f",
+                     *           "scopes": [
+                     *             "read:accounts",
+                     *             "write:accounts"
+                     *           ],
+                     *           "status": "active",
+                     *           "label": null,
+                     *           "createdAt": "2026-11-28T13:16:46.178Z",
+                     *           "lastUsedAt": null
+                     *         },
+                     *         {
+                     *           "clientId": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *           "scopes": [
+                     *             "read:accounts",
+                     *             "write:accounts"
+                     *           ],
+                     *           "status": "active",
+                     *           "label": null,
+                     *           "createdAt": "2026-11-28T13:16:28.681Z",
+                     *           "lastUsedAt": "2026-11-28T13:16:28.951Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
@@ -6362,6 +7145,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scopes": [
+                 *         "read:payouts",
+                 *         "write:payouts"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["SetApiKeyScopesRequest"];
             };
         };
@@ -6372,6 +7163,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Scopes updated",
+                     *       "clientId": "fc41c679-91bc-4fb7-9ef0-4627bc8ad12f",
+                     *       "scopes": [
+                     *         "read:payouts",
+                     *         "write:payouts"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SetApiKeyScopesResponse"];
                 };
             };
@@ -6481,6 +7282,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "approval_rule.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "e6450893-cc2c-461a-b07d-3b9c81545533",
+                     *           "type": "amount_over",
+                     *           "description": "Payouts over 10,000 EUR need a second person",
+                     *           "createdBy": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *           "createdAt": "2026-11-28T13:19:16.621Z",
+                     *           "currency": "EUR",
+                     *           "amount": "10000.00"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApprovalRuleList"];
                 };
             };
@@ -6584,6 +7403,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "e6450893-cc2c-461a-b07d-3b9c81545533",
+                     *       "type": "amount_over",
+                     *       "description": "Payouts over 10,000 EUR need a second person",
+                     *       "createdBy": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *       "createdAt": "2026-11-28T13:19:16.621Z",
+                     *       "currency": "EUR",
+                     *       "amount": "10000.00"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApprovalRule"];
                 };
             };
@@ -6691,6 +7521,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "4ecd2736-1de8-4b81-af63-4f8392bb743a",
+                     *       "type": "batch_over",
+                     *       "description": null,
+                     *       "createdBy": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *       "createdAt": "2026-11-28T13:19:23.558Z",
+                     *       "rows": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApprovalRule"];
                 };
             };
@@ -6780,6 +7620,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3659bdd7-88bd-4d1e-bb41-3237c07b1450",
+                     *       "deleted": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApprovalRuleDeleted"];
                 };
             };
@@ -6891,6 +7737,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "approval.list",
+                     *       "data": [],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApprovalList"];
                 };
             };
@@ -6983,6 +7837,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "beneficiary.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "b947b154-5b82-4c62-bc10-694e770c8d19",
+                     *           "type": "individual",
+                     *           "status": "active",
+                     *           "name": "Ada Lovelace",
+                     *           "country": "DE",
+                     *           "accounts": [
+                     *             {
+                     *               "id": "cd66a282-4dd2-401f-b7af-d1bcc5168336",
+                     *               "type": "iban",
+                     *               "currency": "EUR",
+                     *               "data": {
+                     *                 "iban": "DE89370400440532013000"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-28T13:19:49.271Z",
+                     *           "updatedAt": "2026-11-28T13:19:49.271Z",
+                     *           "address": "1 Hauptstrasse",
+                     *           "city": "Berlin",
+                     *           "postcode": "10115"
+                     *         },
+                     *         {
+                     *           "id": "2c6a40b4-0706-46e2-8774-86425418d75d",
+                     *           "type": "individual",
+                     *           "status": "active",
+                     *           "name": "Ada Lovelace",
+                     *           "country": "DE",
+                     *           "accounts": [
+                     *             {
+                     *               "id": "dc89b88c-c261-422d-9f2f-a78f86b90f07",
+                     *               "type": "iban",
+                     *               "currency": "EUR",
+                     *               "data": {
+                     *                 "iban": "DE89370400440532013000"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-28T13:19:04.116Z",
+                     *           "updatedAt": "2026-11-28T13:19:04.116Z",
+                     *           "address": "1 Hauptstrasse",
+                     *           "city": "Berlin",
+                     *           "postcode": "10115"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BeneficiaryList"];
                 };
             };
@@ -7098,6 +8005,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "b947b154-5b82-4c62-bc10-694e770c8d19",
+                     *       "type": "individual",
+                     *       "status": "active",
+                     *       "name": "Ada Lovelace",
+                     *       "country": "DE",
+                     *       "accounts": [
+                     *         {
+                     *           "id": "cd66a282-4dd2-401f-b7af-d1bcc5168336",
+                     *           "type": "iban",
+                     *           "currency": "EUR",
+                     *           "data": {
+                     *             "iban": "DE89370400440532013000"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T13:19:49.271Z",
+                     *       "updatedAt": "2026-11-28T13:19:49.271Z",
+                     *       "address": "1 Hauptstrasse",
+                     *       "city": "Berlin",
+                     *       "postcode": "10115"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Beneficiary"];
                 };
             };
@@ -7107,6 +8038,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "b947b154-5b82-4c62-bc10-694e770c8d19",
+                     *       "type": "individual",
+                     *       "status": "active",
+                     *       "name": "Ada Lovelace",
+                     *       "country": "DE",
+                     *       "accounts": [
+                     *         {
+                     *           "id": "cd66a282-4dd2-401f-b7af-d1bcc5168336",
+                     *           "type": "iban",
+                     *           "currency": "EUR",
+                     *           "data": {
+                     *             "iban": "DE89370400440532013000"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T13:19:49.271Z",
+                     *       "updatedAt": "2026-11-28T13:19:49.271Z",
+                     *       "address": "1 Hauptstrasse",
+                     *       "city": "Berlin",
+                     *       "postcode": "10115"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Beneficiary"];
                 };
             };
@@ -7214,6 +8169,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "e7665696-2903-4da3-b3e5-4d322c54dd23",
+                     *       "type": "individual",
+                     *       "status": "active",
+                     *       "name": "Ada Lovelace",
+                     *       "country": "DE",
+                     *       "accounts": [
+                     *         {
+                     *           "id": "2b3802ae-f67c-4fad-9f7a-5664bb6e73ba",
+                     *           "type": "iban",
+                     *           "currency": "EUR",
+                     *           "data": {
+                     *             "iban": "DE89370400440532013000"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T13:16:32.740Z",
+                     *       "updatedAt": "2026-11-28T13:16:32.740Z",
+                     *       "address": "1 Hauptstrasse",
+                     *       "city": "Berlin",
+                     *       "postcode": "10115"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Beneficiary"];
                 };
             };
@@ -7298,6 +8277,7 @@ export interface operations {
         /** @description Partial update: an absent field keeps its value, null clears an optional field. The result is validated again as a whole. */
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateBeneficiaryRequest"];
             };
         };
@@ -7308,6 +8288,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "e7665696-2903-4da3-b3e5-4d322c54dd23",
+                     *       "type": "individual",
+                     *       "status": "active",
+                     *       "name": "Ada Lovelace",
+                     *       "country": "DE",
+                     *       "accounts": [
+                     *         {
+                     *           "id": "2b3802ae-f67c-4fad-9f7a-5664bb6e73ba",
+                     *           "type": "iban",
+                     *           "currency": "EUR",
+                     *           "data": {
+                     *             "iban": "DE89370400440532013000"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T13:16:32.740Z",
+                     *       "updatedAt": "2026-11-28T13:19:56.130Z",
+                     *       "address": "1 Hauptstrasse",
+                     *       "city": "Berlin",
+                     *       "postcode": "10115"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Beneficiary"];
                 };
             };
@@ -7415,6 +8419,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "958071ca-57bf-4bc5-a2c3-97243c7681f1",
+                     *       "type": "individual",
+                     *       "status": "inactive",
+                     *       "name": "Ada Lovelace",
+                     *       "country": "DE",
+                     *       "accounts": [
+                     *         {
+                     *           "id": "c5512948-34f5-4638-9ab4-2ea5e55c54cb",
+                     *           "type": "iban",
+                     *           "currency": "EUR",
+                     *           "data": {
+                     *             "iban": "DE89370400440532013000"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T13:19:56.705Z",
+                     *       "updatedAt": "2026-11-28T13:19:58.777Z",
+                     *       "address": "1 Hauptstrasse",
+                     *       "city": "Berlin",
+                     *       "postcode": "10115"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Beneficiary"];
                 };
             };
@@ -7640,6 +8668,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "currencies": [
+                     *         {
+                     *           "code": "EUR",
+                     *           "enabled": true,
+                     *           "payouts": true,
+                     *           "deposits": true,
+                     *           "virtualAccounts": true,
+                     *           "sandboxOnly": false
+                     *         },
+                     *         {
+                     *           "code": "USD",
+                     *           "enabled": true,
+                     *           "payouts": true,
+                     *           "deposits": true,
+                     *           "virtualAccounts": true,
+                     *           "sandboxOnly": false
+                     *         }
+                     *       ],
+                     *       "paymentMethods": [
+                     *         {
+                     *           "route": "sepa_inst",
+                     *           "currencies": [
+                     *             "EUR"
+                     *           ],
+                     *           "countries": [
+                     *             "AD",
+                     *             "AT"
+                     *           ],
+                     *           "anyCountry": false
+                     *         },
+                     *         {
+                     *           "route": "sepa_credit",
+                     *           "currencies": [
+                     *             "EUR"
+                     *           ],
+                     *           "countries": [
+                     *             "AD",
+                     *             "AT"
+                     *           ],
+                     *           "anyCountry": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Capabilities"];
                 };
             };
@@ -7734,6 +8808,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "deposit.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "32468cc7-83ac-432f-99bc-4422fe19e232",
+                     *           "clientRef": "dep_oO7PHD279SxR",
+                     *           "amount": "25.000000",
+                     *           "serviceFee": "0.000000",
+                     *           "creditedAmount": "25.000000",
+                     *           "currency": "USDC",
+                     *           "status": "completed",
+                     *           "rail": "crypto",
+                     *           "virtualAccountId": null,
+                     *           "accountId": null,
+                     *           "failureReason": null,
+                     *           "createdAt": "2026-11-28T13:16:44.551Z",
+                     *           "updatedAt": "2026-11-28T13:16:44.551Z",
+                     *           "completedAt": "2026-11-28T13:16:44.551Z",
+                     *           "chain": null,
+                     *           "txHash": null,
+                     *           "fromAddress": null,
+                     *           "blockNumber": null
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepositList"];
                 };
             };
@@ -7823,6 +8926,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "32468cc7-83ac-432f-99bc-4422fe19e232",
+                     *       "clientRef": "dep_oO7PHD279SxR",
+                     *       "amount": "25.000000",
+                     *       "serviceFee": "0.000000",
+                     *       "creditedAmount": "25.000000",
+                     *       "currency": "USDC",
+                     *       "status": "completed",
+                     *       "rail": "crypto",
+                     *       "virtualAccountId": null,
+                     *       "accountId": null,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:16:44.551Z",
+                     *       "updatedAt": "2026-11-28T13:16:44.551Z",
+                     *       "completedAt": "2026-11-28T13:16:44.551Z",
+                     *       "chain": null,
+                     *       "txHash": null,
+                     *       "fromAddress": null,
+                     *       "blockNumber": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -7920,6 +9045,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "event.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_WBDbEzmDOPQ9tP1FVzweHVgzTk",
+                     *           "type": "payout.paid",
+                     *           "createdAt": "2026-11-28T13:20:22.983Z",
+                     *           "test": false,
+                     *           "data": {
+                     *             "id": "6aa1307e-ff18-4b24-ae6b-e73cb8048bc8",
+                     *             "amount": "25.00",
+                     *             "status": "paid",
+                     *             "currency": "EUR",
+                     *             "clientRef": "invoice-1042",
+                     *             "completedAt": "2026-11-28T13:20:22.983Z"
+                     *           },
+                     *           "accountId": null
+                     *         },
+                     *         {
+                     *           "id": "evt_apS5wGUp_IxVAd_Ye5t-3HhOvp",
+                     *           "type": "payout.processing",
+                     *           "createdAt": "2026-11-28T13:20:21.714Z",
+                     *           "test": false,
+                     *           "data": {
+                     *             "id": "15596ad3-473c-4e85-a8d3-43093e9abc47",
+                     *             "amount": "10.14",
+                     *             "status": "processing",
+                     *             "currency": "EUR",
+                     *             "clientRef": "s-2h08w0o7",
+                     *             "completedAt": null
+                     *           },
+                     *           "accountId": null
+                     *         }
+                     *       ],
+                     *       "hasMore": true,
+                     *       "nextCursor": "WyIyMDI2LTExLTI4VDEzOjE2OjQ0LjU1MTAwMFoiLCJldnRfTmlWM0J4WmptT01RNEdUQVpwWnFPRml2SDciXQ"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventList"];
                 };
             };
@@ -8009,6 +9173,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_NiV3BxZjmOMQ4GTAZpZqOFivH7",
+                     *       "type": "deposit.completed",
+                     *       "createdAt": "2026-11-28T13:16:44.551Z",
+                     *       "test": false,
+                     *       "data": {
+                     *         "id": "32468cc7-83ac-432f-99bc-4422fe19e232",
+                     *         "amount": "25.000000",
+                     *         "status": "completed",
+                     *         "currency": "USDC",
+                     *         "clientRef": "dep_oO7PHD279SxR",
+                     *         "serviceFee": "0.000000",
+                     *         "creditedAmount": "25.000000"
+                     *       },
+                     *       "accountId": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Event"];
                 };
             };
@@ -8185,6 +9367,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "quoteId": "8a08d9c4-8add-427e-a828-fe0b6a35e963"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateFxConversionRequest"];
             };
         };
@@ -8195,6 +9382,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "9da1e00e-260e-40f4-89d5-3c0b93ef878b",
+                     *       "quoteId": "8a08d9c4-8add-427e-a828-fe0b6a35e963",
+                     *       "clientRef": null,
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "10.00",
+                     *       "toAmount": "9.15",
+                     *       "rate": "0.9154",
+                     *       "status": "completed",
+                     *       "createdAt": "2026-11-28T13:18:07.908Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxConversion"];
                 };
             };
@@ -8302,6 +9503,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "c3426a66-dba2-4a0f-91d3-70cc24a6c639",
+                     *       "quoteId": "d49bf4b2-bd5a-4c4f-b467-68ff81adaf07",
+                     *       "clientRef": null,
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "10.00",
+                     *       "toAmount": "9.15",
+                     *       "rate": "0.9154",
+                     *       "status": "completed",
+                     *       "createdAt": "2026-11-28T13:16:43.425Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxConversion"];
                 };
             };
@@ -8387,6 +9602,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "fromCurrency": "EUR",
+                 *       "toCurrency": "USD",
+                 *       "fromAmount": "100.00",
+                 *       "intent": "payout"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateFxQuoteRequest"];
             };
         };
@@ -8397,6 +9620,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "b744e9b7-a8cf-4e25-ac72-d7735807f233",
+                     *       "fromCurrency": "EUR",
+                     *       "toCurrency": "USD",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "108.15",
+                     *       "rate": "1.08152173913",
+                     *       "inverseRate": "0.924623115578",
+                     *       "midRate": "1.086956521739",
+                     *       "spreadBps": 50,
+                     *       "fee": "0.00",
+                     *       "intent": "payout",
+                     *       "status": "open",
+                     *       "expiresAt": "2026-11-28T13:18:18.346Z",
+                     *       "createdAt": "2026-11-28T13:17:48.346Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxQuote"];
                 };
             };
@@ -8504,6 +9745,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "946b3bb6-a49a-4ae3-98d7-77668572d05e",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "10.00",
+                     *       "toAmount": "9.15",
+                     *       "rate": "0.9154",
+                     *       "inverseRate": "1.092418614813",
+                     *       "midRate": "0.92",
+                     *       "spreadBps": 50,
+                     *       "fee": "0.00",
+                     *       "intent": "conversion",
+                     *       "status": "expired",
+                     *       "expiresAt": "2026-11-28T13:17:12.302Z",
+                     *       "createdAt": "2026-11-28T13:16:42.302Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxQuote"];
                 };
             };
@@ -8595,6 +9854,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "fx_rate.list",
+                     *       "data": [
+                     *         {
+                     *           "from": "EUR",
+                     *           "to": "USD",
+                     *           "rate": "1.08152173913",
+                     *           "inverseRate": "0.924623115578",
+                     *           "midRate": "1.086956521739",
+                     *           "spreadBps": 50,
+                     *           "asOf": "2026-11-28T13:17:43.069Z"
+                     *         },
+                     *         {
+                     *           "from": "EUR",
+                     *           "to": "GBP",
+                     *           "rate": "0.850427350427",
+                     *           "inverseRate": "1.175879396985",
+                     *           "midRate": "0.8547008547",
+                     *           "spreadBps": 50,
+                     *           "asOf": "2026-11-28T13:17:43.069Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["FxRateList"];
                 };
             };
@@ -8681,6 +9965,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "userId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "clientId": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *       "balances": [
+                     *         {
+                     *           "currency": "EUR",
+                     *           "balance": "99996.01",
+                     *           "pendingIn": "0.00",
+                     *           "pendingOut": "10.14",
+                     *           "totalBalance": "100006.15",
+                     *           "isActive": true,
+                     *           "lastTransactionAt": "2026-11-28T13:16:53.211Z"
+                     *         },
+                     *         {
+                     *           "currency": "USD",
+                     *           "balance": "99890.00",
+                     *           "pendingIn": "0.00",
+                     *           "pendingOut": "100.00",
+                     *           "totalBalance": "99990.00",
+                     *           "isActive": true,
+                     *           "lastTransactionAt": "2026-11-28T13:16:54.244Z"
+                     *         }
+                     *       ],
+                     *       "totalValueEur": "192019.95",
+                     *       "primaryCurrency": "GBP",
+                     *       "calculatedAt": "2026-11-28T13:17:35.368Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LedgerBalances"];
                 };
             };
@@ -8771,6 +10084,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "ledger_transaction.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "be1b6375-65ff-4ef3-a9ac-bfe51c940b84",
+                     *           "currency": "USD",
+                     *           "amount": "100.00",
+                     *           "direction": "debit",
+                     *           "status": "pending",
+                     *           "objectType": "order",
+                     *           "objectId": "742f2bcc-0c77-468c-867d-cfce4f43b36e",
+                     *           "description": "Order funds held for the desk",
+                     *           "createdAt": "2026-11-28T13:16:54.244Z"
+                     *         },
+                     *         {
+                     *           "id": "9d5aa65b-a990-4db8-8fc3-a391c1f9bfac",
+                     *           "currency": "EUR",
+                     *           "amount": "10.14",
+                     *           "direction": "debit",
+                     *           "status": "pending",
+                     *           "objectType": "payout",
+                     *           "objectId": "15596ad3-473c-4e85-a8d3-43093e9abc47",
+                     *           "description": null,
+                     *           "createdAt": "2026-11-28T13:16:53.211Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["LedgerTransactionList"];
                 };
             };
@@ -8862,6 +10206,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "order.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "e67b2e4e-31d1-479d-873f-4158c586e844",
+                     *           "clientRef": "order-2001",
+                     *           "status": "funds_received",
+                     *           "fromCurrency": "USD",
+                     *           "toCurrency": "EUR",
+                     *           "fromAmount": "100.00",
+                     *           "toAmount": "91.54",
+                     *           "rate": "1.092418614813",
+                     *           "failureReason": null,
+                     *           "uetr": null,
+                     *           "settlement": null,
+                     *           "fundingDeadlineAt": "2026-11-29T13:21:58.926Z",
+                     *           "executionDeadlineAt": "2026-12-01T13:21:58.926Z",
+                     *           "fundedAt": "2026-11-28T13:21:58.926Z",
+                     *           "completedAt": null,
+                     *           "createdAt": "2026-11-28T13:21:58.926Z",
+                     *           "funding": "balance",
+                     *           "beneficiaryId": null,
+                     *           "updatedAt": "2026-11-28T13:21:58.926Z"
+                     *         },
+                     *         {
+                     *           "id": "742f2bcc-0c77-468c-867d-cfce4f43b36e",
+                     *           "clientRef": "o-c4hz7wrr",
+                     *           "status": "funds_received",
+                     *           "fromCurrency": "USD",
+                     *           "toCurrency": "EUR",
+                     *           "fromAmount": "100.00",
+                     *           "toAmount": "91.54",
+                     *           "rate": "1.092418614813",
+                     *           "failureReason": null,
+                     *           "uetr": null,
+                     *           "settlement": null,
+                     *           "fundingDeadlineAt": "2026-11-29T13:16:54.244Z",
+                     *           "executionDeadlineAt": "2026-12-01T13:16:54.244Z",
+                     *           "fundedAt": "2026-11-28T13:16:54.244Z",
+                     *           "completedAt": null,
+                     *           "createdAt": "2026-11-28T13:16:54.244Z",
+                     *           "funding": "balance",
+                     *           "beneficiaryId": null,
+                     *           "updatedAt": "2026-11-28T13:16:54.244Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrderList"];
                 };
             };
@@ -8966,6 +10361,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "e67b2e4e-31d1-479d-873f-4158c586e844",
+                     *       "clientRef": "order-2001",
+                     *       "status": "funds_received",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": null,
+                     *       "fundingDeadlineAt": "2026-11-29T13:21:58.926Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:21:58.926Z",
+                     *       "fundedAt": "2026-11-28T13:21:58.926Z",
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T13:21:58.926Z",
+                     *       "funding": "balance",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T13:21:58.926Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -9073,6 +10491,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "742f2bcc-0c77-468c-867d-cfce4f43b36e",
+                     *       "clientRef": "o-c4hz7wrr",
+                     *       "status": "funds_received",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": null,
+                     *       "fundingDeadlineAt": "2026-11-29T13:16:54.244Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:16:54.244Z",
+                     *       "fundedAt": "2026-11-28T13:16:54.244Z",
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T13:16:54.244Z",
+                     *       "funding": "balance",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T13:16:54.244Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -9167,6 +10608,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "df26b94a-a325-45f1-9ea2-2f50bf8924a5",
+                     *       "clientRef": "o-g9d7yypz",
+                     *       "status": "cancelled",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": {
+                     *         "settlementId": "3ff9ebce-b132-446f-9ed8-c7fb5dc4f793",
+                     *         "method": "bank_transfer",
+                     *         "requiredAmount": "100.00",
+                     *         "currency": "USD",
+                     *         "reference": "ORD-342992F000",
+                     *         "status": "cancelled",
+                     *         "instructions": {
+                     *           "bankName": "Corridor Settlement Bank",
+                     *           "swiftCode": "CHASUS33",
+                     *           "accountNumber": "000123456789",
+                     *           "routingNumber": "021000021",
+                     *           "accountHolderName": "Corridor Trade Desk"
+                     *         },
+                     *         "expiresAt": "2026-11-29T13:22:02.827Z",
+                     *         "requirements": {
+                     *           "proofOfPayment": true
+                     *         }
+                     *       },
+                     *       "fundingDeadlineAt": "2026-11-29T13:22:02.827Z",
+                     *       "executionDeadlineAt": null,
+                     *       "fundedAt": null,
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T13:22:02.827Z",
+                     *       "funding": "settlement",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T13:22:03.962Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -9273,6 +10755,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "proofKey": "upl_FMOyjaFlQ_1_veAvmwJpFKQj"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOrderSettlementProofRequest"];
             };
         };
@@ -9283,6 +10770,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "8efa9a99-bdfb-4099-9d2c-6ebfbe4df03b",
+                     *       "clientRef": "o-16zwul84",
+                     *       "status": "awaiting_funds",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": {
+                     *         "settlementId": "ae7fd811-8af3-409c-9116-e457dab712b5",
+                     *         "method": "bank_transfer",
+                     *         "requiredAmount": "100.00",
+                     *         "currency": "USD",
+                     *         "reference": "ORD-6CDF877D61",
+                     *         "status": "proof_submitted",
+                     *         "instructions": {
+                     *           "bankName": "Corridor Settlement Bank",
+                     *           "swiftCode": "CHASUS33",
+                     *           "accountNumber": "000123456789",
+                     *           "routingNumber": "021000021",
+                     *           "accountHolderName": "Corridor Trade Desk"
+                     *         },
+                     *         "expiresAt": "2026-11-29T13:22:07.007Z",
+                     *         "requirements": {
+                     *           "proofOfPayment": true
+                     *         }
+                     *       },
+                     *       "fundingDeadlineAt": "2026-11-29T13:22:07.007Z",
+                     *       "executionDeadlineAt": null,
+                     *       "fundedAt": null,
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T13:22:07.007Z",
+                     *       "funding": "settlement",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T13:22:08.223Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -9389,6 +10917,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "contentLength": 1,
+                 *       "contentType": "application/pdf"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOrderSettlementProofUploadUrlRequest"];
             };
         };
@@ -9399,6 +10933,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "proofKey": "upl_bxmI7wDBPvuBuHgtkIQWay_6",
+                     *       "uploadUrl": "http://127.0.0.1:8080/v2/uploads/upl_bxmI7wDBPvuBuHgtkIQWay_6?expires=1795873025821&signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                     *       "expiresAt": "2026-11-28T13:37:05.821Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProofUpload"];
                 };
             };
@@ -9510,6 +11051,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "payout.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "6aa1307e-ff18-4b24-ae6b-e73cb8048bc8",
+                     *           "clientRef": "invoice-1042",
+                     *           "amount": "25.00",
+                     *           "currency": "EUR",
+                     *           "status": "queued",
+                     *           "route": "international",
+                     *           "fee": "0.00",
+                     *           "feeCurrency": "EUR",
+                     *           "beneficiaryId": "e7665696-2903-4da3-b3e5-4d322c54dd23",
+                     *           "failureReason": null,
+                     *           "createdAt": "2026-11-28T13:18:31.545Z",
+                     *           "updatedAt": "2026-11-28T13:18:31.545Z",
+                     *           "completedAt": null,
+                     *           "reference": "Invoice 1042",
+                     *           "screening": {
+                     *             "status": "clear",
+                     *             "hits": []
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "15596ad3-473c-4e85-a8d3-43093e9abc47",
+                     *           "clientRef": "s-2h08w0o7",
+                     *           "amount": "10.14",
+                     *           "currency": "EUR",
+                     *           "status": "queued",
+                     *           "route": "international",
+                     *           "fee": "0.00",
+                     *           "feeCurrency": "EUR",
+                     *           "beneficiaryId": "d39a6c4d-40f8-4ede-b267-37f057376a49",
+                     *           "failureReason": null,
+                     *           "createdAt": "2026-11-28T13:16:53.211Z",
+                     *           "updatedAt": "2026-11-28T13:16:53.211Z",
+                     *           "completedAt": null,
+                     *           "screening": {
+                     *             "status": "clear",
+                     *             "hits": []
+                     *           }
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayoutList"];
                 };
             };
@@ -9595,6 +11184,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "clientRef": "invoice-1042",
+                 *       "amount": "25.00",
+                 *       "currency": "EUR",
+                 *       "beneficiary": {
+                 *         "id": "e7665696-2903-4da3-b3e5-4d322c54dd23"
+                 *       },
+                 *       "senderInfo": {
+                 *         "type": "individual",
+                 *         "firstName": "Grace",
+                 *         "lastName": "Hopper",
+                 *         "country": "DE"
+                 *       },
+                 *       "reference": "Invoice 1042"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePayoutRequest"];
             };
         };
@@ -9605,6 +11211,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "6aa1307e-ff18-4b24-ae6b-e73cb8048bc8",
+                     *       "clientRef": "invoice-1042",
+                     *       "amount": "25.00",
+                     *       "currency": "EUR",
+                     *       "status": "queued",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "e7665696-2903-4da3-b3e5-4d322c54dd23",
+                     *       "reference": "Invoice 1042",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:18:31.545Z",
+                     *       "updatedAt": "2026-11-28T13:18:31.545Z",
+                     *       "completedAt": null,
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatePayoutResponse"];
                 };
             };
@@ -9712,6 +11340,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "15596ad3-473c-4e85-a8d3-43093e9abc47",
+                     *       "clientRef": "s-2h08w0o7",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "queued",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "d39a6c4d-40f8-4ede-b267-37f057376a49",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:16:53.211Z",
+                     *       "updatedAt": "2026-11-28T13:16:53.211Z",
+                     *       "completedAt": null,
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -9800,6 +11449,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ApprovalDecision"];
             };
         };
@@ -9810,6 +11460,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "f1201b77-b68f-48f8-8d01-d37670969fd3",
+                     *       "clientRef": "s-qwald8ws",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "queued",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "003771cd-2e2a-480b-ad7e-0956f3b04357",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:19:39.776Z",
+                     *       "updatedAt": "2026-11-28T13:19:39.776Z",
+                     *       "completedAt": null,
+                     *       "approval": {
+                     *         "status": "approved",
+                     *         "rule": {
+                     *           "id": "10530fe8-ab84-431e-b839-95dac507a7bc",
+                     *           "type": "every_payout",
+                     *           "description": null,
+                     *           "createdBy": "18cfcb61-6cb3-4269-b731-779c15500d3d",
+                     *           "createdAt": "2026-11-28T13:19:39.426Z"
+                     *         },
+                     *         "requestedBy": "18cfcb61-6cb3-4269-b731-779c15500d3d",
+                     *         "expiresAt": "2026-12-01T13:19:40.106Z",
+                     *         "decidedBy": "2303aca7-0f2e-426a-bee0-384e61b57ba2",
+                     *         "decidedAt": "2026-11-28T13:19:42.203Z",
+                     *         "reason": null
+                     *       },
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -9922,6 +11608,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "b69050bc-5fa5-490c-b1c6-b89137030a92",
+                     *       "clientRef": "s-6gerienp",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "cancelled",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "59429b77-e0fb-4ae5-8658-1965a0f9e86a",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:18:42.064Z",
+                     *       "updatedAt": "2026-11-28T13:18:45.430Z",
+                     *       "completedAt": null,
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -10229,6 +11936,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ApprovalDecision"];
             };
         };
@@ -10239,6 +11947,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ed298f41-deaf-4c0d-8c9f-2b828e09b113",
+                     *       "clientRef": "s-cbocq3vr",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "cancelled",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "179992a8-452c-4bc0-865e-b83902a62998",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:19:43.574Z",
+                     *       "updatedAt": "2026-11-28T13:19:45.790Z",
+                     *       "completedAt": null,
+                     *       "approval": {
+                     *         "status": "rejected",
+                     *         "rule": {
+                     *           "id": "8b8f2da1-6be2-450b-9961-fbac79e07e6d",
+                     *           "type": "every_payout",
+                     *           "description": null,
+                     *           "createdBy": "e91bd8fd-30ad-4d4b-adf5-628f5377f8e5",
+                     *           "createdAt": "2026-11-28T13:19:43.424Z"
+                     *         },
+                     *         "requestedBy": "e91bd8fd-30ad-4d4b-adf5-628f5377f8e5",
+                     *         "expiresAt": "2026-12-01T13:19:43.664Z",
+                     *         "decidedBy": "85b346f2-c125-47e9-9b5f-888ff40a6d67",
+                     *         "decidedAt": "2026-11-28T13:19:45.790Z",
+                     *         "reason": null
+                     *       },
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -10346,6 +12090,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "rail.list",
+                     *       "accountId": "2b3802ae-f67c-4fad-9f7a-5664bb6e73ba",
+                     *       "beneficiaryId": "e7665696-2903-4da3-b3e5-4d322c54dd23",
+                     *       "currency": "EUR",
+                     *       "autoRoute": "sepa_inst",
+                     *       "data": [
+                     *         {
+                     *           "route": "sepa_inst",
+                     *           "provider": "sim-sepa-instant",
+                     *           "defaultRouting": true,
+                     *           "minAmount": "0.01",
+                     *           "maxAmount": "100000.00",
+                     *           "senderInfoRequired": false,
+                     *           "recipientReady": true,
+                     *           "recipientIssues": []
+                     *         },
+                     *         {
+                     *           "route": "sepa_credit",
+                     *           "provider": "sim-sepa-credit",
+                     *           "defaultRouting": true,
+                     *           "minAmount": "0.01",
+                     *           "maxAmount": "1000000.00",
+                     *           "senderInfoRequired": false,
+                     *           "recipientReady": true,
+                     *           "recipientIssues": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AvailableRails"];
                 };
             };
@@ -10442,6 +12217,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "request_log.list",
+                     *       "data": [
+                     *         {
+                     *           "object": "request_log",
+                     *           "id": "793b5151-1a41-47f4-87df-26212a62a8fd",
+                     *           "requestId": "req_625768ee664ba76e87702bd1",
+                     *           "method": "POST",
+                     *           "path": "/v1/webhooks/a22a7066-3ea0-4147-8e86-e6337bdf6a6f/deliveries/841cbf2e-33c4-422d-b685-9336b21d75df/resend",
+                     *           "status": 202,
+                     *           "durationMs": 84,
+                     *           "idempotencyKey": "a3f11aa9fc3e6bdf0efb4faeb1428e46",
+                     *           "caller": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *           "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *           "requestBody": null,
+                     *           "responseBody": {
+                     *             "id": "841cbf2e-33c4-422d-b685-9336b21d75df",
+                     *             "status": "pending",
+                     *             "eventId": "evt_MJm6dH3AFKtGsuCJlsve68MSGF",
+                     *             "attempts": [
+                     *               {
+                     *                 "at": "2026-11-28T13:20:21.612Z",
+                     *                 "error": null,
+                     *                 "number": 1,
+                     *                 "durationMs": 3675,
+                     *                 "responseStatus": 200,
+                     *                 "responseExcerpt": "ok"
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-11-28T13:20:20.382Z",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "a22a7066-3ea0-4147-8e86-e6337bdf6a6f",
+                     *             "nextAttemptAt": "2026-11-28T13:20:29.057Z"
+                     *           },
+                     *           "createdAt": "2026-11-28T13:20:29.056Z"
+                     *         },
+                     *         {
+                     *           "object": "request_log",
+                     *           "id": "f18c069e-1ebb-4f4e-a007-6b7474b012ee",
+                     *           "requestId": "req_c4500f4b5b69bffeb95f9e6d",
+                     *           "method": "GET",
+                     *           "path": "/v1/webhooks/a22a7066-3ea0-4147-8e86-e6337bdf6a6f/deliveries/841cbf2e-33c4-422d-b685-9336b21d75df",
+                     *           "status": 200,
+                     *           "durationMs": 52,
+                     *           "idempotencyKey": null,
+                     *           "caller": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *           "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *           "requestBody": null,
+                     *           "responseBody": {
+                     *             "id": "841cbf2e-33c4-422d-b685-9336b21d75df",
+                     *             "status": "succeeded",
+                     *             "eventId": "evt_MJm6dH3AFKtGsuCJlsve68MSGF",
+                     *             "attempts": [
+                     *               {
+                     *                 "at": "2026-11-28T13:20:21.612Z",
+                     *                 "error": null,
+                     *                 "number": 1,
+                     *                 "durationMs": 3675,
+                     *                 "responseStatus": 200,
+                     *                 "responseExcerpt": "ok"
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-11-28T13:20:20.382Z",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "a22a7066-3ea0-4147-8e86-e6337bdf6a6f",
+                     *             "nextAttemptAt": null
+                     *           },
+                     *           "createdAt": "2026-11-28T13:20:25.950Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": true,
+                     *       "nextCursor": "WyIyMDI2LTExLTI4VDEzOjE5OjUzLjkwNjAwMFoiLCJlMTliYzEzZS02NGNjLTQ4M2YtOTA0MC1hZmJhMjk5NjM1M2EiXQ"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RequestLogList"];
                 };
             };
@@ -10531,6 +12381,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "request_log",
+                     *       "id": "793b5151-1a41-47f4-87df-26212a62a8fd",
+                     *       "requestId": "req_625768ee664ba76e87702bd1",
+                     *       "method": "POST",
+                     *       "path": "/v1/webhooks/a22a7066-3ea0-4147-8e86-e6337bdf6a6f/deliveries/841cbf2e-33c4-422d-b685-9336b21d75df/resend",
+                     *       "status": 202,
+                     *       "durationMs": 84,
+                     *       "idempotencyKey": "a3f11aa9fc3e6bdf0efb4faeb1428e46",
+                     *       "caller": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "requestBody": null,
+                     *       "responseBody": {
+                     *         "id": "841cbf2e-33c4-422d-b685-9336b21d75df",
+                     *         "status": "pending",
+                     *         "eventId": "evt_MJm6dH3AFKtGsuCJlsve68MSGF",
+                     *         "attempts": [
+                     *           {
+                     *             "at": "2026-11-28T13:20:21.612Z",
+                     *             "error": null,
+                     *             "number": 1,
+                     *             "durationMs": 3675,
+                     *             "responseStatus": 200,
+                     *             "responseExcerpt": "ok"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-28T13:20:20.382Z",
+                     *         "eventType": "webhook.test",
+                     *         "endpointId": "a22a7066-3ea0-4147-8e86-e6337bdf6a6f",
+                     *         "nextAttemptAt": "2026-11-28T13:20:29.057Z"
+                     *       },
+                     *       "createdAt": "2026-11-28T13:20:29.056Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RequestLog"];
                 };
             };
@@ -10619,6 +12504,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "decision": "approve"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SandboxReviewApplicationRequest"];
             };
         };
@@ -10629,6 +12519,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "56a495b2-409f-4225-af8f-1f469844a155",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "applicationType": "business",
+                     *       "createdAt": "2026-11-28T13:21:20.109Z",
+                     *       "updatedAt": "2026-11-28T13:21:24.151Z",
+                     *       "status": "approved",
+                     *       "editableSections": [],
+                     *       "moreInfoReason": null,
+                     *       "registeredName": "Acme Trading Ltd",
+                     *       "riskLevel": "low",
+                     *       "screeningStatus": "clear",
+                     *       "companySize": "sme",
+                     *       "applicant": null,
+                     *       "businessInfo": {
+                     *         "registeredName": "Acme Trading Ltd",
+                     *         "registrationNumber": "12345678",
+                     *         "country": "GB",
+                     *         "address": {
+                     *           "street": "1 High Street",
+                     *           "city": "London",
+                     *           "country": "GB",
+                     *           "postalCode": "EC1A 1AA"
+                     *         }
+                     *       },
+                     *       "businessActivity": null,
+                     *       "individualActivity": null,
+                     *       "hasIndirectControl": false,
+                     *       "indirectControlDetails": null,
+                     *       "termsAcceptedVersion": "1",
+                     *       "termsAcceptedAt": "2026-11-28T13:21:22.063Z",
+                     *       "submittedAt": "2026-11-28T13:21:22.156Z",
+                     *       "decidedAt": "2026-11-28T13:21:24.151Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Application"];
                 };
             };
@@ -10748,6 +12674,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "currency": "EUR",
+                     *       "balance": "101014.31",
+                     *       "pendingIn": "0.00",
+                     *       "pendingOut": "10.14",
+                     *       "totalBalance": "101024.45",
+                     *       "isActive": true,
+                     *       "lastTransactionAt": "2026-11-28T13:18:26.786Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["BalanceEntry"];
                 };
             };
@@ -10868,6 +12805,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "323ec8f1-852f-45e9-bb78-0e8f9284295d",
+                     *       "clientRef": "deposit-1001",
+                     *       "amount": "250.000000",
+                     *       "serviceFee": "0.000000",
+                     *       "creditedAmount": "250.000000",
+                     *       "currency": "USDC",
+                     *       "status": "completed",
+                     *       "rail": "crypto",
+                     *       "virtualAccountId": null,
+                     *       "accountId": null,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:21:51.876Z",
+                     *       "updatedAt": "2026-11-28T13:21:51.876Z",
+                     *       "completedAt": "2026-11-28T13:21:51.876Z",
+                     *       "chain": null,
+                     *       "txHash": null,
+                     *       "fromAddress": null,
+                     *       "blockNumber": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -10974,6 +12933,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxCompleteDepositRequest"];
             };
         };
@@ -10984,6 +12944,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "b97c9c19-6a1e-4eab-92d9-7f8f44119338",
+                     *       "clientRef": "dep_JHRo9hgkyOmi",
+                     *       "amount": "5.000000",
+                     *       "serviceFee": "0.000000",
+                     *       "creditedAmount": "5.000000",
+                     *       "currency": "USDC",
+                     *       "status": "completed",
+                     *       "rail": "crypto",
+                     *       "virtualAccountId": null,
+                     *       "accountId": null,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:21:53.328Z",
+                     *       "updatedAt": "2026-11-28T13:21:55.506Z",
+                     *       "completedAt": "2026-11-28T13:21:55.506Z",
+                     *       "chain": null,
+                     *       "txHash": null,
+                     *       "fromAddress": null,
+                     *       "blockNumber": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -11090,6 +13072,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxFailDepositRequest"];
             };
         };
@@ -11100,6 +13083,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "4be5d539-0495-4a51-be5c-0e2e91323f83",
+                     *       "clientRef": "dep_0c54f_1x9pGg",
+                     *       "amount": "5.000000",
+                     *       "serviceFee": null,
+                     *       "creditedAmount": null,
+                     *       "currency": "USDC",
+                     *       "status": "failed",
+                     *       "rail": "crypto",
+                     *       "virtualAccountId": null,
+                     *       "accountId": null,
+                     *       "failureReason": "failed",
+                     *       "createdAt": "2026-11-28T13:21:55.774Z",
+                     *       "updatedAt": "2026-11-28T13:21:56.562Z",
+                     *       "completedAt": null,
+                     *       "chain": null,
+                     *       "txHash": null,
+                     *       "fromAddress": null,
+                     *       "blockNumber": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deposit"];
                 };
             };
@@ -11217,6 +13222,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "626ab527-4d4f-4fac-854e-2ff5bf166806",
+                     *       "clientRef": "o-t0rupecl",
+                     *       "status": "completed",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": null,
+                     *       "fundingDeadlineAt": "2026-11-29T13:22:12.948Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:22:12.948Z",
+                     *       "fundedAt": "2026-11-28T13:22:12.948Z",
+                     *       "completedAt": "2026-11-28T13:22:14.409Z",
+                     *       "createdAt": "2026-11-28T13:22:12.948Z",
+                     *       "funding": "balance",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T13:22:14.409Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -11329,6 +13357,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "bc38e4c5-40fd-4e59-a7fd-feb04c466a5d",
+                     *       "clientRef": "o-pqc75q5z",
+                     *       "status": "funds_received",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": {
+                     *         "settlementId": "9b6639e9-fab0-49c9-8e88-0d1b964dc81f",
+                     *         "method": "bank_transfer",
+                     *         "requiredAmount": "100.00",
+                     *         "currency": "USD",
+                     *         "reference": "ORD-0C25E8F019",
+                     *         "status": "received",
+                     *         "instructions": {
+                     *           "bankName": "Corridor Settlement Bank",
+                     *           "swiftCode": "CHASUS33",
+                     *           "accountNumber": "000123456789",
+                     *           "routingNumber": "021000021",
+                     *           "accountHolderName": "Corridor Trade Desk"
+                     *         },
+                     *         "expiresAt": "2026-11-29T13:22:09.449Z",
+                     *         "requirements": {
+                     *           "proofOfPayment": true
+                     *         }
+                     *       },
+                     *       "fundingDeadlineAt": "2026-11-29T13:22:09.449Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:22:10.463Z",
+                     *       "fundedAt": "2026-11-28T13:22:10.463Z",
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T13:22:09.449Z",
+                     *       "funding": "settlement",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T13:22:10.463Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -11441,6 +13510,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0808e61e-aabc-4563-ae24-760f2e3c2bb5",
+                     *       "clientRef": "o-ln3ooak2",
+                     *       "status": "executing",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": null,
+                     *       "fundingDeadlineAt": "2026-11-29T13:22:11.106Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:22:11.106Z",
+                     *       "fundedAt": "2026-11-28T13:22:11.106Z",
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T13:22:11.106Z",
+                     *       "funding": "balance",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T13:22:12.663Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -11553,6 +13645,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "81d72662-f930-4ac3-8a70-18b9a2a6e875",
+                     *       "clientRef": "o-ke8gdh24",
+                     *       "status": "expired",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": null,
+                     *       "uetr": null,
+                     *       "settlement": {
+                     *         "settlementId": "210710b1-2c17-4311-8370-240e61bcd8dd",
+                     *         "method": "bank_transfer",
+                     *         "requiredAmount": "100.00",
+                     *         "currency": "USD",
+                     *         "reference": "ORD-FFA3298506",
+                     *         "status": "expired",
+                     *         "instructions": {
+                     *           "bankName": "Corridor Settlement Bank",
+                     *           "swiftCode": "CHASUS33",
+                     *           "accountNumber": "000123456789",
+                     *           "routingNumber": "021000021",
+                     *           "accountHolderName": "Corridor Trade Desk"
+                     *         },
+                     *         "expiresAt": "2026-11-28T13:22:18.388Z",
+                     *         "requirements": {
+                     *           "proofOfPayment": true
+                     *         }
+                     *       },
+                     *       "fundingDeadlineAt": "2026-11-28T13:22:18.388Z",
+                     *       "executionDeadlineAt": null,
+                     *       "fundedAt": null,
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T13:22:16.814Z",
+                     *       "funding": "settlement",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T13:22:18.388Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -11665,6 +13798,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "e6861ac7-72ee-4bb9-9ef9-e42b6f774611",
+                     *       "clientRef": "o-7dtrgeln",
+                     *       "status": "failed",
+                     *       "fromCurrency": "USD",
+                     *       "toCurrency": "EUR",
+                     *       "fromAmount": "100.00",
+                     *       "toAmount": "91.54",
+                     *       "rate": "1.092418614813",
+                     *       "failureReason": "execution_failed",
+                     *       "uetr": null,
+                     *       "settlement": null,
+                     *       "fundingDeadlineAt": "2026-11-29T13:22:15.014Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:22:15.014Z",
+                     *       "fundedAt": "2026-11-28T13:22:15.014Z",
+                     *       "completedAt": null,
+                     *       "createdAt": "2026-11-28T13:22:15.014Z",
+                     *       "funding": "balance",
+                     *       "beneficiaryId": null,
+                     *       "updatedAt": "2026-11-28T13:22:16.436Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -11771,6 +13927,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxFailPayoutRequest"];
             };
         };
@@ -11781,6 +13938,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "a427d700-1df9-49a0-a006-f65555f070e6",
+                     *       "clientRef": "s-o4ze8tr2",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "failed",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "a615e83c-bd47-4b9b-940c-f615053a3ac8",
+                     *       "failureReason": "failed",
+                     *       "createdAt": "2026-11-28T13:18:57.452Z",
+                     *       "updatedAt": "2026-11-28T13:19:02.421Z",
+                     *       "completedAt": null,
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -11893,6 +14071,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7e69676b-0cb0-46f2-a033-2748fc5b903e",
+                     *       "clientRef": "s-5zv3ylh1",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "paid",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "66f96023-4e3b-46a5-aeef-36ae8e6c5cee",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:18:51.927Z",
+                     *       "updatedAt": "2026-11-28T13:18:55.344Z",
+                     *       "completedAt": "2026-11-28T13:18:55.344Z",
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -12005,6 +14204,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "21446b9f-6f18-4bc5-84b6-af7ba60ae386",
+                     *       "clientRef": "s-hziy6id4",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "processing",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "12bd1577-ee51-43e1-9b79-252b6841c097",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:18:47.040Z",
+                     *       "updatedAt": "2026-11-28T13:18:50.012Z",
+                     *       "completedAt": null,
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -12117,6 +14337,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7b98f62d-b3db-4df1-9e20-63b662f29f8c",
+                     *       "clientRef": "s-c205yeyj",
+                     *       "amount": "10.14",
+                     *       "currency": "EUR",
+                     *       "status": "failed",
+                     *       "route": "international",
+                     *       "fee": "0.00",
+                     *       "feeCurrency": "EUR",
+                     *       "beneficiaryId": "2c6a40b4-0706-46e2-8774-86425418d75d",
+                     *       "failureReason": "failed",
+                     *       "createdAt": "2026-11-28T13:19:04.736Z",
+                     *       "updatedAt": "2026-11-28T13:19:10.746Z",
+                     *       "completedAt": "2026-11-28T13:19:05.951Z",
+                     *       "screening": {
+                     *         "status": "clear",
+                     *         "hits": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -12223,6 +14464,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxApproveVirtualAccountRequest"];
             };
         };
@@ -12233,6 +14475,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7064db3d-3c94-490b-bcf9-ac8dd74623c5",
+                     *       "accountId": null,
+                     *       "currency": "USD",
+                     *       "status": "active",
+                     *       "deactivated": false,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:21:38.218Z",
+                     *       "updatedAt": "2026-11-28T13:21:39.397Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
@@ -12339,6 +14593,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxDeactivateVirtualAccountRequest"];
             };
         };
@@ -12349,6 +14604,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "2af03023-7342-4fdc-8edd-7622fd6d21b3",
+                     *       "accountId": null,
+                     *       "currency": "EUR",
+                     *       "status": "active",
+                     *       "deactivated": true,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:21:45.607Z",
+                     *       "updatedAt": "2026-11-28T13:21:47.152Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
@@ -12455,6 +14722,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SandboxFailVirtualAccountRequest"];
             };
         };
@@ -12465,6 +14733,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "504f4ce0-5401-40a3-9ab7-a9fd202e688e",
+                     *       "accountId": null,
+                     *       "currency": "USD",
+                     *       "status": "failed",
+                     *       "deactivated": false,
+                     *       "failureReason": "refused_by_issuer",
+                     *       "createdAt": "2026-11-28T13:21:41.500Z",
+                     *       "updatedAt": "2026-11-28T13:21:43.367Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
@@ -12681,6 +14961,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "virtual_account.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "468545b7-120f-4cab-871a-b80e8d612c2e",
+                     *           "accountId": null,
+                     *           "currency": "EUR",
+                     *           "status": "active",
+                     *           "deactivated": false,
+                     *           "failureReason": null,
+                     *           "createdAt": "2026-11-28T13:21:33.383Z",
+                     *           "updatedAt": "2026-11-28T13:21:33.383Z",
+                     *           "accountHolderName": "Acme Ltd",
+                     *           "iban": "DE87100000008670977648",
+                     *           "bic": "CORRDEFFXXX"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccountWithDetailsList"];
                 };
             };
@@ -12766,6 +15068,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "EUR"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VirtualAccountRequest"];
             };
         };
@@ -12776,6 +15083,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "46490067-41da-44d0-a656-c0c35dffc6c5",
+                     *       "accountId": null,
+                     *       "currency": "EUR",
+                     *       "status": "active",
+                     *       "deactivated": false,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:21:30.527Z",
+                     *       "updatedAt": "2026-11-28T13:21:30.527Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
@@ -12785,6 +15104,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "46490067-41da-44d0-a656-c0c35dffc6c5",
+                     *       "accountId": null,
+                     *       "currency": "EUR",
+                     *       "status": "active",
+                     *       "deactivated": false,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-11-28T13:21:30.527Z",
+                     *       "updatedAt": "2026-11-28T13:21:30.527Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccount"];
                 };
             };
@@ -12892,6 +15223,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "currency": "EUR",
+                     *       "termsVersion": "1",
+                     *       "applicationApproved": true,
+                     *       "outstanding": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["VirtualAccountRequirements"];
                 };
             };
@@ -12983,6 +15322,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_endpoint.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "53acca5f-0dc8-406b-a377-912b34b31db1",
+                     *           "url": "https://localhost:3000/webhooks/corridor",
+                     *           "description": null,
+                     *           "events": null,
+                     *           "status": "enabled",
+                     *           "ed25519PublicKey": null,
+                     *           "createdAt": "2026-11-28T13:20:04.030Z",
+                     *           "updatedAt": "2026-11-28T13:20:04.030Z"
+                     *         },
+                     *         {
+                     *           "id": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *           "url": "https://localhost:3000/webhooks/corridor",
+                     *           "description": null,
+                     *           "events": null,
+                     *           "status": "enabled",
+                     *           "ed25519PublicKey": null,
+                     *           "createdAt": "2026-11-28T13:16:40.383Z",
+                     *           "updatedAt": "2026-11-28T13:16:40.383Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
@@ -13068,6 +15436,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://localhost:3000/webhooks/corridor"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookRequest"];
             };
         };
@@ -13078,6 +15451,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "53acca5f-0dc8-406b-a377-912b34b31db1",
+                     *       "url": "https://localhost:3000/webhooks/corridor",
+                     *       "description": null,
+                     *       "events": null,
+                     *       "status": "enabled",
+                     *       "ed25519PublicKey": null,
+                     *       "createdAt": "2026-11-28T13:20:04.030Z",
+                     *       "updatedAt": "2026-11-28T13:20:04.030Z",
+                     *       "secret": "whsec_0123456789abcdef0123456789abcdef0123456789a="
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
@@ -13185,6 +15571,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *       "url": "https://localhost:3000/webhooks/corridor",
+                     *       "description": null,
+                     *       "events": null,
+                     *       "status": "enabled",
+                     *       "ed25519PublicKey": null,
+                     *       "createdAt": "2026-11-28T13:16:40.383Z",
+                     *       "updatedAt": "2026-11-28T13:16:40.383Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -13274,6 +15672,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7d982b6b-aeb1-4089-bc02-eeea34dbe882",
+                     *       "deleted": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointDeleted"];
                 };
             };
@@ -13375,6 +15779,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://localhost:3000/webhooks/corridor"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhookRequest"];
             };
         };
@@ -13385,6 +15794,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *       "url": "https://localhost:3000/webhooks/corridor",
+                     *       "description": null,
+                     *       "events": null,
+                     *       "status": "enabled",
+                     *       "ed25519PublicKey": null,
+                     *       "createdAt": "2026-11-28T13:16:40.383Z",
+                     *       "updatedAt": "2026-11-28T13:20:09.332Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -13501,6 +15922,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_delivery.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "38eb9e4e-447a-4b45-99d5-299f4c2e93ed",
+                     *           "endpointId": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *           "eventId": "evt_Xwl0c1RgX1ZFWVMCM4_AUJXpdS",
+                     *           "eventType": "webhook.test",
+                     *           "status": "pending",
+                     *           "attempts": [],
+                     *           "nextAttemptAt": "2026-11-28T13:20:17.120Z",
+                     *           "createdAt": "2026-11-28T13:20:17.120Z"
+                     *         },
+                     *         {
+                     *           "id": "48b47c6f-0ef4-4b47-8ca8-d60f5d69b9cd",
+                     *           "endpointId": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *           "eventId": "evt_u2ug49hJNgnOa-hqvgLpY4W71x",
+                     *           "eventType": "webhook.test",
+                     *           "status": "pending",
+                     *           "attempts": [],
+                     *           "nextAttemptAt": "2026-11-28T13:16:40.934Z",
+                     *           "createdAt": "2026-11-28T13:16:40.934Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
@@ -13592,6 +16042,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "48b47c6f-0ef4-4b47-8ca8-d60f5d69b9cd",
+                     *       "endpointId": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *       "eventId": "evt_u2ug49hJNgnOa-hqvgLpY4W71x",
+                     *       "eventType": "webhook.test",
+                     *       "status": "pending",
+                     *       "attempts": [],
+                     *       "nextAttemptAt": "2026-11-28T13:16:40.934Z",
+                     *       "createdAt": "2026-11-28T13:16:40.934Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
@@ -13688,6 +16150,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "841cbf2e-33c4-422d-b685-9336b21d75df",
+                     *       "endpointId": "a22a7066-3ea0-4147-8e86-e6337bdf6a6f",
+                     *       "eventId": "evt_MJm6dH3AFKtGsuCJlsve68MSGF",
+                     *       "eventType": "webhook.test",
+                     *       "status": "pending",
+                     *       "attempts": [
+                     *         {
+                     *           "number": 1,
+                     *           "at": "2026-11-28T13:20:21.612Z",
+                     *           "responseStatus": 200,
+                     *           "durationMs": 3675,
+                     *           "error": null,
+                     *           "responseExcerpt": "ok"
+                     *         }
+                     *       ],
+                     *       "nextAttemptAt": "2026-11-28T13:20:29.057Z",
+                     *       "createdAt": "2026-11-28T13:20:20.382Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
@@ -13794,6 +16277,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["RotateWebhookSecretRequest"];
             };
         };
@@ -13804,6 +16288,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_0123456789abcdef0123456/789abcdef0123456789=",
+                     *       "previousSecretExpiresAt": "2026-11-28T13:20:15.532Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
@@ -13916,6 +16406,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "38eb9e4e-447a-4b45-99d5-299f4c2e93ed",
+                     *       "endpointId": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *       "eventId": "evt_Xwl0c1RgX1ZFWVMCM4_AUJXpdS",
+                     *       "eventType": "webhook.test",
+                     *       "status": "pending",
+                     *       "attempts": [],
+                     *       "nextAttemptAt": "2026-11-28T13:20:17.120Z",
+                     *       "createdAt": "2026-11-28T13:20:17.120Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
@@ -14026,6 +16528,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "application.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "bf1a7968-ea58-4bdb-aede-070f3f445839",
+                     *           "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *           "applicationType": "business",
+                     *           "createdAt": "2026-11-28T13:20:36.928Z",
+                     *           "updatedAt": "2026-11-28T13:20:36.928Z",
+                     *           "status": "draft",
+                     *           "editableSections": [],
+                     *           "moreInfoReason": null,
+                     *           "registeredName": null,
+                     *           "riskLevel": null,
+                     *           "screeningStatus": "pending",
+                     *           "companySize": null,
+                     *           "applicant": null,
+                     *           "businessInfo": null,
+                     *           "businessActivity": null,
+                     *           "individualActivity": null,
+                     *           "hasIndirectControl": null,
+                     *           "indirectControlDetails": null,
+                     *           "termsAcceptedVersion": null,
+                     *           "termsAcceptedAt": null,
+                     *           "submittedAt": null,
+                     *           "decidedAt": null
+                     *         },
+                     *         {
+                     *           "id": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *           "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *           "applicationType": "business",
+                     *           "createdAt": "2026-11-28T13:16:34.036Z",
+                     *           "updatedAt": "2026-11-28T13:16:39.078Z",
+                     *           "status": "draft",
+                     *           "editableSections": [],
+                     *           "moreInfoReason": null,
+                     *           "registeredName": "Acme Trading Ltd",
+                     *           "riskLevel": null,
+                     *           "screeningStatus": "pending",
+                     *           "companySize": "sme",
+                     *           "applicant": null,
+                     *           "businessInfo": {
+                     *             "registeredName": "Acme Trading Ltd",
+                     *             "registrationNumber": "12345678",
+                     *             "country": "GB",
+                     *             "address": {
+                     *               "street": "1 High Street",
+                     *               "city": "London",
+                     *               "country": "GB",
+                     *               "postalCode": "EC1A 1AA"
+                     *             }
+                     *           },
+                     *           "businessActivity": null,
+                     *           "individualActivity": null,
+                     *           "hasIndirectControl": false,
+                     *           "indirectControlDetails": null,
+                     *           "termsAcceptedVersion": null,
+                     *           "termsAcceptedAt": null,
+                     *           "submittedAt": null,
+                     *           "decidedAt": null
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationList"];
                 };
             };
@@ -14112,6 +16681,11 @@ export interface operations {
         /** @description A business application (KYB) uses `companySize`, `businessInfo`, `businessActivity`, `persons` and the indirect-control answer; an individual one (KYC) uses `applicant` and `individualActivity`. A business may also name its applicant (`applicant`). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "applicationType": "business"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApplicationRequest"];
             };
         };
@@ -14122,6 +16696,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "bf1a7968-ea58-4bdb-aede-070f3f445839",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "applicationType": "business",
+                     *       "createdAt": "2026-11-28T13:20:36.928Z",
+                     *       "updatedAt": "2026-11-28T13:20:36.928Z",
+                     *       "status": "draft",
+                     *       "editableSections": [],
+                     *       "moreInfoReason": null,
+                     *       "registeredName": null,
+                     *       "riskLevel": null,
+                     *       "screeningStatus": "pending",
+                     *       "companySize": null,
+                     *       "applicant": null,
+                     *       "businessInfo": null,
+                     *       "businessActivity": null,
+                     *       "individualActivity": null,
+                     *       "hasIndirectControl": null,
+                     *       "indirectControlDetails": null,
+                     *       "termsAcceptedVersion": null,
+                     *       "termsAcceptedAt": null,
+                     *       "submittedAt": null,
+                     *       "decidedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Application"];
                 };
             };
@@ -14229,6 +16829,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "applicationType": "business",
+                     *       "createdAt": "2026-11-28T13:16:34.036Z",
+                     *       "updatedAt": "2026-11-28T13:16:39.078Z",
+                     *       "status": "draft",
+                     *       "editableSections": [],
+                     *       "moreInfoReason": null,
+                     *       "registeredName": "Acme Trading Ltd",
+                     *       "riskLevel": null,
+                     *       "screeningStatus": "pending",
+                     *       "companySize": "sme",
+                     *       "applicant": null,
+                     *       "businessInfo": {
+                     *         "registeredName": "Acme Trading Ltd",
+                     *         "registrationNumber": "12345678",
+                     *         "country": "GB",
+                     *         "address": {
+                     *           "street": "1 High Street",
+                     *           "city": "London",
+                     *           "country": "GB",
+                     *           "postalCode": "EC1A 1AA"
+                     *         }
+                     *       },
+                     *       "businessActivity": null,
+                     *       "individualActivity": null,
+                     *       "hasIndirectControl": false,
+                     *       "indirectControlDetails": null,
+                     *       "termsAcceptedVersion": null,
+                     *       "termsAcceptedAt": null,
+                     *       "submittedAt": null,
+                     *       "decidedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Application"];
                 };
             };
@@ -14313,6 +16949,7 @@ export interface operations {
         /** @description Edits by section. Inside a section an absent field keeps its value and null clears it; a section set to null is cleared. `companySize`, `hasIndirectControl` and `indirectControlDetails` belong to the businessInfo section. Allowed in draft; in more_info_requested only for the sections in `editableSections` (409 APPLICATION_SECTION_LOCKED otherwise); 409 APPLICATION_NOT_EDITABLE in under_review, approved or rejected. */
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateApplicationRequest"];
             };
         };
@@ -14323,6 +16960,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "applicationType": "business",
+                     *       "createdAt": "2026-11-28T13:16:34.036Z",
+                     *       "updatedAt": "2026-11-28T13:20:45.237Z",
+                     *       "status": "draft",
+                     *       "editableSections": [],
+                     *       "moreInfoReason": null,
+                     *       "registeredName": "Acme Trading Ltd",
+                     *       "riskLevel": null,
+                     *       "screeningStatus": "pending",
+                     *       "companySize": "sme",
+                     *       "applicant": null,
+                     *       "businessInfo": {
+                     *         "registeredName": "Acme Trading Ltd",
+                     *         "registrationNumber": "12345678",
+                     *         "country": "GB",
+                     *         "address": {
+                     *           "street": "1 High Street",
+                     *           "city": "London",
+                     *           "country": "GB",
+                     *           "postalCode": "EC1A 1AA"
+                     *         }
+                     *       },
+                     *       "businessActivity": null,
+                     *       "individualActivity": null,
+                     *       "hasIndirectControl": false,
+                     *       "indirectControlDetails": null,
+                     *       "termsAcceptedVersion": null,
+                     *       "termsAcceptedAt": null,
+                     *       "submittedAt": null,
+                     *       "decidedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Application"];
                 };
             };
@@ -14430,6 +17103,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "application_document.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "c8fbcefc-8a46-41e3-b9ed-3ee0ce742276",
+                     *           "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *           "personId": null,
+                     *           "type": "certificate_of_incorporation",
+                     *           "documentKey": "upl_czAqSHACr0iny0SVYOINXLis",
+                     *           "contentType": "application/pdf",
+                     *           "sizeBytes": 77,
+                     *           "createdAt": "2026-11-28T13:16:39.078Z"
+                     *         },
+                     *         {
+                     *           "id": "ac2d1170-8e3b-4203-b7c8-a1356167a982",
+                     *           "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *           "personId": null,
+                     *           "type": "photo_id",
+                     *           "documentKey": "upl_eq0FYPtq96KyY5Tv2GPbBxgB",
+                     *           "contentType": "application/pdf",
+                     *           "sizeBytes": 77,
+                     *           "createdAt": "2026-11-28T13:21:01.139Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationDocumentList"];
                 };
             };
@@ -14518,6 +17220,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "documentKey": "upl_eq0FYPtq96KyY5Tv2GPbBxgB",
+                 *       "type": "photo_id"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApplicationDocumentRequest"];
             };
         };
@@ -14528,6 +17236,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ac2d1170-8e3b-4203-b7c8-a1356167a982",
+                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "personId": null,
+                     *       "type": "photo_id",
+                     *       "documentKey": "upl_eq0FYPtq96KyY5Tv2GPbBxgB",
+                     *       "contentType": "application/pdf",
+                     *       "sizeBytes": 77,
+                     *       "createdAt": "2026-11-28T13:21:01.139Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationDocument"];
                 };
             };
@@ -14637,6 +17357,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "c8fbcefc-8a46-41e3-b9ed-3ee0ce742276",
+                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "personId": null,
+                     *       "type": "certificate_of_incorporation",
+                     *       "documentKey": "upl_czAqSHACr0iny0SVYOINXLis",
+                     *       "contentType": "application/pdf",
+                     *       "sizeBytes": 77,
+                     *       "createdAt": "2026-11-28T13:16:39.078Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationDocument"];
                 };
             };
@@ -14832,6 +17564,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "contentType": "application/pdf",
+                 *       "contentLength": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApplicationDocumentUploadUrlRequest"];
             };
         };
@@ -14842,6 +17580,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "documentKey": "upl_Ipzt3qs8ux9KGwq1uJNCUTU_",
+                     *       "uploadUrl": "http://127.0.0.1:8080/v2/uploads/upl_Ipzt3qs8ux9KGwq1uJNCUTU_?expires=1795872958015&signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                     *       "expiresAt": "2026-11-28T13:35:58.015Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DocumentUploadUrl"];
                 };
             };
@@ -14949,6 +17694,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "application_person.list",
+                     *       "data": [
+                     *         {
+                     *           "id": "91fecf3d-7d2a-4705-b4de-2e35e82b18fe",
+                     *           "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *           "firstName": "Ada",
+                     *           "lastName": "Lovelace",
+                     *           "bvnProvided": false,
+                     *           "nationalIdProvided": true,
+                     *           "taxIdProvided": false,
+                     *           "createdAt": "2026-11-28T13:16:36.670Z",
+                     *           "updatedAt": "2026-11-28T13:16:36.670Z",
+                     *           "title": "Director",
+                     *           "dateOfBirth": "1985-12-10",
+                     *           "nationality": "GB",
+                     *           "ownershipPercentage": 60
+                     *         },
+                     *         {
+                     *           "id": "d0764c24-bcb4-444e-b0b7-2fec4c321b40",
+                     *           "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *           "firstName": "Ada",
+                     *           "lastName": "Lovelace",
+                     *           "bvnProvided": false,
+                     *           "nationalIdProvided": true,
+                     *           "taxIdProvided": false,
+                     *           "createdAt": "2026-11-28T13:20:46.854Z",
+                     *           "updatedAt": "2026-11-28T13:20:46.854Z",
+                     *           "title": "Director",
+                     *           "dateOfBirth": "1985-12-10",
+                     *           "nationality": "GB",
+                     *           "ownershipPercentage": 25
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationPersonList"];
                 };
             };
@@ -15058,6 +17842,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "d0764c24-bcb4-444e-b0b7-2fec4c321b40",
+                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "firstName": "Ada",
+                     *       "lastName": "Lovelace",
+                     *       "bvnProvided": false,
+                     *       "nationalIdProvided": true,
+                     *       "taxIdProvided": false,
+                     *       "createdAt": "2026-11-28T13:20:46.854Z",
+                     *       "updatedAt": "2026-11-28T13:20:46.854Z",
+                     *       "title": "Director",
+                     *       "dateOfBirth": "1985-12-10",
+                     *       "nationality": "GB",
+                     *       "ownershipPercentage": 25
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationPerson"];
                 };
             };
@@ -15167,6 +17968,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "91fecf3d-7d2a-4705-b4de-2e35e82b18fe",
+                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "firstName": "Ada",
+                     *       "lastName": "Lovelace",
+                     *       "bvnProvided": false,
+                     *       "nationalIdProvided": true,
+                     *       "taxIdProvided": false,
+                     *       "createdAt": "2026-11-28T13:16:36.670Z",
+                     *       "updatedAt": "2026-11-28T13:16:36.670Z",
+                     *       "title": "Director",
+                     *       "dateOfBirth": "1985-12-10",
+                     *       "nationality": "GB",
+                     *       "ownershipPercentage": 60
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationPerson"];
                 };
             };
@@ -15360,6 +18178,7 @@ export interface operations {
         /** @description Partial update: an absent field keeps its value, null clears an optional one */
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateApplicationPersonRequest"];
             };
         };
@@ -15370,6 +18189,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "91fecf3d-7d2a-4705-b4de-2e35e82b18fe",
+                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "firstName": "Ada",
+                     *       "lastName": "Lovelace",
+                     *       "bvnProvided": false,
+                     *       "nationalIdProvided": true,
+                     *       "taxIdProvided": false,
+                     *       "createdAt": "2026-11-28T13:16:36.670Z",
+                     *       "updatedAt": "2026-11-28T13:20:53.974Z",
+                     *       "title": "Director",
+                     *       "dateOfBirth": "1985-12-10",
+                     *       "nationality": "GB",
+                     *       "ownershipPercentage": 60
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationPerson"];
                 };
             };
@@ -15482,6 +18318,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "f0e4cde2-7d4e-4149-bd05-10c6c7bb2b7a",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "applicationType": "business",
+                     *       "createdAt": "2026-11-28T13:21:15.939Z",
+                     *       "updatedAt": "2026-11-28T13:21:18.901Z",
+                     *       "status": "under_review",
+                     *       "editableSections": [],
+                     *       "moreInfoReason": null,
+                     *       "registeredName": "Acme Trading Ltd",
+                     *       "riskLevel": "low",
+                     *       "screeningStatus": "clear",
+                     *       "companySize": "sme",
+                     *       "applicant": null,
+                     *       "businessInfo": {
+                     *         "registeredName": "Acme Trading Ltd",
+                     *         "registrationNumber": "12345678",
+                     *         "country": "GB",
+                     *         "address": {
+                     *           "street": "1 High Street",
+                     *           "city": "London",
+                     *           "country": "GB",
+                     *           "postalCode": "EC1A 1AA"
+                     *         }
+                     *       },
+                     *       "businessActivity": null,
+                     *       "individualActivity": null,
+                     *       "hasIndirectControl": false,
+                     *       "indirectControlDetails": null,
+                     *       "termsAcceptedVersion": "1",
+                     *       "termsAcceptedAt": "2026-11-28T13:21:17.408Z",
+                     *       "submittedAt": "2026-11-28T13:21:18.901Z",
+                     *       "decidedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Application"];
                 };
             };
@@ -15588,6 +18460,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "version": "1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApplicationTermsAcceptanceRequest"];
             };
         };
@@ -15598,6 +18475,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "applicationType": "business",
+                     *       "createdAt": "2026-11-28T13:16:34.036Z",
+                     *       "updatedAt": "2026-11-28T13:21:13.339Z",
+                     *       "status": "draft",
+                     *       "editableSections": [],
+                     *       "moreInfoReason": null,
+                     *       "registeredName": "Acme Trading Ltd",
+                     *       "riskLevel": null,
+                     *       "screeningStatus": "pending",
+                     *       "companySize": "sme",
+                     *       "applicant": null,
+                     *       "businessInfo": {
+                     *         "registeredName": "Acme Trading Ltd",
+                     *         "registrationNumber": "12345678",
+                     *         "country": "GB",
+                     *         "address": {
+                     *           "street": "1 High Street",
+                     *           "city": "London",
+                     *           "country": "GB",
+                     *           "postalCode": "EC1A 1AA"
+                     *         }
+                     *       },
+                     *       "businessActivity": null,
+                     *       "individualActivity": null,
+                     *       "hasIndirectControl": false,
+                     *       "indirectControlDetails": null,
+                     *       "termsAcceptedVersion": "1",
+                     *       "termsAcceptedAt": "2026-11-28T13:21:13.339Z",
+                     *       "submittedAt": null,
+                     *       "decidedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Application"];
                 };
             };
@@ -15712,6 +18625,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "beneficiary": {
+                     *         "individual": {
+                     *           "required": [
+                     *             "address",
+                     *             "city"
+                     *           ],
+                     *           "optional": [
+                     *             "email",
+                     *             "addressLine2"
+                     *           ],
+                     *           "rules": [
+                     *             {
+                     *               "field": "name",
+                     *               "pattern": "^\\S+(?:\\s+\\S+)+$",
+                     *               "description": "First and last name separated by a space, with no leading or trailing space"
+                     *             },
+                     *             {
+                     *               "field": "name",
+                     *               "pattern": "^[A-Za-z0-9/?:().,'+ -]{2,35}$",
+                     *               "description": "SWIFT character set: Latin letters without accents, digits, spaces and / ? : ( ) . , ' + - only; at most 35 characters"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "business": {
+                     *           "required": [
+                     *             "address",
+                     *             "city"
+                     *           ],
+                     *           "optional": [
+                     *             "email",
+                     *             "addressLine2"
+                     *           ],
+                     *           "rules": [
+                     *             {
+                     *               "field": "name",
+                     *               "pattern": "^[A-Za-z0-9/?:().,'+ -]{2,35}$",
+                     *               "description": "SWIFT character set: Latin letters without accents, digits, spaces and / ? : ( ) . , ' + - only; at most 35 characters"
+                     *             },
+                     *             {
+                     *               "field": "name",
+                     *               "pattern": "^[A-Za-z0-9\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u00FF&'()., /-]{2,70}$",
+                     *               "description": "Latin letters (accents allowed), digits, spaces and & ' ( ) . , / - only; at most 70 characters"
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "sender": {
+                     *         "individual": {
+                     *           "required": [
+                     *             "firstName",
+                     *             "lastName"
+                     *           ],
+                     *           "optional": [
+                     *             "dateOfBirth",
+                     *             "postalCode"
+                     *           ]
+                     *         },
+                     *         "business": {
+                     *           "required": [
+                     *             "companyName",
+                     *             "address"
+                     *           ],
+                     *           "optional": [
+                     *             "registrationNumber",
+                     *             "postalCode"
+                     *           ]
+                     *         },
+                     *         "senderInfoRequired": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PayoutRequirements"];
                 };
             };
@@ -15798,6 +18784,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "version": "1",
+                     *       "url": "http://127.0.0.1:8080/terms/1"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Terms"];
                 };
             };
@@ -15896,6 +18888,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "upl_jU9kJA_T_1MVnQXCFnuv3Yel",
+                     *       "contentType": "application/pdf",
+                     *       "contentLength": 77
+                     *     }
+                     */
                     "application/json": components["schemas"]["Upload"];
                 };
             };
@@ -15970,6 +18969,949 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    accountCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The account.created event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    applicationApprovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The application.approved event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplicationApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    applicationMoreInfoRequestedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The application.more_info_requested event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplicationMoreInfoRequestedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    applicationRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The application.rejected event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplicationRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    applicationUnderReviewWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The application.under_review event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplicationUnderReviewEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    beneficiaryUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The beneficiary.updated event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BeneficiaryUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    depositCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The deposit.completed event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DepositCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    depositFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The deposit.failed event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DepositFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderAwaitingFundsWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order.awaiting_funds event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderAwaitingFundsEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order.completed event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order.created event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order.expired event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order.failed event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderFundsReceivedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order.funds_received event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderFundsReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutApprovalRequiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payout.approval_required event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutApprovalRequiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payout.cancelled event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payout.failed event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutPaidWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payout.paid event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutPaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutProcessingWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payout.processing event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutProcessingEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutRecipientCheckRequiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payout.recipient_check_required event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutRecipientCheckRequiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    virtualAccountActiveWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The virtual_account.active event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VirtualAccountActiveEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    virtualAccountFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The virtual_account.failed event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VirtualAccountFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event id, the same on every attempt (deduplicate by it) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key = the base64 after whsec_, decoded; message = `<webhook-id>.<webhook-timestamp>.<raw body>`)>` per signing secret (two during a rotation's overlap), and `v1a,<base64 Ed25519 signature>` when the endpoint has `ed25519: true` */
+                "webhook-signature": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description The spec's signature: hex(HMAC-SHA256(key = the whole whsec_ secret as UTF-8, message = `<X-Service-Timestamp>.<raw body>`)), 64 characters */
+                "x-service-signature": string;
+                /** @description Unix seconds of this attempt (fresh per attempt): refuse one too old */
+                "x-service-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The webhook.test event */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within the deadline ends the retries (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not accepted (a signature that does not verify, say): retried up to the last attempt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
