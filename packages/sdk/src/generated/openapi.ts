@@ -496,6 +496,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a payer's phone for money (mobile-money request to pay); the result is a deposit
+         * @description Sends a request to pay (a GSMA merchant payment initiated by the payee, the STK push of M-Pesa) to the payer's phone through the mobile-money connector; the payer approves or declines it there. Answers 201 with the deposit, `pending`, rail `mobile_money_collection`; it is in GET /v1/deposits at once. When the payer approves, it becomes `completed` (the balance credited by creditedAmount, amount less the serviceFee) with `deposit.completed`, once; when the payer declines, enters a wrong PIN or does not answer in time, `failed` with `deposit.failed` and failureReason `payer_declined`, `wrong_pin` or `timeout`. Sandbox: the simulator's payer numbers end in 0003 (declines), 0004 (no answer: timeout), 0005 (wrong PIN); any other approves. 409 COLLECTIONS_NOT_OFFERED when no mobile-money connector runs in this deployment; 409 DUPLICATE_CLIENT_REF for a clientRef the workspace already used.
+         */
+        post: operations["createCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/deposits": {
         parameters: {
             query?: never;
@@ -2619,6 +2639,19 @@ export interface components {
                 route: string;
             }[];
         };
+        /** CollectionRequest */
+        CollectionRequest: {
+            /** @description What the payer is asked for, a decimal string in major units */
+            amount: string;
+            /** @description Your reference of the collection, once per workspace; the deposit's clientRef */
+            clientRef: string;
+            /** @description A currency the workspace has enabled (XOF, XAF, GHS…) */
+            currency: string;
+            /** @description Shown to the payer with the request where the operator shows one */
+            description?: string;
+            /** @description The payer's mobile-money wallet, E.164 (+233241230000) */
+            phoneNumber: string;
+        };
         CreateAccountRequest: {
             clientRef?: string;
             /** @description ISO 3166-1 alpha-2 country code */
@@ -2893,7 +2926,7 @@ export interface components {
              * @description UUID
              */
             id: string;
-            rail: "bank_transfer" | "mobile_money" | "paybill" | "mpesa_stk_push" | "account_credit" | "crypto";
+            rail: "bank_transfer" | "mobile_money" | "paybill" | "mpesa_stk_push" | "mobile_money_collection" | "account_credit" | "crypto";
             serviceFee: string | null;
             status: "pending" | "processing" | "completed" | "failed" | "in_review" | "refunding" | "refunded";
             txHash: string | null;
@@ -2994,7 +3027,7 @@ export interface components {
          * @description Every code the API answers with; what each means, where, and what to do: GET /docs/errors
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "UNKNOWN_FIELD" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "RECIPIENT_CHECK_NOT_HELD" | "RECIPIENT_ACCOUNT_NOT_FOUND" | "RECIPIENT_CHECK_NOT_OFFERED" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK" | "CHAIN_PAYOUT_NOT_FOUND" | "CHAIN_PAYOUT_NOT_IN_CONFLICT" | "CHAIN_PAYOUT_BUSY" | "CHAIN_NOT_CONFIGURED" | "CHAIN_NOT_FOUND" | "CHAIN_DEPOSIT_DECIDED" | "DEDICATED_ACCOUNT_TAKEN" | "PROVIDER_REFUSED" | "PROVIDER_UNAVAILABLE" | "CHAIN_DEPOSIT_NOT_CREDITABLE" | "ORDER_HELD";
+        ErrorCode: "VALIDATION_ERROR" | "UNKNOWN_FIELD" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "RECIPIENT_CHECK_NOT_HELD" | "RECIPIENT_ACCOUNT_NOT_FOUND" | "RECIPIENT_CHECK_NOT_OFFERED" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "COLLECTIONS_NOT_OFFERED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK" | "CHAIN_PAYOUT_NOT_FOUND" | "CHAIN_PAYOUT_NOT_IN_CONFLICT" | "CHAIN_PAYOUT_BUSY" | "CHAIN_NOT_CONFIGURED" | "CHAIN_NOT_FOUND" | "CHAIN_DEPOSIT_DECIDED" | "DEDICATED_ACCOUNT_TAKEN" | "PROVIDER_REFUSED" | "PROVIDER_UNAVAILABLE" | "CHAIN_DEPOSIT_NOT_CREDITABLE" | "ORDER_HELD";
         /**
          * Event
          * @description The webhook envelope {id, type, createdAt, test, data} as delivered; GET /v1/events and the stream add `accountId`, the sub-account it concerns (null: the workspace itself); `data` by `type`
@@ -4127,7 +4160,7 @@ export interface components {
             /** @description Without virtualAccountId: the owner's active account in this currency, or a rail without one (crypto, mpesa_stk_push) */
             currency?: string;
             outcome?: "completed" | "failed" | "in_review" | "pending" | "processing";
-            rail?: "bank_transfer" | "mobile_money" | "paybill" | "mpesa_stk_push" | "account_credit" | "crypto";
+            rail?: "bank_transfer" | "mobile_money" | "paybill" | "mpesa_stk_push" | "mobile_money_collection" | "account_credit" | "crypto";
             /**
              * Format: uuid
              * @description UUID
@@ -7686,6 +7719,128 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createCollection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 95b93760-5906-4e41-8360-080b4a76f53d
+                 */
+                "Idempotency-Key"?: string;
+                /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
+                "Service-Account-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "clientRef": "order-5531",
+                 *       "amount": "25.00",
+                 *       "currency": "GHS",
+                 *       "phoneNumber": "+233241231000",
+                 *       "description": "Order 5531"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CollectionRequest"];
+            };
+        };
+        responses: {
+            /** @description `accountId` is the sub-account credited (null: the master account). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deposit"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, DUPLICATE_CLIENT_REF) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, DUPLICATE_CLIENT_REF, COLLECTIONS_NOT_OFFERED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
                 };
             };
             /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
