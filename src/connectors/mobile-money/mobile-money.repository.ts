@@ -192,3 +192,53 @@ export async function backlog(sql: Sql): Promise<{ n: number }> {
   const [row] = await sql.query<{ n: number }>("SELECT ((SELECT count(*) FROM momo_payouts WHERE status IN ('recorded', 'sent')) + (SELECT count(*) FROM momo_collections WHERE status IN ('recorded', 'sent')))::int AS n");
   return row ?? { n: 0 };
 }
+
+export interface MomoCreditRow {
+  transaction_reference: string;
+  outcome: 'credited' | 'exception';
+  workspace_id: string | null;
+  deposit_id: string | null;
+  amount: string | null;
+  currency: string | null;
+  payer_reference: string | null;
+  reason: string | null;
+  received_at: Date;
+}
+
+export interface NewMomoCredit {
+  transactionReference: string;
+  contentSha256: string;
+  outcome: 'credited' | 'exception';
+  workspaceId: string | null;
+  depositId: string | null;
+  amount: string | null;
+  currency: string | null;
+  payerReference: string | null;
+  reason: string | null;
+  body: string;
+}
+
+/** Claims a pushed credit by the operator's transaction reference; false when it was taken in before (its credit, or its exception, stands). */
+export async function claimCredit(sql: Sql, c: NewMomoCredit): Promise<boolean> {
+  const rows = await sql.query(
+    `INSERT INTO momo_credits (transaction_reference, content_sha256, outcome, workspace_id, deposit_id, amount, currency, payer_reference, reason, body)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (transaction_reference) DO NOTHING RETURNING 1`,
+    [c.transactionReference.slice(0, 256), c.contentSha256, c.outcome, c.workspaceId, c.depositId, c.amount?.slice(0, 40) ?? null, c.currency?.slice(0, 10) ?? null, c.payerReference?.slice(0, 100) ?? null, c.reason?.slice(0, 2000) ?? null, c.body],
+  );
+  return rows.length > 0;
+}
+
+/** The pushed credits that landed nowhere, newest first: the operator's exceptions list. */
+export function creditExceptions(sql: Sql, limit: number): Promise<MomoCreditRow[]> {
+  return sql.query<MomoCreditRow>(
+    `SELECT transaction_reference, outcome, workspace_id::text, deposit_id::text, amount, currency, payer_reference, reason, received_at
+     FROM momo_credits WHERE outcome = 'exception' ORDER BY received_at DESC, transaction_reference LIMIT $1`,
+    [limit],
+  );
+}
+
+/** Whether a pushed credit with this transaction reference was taken in before. */
+export async function creditTaken(sql: Sql, transactionReference: string): Promise<boolean> {
+  const rows = await sql.query('SELECT 1 FROM momo_credits WHERE transaction_reference = $1', [transactionReference.slice(0, 256)]);
+  return rows.length > 0;
+}

@@ -316,25 +316,35 @@ function stateOfCallback(body: unknown): ProviderState | undefined {
 }
 
 /**
+ * A callback (or pushed credit) authenticated, or refused: a refused one is recorded under `recordedAs`
+ * without its body, logged and answered 401; an authenticated one answers its content hash and its
+ * body parsed (undefined when it is not JSON).
+ */
+export async function authenticated(ctx: AppContext, mm: MomoRuntime, input: CallbackInput, recordedAs: string): Promise<{ refused: CallbackAnswer } | { sha: string; body: unknown }> {
+  const sha = contentHash(input.rawBody);
+  const why = refusal(mm, input);
+  if (why) {
+    await repo.insertCallback(ctx.db, { id: randomUUID(), correlationId: recordedAs, contentSha256: sha, outcome: 'refused', reason: why, body: null });
+    ctx.log.warn({ correlationId: recordedAs.slice(0, 64), reason: why }, 'mobile money: a callback refused');
+    return { refused: { status: 401, outcome: 'refused', reason: why } };
+  }
+  try {
+    return { sha, body: JSON.parse(input.rawBody) as unknown };
+  } catch {
+    return { sha, body: undefined };
+  }
+}
+
+/**
  * Takes one callback in: refused (recorded without its body) unless authenticated; then recorded once
  * by its correlation id and content hash (the same callback again changes nothing), and applied to
  * its payout in the same transaction. One for a correlation id Corridor never sent is recorded
  * `unknown` for the operator (an alert condition) and answered 404, as the definition says.
  */
 export async function takeCallback(ctx: AppContext, mm: MomoRuntime, input: CallbackInput): Promise<CallbackAnswer> {
-  const sha = contentHash(input.rawBody);
-  const why = refusal(mm, input);
-  if (why) {
-    await repo.insertCallback(ctx.db, { id: randomUUID(), correlationId: input.correlationId, contentSha256: sha, outcome: 'refused', reason: why, body: null });
-    ctx.log.warn({ correlationId: input.correlationId.slice(0, 64), reason: why }, 'mobile money: a callback refused');
-    return { status: 401, outcome: 'refused', reason: why };
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(input.rawBody);
-  } catch {
-    body = undefined;
-  }
+  const taken = await authenticated(ctx, mm, input, input.correlationId);
+  if ('refused' in taken) return taken.refused;
+  const { sha, body } = taken;
   const state = stateOfCallback(body);
   return ctx.db.tx(async (tx) => {
     const id = randomUUID();

@@ -22,7 +22,8 @@ import type { AddressInfo } from 'node:net';
  * A request to pay (`merchantpay`, a collection) asks the payer, its debit party's MSISDN, whose last
  * four digits pick what the payer does: …0003 declines (`requestDeclined`); …0004 never answers (the
  * request fails `serviceUnavailable` after `timeoutMs`); …0005 enters a wrong PIN
- * (`servicingPartyAuthorisationError`); …0002 has no wallet; any other approves.
+ * (`servicingPartyAuthorisationError`); …0002 has no wallet; any other approves. A payment a payer
+ * makes to the merchant or paybill number is pushed with `pushCredit`.
  */
 
 export interface SimulatorOptions {
@@ -350,6 +351,22 @@ export class MobileMoneySimulator {
     } catch {
       return 'unreachable';
     }
+  }
+
+  /**
+   * A payer pays the merchant or paybill number `account` (an `accountid`) with a reference (the
+   * account number typed at a paybill, `consumerno`): the completed transaction is pushed to `url`
+   * + `/<transaction reference>` as the operator's notification. Answers the transaction's reference
+   * and what Corridor answered.
+   */
+  async pushCredit(url: string, p: { payer: string; account: string; reference?: string; amount: string; currency: string }): Promise<{ transactionReference: string; body: string; status: number | 'unreachable' }> {
+    const now = new Date().toISOString();
+    const creditParty: Party[] = [{ key: 'accountid', value: p.account }, ...(p.reference !== undefined ? [{ key: 'consumerno', value: p.reference }] : [])];
+    const t: SimTransaction = { transactionReference: this.reference(), type: 'merchantpay', transactionStatus: 'completed', amount: p.amount, currency: p.currency, creditParty, debitParty: [{ key: 'msisdn', value: p.payer }], creationDate: now, modificationDate: now, correlationId: randomUUID(), callbackUrl: undefined, serverCorrelationId: randomUUID() };
+    this.transactions.set(t.transactionReference, t);
+    const body = JSON.stringify(this.view(t));
+    const status = await this.deliver(`${url}/${t.transactionReference}`, t.correlationId, body);
+    return { transactionReference: t.transactionReference, body, status };
   }
 
   /** The last callback sent for a correlation id, to deliver again (a provider's retry). */
