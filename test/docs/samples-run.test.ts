@@ -398,6 +398,8 @@ const NOT_RUN: Record<string, string> = {
   'POST /v1/payouts/{id}/recipient-check/confirm': 'a payout held by a recipient check (a connector offering verifyRecipient): test/recipient-checks/recipient-checks.test.ts',
   'POST /v1/beneficiaries/{id}/verify-recipient': 'a connector offering verifyRecipient on the beneficiary\'s route: test/recipient-checks/recipient-checks.test.ts',
   'GET /operator/v1/paystack/balance': 'the Paystack connector configured (its simulator): test/paystack/transfers.test.ts',
+  'GET /operator/v1/mobile-money/exceptions': 'the mobile-money connector configured (its simulator pushing credits): test/mobile-money/credits.test.ts',
+  'POST /v1/collections': 'the mobile-money connector configured (its simulator, behind Prism): test/mobile-money/collections.test.ts',
   'POST /operator/v1/paystack/dedicated-accounts': 'the Paystack connector configured (its simulator, behind Prism): test/paystack/dedicated-accounts.test.ts',
 };
 

@@ -27,6 +27,7 @@ const EXCEPTIONS: Record<string, string> = {
   'POST /v1/beneficiaries/:id/verify-recipient': 'needs a connector that offers verifyRecipient (test/recipient-checks/recipient-checks.test.ts); stores nothing, and its answer is kept under the key by runIdempotent',
   'POST /connectors/clearbank/webhooks': "the bank's webhook: authenticated by its signature and taken in once by its identity (a repeat changes nothing: test/clearbank/flow.test.ts), not by a key the bank never sends",
   'POST /connectors/paystack/webhook': "the provider's webhook: authenticated by x-paystack-signature and taken in once by its body's hash (a repeat changes nothing: test/paystack/transfers.test.ts), not by a key Paystack never sends",
+  'POST /v1/collections': 'needs the mobile-money connector and its simulator behind Prism: sent twice under one key and replayed (one request to pay) in test/mobile-money/collections.test.ts; runIdempotent',
   'POST /operator/v1/paystack/dedicated-accounts': 'needs a Paystack connector and its simulator behind Prism: sent twice under one key and replayed in test/paystack/dedicated-accounts.test.ts; runIdempotent',
   'POST /operator/v1/chain/deposits/:id/release': 'needs a chain on anvil and a deposit held by the watcher (test/chain/address-screening.test.ts); runIdempotent, as resign',
   'POST /operator/v1/chain/deposits/:id/reject': 'needs a chain on anvil and a deposit held by the watcher (test/chain/address-screening.test.ts); runIdempotent, as resign',

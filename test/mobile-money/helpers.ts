@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { MobileMoneyConnector } from '../../src/connectors/mobile-money/index.js';
 import { MobileMoneySimulator, type SimulatorOptions } from '../../src/connectors/mobile-money/simulator.js';
 import { createRunner } from '../../src/jobs.js';
 import { CryptoBox } from '../../src/platform/lib/crypto-box.js';
@@ -107,4 +108,19 @@ export async function momoWorkspace(t: TestApp, funds: Record<string, string> = 
     await fund(c, currency, amount);
   }
   return c;
+}
+
+/** A mobile-money world for a whole file, with a workspace funded with `funds`, its connector, and `setup` run once on it; closed after the file. */
+export function useMomoWorld(funds: Record<string, string>, setup: (w: MomoWorld, c: Caller) => Promise<void> = async () => undefined): { w: MomoWorld; c: Caller; mm: MobileMoneyConnector } {
+  const world = {} as { w: MomoWorld; c: Caller; mm: MobileMoneyConnector };
+  beforeAll(async () => {
+    world.w = await momoWorld();
+    world.mm = world.w.t.ctx.connectors.get('mobile-money') as MobileMoneyConnector;
+    world.c = await momoWorkspace(world.w.t, funds);
+    await setup(world.w, world.c);
+  }, 600_000);
+  afterAll(async () => {
+    await world.w?.close();
+  });
+  return world;
 }

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /**
  * The GSMA Mobile Money API v1.2 as Corridor calls it (the definition in
  * ../shared/real-world/mobile-money/gsma-mmapi-v1.2.0.yml): a disbursement created with
- * `POST /transactions/type/disbursement`, its outcome asked with `GET /responses/{clientCorrelationId}`
+ * `POST /transactions/type/disbursement` (a collection's request to pay with `merchantpay`), its outcome asked with `GET /responses/{clientCorrelationId}`
  * (then the transaction it links to) and `GET /requeststates/{serverCorrelationId}`, and an account
  * holder's name with `GET /accounts/{identifierType}/{identifier}/accountname`. Every request carries
  * X-Date, X-API-Key (the operator's key, opened only here), X-Client-Id when configured, and, with a
@@ -74,9 +74,9 @@ export class GsmaClient {
     return { ok: false, status: res.status, error: isGsmaError(parsed) ? parsed : undefined, text: text.slice(0, 500) };
   }
 
-  /** Creates a disbursement: `body` exactly as recorded, with its correlation id and callback URL. */
-  disburse(body: string, correlationId: string, callbackUrl: string): Promise<GsmaAnswer<RequestState | GsmaTransaction>> {
-    return this.call('POST', '/transactions/type/disbursement', { 'X-CorrelationID': correlationId, 'X-Callback-URL': callbackUrl }, body);
+  /** Creates a transaction of a type (a payout's `disbursement`, a collection's `merchantpay`): `body` exactly as recorded, with its correlation id and callback URL. */
+  create(type: 'disbursement' | 'merchantpay', body: string, correlationId: string, callbackUrl: string): Promise<GsmaAnswer<RequestState | GsmaTransaction>> {
+    return this.call('POST', `/transactions/type/${type}`, { 'X-CorrelationID': correlationId, 'X-Callback-URL': callbackUrl }, body);
   }
 
   /** The response to a request by its client correlation id: a link to the object it made. */

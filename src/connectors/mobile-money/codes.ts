@@ -57,3 +57,19 @@ const BY_CODE = new Map(MOBILE_MONEY_REASONS.map((c) => [c.code, c]));
 export function mobileMoneyReason(code: string): RailReason {
   return BY_CODE.get(code) ?? { code, words: `error code ${code}, which the GSMA Mobile Money API does not define`, actor: 'operator' };
 }
+
+/**
+ * Why a collection (a request to pay) failed, as its deposit's failureReason: the payer declined
+ * (`requestDeclined`), the payer's authorisation failed, a wrong PIN (the GSMA definition has no code
+ * of its own for it: operators answer `servicingPartyAuthorisationError`, the party servicing the
+ * payer refusing the payer's authorisation), no answer in time (`serviceUnavailable`), the payer's
+ * wallet short of funds or unknown; any other code as `mobile_money_<code>`.
+ */
+export function collectionFailureReason(error: { errorCategory: string; errorCode: string }): string {
+  if (error.errorCode === 'requestDeclined') return 'payer_declined';
+  if (error.errorCode === 'servicingPartyAuthorisationError') return 'wrong_pin';
+  if (error.errorCategory === 'serviceUnavailable') return 'timeout';
+  if (error.errorCode === 'insufficientFunds') return 'payer_insufficient_funds';
+  if (error.errorCode === 'identifierError') return 'payer_unknown';
+  return `mobile_money_${error.errorCode}`;
+}

@@ -6,14 +6,16 @@ import type { CryptoBox } from '../../platform/lib/crypto-box.js';
 import type { FieldError } from '../../platform/lib/errors.js';
 import { formatAmount } from '../../platform/lib/money.js';
 import { reportPayoutOutcomes } from '../../domains/payouts/payouts.port.js';
+import { moveAnyDeposit } from '../../domains/deposits/deposits.port.js';
 import type { HandedOverPayout, RecipientCheck, RecipientCheckRequest } from '../connector.js';
 import { contentHash, type GsmaClient, type GsmaError, type GsmaTransaction, type RequestState } from './client.js';
-import { mobileMoneyReason } from './codes.js';
+import { collectionFailureReason, mobileMoneyReason } from './codes.js';
 import type { MobileMoneyConfig } from './config.js';
 import * as repo from './mobile-money.repository.js';
 
 export const MOMO_SEND_JOB = 'mobile-money.send';
 export const MOMO_POLL_JOB = 'mobile-money.poll';
+export const MOMO_COLLECT_JOB = 'mobile-money.collect';
 /** Where the operator's callbacks come in: `<callbackBaseUrl>` + this + `/<correlation id>`. */
 export const CALLBACK_PATH = '/callbacks/mobile-money';
 
@@ -24,8 +26,8 @@ export interface MomoRuntime {
   box: CryptoBox;
 }
 
-/** A disbursement request as recorded (sealed) before it leaves, and sent byte for byte the same on every attempt. */
-interface RecordedRequest {
+/** A request (disbursement, request to pay) as recorded (sealed) before it leaves, and sent byte for byte the same on every attempt. */
+export interface RecordedRequest {
   body: string;
   callbackUrl: string;
 }
@@ -124,85 +126,108 @@ export function reasonOf(error: GsmaError): { code: string; description: string 
  * (if it was not yet) then paid; failed → failed with the provider's reason, funds back; reversed
  * (after completed) → reverted, funds back once. Answers whether anything moved.
  */
-export async function applyState(ctx: AppContext, tx: Tx, payoutId: string, state: ProviderState): Promise<boolean> {
-  if (state.kind === 'pending') return false;
+async function applyPayoutState(ctx: AppContext, tx: Tx, payoutId: string, state: Exclude<ProviderState, { kind: 'pending' }>): Promise<boolean> {
   if (state.kind === 'completed') {
-    if (!(await repo.markOutcome(tx, payoutId, ['recorded', 'sent'], 'completed', state.reference))) return false;
+    if (!(await repo.markOutcome(tx, 'payout', payoutId, ['recorded', 'sent'], 'completed', state.reference))) return false;
     await reportPayoutOutcomes(ctx, tx, [{ payoutId, move: 'process' }]);
     await reportPayoutOutcomes(ctx, tx, [{ payoutId, move: 'pay' }]);
     return true;
   }
   if (state.kind === 'failed') {
-    if (!(await repo.markOutcome(tx, payoutId, ['recorded', 'sent'], 'failed', state.reference))) return false;
+    if (!(await repo.markOutcome(tx, 'payout', payoutId, ['recorded', 'sent'], 'failed', state.reference))) return false;
     await reportPayoutOutcomes(ctx, tx, [{ payoutId, move: 'fail', failureReason: `mobile_money_${state.error.errorCode}`, returnReason: reasonOf(state.error) }]);
     return true;
   }
-  if (!(await repo.markOutcome(tx, payoutId, ['completed'], 'reversed', state.reference))) return false;
+  if (!(await repo.markOutcome(tx, 'payout', payoutId, ['completed'], 'reversed', state.reference))) return false;
   await reportPayoutOutcomes(ctx, tx, [{ payoutId, move: 'revert', failureReason: 'mobile_money_reversed', returnReason: reasonOf({ errorCategory: 'businessRule', errorCode: 'reversed' }) }]);
   return true;
 }
 
-async function recordSent(ctx: AppContext, mm: MomoRuntime, payoutId: string, serverCorrelationId: string | null, pollInMs: number): Promise<void> {
+/**
+ * Applies what the provider said of a collection's request to pay: completed → the deposit completes
+ * (credited by creditedAmount, deposit.completed once); failed → the deposit fails with the payer's
+ * reason (payer_declined, wrong_pin, timeout…), deposit.failed, nothing credited. A reversal of a
+ * collection is left to the operator (the deposit's reverse move). Answers whether anything moved.
+ */
+async function applyCollectionState(tx: Tx, depositId: string, state: Exclude<ProviderState, { kind: 'pending' }>): Promise<boolean> {
+  if (state.kind === 'reversed') return false;
+  const to = state.kind === 'completed' ? 'completed' : 'failed';
+  if (!(await repo.markOutcome(tx, 'collection', depositId, ['recorded', 'sent'], to, state.reference))) return false;
+  if (state.kind === 'completed') await moveAnyDeposit(tx, depositId, 'complete');
+  else await moveAnyDeposit(tx, depositId, 'fail', collectionFailureReason(state.error));
+  return true;
+}
+
+/** Applies what the provider said of a request (a payout's or a collection's) in the caller's transaction; answers whether anything moved. */
+export async function applyState(ctx: AppContext, tx: Tx, request: Pick<repo.MomoRequestRow, 'kind' | 'id'>, state: ProviderState): Promise<boolean> {
+  if (state.kind === 'pending') return false;
+  return request.kind === 'payout' ? applyPayoutState(ctx, tx, request.id, state) : applyCollectionState(tx, request.id, state);
+}
+
+async function recordSent(ctx: AppContext, request: Pick<repo.MomoRequestRow, 'kind' | 'id'>, serverCorrelationId: string | null, pollInMs: number): Promise<void> {
   await ctx.db.tx(async (tx) => {
-    if (await repo.markSent(tx, payoutId, serverCorrelationId, new Date(Date.now() + pollInMs))) await reportPayoutOutcomes(ctx, tx, [{ payoutId, move: 'process' }]);
+    const sent = await repo.markSent(tx, request.kind, request.id, serverCorrelationId, new Date(Date.now() + pollInMs));
+    if (sent && request.kind === 'payout') await reportPayoutOutcomes(ctx, tx, [{ payoutId: request.id, move: 'process' }]);
   });
 }
 
 const TRANSIENT_CATEGORIES = new Set(['authorisation', 'internal', 'serviceUnavailable']);
+const TRANSACTION_TYPE = { payout: 'disbursement', collection: 'merchantpay' } as const;
 
 /**
- * A send job: sends a recorded disbursement to the provider. Each attempt is counted before the
- * request leaves; after the first, the provider is asked first (`GET /responses/{correlation id}`),
- * so a request that arrived before a crash is never made again, and one that did not is re-sent
- * byte for byte with the same X-CorrelationID. The provider's acceptance moves the payout to
- * processing; a business refusal fails it with the provider's reason; a fault of the provider or of
- * Corridor's credentials throws, and the job retries.
+ * A send job: sends a recorded request (a payout's disbursement, a collection's request to pay) to
+ * the provider. Each attempt is counted before the request leaves; after the first, the provider is
+ * asked first (`GET /responses/{correlation id}`), so a request that arrived before a crash is never
+ * made again, and one that did not is re-sent byte for byte with the same X-CorrelationID. The
+ * provider's acceptance makes it sent (a payout processing); a business refusal fails it with the
+ * provider's reason; a fault of the provider or of Corridor's credentials throws, and the job retries.
  */
-export async function runSend(ctx: AppContext, mm: MomoRuntime, payoutId: string): Promise<void> {
-  const row = await repo.findMomoPayout(ctx.db, payoutId);
+export async function runSend(ctx: AppContext, mm: MomoRuntime, kind: repo.MomoKind, id: string): Promise<void> {
+  const row = await repo.findRequest(ctx.db, kind, id);
   if (!row || row.status !== 'recorded') return;
-  const attempts = await repo.beginSend(ctx.db, payoutId);
+  const attempts = await repo.beginSend(ctx.db, kind, id);
   if (attempts === undefined) return;
   const request = mm.box.openJson<RecordedRequest>(row.request);
   const waitMs = mm.config.callbackWaitSeconds * 1000;
+  const type = TRANSACTION_TYPE[kind];
   try {
     if (attempts > 1) {
       const known = await mm.client.response(row.correlation_id);
-      if (known.ok) return await recordSent(ctx, mm, payoutId, null, 0);
+      if (known.ok) return await recordSent(ctx, row, null, 0);
       if (known.status !== 404) throw new Error(`GET /responses/${row.correlation_id} answered ${known.status}: ${known.error?.errorCode ?? known.text}`);
     }
-    const answer = await mm.client.disburse(request.body, row.correlation_id, request.callbackUrl);
+    const answer = await mm.client.create(type, request.body, row.correlation_id, request.callbackUrl);
     if (answer.ok && answer.status === 201) {
       const state = stateOfTransaction(answer.body as GsmaTransaction);
-      if (state.kind === 'pending') return await recordSent(ctx, mm, payoutId, null, waitMs);
-      await ctx.db.tx((tx) => applyState(ctx, tx, payoutId, state));
+      if (state.kind === 'pending') return await recordSent(ctx, row, null, waitMs);
+      await ctx.db.tx((tx) => applyState(ctx, tx, row, state));
       return;
     }
     if (answer.ok) {
       const rs = answer.body as RequestState;
       if (rs.status === 'failed' && rs.error) {
-        await ctx.db.tx((tx) => applyState(ctx, tx, payoutId, { kind: 'failed', error: rs.error as GsmaError, reference: rs.objectReference ?? null }));
+        await ctx.db.tx((tx) => applyState(ctx, tx, row, { kind: 'failed', error: rs.error as GsmaError, reference: rs.objectReference ?? null }));
         return;
       }
-      return await recordSent(ctx, mm, payoutId, rs.serverCorrelationId ?? null, rs.status === 'completed' ? 0 : waitMs);
+      return await recordSent(ctx, row, rs.serverCorrelationId ?? null, rs.status === 'completed' ? 0 : waitMs);
     }
     const error = answer.error;
     // The provider already has this correlation id: the request arrived before; its outcome is asked for.
-    if (error?.errorCode === 'duplicateRequest') return await recordSent(ctx, mm, payoutId, null, 0);
+    if (error?.errorCode === 'duplicateRequest') return await recordSent(ctx, row, null, 0);
     if (error && (answer.status === 400 || answer.status === 404) && !TRANSIENT_CATEGORIES.has(error.errorCategory)) {
-      await ctx.db.tx((tx) => applyState(ctx, tx, payoutId, { kind: 'failed', error, reference: null }));
+      await ctx.db.tx((tx) => applyState(ctx, tx, row, { kind: 'failed', error, reference: null }));
       return;
     }
-    throw new Error(`POST /transactions/type/disbursement answered ${answer.status}: ${error ? `${error.errorCategory}/${error.errorCode}` : answer.text}`);
+    throw new Error(`POST /transactions/type/${type} answered ${answer.status}: ${error ? `${error.errorCategory}/${error.errorCode}` : answer.text}`);
   } catch (err) {
-    await repo.recordError(ctx.db, payoutId, (err as Error).message);
+    await repo.recordError(ctx.db, kind, id, (err as Error).message);
     // Counted as begun: the retry asks the provider first.
     throw err;
   }
 }
 
-/** What the provider knows now of a payout at it: its response (then the transaction it links), else its request state. */
-export async function askProvider(mm: MomoRuntime, row: repo.MomoPayoutRow): Promise<ProviderState> {
+/** What the provider knows now of a request at it: its response (then the transaction it links), else its request state. */
+export async function askProvider(mm: MomoRuntime, row: repo.MomoRequestRow): Promise<ProviderState> {
   const response = await mm.client.response(row.correlation_id);
   let errorOfState: GsmaError | undefined;
   let rsStatus: RequestState['status'] | undefined;
@@ -222,20 +247,23 @@ export async function askProvider(mm: MomoRuntime, row: repo.MomoPayoutRow): Pro
   return { kind: 'pending' };
 }
 
-/** One look at payouts whose callback is overdue: each outcome the provider gives is applied; one still pending is asked again after pollSeconds. */
+/** One look at payouts and collections whose callback is overdue: each outcome the provider gives is applied; one still pending is asked again after pollSeconds. */
 export async function runPoll(ctx: AppContext, mm: MomoRuntime): Promise<Date> {
-  for (const row of await repo.duePolls(ctx.db, 100)) {
-    try {
-      const state = await askProvider(mm, row);
-      if (state.kind === 'pending') await repo.setPollAt(ctx.db, row.payout_id, new Date(Date.now() + mm.config.pollSeconds * 1000));
-      else await ctx.db.tx((tx) => applyState(ctx, tx, row.payout_id, state));
-    } catch (err) {
-      await repo.recordError(ctx.db, row.payout_id, (err as Error).message);
-      await repo.setPollAt(ctx.db, row.payout_id, new Date(Date.now() + mm.config.pollSeconds * 1000));
-      ctx.log.warn({ payoutId: row.payout_id, err: (err as Error).message }, 'mobile money: the provider could not say what became of a payout; asked again later');
+  const later = () => new Date(Date.now() + mm.config.pollSeconds * 1000);
+  for (const kind of ['payout', 'collection'] as const) {
+    for (const row of await repo.duePolls(ctx.db, kind, 100)) {
+      try {
+        const state = await askProvider(mm, row);
+        if (state.kind === 'pending') await repo.setPollAt(ctx.db, kind, row.id, later());
+        else await ctx.db.tx((tx) => applyState(ctx, tx, row, state));
+      } catch (err) {
+        await repo.recordError(ctx.db, kind, row.id, (err as Error).message);
+        await repo.setPollAt(ctx.db, kind, row.id, later());
+        ctx.log.warn({ [kind === 'payout' ? 'payoutId' : 'depositId']: row.id, err: (err as Error).message }, `mobile money: the provider could not say what became of a ${kind}; asked again later`);
+      }
     }
   }
-  return new Date(Date.now() + mm.config.pollSeconds * 1000);
+  return later();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -288,32 +316,42 @@ function stateOfCallback(body: unknown): ProviderState | undefined {
 }
 
 /**
+ * A callback (or pushed credit) authenticated, or refused: a refused one is recorded under `recordedAs`
+ * without its body, logged and answered 401; an authenticated one answers its content hash and its
+ * body parsed (undefined when it is not JSON).
+ */
+export async function authenticated(ctx: AppContext, mm: MomoRuntime, input: CallbackInput, recordedAs: string): Promise<{ refused: CallbackAnswer } | { sha: string; body: unknown }> {
+  const sha = contentHash(input.rawBody);
+  const why = refusal(mm, input);
+  if (why) {
+    await repo.insertCallback(ctx.db, { id: randomUUID(), correlationId: recordedAs, contentSha256: sha, outcome: 'refused', reason: why, body: null });
+    ctx.log.warn({ correlationId: recordedAs.slice(0, 64), reason: why }, 'mobile money: a callback refused');
+    return { refused: { status: 401, outcome: 'refused', reason: why } };
+  }
+  try {
+    return { sha, body: JSON.parse(input.rawBody) as unknown };
+  } catch {
+    return { sha, body: undefined };
+  }
+}
+
+/**
  * Takes one callback in: refused (recorded without its body) unless authenticated; then recorded once
  * by its correlation id and content hash (the same callback again changes nothing), and applied to
  * its payout in the same transaction. One for a correlation id Corridor never sent is recorded
  * `unknown` for the operator (an alert condition) and answered 404, as the definition says.
  */
 export async function takeCallback(ctx: AppContext, mm: MomoRuntime, input: CallbackInput): Promise<CallbackAnswer> {
-  const sha = contentHash(input.rawBody);
-  const why = refusal(mm, input);
-  if (why) {
-    await repo.insertCallback(ctx.db, { id: randomUUID(), correlationId: input.correlationId, contentSha256: sha, outcome: 'refused', reason: why, body: null });
-    ctx.log.warn({ correlationId: input.correlationId.slice(0, 64), reason: why }, 'mobile money: a callback refused');
-    return { status: 401, outcome: 'refused', reason: why };
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(input.rawBody);
-  } catch {
-    body = undefined;
-  }
+  const taken = await authenticated(ctx, mm, input, input.correlationId);
+  if ('refused' in taken) return taken.refused;
+  const { sha, body } = taken;
   const state = stateOfCallback(body);
   return ctx.db.tx(async (tx) => {
     const id = randomUUID();
     if (!(await repo.insertCallback(tx, { id, correlationId: input.correlationId, contentSha256: sha, outcome: 'unchanged', reason: null, body: mm.box.encrypt(input.rawBody) }))) return { status: 204 as const, outcome: 'seen' as const };
     const row = await repo.findByCorrelation(tx, input.correlationId, true);
     if (!row) {
-      await repo.setCallbackOutcome(tx, id, 'unknown', 'no payout has this correlation id');
+      await repo.setCallbackOutcome(tx, id, 'unknown', 'no payout or collection has this correlation id');
       ctx.log.warn({ correlationId: input.correlationId.slice(0, 64) }, 'mobile money: a callback for a correlation id Corridor never sent');
       return { status: 404 as const, outcome: 'unknown' as const };
     }
@@ -321,7 +359,7 @@ export async function takeCallback(ctx: AppContext, mm: MomoRuntime, input: Call
       await repo.setCallbackOutcome(tx, id, 'unchanged', 'neither a transaction nor an error object');
       return { status: 400 as const, outcome: 'unchanged' as const, reason: 'the body is neither a transaction nor an error object' };
     }
-    const moved = await applyState(ctx, tx, row.payout_id, state);
+    const moved = await applyState(ctx, tx, row, state);
     if (moved) await repo.setCallbackOutcome(tx, id, 'applied', null);
     return { status: 204 as const, outcome: moved ? ('applied' as const) : ('unchanged' as const) };
   });

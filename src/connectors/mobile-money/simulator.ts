@@ -18,6 +18,12 @@ import type { AddressInfo } from 'node:net';
  * - …0003: the recipient's provider declines (`requestDeclined`);
  * - …0004: no answer: the transaction stays pending until `timeoutMs`, then fails;
  * - any other wallet is paid; its holder's name is the one registered (`register`), else `holderName`.
+ *
+ * A request to pay (`merchantpay`, a collection) asks the payer, its debit party's MSISDN, whose last
+ * four digits pick what the payer does: …0003 declines (`requestDeclined`); …0004 never answers (the
+ * request fails `serviceUnavailable` after `timeoutMs`); …0005 enters a wrong PIN
+ * (`servicingPartyAuthorisationError`); …0002 has no wallet; any other approves. A payment a payer
+ * makes to the merchant or paybill number is pushed with `pushCredit`.
  */
 
 export interface SimulatorOptions {
@@ -123,7 +129,12 @@ export class MobileMoneySimulator {
 
   /** Disbursements received for a correlation id (the same request re-sent counts again). */
   disbursementsOf(correlationId: string): ReceivedRequest[] {
-    return this.requests.filter((r) => r.method === 'POST' && r.path === '/transactions/type/disbursement' && r.correlationId === correlationId);
+    return this.requestsOf('disbursement', correlationId);
+  }
+
+  /** Transactions of a type (`disbursement`, `merchantpay`) requested with a correlation id (the same request re-sent counts again). */
+  requestsOf(type: string, correlationId: string): ReceivedRequest[] {
+    return this.requests.filter((r) => r.method === 'POST' && r.path === `/transactions/type/${type}` && r.correlationId === correlationId);
   }
 
   /**
@@ -251,8 +262,10 @@ export class MobileMoneySimulator {
     if (!correlationId) return this.error(res, 400, 'validation', 'mandatoryValueNotSupplied', 'X-CorrelationID is required');
     if (this.byCorrelation.has(correlationId)) return this.error(res, 400, 'businessRule', 'duplicateRequest', 'a request with this X-CorrelationID exists');
     const creditParty = (request.creditParty ?? []) as Party[];
-    const msisdn = creditParty.find((p) => p.key === 'msisdn')?.value;
-    if (!msisdn) return this.error(res, 400, 'validation', 'mandatoryValueNotSupplied', 'creditParty must name an msisdn');
+    // A request to pay asks the payer (the debit party); any other transaction pays the credit party.
+    const party = type === 'merchantpay' ? 'debitParty' : 'creditParty';
+    const msisdn = ((request[party] ?? []) as Party[]).find((p) => p.key === 'msisdn')?.value;
+    if (!msisdn) return this.error(res, 400, 'validation', 'mandatoryValueNotSupplied', `${party} must name an msisdn`);
     const now = new Date().toISOString();
     const t: SimTransaction = {
       transactionReference: this.reference(),
@@ -293,9 +306,10 @@ export class MobileMoneySimulator {
     const code = magic(msisdn);
     const fail = (errorCategory: string, errorCode: string, errordescription: string): GsmaErrorBody => ({ errorCategory, errorCode, errordescription, errorDateTime: new Date().toISOString() });
     let error: GsmaErrorBody | undefined;
-    if (timedOut) error = fail('serviceUnavailable', 'genericError', 'The recipient\'s wallet provider did not answer in time');
+    if (timedOut) error = fail('serviceUnavailable', 'genericError', t.type === 'merchantpay' ? 'The payer did not answer the request in time' : 'The recipient\'s wallet provider did not answer in time');
     else if (!this.wallets.has(msisdn) && code === '0002') error = fail('identification', 'identifierError', 'No wallet is registered on this number');
-    else if (code === '0003') error = fail('businessRule', 'requestDeclined', 'The recipient\'s provider declined the transaction');
+    else if (code === '0003') error = fail('businessRule', 'requestDeclined', t.type === 'merchantpay' ? 'The payer declined the payment' : 'The recipient\'s provider declined the transaction');
+    else if (code === '0005' && t.type === 'merchantpay') error = fail('authorisation', 'servicingPartyAuthorisationError', 'The payer entered a wrong PIN');
     else if (t.type !== 'merchantpay' && LIQUIDITY.test(t.amount)) error = fail('internal', 'genericError', 'Payee FSP has insufficient liquidity to perform the transfer (5001)');
     t.transactionStatus = error ? 'failed' : 'completed';
     t.modificationDate = new Date().toISOString();
@@ -337,6 +351,22 @@ export class MobileMoneySimulator {
     } catch {
       return 'unreachable';
     }
+  }
+
+  /**
+   * A payer pays the merchant or paybill number `account` (an `accountid`) with a reference (the
+   * account number typed at a paybill, `consumerno`): the completed transaction is pushed to `url`
+   * + `/<transaction reference>` as the operator's notification. Answers the transaction's reference
+   * and what Corridor answered.
+   */
+  async pushCredit(url: string, p: { payer: string; account: string; reference?: string; amount: string; currency: string }): Promise<{ transactionReference: string; body: string; status: number | 'unreachable' }> {
+    const now = new Date().toISOString();
+    const creditParty: Party[] = [{ key: 'accountid', value: p.account }, ...(p.reference !== undefined ? [{ key: 'consumerno', value: p.reference }] : [])];
+    const t: SimTransaction = { transactionReference: this.reference(), type: 'merchantpay', transactionStatus: 'completed', amount: p.amount, currency: p.currency, creditParty, debitParty: [{ key: 'msisdn', value: p.payer }], creationDate: now, modificationDate: now, correlationId: randomUUID(), callbackUrl: undefined, serverCorrelationId: randomUUID() };
+    this.transactions.set(t.transactionReference, t);
+    const body = JSON.stringify(this.view(t));
+    const status = await this.deliver(`${url}/${t.transactionReference}`, t.correlationId, body);
+    return { transactionReference: t.transactionReference, body, status };
   }
 
   /** The last callback sent for a correlation id, to deliver again (a provider's retry). */

@@ -211,6 +211,16 @@ export function simulateDeposit(tx: Tx, caller: ActingAccount & Pick<Caller, 'wo
   return receiveDeposit(tx, caller, caller.workspace, input);
 }
 
+/**
+ * A deposit a rail asks the payer for (a mobile-money collection): recorded pending for the account
+ * the caller acts on, in the caller's transaction, under its clientRef, until the rail's outcome
+ * moves it (moveAnyDeposit). Refused while the deposits capability is off or the currency is not enabled.
+ */
+export function requestRailDeposit(tx: Tx, caller: ActingAccount & Pick<Caller, 'workspace'>, input: { currency: string; amount: string; clientRef: string; rail: DepositRail }): Promise<DepositRow> {
+  assertCapability(caller.workspace, 'deposits');
+  return receiveDeposit(tx, caller, caller.workspace, { ...input, outcome: 'pending' });
+}
+
 /** The account a virtual account belongs to, as the one acting on it. */
 const ownerOf = (account: { workspace_id: string; account_id: string }): ActingAccount => ({
   workspaceId: account.workspace_id,

@@ -16,8 +16,12 @@ export function canMove(from: DepositStatus, to: DepositStatus): boolean {
   return (depositTransitions[from] as readonly DepositStatus[]).includes(to);
 }
 
-/** Rails a deposit arrives on (spec §States and transitions / Deposit). */
-export const DEPOSIT_RAILS = ['bank_transfer', 'mobile_money', 'paybill', 'mpesa_stk_push', 'account_credit', 'crypto'] as const;
+/**
+ * Rails a deposit arrives on (spec §States and transitions / Deposit). mobile_money_collection: a
+ * request to pay sent to the payer's phone over the GSMA Mobile Money API (`POST /v1/collections`),
+ * the spec's STK-push collection for any GSMA operator; it credits the balance directly.
+ */
+export const DEPOSIT_RAILS = ['bank_transfer', 'mobile_money', 'paybill', 'mpesa_stk_push', 'mobile_money_collection', 'account_credit', 'crypto'] as const;
 export type DepositRail = (typeof DEPOSIT_RAILS)[number];
 /** Rails that pay into a virtual account of the owner (the others collect to the balance directly). */
 export const VIRTUAL_ACCOUNT_RAILS: readonly DepositRail[] = ['bank_transfer', 'mobile_money', 'paybill', 'account_credit'];
