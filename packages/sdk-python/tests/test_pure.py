@@ -8,10 +8,11 @@ import base64
 import hashlib
 import hmac
 import json
+import threading
 import time
 import unittest
 
-from corridor import CorridorError, Page, Transport, WebhookVerificationError, construct_event, sign_webhook, verify_webhook
+from corridor import CorridorError, Page, Response, Transport, WebhookVerificationError, construct_event, sign_webhook, verify_webhook
 from corridor.client import _path
 from corridor.errors import error_from_response, parse_retry_after
 
@@ -88,6 +89,37 @@ class Backoff(unittest.TestCase):
         self.assertEqual(len(keys), 3)
         self.assertEqual(len(set(keys)), 1)
         self.assertEqual(len(sleeps), 2)
+
+
+class TokenCache(unittest.TestCase):
+    def test_one_token_for_concurrent_calls_renewed_before_it_expires(self):
+        t = Transport("http://x.invalid", "a", "b", token_renew_before=60)
+        issued = []
+
+        def send(method, url, headers, data):
+            issued.append(url)
+            time.sleep(0.02)
+            return Response(200, {}, json.dumps({"access_token": f"tok{len(issued)}", "token_type": "Bearer", "expires_in": 3600}))
+
+        t._send = send
+        threads = [threading.Thread(target=t.access_token) for _ in range(10)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        self.assertEqual(issued, ["http://x.invalid/oauth/token"])
+        self.assertEqual(t.access_token(), "tok1")
+        # 3600 s lifetime, renewed 60 s before: at 3540 s on the monotonic clock from its request.
+        value, renew_at = t._token
+        t._token = (value, time.monotonic() - 1)
+        self.assertEqual(t.access_token(), "tok2")
+        self.assertAlmostEqual(t._token[1] - time.monotonic(), 3540, delta=5)
+
+    def test_a_short_lived_token_is_renewed_at_half_its_life(self):
+        t = Transport("http://x.invalid", "a", "b", token_renew_before=60)
+        t._send = lambda method, url, headers, data: Response(200, {}, json.dumps({"access_token": "short", "expires_in": 100}))
+        t.access_token()
+        self.assertAlmostEqual(t._token[1] - time.monotonic(), 50, delta=5)
 
 
 class Webhooks(unittest.TestCase):
