@@ -64,17 +64,25 @@ function reachableSchemas(root: unknown, schemas: Record<string, unknown>): Set<
   return seen;
 }
 
-/** The text of src/generated/openapi.ts for the document served now. */
-export async function generateSdkTypes(): Promise<string> {
+/**
+ * The document an integrator's SDK is generated from: the served one without the operator's paths,
+ * and without the schemas only they reach (the error codes stay: the SDKs' errors name them).
+ */
+export async function integratorOpenApi(): Promise<Record<string, unknown>> {
   const doc = await servedOpenApi();
   const paths = doc.paths as Record<string, unknown>;
   doc.paths = Object.fromEntries(Object.entries(paths).filter(([p]) => !OPERATOR_PATH.test(p)));
-  // The operator's schemas go with its paths; the error codes stay (the SDK's errors name them).
   const components = doc.components as { schemas?: Record<string, unknown> };
   const schemas = components.schemas ?? {};
   const reached = reachableSchemas(doc.paths, schemas);
   reached.add('ErrorCode');
   components.schemas = Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name)));
+  return doc;
+}
+
+/** The text of src/generated/openapi.ts for the document served now. */
+export async function generateSdkTypes(): Promise<string> {
+  const doc = await integratorOpenApi();
   const ast = await openapiTS(doc as unknown as OpenAPI3, { alphabetize: true });
   return GENERATED_HEADER + astToString(ast);
 }
