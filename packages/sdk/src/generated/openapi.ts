@@ -496,6 +496,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a payer's phone for money (mobile-money request to pay); the result is a deposit
+         * @description Sends a request to pay (a GSMA merchant payment initiated by the payee, the STK push of M-Pesa) to the payer's phone through the mobile-money connector; the payer approves or declines it there. Answers 201 with the deposit, `pending`, rail `mobile_money_collection`; it is in GET /v1/deposits at once. When the payer approves, it becomes `completed` (the balance credited by creditedAmount, amount less the serviceFee) with `deposit.completed`, once; when the payer declines, enters a wrong PIN or does not answer in time, `failed` with `deposit.failed` and failureReason `payer_declined`, `wrong_pin` or `timeout`. Sandbox: the simulator's payer numbers end in 0003 (declines), 0004 (no answer: timeout), 0005 (wrong PIN); any other approves. 409 COLLECTIONS_NOT_OFFERED when no mobile-money connector runs in this deployment; 409 DUPLICATE_CLIENT_REF for a clientRef the workspace already used.
+         */
+        post: operations["createCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/deposits": {
         parameters: {
             query?: never;
@@ -3080,6 +3100,19 @@ export interface components {
                 route: string;
             }[];
         };
+        /** CollectionRequest */
+        CollectionRequest: {
+            /** @description What the payer is asked for, a decimal string in major units */
+            amount: string;
+            /** @description Your reference of the collection, once per workspace; the deposit's clientRef */
+            clientRef: string;
+            /** @description A currency the workspace has enabled (XOF, XAF, GHS…) */
+            currency: string;
+            /** @description Shown to the payer with the request where the operator shows one */
+            description?: string;
+            /** @description The payer's mobile-money wallet, E.164 (+233241230000) */
+            phoneNumber: string;
+        };
         CreateAccountRequest: {
             clientRef?: string;
             /** @description ISO 3166-1 alpha-2 country code */
@@ -3354,7 +3387,7 @@ export interface components {
              * @description UUID
              */
             id: string;
-            rail: "bank_transfer" | "mobile_money" | "paybill" | "mpesa_stk_push" | "account_credit" | "crypto";
+            rail: "bank_transfer" | "mobile_money" | "paybill" | "mpesa_stk_push" | "mobile_money_collection" | "account_credit" | "crypto";
             serviceFee: string | null;
             status: "pending" | "processing" | "completed" | "failed" | "in_review" | "refunding" | "refunded";
             txHash: string | null;
@@ -3455,7 +3488,7 @@ export interface components {
          * @description Every code the API answers with; what each means, where, and what to do: GET /docs/errors
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "UNKNOWN_FIELD" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "ROLE_NOT_PERMITTED" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "RECIPIENT_CHECK_NOT_HELD" | "RECIPIENT_ACCOUNT_NOT_FOUND" | "RECIPIENT_CHECK_NOT_OFFERED" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK" | "CHAIN_PAYOUT_NOT_FOUND" | "CHAIN_PAYOUT_NOT_IN_CONFLICT" | "CHAIN_PAYOUT_BUSY" | "CHAIN_NOT_CONFIGURED" | "CHAIN_NOT_FOUND" | "CHAIN_DEPOSIT_DECIDED" | "DEDICATED_ACCOUNT_TAKEN" | "PROVIDER_REFUSED" | "PROVIDER_UNAVAILABLE" | "CHAIN_DEPOSIT_NOT_CREDITABLE" | "ORDER_HELD";
+        ErrorCode: "VALIDATION_ERROR" | "UNKNOWN_FIELD" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "CREDENTIAL_REVOKED" | "FORBIDDEN" | "ROLE_NOT_PERMITTED" | "METHOD_NOT_ENTITLED" | "WORKSPACE_SUSPENDED" | "not_account_owner" | "CAPABILITY_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_ENTITY" | "RATE_LIMITED" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY" | "NOT_READY" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_PROCESSING" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "LIMIT_EXCEEDED" | "PAYOUT_NOT_PERMITTED" | "CORRIDOR_NOT_ENABLED" | "AMOUNT_OUT_OF_BOUNDS" | "UNSUPPORTED_CORRIDOR" | "CORRIDOR_NOT_FOUND" | "QUOTE_AMOUNT_MISMATCH" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_USED" | "QUOTE_INTENT_MISMATCH" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_HELD" | "APPROVAL_RULES_LIMIT" | "APPROVAL_NOT_REQUIRED" | "APPROVER_IS_CREATOR" | "APPROVAL_NOT_PENDING" | "RECIPIENT_CHECK_NOT_HELD" | "RECIPIENT_ACCOUNT_NOT_FOUND" | "RECIPIENT_CHECK_NOT_OFFERED" | "SCREENING_HOLD_DECIDED" | "SECOND_OPERATOR_REQUIRED" | "LINE_ALREADY_DECIDED" | "MOVEMENT_ALREADY_MATCHED" | "EXCEPTION_ALREADY_RESOLVED" | "INVALID_PAYOUT_STATE" | "DUPLICATE_CLIENT_REF" | "BENEFICIARY_SUSPENDED" | "MISSING_BANK_ACCOUNT_DETAILS" | "MISSING_BENEFICIARY_NAME" | "RECIPIENT_DETAILS_INVALID" | "BENEFICIARY_INCOMPLETE" | "INVALID_IBAN" | "INVALID_ACCOUNT_NUMBER" | "INVALID_ROUTING_NUMBER" | "SENDER_INFO_INCOMPLETE" | "SENDER_INFO_INVALID" | "ORIGINATOR_NOT_ON_RECORD" | "UNSUPPORTED_CURRENCY" | "CURRENCY_NOT_ENABLED" | "CURRENCY_SANDBOX_ONLY" | "SAME_CURRENCY" | "RATE_UNAVAILABLE" | "ORDER_NOT_AWAITING_FUNDS" | "ORDER_NOT_SETTLEMENT_FUNDED" | "INVALID_ORDER_STATE" | "PROOF_NOT_REQUIRED" | "PROOF_NOT_UPLOADED" | "SETTLEMENT_UNAVAILABLE" | "APPLICATION_INCOMPLETE" | "APPLICATION_NOT_EDITABLE" | "APPLICATION_SECTION_LOCKED" | "APPLICATION_STATE_CONFLICT" | "APPLICATION_TYPE_MISMATCH" | "APPLICATION_PERSONS_MAX" | "APPLICATION_DOCUMENTS_MAX" | "DOCUMENT_KEY_USED" | "DOCUMENT_NOT_UPLOADED" | "TERMS_NOT_ACCEPTED" | "TERMS_VERSION_NOT_CURRENT" | "UPLOAD_SIZE_MISMATCH" | "UPLOAD_TOO_LARGE" | "UPLOAD_TYPE_NOT_ALLOWED" | "UPLOAD_TYPE_MISMATCH" | "UPLOAD_URL_INVALID" | "UPLOAD_URL_EXPIRED" | "UPLOAD_URL_USED" | "KYB_INCOMPLETE" | "VIRTUAL_ACCOUNT_DEACTIVATED" | "VIRTUAL_ACCOUNT_NOT_ACTIVE" | "VIRTUAL_ACCOUNT_REFUSED" | "COLLECTIONS_NOT_OFFERED" | "VIRTUAL_ACCOUNT_REQUIRED" | "VIRTUAL_ACCOUNT_SELF_SERVE_UNSUPPORTED" | "VIRTUAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_VIRTUAL_ACCOUNT_STATE" | "INVALID_DEPOSIT_STATE" | "EVENT_STREAMS_EXCEEDED" | "LAST_EVENT_ID_UNKNOWN" | "URL_INVALID" | "URL_NOT_HTTPS" | "URL_NOT_ALLOWED" | "WEBHOOK_ADDRESS_BLOCKED" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_PENDING" | "WEBHOOK_ENDPOINT_LIMIT" | "OWN_API_KEYS_SCOPE_REQUIRED" | "USER_EXISTS" | "USER_NOT_INVITED" | "USER_NOT_ACTIVE" | "USER_NOT_DISABLED" | "CANNOT_CHANGE_SELF" | "PASSWORD_TOO_WEAK" | "CHAIN_PAYOUT_NOT_FOUND" | "CHAIN_PAYOUT_NOT_IN_CONFLICT" | "CHAIN_PAYOUT_BUSY" | "CHAIN_NOT_CONFIGURED" | "CHAIN_NOT_FOUND" | "CHAIN_DEPOSIT_DECIDED" | "DEDICATED_ACCOUNT_TAKEN" | "PROVIDER_REFUSED" | "PROVIDER_UNAVAILABLE" | "CHAIN_DEPOSIT_NOT_CREDITABLE" | "ORDER_HELD";
         /**
          * Event
          * @description The webhook envelope {id, type, createdAt, test, data} as delivered; GET /v1/events and the stream add `accountId`, the sub-account it concerns (null: the workspace itself); `data` by `type`
@@ -4588,7 +4621,7 @@ export interface components {
             /** @description Without virtualAccountId: the owner's active account in this currency, or a rail without one (crypto, mpesa_stk_push) */
             currency?: string;
             outcome?: "completed" | "failed" | "in_review" | "pending" | "processing";
-            rail?: "bank_transfer" | "mobile_money" | "paybill" | "mpesa_stk_push" | "account_credit" | "crypto";
+            rail?: "bank_transfer" | "mobile_money" | "paybill" | "mpesa_stk_push" | "mobile_money_collection" | "account_credit" | "crypto";
             /**
              * Format: uuid
              * @description UUID
@@ -5240,8 +5273,8 @@ export interface operations {
                      *         {
                      *           "kty": "OKP",
                      *           "crv": "Ed25519",
-                     *           "x": "C7YKfufzPmxVka1H0-adwCh9wezn5KkeNoxjAfTAfuM",
-                     *           "kid": "Dgm7GOuwVR8d5wnt",
+                     *           "x": "yw7XcNsAESxM6_0vzqdXjwk3altz3b3XgSi__oCFAIo",
+                     *           "kid": "mdzaM7Bcj5T2xijg",
                      *           "alg": "EdDSA",
                      *           "use": "sig"
                      *         }
@@ -5424,7 +5457,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "quoteId": "833f53ed-9169-440f-8297-ed13fce5451f"
+                 *       "quoteId": "2a33fcb4-0167-4731-a39d-a1a7f7fd6246"
                  *     }
                  */
                 "application/json": components["schemas"]["LegacyCreateFxConversionRequest"];
@@ -5439,8 +5472,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3bb9e505-1289-461e-b16d-95c167c7418f",
-                     *       "quoteId": "833f53ed-9169-440f-8297-ed13fce5451f",
+                     *       "id": "d5acf361-ca14-46af-a8f7-dcf3ed8c128e",
+                     *       "quoteId": "2a33fcb4-0167-4731-a39d-a1a7f7fd6246",
                      *       "clientRef": null,
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -5448,7 +5481,7 @@ export interface operations {
                      *       "toAmount": "9.15",
                      *       "rate": "0.9154",
                      *       "status": "completed",
-                     *       "createdAt": "2026-11-28T13:18:12.306Z"
+                     *       "createdAt": "2026-11-28T13:48:30.146Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxConversion"];
@@ -5560,8 +5593,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "c3426a66-dba2-4a0f-91d3-70cc24a6c639",
-                     *       "quoteId": "d49bf4b2-bd5a-4c4f-b467-68ff81adaf07",
+                     *       "id": "49e5a11e-33e8-4b2a-bd6d-36659919ee52",
+                     *       "quoteId": "4ef3647d-d8ab-4b8d-930c-c10baaf21443",
                      *       "clientRef": null,
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -5569,7 +5602,7 @@ export interface operations {
                      *       "toAmount": "9.15",
                      *       "rate": "0.9154",
                      *       "status": "completed",
-                     *       "createdAt": "2026-11-28T13:16:43.425Z"
+                     *       "createdAt": "2026-11-28T13:48:24.963Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxConversion"];
@@ -5677,7 +5710,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "929753b1-e9c4-4f06-9e13-587fbc16b136",
+                     *       "id": "db82ecec-5075-4194-98d0-c4c0a3035ed5",
                      *       "fromCurrency": "EUR",
                      *       "toCurrency": "USD",
                      *       "fromAmount": "100.00",
@@ -5689,8 +5722,8 @@ export interface operations {
                      *       "fee": "0.00",
                      *       "intent": "payout",
                      *       "status": "open",
-                     *       "expiresAt": "2026-11-28T13:18:23.869Z",
-                     *       "createdAt": "2026-11-28T13:17:53.869Z"
+                     *       "expiresAt": "2026-11-28T13:48:59.123Z",
+                     *       "createdAt": "2026-11-28T13:48:29.123Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxQuote"];
@@ -5802,7 +5835,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "946b3bb6-a49a-4ae3-98d7-77668572d05e",
+                     *       "id": "5d5260ec-70f2-47db-b8c0-ae12bc61d211",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
                      *       "fromAmount": "10.00",
@@ -5813,9 +5846,9 @@ export interface operations {
                      *       "spreadBps": 50,
                      *       "fee": "0.00",
                      *       "intent": "conversion",
-                     *       "status": "expired",
-                     *       "expiresAt": "2026-11-28T13:17:12.302Z",
-                     *       "createdAt": "2026-11-28T13:16:42.302Z"
+                     *       "status": "open",
+                     *       "expiresAt": "2026-11-28T13:48:54.932Z",
+                     *       "createdAt": "2026-11-28T13:48:24.932Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxQuote"];
@@ -5920,7 +5953,7 @@ export interface operations {
                      *           "inverseRate": "0.924623115578",
                      *           "midRate": "1.086956521739",
                      *           "spreadBps": 50,
-                     *           "asOf": "2026-11-28T13:17:45.801Z"
+                     *           "asOf": "2026-11-28T13:48:28.653Z"
                      *         },
                      *         {
                      *           "from": "EUR",
@@ -5929,7 +5962,7 @@ export interface operations {
                      *           "inverseRate": "1.175879396985",
                      *           "midRate": "0.8547008547",
                      *           "spreadBps": 50,
-                     *           "asOf": "2026-11-28T13:17:45.801Z"
+                     *           "asOf": "2026-11-28T13:48:28.653Z"
                      *         }
                      *       ]
                      *     }
@@ -6101,8 +6134,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "userId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
-                     *       "clientId": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *       "userId": "e75532fe-470a-4d1b-a428-731476e868a6",
+                     *       "clientId": "586f3c2a-19d5-4e89-bbec-42e9c3078ed8",
                      *       "balances": [
                      *         {
                      *           "currency": "EUR",
@@ -6111,7 +6144,7 @@ export interface operations {
                      *           "pendingOut": "10.14",
                      *           "totalBalance": "100006.15",
                      *           "isActive": true,
-                     *           "lastTransactionAt": "2026-11-28T13:16:53.211Z"
+                     *           "lastTransactionAt": "2026-11-28T13:48:25.424Z"
                      *         },
                      *         {
                      *           "currency": "USD",
@@ -6120,12 +6153,12 @@ export interface operations {
                      *           "pendingOut": "100.00",
                      *           "totalBalance": "99990.00",
                      *           "isActive": true,
-                     *           "lastTransactionAt": "2026-11-28T13:16:54.244Z"
+                     *           "lastTransactionAt": "2026-11-28T13:48:25.452Z"
                      *         }
                      *       ],
                      *       "totalValueEur": "192019.95",
                      *       "primaryCurrency": "GBP",
-                     *       "calculatedAt": "2026-11-28T13:17:36.556Z"
+                     *       "calculatedAt": "2026-11-28T13:48:27.895Z"
                      *     }
                      */
                     "application/json": components["schemas"]["LedgerBalances"];
@@ -6223,26 +6256,26 @@ export interface operations {
                      *       "object": "ledger_transaction.list",
                      *       "data": [
                      *         {
-                     *           "id": "be1b6375-65ff-4ef3-a9ac-bfe51c940b84",
+                     *           "id": "520b47e2-bdc6-43f9-8963-55db2918abf4",
                      *           "currency": "USD",
                      *           "amount": "100.00",
                      *           "direction": "debit",
                      *           "status": "pending",
                      *           "objectType": "order",
-                     *           "objectId": "742f2bcc-0c77-468c-867d-cfce4f43b36e",
+                     *           "objectId": "741a7b56-4574-41da-9a8d-0daeb69e435a",
                      *           "description": "Order funds held for the desk",
-                     *           "createdAt": "2026-11-28T13:16:54.244Z"
+                     *           "createdAt": "2026-11-28T13:48:25.452Z"
                      *         },
                      *         {
-                     *           "id": "9d5aa65b-a990-4db8-8fc3-a391c1f9bfac",
+                     *           "id": "26c75bc8-0395-4a2b-bae3-9f8b659752ed",
                      *           "currency": "EUR",
                      *           "amount": "10.14",
                      *           "direction": "debit",
                      *           "status": "pending",
                      *           "objectType": "payout",
-                     *           "objectId": "15596ad3-473c-4e85-a8d3-43093e9abc47",
+                     *           "objectId": "999c5628-7711-4ed9-8fd9-f9cc94e403c5",
                      *           "description": null,
-                     *           "createdAt": "2026-11-28T13:16:53.211Z"
+                     *           "createdAt": "2026-11-28T13:48:25.424Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -6329,8 +6362,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "grant_type": "client_credentials",
-                 *       "client_id": "3022acd4-36bc-4391-8319-67915adacd46",
-                 *       "client_secret": "cs_0123456789abcdef0123456789abcdef01234-56789",
+                 *       "client_id": "586f3c2a-19d5-4e89-bbec-42e9c3078ed8",
+                 *       "client_secret": "cs_012345_678-9abcde_f0123456789a_bcdef01_2345",
                  *       "audience": "corridor-api"
                  *     }
                  */
@@ -6346,7 +6379,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef012345.6789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd.e_f0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456_789abcdef01",
+                     *       "access_token": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef012345.6789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd.ef0123456789abcdef0123456789_abcdef0-123456789abcdef0123456789abcdef0123456789abcdef01",
                      *       "token_type": "Bearer",
                      *       "expires_in": 86400
                      *     }
@@ -6584,12 +6617,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "id": "e75532fe-470a-4d1b-a428-731476e868a6",
                      *       "accountType": "master",
                      *       "status": "active",
                      *       "country": "GB",
                      *       "name": "Acme Ltd",
-                     *       "createdAt": "2026-11-28T13:16:28.388Z",
+                     *       "createdAt": "2026-11-28T13:48:24.351Z",
                      *       "primaryCurrency": "GBP"
                      *     }
                      */
@@ -6689,22 +6722,22 @@ export interface operations {
                      *       "object": "account.list",
                      *       "data": [
                      *         {
-                     *           "id": "aebebb40-cd94-4508-bd16-0ccea5004df6",
+                     *           "id": "6bfb8833-c11b-46c4-8446-e139994f5dd4",
                      *           "accountType": "sub",
                      *           "status": "pending",
                      *           "country": "DE",
                      *           "name": "Ada Lovelace",
-                     *           "createdAt": "2026-11-28T13:17:23.523Z",
-                     *           "parentAccountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65"
+                     *           "createdAt": "2026-11-28T13:48:27.136Z",
+                     *           "parentAccountId": "e75532fe-470a-4d1b-a428-731476e868a6"
                      *         },
                      *         {
-                     *           "id": "fdf594ee-7d96-46fd-822f-3e8ad03b000a",
+                     *           "id": "d3fb2a52-8157-4e7a-8dec-2f79062f65c5",
                      *           "accountType": "sub",
                      *           "status": "pending",
                      *           "country": "GB",
                      *           "name": "Sample Branch",
-                     *           "createdAt": "2026-11-28T13:16:53.830Z",
-                     *           "parentAccountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65"
+                     *           "createdAt": "2026-11-28T13:48:25.438Z",
+                     *           "parentAccountId": "e75532fe-470a-4d1b-a428-731476e868a6"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -6814,13 +6847,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "aebebb40-cd94-4508-bd16-0ccea5004df6",
+                     *       "id": "6bfb8833-c11b-46c4-8446-e139994f5dd4",
                      *       "accountType": "sub",
                      *       "status": "pending",
                      *       "country": "DE",
                      *       "name": "Ada Lovelace",
-                     *       "createdAt": "2026-11-28T13:17:23.523Z",
-                     *       "parentAccountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65"
+                     *       "createdAt": "2026-11-28T13:48:27.136Z",
+                     *       "parentAccountId": "e75532fe-470a-4d1b-a428-731476e868a6"
                      *     }
                      */
                     "application/json": components["schemas"]["Account"];
@@ -6932,13 +6965,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fdf594ee-7d96-46fd-822f-3e8ad03b000a",
+                     *       "id": "d3fb2a52-8157-4e7a-8dec-2f79062f65c5",
                      *       "accountType": "sub",
                      *       "status": "pending",
                      *       "country": "GB",
                      *       "name": "Sample Branch",
-                     *       "createdAt": "2026-11-28T13:16:53.830Z",
-                     *       "parentAccountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65"
+                     *       "createdAt": "2026-11-28T13:48:25.438Z",
+                     *       "parentAccountId": "e75532fe-470a-4d1b-a428-731476e868a6"
                      *     }
                      */
                     "application/json": components["schemas"]["Account"];
@@ -7037,26 +7070,26 @@ export interface operations {
                      *       "object": "api_key.list",
                      *       "data": [
                      *         {
-                     *           "clientId": "fc41c679-91bc-4fb7-9ef0-4627bc8ad12f",
+                     *           "clientId": "b3000702-adfa-42ab-886a-d5c9f594b3ea",
                      *           "scopes": [
                      *             "read:accounts",
                      *             "write:accounts"
                      *           ],
                      *           "status": "active",
                      *           "label": null,
-                     *           "createdAt": "2026-11-28T13:16:46.178Z",
+                     *           "createdAt": "2026-11-28T13:48:25.054Z",
                      *           "lastUsedAt": null
                      *         },
                      *         {
-                     *           "clientId": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *           "clientId": "586f3c2a-19d5-4e89-bbec-42e9c3078ed8",
                      *           "scopes": [
                      *             "read:accounts",
                      *             "write:accounts"
                      *           ],
                      *           "status": "active",
                      *           "label": null,
-                     *           "createdAt": "2026-11-28T13:16:28.681Z",
-                     *           "lastUsedAt": "2026-11-28T13:16:28.951Z"
+                     *           "createdAt": "2026-11-28T13:48:24.366Z",
+                     *           "lastUsedAt": "2026-11-28T13:48:24.376Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -7166,7 +7199,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Scopes updated",
-                     *       "clientId": "fc41c679-91bc-4fb7-9ef0-4627bc8ad12f",
+                     *       "clientId": "b3000702-adfa-42ab-886a-d5c9f594b3ea",
                      *       "scopes": [
                      *         "read:payouts",
                      *         "write:payouts"
@@ -7287,11 +7320,11 @@ export interface operations {
                      *       "object": "approval_rule.list",
                      *       "data": [
                      *         {
-                     *           "id": "e6450893-cc2c-461a-b07d-3b9c81545533",
+                     *           "id": "20656478-68b0-41ca-931a-10506a423645",
                      *           "type": "amount_over",
                      *           "description": "Payouts over 10,000 EUR need a second person",
-                     *           "createdBy": "3022acd4-36bc-4391-8319-67915adacd46",
-                     *           "createdAt": "2026-11-28T13:19:16.621Z",
+                     *           "createdBy": "586f3c2a-19d5-4e89-bbec-42e9c3078ed8",
+                     *           "createdAt": "2026-11-28T13:48:33.377Z",
                      *           "currency": "EUR",
                      *           "amount": "10000.00"
                      *         }
@@ -7405,11 +7438,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "e6450893-cc2c-461a-b07d-3b9c81545533",
+                     *       "id": "20656478-68b0-41ca-931a-10506a423645",
                      *       "type": "amount_over",
                      *       "description": "Payouts over 10,000 EUR need a second person",
-                     *       "createdBy": "3022acd4-36bc-4391-8319-67915adacd46",
-                     *       "createdAt": "2026-11-28T13:19:16.621Z",
+                     *       "createdBy": "586f3c2a-19d5-4e89-bbec-42e9c3078ed8",
+                     *       "createdAt": "2026-11-28T13:48:33.377Z",
                      *       "currency": "EUR",
                      *       "amount": "10000.00"
                      *     }
@@ -7523,11 +7556,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "4ecd2736-1de8-4b81-af63-4f8392bb743a",
+                     *       "id": "2b48efb8-ddd5-4e1e-b4a6-c0d399be56fb",
                      *       "type": "batch_over",
                      *       "description": null,
-                     *       "createdBy": "3022acd4-36bc-4391-8319-67915adacd46",
-                     *       "createdAt": "2026-11-28T13:19:23.558Z",
+                     *       "createdBy": "586f3c2a-19d5-4e89-bbec-42e9c3078ed8",
+                     *       "createdAt": "2026-11-28T13:48:33.724Z",
                      *       "rows": 500
                      *     }
                      */
@@ -7622,7 +7655,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3659bdd7-88bd-4d1e-bb41-3237c07b1450",
+                     *       "id": "ae502751-5ee8-4b1b-b244-a35da318f4c8",
                      *       "deleted": true
                      *     }
                      */
@@ -7842,14 +7875,14 @@ export interface operations {
                      *       "object": "beneficiary.list",
                      *       "data": [
                      *         {
-                     *           "id": "b947b154-5b82-4c62-bc10-694e770c8d19",
+                     *           "id": "0e5ac558-1b0f-4e7a-a3d8-d8d5595ba7b2",
                      *           "type": "individual",
                      *           "status": "active",
                      *           "name": "Ada Lovelace",
                      *           "country": "DE",
                      *           "accounts": [
                      *             {
-                     *               "id": "cd66a282-4dd2-401f-b7af-d1bcc5168336",
+                     *               "id": "b4d2a238-70b4-41dd-a8a9-941144271c01",
                      *               "type": "iban",
                      *               "currency": "EUR",
                      *               "data": {
@@ -7857,21 +7890,21 @@ export interface operations {
                      *               }
                      *             }
                      *           ],
-                     *           "createdAt": "2026-11-28T13:19:49.271Z",
-                     *           "updatedAt": "2026-11-28T13:19:49.271Z",
+                     *           "createdAt": "2026-11-28T13:48:35.077Z",
+                     *           "updatedAt": "2026-11-28T13:48:35.077Z",
                      *           "address": "1 Hauptstrasse",
                      *           "city": "Berlin",
                      *           "postcode": "10115"
                      *         },
                      *         {
-                     *           "id": "2c6a40b4-0706-46e2-8774-86425418d75d",
+                     *           "id": "95837254-587c-4d75-b35e-23b38ea21afc",
                      *           "type": "individual",
                      *           "status": "active",
                      *           "name": "Ada Lovelace",
                      *           "country": "DE",
                      *           "accounts": [
                      *             {
-                     *               "id": "dc89b88c-c261-422d-9f2f-a78f86b90f07",
+                     *               "id": "ef12c7f8-dc2b-4541-b9f3-8e980586f9ab",
                      *               "type": "iban",
                      *               "currency": "EUR",
                      *               "data": {
@@ -7879,8 +7912,8 @@ export interface operations {
                      *               }
                      *             }
                      *           ],
-                     *           "createdAt": "2026-11-28T13:19:04.116Z",
-                     *           "updatedAt": "2026-11-28T13:19:04.116Z",
+                     *           "createdAt": "2026-11-28T13:48:32.913Z",
+                     *           "updatedAt": "2026-11-28T13:48:32.913Z",
                      *           "address": "1 Hauptstrasse",
                      *           "city": "Berlin",
                      *           "postcode": "10115"
@@ -8007,14 +8040,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "b947b154-5b82-4c62-bc10-694e770c8d19",
+                     *       "id": "0e5ac558-1b0f-4e7a-a3d8-d8d5595ba7b2",
                      *       "type": "individual",
                      *       "status": "active",
                      *       "name": "Ada Lovelace",
                      *       "country": "DE",
                      *       "accounts": [
                      *         {
-                     *           "id": "cd66a282-4dd2-401f-b7af-d1bcc5168336",
+                     *           "id": "b4d2a238-70b4-41dd-a8a9-941144271c01",
                      *           "type": "iban",
                      *           "currency": "EUR",
                      *           "data": {
@@ -8022,8 +8055,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "createdAt": "2026-11-28T13:19:49.271Z",
-                     *       "updatedAt": "2026-11-28T13:19:49.271Z",
+                     *       "createdAt": "2026-11-28T13:48:35.077Z",
+                     *       "updatedAt": "2026-11-28T13:48:35.077Z",
                      *       "address": "1 Hauptstrasse",
                      *       "city": "Berlin",
                      *       "postcode": "10115"
@@ -8040,14 +8073,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "b947b154-5b82-4c62-bc10-694e770c8d19",
+                     *       "id": "0e5ac558-1b0f-4e7a-a3d8-d8d5595ba7b2",
                      *       "type": "individual",
                      *       "status": "active",
                      *       "name": "Ada Lovelace",
                      *       "country": "DE",
                      *       "accounts": [
                      *         {
-                     *           "id": "cd66a282-4dd2-401f-b7af-d1bcc5168336",
+                     *           "id": "b4d2a238-70b4-41dd-a8a9-941144271c01",
                      *           "type": "iban",
                      *           "currency": "EUR",
                      *           "data": {
@@ -8055,8 +8088,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "createdAt": "2026-11-28T13:19:49.271Z",
-                     *       "updatedAt": "2026-11-28T13:19:49.271Z",
+                     *       "createdAt": "2026-11-28T13:48:35.077Z",
+                     *       "updatedAt": "2026-11-28T13:48:35.077Z",
                      *       "address": "1 Hauptstrasse",
                      *       "city": "Berlin",
                      *       "postcode": "10115"
@@ -8171,14 +8204,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "e7665696-2903-4da3-b3e5-4d322c54dd23",
+                     *       "id": "52b8ce69-5f95-4bb7-895a-8a6045cf508e",
                      *       "type": "individual",
                      *       "status": "active",
                      *       "name": "Ada Lovelace",
                      *       "country": "DE",
                      *       "accounts": [
                      *         {
-                     *           "id": "2b3802ae-f67c-4fad-9f7a-5664bb6e73ba",
+                     *           "id": "145ca7ed-c64d-41fd-aa8d-e2c58c3fe73d",
                      *           "type": "iban",
                      *           "currency": "EUR",
                      *           "data": {
@@ -8186,8 +8219,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "createdAt": "2026-11-28T13:16:32.740Z",
-                     *       "updatedAt": "2026-11-28T13:16:32.740Z",
+                     *       "createdAt": "2026-11-28T13:48:24.518Z",
+                     *       "updatedAt": "2026-11-28T13:48:24.518Z",
                      *       "address": "1 Hauptstrasse",
                      *       "city": "Berlin",
                      *       "postcode": "10115"
@@ -8290,14 +8323,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "e7665696-2903-4da3-b3e5-4d322c54dd23",
+                     *       "id": "52b8ce69-5f95-4bb7-895a-8a6045cf508e",
                      *       "type": "individual",
                      *       "status": "active",
                      *       "name": "Ada Lovelace",
                      *       "country": "DE",
                      *       "accounts": [
                      *         {
-                     *           "id": "2b3802ae-f67c-4fad-9f7a-5664bb6e73ba",
+                     *           "id": "145ca7ed-c64d-41fd-aa8d-e2c58c3fe73d",
                      *           "type": "iban",
                      *           "currency": "EUR",
                      *           "data": {
@@ -8305,8 +8338,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "createdAt": "2026-11-28T13:16:32.740Z",
-                     *       "updatedAt": "2026-11-28T13:19:56.130Z",
+                     *       "createdAt": "2026-11-28T13:48:24.518Z",
+                     *       "updatedAt": "2026-11-28T13:48:35.816Z",
                      *       "address": "1 Hauptstrasse",
                      *       "city": "Berlin",
                      *       "postcode": "10115"
@@ -8421,14 +8454,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "958071ca-57bf-4bc5-a2c3-97243c7681f1",
+                     *       "id": "686de077-6bec-45a2-82d8-c7d532f069be",
                      *       "type": "individual",
                      *       "status": "inactive",
                      *       "name": "Ada Lovelace",
                      *       "country": "DE",
                      *       "accounts": [
                      *         {
-                     *           "id": "c5512948-34f5-4638-9ab4-2ea5e55c54cb",
+                     *           "id": "51664a1c-5f3a-426b-a7de-a8f18c455254",
                      *           "type": "iban",
                      *           "currency": "EUR",
                      *           "data": {
@@ -8436,8 +8469,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "createdAt": "2026-11-28T13:19:56.705Z",
-                     *       "updatedAt": "2026-11-28T13:19:58.777Z",
+                     *       "createdAt": "2026-11-28T13:48:35.860Z",
+                     *       "updatedAt": "2026-11-28T13:48:36.046Z",
                      *       "address": "1 Hauptstrasse",
                      *       "city": "Berlin",
                      *       "postcode": "10115"
@@ -8782,6 +8815,128 @@ export interface operations {
             };
         };
     };
+    createCollection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: the first answer (2xx or 4xx) is stored for 24 h and replayed to a retry with the same key and body (Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 printable ASCII characters, e.g. a UUID. Without it a failed POST is not retryable.
+                 * @example 95b93760-5906-4e41-8360-080b4a76f53d
+                 */
+                "Idempotency-Key"?: string;
+                /** @description Acts on this sub-account of the workspace instead of the workspace itself (403 not_account_owner if it is not one of its sub-accounts). */
+                "Service-Account-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "clientRef": "order-5531",
+                 *       "amount": "25.00",
+                 *       "currency": "GHS",
+                 *       "phoneNumber": "+233241231000",
+                 *       "description": "Order 5531"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CollectionRequest"];
+            };
+        };
+        responses: {
+            /** @description `accountId` is the sub-account credited (null: the master account). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deposit"];
+                };
+            };
+            /** @description The request is not valid (VALIDATION_ERROR, UNKNOWN_FIELD, BAD_REQUEST, IDEMPOTENCY_KEY_INVALID, DUPLICATE_CLIENT_REF) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The credential may not do this (FORBIDDEN, ROLE_NOT_PERMITTED, METHOD_NOT_ENTITLED, WORKSPACE_SUSPENDED, not_account_owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not found in this workspace (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not possible in the resource's current state (CONFLICT, IDEMPOTENCY_KEY_PROCESSING, DUPLICATE_CLIENT_REF, COLLECTIONS_NOT_OFFERED) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Well-formed, but refused by the rules now (UNPROCESSABLE_ENTITY, IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description An unexpected failure; nothing is half done (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable now: retry after Retry-After with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listDeposits: {
         parameters: {
             query?: {
@@ -8813,8 +8968,8 @@ export interface operations {
                      *       "object": "deposit.list",
                      *       "data": [
                      *         {
-                     *           "id": "32468cc7-83ac-432f-99bc-4422fe19e232",
-                     *           "clientRef": "dep_oO7PHD279SxR",
+                     *           "id": "51881bcf-ae29-4eb6-8664-2ef4775f6762",
+                     *           "clientRef": "dep_y_8qyJn3Aimu",
                      *           "amount": "25.000000",
                      *           "serviceFee": "0.000000",
                      *           "creditedAmount": "25.000000",
@@ -8824,9 +8979,9 @@ export interface operations {
                      *           "virtualAccountId": null,
                      *           "accountId": null,
                      *           "failureReason": null,
-                     *           "createdAt": "2026-11-28T13:16:44.551Z",
-                     *           "updatedAt": "2026-11-28T13:16:44.551Z",
-                     *           "completedAt": "2026-11-28T13:16:44.551Z",
+                     *           "createdAt": "2026-11-28T13:48:24.992Z",
+                     *           "updatedAt": "2026-11-28T13:48:24.992Z",
+                     *           "completedAt": "2026-11-28T13:48:24.992Z",
                      *           "chain": null,
                      *           "txHash": null,
                      *           "fromAddress": null,
@@ -8928,8 +9083,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "32468cc7-83ac-432f-99bc-4422fe19e232",
-                     *       "clientRef": "dep_oO7PHD279SxR",
+                     *       "id": "51881bcf-ae29-4eb6-8664-2ef4775f6762",
+                     *       "clientRef": "dep_y_8qyJn3Aimu",
                      *       "amount": "25.000000",
                      *       "serviceFee": "0.000000",
                      *       "creditedAmount": "25.000000",
@@ -8939,9 +9094,9 @@ export interface operations {
                      *       "virtualAccountId": null,
                      *       "accountId": null,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:16:44.551Z",
-                     *       "updatedAt": "2026-11-28T13:16:44.551Z",
-                     *       "completedAt": "2026-11-28T13:16:44.551Z",
+                     *       "createdAt": "2026-11-28T13:48:24.992Z",
+                     *       "updatedAt": "2026-11-28T13:48:24.992Z",
+                     *       "completedAt": "2026-11-28T13:48:24.992Z",
                      *       "chain": null,
                      *       "txHash": null,
                      *       "fromAddress": null,
@@ -9050,38 +9205,38 @@ export interface operations {
                      *       "object": "event.list",
                      *       "data": [
                      *         {
-                     *           "id": "evt_WBDbEzmDOPQ9tP1FVzweHVgzTk",
-                     *           "type": "payout.paid",
-                     *           "createdAt": "2026-11-28T13:20:22.983Z",
+                     *           "id": "evt_PqblJ26qL4z86UMaf4hKZZEms8",
+                     *           "type": "payout.processing",
+                     *           "createdAt": "2026-11-28T13:48:38.572Z",
                      *           "test": false,
                      *           "data": {
-                     *             "id": "6aa1307e-ff18-4b24-ae6b-e73cb8048bc8",
-                     *             "amount": "25.00",
-                     *             "status": "paid",
+                     *             "id": "999c5628-7711-4ed9-8fd9-f9cc94e403c5",
+                     *             "amount": "10.14",
+                     *             "status": "processing",
                      *             "currency": "EUR",
-                     *             "clientRef": "invoice-1042",
-                     *             "completedAt": "2026-11-28T13:20:22.983Z"
+                     *             "clientRef": "s-mcy55zoq",
+                     *             "completedAt": null
                      *           },
                      *           "accountId": null
                      *         },
                      *         {
-                     *           "id": "evt_apS5wGUp_IxVAd_Ye5t-3HhOvp",
+                     *           "id": "evt_8SU05yTxr4Gkwtt-tMMyDvZ_BB",
                      *           "type": "payout.processing",
-                     *           "createdAt": "2026-11-28T13:20:21.714Z",
+                     *           "createdAt": "2026-11-28T13:48:38.572Z",
                      *           "test": false,
                      *           "data": {
-                     *             "id": "15596ad3-473c-4e85-a8d3-43093e9abc47",
-                     *             "amount": "10.14",
+                     *             "id": "593b8566-5be4-4fbd-b0dc-134e333b97f8",
+                     *             "amount": "25.00",
                      *             "status": "processing",
                      *             "currency": "EUR",
-                     *             "clientRef": "s-2h08w0o7",
+                     *             "clientRef": "invoice-1042",
                      *             "completedAt": null
                      *           },
                      *           "accountId": null
                      *         }
                      *       ],
-                     *       "hasMore": true,
-                     *       "nextCursor": "WyIyMDI2LTExLTI4VDEzOjE2OjQ0LjU1MTAwMFoiLCJldnRfTmlWM0J4WmptT01RNEdUQVpwWnFPRml2SDciXQ"
+                     *       "hasMore": false,
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["EventList"];
@@ -9175,16 +9330,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "evt_NiV3BxZjmOMQ4GTAZpZqOFivH7",
+                     *       "id": "evt_wBAOmBtBVmJ_uGwp1M5L105NNS",
                      *       "type": "deposit.completed",
-                     *       "createdAt": "2026-11-28T13:16:44.551Z",
+                     *       "createdAt": "2026-11-28T13:48:24.992Z",
                      *       "test": false,
                      *       "data": {
-                     *         "id": "32468cc7-83ac-432f-99bc-4422fe19e232",
+                     *         "id": "51881bcf-ae29-4eb6-8664-2ef4775f6762",
                      *         "amount": "25.000000",
                      *         "status": "completed",
                      *         "currency": "USDC",
-                     *         "clientRef": "dep_oO7PHD279SxR",
+                     *         "clientRef": "dep_y_8qyJn3Aimu",
                      *         "serviceFee": "0.000000",
                      *         "creditedAmount": "25.000000"
                      *       },
@@ -9369,7 +9524,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "quoteId": "8a08d9c4-8add-427e-a828-fe0b6a35e963"
+                 *       "quoteId": "d710a9a6-24c8-4443-9024-001b04edc4f8"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateFxConversionRequest"];
@@ -9384,8 +9539,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "9da1e00e-260e-40f4-89d5-3c0b93ef878b",
-                     *       "quoteId": "8a08d9c4-8add-427e-a828-fe0b6a35e963",
+                     *       "id": "f7e6a847-3584-4b08-a9b1-baf5b13932d1",
+                     *       "quoteId": "d710a9a6-24c8-4443-9024-001b04edc4f8",
                      *       "clientRef": null,
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -9393,7 +9548,7 @@ export interface operations {
                      *       "toAmount": "9.15",
                      *       "rate": "0.9154",
                      *       "status": "completed",
-                     *       "createdAt": "2026-11-28T13:18:07.908Z"
+                     *       "createdAt": "2026-11-28T13:48:29.815Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxConversion"];
@@ -9505,8 +9660,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "c3426a66-dba2-4a0f-91d3-70cc24a6c639",
-                     *       "quoteId": "d49bf4b2-bd5a-4c4f-b467-68ff81adaf07",
+                     *       "id": "49e5a11e-33e8-4b2a-bd6d-36659919ee52",
+                     *       "quoteId": "4ef3647d-d8ab-4b8d-930c-c10baaf21443",
                      *       "clientRef": null,
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -9514,7 +9669,7 @@ export interface operations {
                      *       "toAmount": "9.15",
                      *       "rate": "0.9154",
                      *       "status": "completed",
-                     *       "createdAt": "2026-11-28T13:16:43.425Z"
+                     *       "createdAt": "2026-11-28T13:48:24.963Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxConversion"];
@@ -9622,7 +9777,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "b744e9b7-a8cf-4e25-ac72-d7735807f233",
+                     *       "id": "59141539-01f6-477b-a35f-261064540932",
                      *       "fromCurrency": "EUR",
                      *       "toCurrency": "USD",
                      *       "fromAmount": "100.00",
@@ -9634,8 +9789,8 @@ export interface operations {
                      *       "fee": "0.00",
                      *       "intent": "payout",
                      *       "status": "open",
-                     *       "expiresAt": "2026-11-28T13:18:18.346Z",
-                     *       "createdAt": "2026-11-28T13:17:48.346Z"
+                     *       "expiresAt": "2026-11-28T13:48:58.800Z",
+                     *       "createdAt": "2026-11-28T13:48:28.800Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxQuote"];
@@ -9747,7 +9902,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "946b3bb6-a49a-4ae3-98d7-77668572d05e",
+                     *       "id": "5d5260ec-70f2-47db-b8c0-ae12bc61d211",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
                      *       "fromAmount": "10.00",
@@ -9758,9 +9913,9 @@ export interface operations {
                      *       "spreadBps": 50,
                      *       "fee": "0.00",
                      *       "intent": "conversion",
-                     *       "status": "expired",
-                     *       "expiresAt": "2026-11-28T13:17:12.302Z",
-                     *       "createdAt": "2026-11-28T13:16:42.302Z"
+                     *       "status": "open",
+                     *       "expiresAt": "2026-11-28T13:48:54.932Z",
+                     *       "createdAt": "2026-11-28T13:48:24.932Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FxQuote"];
@@ -9865,7 +10020,7 @@ export interface operations {
                      *           "inverseRate": "0.924623115578",
                      *           "midRate": "1.086956521739",
                      *           "spreadBps": 50,
-                     *           "asOf": "2026-11-28T13:17:43.069Z"
+                     *           "asOf": "2026-11-28T13:48:28.508Z"
                      *         },
                      *         {
                      *           "from": "EUR",
@@ -9874,7 +10029,7 @@ export interface operations {
                      *           "inverseRate": "1.175879396985",
                      *           "midRate": "0.8547008547",
                      *           "spreadBps": 50,
-                     *           "asOf": "2026-11-28T13:17:43.069Z"
+                     *           "asOf": "2026-11-28T13:48:28.508Z"
                      *         }
                      *       ]
                      *     }
@@ -9967,8 +10122,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "userId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
-                     *       "clientId": "3022acd4-36bc-4391-8319-67915adacd46",
+                     *       "userId": "e75532fe-470a-4d1b-a428-731476e868a6",
+                     *       "clientId": "586f3c2a-19d5-4e89-bbec-42e9c3078ed8",
                      *       "balances": [
                      *         {
                      *           "currency": "EUR",
@@ -9977,7 +10132,7 @@ export interface operations {
                      *           "pendingOut": "10.14",
                      *           "totalBalance": "100006.15",
                      *           "isActive": true,
-                     *           "lastTransactionAt": "2026-11-28T13:16:53.211Z"
+                     *           "lastTransactionAt": "2026-11-28T13:48:25.424Z"
                      *         },
                      *         {
                      *           "currency": "USD",
@@ -9986,12 +10141,12 @@ export interface operations {
                      *           "pendingOut": "100.00",
                      *           "totalBalance": "99990.00",
                      *           "isActive": true,
-                     *           "lastTransactionAt": "2026-11-28T13:16:54.244Z"
+                     *           "lastTransactionAt": "2026-11-28T13:48:25.452Z"
                      *         }
                      *       ],
                      *       "totalValueEur": "192019.95",
                      *       "primaryCurrency": "GBP",
-                     *       "calculatedAt": "2026-11-28T13:17:35.368Z"
+                     *       "calculatedAt": "2026-11-28T13:48:27.750Z"
                      *     }
                      */
                     "application/json": components["schemas"]["LedgerBalances"];
@@ -10089,26 +10244,26 @@ export interface operations {
                      *       "object": "ledger_transaction.list",
                      *       "data": [
                      *         {
-                     *           "id": "be1b6375-65ff-4ef3-a9ac-bfe51c940b84",
+                     *           "id": "520b47e2-bdc6-43f9-8963-55db2918abf4",
                      *           "currency": "USD",
                      *           "amount": "100.00",
                      *           "direction": "debit",
                      *           "status": "pending",
                      *           "objectType": "order",
-                     *           "objectId": "742f2bcc-0c77-468c-867d-cfce4f43b36e",
+                     *           "objectId": "741a7b56-4574-41da-9a8d-0daeb69e435a",
                      *           "description": "Order funds held for the desk",
-                     *           "createdAt": "2026-11-28T13:16:54.244Z"
+                     *           "createdAt": "2026-11-28T13:48:25.452Z"
                      *         },
                      *         {
-                     *           "id": "9d5aa65b-a990-4db8-8fc3-a391c1f9bfac",
+                     *           "id": "26c75bc8-0395-4a2b-bae3-9f8b659752ed",
                      *           "currency": "EUR",
                      *           "amount": "10.14",
                      *           "direction": "debit",
                      *           "status": "pending",
                      *           "objectType": "payout",
-                     *           "objectId": "15596ad3-473c-4e85-a8d3-43093e9abc47",
+                     *           "objectId": "999c5628-7711-4ed9-8fd9-f9cc94e403c5",
                      *           "description": null,
-                     *           "createdAt": "2026-11-28T13:16:53.211Z"
+                     *           "createdAt": "2026-11-28T13:48:25.424Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -10211,7 +10366,7 @@ export interface operations {
                      *       "object": "order.list",
                      *       "data": [
                      *         {
-                     *           "id": "e67b2e4e-31d1-479d-873f-4158c586e844",
+                     *           "id": "b9994f07-30ea-4398-af46-cd330d070ddd",
                      *           "clientRef": "order-2001",
                      *           "status": "funds_received",
                      *           "fromCurrency": "USD",
@@ -10222,18 +10377,18 @@ export interface operations {
                      *           "failureReason": null,
                      *           "uetr": null,
                      *           "settlement": null,
-                     *           "fundingDeadlineAt": "2026-11-29T13:21:58.926Z",
-                     *           "executionDeadlineAt": "2026-12-01T13:21:58.926Z",
-                     *           "fundedAt": "2026-11-28T13:21:58.926Z",
+                     *           "fundingDeadlineAt": "2026-11-29T13:48:46.984Z",
+                     *           "executionDeadlineAt": "2026-12-01T13:48:46.984Z",
+                     *           "fundedAt": "2026-11-28T13:48:46.984Z",
                      *           "completedAt": null,
-                     *           "createdAt": "2026-11-28T13:21:58.926Z",
+                     *           "createdAt": "2026-11-28T13:48:46.984Z",
                      *           "funding": "balance",
                      *           "beneficiaryId": null,
-                     *           "updatedAt": "2026-11-28T13:21:58.926Z"
+                     *           "updatedAt": "2026-11-28T13:48:46.984Z"
                      *         },
                      *         {
-                     *           "id": "742f2bcc-0c77-468c-867d-cfce4f43b36e",
-                     *           "clientRef": "o-c4hz7wrr",
+                     *           "id": "741a7b56-4574-41da-9a8d-0daeb69e435a",
+                     *           "clientRef": "o-y5th8qtg",
                      *           "status": "funds_received",
                      *           "fromCurrency": "USD",
                      *           "toCurrency": "EUR",
@@ -10243,14 +10398,14 @@ export interface operations {
                      *           "failureReason": null,
                      *           "uetr": null,
                      *           "settlement": null,
-                     *           "fundingDeadlineAt": "2026-11-29T13:16:54.244Z",
-                     *           "executionDeadlineAt": "2026-12-01T13:16:54.244Z",
-                     *           "fundedAt": "2026-11-28T13:16:54.244Z",
+                     *           "fundingDeadlineAt": "2026-11-29T13:48:25.452Z",
+                     *           "executionDeadlineAt": "2026-12-01T13:48:25.452Z",
+                     *           "fundedAt": "2026-11-28T13:48:25.452Z",
                      *           "completedAt": null,
-                     *           "createdAt": "2026-11-28T13:16:54.244Z",
+                     *           "createdAt": "2026-11-28T13:48:25.452Z",
                      *           "funding": "balance",
                      *           "beneficiaryId": null,
-                     *           "updatedAt": "2026-11-28T13:16:54.244Z"
+                     *           "updatedAt": "2026-11-28T13:48:25.452Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -10363,7 +10518,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "e67b2e4e-31d1-479d-873f-4158c586e844",
+                     *       "id": "b9994f07-30ea-4398-af46-cd330d070ddd",
                      *       "clientRef": "order-2001",
                      *       "status": "funds_received",
                      *       "fromCurrency": "USD",
@@ -10374,14 +10529,14 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": null,
-                     *       "fundingDeadlineAt": "2026-11-29T13:21:58.926Z",
-                     *       "executionDeadlineAt": "2026-12-01T13:21:58.926Z",
-                     *       "fundedAt": "2026-11-28T13:21:58.926Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:48:46.984Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:48:46.984Z",
+                     *       "fundedAt": "2026-11-28T13:48:46.984Z",
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T13:21:58.926Z",
+                     *       "createdAt": "2026-11-28T13:48:46.984Z",
                      *       "funding": "balance",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T13:21:58.926Z"
+                     *       "updatedAt": "2026-11-28T13:48:46.984Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -10493,8 +10648,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "742f2bcc-0c77-468c-867d-cfce4f43b36e",
-                     *       "clientRef": "o-c4hz7wrr",
+                     *       "id": "741a7b56-4574-41da-9a8d-0daeb69e435a",
+                     *       "clientRef": "o-y5th8qtg",
                      *       "status": "funds_received",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -10504,14 +10659,14 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": null,
-                     *       "fundingDeadlineAt": "2026-11-29T13:16:54.244Z",
-                     *       "executionDeadlineAt": "2026-12-01T13:16:54.244Z",
-                     *       "fundedAt": "2026-11-28T13:16:54.244Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:48:25.452Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:48:25.452Z",
+                     *       "fundedAt": "2026-11-28T13:48:25.452Z",
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T13:16:54.244Z",
+                     *       "createdAt": "2026-11-28T13:48:25.452Z",
                      *       "funding": "balance",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T13:16:54.244Z"
+                     *       "updatedAt": "2026-11-28T13:48:25.452Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -10610,8 +10765,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "df26b94a-a325-45f1-9ea2-2f50bf8924a5",
-                     *       "clientRef": "o-g9d7yypz",
+                     *       "id": "a43a6fcc-dec9-4602-ae62-2c6714d40320",
+                     *       "clientRef": "o-oh8akzrs",
                      *       "status": "cancelled",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -10621,11 +10776,11 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": {
-                     *         "settlementId": "3ff9ebce-b132-446f-9ed8-c7fb5dc4f793",
+                     *         "settlementId": "bb4a5b67-22ab-4341-9f6d-46f67e39b96d",
                      *         "method": "bank_transfer",
                      *         "requiredAmount": "100.00",
                      *         "currency": "USD",
-                     *         "reference": "ORD-342992F000",
+                     *         "reference": "ORD-24307506B6",
                      *         "status": "cancelled",
                      *         "instructions": {
                      *           "bankName": "Corridor Settlement Bank",
@@ -10634,19 +10789,19 @@ export interface operations {
                      *           "routingNumber": "021000021",
                      *           "accountHolderName": "Corridor Trade Desk"
                      *         },
-                     *         "expiresAt": "2026-11-29T13:22:02.827Z",
+                     *         "expiresAt": "2026-11-29T13:48:47.458Z",
                      *         "requirements": {
                      *           "proofOfPayment": true
                      *         }
                      *       },
-                     *       "fundingDeadlineAt": "2026-11-29T13:22:02.827Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:48:47.458Z",
                      *       "executionDeadlineAt": null,
                      *       "fundedAt": null,
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T13:22:02.827Z",
+                     *       "createdAt": "2026-11-28T13:48:47.458Z",
                      *       "funding": "settlement",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T13:22:03.962Z"
+                     *       "updatedAt": "2026-11-28T13:48:47.611Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -10757,7 +10912,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "proofKey": "upl_FMOyjaFlQ_1_veAvmwJpFKQj"
+                 *       "proofKey": "upl_bZsCvHBW2_vYKdps8fVLw3Ec"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateOrderSettlementProofRequest"];
@@ -10772,8 +10927,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "8efa9a99-bdfb-4099-9d2c-6ebfbe4df03b",
-                     *       "clientRef": "o-16zwul84",
+                     *       "id": "1749e7ee-9eb7-49fe-9c94-8c817f207501",
+                     *       "clientRef": "o-fichohr9",
                      *       "status": "awaiting_funds",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -10783,11 +10938,11 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": {
-                     *         "settlementId": "ae7fd811-8af3-409c-9116-e457dab712b5",
+                     *         "settlementId": "2ffd1675-ccf3-44f8-9f4a-4f423dc9e670",
                      *         "method": "bank_transfer",
                      *         "requiredAmount": "100.00",
                      *         "currency": "USD",
-                     *         "reference": "ORD-6CDF877D61",
+                     *         "reference": "ORD-4A51253EE9",
                      *         "status": "proof_submitted",
                      *         "instructions": {
                      *           "bankName": "Corridor Settlement Bank",
@@ -10796,19 +10951,19 @@ export interface operations {
                      *           "routingNumber": "021000021",
                      *           "accountHolderName": "Corridor Trade Desk"
                      *         },
-                     *         "expiresAt": "2026-11-29T13:22:07.007Z",
+                     *         "expiresAt": "2026-11-29T13:48:47.938Z",
                      *         "requirements": {
                      *           "proofOfPayment": true
                      *         }
                      *       },
-                     *       "fundingDeadlineAt": "2026-11-29T13:22:07.007Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:48:47.938Z",
                      *       "executionDeadlineAt": null,
                      *       "fundedAt": null,
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T13:22:07.007Z",
+                     *       "createdAt": "2026-11-28T13:48:47.938Z",
                      *       "funding": "settlement",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T13:22:08.223Z"
+                     *       "updatedAt": "2026-11-28T13:48:48.134Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -10935,9 +11090,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "proofKey": "upl_bxmI7wDBPvuBuHgtkIQWay_6",
-                     *       "uploadUrl": "http://127.0.0.1:8080/v2/uploads/upl_bxmI7wDBPvuBuHgtkIQWay_6?expires=1795873025821&signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-                     *       "expiresAt": "2026-11-28T13:37:05.821Z"
+                     *       "proofKey": "upl_ImtFXk-D2jXcn5SfV83zeT4I",
+                     *       "uploadUrl": "http://127.0.0.1:8080/v2/uploads/upl_ImtFXk-D2jXcn5SfV83zeT4I?expires=1795874627810&signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                     *       "expiresAt": "2026-11-28T14:03:47.810Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ProofUpload"];
@@ -11056,7 +11211,7 @@ export interface operations {
                      *       "object": "payout.list",
                      *       "data": [
                      *         {
-                     *           "id": "6aa1307e-ff18-4b24-ae6b-e73cb8048bc8",
+                     *           "id": "593b8566-5be4-4fbd-b0dc-134e333b97f8",
                      *           "clientRef": "invoice-1042",
                      *           "amount": "25.00",
                      *           "currency": "EUR",
@@ -11064,10 +11219,10 @@ export interface operations {
                      *           "route": "international",
                      *           "fee": "0.00",
                      *           "feeCurrency": "EUR",
-                     *           "beneficiaryId": "e7665696-2903-4da3-b3e5-4d322c54dd23",
+                     *           "beneficiaryId": "52b8ce69-5f95-4bb7-895a-8a6045cf508e",
                      *           "failureReason": null,
-                     *           "createdAt": "2026-11-28T13:18:31.545Z",
-                     *           "updatedAt": "2026-11-28T13:18:31.545Z",
+                     *           "createdAt": "2026-11-28T13:48:30.990Z",
+                     *           "updatedAt": "2026-11-28T13:48:30.990Z",
                      *           "completedAt": null,
                      *           "reference": "Invoice 1042",
                      *           "screening": {
@@ -11076,18 +11231,18 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "15596ad3-473c-4e85-a8d3-43093e9abc47",
-                     *           "clientRef": "s-2h08w0o7",
+                     *           "id": "999c5628-7711-4ed9-8fd9-f9cc94e403c5",
+                     *           "clientRef": "s-mcy55zoq",
                      *           "amount": "10.14",
                      *           "currency": "EUR",
                      *           "status": "queued",
                      *           "route": "international",
                      *           "fee": "0.00",
                      *           "feeCurrency": "EUR",
-                     *           "beneficiaryId": "d39a6c4d-40f8-4ede-b267-37f057376a49",
+                     *           "beneficiaryId": "08afdc8d-3c71-4e10-a0e9-16cc4bd17dd5",
                      *           "failureReason": null,
-                     *           "createdAt": "2026-11-28T13:16:53.211Z",
-                     *           "updatedAt": "2026-11-28T13:16:53.211Z",
+                     *           "createdAt": "2026-11-28T13:48:25.424Z",
+                     *           "updatedAt": "2026-11-28T13:48:25.424Z",
                      *           "completedAt": null,
                      *           "screening": {
                      *             "status": "clear",
@@ -11190,7 +11345,7 @@ export interface operations {
                  *       "amount": "25.00",
                  *       "currency": "EUR",
                  *       "beneficiary": {
-                 *         "id": "e7665696-2903-4da3-b3e5-4d322c54dd23"
+                 *         "id": "52b8ce69-5f95-4bb7-895a-8a6045cf508e"
                  *       },
                  *       "senderInfo": {
                  *         "type": "individual",
@@ -11213,7 +11368,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "6aa1307e-ff18-4b24-ae6b-e73cb8048bc8",
+                     *       "id": "593b8566-5be4-4fbd-b0dc-134e333b97f8",
                      *       "clientRef": "invoice-1042",
                      *       "amount": "25.00",
                      *       "currency": "EUR",
@@ -11221,11 +11376,11 @@ export interface operations {
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "e7665696-2903-4da3-b3e5-4d322c54dd23",
+                     *       "beneficiaryId": "52b8ce69-5f95-4bb7-895a-8a6045cf508e",
                      *       "reference": "Invoice 1042",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:18:31.545Z",
-                     *       "updatedAt": "2026-11-28T13:18:31.545Z",
+                     *       "createdAt": "2026-11-28T13:48:30.990Z",
+                     *       "updatedAt": "2026-11-28T13:48:30.990Z",
                      *       "completedAt": null,
                      *       "screening": {
                      *         "status": "clear",
@@ -11342,18 +11497,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "15596ad3-473c-4e85-a8d3-43093e9abc47",
-                     *       "clientRef": "s-2h08w0o7",
+                     *       "id": "999c5628-7711-4ed9-8fd9-f9cc94e403c5",
+                     *       "clientRef": "s-mcy55zoq",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "queued",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "d39a6c4d-40f8-4ede-b267-37f057376a49",
+                     *       "beneficiaryId": "08afdc8d-3c71-4e10-a0e9-16cc4bd17dd5",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:16:53.211Z",
-                     *       "updatedAt": "2026-11-28T13:16:53.211Z",
+                     *       "createdAt": "2026-11-28T13:48:25.424Z",
+                     *       "updatedAt": "2026-11-28T13:48:25.424Z",
                      *       "completedAt": null,
                      *       "screening": {
                      *         "status": "clear",
@@ -11462,32 +11617,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "f1201b77-b68f-48f8-8d01-d37670969fd3",
-                     *       "clientRef": "s-qwald8ws",
+                     *       "id": "5af0aba3-2e47-4696-9313-d00f5ad97cdc",
+                     *       "clientRef": "s-btvh9pcd",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "queued",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "003771cd-2e2a-480b-ad7e-0956f3b04357",
+                     *       "beneficiaryId": "d6713dfb-9487-4123-aed5-9041fcce8da8",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:19:39.776Z",
-                     *       "updatedAt": "2026-11-28T13:19:39.776Z",
+                     *       "createdAt": "2026-11-28T13:48:34.360Z",
+                     *       "updatedAt": "2026-11-28T13:48:34.360Z",
                      *       "completedAt": null,
                      *       "approval": {
                      *         "status": "approved",
                      *         "rule": {
-                     *           "id": "10530fe8-ab84-431e-b839-95dac507a7bc",
+                     *           "id": "afe6467b-842a-470f-bc78-e2f3998c8d1e",
                      *           "type": "every_payout",
                      *           "description": null,
-                     *           "createdBy": "18cfcb61-6cb3-4269-b731-779c15500d3d",
-                     *           "createdAt": "2026-11-28T13:19:39.426Z"
+                     *           "createdBy": "251a4299-d760-4dea-88f2-b7a5e2782864",
+                     *           "createdAt": "2026-11-28T13:48:34.346Z"
                      *         },
-                     *         "requestedBy": "18cfcb61-6cb3-4269-b731-779c15500d3d",
-                     *         "expiresAt": "2026-12-01T13:19:40.106Z",
-                     *         "decidedBy": "2303aca7-0f2e-426a-bee0-384e61b57ba2",
-                     *         "decidedAt": "2026-11-28T13:19:42.203Z",
+                     *         "requestedBy": "251a4299-d760-4dea-88f2-b7a5e2782864",
+                     *         "expiresAt": "2026-12-01T13:48:34.370Z",
+                     *         "decidedBy": "aae48731-ba3c-45e1-994c-7b7609cb2644",
+                     *         "decidedAt": "2026-11-28T13:48:34.553Z",
                      *         "reason": null
                      *       },
                      *       "screening": {
@@ -11610,18 +11765,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "b69050bc-5fa5-490c-b1c6-b89137030a92",
-                     *       "clientRef": "s-6gerienp",
+                     *       "id": "50c520ee-ab58-4776-922e-67a51633e161",
+                     *       "clientRef": "s-7t7aldc9",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "cancelled",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "59429b77-e0fb-4ae5-8658-1965a0f9e86a",
+                     *       "beneficiaryId": "665c8a89-6a29-4247-ae4c-50dce65578c0",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:18:42.064Z",
-                     *       "updatedAt": "2026-11-28T13:18:45.430Z",
+                     *       "createdAt": "2026-11-28T13:48:31.786Z",
+                     *       "updatedAt": "2026-11-28T13:48:31.961Z",
                      *       "completedAt": null,
                      *       "screening": {
                      *         "status": "clear",
@@ -11949,32 +12104,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "ed298f41-deaf-4c0d-8c9f-2b828e09b113",
-                     *       "clientRef": "s-cbocq3vr",
+                     *       "id": "eddc3247-07ed-4c4b-98e6-0a48db8dd097",
+                     *       "clientRef": "s-5ge04k1r",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "cancelled",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "179992a8-452c-4bc0-865e-b83902a62998",
+                     *       "beneficiaryId": "97771536-5916-4692-a5dd-7a6896d4a2d9",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:19:43.574Z",
-                     *       "updatedAt": "2026-11-28T13:19:45.790Z",
+                     *       "createdAt": "2026-11-28T13:48:34.692Z",
+                     *       "updatedAt": "2026-11-28T13:48:34.865Z",
                      *       "completedAt": null,
                      *       "approval": {
                      *         "status": "rejected",
                      *         "rule": {
-                     *           "id": "8b8f2da1-6be2-450b-9961-fbac79e07e6d",
+                     *           "id": "e4fe40f5-2a9f-4d66-8e32-5f1f71a4e17c",
                      *           "type": "every_payout",
                      *           "description": null,
-                     *           "createdBy": "e91bd8fd-30ad-4d4b-adf5-628f5377f8e5",
-                     *           "createdAt": "2026-11-28T13:19:43.424Z"
+                     *           "createdBy": "d02c1f50-bbe6-4f02-9306-af59c6c6b421",
+                     *           "createdAt": "2026-11-28T13:48:34.675Z"
                      *         },
-                     *         "requestedBy": "e91bd8fd-30ad-4d4b-adf5-628f5377f8e5",
-                     *         "expiresAt": "2026-12-01T13:19:43.664Z",
-                     *         "decidedBy": "85b346f2-c125-47e9-9b5f-888ff40a6d67",
-                     *         "decidedAt": "2026-11-28T13:19:45.790Z",
+                     *         "requestedBy": "d02c1f50-bbe6-4f02-9306-af59c6c6b421",
+                     *         "expiresAt": "2026-12-01T13:48:34.704Z",
+                     *         "decidedBy": "61e2c67a-1551-4b35-91ed-4901cad71f09",
+                     *         "decidedAt": "2026-11-28T13:48:34.865Z",
                      *         "reason": null
                      *       },
                      *       "screening": {
@@ -12093,8 +12248,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "rail.list",
-                     *       "accountId": "2b3802ae-f67c-4fad-9f7a-5664bb6e73ba",
-                     *       "beneficiaryId": "e7665696-2903-4da3-b3e5-4d322c54dd23",
+                     *       "accountId": "145ca7ed-c64d-41fd-aa8d-e2c58c3fe73d",
+                     *       "beneficiaryId": "52b8ce69-5f95-4bb7-895a-8a6045cf508e",
                      *       "currency": "EUR",
                      *       "autoRoute": "sepa_inst",
                      *       "data": [
@@ -12223,73 +12378,72 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "object": "request_log",
-                     *           "id": "793b5151-1a41-47f4-87df-26212a62a8fd",
-                     *           "requestId": "req_625768ee664ba76e87702bd1",
-                     *           "method": "POST",
-                     *           "path": "/v1/webhooks/a22a7066-3ea0-4147-8e86-e6337bdf6a6f/deliveries/841cbf2e-33c4-422d-b685-9336b21d75df/resend",
-                     *           "status": 202,
-                     *           "durationMs": 84,
-                     *           "idempotencyKey": "a3f11aa9fc3e6bdf0efb4faeb1428e46",
-                     *           "caller": "3022acd4-36bc-4391-8319-67915adacd46",
-                     *           "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *           "id": "cadb741d-ecc9-4e1a-93ae-9dac5b3c689e",
+                     *           "requestId": "req_26b87d7fa7acd7d2ca19a0ed",
+                     *           "method": "GET",
+                     *           "path": "/v1/webhooks/a5033a36-842d-4b19-8b22-086707cdfe01/deliveries",
+                     *           "status": 200,
+                     *           "durationMs": 4,
+                     *           "idempotencyKey": null,
+                     *           "caller": "586f3c2a-19d5-4e89-bbec-42e9c3078ed8",
+                     *           "accountId": "e75532fe-470a-4d1b-a428-731476e868a6",
                      *           "requestBody": null,
                      *           "responseBody": {
-                     *             "id": "841cbf2e-33c4-422d-b685-9336b21d75df",
-                     *             "status": "pending",
-                     *             "eventId": "evt_MJm6dH3AFKtGsuCJlsve68MSGF",
-                     *             "attempts": [
+                     *             "data": [
                      *               {
-                     *                 "at": "2026-11-28T13:20:21.612Z",
-                     *                 "error": null,
-                     *                 "number": 1,
-                     *                 "durationMs": 3675,
-                     *                 "responseStatus": 200,
-                     *                 "responseExcerpt": "ok"
+                     *                 "id": "546dfdc2-3e07-406d-aacc-a7c6c7208abf",
+                     *                 "status": "pending",
+                     *                 "eventId": "evt_GoE_YoPEOFyUGvB903j-Bmspzi",
+                     *                 "attempts": [],
+                     *                 "createdAt": "2026-11-28T13:48:38.145Z",
+                     *                 "eventType": "webhook.test",
+                     *                 "endpointId": "a5033a36-842d-4b19-8b22-086707cdfe01",
+                     *                 "nextAttemptAt": "2026-11-28T13:48:38.145Z"
+                     *               },
+                     *               {
+                     *                 "id": "59f7d7b8-0adc-4c7e-97ee-ac4c50ddd1d7",
+                     *                 "status": "pending",
+                     *                 "eventId": "evt_JTggYHkaymbyjxmo0x7X-03fer",
+                     *                 "attempts": [],
+                     *                 "createdAt": "2026-11-28T13:48:24.880Z",
+                     *                 "eventType": "webhook.test",
+                     *                 "endpointId": "a5033a36-842d-4b19-8b22-086707cdfe01",
+                     *                 "nextAttemptAt": "2026-11-28T13:48:24.880Z"
                      *               }
                      *             ],
-                     *             "createdAt": "2026-11-28T13:20:20.382Z",
-                     *             "eventType": "webhook.test",
-                     *             "endpointId": "a22a7066-3ea0-4147-8e86-e6337bdf6a6f",
-                     *             "nextAttemptAt": "2026-11-28T13:20:29.057Z"
+                     *             "object": "webhook_delivery.list",
+                     *             "hasMore": false,
+                     *             "nextCursor": null
                      *           },
-                     *           "createdAt": "2026-11-28T13:20:29.056Z"
+                     *           "createdAt": "2026-11-28T13:48:38.315Z"
                      *         },
                      *         {
                      *           "object": "request_log",
-                     *           "id": "f18c069e-1ebb-4f4e-a007-6b7474b012ee",
-                     *           "requestId": "req_c4500f4b5b69bffeb95f9e6d",
-                     *           "method": "GET",
-                     *           "path": "/v1/webhooks/a22a7066-3ea0-4147-8e86-e6337bdf6a6f/deliveries/841cbf2e-33c4-422d-b685-9336b21d75df",
-                     *           "status": 200,
-                     *           "durationMs": 52,
-                     *           "idempotencyKey": null,
-                     *           "caller": "3022acd4-36bc-4391-8319-67915adacd46",
-                     *           "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *           "id": "2cc3f0c3-772d-40cc-ad69-3df618104eeb",
+                     *           "requestId": "req_4d0b91071a1f42083fc237bb",
+                     *           "method": "POST",
+                     *           "path": "/v1/webhooks/a5033a36-842d-4b19-8b22-086707cdfe01/test",
+                     *           "status": 201,
+                     *           "durationMs": 12,
+                     *           "idempotencyKey": "ea4a3aa0e1f0d8f22118fcaff0e69dc8",
+                     *           "caller": "586f3c2a-19d5-4e89-bbec-42e9c3078ed8",
+                     *           "accountId": "e75532fe-470a-4d1b-a428-731476e868a6",
                      *           "requestBody": null,
                      *           "responseBody": {
-                     *             "id": "841cbf2e-33c4-422d-b685-9336b21d75df",
-                     *             "status": "succeeded",
-                     *             "eventId": "evt_MJm6dH3AFKtGsuCJlsve68MSGF",
-                     *             "attempts": [
-                     *               {
-                     *                 "at": "2026-11-28T13:20:21.612Z",
-                     *                 "error": null,
-                     *                 "number": 1,
-                     *                 "durationMs": 3675,
-                     *                 "responseStatus": 200,
-                     *                 "responseExcerpt": "ok"
-                     *               }
-                     *             ],
-                     *             "createdAt": "2026-11-28T13:20:20.382Z",
+                     *             "id": "546dfdc2-3e07-406d-aacc-a7c6c7208abf",
+                     *             "status": "pending",
+                     *             "eventId": "evt_GoE_YoPEOFyUGvB903j-Bmspzi",
+                     *             "attempts": [],
+                     *             "createdAt": "2026-11-28T13:48:38.145Z",
                      *             "eventType": "webhook.test",
-                     *             "endpointId": "a22a7066-3ea0-4147-8e86-e6337bdf6a6f",
-                     *             "nextAttemptAt": null
+                     *             "endpointId": "a5033a36-842d-4b19-8b22-086707cdfe01",
+                     *             "nextAttemptAt": "2026-11-28T13:48:38.145Z"
                      *           },
-                     *           "createdAt": "2026-11-28T13:20:25.950Z"
+                     *           "createdAt": "2026-11-28T13:48:38.144Z"
                      *         }
                      *       ],
                      *       "hasMore": true,
-                     *       "nextCursor": "WyIyMDI2LTExLTI4VDEzOjE5OjUzLjkwNjAwMFoiLCJlMTliYzEzZS02NGNjLTQ4M2YtOTA0MC1hZmJhMjk5NjM1M2EiXQ"
+                     *       "nextCursor": "WyIyMDI2LTExLTI4VDEzOjQ4OjMzLjkyNjAwMFoiLCJmOTM1NmY5MS0yOWFkLTQwMDItOWQ2Yi0yZTJhOTQ1MjYxNWMiXQ"
                      *     }
                      */
                     "application/json": components["schemas"]["RequestLogList"];
@@ -12384,36 +12538,44 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "request_log",
-                     *       "id": "793b5151-1a41-47f4-87df-26212a62a8fd",
-                     *       "requestId": "req_625768ee664ba76e87702bd1",
-                     *       "method": "POST",
-                     *       "path": "/v1/webhooks/a22a7066-3ea0-4147-8e86-e6337bdf6a6f/deliveries/841cbf2e-33c4-422d-b685-9336b21d75df/resend",
-                     *       "status": 202,
-                     *       "durationMs": 84,
-                     *       "idempotencyKey": "a3f11aa9fc3e6bdf0efb4faeb1428e46",
-                     *       "caller": "3022acd4-36bc-4391-8319-67915adacd46",
-                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "id": "cadb741d-ecc9-4e1a-93ae-9dac5b3c689e",
+                     *       "requestId": "req_26b87d7fa7acd7d2ca19a0ed",
+                     *       "method": "GET",
+                     *       "path": "/v1/webhooks/a5033a36-842d-4b19-8b22-086707cdfe01/deliveries",
+                     *       "status": 200,
+                     *       "durationMs": 4,
+                     *       "idempotencyKey": null,
+                     *       "caller": "586f3c2a-19d5-4e89-bbec-42e9c3078ed8",
+                     *       "accountId": "e75532fe-470a-4d1b-a428-731476e868a6",
                      *       "requestBody": null,
                      *       "responseBody": {
-                     *         "id": "841cbf2e-33c4-422d-b685-9336b21d75df",
-                     *         "status": "pending",
-                     *         "eventId": "evt_MJm6dH3AFKtGsuCJlsve68MSGF",
-                     *         "attempts": [
+                     *         "data": [
                      *           {
-                     *             "at": "2026-11-28T13:20:21.612Z",
-                     *             "error": null,
-                     *             "number": 1,
-                     *             "durationMs": 3675,
-                     *             "responseStatus": 200,
-                     *             "responseExcerpt": "ok"
+                     *             "id": "546dfdc2-3e07-406d-aacc-a7c6c7208abf",
+                     *             "status": "pending",
+                     *             "eventId": "evt_GoE_YoPEOFyUGvB903j-Bmspzi",
+                     *             "attempts": [],
+                     *             "createdAt": "2026-11-28T13:48:38.145Z",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "a5033a36-842d-4b19-8b22-086707cdfe01",
+                     *             "nextAttemptAt": "2026-11-28T13:48:38.145Z"
+                     *           },
+                     *           {
+                     *             "id": "59f7d7b8-0adc-4c7e-97ee-ac4c50ddd1d7",
+                     *             "status": "pending",
+                     *             "eventId": "evt_JTggYHkaymbyjxmo0x7X-03fer",
+                     *             "attempts": [],
+                     *             "createdAt": "2026-11-28T13:48:24.880Z",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "a5033a36-842d-4b19-8b22-086707cdfe01",
+                     *             "nextAttemptAt": "2026-11-28T13:48:24.880Z"
                      *           }
                      *         ],
-                     *         "createdAt": "2026-11-28T13:20:20.382Z",
-                     *         "eventType": "webhook.test",
-                     *         "endpointId": "a22a7066-3ea0-4147-8e86-e6337bdf6a6f",
-                     *         "nextAttemptAt": "2026-11-28T13:20:29.057Z"
+                     *         "object": "webhook_delivery.list",
+                     *         "hasMore": false,
+                     *         "nextCursor": null
                      *       },
-                     *       "createdAt": "2026-11-28T13:20:29.056Z"
+                     *       "createdAt": "2026-11-28T13:48:38.315Z"
                      *     }
                      */
                     "application/json": components["schemas"]["RequestLog"];
@@ -12521,11 +12683,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "56a495b2-409f-4225-af8f-1f469844a155",
-                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "id": "eca91b74-90d1-462d-b13e-9826edb5939b",
+                     *       "accountId": "e75532fe-470a-4d1b-a428-731476e868a6",
                      *       "applicationType": "business",
-                     *       "createdAt": "2026-11-28T13:21:20.109Z",
-                     *       "updatedAt": "2026-11-28T13:21:24.151Z",
+                     *       "createdAt": "2026-11-28T13:48:43.646Z",
+                     *       "updatedAt": "2026-11-28T13:48:43.842Z",
                      *       "status": "approved",
                      *       "editableSections": [],
                      *       "moreInfoReason": null,
@@ -12550,9 +12712,9 @@ export interface operations {
                      *       "hasIndirectControl": false,
                      *       "indirectControlDetails": null,
                      *       "termsAcceptedVersion": "1",
-                     *       "termsAcceptedAt": "2026-11-28T13:21:22.063Z",
-                     *       "submittedAt": "2026-11-28T13:21:22.156Z",
-                     *       "decidedAt": "2026-11-28T13:21:24.151Z"
+                     *       "termsAcceptedAt": "2026-11-28T13:48:43.698Z",
+                     *       "submittedAt": "2026-11-28T13:48:43.704Z",
+                     *       "decidedAt": "2026-11-28T13:48:43.842Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Application"];
@@ -12682,7 +12844,7 @@ export interface operations {
                      *       "pendingOut": "10.14",
                      *       "totalBalance": "101024.45",
                      *       "isActive": true,
-                     *       "lastTransactionAt": "2026-11-28T13:18:26.786Z"
+                     *       "lastTransactionAt": "2026-11-28T13:48:30.725Z"
                      *     }
                      */
                     "application/json": components["schemas"]["BalanceEntry"];
@@ -12807,7 +12969,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "323ec8f1-852f-45e9-bb78-0e8f9284295d",
+                     *       "id": "a6032d80-7d40-4b06-ac5c-de7144491123",
                      *       "clientRef": "deposit-1001",
                      *       "amount": "250.000000",
                      *       "serviceFee": "0.000000",
@@ -12818,9 +12980,9 @@ export interface operations {
                      *       "virtualAccountId": null,
                      *       "accountId": null,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:21:51.876Z",
-                     *       "updatedAt": "2026-11-28T13:21:51.876Z",
-                     *       "completedAt": "2026-11-28T13:21:51.876Z",
+                     *       "createdAt": "2026-11-28T13:48:46.234Z",
+                     *       "updatedAt": "2026-11-28T13:48:46.234Z",
+                     *       "completedAt": "2026-11-28T13:48:46.234Z",
                      *       "chain": null,
                      *       "txHash": null,
                      *       "fromAddress": null,
@@ -12946,8 +13108,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "b97c9c19-6a1e-4eab-92d9-7f8f44119338",
-                     *       "clientRef": "dep_JHRo9hgkyOmi",
+                     *       "id": "0423f9d1-b09b-433e-b387-23173bb8bfe8",
+                     *       "clientRef": "dep_NoRJAJ9xwUr9",
                      *       "amount": "5.000000",
                      *       "serviceFee": "0.000000",
                      *       "creditedAmount": "5.000000",
@@ -12957,9 +13119,9 @@ export interface operations {
                      *       "virtualAccountId": null,
                      *       "accountId": null,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:21:53.328Z",
-                     *       "updatedAt": "2026-11-28T13:21:55.506Z",
-                     *       "completedAt": "2026-11-28T13:21:55.506Z",
+                     *       "createdAt": "2026-11-28T13:48:46.379Z",
+                     *       "updatedAt": "2026-11-28T13:48:46.512Z",
+                     *       "completedAt": "2026-11-28T13:48:46.512Z",
                      *       "chain": null,
                      *       "txHash": null,
                      *       "fromAddress": null,
@@ -13085,8 +13247,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "4be5d539-0495-4a51-be5c-0e2e91323f83",
-                     *       "clientRef": "dep_0c54f_1x9pGg",
+                     *       "id": "f4696b1d-4f30-4d0d-a6b4-d56a40df9314",
+                     *       "clientRef": "dep__RYsg2dnA-uX",
                      *       "amount": "5.000000",
                      *       "serviceFee": null,
                      *       "creditedAmount": null,
@@ -13096,8 +13258,8 @@ export interface operations {
                      *       "virtualAccountId": null,
                      *       "accountId": null,
                      *       "failureReason": "failed",
-                     *       "createdAt": "2026-11-28T13:21:55.774Z",
-                     *       "updatedAt": "2026-11-28T13:21:56.562Z",
+                     *       "createdAt": "2026-11-28T13:48:46.541Z",
+                     *       "updatedAt": "2026-11-28T13:48:46.670Z",
                      *       "completedAt": null,
                      *       "chain": null,
                      *       "txHash": null,
@@ -13224,8 +13386,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "626ab527-4d4f-4fac-854e-2ff5bf166806",
-                     *       "clientRef": "o-t0rupecl",
+                     *       "id": "cfe49d4b-5b1c-4dd7-a91e-d70a2af96c77",
+                     *       "clientRef": "o-23zcb4h7",
                      *       "status": "completed",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -13235,14 +13397,14 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": null,
-                     *       "fundingDeadlineAt": "2026-11-29T13:22:12.948Z",
-                     *       "executionDeadlineAt": "2026-12-01T13:22:12.948Z",
-                     *       "fundedAt": "2026-11-28T13:22:12.948Z",
-                     *       "completedAt": "2026-11-28T13:22:14.409Z",
-                     *       "createdAt": "2026-11-28T13:22:12.948Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:48:48.813Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:48:48.813Z",
+                     *       "fundedAt": "2026-11-28T13:48:48.813Z",
+                     *       "completedAt": "2026-11-28T13:48:49.009Z",
+                     *       "createdAt": "2026-11-28T13:48:48.813Z",
                      *       "funding": "balance",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T13:22:14.409Z"
+                     *       "updatedAt": "2026-11-28T13:48:49.009Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -13359,8 +13521,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bc38e4c5-40fd-4e59-a7fd-feb04c466a5d",
-                     *       "clientRef": "o-pqc75q5z",
+                     *       "id": "abee16ba-258b-4a8b-8026-e2f09957b63b",
+                     *       "clientRef": "o-4tegai2x",
                      *       "status": "funds_received",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -13370,11 +13532,11 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": {
-                     *         "settlementId": "9b6639e9-fab0-49c9-8e88-0d1b964dc81f",
+                     *         "settlementId": "80234fa7-683a-4ea4-9ac6-dbe94c979796",
                      *         "method": "bank_transfer",
                      *         "requiredAmount": "100.00",
                      *         "currency": "USD",
-                     *         "reference": "ORD-0C25E8F019",
+                     *         "reference": "ORD-0FEBABF6E3",
                      *         "status": "received",
                      *         "instructions": {
                      *           "bankName": "Corridor Settlement Bank",
@@ -13383,19 +13545,19 @@ export interface operations {
                      *           "routingNumber": "021000021",
                      *           "accountHolderName": "Corridor Trade Desk"
                      *         },
-                     *         "expiresAt": "2026-11-29T13:22:09.449Z",
+                     *         "expiresAt": "2026-11-29T13:48:48.324Z",
                      *         "requirements": {
                      *           "proofOfPayment": true
                      *         }
                      *       },
-                     *       "fundingDeadlineAt": "2026-11-29T13:22:09.449Z",
-                     *       "executionDeadlineAt": "2026-12-01T13:22:10.463Z",
-                     *       "fundedAt": "2026-11-28T13:22:10.463Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:48:48.324Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:48:48.510Z",
+                     *       "fundedAt": "2026-11-28T13:48:48.510Z",
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T13:22:09.449Z",
+                     *       "createdAt": "2026-11-28T13:48:48.324Z",
                      *       "funding": "settlement",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T13:22:10.463Z"
+                     *       "updatedAt": "2026-11-28T13:48:48.510Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -13512,8 +13674,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "0808e61e-aabc-4563-ae24-760f2e3c2bb5",
-                     *       "clientRef": "o-ln3ooak2",
+                     *       "id": "0dadd9f3-6b3d-4ef0-8ceb-e6afb8d168a0",
+                     *       "clientRef": "o-vwa0npou",
                      *       "status": "executing",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -13523,14 +13685,14 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": null,
-                     *       "fundingDeadlineAt": "2026-11-29T13:22:11.106Z",
-                     *       "executionDeadlineAt": "2026-12-01T13:22:11.106Z",
-                     *       "fundedAt": "2026-11-28T13:22:11.106Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:48:48.587Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:48:48.587Z",
+                     *       "fundedAt": "2026-11-28T13:48:48.587Z",
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T13:22:11.106Z",
+                     *       "createdAt": "2026-11-28T13:48:48.587Z",
                      *       "funding": "balance",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T13:22:12.663Z"
+                     *       "updatedAt": "2026-11-28T13:48:48.759Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -13647,8 +13809,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "81d72662-f930-4ac3-8a70-18b9a2a6e875",
-                     *       "clientRef": "o-ke8gdh24",
+                     *       "id": "61a53213-3c7a-4941-9f03-dcda4ed1120d",
+                     *       "clientRef": "o-ywwdeuay",
                      *       "status": "expired",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -13658,11 +13820,11 @@ export interface operations {
                      *       "failureReason": null,
                      *       "uetr": null,
                      *       "settlement": {
-                     *         "settlementId": "210710b1-2c17-4311-8370-240e61bcd8dd",
+                     *         "settlementId": "f396f4fc-d02d-4e94-b78d-60a35f787d81",
                      *         "method": "bank_transfer",
                      *         "requiredAmount": "100.00",
                      *         "currency": "USD",
-                     *         "reference": "ORD-FFA3298506",
+                     *         "reference": "ORD-3440EAB9F5",
                      *         "status": "expired",
                      *         "instructions": {
                      *           "bankName": "Corridor Settlement Bank",
@@ -13671,19 +13833,19 @@ export interface operations {
                      *           "routingNumber": "021000021",
                      *           "accountHolderName": "Corridor Trade Desk"
                      *         },
-                     *         "expiresAt": "2026-11-28T13:22:18.388Z",
+                     *         "expiresAt": "2026-11-28T13:48:49.459Z",
                      *         "requirements": {
                      *           "proofOfPayment": true
                      *         }
                      *       },
-                     *       "fundingDeadlineAt": "2026-11-28T13:22:18.388Z",
+                     *       "fundingDeadlineAt": "2026-11-28T13:48:49.459Z",
                      *       "executionDeadlineAt": null,
                      *       "fundedAt": null,
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T13:22:16.814Z",
+                     *       "createdAt": "2026-11-28T13:48:49.290Z",
                      *       "funding": "settlement",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T13:22:18.388Z"
+                     *       "updatedAt": "2026-11-28T13:48:49.459Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -13800,8 +13962,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "e6861ac7-72ee-4bb9-9ef9-e42b6f774611",
-                     *       "clientRef": "o-7dtrgeln",
+                     *       "id": "eeddef84-4f16-4c85-9869-bfae8019197d",
+                     *       "clientRef": "o-8vmukwwx",
                      *       "status": "failed",
                      *       "fromCurrency": "USD",
                      *       "toCurrency": "EUR",
@@ -13811,14 +13973,14 @@ export interface operations {
                      *       "failureReason": "execution_failed",
                      *       "uetr": null,
                      *       "settlement": null,
-                     *       "fundingDeadlineAt": "2026-11-29T13:22:15.014Z",
-                     *       "executionDeadlineAt": "2026-12-01T13:22:15.014Z",
-                     *       "fundedAt": "2026-11-28T13:22:15.014Z",
+                     *       "fundingDeadlineAt": "2026-11-29T13:48:49.061Z",
+                     *       "executionDeadlineAt": "2026-12-01T13:48:49.061Z",
+                     *       "fundedAt": "2026-11-28T13:48:49.061Z",
                      *       "completedAt": null,
-                     *       "createdAt": "2026-11-28T13:22:15.014Z",
+                     *       "createdAt": "2026-11-28T13:48:49.061Z",
                      *       "funding": "balance",
                      *       "beneficiaryId": null,
-                     *       "updatedAt": "2026-11-28T13:22:16.436Z"
+                     *       "updatedAt": "2026-11-28T13:48:49.230Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -13940,18 +14102,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a427d700-1df9-49a0-a006-f65555f070e6",
-                     *       "clientRef": "s-o4ze8tr2",
+                     *       "id": "151ed698-31f4-4ef6-8a9d-8d6b97b24200",
+                     *       "clientRef": "s-8iqjil9p",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "failed",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "a615e83c-bd47-4b9b-940c-f615053a3ac8",
+                     *       "beneficiaryId": "47acd2eb-f5d6-4931-a9e2-7584d4d9cf8e",
                      *       "failureReason": "failed",
-                     *       "createdAt": "2026-11-28T13:18:57.452Z",
-                     *       "updatedAt": "2026-11-28T13:19:02.421Z",
+                     *       "createdAt": "2026-11-28T13:48:32.638Z",
+                     *       "updatedAt": "2026-11-28T13:48:32.842Z",
                      *       "completedAt": null,
                      *       "screening": {
                      *         "status": "clear",
@@ -14073,19 +14235,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7e69676b-0cb0-46f2-a033-2748fc5b903e",
-                     *       "clientRef": "s-5zv3ylh1",
+                     *       "id": "63175218-99be-4f68-b6f1-1e2d397584d5",
+                     *       "clientRef": "s-i7yqjuz8",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "paid",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "66f96023-4e3b-46a5-aeef-36ae8e6c5cee",
+                     *       "beneficiaryId": "fb302576-a3b6-4eaa-986e-6e4a97e3b184",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:18:51.927Z",
-                     *       "updatedAt": "2026-11-28T13:18:55.344Z",
-                     *       "completedAt": "2026-11-28T13:18:55.344Z",
+                     *       "createdAt": "2026-11-28T13:48:32.347Z",
+                     *       "updatedAt": "2026-11-28T13:48:32.561Z",
+                     *       "completedAt": "2026-11-28T13:48:32.561Z",
                      *       "screening": {
                      *         "status": "clear",
                      *         "hits": []
@@ -14206,18 +14368,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "21446b9f-6f18-4bc5-84b6-af7ba60ae386",
-                     *       "clientRef": "s-hziy6id4",
+                     *       "id": "ace6fe61-988b-4a48-a984-e7be5a64ae45",
+                     *       "clientRef": "s-zinda3wa",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "processing",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "12bd1577-ee51-43e1-9b79-252b6841c097",
+                     *       "beneficiaryId": "70e2c6fd-5856-4d7d-8519-785302c31573",
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:18:47.040Z",
-                     *       "updatedAt": "2026-11-28T13:18:50.012Z",
+                     *       "createdAt": "2026-11-28T13:48:32.056Z",
+                     *       "updatedAt": "2026-11-28T13:48:32.245Z",
                      *       "completedAt": null,
                      *       "screening": {
                      *         "status": "clear",
@@ -14339,19 +14501,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7b98f62d-b3db-4df1-9e20-63b662f29f8c",
-                     *       "clientRef": "s-c205yeyj",
+                     *       "id": "24184f00-3f76-4600-8964-327271fdea57",
+                     *       "clientRef": "s-3cnar2pg",
                      *       "amount": "10.14",
                      *       "currency": "EUR",
                      *       "status": "failed",
                      *       "route": "international",
                      *       "fee": "0.00",
                      *       "feeCurrency": "EUR",
-                     *       "beneficiaryId": "2c6a40b4-0706-46e2-8774-86425418d75d",
+                     *       "beneficiaryId": "95837254-587c-4d75-b35e-23b38ea21afc",
                      *       "failureReason": "failed",
-                     *       "createdAt": "2026-11-28T13:19:04.736Z",
-                     *       "updatedAt": "2026-11-28T13:19:10.746Z",
-                     *       "completedAt": "2026-11-28T13:19:05.951Z",
+                     *       "createdAt": "2026-11-28T13:48:32.928Z",
+                     *       "updatedAt": "2026-11-28T13:48:33.129Z",
+                     *       "completedAt": "2026-11-28T13:48:32.960Z",
                      *       "screening": {
                      *         "status": "clear",
                      *         "hits": []
@@ -14477,14 +14639,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7064db3d-3c94-490b-bcf9-ac8dd74623c5",
+                     *       "id": "384758c0-1e61-4625-abc9-d455b307daf0",
                      *       "accountId": null,
                      *       "currency": "USD",
                      *       "status": "active",
                      *       "deactivated": false,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:21:38.218Z",
-                     *       "updatedAt": "2026-11-28T13:21:39.397Z"
+                     *       "createdAt": "2026-11-28T13:48:45.007Z",
+                     *       "updatedAt": "2026-11-28T13:48:45.160Z"
                      *     }
                      */
                     "application/json": components["schemas"]["VirtualAccount"];
@@ -14606,14 +14768,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "2af03023-7342-4fdc-8edd-7622fd6d21b3",
+                     *       "id": "292f36d7-67f8-4fd7-a9c3-ef992b50cdd7",
                      *       "accountId": null,
                      *       "currency": "EUR",
                      *       "status": "active",
                      *       "deactivated": true,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:21:45.607Z",
-                     *       "updatedAt": "2026-11-28T13:21:47.152Z"
+                     *       "createdAt": "2026-11-28T13:48:45.590Z",
+                     *       "updatedAt": "2026-11-28T13:48:45.739Z"
                      *     }
                      */
                     "application/json": components["schemas"]["VirtualAccount"];
@@ -14735,14 +14897,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "504f4ce0-5401-40a3-9ab7-a9fd202e688e",
+                     *       "id": "3908b16f-fa24-4d40-a138-1d8379374d9f",
                      *       "accountId": null,
                      *       "currency": "USD",
                      *       "status": "failed",
                      *       "deactivated": false,
                      *       "failureReason": "refused_by_issuer",
-                     *       "createdAt": "2026-11-28T13:21:41.500Z",
-                     *       "updatedAt": "2026-11-28T13:21:43.367Z"
+                     *       "createdAt": "2026-11-28T13:48:45.296Z",
+                     *       "updatedAt": "2026-11-28T13:48:45.441Z"
                      *     }
                      */
                     "application/json": components["schemas"]["VirtualAccount"];
@@ -14966,16 +15128,16 @@ export interface operations {
                      *       "object": "virtual_account.list",
                      *       "data": [
                      *         {
-                     *           "id": "468545b7-120f-4cab-871a-b80e8d612c2e",
+                     *           "id": "7316c44e-b8c1-4fec-8212-5175424b53ac",
                      *           "accountId": null,
                      *           "currency": "EUR",
                      *           "status": "active",
                      *           "deactivated": false,
                      *           "failureReason": null,
-                     *           "createdAt": "2026-11-28T13:21:33.383Z",
-                     *           "updatedAt": "2026-11-28T13:21:33.383Z",
+                     *           "createdAt": "2026-11-28T13:48:44.558Z",
+                     *           "updatedAt": "2026-11-28T13:48:44.558Z",
                      *           "accountHolderName": "Acme Ltd",
-                     *           "iban": "DE87100000008670977648",
+                     *           "iban": "DE64100000001135730651",
                      *           "bic": "CORRDEFFXXX"
                      *         }
                      *       ],
@@ -15085,14 +15247,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "46490067-41da-44d0-a656-c0c35dffc6c5",
+                     *       "id": "a7efb7b2-f8c3-472d-96de-1625171988d7",
                      *       "accountId": null,
                      *       "currency": "EUR",
                      *       "status": "active",
                      *       "deactivated": false,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:21:30.527Z",
-                     *       "updatedAt": "2026-11-28T13:21:30.527Z"
+                     *       "createdAt": "2026-11-28T13:48:44.295Z",
+                     *       "updatedAt": "2026-11-28T13:48:44.295Z"
                      *     }
                      */
                     "application/json": components["schemas"]["VirtualAccount"];
@@ -15106,14 +15268,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "46490067-41da-44d0-a656-c0c35dffc6c5",
+                     *       "id": "a7efb7b2-f8c3-472d-96de-1625171988d7",
                      *       "accountId": null,
                      *       "currency": "EUR",
                      *       "status": "active",
                      *       "deactivated": false,
                      *       "failureReason": null,
-                     *       "createdAt": "2026-11-28T13:21:30.527Z",
-                     *       "updatedAt": "2026-11-28T13:21:30.527Z"
+                     *       "createdAt": "2026-11-28T13:48:44.295Z",
+                     *       "updatedAt": "2026-11-28T13:48:44.295Z"
                      *     }
                      */
                     "application/json": components["schemas"]["VirtualAccount"];
@@ -15327,24 +15489,24 @@ export interface operations {
                      *       "object": "webhook_endpoint.list",
                      *       "data": [
                      *         {
-                     *           "id": "53acca5f-0dc8-406b-a377-912b34b31db1",
+                     *           "id": "f2879992-adc5-4a6e-ab41-0935d58aca49",
                      *           "url": "https://localhost:3000/webhooks/corridor",
                      *           "description": null,
                      *           "events": null,
                      *           "status": "enabled",
                      *           "ed25519PublicKey": null,
-                     *           "createdAt": "2026-11-28T13:20:04.030Z",
-                     *           "updatedAt": "2026-11-28T13:20:04.030Z"
+                     *           "createdAt": "2026-11-28T13:48:36.694Z",
+                     *           "updatedAt": "2026-11-28T13:48:36.694Z"
                      *         },
                      *         {
-                     *           "id": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *           "id": "a5033a36-842d-4b19-8b22-086707cdfe01",
                      *           "url": "https://localhost:3000/webhooks/corridor",
                      *           "description": null,
                      *           "events": null,
                      *           "status": "enabled",
                      *           "ed25519PublicKey": null,
-                     *           "createdAt": "2026-11-28T13:16:40.383Z",
-                     *           "updatedAt": "2026-11-28T13:16:40.383Z"
+                     *           "createdAt": "2026-11-28T13:48:24.856Z",
+                     *           "updatedAt": "2026-11-28T13:48:24.856Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -15453,14 +15615,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "53acca5f-0dc8-406b-a377-912b34b31db1",
+                     *       "id": "f2879992-adc5-4a6e-ab41-0935d58aca49",
                      *       "url": "https://localhost:3000/webhooks/corridor",
                      *       "description": null,
                      *       "events": null,
                      *       "status": "enabled",
                      *       "ed25519PublicKey": null,
-                     *       "createdAt": "2026-11-28T13:20:04.030Z",
-                     *       "updatedAt": "2026-11-28T13:20:04.030Z",
+                     *       "createdAt": "2026-11-28T13:48:36.694Z",
+                     *       "updatedAt": "2026-11-28T13:48:36.694Z",
                      *       "secret": "whsec_0123456789abcdef0123456789abcdef0123456789a="
                      *     }
                      */
@@ -15573,14 +15735,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *       "id": "a5033a36-842d-4b19-8b22-086707cdfe01",
                      *       "url": "https://localhost:3000/webhooks/corridor",
                      *       "description": null,
                      *       "events": null,
                      *       "status": "enabled",
                      *       "ed25519PublicKey": null,
-                     *       "createdAt": "2026-11-28T13:16:40.383Z",
-                     *       "updatedAt": "2026-11-28T13:16:40.383Z"
+                     *       "createdAt": "2026-11-28T13:48:24.856Z",
+                     *       "updatedAt": "2026-11-28T13:48:24.856Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpoint"];
@@ -15674,7 +15836,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7d982b6b-aeb1-4089-bc02-eeea34dbe882",
+                     *       "id": "d342b4e6-43aa-4413-a982-b7e14049ca96",
                      *       "deleted": true
                      *     }
                      */
@@ -15796,14 +15958,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "ff87675f-320e-4faf-a7e1-469908dbb42c",
+                     *       "id": "a5033a36-842d-4b19-8b22-086707cdfe01",
                      *       "url": "https://localhost:3000/webhooks/corridor",
                      *       "description": null,
                      *       "events": null,
                      *       "status": "enabled",
                      *       "ed25519PublicKey": null,
-                     *       "createdAt": "2026-11-28T13:16:40.383Z",
-                     *       "updatedAt": "2026-11-28T13:20:09.332Z"
+                     *       "createdAt": "2026-11-28T13:48:24.856Z",
+                     *       "updatedAt": "2026-11-28T13:48:37.408Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpoint"];
@@ -15927,24 +16089,24 @@ export interface operations {
                      *       "object": "webhook_delivery.list",
                      *       "data": [
                      *         {
-                     *           "id": "38eb9e4e-447a-4b45-99d5-299f4c2e93ed",
-                     *           "endpointId": "ff87675f-320e-4faf-a7e1-469908dbb42c",
-                     *           "eventId": "evt_Xwl0c1RgX1ZFWVMCM4_AUJXpdS",
+                     *           "id": "546dfdc2-3e07-406d-aacc-a7c6c7208abf",
+                     *           "endpointId": "a5033a36-842d-4b19-8b22-086707cdfe01",
+                     *           "eventId": "evt_GoE_YoPEOFyUGvB903j-Bmspzi",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": [],
-                     *           "nextAttemptAt": "2026-11-28T13:20:17.120Z",
-                     *           "createdAt": "2026-11-28T13:20:17.120Z"
+                     *           "nextAttemptAt": "2026-11-28T13:48:38.145Z",
+                     *           "createdAt": "2026-11-28T13:48:38.145Z"
                      *         },
                      *         {
-                     *           "id": "48b47c6f-0ef4-4b47-8ca8-d60f5d69b9cd",
-                     *           "endpointId": "ff87675f-320e-4faf-a7e1-469908dbb42c",
-                     *           "eventId": "evt_u2ug49hJNgnOa-hqvgLpY4W71x",
+                     *           "id": "59f7d7b8-0adc-4c7e-97ee-ac4c50ddd1d7",
+                     *           "endpointId": "a5033a36-842d-4b19-8b22-086707cdfe01",
+                     *           "eventId": "evt_JTggYHkaymbyjxmo0x7X-03fer",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": [],
-                     *           "nextAttemptAt": "2026-11-28T13:16:40.934Z",
-                     *           "createdAt": "2026-11-28T13:16:40.934Z"
+                     *           "nextAttemptAt": "2026-11-28T13:48:24.880Z",
+                     *           "createdAt": "2026-11-28T13:48:24.880Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -16044,14 +16206,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "48b47c6f-0ef4-4b47-8ca8-d60f5d69b9cd",
-                     *       "endpointId": "ff87675f-320e-4faf-a7e1-469908dbb42c",
-                     *       "eventId": "evt_u2ug49hJNgnOa-hqvgLpY4W71x",
+                     *       "id": "59f7d7b8-0adc-4c7e-97ee-ac4c50ddd1d7",
+                     *       "endpointId": "a5033a36-842d-4b19-8b22-086707cdfe01",
+                     *       "eventId": "evt_JTggYHkaymbyjxmo0x7X-03fer",
                      *       "eventType": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": [],
-                     *       "nextAttemptAt": "2026-11-28T13:16:40.934Z",
-                     *       "createdAt": "2026-11-28T13:16:40.934Z"
+                     *       "nextAttemptAt": "2026-11-28T13:48:24.880Z",
+                     *       "createdAt": "2026-11-28T13:48:24.880Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -16152,23 +16314,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "841cbf2e-33c4-422d-b685-9336b21d75df",
-                     *       "endpointId": "a22a7066-3ea0-4147-8e86-e6337bdf6a6f",
-                     *       "eventId": "evt_MJm6dH3AFKtGsuCJlsve68MSGF",
+                     *       "id": "4d3caba1-1fb6-4361-8aa9-0aad57766c81",
+                     *       "endpointId": "96830b58-85d8-47c8-a3ae-df8dce3645bf",
+                     *       "eventId": "evt__mWMcqg_AbZ7BV4eEipJOHAeUT",
                      *       "eventType": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": [
                      *         {
                      *           "number": 1,
-                     *           "at": "2026-11-28T13:20:21.612Z",
+                     *           "at": "2026-11-28T13:48:38.565Z",
                      *           "responseStatus": 200,
-                     *           "durationMs": 3675,
+                     *           "durationMs": 214,
                      *           "error": null,
                      *           "responseExcerpt": "ok"
                      *         }
                      *       ],
-                     *       "nextAttemptAt": "2026-11-28T13:20:29.057Z",
-                     *       "createdAt": "2026-11-28T13:20:20.382Z"
+                     *       "nextAttemptAt": "2026-11-28T13:48:38.933Z",
+                     *       "createdAt": "2026-11-28T13:48:38.505Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -16290,8 +16452,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "secret": "whsec_0123456789abcdef0123456/789abcdef0123456789=",
-                     *       "previousSecretExpiresAt": "2026-11-28T13:20:15.532Z"
+                     *       "secret": "whsec_0123456+789abcdef0123456789ab+cdef012345678=",
+                     *       "previousSecretExpiresAt": "2026-11-28T13:48:37.956Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSecret"];
@@ -16408,14 +16570,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "38eb9e4e-447a-4b45-99d5-299f4c2e93ed",
-                     *       "endpointId": "ff87675f-320e-4faf-a7e1-469908dbb42c",
-                     *       "eventId": "evt_Xwl0c1RgX1ZFWVMCM4_AUJXpdS",
+                     *       "id": "546dfdc2-3e07-406d-aacc-a7c6c7208abf",
+                     *       "endpointId": "a5033a36-842d-4b19-8b22-086707cdfe01",
+                     *       "eventId": "evt_GoE_YoPEOFyUGvB903j-Bmspzi",
                      *       "eventType": "webhook.test",
                      *       "status": "pending",
                      *       "attempts": [],
-                     *       "nextAttemptAt": "2026-11-28T13:20:17.120Z",
-                     *       "createdAt": "2026-11-28T13:20:17.120Z"
+                     *       "nextAttemptAt": "2026-11-28T13:48:38.145Z",
+                     *       "createdAt": "2026-11-28T13:48:38.145Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -16533,11 +16695,11 @@ export interface operations {
                      *       "object": "application.list",
                      *       "data": [
                      *         {
-                     *           "id": "bf1a7968-ea58-4bdb-aede-070f3f445839",
-                     *           "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *           "id": "b462b8e4-ac4e-4462-9850-8e6af322dfef",
+                     *           "accountId": "e75532fe-470a-4d1b-a428-731476e868a6",
                      *           "applicationType": "business",
-                     *           "createdAt": "2026-11-28T13:20:36.928Z",
-                     *           "updatedAt": "2026-11-28T13:20:36.928Z",
+                     *           "createdAt": "2026-11-28T13:48:39.827Z",
+                     *           "updatedAt": "2026-11-28T13:48:39.827Z",
                      *           "status": "draft",
                      *           "editableSections": [],
                      *           "moreInfoReason": null,
@@ -16557,11 +16719,11 @@ export interface operations {
                      *           "decidedAt": null
                      *         },
                      *         {
-                     *           "id": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
-                     *           "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *           "id": "a9345453-1054-49a5-b309-41bbc459d272",
+                     *           "accountId": "e75532fe-470a-4d1b-a428-731476e868a6",
                      *           "applicationType": "business",
-                     *           "createdAt": "2026-11-28T13:16:34.036Z",
-                     *           "updatedAt": "2026-11-28T13:16:39.078Z",
+                     *           "createdAt": "2026-11-28T13:48:24.603Z",
+                     *           "updatedAt": "2026-11-28T13:48:24.779Z",
                      *           "status": "draft",
                      *           "editableSections": [],
                      *           "moreInfoReason": null,
@@ -16698,11 +16860,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bf1a7968-ea58-4bdb-aede-070f3f445839",
-                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "id": "b462b8e4-ac4e-4462-9850-8e6af322dfef",
+                     *       "accountId": "e75532fe-470a-4d1b-a428-731476e868a6",
                      *       "applicationType": "business",
-                     *       "createdAt": "2026-11-28T13:20:36.928Z",
-                     *       "updatedAt": "2026-11-28T13:20:36.928Z",
+                     *       "createdAt": "2026-11-28T13:48:39.827Z",
+                     *       "updatedAt": "2026-11-28T13:48:39.827Z",
                      *       "status": "draft",
                      *       "editableSections": [],
                      *       "moreInfoReason": null,
@@ -16831,11 +16993,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
-                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "id": "a9345453-1054-49a5-b309-41bbc459d272",
+                     *       "accountId": "e75532fe-470a-4d1b-a428-731476e868a6",
                      *       "applicationType": "business",
-                     *       "createdAt": "2026-11-28T13:16:34.036Z",
-                     *       "updatedAt": "2026-11-28T13:16:39.078Z",
+                     *       "createdAt": "2026-11-28T13:48:24.603Z",
+                     *       "updatedAt": "2026-11-28T13:48:24.779Z",
                      *       "status": "draft",
                      *       "editableSections": [],
                      *       "moreInfoReason": null,
@@ -16962,11 +17124,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
-                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "id": "a9345453-1054-49a5-b309-41bbc459d272",
+                     *       "accountId": "e75532fe-470a-4d1b-a428-731476e868a6",
                      *       "applicationType": "business",
-                     *       "createdAt": "2026-11-28T13:16:34.036Z",
-                     *       "updatedAt": "2026-11-28T13:20:45.237Z",
+                     *       "createdAt": "2026-11-28T13:48:24.603Z",
+                     *       "updatedAt": "2026-11-28T13:48:40.615Z",
                      *       "status": "draft",
                      *       "editableSections": [],
                      *       "moreInfoReason": null,
@@ -17108,24 +17270,24 @@ export interface operations {
                      *       "object": "application_document.list",
                      *       "data": [
                      *         {
-                     *           "id": "c8fbcefc-8a46-41e3-b9ed-3ee0ce742276",
-                     *           "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *           "id": "a9615b01-80b3-4406-a5a5-c2c7efdac025",
+                     *           "applicationId": "a9345453-1054-49a5-b309-41bbc459d272",
                      *           "personId": null,
                      *           "type": "certificate_of_incorporation",
-                     *           "documentKey": "upl_czAqSHACr0iny0SVYOINXLis",
+                     *           "documentKey": "upl__OSu-AYAfnx3wFB-sQ6pYTjG",
                      *           "contentType": "application/pdf",
                      *           "sizeBytes": 77,
-                     *           "createdAt": "2026-11-28T13:16:39.078Z"
+                     *           "createdAt": "2026-11-28T13:48:24.779Z"
                      *         },
                      *         {
-                     *           "id": "ac2d1170-8e3b-4203-b7c8-a1356167a982",
-                     *           "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *           "id": "b5b87b3c-d5de-4ea1-a0b7-20ed7a27c318",
+                     *           "applicationId": "a9345453-1054-49a5-b309-41bbc459d272",
                      *           "personId": null,
                      *           "type": "photo_id",
-                     *           "documentKey": "upl_eq0FYPtq96KyY5Tv2GPbBxgB",
+                     *           "documentKey": "upl_fyWpuI2yYXzmQUkdiylzAeec",
                      *           "contentType": "application/pdf",
                      *           "sizeBytes": 77,
-                     *           "createdAt": "2026-11-28T13:21:01.139Z"
+                     *           "createdAt": "2026-11-28T13:48:41.995Z"
                      *         }
                      *       ],
                      *       "hasMore": false,
@@ -17222,7 +17384,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "documentKey": "upl_eq0FYPtq96KyY5Tv2GPbBxgB",
+                 *       "documentKey": "upl_fyWpuI2yYXzmQUkdiylzAeec",
                  *       "type": "photo_id"
                  *     }
                  */
@@ -17238,14 +17400,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "ac2d1170-8e3b-4203-b7c8-a1356167a982",
-                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "id": "b5b87b3c-d5de-4ea1-a0b7-20ed7a27c318",
+                     *       "applicationId": "a9345453-1054-49a5-b309-41bbc459d272",
                      *       "personId": null,
                      *       "type": "photo_id",
-                     *       "documentKey": "upl_eq0FYPtq96KyY5Tv2GPbBxgB",
+                     *       "documentKey": "upl_fyWpuI2yYXzmQUkdiylzAeec",
                      *       "contentType": "application/pdf",
                      *       "sizeBytes": 77,
-                     *       "createdAt": "2026-11-28T13:21:01.139Z"
+                     *       "createdAt": "2026-11-28T13:48:41.995Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ApplicationDocument"];
@@ -17359,14 +17521,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "c8fbcefc-8a46-41e3-b9ed-3ee0ce742276",
-                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "id": "a9615b01-80b3-4406-a5a5-c2c7efdac025",
+                     *       "applicationId": "a9345453-1054-49a5-b309-41bbc459d272",
                      *       "personId": null,
                      *       "type": "certificate_of_incorporation",
-                     *       "documentKey": "upl_czAqSHACr0iny0SVYOINXLis",
+                     *       "documentKey": "upl__OSu-AYAfnx3wFB-sQ6pYTjG",
                      *       "contentType": "application/pdf",
                      *       "sizeBytes": 77,
-                     *       "createdAt": "2026-11-28T13:16:39.078Z"
+                     *       "createdAt": "2026-11-28T13:48:24.779Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ApplicationDocument"];
@@ -17582,9 +17744,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "documentKey": "upl_Ipzt3qs8ux9KGwq1uJNCUTU_",
-                     *       "uploadUrl": "http://127.0.0.1:8080/v2/uploads/upl_Ipzt3qs8ux9KGwq1uJNCUTU_?expires=1795872958015&signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-                     *       "expiresAt": "2026-11-28T13:35:58.015Z"
+                     *       "documentKey": "upl_IQzm4kIfc39j5X_nGEWm3Y4A",
+                     *       "uploadUrl": "http://127.0.0.1:8080/v2/uploads/upl_IQzm4kIfc39j5X_nGEWm3Y4A?expires=1795874621693&signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                     *       "expiresAt": "2026-11-28T14:03:41.693Z"
                      *     }
                      */
                     "application/json": components["schemas"]["DocumentUploadUrl"];
@@ -17699,30 +17861,30 @@ export interface operations {
                      *       "object": "application_person.list",
                      *       "data": [
                      *         {
-                     *           "id": "91fecf3d-7d2a-4705-b4de-2e35e82b18fe",
-                     *           "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *           "id": "75fa848a-4edd-480d-af8f-f6689cb0fbfd",
+                     *           "applicationId": "a9345453-1054-49a5-b309-41bbc459d272",
                      *           "firstName": "Ada",
                      *           "lastName": "Lovelace",
                      *           "bvnProvided": false,
                      *           "nationalIdProvided": true,
                      *           "taxIdProvided": false,
-                     *           "createdAt": "2026-11-28T13:16:36.670Z",
-                     *           "updatedAt": "2026-11-28T13:16:36.670Z",
+                     *           "createdAt": "2026-11-28T13:48:24.733Z",
+                     *           "updatedAt": "2026-11-28T13:48:24.733Z",
                      *           "title": "Director",
                      *           "dateOfBirth": "1985-12-10",
                      *           "nationality": "GB",
                      *           "ownershipPercentage": 60
                      *         },
                      *         {
-                     *           "id": "d0764c24-bcb4-444e-b0b7-2fec4c321b40",
-                     *           "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *           "id": "9ca9a68e-5539-47fd-af78-c8e896753e32",
+                     *           "applicationId": "a9345453-1054-49a5-b309-41bbc459d272",
                      *           "firstName": "Ada",
                      *           "lastName": "Lovelace",
                      *           "bvnProvided": false,
                      *           "nationalIdProvided": true,
                      *           "taxIdProvided": false,
-                     *           "createdAt": "2026-11-28T13:20:46.854Z",
-                     *           "updatedAt": "2026-11-28T13:20:46.854Z",
+                     *           "createdAt": "2026-11-28T13:48:40.855Z",
+                     *           "updatedAt": "2026-11-28T13:48:40.855Z",
                      *           "title": "Director",
                      *           "dateOfBirth": "1985-12-10",
                      *           "nationality": "GB",
@@ -17844,15 +18006,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "d0764c24-bcb4-444e-b0b7-2fec4c321b40",
-                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "id": "9ca9a68e-5539-47fd-af78-c8e896753e32",
+                     *       "applicationId": "a9345453-1054-49a5-b309-41bbc459d272",
                      *       "firstName": "Ada",
                      *       "lastName": "Lovelace",
                      *       "bvnProvided": false,
                      *       "nationalIdProvided": true,
                      *       "taxIdProvided": false,
-                     *       "createdAt": "2026-11-28T13:20:46.854Z",
-                     *       "updatedAt": "2026-11-28T13:20:46.854Z",
+                     *       "createdAt": "2026-11-28T13:48:40.855Z",
+                     *       "updatedAt": "2026-11-28T13:48:40.855Z",
                      *       "title": "Director",
                      *       "dateOfBirth": "1985-12-10",
                      *       "nationality": "GB",
@@ -17970,15 +18132,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "91fecf3d-7d2a-4705-b4de-2e35e82b18fe",
-                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "id": "75fa848a-4edd-480d-af8f-f6689cb0fbfd",
+                     *       "applicationId": "a9345453-1054-49a5-b309-41bbc459d272",
                      *       "firstName": "Ada",
                      *       "lastName": "Lovelace",
                      *       "bvnProvided": false,
                      *       "nationalIdProvided": true,
                      *       "taxIdProvided": false,
-                     *       "createdAt": "2026-11-28T13:16:36.670Z",
-                     *       "updatedAt": "2026-11-28T13:16:36.670Z",
+                     *       "createdAt": "2026-11-28T13:48:24.733Z",
+                     *       "updatedAt": "2026-11-28T13:48:24.733Z",
                      *       "title": "Director",
                      *       "dateOfBirth": "1985-12-10",
                      *       "nationality": "GB",
@@ -18191,15 +18353,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "91fecf3d-7d2a-4705-b4de-2e35e82b18fe",
-                     *       "applicationId": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
+                     *       "id": "75fa848a-4edd-480d-af8f-f6689cb0fbfd",
+                     *       "applicationId": "a9345453-1054-49a5-b309-41bbc459d272",
                      *       "firstName": "Ada",
                      *       "lastName": "Lovelace",
                      *       "bvnProvided": false,
                      *       "nationalIdProvided": true,
                      *       "taxIdProvided": false,
-                     *       "createdAt": "2026-11-28T13:16:36.670Z",
-                     *       "updatedAt": "2026-11-28T13:20:53.974Z",
+                     *       "createdAt": "2026-11-28T13:48:24.733Z",
+                     *       "updatedAt": "2026-11-28T13:48:41.376Z",
                      *       "title": "Director",
                      *       "dateOfBirth": "1985-12-10",
                      *       "nationality": "GB",
@@ -18320,11 +18482,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "f0e4cde2-7d4e-4149-bd05-10c6c7bb2b7a",
-                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "id": "38d8304f-b5f1-4b3b-8da2-50e65b41b356",
+                     *       "accountId": "e75532fe-470a-4d1b-a428-731476e868a6",
                      *       "applicationType": "business",
-                     *       "createdAt": "2026-11-28T13:21:15.939Z",
-                     *       "updatedAt": "2026-11-28T13:21:18.901Z",
+                     *       "createdAt": "2026-11-28T13:48:43.349Z",
+                     *       "updatedAt": "2026-11-28T13:48:43.569Z",
                      *       "status": "under_review",
                      *       "editableSections": [],
                      *       "moreInfoReason": null,
@@ -18349,8 +18511,8 @@ export interface operations {
                      *       "hasIndirectControl": false,
                      *       "indirectControlDetails": null,
                      *       "termsAcceptedVersion": "1",
-                     *       "termsAcceptedAt": "2026-11-28T13:21:17.408Z",
-                     *       "submittedAt": "2026-11-28T13:21:18.901Z",
+                     *       "termsAcceptedAt": "2026-11-28T13:48:43.418Z",
+                     *       "submittedAt": "2026-11-28T13:48:43.569Z",
                      *       "decidedAt": null
                      *     }
                      */
@@ -18477,11 +18639,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fd53460c-9bc1-42f8-9eef-de6e02ade534",
-                     *       "accountId": "6a23e2d3-7643-42bf-97a5-015dcaee8a65",
+                     *       "id": "a9345453-1054-49a5-b309-41bbc459d272",
+                     *       "accountId": "e75532fe-470a-4d1b-a428-731476e868a6",
                      *       "applicationType": "business",
-                     *       "createdAt": "2026-11-28T13:16:34.036Z",
-                     *       "updatedAt": "2026-11-28T13:21:13.339Z",
+                     *       "createdAt": "2026-11-28T13:48:24.603Z",
+                     *       "updatedAt": "2026-11-28T13:48:43.148Z",
                      *       "status": "draft",
                      *       "editableSections": [],
                      *       "moreInfoReason": null,
@@ -18506,7 +18668,7 @@ export interface operations {
                      *       "hasIndirectControl": false,
                      *       "indirectControlDetails": null,
                      *       "termsAcceptedVersion": "1",
-                     *       "termsAcceptedAt": "2026-11-28T13:21:13.339Z",
+                     *       "termsAcceptedAt": "2026-11-28T13:48:43.148Z",
                      *       "submittedAt": null,
                      *       "decidedAt": null
                      *     }
@@ -18890,7 +19052,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "key": "upl_jU9kJA_T_1MVnQXCFnuv3Yel",
+                     *       "key": "upl_RNaOzx8LOZDBCNI2n3K5jtuF",
                      *       "contentType": "application/pdf",
                      *       "contentLength": 77
                      *     }
