@@ -125,6 +125,8 @@ const NOT_RECORDED = new Set([
   'POST /v1/beneficiaries/{id}/verify-recipient',
   'GET /operator/v1/paystack/balance',
   'POST /operator/v1/paystack/dedicated-accounts',
+  'POST /v1/collections',
+  'GET /operator/v1/mobile-money/exceptions',
   // An open alert: its samples run with no alert id (test/alerts opens them with real conditions).
   'GET /operator/v1/alerts/{id}',
   // Answers the uploaded file (PDF or image), though its 200 is declared as JSON: no JSON exchange to show (the declaration is wrong).

@@ -59,6 +59,13 @@ function readExamples(): Record<string, RecordedExample> {
   return JSON.parse(fs.readFileSync(EXAMPLES_FILE, 'utf8')) as Record<string, RecordedExample>;
 }
 
+/** The recorded exchange stands for the media type: the schema's made-up `examples` give way (OpenAPI allows one of the two). */
+function setExample(media: Json, value: unknown): void {
+  if (value === undefined) return;
+  media.example = value;
+  delete media.examples;
+}
+
 /**
  * Each operation's recorded exchange as the `example` of its JSON request body and of the JSON
  * content of the 2xx it answered. After the code samples, which build their bodies from the schemas
@@ -73,15 +80,15 @@ export function addRecordedExamples<T extends object>(document: T, examples: Rec
       const body = op.requestBody as Json | undefined;
       const request = ((body?.content ?? {}) as Record<string, Json>)['application/json'];
       // A body the server does not need (every field optional) that the sample left out: it was taken as `{}`.
-      if (request) request.example = example.request ?? (body?.required === false ? {} : undefined);
+      if (request) setExample(request, example.request ?? (body?.required === false ? {} : undefined));
       const responses = (op.responses ?? {}) as Record<string, Json>;
       const answered = ((responses[String(example.status)]?.content ?? {}) as Record<string, Json>)['application/json'];
       if (!answered || example.response === undefined) continue;
-      answered.example = example.response;
+      setExample(answered, example.response);
       // Another 2xx of the same shape (201 created, 200 the one that already existed): the same answer shows it.
       for (const [status, response] of Object.entries(responses)) {
         const media = ((response.content ?? {}) as Record<string, Json>)['application/json'];
-        if (/^2/.test(status) && media && media.example === undefined && JSON.stringify(media.schema) === JSON.stringify(answered.schema)) media.example = example.response;
+        if (/^2/.test(status) && media && media.example === undefined && JSON.stringify(media.schema) === JSON.stringify(answered.schema)) setExample(media, example.response);
       }
     }
   }
