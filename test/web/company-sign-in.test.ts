@@ -227,7 +227,7 @@ describe('sign-in for companies (OpenID Connect against a real provider)', () =>
     expect(landed.statusCode, landed.body).toBe(200);
     const console = await client.get('/console');
     expect(console.statusCode).toBe(200);
-    expect(console.body).toContain('olga@operator.example <span class="role">operator</span>');
+    expect(console.body).toContain('olga@operator.example <span class="role">administrator</span>');
 
     const sam = new WebClient(t.app);
     const samStart = await sam.get('/console/sign-in/company/start');
