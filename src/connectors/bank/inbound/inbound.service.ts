@@ -12,7 +12,7 @@ import { formatAmount, formatIsoAmount } from '../../../platform/lib/money.js';
 import { creditLimitMinor, INBOUND_CHUNK_ENTRIES_DEFAULT, INBOUND_MAX_FILE_BYTES_DEFAULT, INBOUND_READ_MEMORY_MB_DEFAULT, type BankAccount } from '../bank.config.js';
 import { normaliseIban } from '../../../platform/lib/bank-account.js';
 import { receiveRailDeposit } from '../../../domains/deposits/deposits.port.js';
-import { reportPayoutOutcomes, type PayoutOutcome } from '../../../domains/payouts/payouts.port.js';
+import { reportPayoutOutcomes, type OutcomeResult, type PayoutOutcome } from '../../../domains/payouts/payouts.port.js';
 import { findAnyPayout, findAnyPayouts } from '../../../domains/payouts/payouts.port.js';
 import { recordException, recordMovement, recordMovements, recordStatement, type NewException, type StatementInput } from '../../../controls/reconciliation/reconciliation.port.js';
 import { payoutIdOfEndToEndId } from './end-to-end.js';
@@ -175,7 +175,7 @@ class Run {
     for (const [i, p] of pays.entries()) {
       const result = results[i];
       if (result?.applied) movements.push({ ...movementFacts(p.facts, p.amount), file_id: this.fileId, message_type: p.source, kind: 'payout' as const, direction: 'debit' as const, object_type: 'payout' as const, object_id: p.payoutId });
-      else await this.exception('payout_state', `Payout ${p.payoutId} is ${result?.status ?? 'unknown'}: "pay" does not apply to it`, p.facts);
+      else await notApplied(this, p.payoutId, 'pay', result, p.facts);
     }
     await recordMovements(this.tx, movements);
   }
@@ -276,8 +276,13 @@ async function payoutFor(run: Run, ref: PayoutRef, amount: Amount | undefined, f
 async function report(run: Run, outcome: PayoutOutcome, facts: EntryFacts): Promise<boolean> {
   const [result] = await reportPayoutOutcomes(run.ctx, run.tx, [outcome]);
   if (result?.applied) return true;
-  await run.exception('payout_state', `Payout ${outcome.payoutId} is ${result?.status ?? 'unknown'}: "${outcome.move}" does not apply to it`, facts);
+  await notApplied(run, outcome.payoutId, outcome.move, result, facts);
   return false;
+}
+
+/** A reported move the payout's state did not allow: the operator's exception, nothing applied. */
+function notApplied(run: Run, payoutId: string, move: PayoutOutcome['move'], result: OutcomeResult | undefined, facts: EntryFacts): Promise<undefined> {
+  return run.exception('payout_state', `Payout ${payoutId} is ${result?.status ?? 'unknown'}: "${move}" does not apply to it`, facts);
 }
 
 const reasonText = (r: Reason | undefined) => r?.additionalInfo;
@@ -441,7 +446,8 @@ async function applyNotification(run: Run, m: Notification): Promise<void> {
       for (const [position, tx] of transactionsOf(entry).entries()) if (run.takes()) units.push({ kind: 'transaction', account, entry, tx, position });
     }
   }
-  await run.prefetch(units.flatMap((u) => (u.kind === 'transaction' && u.entry.direction === 'debit' && u.tx.endToEndId ? [payoutIdOfEndToEndId(u.tx.endToEndId)].filter((id): id is string => id !== undefined) : [])));
+  const debited = units.flatMap((u) => (u.kind === 'transaction' && u.entry.direction === 'debit' && u.tx.endToEndId ? [payoutIdOfEndToEndId(u.tx.endToEndId)] : []));
+  await run.prefetch(debited.filter((id): id is string => id !== undefined));
   for (const u of units) {
     if (u.kind === 'unread') {
       const { n, account } = u;
