@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
+import { strictDiagnostics } from '../helpers/strict-typecheck.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listeningTestApp, newWorkspace, type TestApp } from '../helpers/app.js';
 import { closed } from '../helpers/closed-schema.js';
@@ -242,17 +243,7 @@ describe('tools that read the reference', () => {
       await orval.generate({ input: { target: path.join(dir, 'openapi.json') }, output: { target: path.join(dir, 'client.ts'), client: 'fetch', mode: 'single', baseUrl: t.config.publicBaseUrl } });
       const file = path.join(dir, 'client.ts');
       expect(fs.readFileSync(file, 'utf8')).toMatch(/export const createPayout = async/);
-      const program = ts.createProgram([file], {
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.NodeNext,
-        moduleResolution: ts.ModuleResolutionKind.NodeNext,
-        lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
-        types: [],
-        strict: true,
-        noEmit: true,
-        skipLibCheck: true,
-      });
-      const errors = ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? path.basename(d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
+      const errors = strictDiagnostics([file]).map((d) => `${d.file ? path.basename(d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
       expect(errors.slice(0, 20)).toEqual([]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
+import { strictDiagnostics } from '../helpers/strict-typecheck.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { Corridor, type PayoutRequest } from '../../packages/sdk/src/index.js';
@@ -93,18 +94,7 @@ function typeErrors(bodies: readonly string[]): string[] {
   try {
     const file = path.join(dir, 'delivered.ts');
     fs.writeFileSync(file, `import type { CorridorEvent } from ${JSON.stringify(SDK_INDEX)};\n${bodies.map((b, i) => `export const e${i} = ${b} satisfies CorridorEvent;`).join('\n')}\n`);
-    const program = ts.createProgram([file], {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
-      types: [],
-      strict: true,
-      noEmit: true,
-      skipLibCheck: true,
-    });
-    return ts
-      .getPreEmitDiagnostics(program)
+    return strictDiagnostics([file])
       .filter((d) => d.file?.fileName === file)
       .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n').split('\n').slice(0, 3).join(' / '));
   } finally {
